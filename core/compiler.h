@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compiler.h - small language helpers shared by every core file: branch
+ * hints, one-time loads and stores for data read by lock-free readers, and
+ * the RCU publication primitives. No state, no ownership.
+ *
+ * Memory model: fields read by the datapath without the writer lock are
+ * accessed only through load_once/store_once (relaxed atomics: no tearing,
+ * no compiler re-reads) or rcu_deref/rcu_publish (acquire/release: a reader
+ * that sees a pointer also sees everything written before it was published).
+ */
+#ifndef XBRIDGE_CORE_COMPILER_H
+#define XBRIDGE_CORE_COMPILER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform.h"
+
+#define xb_likely(x) __builtin_expect(!!(x), 1)
+#define xb_unlikely(x) __builtin_expect(!!(x), 0)
+
+namespace xb {
+
+template <typename T> inline T load_once(const T &v)
+{
+	return __atomic_load_n(&v, __ATOMIC_RELAXED);
+}
+
+template <typename T> inline void store_once(T &v, T value)
+{
+	__atomic_store_n(&v, value, __ATOMIC_RELAXED);
+}
+
+/* Read a pointer published with rcu_publish(); caller is in an RCU read section. */
+template <typename T> inline T *rcu_deref(T *const &p)
+{
+	return __atomic_load_n(&p, __ATOMIC_ACQUIRE);
+}
+
+/* Publish a fully initialised object to RCU readers. */
+template <typename T> inline void rcu_publish(T *&p, T *value)
+{
+	__atomic_store_n(&p, value, __ATOMIC_RELEASE);
+}
+
+/* Scoped RCU read section. */
+class RcuReadGuard {
+public:
+	RcuReadGuard() { xb_rcu_read_lock(); }
+	~RcuReadGuard() { xb_rcu_read_unlock(); }
+	RcuReadGuard(const RcuReadGuard &) = delete;
+	RcuReadGuard &operator=(const RcuReadGuard &) = delete;
+};
+
+/* Scoped writer lock. */
+class LockGuard {
+public:
+	explicit LockGuard(xb_lock *lock) : lock_(lock) { xb_lock_acquire(lock_); }
+	~LockGuard() { xb_lock_release(lock_); }
+	LockGuard(const LockGuard &) = delete;
+	LockGuard &operator=(const LockGuard &) = delete;
+
+private:
+	xb_lock *lock_;
+};
+
+inline void prefetch(const void *p)
+{
+	__builtin_prefetch(p, 0, 3);
+}
+
+} // namespace xb
+
+#endif /* XBRIDGE_CORE_COMPILER_H */

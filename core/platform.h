@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * platform.h - everything the forwarding core needs from its environment.
+ *
+ * The core is freestanding: it never calls libc, libstdc++ or the kernel
+ * directly. Each environment (the kernel module's C shim, the userspace
+ * build) implements this C interface once. Nothing here is called from a
+ * static constructor; the core has none.
+ *
+ * Contexts. "Datapath" functions run with an RCU read section held and,
+ * in the kernel, in softirq with bottom halves disabled: they may only use
+ * xb_alloc(XB_ALLOC_ATOMIC), the spinlock and the per-CPU helpers.
+ * "Control" functions run in process context and may sleep: they may use
+ * xb_synchronize_rcu() and XB_ALLOC_SLEEP.
+ *
+ * Ownership. Memory from xb_alloc() is freed with xb_free(); per-CPU
+ * memory from xb_percpu_alloc() with xb_percpu_free(); a lock from
+ * xb_lock_create() with xb_lock_destroy().
+ */
+#ifndef XBRIDGE_CORE_PLATFORM_H
+#define XBRIDGE_CORE_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Allocation. Every allocation can fail and returns NULL then. */
+enum xb_alloc_ctx {
+	XB_ALLOC_ATOMIC = 0,	/* may be called in softirq / under a spinlock */
+	XB_ALLOC_SLEEP = 1,	/* process context; large sizes allowed */
+};
+void *xb_alloc(size_t size, enum xb_alloc_ctx ctx);	/* zeroed memory */
+void xb_free(void *ptr);
+
+/* Per-CPU memory: one zeroed copy of @size bytes for each possible CPU. */
+void *xb_percpu_alloc(size_t size, size_t align, enum xb_alloc_ctx ctx);
+void xb_percpu_free(void *pcpu);
+/* This CPU's copy; caller must not migrate (datapath, or bh disabled). */
+void *xb_percpu_this(void *pcpu);
+/* CPU @cpu's copy, for summing; NULL for an impossible CPU. */
+void *xb_percpu_cpu(void *pcpu, unsigned int cpu);
+unsigned int xb_percpu_nr_ids(void);
+
+/* Monotonic time in nanoseconds. */
+uint64_t xb_now_ns(void);
+
+/* Uniform random numbers (hash seeds). */
+uint32_t xb_random_u32(void);
+
+/*
+ * RCU. The head is opaque storage the implementation casts to its own
+ * struct rcu_head (16 bytes in both the kernel and liburcu; each
+ * implementation checks that it fits).
+ */
+struct xb_rcu_head {
+	void *opaque[2];
+};
+typedef void (*xb_rcu_callback)(struct xb_rcu_head *head);
+void xb_rcu_read_lock(void);
+void xb_rcu_read_unlock(void);
+void xb_synchronize_rcu(void);		/* control context only */
+void xb_call_rcu(struct xb_rcu_head *head, xb_rcu_callback fn);
+void xb_rcu_barrier(void);		/* control context only */
+
+/*
+ * The writer lock. It excludes both other writers and datapath writers
+ * (learning), so the kernel implements it as a bottom-half-safe spinlock.
+ */
+struct xb_lock;
+struct xb_lock *xb_lock_create(void);	/* NULL on allocation failure */
+void xb_lock_destroy(struct xb_lock *lock);
+void xb_lock_acquire(struct xb_lock *lock);
+void xb_lock_release(struct xb_lock *lock);
+
+/* Logging, printf-style (the subset both printk and vsnprintf accept). */
+enum xb_log_level {
+	XB_LOG_ERR = 3,
+	XB_LOG_WARN = 4,
+	XB_LOG_INFO = 6,
+	XB_LOG_DEBUG = 7,
+};
+void xb_log(enum xb_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XBRIDGE_CORE_PLATFORM_H */

@@ -1,0 +1,26 @@
+#!/bin/bash
+# Install, from Debian 12's packages, everything xbridge needs to build and test.
+# Idempotent: only packages that are missing are installed. Needs root.
+set -euo pipefail
+
+packages=(
+	build-essential g++ clang libclang-rt-14-dev lld
+	meson ninja-build pkg-config
+	catch2 libboost-dev liburcu-dev
+	binutils python3 jq
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+	echo "bootstrap: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+	echo "bootstrap: all packages present"
+fi
