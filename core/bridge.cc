@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bridge.cc - bridge lifetime, ports, options, VLAN membership and the
+ * FDB rules that tie them together (local entries, "no VLAN" adds, flushes
+ * on VLAN and port removal).
+ *
+ * Ownership and locking as in bridge.h: control methods are serialised by
+ * the caller and may sleep (they wait for grace periods); FDB changes take
+ * the FDB lock inside Fdb. Objects readers may still hold are freed
+ * through call_rcu or after xb_synchronize_rcu().
+ */
+#include "bridge.h"
+
+#include <new>
+
+#include "scratch.h"
+
+namespace xb {
+
+namespace {
+
+Port *port_of_rcu(xb_rcu_head *head)
+{
+	return reinterpret_cast<Port *>(reinterpret_cast<char *>(head) -
+					__builtin_offsetof(Port, rcu));
+}
+
+} // namespace
+
+/* ---- lifetime ---------------------------------------------------------- */
+
+Bridge *Bridge::create(const BridgeSetup &setup, int *err)
+{
+	void *mem = xb_alloc(sizeof(Bridge), XB_ALLOC_SLEEP);
+	if (!mem) {
+		*err = -kENOMEM;
+		return nullptr;
+	}
+	Bridge *br = new (mem) Bridge();
+	br->addr_ = setup.addr & kMacMask;
+
+	br->ports_ = static_cast<PortTable *>(xb_alloc(sizeof(PortTable), XB_ALLOC_SLEEP));
+	br->ports_spare_ = static_cast<PortTable *>(xb_alloc(sizeof(PortTable), XB_ALLOC_SLEEP));
+	br->fdb_lock_ = xb_lock_create();
+	if (!br->ports_ || !br->ports_spare_ || !br->fdb_lock_ ||
+	    br->fdb_.init(br->fdb_lock_, setup.fdb_events) < 0)
+		goto fail;
+
+	br->host_ = br->port_alloc({setup.addr, setup.ifindex, setup.priv}, true);
+	if (!br->host_)
+		goto fail;
+	if (br->add_local_entry(br->host_, 0) < 0)
+		goto fail;
+	if (br->opts_.default_pvid &&
+	    br->vlan_add(br->host_, br->opts_.default_pvid, br->opts_.default_pvid,
+			 kVlanPvid | kVlanUntagged, nullptr) < 0)
+		goto fail;
+	*err = 0;
+	return br;
+
+fail:
+	destroy(br);
+	*err = -kENOMEM;
+	return nullptr;
+}
+
+void Bridge::destroy(Bridge *br)
+{
+	while (!br->port_list_.empty())
+		br->remove_port(&br->port_list_.front());
+
+	/* No port is published any more; wait for readers of the last table,
+	 * of FDB entries and of the host port, then free without deferral. */
+	xb_synchronize_rcu();
+	br->fdb_.fini();
+	if (br->host_)
+		port_free(br->host_);
+	xb_rcu_barrier();
+	if (br->fdb_lock_)
+		xb_lock_destroy(br->fdb_lock_);
+	xb_free(br->ports_);
+	xb_free(br->ports_spare_);
+	br->~Bridge();
+	xb_free(br);
+}
+
+/* ---- ports --------------------------------------------------------------- */
+
+Port *Bridge::port_alloc(const PortSetup &setup, bool is_host)
+{
+	void *mem = xb_alloc(sizeof(Port), XB_ALLOC_SLEEP);
+	if (!mem)
+		return nullptr;
+	Port *p = new (mem) Port();
+	p->bridge = this;
+	p->priv = setup.priv;
+	p->ifindex = setup.ifindex;
+	p->flags = is_host ? 0 : kPortFlagsDefault;
+	p->state = uint8_t(PortState::Forwarding);
+	p->is_host = is_host;
+	p->index = is_host ? 0 : next_index_++;
+	p->addr = setup.addr & kMacMask;
+	if (!p->stats.init(XB_ALLOC_SLEEP)) {
+		p->~Port();
+		xb_free(p);
+		return nullptr;
+	}
+	return p;
+}
+
+/* Free a port nobody can reach any more, with its VLANs. */
+void Bridge::port_free(Port *port)
+{
+	port->vlans.destroy();
+	port->stats.fini();
+	port->~Port();
+	xb_free(port);
+}
+
+void Bridge::port_free_rcu(xb_rcu_head *head)
+{
+	port_free(port_of_rcu(head));
+}
+
+void Bridge::publish_ports()
+{
+	PortTable *next = ports_spare_;
+	uint32_t n = 0;
+
+	for (Port &p : port_list_)
+		next->port[n++] = &p;
+	next->count = n;
+	PortTable *old = ports_;
+	rcu_publish(ports_, next);
+	/* Readers of the old copy must finish before it is rewritten. */
+	xb_synchronize_rcu();
+	ports_spare_ = old;
+}
+
+Port *Bridge::find_port(uint32_t ifindex) const
+{
+	for (const Port &p : port_list_)
+		if (p.ifindex == ifindex)
+			return const_cast<Port *>(&p);
+	return nullptr;
+}
+
+FdbDest Bridge::dest_for(Port *port, uint16_t vid) const
+{
+	PortVlan *v = vid ? port->vlans.find(vid) : nullptr;
+	if (v && load_once(opts_.fdb_cache_vlan))
+		return FdbDest::to_vlan(v);
+	return FdbDest::to_port(port);
+}
+
+/*
+ * A local entry for the port's own address at @vid. An existing local
+ * entry (another port with the same address) is kept; a learned one is
+ * taken over, as the Linux bridge does.
+ */
+int Bridge::add_local_entry(Port *port, uint16_t vid)
+{
+	FdbEntry *e;
+	{
+		RcuReadGuard rcu;
+		e = fdb_.lookup(port->addr, vid);
+		if (e && (e->flag_bits() & kFdbLocal))
+			return 0;
+	}
+	FdbAddRequest req = {port->addr, vid, FdbDest::to_port(port), kFdbLocal,
+			     FdbAddMode::Replace};
+	return fdb_.add(req, now_ticks(), nullptr);
+}
+
+int Bridge::add_port(const PortSetup &setup, Port **out, Extack *ack)
+{
+	if (port_list_.size() >= kMaxPorts)
+		return fail(ack, kENOSPC, "too many ports on the bridge");
+	if (find_port(setup.ifindex) || setup.ifindex == host_->ifindex)
+		return fail(ack, kEEXIST, "device is already a port of this bridge");
+
+	Port *p = port_alloc(setup, false);
+	if (!p)
+		return fail(ack, kENOMEM, "out of memory for the port");
+
+	int err = add_local_entry(p, 0);
+	if (!err && opts_.default_pvid)
+		err = vlan_add(p, opts_.default_pvid, opts_.default_pvid,
+			       kVlanPvid | kVlanUntagged, ack);
+	if (err) {
+		FdbFilter all;
+		all.port = p;
+		fdb_.flush(all, FdbReason::PortRemoved);
+		xb_synchronize_rcu();
+		port_free(p);
+		return fail(ack, -err, "out of memory for the port");
+	}
+
+	port_list_.push_back(*p);
+	publish_ports();
+	if (out)
+		*out = p;
+	return 0;
+}
+
+void Bridge::remove_port(Port *port)
+{
+	/* Frames already on their way in see a disabled port and drop. */
+	store_once(port->state, uint8_t(PortState::Disabled));
+	port_list_.erase(port_list_.iterator_to(*port));
+	publish_ports();	/* includes a grace period: no learner left */
+
+	FdbFilter all;
+	all.port = port;
+	fdb_.flush(all, FdbReason::PortRemoved);
+	xb_call_rcu(&port->rcu, port_free_rcu);
+}
+
+void Bridge::port_link_changed(Port *port, bool up)
+{
+	if (up) {
+		store_once(port->state, uint8_t(PortState::Forwarding));
+		return;
+	}
+	store_once(port->state, uint8_t(PortState::Disabled));
+	FdbFilter dynamic;
+	dynamic.port = port;
+	dynamic.flags_clear = kFdbStatic | kFdbExtLearn;
+	fdb_.flush(dynamic, FdbReason::Flushed);
+}
+
+int Bridge::port_set_flags(Port *port, uint32_t set, uint32_t clear, Extack *ack)
+{
+	if ((set | clear) & ~kPortFlagsAll)
+		return fail(ack, kEINVAL, "unknown port flag");
+	uint32_t flags = (port->flags | set) & ~clear;
+	if ((flags & kPortMab) && !(flags & kPortLocked))
+		return fail(ack, kEINVAL, "MAB needs a locked port");
+	uint32_t old = port->flags;
+	store_once(port->flags, flags);
+	if ((old & kPortMab) && !(flags & kPortMab)) {
+		/* Entries MAB created are meaningless without it. */
+		FdbFilter locked;
+		locked.port = port;
+		locked.flags_set = kFdbLocked;
+		fdb_.flush(locked, FdbReason::Flushed);
+	}
+	return 0;
+}
+
+int Bridge::port_set_state(Port *port, uint8_t state, Extack *ack)
+{
+	if (state > kPortStateMax)
+		return fail(ack, kEINVAL, "port state must be 0..4");
+	store_once(port->state, state);
+	return 0;
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+int Bridge::set_vlan_filtering(bool on, Extack *)
+{
+	store_once(opts_.vlan_filtering, on);
+	return 0;
+}
+
+int Bridge::set_vlan_protocol(uint16_t proto, Extack *ack)
+{
+	if (proto != kEthP8021Q && proto != kEthP8021AD)
+		return fail(ack, kEPROTONOSUPPORT, "vlan_protocol must be 802.1Q or 802.1ad");
+	store_once(opts_.vlan_protocol, proto);
+	return 0;
+}
+
+int Bridge::set_ageing_time_ms(uint32_t ms, Extack *ack)
+{
+	if (ms > kFdbMaxAgeingMs)
+		return fail(ack, kERANGE, "ageing_time too large");
+	fdb_.set_ageing_ms(ms);
+	return 0;
+}
+
+int Bridge::set_group_fwd_mask(uint16_t mask, Extack *ack)
+{
+	if (mask & kGroupFwdRestricted)
+		return fail(ack, kEINVAL, "group_fwd_mask may not forward 802.1D, pause or LACP frames");
+	store_once(opts_.group_fwd_mask, mask);
+	return 0;
+}
+
+bool Bridge::vlan_is_default_pvid(Port *port, uint16_t vid) const
+{
+	if (!vid || port->vlans.pvid() != vid)
+		return false;
+	PortVlan *v = port->vlans.find(vid);
+	return v && (v->flags & kVlanUntagged);
+}
+
+int Bridge::set_default_pvid(uint16_t pvid, Extack *ack)
+{
+	if (pvid > kVidMax)
+		return fail(ack, kEINVAL, "default_pvid must be 0..4094");
+	if (pvid == opts_.default_pvid)
+		return 0;
+	if (vlan_filtering())
+		return fail(ack, kEPERM, "default_pvid can only change with vlan_filtering off");
+
+	/* Ports still on the old default move to the new one. */
+	const uint16_t old = opts_.default_pvid;
+	auto move = [&](Port *p) {
+		if (!vlan_is_default_pvid(p, old))
+			return 0;
+		if (pvid) {
+			int err = vlan_add(p, pvid, pvid, kVlanPvid | kVlanUntagged, ack);
+			if (err)
+				return err;
+		}
+		return vlan_del(p, old, old, ack);
+	};
+	int err = move(host_);
+	for (Port &p : port_list_)
+		if (!err)
+			err = move(&p);
+	if (err)
+		return err;
+	opts_.default_pvid = pvid;
+	return 0;
+}
+
+int Bridge::set_addr(MacKey addr, Extack *ack)
+{
+	addr &= kMacMask;
+	if (!mac_is_valid_unicast(addr))
+		return fail(ack, kEINVAL, "invalid Ethernet address");
+	MacKey old = addr_;
+	if (addr == old)
+		return 0;
+	ScratchArray<uint16_t> vids(kVidCount);
+	if (!vids.ok())
+		return fail(ack, kENOMEM, "out of memory");
+	unsigned n = 0;
+	vids[n++] = 0;
+	host_->vlans.for_each([&](PortVlan *v) {
+		vids[n++] = v->vid;
+		return true;
+	});
+	store_once(addr_, addr);
+	host_->addr = addr;
+	for (unsigned i = 0; i < n; i++) {
+		fdb_.del(old, vids[i], host_, FdbReason::User, nullptr);
+		if (add_local_entry(host_, vids[i]) < 0)
+			return fail(ack, kENOMEM, "out of memory for the local FDB entry");
+	}
+	return 0;
+}
+
+/* ---- VLANs --------------------------------------------------------------- */
+
+void Bridge::vlan_update_flags(Port *port, PortVlan *vlan, uint8_t flags)
+{
+	if (flags & kVlanPvid)
+		port->vlans.set_pvid(vlan->vid);
+	else if (port->vlans.pvid() == vlan->vid)
+		port->vlans.set_pvid(0);
+	store_once(vlan->flags, uint8_t(flags & kVlanUntagged));
+}
+
+int Bridge::vlan_add(Port *port, uint16_t vid_start, uint16_t vid_end, uint8_t flags,
+		     Extack *ack)
+{
+	if (!vid_is_valid(vid_start) || !vid_is_valid(vid_end))
+		return fail(ack, kEINVAL, "VLAN ID must be 1..4094");
+	if (vid_end < vid_start)
+		return fail(ack, kEINVAL, "VLAN range end is before its start");
+	if ((flags & kVlanPvid) && vid_end != vid_start)
+		return fail(ack, kEINVAL, "a VLAN range cannot be the PVID");
+	if (flags & ~(kVlanPvid | kVlanUntagged))
+		return fail(ack, kEINVAL, "unknown VLAN flag");
+
+	const unsigned n = vid_end - vid_start + 1u;
+	ScratchArray<PortVlan *> fresh(n);
+	if (!fresh.ok())
+		return fail(ack, kENOMEM, "out of memory for the VLAN");
+	for (unsigned i = 0; i < n; i++)
+		fresh[i] = nullptr;
+	int err = 0;
+	unsigned made = 0;
+
+	/* Allocate everything first, so that a failure changes nothing. */
+	for (unsigned i = 0; i < n && !err; i++) {
+		uint16_t vid = uint16_t(vid_start + i);
+		if (port->vlans.find(vid))
+			continue;
+		err = port->vlans.prepare(vid);
+		if (err)
+			break;
+		fresh[i] = port_vlan_create(port, vid, flags);
+		if (!fresh[i])
+			err = -kENOMEM;
+	}
+	for (unsigned i = 0; i < n && !err; i++) {
+		if (!fresh[i])
+			continue;
+		err = add_local_entry(port, uint16_t(vid_start + i));
+		if (!err)
+			made = i + 1;
+	}
+	if (err) {
+		for (unsigned i = 0; i < made; i++)
+			if (fresh[i])
+				fdb_.del(port->addr, uint16_t(vid_start + i), port,
+					 FdbReason::User, nullptr);
+		for (unsigned i = 0; i < n; i++)
+			if (fresh[i])
+				port_vlan_free_now(fresh[i]);
+		return fail(ack, kENOMEM, "out of memory for the VLAN");
+	}
+
+	for (unsigned i = 0; i < n; i++) {
+		uint16_t vid = uint16_t(vid_start + i);
+		if (fresh[i])
+			port->vlans.insert(fresh[i]);
+		vlan_update_flags(port, port->vlans.find(vid), flags);
+	}
+	return 0;
+}
+
+/*
+ * Remove published VLANs: unpublish, wait for readers (no learner still
+ * holds one), flush the dynamic entries of those VIDs on the port and the
+ * port's local entries, rewrite the static entries that cache them to the
+ * port form, then free them after another grace period.
+ */
+void Bridge::vlans_remove(Port *port, PortVlan **vlans, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		port->vlans.remove(vlans[i]->vid);
+	xb_synchronize_rcu();
+	for (unsigned i = 0; i < n; i++) {
+		FdbFilter dynamic;
+		dynamic.port = port;
+		dynamic.vid = vlans[i]->vid;
+		dynamic.flags_clear = kFdbStatic | kFdbExtLearn;
+		fdb_.flush(dynamic, FdbReason::VlanRemoved);
+
+		RcuReadGuard rcu;
+		FdbEntry *local = fdb_.lookup(port->addr, vlans[i]->vid);
+		bool ours = local && (local->flag_bits() & kFdbLocal) &&
+			    local->destination().port() == port;
+		if (ours)
+			fdb_.del(port->addr, vlans[i]->vid, port, FdbReason::VlanRemoved, nullptr);
+
+		FdbFilter cached;
+		cached.cached_vlan = vlans[i];
+		fdb_.rewrite_to_port(cached);
+		port_vlan_free_deferred(vlans[i]);
+	}
+}
+
+int Bridge::vlan_del(Port *port, uint16_t vid_start, uint16_t vid_end, Extack *ack)
+{
+	if (!vid_is_valid(vid_start) || !vid_is_valid(vid_end))
+		return fail(ack, kEINVAL, "VLAN ID must be 1..4094");
+	if (vid_end < vid_start)
+		return fail(ack, kEINVAL, "VLAN range end is before its start");
+
+	ScratchArray<PortVlan *> gone(vid_end - vid_start + 1u);
+	if (!gone.ok())
+		return fail(ack, kENOMEM, "out of memory");
+	unsigned n = 0;
+	for (unsigned vid = vid_start; vid <= vid_end; vid++) {
+		PortVlan *v = port->vlans.find(uint16_t(vid));
+		if (!v)
+			return fail(ack, kENOENT, "VLAN not configured on the port");
+		gone[n++] = v;
+	}
+	vlans_remove(port, &gone[0], n);
+	return 0;
+}
+
+int Bridge::vlan_set_state(Port *port, uint16_t vid, uint8_t state, Extack *ack)
+{
+	if (state > kPortStateMax)
+		return fail(ack, kEINVAL, "VLAN state must be 0..4");
+	PortVlan *v = port->vlans.find(vid);
+	if (!v)
+		return fail(ack, kENOENT, "VLAN not configured on the port");
+	store_once(v->state, state);
+	return 0;
+}
+
+/* ---- FDB ----------------------------------------------------------------- */
+
+int Bridge::fdb_add(MacKey mac, int32_t vid, Port *port, uint16_t flags, FdbAddMode mode,
+		    Extack *ack)
+{
+	mac &= kMacMask;
+	if (!mac_is_valid_unicast(mac))
+		return fail(ack, kEINVAL, "invalid Ethernet address (zero or multicast)");
+	if (vid > kVidMax)
+		return fail(ack, kEINVAL, "VLAN ID must be 0..4094");
+	if ((flags & kFdbSticky) && (flags & kFdbLocal))
+		return fail(ack, kEINVAL, "a permanent entry cannot be sticky");
+	if (flags & ~(kFdbLocal | kFdbStatic | kFdbSticky | kFdbExtLearn))
+		return fail(ack, kEINVAL, "unsupported FDB flag");
+	if (port->is_host && !(flags & kFdbLocal))
+		return fail(ack, kEINVAL, "entries on the bridge device must be permanent");
+	if (!(flags & (kFdbLocal | kFdbStatic)) && !state_accepts_ingress(port->port_state()))
+		return fail(ack, kEPERM, "the port does not learn: only permanent or static entries");
+	if (vid > 0 && !port->vlans.find(uint16_t(vid)))
+		return fail(ack, kEINVAL, "VLAN not configured on the port");
+
+	ScratchArray<uint16_t> vids(kVidCount);
+	if (!vids.ok())
+		return fail(ack, kENOMEM, "out of memory");
+	unsigned n = 0;
+	if (vid >= 0) {
+		vids[n++] = uint16_t(vid);
+	} else {
+		vids[n++] = 0;
+		port->vlans.for_each([&](PortVlan *v) {
+			vids[n++] = v->vid;
+			return true;
+		});
+	}
+
+	/* Create fails whole if any entry exists, before anything changes. */
+	if (mode == FdbAddMode::Create) {
+		RcuReadGuard rcu;
+		for (unsigned i = 0; i < n; i++)
+			if (fdb_.lookup(mac, vids[i]))
+				return fail(ack, kEEXIST, "FDB entry already exists");
+	}
+	const uint32_t now = now_ticks();
+	for (unsigned i = 0; i < n; i++) {
+		FdbAddRequest req = {mac, vids[i], dest_for(port, vids[i]), flags, mode};
+		if (flags & kFdbLocal)
+			req.dest = FdbDest::to_port(port);
+		int err = fdb_.add(req, now, ack);
+		if (err) {
+			if (mode == FdbAddMode::Create)
+				for (unsigned j = 0; j < i; j++)
+					fdb_.del(mac, vids[j], port, FdbReason::User, nullptr);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int Bridge::fdb_del(MacKey mac, int32_t vid, Port *port, Extack *ack)
+{
+	mac &= kMacMask;
+	if (vid > kVidMax)
+		return fail(ack, kEINVAL, "VLAN ID must be 0..4094");
+	if (vid >= 0)
+		return fdb_.del(mac, uint16_t(vid), port, FdbReason::User, ack);
+
+	/* No VLAN given: VID 0 and every VLAN of the port; success if any. */
+	ScratchArray<uint16_t> vids(kVidCount);
+	if (!vids.ok())
+		return fail(ack, kENOMEM, "out of memory");
+	bool any = fdb_.del(mac, 0, port, FdbReason::User, nullptr) == 0;
+	unsigned n = 0;
+	port->vlans.for_each([&](PortVlan *v) {
+		vids[n++] = v->vid;
+		return true;
+	});
+	for (unsigned i = 0; i < n; i++)
+		any |= fdb_.del(mac, vids[i], port, FdbReason::User, nullptr) == 0;
+	return any ? 0 : fail(ack, kENOENT, "FDB entry not found");
+}
+
+unsigned Bridge::run_ageing(uint32_t now)
+{
+	unsigned n = fdb_.age(now);
+	fdb_.resize_if_needed();
+	return n;
+}
+
+} // namespace xb

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * errors.h - error returns of the core's control API.
+ *
+ * Control functions return 0 or a negative errno value (the kernel's and
+ * Linux userspace's numbering are the same), and may fill an Extack with a
+ * static message naming the problem, which the netlink layer hands back as
+ * an extended ack. A failed call changes nothing.
+ */
+#ifndef XBRIDGE_CORE_ERRORS_H
+#define XBRIDGE_CORE_ERRORS_H
+
+namespace xb {
+
+constexpr int kEPERM = 1;
+constexpr int kENOENT = 2;
+constexpr int kENOMEM = 12;
+constexpr int kEBUSY = 16;
+constexpr int kEEXIST = 17;
+constexpr int kEINVAL = 22;
+constexpr int kENOSPC = 28;
+constexpr int kERANGE = 34;
+constexpr int kEPROTONOSUPPORT = 93;
+constexpr int kEOPNOTSUPP = 95;
+
+struct Extack {
+	const char *msg = nullptr;
+};
+
+/* Record @msg (if the caller asked for one) and return -@err. */
+inline int fail(Extack *ack, int err, const char *msg)
+{
+	if (ack)
+		ack->msg = msg;
+	return -err;
+}
+
+} // namespace xb
+
+#endif /* XBRIDGE_CORE_ERRORS_H */

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fdb.cc - the forwarding database.
+ *
+ * Ownership and locking as in fdb.h: one writer lock, lock-free RCU readers,
+ * entries freed by call_rcu, resizes in control context through the
+ * second chain link. Every change to an entry's flags, its linkage, or (on
+ * roam and user change) its destination happens under the lock; the
+ * datapath writes only the two timestamps and promotes the destination by
+ * compare-and-swap.
+ */
+#include "fdb.h"
+
+#include "port.h"
+
+namespace xb {
+
+namespace {
+
+constexpr uint32_t kMinBuckets = 256;
+constexpr uint32_t kMaxBuckets = 1u << 22;
+
+/* Set under the lock when an entry is unlinked; never visible in events. */
+constexpr uint16_t kFdbUnlinked = 1u << 15;
+
+uint32_t roundup_pow2(uint32_t n)
+{
+	if (n <= 1)
+		return 1;
+	return 1u << (32 - __builtin_clz(n - 1));
+}
+
+FdbEntry *entry_of(xb_rcu_head *head)
+{
+	return reinterpret_cast<FdbEntry *>(reinterpret_cast<char *>(head) -
+					    __builtin_offsetof(FdbEntry, rcu));
+}
+
+} // namespace
+
+Fdb::Table *Fdb::table_alloc(uint32_t buckets, uint8_t link, xb_alloc_ctx ctx)
+{
+	size_t size = sizeof(Table) + size_t(buckets) * sizeof(FdbEntry *);
+	auto *t = static_cast<Table *>(xb_alloc(size, ctx));
+	if (!t)
+		return nullptr;
+	t->mask = buckets - 1;
+	t->link = link;
+	t->shift = uint8_t(64 - __builtin_ctz(buckets));
+	t->seed = ((uint64_t(xb_random_u32()) << 32) | xb_random_u32()) | 1;
+	return t;
+}
+
+int Fdb::init(xb_lock *lock, FdbEventSink sink)
+{
+	table_ = table_alloc(kMinBuckets, 0, XB_ALLOC_SLEEP);
+	if (!table_)
+		return -kENOMEM;
+	lock_ = lock;
+	sink_ = sink;
+	return 0;
+}
+
+void Fdb::fini()
+{
+	Table *t = table_;
+	if (!t)
+		return;
+	for (uint32_t b = 0; b <= t->mask; b++) {
+		FdbEntry *e = t->bucket[b];
+		while (e) {
+			FdbEntry *next = e->chain[t->link];
+			xb_free(e);
+			e = next;
+		}
+	}
+	xb_free(t);
+	table_ = nullptr;
+	count_ = 0;
+	n_learned_ = 0;
+}
+
+FdbEntry *Fdb::lookup_key(uint64_t key) const
+{
+	const Table *t = rcu_deref(table_);
+	const uint8_t link = t->link;
+
+	for (FdbEntry *e = rcu_deref(t->bucket[bucket_of(t, key)]); e;
+	     e = rcu_deref(e->chain[link]))
+		if (e->key == key)
+			return e;
+	return nullptr;
+}
+
+const void *Fdb::bucket_address(uint64_t key) const
+{
+	const Table *t = rcu_deref(table_);
+	return &t->bucket[bucket_of(t, key)];
+}
+
+FdbEntry *Fdb::find_locked(uint64_t key) const
+{
+	const Table *t = table_;
+	for (FdbEntry *e = t->bucket[bucket_of(t, key)]; e; e = e->chain[t->link])
+		if (e->key == key)
+			return e;
+	return nullptr;
+}
+
+void Fdb::notify(FdbEventType type, FdbReason reason, const FdbEntry *e,
+		 Port *old_port) const
+{
+	if (!sink_.fn)
+		return;
+	FdbEvent ev;
+	ev.type = type;
+	ev.reason = reason;
+	ev.mac = e->mac();
+	ev.vid = e->vid();
+	ev.flags = uint16_t(e->flags & ~kFdbUnlinked);
+	ev.port = e->destination().port();
+	ev.old_port = old_port;
+	sink_.fn(sink_.ctx, ev);
+}
+
+FdbEntry *Fdb::create_locked(uint64_t key, FdbDest dest, uint16_t flags, uint32_t now)
+{
+	auto *e = static_cast<FdbEntry *>(xb_alloc(sizeof(FdbEntry), XB_ALLOC_ATOMIC));
+	if (!e)
+		return nullptr;
+	e->key = key;
+	e->dest = dest.word();
+	e->used = now;
+	e->updated = now;
+	e->flags = flags;
+
+	Table *t = table_;
+	uint32_t b = bucket_of(t, key);
+	e->chain[t->link] = t->bucket[b];
+	rcu_publish(t->bucket[b], e);
+	store_once(count_, count_ + 1);
+	if (flags & kFdbDynamicLearned)
+		store_once(n_learned_, n_learned_ + 1);
+	return e;
+}
+
+void Fdb::set_flags_locked(FdbEntry *e, uint16_t flags)
+{
+	if ((e->flags & kFdbDynamicLearned) && !(flags & kFdbDynamicLearned))
+		store_once(n_learned_, n_learned_ - 1);
+	else if (!(e->flags & kFdbDynamicLearned) && (flags & kFdbDynamicLearned))
+		store_once(n_learned_, n_learned_ + 1);
+	store_once(e->flags, flags);
+}
+
+void Fdb::unlink_locked(FdbEntry *e)
+{
+	Table *t = table_;
+	FdbEntry **pp = &t->bucket[bucket_of(t, e->key)];
+
+	while (*pp && *pp != e)
+		pp = &(*pp)->chain[t->link];
+	if (*pp)
+		rcu_publish(*pp, e->chain[t->link]);
+}
+
+void Fdb::free_entry_rcu(xb_rcu_head *head)
+{
+	xb_free(entry_of(head));
+}
+
+void Fdb::delete_locked(FdbEntry *e, FdbReason reason)
+{
+	unlink_locked(e);
+	store_once(count_, count_ - 1);
+	if (e->flags & kFdbDynamicLearned)
+		store_once(n_learned_, n_learned_ - 1);
+	notify(FdbEventType::Deleted, reason, e, nullptr);
+	store_once(e->flags, uint16_t(e->flags | kFdbUnlinked));
+	xb_call_rcu(&e->rcu, free_entry_rcu);
+}
+
+void Fdb::roam(FdbEntry *e, FdbDest dest, Port *old_port)
+{
+	LockGuard guard(lock_);
+	uint16_t flags = e->flags;
+
+	/* Re-check: the entry may have been deleted, made sticky or local,
+	 * or already roamed here since the lock-free look. */
+	if (flags & (kFdbUnlinked | kFdbSticky | kFdbLocal))
+		return;
+	Port *cur = e->destination().port();
+	store_once(e->dest, dest.word());
+	if (cur == dest.port())
+		return;
+	set_flags_locked(e, uint16_t(flags & ~(kFdbExtLearn | kFdbLocked)));
+	notify(FdbEventType::Changed, FdbReason::Learned, e, old_port);
+}
+
+void Fdb::learn(FdbDest dest, MacKey mac, uint16_t vid, uint32_t now, uint16_t extra_flags)
+{
+	if (xb_unlikely(ageing_ms() == 0))
+		return;	/* ageing_time 0: "always flood", learn nothing */
+
+	const uint64_t key = fdb_key(mac, vid);
+	FdbEntry *e = lookup_key(key);
+
+	if (xb_likely(e)) {
+		uint16_t flags = e->flag_bits();
+		if (xb_unlikely(flags & kFdbLocal))
+			return;	/* our own address seen as a source: never moves */
+		if (load_once(e->updated) != now)
+			store_once(e->updated, now);
+		uintptr_t cur = load_once(e->dest);
+		if (xb_likely(cur == dest.word()))
+			return;
+		Port *cur_port = FdbDest::from_word(cur).port();
+		if (cur_port == dest.port()) {
+			/* Same port, other VLAN form: promote silently. If a
+			 * roam changed the word meanwhile, the CAS fails and
+			 * the roam stands. */
+			__atomic_compare_exchange_n(&e->dest, &cur, dest.word(), false,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+			return;
+		}
+		if (flags & kFdbSticky)
+			return;
+		roam(e, dest, cur_port);
+		return;
+	}
+
+	uint32_t max = max_learned();
+	if (xb_unlikely(max && learned_count() >= max))
+		return;
+
+	LockGuard guard(lock_);
+	if (find_locked(key))
+		return;	/* lost a race with another learner */
+	if (max && n_learned_ >= max)
+		return;
+	e = create_locked(key, dest, uint16_t(kFdbDynamicLearned | extra_flags), now);
+	if (e)
+		notify(FdbEventType::Created, FdbReason::Learned, e, nullptr);
+}
+
+int Fdb::add(const FdbAddRequest &req, uint32_t now, Extack *ack)
+{
+	const uint64_t key = fdb_key(req.mac, req.vid);
+	uint16_t want = uint16_t(req.flags & (kFdbLocal | kFdbStatic | kFdbSticky | kFdbExtLearn));
+	if (want & kFdbLocal)
+		want |= kFdbStatic;
+	want |= kFdbAddedByUser;
+	FdbDest dest = req.dest;
+
+	LockGuard guard(lock_);
+	FdbEntry *e = find_locked(key);
+	if (!e) {
+		e = create_locked(key, dest, want, now);
+		if (!e)
+			return fail(ack, kENOMEM, "out of memory for the FDB entry");
+		notify(FdbEventType::Created, FdbReason::User, e, nullptr);
+		return 0;
+	}
+	if (req.mode == FdbAddMode::Create)
+		return fail(ack, kEEXIST, "FDB entry already exists");
+
+	Port *old_port = e->destination().port();
+	bool changed = old_port != dest.port() || (e->flags & ~kFdbDynamicLearned) != want;
+	store_once(e->dest, dest.word());
+	set_flags_locked(e, want);
+	store_once(e->used, now);
+	if (changed) {
+		store_once(e->updated, now);
+		notify(FdbEventType::Changed, FdbReason::User, e,
+		       old_port != dest.port() ? old_port : nullptr);
+	}
+	return 0;
+}
+
+int Fdb::del(MacKey mac, uint16_t vid, Port *port, FdbReason reason, Extack *ack)
+{
+	LockGuard guard(lock_);
+	FdbEntry *e = find_locked(fdb_key(mac, vid));
+	if (!e || (port && e->destination().port() != port))
+		return fail(ack, kENOENT, "FDB entry not found");
+	delete_locked(e, reason);
+	return 0;
+}
+
+bool Fdb::matches(const FdbEntry *e, const FdbFilter &f)
+{
+	FdbDest d = e->destination();
+	if (f.port && d.port() != f.port)
+		return false;
+	if (f.vid >= 0 && e->vid() != uint16_t(f.vid))
+		return false;
+	if ((e->flags & f.flags_set) != f.flags_set)
+		return false;
+	if (e->flags & f.flags_clear)
+		return false;
+	if (f.cached_vlan && d.vlan() != f.cached_vlan)
+		return false;
+	return true;
+}
+
+unsigned Fdb::flush(const FdbFilter &filter, FdbReason reason)
+{
+	unsigned n = 0;
+	LockGuard guard(lock_);
+	Table *t = table_;
+	for (uint32_t b = 0; b <= t->mask; b++) {
+		FdbEntry *e = t->bucket[b];
+		while (e) {
+			FdbEntry *next = e->chain[t->link];
+			if (matches(e, filter)) {
+				delete_locked(e, reason);
+				n++;
+			}
+			e = next;
+		}
+	}
+	return n;
+}
+
+unsigned Fdb::rewrite_to_port(const FdbFilter &filter)
+{
+	unsigned n = 0;
+	LockGuard guard(lock_);
+	Table *t = table_;
+	for (uint32_t b = 0; b <= t->mask; b++)
+		for (FdbEntry *e = t->bucket[b]; e; e = e->chain[t->link]) {
+			FdbDest d = e->destination();
+			if (!d.has_vlan() || !matches(e, filter))
+				continue;
+			store_once(e->dest, FdbDest::to_port(d.port()).word());
+			n++;
+		}
+	return n;
+}
+
+unsigned Fdb::age(uint32_t now)
+{
+	unsigned n = 0;
+	const uint32_t ageing = ageing_ms();
+	LockGuard guard(lock_);
+	Table *t = table_;
+	for (uint32_t b = 0; b <= t->mask; b++) {
+		FdbEntry *e = t->bucket[b];
+		while (e) {
+			FdbEntry *next = e->chain[t->link];
+			if (!(e->flags & (kFdbStatic | kFdbExtLearn)) &&
+			    !ticks_after(load_once(e->updated) + ageing, now)) {
+				delete_locked(e, FdbReason::Aged);
+				n++;
+			}
+			e = next;
+		}
+	}
+	return n;
+}
+
+bool Fdb::resize_if_needed()
+{
+	uint32_t n = count();
+	uint32_t buckets = table_->mask + 1;
+	uint32_t want = buckets;
+
+	if (n > buckets && buckets < kMaxBuckets)
+		want = roundup_pow2(n);
+	else if (n < buckets / 8 && buckets > kMinBuckets)
+		want = roundup_pow2(n * 2);
+	if (want < kMinBuckets)
+		want = kMinBuckets;
+	if (want > kMaxBuckets)
+		want = kMaxBuckets;
+	if (want == buckets)
+		return false;
+
+	{
+		LockGuard guard(lock_);
+		if (resizing_)
+			return false;
+		resizing_ = true;
+	}
+
+	Table *next = table_alloc(want, 0, XB_ALLOC_SLEEP);
+	Table *old;
+	{
+		LockGuard guard(lock_);
+		if (!next) {
+			resizing_ = false;
+			return false;
+		}
+		old = table_;
+		next->link = uint8_t(old->link ^ 1);
+		for (uint32_t b = 0; b <= old->mask; b++)
+			for (FdbEntry *e = old->bucket[b]; e; e = e->chain[old->link]) {
+				uint32_t nb = bucket_of(next, e->key);
+				e->chain[next->link] = next->bucket[nb];
+				next->bucket[nb] = e;
+			}
+		rcu_publish(table_, next);
+	}
+
+	/* Readers still on the old table follow the old links, which nobody
+	 * writes until the next resize; wait for them before freeing it. */
+	xb_synchronize_rcu();
+	xb_free(old);
+
+	LockGuard guard(lock_);
+	resizing_ = false;
+	return true;
+}
+
+} // namespace xb

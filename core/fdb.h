@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fdb.h - the forwarding database: (MAC, VID) -> tagged destination.
+ *
+ * Ownership. The Fdb owns its entries and its hash table. Entries point at
+ * ports and port VLANs (their destination) but own neither: the bridge
+ * flushes or rewrites the entries of a port or port VLAN before freeing it.
+ *
+ * Locking. One writer lock (the bridge's FDB lock, a bottom-half-safe
+ * spinlock in the kernel) serialises every change to the table and to an
+ * entry's flags. Readers take no lock: lookup() walks a bucket chain inside
+ * an RCU read section. Entries are freed through call_rcu after they are
+ * unlinked. The datapath also writes three fields without the lock:
+ * `used` and `updated` (plain timestamps, load_once/store_once), and the
+ * destination word when promoting an entry to its port-VLAN form on the
+ * same port (compare-and-swap, so a concurrent roam under the lock wins).
+ *
+ * Resizing. Each entry has two chain links; a table uses one of them. A
+ * resize (control context only) links every entry into a new table through
+ * the other link, publishes the new table, waits for a grace period, then
+ * frees the old table. Readers on the old table keep a consistent chain
+ * throughout; no reader ever needs to retry.
+ *
+ * Times are 32-bit millisecond ticks with wrap-safe comparisons (as 32-bit
+ * jiffies); ageing_time is therefore capped at kFdbMaxAgeingMs.
+ */
+#ifndef XBRIDGE_CORE_FDB_H
+#define XBRIDGE_CORE_FDB_H
+
+#include <stdint.h>
+
+#include "compiler.h"
+#include "errors.h"
+#include "ethernet.h"
+#include "fdb_dest.h"
+#include "platform.h"
+
+namespace xb {
+
+struct Port;
+
+enum FdbFlag : uint16_t {
+	kFdbLocal = 1 << 0,		/* one of our addresses: deliver up */
+	kFdbStatic = 1 << 1,		/* never aged */
+	kFdbSticky = 1 << 2,		/* never roams */
+	kFdbAddedByUser = 1 << 3,
+	kFdbExtLearn = 1 << 4,		/* learned by an external agent */
+	kFdbLocked = 1 << 5,		/* MAB: known but not authorised */
+	kFdbDynamicLearned = 1 << 6,	/* counts against fdb_max_learned */
+};
+
+constexpr uint32_t kFdbDefaultAgeingMs = 300 * 1000;
+constexpr uint32_t kFdbMaxAgeingMs = 1000u * 1000 * 1000;	/* ~11.6 days */
+
+/* Pack (mac, vid) into the 64-bit key the table hashes and compares. */
+inline uint64_t fdb_key(MacKey mac, uint16_t vid)
+{
+	return (mac & kMacMask) | (uint64_t(vid) << 48);
+}
+
+/* Wrap-safe "a is after b" for 32-bit tick counts. */
+inline bool ticks_after(uint32_t a, uint32_t b)
+{
+	return int32_t(b - a) < 0;
+}
+
+inline uint32_t ticks_from_ns(uint64_t ns)
+{
+	return uint32_t(ns / 1000000u);
+}
+
+struct alignas(64) FdbEntry {
+	FdbEntry *chain[2];	/* bucket chains of the two table generations */
+	uint64_t key;		/* fdb_key(mac, vid); never changes */
+	uintptr_t dest;		/* FdbDest word; see fdb_dest.h */
+	uint32_t used;		/* last forwarded to (ticks) */
+	uint32_t updated;	/* last learned/refreshed (ticks) */
+	uint16_t flags;		/* FdbFlag; changed under the lock */
+	uint16_t reserved;
+	uint32_t reserved2;
+	xb_rcu_head rcu;
+
+	MacKey mac() const { return key & kMacMask; }
+	uint16_t vid() const { return uint16_t(key >> 48); }
+	FdbDest destination() const { return FdbDest::from_word(load_once(dest)); }
+	uint16_t flag_bits() const { return load_once(flags); }
+};
+static_assert(sizeof(FdbEntry) == 64, "an FDB entry is one cache line");
+
+enum class FdbEventType : uint8_t {
+	Created,
+	Changed,	/* destination (roam) or flags changed */
+	Deleted,
+};
+
+enum class FdbReason : uint8_t {
+	Learned,	/* created or roamed by the datapath */
+	User,		/* control-plane add/replace/delete */
+	Aged,
+	Flushed,	/* flush request */
+	PortRemoved,
+	VlanRemoved,
+};
+
+struct FdbEvent {
+	FdbEventType type;
+	FdbReason reason;
+	MacKey mac;
+	uint16_t vid;
+	uint16_t flags;
+	Port *port;		/* the destination port after the change */
+	Port *old_port;		/* Changed: the port before; else nullptr */
+};
+
+/* Called under the FDB lock, possibly from the datapath: must not sleep. */
+struct FdbEventSink {
+	void (*fn)(void *ctx, const FdbEvent &event) = nullptr;
+	void *ctx = nullptr;
+};
+
+enum class FdbAddMode : uint8_t {
+	Create,		/* -EEXIST if the entry exists (bridge fdb add) */
+	Replace,	/* create or overwrite (bridge fdb replace/append) */
+};
+
+struct FdbAddRequest {
+	MacKey mac;
+	uint16_t vid;
+	FdbDest dest;		/* port (the host port for the bridge itself)
+				 * or port-VLAN form */
+	uint16_t flags;		/* kFdbLocal, kFdbStatic, kFdbSticky, kFdbExtLearn */
+	FdbAddMode mode;
+};
+
+/* An entry matches when every field set here matches. */
+struct FdbFilter {
+	Port *port = nullptr;		/* nullptr: any port */
+	int32_t vid = -1;		/* -1: any VID */
+	uint16_t flags_set = 0;		/* these flags must be set */
+	uint16_t flags_clear = 0;	/* these flags must be clear */
+	PortVlan *cached_vlan = nullptr;	/* entries caching this port VLAN */
+};
+
+class Fdb {
+public:
+	/* Control. @lock is the bridge's FDB lock (not owned). */
+	int init(xb_lock *lock, FdbEventSink sink);
+	/* Control, after a grace period with no readers left: free everything. */
+	void fini();
+
+	/* Datapath (RCU read section). */
+	FdbEntry *lookup(MacKey mac, uint16_t vid) const
+	{
+		return lookup_key(fdb_key(mac, vid));
+	}
+	FdbEntry *lookup_key(uint64_t key) const;
+	/* Bucket head address for @key, for prefetching in batch decisions. */
+	const void *bucket_address(uint64_t key) const;
+
+	/*
+	 * Datapath: learn @mac/@vid on @port. @dest is the destination to
+	 * store (port or port-VLAN form). @extra_flags may be kFdbLocked (MAB).
+	 * Creates, refreshes, roams (unless sticky or local) or promotes.
+	 */
+	void learn(FdbDest dest, MacKey mac, uint16_t vid, uint32_t now,
+		   uint16_t extra_flags);
+
+	/* Control. */
+	int add(const FdbAddRequest &req, uint32_t now, Extack *ack);
+	/* Delete (mac, vid); if @port is set the entry must point to it. */
+	int del(MacKey mac, uint16_t vid, Port *port, FdbReason reason, Extack *ack);
+	/* Delete every matching entry; returns how many. */
+	unsigned flush(const FdbFilter &filter, FdbReason reason);
+	/* Rewrite matching entries to the plain port form; returns how many. */
+	unsigned rewrite_to_port(const FdbFilter &filter);
+	/* Delete dynamic entries not refreshed within the ageing time. */
+	unsigned age(uint32_t now);
+	/* Grow or shrink the table to the entry count (may sleep). */
+	bool resize_if_needed();
+
+	/* Control: visit entries under the lock; @fn must not sleep or
+	 * change the FDB. Stops when @fn returns false. */
+	template <typename Fn> void for_each(Fn fn) const
+	{
+		LockGuard guard(lock_);
+		const Table *t = table_;
+		for (uint32_t b = 0; b <= t->mask; b++)
+			for (FdbEntry *e = t->bucket[b]; e; e = e->chain[t->link])
+				if (!fn(*e))
+					return;
+	}
+
+	void set_ageing_ms(uint32_t ms) { store_once(ageing_ms_, ms); }
+	uint32_t ageing_ms() const { return load_once(ageing_ms_); }
+	void set_max_learned(uint32_t n) { store_once(max_learned_, n); }
+	uint32_t max_learned() const { return load_once(max_learned_); }
+	uint32_t count() const { return load_once(count_); }
+	uint32_t learned_count() const { return load_once(n_learned_); }
+	uint32_t buckets() const { return table_->mask + 1; }
+
+private:
+	struct Table {
+		uint32_t mask;		/* buckets - 1 */
+		uint8_t link;		/* which FdbEntry::chain this table uses */
+		uint8_t shift;		/* 64 - log2(buckets) */
+		uint64_t seed;		/* odd multiplier */
+		FdbEntry *bucket[];
+	};
+
+	static Table *table_alloc(uint32_t buckets, uint8_t link, xb_alloc_ctx ctx);
+	static uint32_t bucket_of(const Table *t, uint64_t key)
+	{
+		return uint32_t((key * t->seed) >> t->shift);
+	}
+	FdbEntry *find_locked(uint64_t key) const;
+	FdbEntry *create_locked(uint64_t key, FdbDest dest, uint16_t flags, uint32_t now);
+	void unlink_locked(FdbEntry *e);
+	void delete_locked(FdbEntry *e, FdbReason reason);
+	void set_flags_locked(FdbEntry *e, uint16_t flags);
+	void notify(FdbEventType type, FdbReason reason, const FdbEntry *e, Port *old_port) const;
+	void roam(FdbEntry *e, FdbDest dest, Port *old_port);
+	static bool matches(const FdbEntry *e, const FdbFilter &f);
+	static void free_entry_rcu(xb_rcu_head *head);
+
+	Table *table_ = nullptr;	/* rcu_publish/rcu_deref */
+	xb_lock *lock_ = nullptr;
+	FdbEventSink sink_;
+	uint32_t count_ = 0;
+	uint32_t n_learned_ = 0;
+	uint32_t ageing_ms_ = kFdbDefaultAgeingMs;
+	uint32_t max_learned_ = 0;	/* 0: no limit */
+	bool resizing_ = false;
+};
+
+} // namespace xb
+
+#endif /* XBRIDGE_CORE_FDB_H */

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * platform_user.h - test hooks of the userspace platform (platform_user.cc).
+ *
+ * Userspace only: tests, fuzzers and benchmarks use these to inject
+ * allocation failures, drive a fake clock and count allocations and log
+ * messages. The kernel shim has none of this; core sources never include
+ * this header.
+ *
+ * All hooks are process-wide and thread-safe.
+ */
+#ifndef XBRIDGE_CORE_PLATFORM_USER_H
+#define XBRIDGE_CORE_PLATFORM_USER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Allocation failure injection. After @n more successful allocations, every
+ * allocation fails (xb_alloc, xb_percpu_alloc and xb_lock_create return
+ * NULL). n = 0 fails the next one; n = -1 (the default) disables injection.
+ */
+void xb_user_fail_alloc_after(long n);
+
+/* Bytes currently allocated by xb_alloc(), exactly as callers asked for. */
+size_t xb_user_bytes_allocated(void);
+/* Blocks currently allocated by xb_alloc(). */
+size_t xb_user_allocs_live(void);
+
+/*
+ * Fake clock. Once set, xb_now_ns() returns the fake value (advanced only by
+ * these calls) until xb_user_use_real_time(); by default it reads
+ * CLOCK_MONOTONIC. Advancing a clock that was never set starts the fake
+ * clock from the real time.
+ */
+void xb_user_set_time_ns(uint64_t ns);
+void xb_user_advance_time_ns(uint64_t ns);
+void xb_user_use_real_time(void);
+
+/* Number of xb_log() calls made at @level since the start. */
+unsigned long xb_user_log_count(enum xb_log_level level);
+/* Whether xb_log() writes to stderr (default on); counting goes on regardless. */
+void xb_user_log_to_stderr(int enable);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XBRIDGE_CORE_PLATFORM_USER_H */
