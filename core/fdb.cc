@@ -361,24 +361,22 @@ unsigned Fdb::age(uint32_t now)
 
 bool Fdb::resize_if_needed()
 {
-	uint32_t n = count();
-	uint32_t buckets = table_->mask + 1;
-	uint32_t want = buckets;
-
-	if (n > buckets && buckets < kMaxBuckets)
-		want = roundup_pow2(n);
-	else if (n < buckets / 8 && buckets > kMinBuckets)
-		want = roundup_pow2(n * 2);
-	if (want < kMinBuckets)
-		want = kMinBuckets;
-	if (want > kMaxBuckets)
-		want = kMaxBuckets;
-	if (want == buckets)
-		return false;
-
+	uint32_t want;
 	{
 		LockGuard guard(lock_);
-		if (resizing_)
+		uint32_t n = count_;
+		uint32_t buckets = table_->mask + 1;
+
+		want = buckets;
+		if (n > buckets && buckets < kMaxBuckets)
+			want = roundup_pow2(n);
+		else if (n < buckets / 8 && buckets > kMinBuckets)
+			want = roundup_pow2(n * 2);
+		if (want < kMinBuckets)
+			want = kMinBuckets;
+		if (want > kMaxBuckets)
+			want = kMaxBuckets;
+		if (want == buckets || resizing_)
 			return false;
 		resizing_ = true;
 	}

@@ -87,31 +87,6 @@ inline bool vlan_ingress(const FrameInfo &fi, Ingress &in, bool check_state, Ver
 	return true;
 }
 
-/*
- * should_deliver + br_allowed_egress for one egress port. @vlan is the
- * cached port VLAN from the FDB destination, or nullptr to look it up.
- */
-inline bool egress_allowed(const Verdict &v, bool filtering, Port *p, PortVlan *vlan,
-			   TagAction &tag)
-{
-	if (xb_unlikely(p == v.ingress) && !p->has_flag(kPortHairpin))
-		return false;
-	if (xb_unlikely(p->port_state() != PortState::Forwarding))
-		return false;
-	if (xb_unlikely(v.src_isolated) && p->has_flag(kPortIsolated))
-		return false;
-	if (!filtering) {
-		tag = TagAction::Keep;
-		return true;
-	}
-	if (!vlan)
-		vlan = p->vlans.find(v.vid);
-	if (xb_unlikely(!vlan || !vlan_forwarding(vlan)))
-		return false;
-	tag = tag_action(vlan);
-	return true;
-}
-
 /* br_pass_frame_up's egress check on the bridge device's own VLANs. */
 inline bool host_allowed(const Bridge &br, bool filtering, Verdict &v)
 {
@@ -403,35 +378,11 @@ void decide_batch(Bridge &br, const RxFrame *frames, unsigned n, uint32_t now, V
 
 unsigned flood_targets(const Bridge &br, const Verdict &verdict, Egress *out, unsigned cap)
 {
-	const PortTable *table = br.ports_rcu();
-	const bool filtering = br.vlan_filtering();
-	const bool from_host = verdict.ingress && verdict.ingress->is_host;
-	uint32_t need;
 	unsigned n = 0;
-
-	switch (verdict.flood_class) {
-	case FloodClass::Unicast:
-		need = kPortFlood;
-		break;
-	case FloodClass::Multicast:
-		need = from_host ? 0u : uint32_t(kPortMcastFlood);
-		break;
-	default:
-		need = from_host ? 0u : uint32_t(kPortBcastFlood);
-		break;
-	}
-
-	for (uint32_t i = 0; i < table->count && n < cap; i++) {
-		Port *p = table->port[i];
-		if ((p->flag_bits() & need) != need)
-			continue;
-		TagAction tag;
-		if (!egress_allowed(verdict, filtering, p, nullptr, tag))
-			continue;
-		out[n].port = p;
-		out[n].tag = tag;
-		n++;
-	}
+	for_each_flood_target(br, verdict, [&](const Egress &e) {
+		if (n < cap)
+			out[n++] = e;
+	});
 	return n;
 }
 

@@ -80,9 +80,70 @@ constexpr unsigned kBatchMax = 64;
 void decide_batch(Bridge &br, const RxFrame *frames, unsigned n, uint32_t now,
 		  Verdict *out);
 
+/* Visit the ports a Flood verdict goes to: @fn(const Egress &) for each. */
+template <typename Fn> void for_each_flood_target(const Bridge &br, const Verdict &verdict, Fn fn);
+
 /* The ports a Flood verdict goes to, each with its tag action. Returns the
  * count written to @out (at most @cap). */
 unsigned flood_targets(const Bridge &br, const Verdict &verdict, Egress *out, unsigned cap);
+
+/* ---- inline implementation ---------------------------------------------- */
+
+/* should_deliver + br_allowed_egress for one egress port. @vlan is the
+ * cached port VLAN from the FDB destination, or nullptr to look it up. */
+inline bool egress_allowed(const Verdict &v, bool filtering, Port *p, PortVlan *vlan,
+			   TagAction &tag)
+{
+	if (xb_unlikely(p == v.ingress) && !p->has_flag(kPortHairpin))
+		return false;
+	if (xb_unlikely(p->port_state() != PortState::Forwarding))
+		return false;
+	if (xb_unlikely(v.src_isolated) && p->has_flag(kPortIsolated))
+		return false;
+	if (!filtering) {
+		tag = TagAction::Keep;
+		return true;
+	}
+	if (!vlan)
+		vlan = p->vlans.find(v.vid);
+	if (xb_unlikely(!vlan || PortState(load_once(vlan->state)) != PortState::Forwarding))
+		return false;
+	tag = (load_once(vlan->flags) & kVlanUntagged) ? TagAction::Untag : TagAction::Tag;
+	return true;
+}
+
+/* The port flag a flood class needs; frames the bridge sends ignore the
+ * multicast and broadcast ones (br_flood's local_orig). */
+inline uint32_t flood_flag_needed(const Verdict &v)
+{
+	const bool from_host = v.ingress && v.ingress->is_host;
+	switch (v.flood_class) {
+	case FloodClass::Unicast:
+		return kPortFlood;
+	case FloodClass::Multicast:
+		return from_host ? 0u : uint32_t(kPortMcastFlood);
+	default:
+		return from_host ? 0u : uint32_t(kPortBcastFlood);
+	}
+}
+
+template <typename Fn> void for_each_flood_target(const Bridge &br, const Verdict &verdict, Fn fn)
+{
+	const PortTable *table = br.ports_rcu();
+	const bool filtering = br.vlan_filtering();
+	const uint32_t need = flood_flag_needed(verdict);
+
+	for (uint32_t i = 0; i < table->count; i++) {
+		Port *p = table->port[i];
+		if ((p->flag_bits() & need) != need)
+			continue;
+		Egress e;
+		if (!egress_allowed(verdict, filtering, p, nullptr, e.tag))
+			continue;
+		e.port = p;
+		fn(e);
+	}
+}
 
 } // namespace xb
 

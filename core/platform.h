@@ -20,8 +20,12 @@
 #ifndef XBRIDGE_CORE_PLATFORM_H
 #define XBRIDGE_CORE_PLATFORM_H
 
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
