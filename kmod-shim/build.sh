@@ -1,0 +1,29 @@
+#!/bin/bash
+# build.sh OUTDIR [KVER] - build xbridge.ko against the installed Debian
+# kernel headers. Copies the shim and the core into OUTDIR (Kbuild builds in
+# place), runs Kbuild, and fails on any compiler, objtool or modpost warning.
+# KVER defaults to the newest kernel that has both /boot/vmlinuz-KVER and
+# /lib/modules/KVER/build.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+out="${1:?usage: build.sh OUTDIR [KVER]}"
+kver="${2:-$("$root/tools/kernel-version.sh")}"
+
+mkdir -p "$out/core"
+cp -u "$here"/Kbuild "$here"/*.c "$here"/*.h "$here"/*.cc "$out/"
+cp -u "$root"/core/*.cc "$root"/core/*.h "$out/core/"
+rm -f "$out/core/platform_user.cc" "$out/core/platform_user.h"
+
+log="$out/build.log"
+make -C "/lib/modules/$kver/build" M="$(cd "$out" && pwd)" CXX="${CXX:-g++}" modules 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+if ((status)); then
+	echo "build.sh: Kbuild failed ($status)" >&2
+	exit "$status"
+fi
+if grep -Eiq '(^|[^_])warning:' "$log"; then
+	echo "build.sh: the module build printed warnings (see $log)" >&2
+	exit 1
+fi
+echo "build.sh: $out/xbridge.ko for $kver ($(stat -c %s "$out/xbridge.ko") bytes)"

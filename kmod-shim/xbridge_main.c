@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xbridge_main.c - the xbridge network device.
+ *
+ * `ip link add xbr0 type xbridge` creates a bridge device; `ip link set
+ * veth1 master xbr0` makes veth1 a port: its frames reach
+ * xbr_handle_frame() through an rx_handler, the C++ core decides, and this
+ * file carries the verdict out on the sk_buff (forward, flood with clones,
+ * up the bridge device, up the port's own stack, or drop). Frames the
+ * bridge device sends enter the core as from its host port.
+ *
+ * Ownership: struct xbr lives in the bridge device's priv area and owns the
+ * core bridge and its xbr_port list. A struct xbr_port belongs to its
+ * bridge and is freed after a grace period once unlinked.
+ *
+ * Locking: link and port changes, the netdevice notifier and the sysfs
+ * control file run under RTNL, which serialises the core's control calls.
+ * The datapath (rx_handler in softirq; ndo_start_xmit with bh disabled)
+ * runs under RCU and never sleeps. The ageing work touches only the FDB,
+ * which the core protects with its own bh-safe lock.
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/if_vlan.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/version.h>
+#include <linux/workqueue.h>
+#include <net/rtnetlink.h>
+
+#include "xbridge_glue.h"
+#include "xbridge_ctl.h"
+
+#define XBR_GC_INTERVAL		HZ
+
+static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb);
+
+bool xbr_is_port_dev(const struct net_device *dev)
+{
+	return rcu_access_pointer(dev->rx_handler) == xbr_handle_frame;
+}
+
+struct xbr_port *xbr_port_of(const struct net_device *dev)
+{
+	return xbr_is_port_dev(dev) ? rtnl_dereference(dev->rx_handler_data) : NULL;
+}
+
+/* ---- datapath ------------------------------------------------------------- */
+
+static void xbr_apply_tag(struct sk_buff *skb, u8 tag, const struct xbg_verdict *v)
+{
+	switch (tag) {
+	case XBG_TAG_UNTAG:
+		__vlan_hwaccel_clear_tag(skb);
+		break;
+	case XBG_TAG_TAG:
+		__vlan_hwaccel_put_tag(skb, htons(v->tag_proto),
+				       v->vid | (v->pcp << VLAN_PRIO_SHIFT));
+		break;
+	default:
+		break;
+	}
+}
+
+/* Transmit on a port. @skb->data is at the Ethernet header. */
+static void xbr_xmit_port(struct sk_buff *skb, struct xbr_port *to, u8 tag,
+			  const struct xbg_verdict *v, bool forwarded)
+{
+	xbr_apply_tag(skb, tag, v);
+	skb->dev = to->dev;
+	if (unlikely(!is_skb_forwardable(to->dev, skb))) {
+		kfree_skb(skb);
+		return;
+	}
+	if (forwarded)
+		skb_forward_csum(skb);
+	dev_queue_xmit(skb);
+}
+
+/* Up the bridge device. @skb->data is at the Ethernet header. */
+static void xbr_pass_up(struct xbr *br, struct sk_buff *skb, const struct xbg_verdict *v)
+{
+	struct net_device *dev = br->dev;
+
+	xbr_apply_tag(skb, v->local_tag, v);
+	skb->dev = dev;
+	skb->protocol = eth_type_trans(skb, dev);
+	dev_sw_netstats_rx_add(dev, skb->len);
+	netif_receive_skb(skb);
+}
+
+struct xbr_flood_ctx {
+	struct sk_buff *skb;
+	const struct xbg_verdict *v;
+	struct xbr_port *prev;
+	u8 prev_tag;
+	bool forwarded;
+};
+
+/* Deliver a clone to the previous target, remember this one (br_flood). */
+static void xbr_flood_one(void *ctx_, void *port_priv, u8 tag)
+{
+	struct xbr_flood_ctx *ctx = ctx_;
+
+	if (ctx->prev) {
+		struct sk_buff *clone = skb_clone(ctx->skb, GFP_ATOMIC);
+
+		if (clone)
+			xbr_xmit_port(clone, ctx->prev, ctx->prev_tag, ctx->v, ctx->forwarded);
+		else
+			dev_core_stats_tx_dropped_inc(ctx->prev->dev);
+	}
+	ctx->prev = port_priv;
+	ctx->prev_tag = tag;
+}
+
+/* Carry out a forward or flood verdict; consumes @skb (at the MAC header). */
+static void xbr_deliver(struct xbr *br, struct sk_buff *skb, const struct xbg_verdict *v,
+			bool forwarded)
+{
+	struct sk_buff *local = NULL;
+
+	if (v->local_too) {
+		local = skb_clone(skb, GFP_ATOMIC);
+		if (!local)
+			dev_core_stats_rx_dropped_inc(br->dev);
+	}
+
+	if (v->kind == XBG_FORWARD) {
+		xbr_xmit_port(skb, v->out_priv, v->out_tag, v, forwarded);
+	} else {
+		struct xbr_flood_ctx ctx = {
+			.skb = skb, .v = v, .forwarded = forwarded,
+		};
+
+		xbg_flood(br->core, v, xbr_flood_one, &ctx);
+		if (ctx.prev)
+			xbr_xmit_port(skb, ctx.prev, ctx.prev_tag, v, forwarded);
+		else
+			consume_skb(skb);
+	}
+
+	if (local)
+		xbr_pass_up(br, local, v);
+}
+
+/*
+ * A hwaccel tag whose protocol is not the bridge's is payload for the
+ * bridge (br_allowed_ingress): put it back into the frame first.
+ */
+static struct sk_buff *xbr_foreign_tag_to_payload(struct xbr *br, struct sk_buff *skb)
+{
+	if (!skb_vlan_tag_present(skb) || !xbg_vlan_filtering(br->core) ||
+	    ntohs(skb->vlan_proto) == xbg_vlan_proto(br->core))
+		return skb;
+	skb = vlan_insert_tag_set_proto(skb, skb->vlan_proto, skb_vlan_tag_get(skb));
+	if (skb)
+		__vlan_hwaccel_clear_tag(skb);
+	return skb;
+}
+
+static void xbr_frame_of(struct sk_buff *skb, struct xbg_frame *f)
+{
+	f->data = skb->data;
+	f->len = skb_headlen(skb);
+	f->vlan_present = skb_vlan_tag_present(skb);
+	f->vlan_proto = ntohs(skb->vlan_proto);
+	f->vlan_tci = skb_vlan_tag_get(skb);
+}
+
+static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct xbr_port *p;
+	struct xbr *br;
+	struct xbg_frame frame;
+	struct xbg_verdict v;
+
+	if (unlikely(skb->pkt_type == PACKET_LOOPBACK))
+		return RX_HANDLER_PASS;
+	p = rcu_dereference(skb->dev->rx_handler_data);
+	if (unlikely(!p))
+		return RX_HANDLER_PASS;
+	br = p->br;
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return RX_HANDLER_CONSUMED;
+
+	/* The core sees the frame from its Ethernet header. */
+	skb_push(skb, ETH_HLEN);
+	skb = xbr_foreign_tag_to_payload(br, skb);
+	if (!skb)
+		return RX_HANDLER_CONSUMED;
+	xbr_frame_of(skb, &frame);
+	xbg_decide(br->core, p->core, &frame, &v);
+
+	switch (v.kind) {
+	case XBG_PORT_STACK:
+		skb_pull(skb, ETH_HLEN);
+		*pskb = skb;
+		return RX_HANDLER_PASS;
+	case XBG_LOCAL:
+		xbr_pass_up(br, skb, &v);
+		return RX_HANDLER_CONSUMED;
+	case XBG_FORWARD:
+	case XBG_FLOOD:
+		xbr_deliver(br, skb, &v, true);
+		return RX_HANDLER_CONSUMED;
+	default:
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+}
+
+static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct xbr *br = netdev_priv(dev);
+	struct xbg_frame frame;
+	struct xbg_verdict v;
+
+	dev_sw_netstats_tx_add(dev, 1, skb->len);
+	skb_reset_mac_header(skb);
+
+	rcu_read_lock();
+	xbr_frame_of(skb, &frame);
+	xbg_decide(br->core, xbg_host_port(br->core), &frame, &v);
+	if (v.kind == XBG_FORWARD || v.kind == XBG_FLOOD) {
+		v.local_too = false;
+		xbr_deliver(br, skb, &v, false);
+	} else {
+		kfree_skb(skb);
+	}
+	rcu_read_unlock();
+	return NETDEV_TX_OK;
+}
+
+/* ---- ports ------------------------------------------------------------------ */
+
+static void xbr_port_sync_link(struct xbr_port *p)
+{
+	bool up = netif_running(p->dev) && netif_oper_up(p->dev);
+
+	xbg_port_link(p->br->core, p->core, up);
+}
+
+static int xbr_add_slave(struct net_device *dev, struct net_device *slave,
+			 struct netlink_ext_ack *extack)
+{
+	struct xbr *br = netdev_priv(dev);
+	struct xbr_port *p;
+	int err;
+
+	if ((slave->flags & IFF_LOOPBACK) || slave->type != ARPHRD_ETHER ||
+	    slave->addr_len != ETH_ALEN || !is_valid_ether_addr(slave->dev_addr)) {
+		NL_SET_ERR_MSG(extack, "xbridge ports must be Ethernet devices");
+		return -EINVAL;
+	}
+	if (slave->netdev_ops == dev->netdev_ops) {
+		NL_SET_ERR_MSG(extack, "cannot make an xbridge a port of an xbridge");
+		return -ELOOP;
+	}
+	if (netdev_master_upper_dev_get(slave)) {
+		NL_SET_ERR_MSG(extack, "device already has a master");
+		return -EBUSY;
+	}
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	p->br = br;
+	p->dev = slave;
+	netdev_hold(slave, &p->dev_tracker, GFP_KERNEL);
+
+	err = xbg_port_add(br->core, slave->dev_addr, slave->ifindex, p, &p->core);
+	if (err)
+		goto err_free;
+	err = netdev_rx_handler_register(slave, xbr_handle_frame, p);
+	if (err)
+		goto err_core;
+	err = netdev_master_upper_dev_link(slave, dev, NULL, NULL, extack);
+	if (err)
+		goto err_rx;
+	err = dev_set_promiscuity(slave, 1);
+	if (err)
+		goto err_upper;
+
+	list_add_tail(&p->list, &br->ports);
+	xbr_port_sync_link(p);
+	return 0;
+
+err_upper:
+	netdev_upper_dev_unlink(slave, dev);
+err_rx:
+	netdev_rx_handler_unregister(slave);
+err_core:
+	xbg_port_remove(br->core, p->core);
+err_free:
+	netdev_put(slave, &p->dev_tracker);
+	kfree(p);
+	return err;
+}
+
+static void xbr_port_remove(struct xbr_port *p)
+{
+	struct xbr *br = p->br;
+
+	list_del(&p->list);
+	/* Waits for readers: no frame of this port is in the core after it. */
+	netdev_rx_handler_unregister(p->dev);
+	netdev_upper_dev_unlink(p->dev, br->dev);
+	dev_set_promiscuity(p->dev, -1);
+	xbg_port_remove(br->core, p->core);
+	netdev_put(p->dev, &p->dev_tracker);
+	/* Flooding readers may still hold p through the core's port table. */
+	kfree_rcu(p, rcu);
+}
+
+static int xbr_del_slave(struct net_device *dev, struct net_device *slave)
+{
+	struct xbr_port *p = xbr_port_of(slave);
+
+	if (!p || p->br != netdev_priv(dev))
+		return -EINVAL;
+	xbr_port_remove(p);
+	return 0;
+}
+
+static int xbr_port_event(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct xbr_port *p;
+
+	ASSERT_RTNL();
+	p = xbr_port_of(dev);
+	if (!p)
+		return NOTIFY_DONE;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		xbr_port_remove(p);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		xbr_port_sync_link(p);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block xbr_notifier = {
+	.notifier_call = xbr_port_event,
+};
+
+/* ---- the bridge device -------------------------------------------------------- */
+
+static void xbr_gc_work(struct work_struct *work)
+{
+	struct xbr *br = container_of(work, struct xbr, gc_work.work);
+
+	xbg_run_ageing(br->core);
+	queue_delayed_work(system_long_wq, &br->gc_work, XBR_GC_INTERVAL);
+}
+
+static int xbr_dev_init(struct net_device *dev)
+{
+	struct xbr *br = netdev_priv(dev);
+	int err;
+
+	br->dev = dev;
+	INIT_LIST_HEAD(&br->ports);
+	INIT_DELAYED_WORK(&br->gc_work, xbr_gc_work);
+	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
+	if (!dev->tstats)
+		return -ENOMEM;
+	br->core = xbg_bridge_create(dev->dev_addr, dev->ifindex, br, &err);
+	if (!br->core) {
+		free_percpu(dev->tstats);
+		dev->tstats = NULL;
+		return err;
+	}
+	queue_delayed_work(system_long_wq, &br->gc_work, XBR_GC_INTERVAL);
+	return 0;
+}
+
+static void xbr_dev_uninit(struct net_device *dev)
+{
+	struct xbr *br = netdev_priv(dev);
+	struct xbr_port *p, *n;
+
+	list_for_each_entry_safe(p, n, &br->ports, list)
+		xbr_port_remove(p);
+	cancel_delayed_work_sync(&br->gc_work);
+	if (br->core)
+		xbg_bridge_destroy(br->core);
+	br->core = NULL;
+	free_percpu(dev->tstats);
+	dev->tstats = NULL;
+}
+
+static int xbr_dev_open(struct net_device *dev)
+{
+	netif_start_queue(dev);
+	return 0;
+}
+
+static int xbr_dev_stop(struct net_device *dev)
+{
+	netif_stop_queue(dev);
+	return 0;
+}
+
+static int xbr_set_mac_address(struct net_device *dev, void *addr)
+{
+	struct xbr *br = netdev_priv(dev);
+	struct sockaddr *sa = addr;
+	int err;
+
+	if (!is_valid_ether_addr(sa->sa_data))
+		return -EADDRNOTAVAIL;
+	err = xbg_set_addr(br->core, (const u8 *)sa->sa_data);
+	if (err)
+		return err;
+	eth_hw_addr_set(dev, sa->sa_data);
+	return 0;
+}
+
+static void xbr_change_rx_flags(struct net_device *dev, int change)
+{
+	struct xbr *br = netdev_priv(dev);
+
+	if (change & IFF_PROMISC)
+		xbg_set_promisc(br->core, dev->flags & IFF_PROMISC);
+}
+
+static const struct net_device_ops xbr_netdev_ops = {
+	.ndo_init		= xbr_dev_init,
+	.ndo_uninit		= xbr_dev_uninit,
+	.ndo_open		= xbr_dev_open,
+	.ndo_stop		= xbr_dev_stop,
+	.ndo_start_xmit		= xbr_dev_xmit,
+	.ndo_get_stats64	= dev_get_tstats64,
+	.ndo_set_mac_address	= xbr_set_mac_address,
+	.ndo_change_rx_flags	= xbr_change_rx_flags,
+	.ndo_add_slave		= xbr_add_slave,
+	.ndo_del_slave		= xbr_del_slave,
+};
+
+static void xbr_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	eth_hw_addr_random(dev);
+	dev->netdev_ops = &xbr_netdev_ops;
+	dev->needs_free_netdev = true;
+	dev->priv_flags |= IFF_NO_QUEUE;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	dev->lltx = true;
+#else
+	dev->features |= NETIF_F_LLTX;
+#endif
+	dev->features |= NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_STAG_TX;
+	dev->hw_features = dev->features;
+	dev->vlan_features = dev->features & ~(NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_STAG_TX);
+	dev->sysfs_groups[0] = &xbr_ctl_group;
+	dev->min_mtu = ETH_MIN_MTU;
+	dev->max_mtu = ETH_MAX_MTU;
+}
+
+static struct rtnl_link_ops xbr_link_ops __read_mostly = {
+	.kind		= "xbridge",
+	.priv_size	= sizeof(struct xbr),
+	.setup		= xbr_setup,
+};
+
+static int __init xbr_init(void)
+{
+	int err;
+
+	err = register_netdevice_notifier(&xbr_notifier);
+	if (err)
+		return err;
+	err = rtnl_link_register(&xbr_link_ops);
+	if (err)
+		unregister_netdevice_notifier(&xbr_notifier);
+	return err;
+}
+
+static void __exit xbr_exit(void)
+{
+	rtnl_link_unregister(&xbr_link_ops);
+	unregister_netdevice_notifier(&xbr_notifier);
+	/* The core frees ports, VLANs and FDB entries from RCU callbacks. */
+	rcu_barrier();
+}
+
+module_init(xbr_init);
+module_exit(xbr_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("xbridge: an Ethernet bridge with a C++ forwarding core");
+MODULE_ALIAS_RTNL_LINK("xbridge");

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xbridge_platform.c - the core's platform interface (core/platform.h)
+ * implemented with kernel primitives.
+ *
+ * Memory: XB_ALLOC_ATOMIC maps to GFP_ATOMIC (datapath learning, under the
+ * FDB spinlock); XB_ALLOC_SLEEP to kvzalloc(GFP_KERNEL) (control paths,
+ * large FDB tables). Everything is freed with kvfree(), which is also
+ * safe from RCU callbacks. The writer lock is a bh-safe spinlock, so the
+ * control path excludes learning in softirq on the same CPU.
+ */
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "platform.h"
+
+void *xb_alloc(size_t size, enum xb_alloc_ctx ctx)
+{
+	if (ctx == XB_ALLOC_ATOMIC)
+		return kzalloc(size, GFP_ATOMIC | __GFP_NOWARN);
+	return kvzalloc(size, GFP_KERNEL);
+}
+
+void xb_free(void *ptr)
+{
+	kvfree(ptr);
+}
+
+void *xb_percpu_alloc(size_t size, size_t align, enum xb_alloc_ctx ctx)
+{
+	gfp_t gfp = ctx == XB_ALLOC_ATOMIC ? GFP_ATOMIC : GFP_KERNEL;
+
+	return __alloc_percpu_gfp(size, align, gfp);
+}
+
+void xb_percpu_free(void *pcpu)
+{
+	free_percpu((void __percpu *)pcpu);
+}
+
+void *xb_percpu_this(void *pcpu)
+{
+	return this_cpu_ptr((void __percpu *)pcpu);
+}
+
+void *xb_percpu_cpu(void *pcpu, unsigned int cpu)
+{
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return NULL;
+	return per_cpu_ptr((void __percpu *)pcpu, cpu);
+}
+
+unsigned int xb_percpu_nr_ids(void)
+{
+	return nr_cpu_ids;
+}
+
+uint64_t xb_now_ns(void)
+{
+	return ktime_get_ns();
+}
+
+uint32_t xb_random_u32(void)
+{
+	return get_random_u32();
+}
+
+void xb_rcu_read_lock(void)
+{
+	rcu_read_lock();
+}
+
+void xb_rcu_read_unlock(void)
+{
+	rcu_read_unlock();
+}
+
+void xb_synchronize_rcu(void)
+{
+	synchronize_rcu();
+}
+
+/*
+ * The core's callbacks take a struct xb_rcu_head *, which is the storage of
+ * the struct rcu_head the kernel passes back: the same pointer, so the
+ * callback is called through a compatible cast (one pointer argument).
+ */
+void xb_call_rcu(struct xb_rcu_head *head, xb_rcu_callback fn)
+{
+	BUILD_BUG_ON(sizeof(struct rcu_head) > sizeof(struct xb_rcu_head));
+	BUILD_BUG_ON(__alignof__(struct rcu_head) > __alignof__(struct xb_rcu_head));
+	call_rcu((struct rcu_head *)head, (rcu_callback_t)fn);
+}
+
+void xb_rcu_barrier(void)
+{
+	rcu_barrier();
+}
+
+struct xb_lock {
+	spinlock_t lock;
+};
+
+struct xb_lock *xb_lock_create(void)
+{
+	struct xb_lock *l = kzalloc(sizeof(*l), GFP_KERNEL);
+
+	if (l)
+		spin_lock_init(&l->lock);
+	return l;
+}
+
+void xb_lock_destroy(struct xb_lock *lock)
+{
+	kfree(lock);
+}
+
+void xb_lock_acquire(struct xb_lock *lock)
+{
+	spin_lock_bh(&lock->lock);
+}
+
+void xb_lock_release(struct xb_lock *lock)
+{
+	spin_unlock_bh(&lock->lock);
+}
+
+void xb_log(enum xb_log_level level, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	switch (level) {
+	case XB_LOG_ERR:
+		pr_err_ratelimited("%pV", &vaf);
+		break;
+	case XB_LOG_WARN:
+		pr_warn_ratelimited("%pV", &vaf);
+		break;
+	case XB_LOG_INFO:
+		pr_info_ratelimited("%pV", &vaf);
+		break;
+	default:
+		pr_debug("%pV", &vaf);
+		break;
+	}
+	va_end(args);
+}
