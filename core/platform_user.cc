@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * platform_user.cc - the userspace implementation of platform.h, for unit
+ * tests, fuzzers, benchmarks and the demo.
+ *
+ * Memory comes from the C allocator, RCU from liburcu-bp (the "bulletproof"
+ * flavour: threads need no registration), the writer lock is a pthread
+ * mutex, time is CLOCK_MONOTONIC. Test hooks (platform_user.h) inject
+ * allocation failures, fake the clock and count allocations and log lines.
+ *
+ * This file is built into xbcore with the core's flags (-fno-exceptions
+ * -fno-rtti -fno-threadsafe-statics), so it has no function-local statics;
+ * all state is constant-initialised atomics at namespace scope.
+ */
+#include "platform_user.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include <urcu-bp.h>
+
+static_assert(sizeof(struct rcu_head) <= sizeof(struct xb_rcu_head),
+	      "liburcu's rcu_head does not fit in xb_rcu_head");
+static_assert(alignof(struct rcu_head) <= alignof(struct xb_rcu_head),
+	      "liburcu's rcu_head needs more alignment than xb_rcu_head");
+
+namespace {
+
+constexpr size_t kCacheLine = 64;
+
+/* Failure injection: allocations left before failing, -1 = never fail. */
+constinit std::atomic<long> g_allocs_before_failure{-1};
+constinit std::atomic<size_t> g_bytes_live{0};
+constinit std::atomic<size_t> g_allocs_live{0};
+
+constinit std::atomic<bool> g_fake_time{false};
+constinit std::atomic<uint64_t> g_fake_now_ns{0};
+
+constexpr int kLogLevels = 8;
+constinit std::atomic<unsigned long> g_log_count[kLogLevels] = {};
+constinit std::atomic<bool> g_log_to_stderr{true};
+
+constinit std::atomic<unsigned int> g_nr_cpus{0};
+
+/* Consume one allocation from the failure-injection budget. */
+bool alloc_permitted()
+{
+	long left = g_allocs_before_failure.load(std::memory_order_relaxed);
+	while (left >= 0) {
+		if (left == 0)
+			return false;
+		if (g_allocs_before_failure.compare_exchange_weak(
+			    left, left - 1, std::memory_order_relaxed))
+			return true;
+	}
+	return true;
+}
+
+size_t round_up(size_t v, size_t to)
+{
+	return (v + to - 1) / to * to;
+}
+
+/*
+ * Every block from xb_alloc() and xb_percpu_alloc() is preceded by this
+ * header, placed immediately before the pointer handed out. @offset is the
+ * distance from the start of the underlying allocation to that pointer.
+ */
+struct BlockHeader {
+	size_t size;	/* xb_alloc: bytes asked for; percpu: stride per CPU */
+	size_t offset;
+};
+static_assert(sizeof(BlockHeader) == 16);
+
+/*
+ * Allocate @size zeroed bytes aligned to @align (a power of two >= 16),
+ * with a BlockHeader in front recording @recorded_size. Returns the user
+ * pointer or NULL.
+ */
+void *alloc_with_header(size_t size, size_t align, size_t recorded_size)
+{
+	size_t offset = align;	/* >= sizeof(BlockHeader), keeps alignment */
+	if (size > SIZE_MAX - offset)
+		return nullptr;
+	void *base = nullptr;
+	if (posix_memalign(&base, align, offset + size) != 0)
+		return nullptr;
+	memset(base, 0, offset + size);
+	auto *user = static_cast<unsigned char *>(base) + offset;
+	auto *hdr = reinterpret_cast<BlockHeader *>(user) - 1;
+	hdr->size = recorded_size;
+	hdr->offset = offset;
+	return user;
+}
+
+BlockHeader *header_of(void *user)
+{
+	return reinterpret_cast<BlockHeader *>(user) - 1;
+}
+
+void free_with_header(void *user)
+{
+	free(static_cast<unsigned char *>(user) - header_of(user)->offset);
+}
+
+} // namespace
+
+extern "C" {
+
+/* ---- allocation ---------------------------------------------------- */
+
+void *xb_alloc(size_t size, enum xb_alloc_ctx ctx)
+{
+	(void)ctx;
+	if (!alloc_permitted())
+		return nullptr;
+	/* Blocks of a cache line or more start on a cache line, as kmalloc's. */
+	size_t align = size >= kCacheLine ? kCacheLine : 16;
+	void *p = alloc_with_header(size, align, size);
+	if (p) {
+		g_bytes_live.fetch_add(size, std::memory_order_relaxed);
+		g_allocs_live.fetch_add(1, std::memory_order_relaxed);
+	}
+	return p;
+}
+
+void xb_free(void *ptr)
+{
+	if (!ptr)
+		return;
+	g_bytes_live.fetch_sub(header_of(ptr)->size, std::memory_order_relaxed);
+	g_allocs_live.fetch_sub(1, std::memory_order_relaxed);
+	free_with_header(ptr);
+}
+
+/* ---- per-CPU memory ------------------------------------------------- */
+
+unsigned int xb_percpu_nr_ids(void)
+{
+	unsigned int nr = g_nr_cpus.load(std::memory_order_relaxed);
+	if (nr == 0) {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+		nr = n > 0 ? static_cast<unsigned int>(n) : 1;
+		g_nr_cpus.store(nr, std::memory_order_relaxed);
+	}
+	return nr;
+}
+
+/* Each CPU's copy sits in its own cache lines: stride = size rounded up. */
+void *xb_percpu_alloc(size_t size, size_t align, enum xb_alloc_ctx ctx)
+{
+	(void)ctx;
+	if (!alloc_permitted())
+		return nullptr;
+	if (align < kCacheLine)
+		align = kCacheLine;
+	if (align & (align - 1))
+		return nullptr;
+	size_t stride = round_up(size ? size : 1, align);
+	size_t nr = xb_percpu_nr_ids();
+	if (stride > SIZE_MAX / nr)
+		return nullptr;
+	return alloc_with_header(stride * nr, align, stride);
+}
+
+void xb_percpu_free(void *pcpu)
+{
+	if (pcpu)
+		free_with_header(pcpu);
+}
+
+void *xb_percpu_cpu(void *pcpu, unsigned int cpu)
+{
+	if (cpu >= xb_percpu_nr_ids())
+		return nullptr;
+	return static_cast<unsigned char *>(pcpu) + cpu * header_of(pcpu)->size;
+}
+
+/*
+ * Userspace threads can migrate at any time, so two threads may briefly
+ * share a copy: per-CPU counters then lose an occasional increment, which
+ * statistics tolerate. Nothing here can corrupt memory.
+ */
+void *xb_percpu_this(void *pcpu)
+{
+	int cpu = sched_getcpu();
+	unsigned int nr = xb_percpu_nr_ids();
+	unsigned int idx = cpu < 0 ? 0 : static_cast<unsigned int>(cpu) % nr;
+	return static_cast<unsigned char *>(pcpu) + idx * header_of(pcpu)->size;
+}
+
+/* ---- time and randomness --------------------------------------------- */
+
+uint64_t xb_now_ns(void)
+{
+	if (g_fake_time.load(std::memory_order_acquire))
+		return g_fake_now_ns.load(std::memory_order_relaxed);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
+	       static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint32_t xb_random_u32(void)
+{
+	uint32_t v = 0;
+	if (getrandom(&v, sizeof(v), 0) == static_cast<ssize_t>(sizeof(v)))
+		return v;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, &v, sizeof(v));
+		close(fd);
+		if (n == static_cast<ssize_t>(sizeof(v)))
+			return v;
+	}
+	/* Last resort: not random, but varies between runs. */
+	uint64_t t = xb_now_ns() ^ (static_cast<uint64_t>(getpid()) << 32);
+	t *= 0x9e3779b97f4a7c15ull;
+	return static_cast<uint32_t>(t >> 32);
+}
+
+/* ---- RCU ------------------------------------------------------------- */
+
+void xb_rcu_read_lock(void)
+{
+	urcu_bp_read_lock();
+}
+
+void xb_rcu_read_unlock(void)
+{
+	urcu_bp_read_unlock();
+}
+
+void xb_synchronize_rcu(void)
+{
+	urcu_bp_synchronize_rcu();
+}
+
+/*
+ * The head is cast to liburcu's rcu_head (checked to fit above). The
+ * callback is cast from void(xb_rcu_head *) to void(rcu_head *): both take
+ * one pointer and return nothing, and liburcu's worker thread calls it with
+ * the same address we passed, which is the xb_rcu_head.
+ */
+void xb_call_rcu(struct xb_rcu_head *head, xb_rcu_callback fn)
+{
+	urcu_bp_call_rcu(reinterpret_cast<struct rcu_head *>(head),
+			 reinterpret_cast<void (*)(struct rcu_head *)>(fn));
+}
+
+void xb_rcu_barrier(void)
+{
+	urcu_bp_barrier();
+}
+
+/* ---- the writer lock --------------------------------------------------- */
+
+struct xb_lock {
+	pthread_mutex_t mutex;
+};
+
+struct xb_lock *xb_lock_create(void)
+{
+	if (!alloc_permitted())
+		return nullptr;
+	auto *lock = static_cast<struct xb_lock *>(malloc(sizeof(struct xb_lock)));
+	if (!lock)
+		return nullptr;
+	pthread_mutex_init(&lock->mutex, nullptr);
+	return lock;
+}
+
+void xb_lock_destroy(struct xb_lock *lock)
+{
+	if (!lock)
+		return;
+	pthread_mutex_destroy(&lock->mutex);
+	free(lock);
+}
+
+void xb_lock_acquire(struct xb_lock *lock)
+{
+	pthread_mutex_lock(&lock->mutex);
+}
+
+void xb_lock_release(struct xb_lock *lock)
+{
+	pthread_mutex_unlock(&lock->mutex);
+}
+
+/* ---- logging ----------------------------------------------------------- */
+
+void xb_log(enum xb_log_level level, const char *fmt, ...)
+{
+	int idx = static_cast<int>(level);
+	if (idx >= 0 && idx < kLogLevels)
+		g_log_count[idx].fetch_add(1, std::memory_order_relaxed);
+	if (!g_log_to_stderr.load(std::memory_order_relaxed))
+		return;
+
+	const char *prefix;
+	switch (level) {
+	case XB_LOG_ERR:
+		prefix = "xbridge: error: ";
+		break;
+	case XB_LOG_WARN:
+		prefix = "xbridge: warning: ";
+		break;
+	case XB_LOG_INFO:
+		prefix = "xbridge: ";
+		break;
+	default:
+		prefix = "xbridge: debug: ";
+		break;
+	}
+	/* One line per message, formatted first so threads do not interleave. */
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	size_t len = strlen(line);
+	fprintf(stderr, "%s%s%s", prefix, line,
+		len && line[len - 1] == '\n' ? "" : "\n");
+}
+
+/* ---- test hooks (platform_user.h) -------------------------------------- */
+
+void xb_user_fail_alloc_after(long n)
+{
+	g_allocs_before_failure.store(n < 0 ? -1 : n, std::memory_order_relaxed);
+}
+
+size_t xb_user_bytes_allocated(void)
+{
+	return g_bytes_live.load(std::memory_order_relaxed);
+}
+
+size_t xb_user_allocs_live(void)
+{
+	return g_allocs_live.load(std::memory_order_relaxed);
+}
+
+void xb_user_set_time_ns(uint64_t ns)
+{
+	g_fake_now_ns.store(ns, std::memory_order_relaxed);
+	g_fake_time.store(true, std::memory_order_release);
+}
+
+void xb_user_advance_time_ns(uint64_t ns)
+{
+	if (!g_fake_time.load(std::memory_order_acquire))
+		xb_user_set_time_ns(xb_now_ns());
+	g_fake_now_ns.fetch_add(ns, std::memory_order_relaxed);
+}
+
+void xb_user_use_real_time(void)
+{
+	g_fake_time.store(false, std::memory_order_release);
+}
+
+unsigned long xb_user_log_count(enum xb_log_level level)
+{
+	int idx = static_cast<int>(level);
+	if (idx < 0 || idx >= kLogLevels)
+		return 0;
+	return g_log_count[idx].load(std::memory_order_relaxed);
+}
+
+void xb_user_log_to_stderr(int enable)
+{
+	g_log_to_stderr.store(enable != 0, std::memory_order_relaxed);
+}
+
+} // extern "C"
