@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# lib.sh - helpers for the xbridge selftests, in the style of the kernel's
+# tools/testing/selftests/net/forwarding/lib.sh: hosts are network
+# namespaces h1..hN attached by veth pairs to bridge ports; every test
+# prints a PASS or FAIL line, and the suite ends with "N passed, N failed".
+
+PASSED=0
+FAILED=0
+SELFTESTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+PKT="python3 $SELFTESTS_DIR/pkt.py"
+
+log_test() {		# log_test NAME STATUS [DETAIL]
+	if (($2 == 0)); then
+		printf 'PASS: %s\n' "$1"
+		PASSED=$((PASSED + 1))
+	else
+		printf 'FAIL: %s%s\n' "$1" "${3:+: $3}"
+		FAILED=$((FAILED + 1))
+	fi
+}
+
+summary() {
+	echo "$PASSED passed, $FAILED failed"
+	((FAILED == 0))
+}
+
+# ctl BR COMMAND... - the temporary sysfs control of an xbridge.
+ctl() {
+	local br=$1
+	shift
+	echo "$*" >"/sys/class/net/$br/xbridge/control"
+}
+
+fdb_show() {
+	cat "/sys/class/net/$1/xbridge/fdb"
+}
+
+# host_add NAME BR PORT MAC [IP/PREFIX] - namespace NAME with eth0, whose
+# peer PORT is enslaved to bridge BR.
+host_add() {
+	local ns=$1 br=$2 port=$3 mac=$4 ip=${5:-}
+	ip netns add "$ns"
+	ip link add "$port" type veth peer name eth0 netns "$ns"
+	ip -n "$ns" link set eth0 address "$mac"
+	ip -n "$ns" link set lo up
+	ip -n "$ns" link set eth0 up
+	if [[ -n "$ip" ]]; then
+		ip -n "$ns" addr add "$ip" dev eth0 nodad 2>/dev/null ||
+			ip -n "$ns" addr add "$ip" dev eth0
+	fi
+	ip link set "$port" master "$br"
+	ip link set "$port" up
+}
+
+hosts_cleanup() {
+	local ns
+	for ns in $(ip netns list | awk '{print $1}'); do
+		ip netns del "$ns"
+	done
+}
+
+# in_fdb BR MAC PORT [VID] - is MAC learned on PORT (in VLAN VID)?
+in_fdb() {
+	local pattern="^$2 dev $3"
+	[[ -n "${4:-}" ]] && pattern+=" vlan $4"
+	fdb_show "$1" | grep -q "$pattern master"
+}
+
+# count_rx NS SRC SECONDS [VLAN] - start a counter of frames from SRC on
+# NS's eth0 in the background; prints the count into $TMPDIR/count.NS.
+count_rx_start() {
+	local ns=$1 src=$2 secs=$3 vlan=${4:-}
+	ip netns exec "$ns" $PKT count eth0 --src "$src" --seconds "$secs" \
+		${vlan:+--vlan "$vlan"} >"$TMPDIR/count.$ns" 2>"$TMPDIR/ready.$ns" &
+	for _ in $(seq 50); do
+		grep -q ready "$TMPDIR/ready.$ns" 2>/dev/null && return 0
+		sleep 0.1
+	done
+}
+
+count_rx_result() {
+	cat "$TMPDIR/count.$1"
+}

@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# xbridge_forwarding.sh [MODULE.ko] - xbridge.ko forwarding real frames
+# between network namespaces (run inside the test kernel, module loaded):
+# ping through the bridge, learning, unknown-unicast flooding, a VLAN-aware
+# topology with access ports and a trunk, port removal and bridge deletion
+# under traffic, and (given the module path) rmmod under traffic.
+set -u
+source "$(dirname "$0")/lib.sh"
+MODULE=${1:-}
+TMPDIR=$(mktemp -d)
+
+MAC1=02:00:00:00:01:01
+MAC2=02:00:00:00:01:02
+MAC3=02:00:00:00:01:03
+MAC4=02:00:00:00:01:04
+
+setup_flat() {
+	ip link add xbr0 type xbridge
+	ip link set xbr0 up
+	host_add h1 xbr0 swp1 $MAC1 192.0.2.1/24
+	host_add h2 xbr0 swp2 $MAC2 192.0.2.2/24
+	host_add h3 xbr0 swp3 $MAC3
+	host_add h4 xbr0 swp4 $MAC4
+}
+
+cleanup() {
+	ip link del xbr0 2>/dev/null
+	hosts_cleanup
+	ip link del swp1 2>/dev/null
+}
+
+test_ping() {
+	ip netns exec h1 ping -c 3 -i 0.2 -W 2 192.0.2.2 >/dev/null
+	log_test "ping h1 -> h2 through xbr0" $?
+}
+
+test_learning() {
+	local err=0
+	in_fdb xbr0 $MAC1 swp1 || err=1
+	in_fdb xbr0 $MAC2 swp2 || err=1
+	log_test "learning: h1 on swp1, h2 on swp2" $err "$(fdb_show xbr0 | tr '\n' ';')"
+
+	# A source seen on another port roams.
+	ip netns exec h3 $PKT send eth0 ff:ff:ff:ff:ff:ff $MAC1
+	sleep 0.2
+	in_fdb xbr0 $MAC1 swp3
+	log_test "learning: h1's address roams to swp3" $?
+	ip netns exec h1 $PKT send eth0 ff:ff:ff:ff:ff:ff $MAC1
+	sleep 0.2
+}
+
+test_flood() {
+	local unknown=02:00:00:00:09:99 src=02:00:00:00:01:77 n3 n4 n2
+	count_rx_start h2 $src 2
+	count_rx_start h3 $src 2
+	count_rx_start h4 $src 2
+	ip netns exec h1 $PKT send eth0 $unknown $src --count 3
+	wait
+	n2=$(count_rx_result h2) n3=$(count_rx_result h3) n4=$(count_rx_result h4)
+	[[ $n2 == 3 && $n3 == 3 && $n4 == 3 ]]
+	log_test "unknown unicast floods to every other port" $? "h2=$n2 h3=$n3 h4=$n4"
+
+	# Known unicast goes to one port only: $src is now learned on swp1.
+	count_rx_start h1 $MAC3 2
+	count_rx_start h4 $MAC3 2
+	ip netns exec h3 $PKT send eth0 $src $MAC3 --count 3
+	wait
+	[[ $(count_rx_result h1) == 3 && $(count_rx_result h4) == 0 ]]
+	log_test "known unicast reaches only its port" $? \
+		"h1=$(count_rx_result h1) h4=$(count_rx_result h4)"
+}
+
+setup_vlan() {
+	ip link add xbr0 type xbridge
+	ctl xbr0 vlan_filtering 1
+	ip link set xbr0 up
+	host_add h1 xbr0 swp1 $MAC1 198.51.100.1/24
+	host_add h2 xbr0 swp2 $MAC2 198.51.100.2/24
+	host_add h3 xbr0 swp3 $MAC3
+	ctl xbr0 vlan del vid 1 dev swp1
+	ctl xbr0 vlan del vid 1 dev swp2
+	ctl xbr0 vlan add vid 10 dev swp1 pvid untagged
+	ctl xbr0 vlan add vid 20 dev swp2 pvid untagged
+	ctl xbr0 vlan add vid 10-20 dev swp3
+	ip -n h3 link add link eth0 name eth0.10 type vlan id 10
+	ip -n h3 link add link eth0 name eth0.20 type vlan id 20
+	ip -n h3 addr add 198.51.100.3/24 dev eth0.10
+	ip -n h3 addr add 198.51.101.3/24 dev eth0.20
+	ip -n h2 addr add 198.51.101.2/24 dev eth0
+	ip -n h3 link set eth0.10 up
+	ip -n h3 link set eth0.20 up
+}
+
+test_vlan() {
+	ip netns exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.3 >/dev/null
+	log_test "vlan: access vid 10 (untagged) reaches the trunk's vid 10" $?
+	ip netns exec h2 ping -c 2 -i 0.2 -W 2 198.51.101.3 >/dev/null
+	log_test "vlan: access vid 20 (untagged) reaches the trunk's vid 20" $?
+	ip netns exec h1 ping -c 2 -i 0.2 -W 1 198.51.100.2 >/dev/null
+	(($? != 0))
+	log_test "vlan: hosts in different VLANs do not reach each other" $?
+	in_fdb xbr0 $MAC1 swp1 10 && in_fdb xbr0 $MAC3 swp3 10
+	log_test "vlan: learned with the VLAN" $? "$(fdb_show xbr0 | tr '\n' ';')"
+
+	# Frames leave the trunk tagged and the access port untagged.
+	local src=02:00:00:00:02:01
+	count_rx_start h3 $src 2 10
+	count_rx_start h2 $src 2
+	ip netns exec h1 $PKT send eth0 ff:ff:ff:ff:ff:ff $src --count 2
+	wait
+	[[ $(count_rx_result h3) == 2 && $(count_rx_result h2) == 0 ]]
+	log_test "vlan: broadcast in vid 10 leaves the trunk tagged 10, not vid 20" $? \
+		"h3=$(count_rx_result h3) h2=$(count_rx_result h2)"
+	count_rx_start h1 $MAC3 2 none
+	ip netns exec h3 $PKT send eth0 ff:ff:ff:ff:ff:ff $MAC3 --vlan 10 --count 2
+	wait
+	[[ $(count_rx_result h1) == 2 ]]
+	log_test "vlan: tagged 10 from the trunk leaves the access port untagged" $? \
+		"h1=$(count_rx_result h1)"
+	count_rx_start h1 $MAC3 2
+	ip netns exec h3 $PKT send eth0 ff:ff:ff:ff:ff:ff $MAC3 --vlan 30 --count 2
+	wait
+	[[ $(count_rx_result h1) == 0 ]]
+	log_test "vlan: a VID the trunk is not a member of is dropped" $?
+
+	ctl xbr0 vlan del vid 10 dev swp3
+	in_fdb xbr0 $MAC3 swp3 10
+	(($? != 0))
+	log_test "vlan: deleting vid 10 flushes its entries on the port" $?
+}
+
+test_removal_under_traffic() {
+	ip netns exec h1 ping -i 0.01 -q 192.0.2.2 >/dev/null 2>&1 &
+	local ping=$!
+	sleep 1
+	ip link set swp2 nomaster
+	local err=$?
+	ip link set swp2 master xbr0 && ip link set swp2 up || err=1
+	sleep 0.5
+	ip link del xbr0 || err=1
+	kill $ping 2>/dev/null
+	wait $ping 2>/dev/null
+	log_test "port removal and bridge deletion under ping traffic" $err
+}
+
+test_rmmod_under_traffic() {
+	[[ -n "$MODULE" ]] || return 0
+	setup_flat
+	ip netns exec h1 ping -i 0.01 -q 192.0.2.2 >/dev/null 2>&1 &
+	local ping=$!
+	sleep 1
+	rmmod xbridge
+	local err=$?
+	kill $ping 2>/dev/null
+	wait $ping 2>/dev/null
+	hosts_cleanup
+	log_test "rmmod xbridge with a bridge, ports and traffic" $err
+	insmod "$MODULE"
+}
+
+trap cleanup EXIT
+setup_flat
+test_ping
+test_learning
+test_flood
+test_removal_under_traffic
+cleanup
+setup_vlan
+test_vlan
+cleanup
+test_rmmod_under_traffic
+summary
