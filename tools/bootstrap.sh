@@ -8,6 +8,7 @@ packages=(
 	meson ninja-build pkg-config
 	catch2 libboost-dev liburcu-dev
 	binutils python3 jq
+	valgrind
 )
 
 missing=()
