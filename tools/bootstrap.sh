@@ -8,6 +8,8 @@ packages=(
 	meson ninja-build pkg-config
 	catch2 libboost-dev liburcu-dev
 	binutils python3 jq
+	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
+	kmod iproute2 iputils-ping cpio xz-utils zstd
 	valgrind
 )
 

@@ -1,0 +1,264 @@
+#!/bin/bash
+# run.sh - run a command inside the test kernel (Debian's linux-image-amd64) under qemu.
+#
+#   tools/vm/run.sh [options] -- COMMAND [ARGS...]
+#   tools/vm/run.sh --scan-log FILE
+#
+# The host kernel cannot load modules, so this boots the newest installed Debian
+# kernel (the newest /boot/vmlinuz-VER with /lib/modules/VER, preferring ones with
+# headers; --kernel or $XBRIDGE_KERNEL override) under qemu TCG (KVM hangs here),
+# with the host's root shared read-only over virtio-9p. The guest therefore runs
+# the host's own tools and sees the build tree at the same paths; /tmp, /run,
+# /var/tmp and /dev/shm are fresh tmpfs in the guest (so paths under them are NOT
+# shared). In the guest, in the directory run.sh was started from:
+#   insmod each --module (fail if it does not load), run COMMAND (stdin /dev/null,
+#   HOME=/tmp, XBRIDGE_VM=1), rmmod the modules (fail if they do not unload),
+#   then dump the kernel log and power off.
+# The guest console streams to stdout and, with the kernel log, into a log file.
+#
+# Exit status: COMMAND's status, except
+#   120  COMMAND succeeded but the kernel log shows a WARNING/BUG/oops/lockdep
+#        splat/RCU stall/... (the offending lines are printed)
+#   124  wall-clock timeout (qemu killed)
+#   125  the guest failed before/around the command (boot, 9p, insmod, crash)
+#   126  rmmod failed after a successful command
+#
+# Options:
+#   --module PATH.ko   load this module before COMMAND (repeatable, in order)
+#   --timeout SECS     wall-clock limit for the whole run (default 600)
+#   --kernel VER       boot /boot/vmlinuz-VER
+#   --env VAR=VALUE    set an environment variable for COMMAND (repeatable)
+#   --log FILE         console log file (default build-vm/logs/run-*.log, the 20
+#                      newest kept; the latest also as build-vm/last.log)
+#   --mem MB, --smp N  guest size (default 1024 MB, 2 CPUs)
+#   --scan-log FILE    only scan a saved console/kernel log for kernel problems
+#   --print-kernel     only print the kernel version that would be booted
+#   -q, --quiet        do not stream the guest console (still logged)
+# COMMAND is executed as argv; a single argument containing spaces is run with
+# bash -c. Initramfs cache: build-vm/ in the repo (or $XBRIDGE_VM_CACHE), rebuilt
+# when the kernel version, the busybox or tools/vm/{init,stage2.sh,mkinitramfs.sh}
+# change. Extra kernel command-line words: $XBRIDGE_VM_APPEND.
+set -euo pipefail
+shopt -s extglob
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cache=${XBRIDGE_VM_CACHE:-$repo/build-vm}
+
+# Kernel log lines that fail the run. Matched (extended regex) only against kernel
+# lines: the dmesg dump and timestamped console lines, not COMMAND's output.
+bad_kernel_re='WARNING:|BUG:|Oops|general protection fault|Kernel panic|kernel BUG at'
+bad_kernel_re+='|possible circular locking|possible recursive locking|lockdep|inconsistent lock state'
+bad_kernel_re+='|self-detected stall|rcu: INFO:|INFO: rcu_|rcu_(sched|preempt) detected stall'
+bad_kernel_re+='|UBSAN:|KASAN:|KFENCE:|refcount_t:|unregister_netdevice: waiting'
+bad_kernel_re+='|soft lockup|hard LOCKUP|blocked for more than|list_(add|del) corruption'
+bad_kernel_re+='|unreferenced object|stack-protector|double fault'
+
+die() { echo "vm: $*" >&2; exit 125; }
+
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit "${1:-0}"; }
+
+# scan_log FILE [NONCE]: print the kernel problem lines of a console log; true if any.
+scan_log() {
+	local file=$1 nonce=${2:-}
+	local hits
+	hits=$(tr -d '\r' <"$file" | awk -v b="XBRIDGE-VM-DMESG-BEGIN-$nonce" -v e="XBRIDGE-VM-DMESG-END-$nonce" '
+		index($0, b) == 1 { inlog = 1; next }
+		index($0, e) == 1 { inlog = 0; next }
+		inlog || /^(<[0-9]+>)?\[ *[0-9]+\.[0-9]+\]/ { print }' |
+		grep -E -e "$bad_kernel_re" | awk '!seen[$0]++' | head -n 40) || true
+	[[ -n $hits ]] || return 1
+	printf '%s\n' "$hits"
+}
+
+# The test kernel: newest image with modules, preferring those with headers.
+find_kernel() {
+	local img v best="" best_hdr=""
+	for img in /boot/vmlinuz-*; do
+		[[ -r $img ]] || continue
+		v=${img#/boot/vmlinuz-}
+		[[ -f /lib/modules/$v/modules.dep ]] || continue
+		if [[ -z $best ]] || dpkg --compare-versions "$v" gt "$best"; then best=$v; fi
+		if [[ -e /lib/modules/$v/build/Makefile ]] &&
+			{ [[ -z $best_hdr ]] || dpkg --compare-versions "$v" gt "$best_hdr"; }; then
+			best_hdr=$v
+		fi
+	done
+	[[ -z ${XBRIDGE_KERNEL:-} ]] || { echo "$XBRIDGE_KERNEL"; return; }
+	[[ -n ${best_hdr:-$best} ]] ||
+		die "no /boot/vmlinuz-VER with /lib/modules/VER (install linux-image-amd64)"
+	echo "${best_hdr:-$best}"
+}
+
+modules=() envs=() timeout=600 kernel=${XBRIDGE_KERNEL:-} log="" mem=1024 smp=2 quiet=""
+while (($#)); do
+	case $1 in
+	--module) modules+=("${2:?--module needs a path}"); shift 2 ;;
+	--module=*) modules+=("${1#*=}"); shift ;;
+	--timeout) timeout=${2:?}; shift 2 ;;
+	--timeout=*) timeout=${1#*=}; shift ;;
+	--kernel) kernel=${2:?}; shift 2 ;;
+	--kernel=*) kernel=${1#*=}; shift ;;
+	--env) envs+=("${2:?}"); shift 2 ;;
+	--env=*) envs+=("${1#*=}"); shift ;;
+	--log) log=${2:?}; shift 2 ;;
+	--log=*) log=${1#*=}; shift ;;
+	--mem) mem=${2:?}; shift 2 ;;
+	--smp) smp=${2:?}; shift 2 ;;
+	-q | --quiet) quiet=1; shift ;;
+	--scan-log)
+		f=${2:?--scan-log needs a file}
+		if scan_log "$f"; then
+			echo "vm: FAIL: the kernel log in $f shows the problems above" >&2
+			exit 120
+		fi
+		echo "vm: kernel log in $f is clean"
+		exit 0 ;;
+	--print-kernel) find_kernel; exit 0 ;;
+	-h | --help) usage 0 ;;
+	--) shift; break ;;
+	-*) echo "vm: unknown option $1" >&2; usage 2 >&2 ;;
+	*) break ;;
+	esac
+done
+(($#)) || { echo "vm: no command given" >&2; usage 2 >&2; }
+[[ $timeout =~ ^[0-9]+$ ]] || die "--timeout wants seconds"
+
+# Paths the guest cannot see: they are tmpfs there.
+hidden_in_guest() { case $1/ in /tmp/* | /run/* | /var/tmp/* | /dev/shm/* | /proc/* | /sys/*) return 0 ;; esac; return 1; }
+
+cwd=$(pwd -P)
+hidden_in_guest "$cwd" && die "cannot run from $cwd: /tmp, /run, /var/tmp are tmpfs in the guest"
+abs_modules=()
+for m in ${modules[@]+"${modules[@]}"}; do
+	[[ -r $m ]] || die "module $m not found"
+	m=$(realpath "$m")
+	hidden_in_guest "$m" && die "module $m is under a path the guest does not share"
+	abs_modules+=("$m")
+done
+
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (tools/bootstrap.sh)"
+[[ -n $kernel ]] || kernel=$(find_kernel)
+[[ -r /boot/vmlinuz-$kernel ]] || die "no readable /boot/vmlinuz-$kernel"
+for m in ${abs_modules[@]+"${abs_modules[@]}"}; do
+	mv_=$(modinfo -F vermagic "$m" 2>/dev/null | cut -d' ' -f1) || true
+	[[ -z $mv_ || $mv_ == "$kernel" ]] ||
+		echo "vm: warning: $m is built for $mv_, booting $kernel" >&2
+done
+
+# Base initramfs, cached by kernel version and the contents of its inputs.
+mkdir -p "$cache/logs"
+key=$(cat "$here/init" "$here/stage2.sh" "$here/mkinitramfs.sh" |
+	cat - <(echo "$kernel"; stat -L -c '%s %Y' "${BUSYBOX:-/bin/busybox}" "/lib/modules/$kernel/modules.dep") |
+	sha256sum | cut -c1-12)
+base=$cache/initramfs-$kernel-$key.cpio
+if [[ ! -f $base ]]; then
+	"$here/mkinitramfs.sh" "$kernel" "$base" || die "building the initramfs failed"
+	find "$cache" -maxdepth 1 -name "initramfs-$kernel-*.cpio" ! -name "${base##*/}" -delete
+fi
+
+# The per-run job, appended to the base initramfs as a second cpio archive.
+work=$(mktemp -d "$cache/run.XXXXXX")
+cleanup() {
+	if [[ -s $work/timeout.pid ]]; then
+		kill "$(cat "$work/timeout.pid")" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+nonce=$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
+mkdir "$work/job"
+echo "$nonce" >"$work/job/nonce"
+echo "$cwd" >"$work/job/cwd"
+printf '%s\n' ${abs_modules[@]+"${abs_modules[@]}"} >"$work/job/modules"
+for e in ${envs[@]+"${envs[@]}"}; do
+	[[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "--env wants VAR=VALUE, got $e"
+	v=${e#*=}
+	printf "export %s='%s'\n" "${e%%=*}" "${v//\'/\'\\\'\'}"
+done >"$work/job/env"
+{
+	echo '#!/bin/bash'
+	if (($# == 1)) && [[ $1 == *[[:space:]]* ]]; then
+		printf 'exec bash -c %q\n' "$1"
+	else
+		printf 'exec'; printf ' %q' "$@"; printf '\n'
+	fi
+} >"$work/job/cmd"
+(cd "$work" && find job | LC_ALL=C sort | cpio -o -H newc --quiet --owner=0:0) >"$work/job.cpio"
+cat "$base" "$work/job.cpio" >"$work/initrd.cpio"
+
+if [[ -z $log ]]; then
+	log=$cache/logs/run-$(date +%Y%m%d-%H%M%S)-$$.log
+	ln -sfn "logs/${log##*/}" "$cache/last.log"
+	# keep the 20 newest logs
+	find "$cache/logs" -name 'run-*.log' -printf '%T@ %p\n' | sort -rn | tail -n +21 |
+		cut -d' ' -f2- | xargs -r rm -f --
+fi
+: >"$log"
+
+# shellcheck disable=SC2054 # commas are qemu option syntax
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "$smp"
+	-nographic -no-reboot -nic none
+	-kernel "/boot/vmlinuz-$kernel" -initrd "$work/initrd.cpio"
+	-append "console=ttyS0 panic=-1 ${XBRIDGE_VM_APPEND:-}"
+	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap)
+
+echo "vm: booting $kernel (TCG, ${mem} MB, $smp CPUs, timeout ${timeout}s), log $log" >&2
+t0=$EPOCHREALTIME t_cmd="" status=""
+set +e
+# qemu's output: every line to the log, all but the final kernel-log dump to stdout.
+# (timeout runs qemu in its own process group: cleanup kills it by its pid.)
+exec 3< <(
+	timeout -k 5 "$timeout" "${qemu[@]}" </dev/null 2>&1 &
+	echo $! >"$work/timeout.pid"
+	wait $!
+	echo "XBRIDGE-VM-QEMU-RC-$nonce: $?"
+)
+reader_pid=$!
+hide="" qemu_rc=""
+while IFS= read -r line <&3; do
+	line=${line//$'\r'/}
+	line=${line//$'\e'@(c|\[*([0-9;?])[a-zA-Z])/} # SeaBIOS/console escape codes
+	case $line in
+	"XBRIDGE-VM-QEMU-RC-$nonce: "*) qemu_rc=${line##*: }; continue ;;
+	"XBRIDGE-VM-DMESG-BEGIN-$nonce") hide=1 ;;
+	"XBRIDGE-VM-EXIT-$nonce: "*) status=${line##*: } ;;
+	"vm: running the command in "*) t_cmd=$EPOCHREALTIME ;;
+	esac
+	printf '%s\n' "$line" >>"$log"
+	if [[ -z $hide && -z $quiet ]]; then
+		printf '%s\n' "$line"
+	elif [[ -n $quiet && ( $line == "vm: FAILED"* || $line == vm-init:* ) ]]; then
+		printf '%s\n' "$line" >&2
+	fi
+	[[ $line != "XBRIDGE-VM-DMESG-END-$nonce" ]] || hide=""
+done
+exec 3<&-
+wait "$reader_pid" 2>/dev/null
+rm -f "$work/timeout.pid"
+set -e
+t1=$EPOCHREALTIME
+
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+timing="total $(secs "$t0" "$t1") s"
+[[ -z $t_cmd ]] || timing="boot to command $(secs "$t0" "$t_cmd") s, $timing"
+
+rc=0
+if [[ $qemu_rc == 124 || $qemu_rc == 137 ]]; then
+	echo "vm: FAIL: timed out after ${timeout}s, qemu killed ($timing; log $log)" >&2
+	rc=124
+elif [[ -z $status ]]; then
+	echo "vm: FAIL: the guest did not report an exit status (qemu status ${qemu_rc:-?}; crash or boot failure?) ($timing; log $log)" >&2
+	rc=125
+else
+	rc=$status
+fi
+if problems=$(scan_log "$log" "$nonce"); then
+	echo "vm: FAIL: the kernel log shows problems:" >&2
+	printf '    %s\n' "$problems" >&2
+	((rc != 0)) || rc=120
+fi
+echo "vm: exit status $rc (command: ${status:-none}; $timing; log $log)" >&2
+exit "$rc"

@@ -1,0 +1,66 @@
+# shellcheck shell=sh
+# Stage 2 of the xbridge test-kernel guest, run by /init as PID 1 with busybox sh,
+# chrooted into the host's root (read-only 9p; tmpfs on /tmp /run /var/tmp).
+#
+# Reads the job written by tools/vm/run.sh from /run/vm/job:
+#   nonce    marker suffix, so command output cannot fake the markers
+#   cwd      directory to run the command in
+#   modules  one .ko path per line (host paths; the guest sees the same files)
+#   cmd      the command, as a bash script
+# insmods the modules, runs the command, rmmods the modules (reverse order),
+# then prints the exit status and the kernel log between markers and powers off.
+# Everything but the command itself is busybox, so the host's tools are only
+# needed for what the command uses (plus kmod's insmod/rmmod for the modules).
+bb=/run/vm/busybox
+job=/run/vm/job
+nonce=$($bb cat $job/nonce)
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp TERM=dumb LANG=C.UTF-8 LC_ALL=C.UTF-8 XBRIDGE_VM=1
+[ -f $job/env ] && . $job/env
+
+finish() {
+	echo "XBRIDGE-VM-EXIT-$nonce: $1"
+	echo "XBRIDGE-VM-DMESG-BEGIN-$nonce"
+	$bb dmesg
+	echo "XBRIDGE-VM-DMESG-END-$nonce"
+	$bb sync
+	$bb poweroff -f
+	$bb sleep 30
+}
+
+insmod_() { if [ -x /sbin/insmod ]; then /sbin/insmod "$@"; else $bb insmod "$@"; fi; }
+rmmod_() { if [ -x /sbin/rmmod ]; then /sbin/rmmod "$@"; else $bb rmmod "$@"; fi; }
+
+loaded=""
+while IFS= read -r ko; do
+	[ -n "$ko" ] || continue
+	# Dependencies of the module (other modules it uses) come from the host's
+	# /lib/modules, as modprobe would load them.
+	for dep in $(/sbin/modinfo -F depends "$ko" 2>/dev/null | $bb tr , ' '); do
+		/sbin/modprobe "$dep" || echo "vm: warning: modprobe $dep failed"
+	done
+	echo "vm: insmod $ko"
+	if ! insmod_ "$ko"; then
+		echo "vm: FAILED: insmod $ko"
+		finish 125
+	fi
+	name=$($bb basename "$ko"); name=${name%%.ko*}
+	loaded="$name $loaded"
+done < $job/modules
+
+cd "$($bb cat $job/cwd)" || { echo "vm: FAILED: cd $($bb cat $job/cwd)"; finish 125; }
+echo "vm: running the command in $PWD"
+start=$($bb cut -d' ' -f1 /proc/uptime)
+/bin/bash $job/cmd </dev/null
+status=$?
+echo "vm: command exited with status $status (guest uptime $start s at start)"
+
+for name in $loaded; do
+	echo "vm: rmmod $name"
+	if ! rmmod_ "$name"; then
+		echo "vm: FAILED: rmmod $name"
+		[ $status -ne 0 ] || status=126
+	fi
+done
+finish $status
