@@ -43,6 +43,8 @@ host_add() {
 	ip netns add "$ns"
 	ip link add "$port" type veth peer name eth0 netns "$ns"
 	ip -n "$ns" link set eth0 address "$mac"
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
 	ip -n "$ns" link set lo up
 	ip -n "$ns" link set eth0 up
 	if [[ -n "$ip" ]]; then
@@ -67,16 +69,29 @@ in_fdb() {
 	fdb_show "$1" | grep -q "$pattern master"
 }
 
-# count_rx NS SRC SECONDS [VLAN] - start a counter of frames from SRC on
-# NS's eth0 in the background; prints the count into $TMPDIR/count.NS.
+# count_rx_start NS SRC EXPECT [VLAN] - count test frames from SRC on NS's
+# eth0 in the background, into $TMPDIR/count.NS. Returns once the counter's
+# socket is bound; frames queue there until count_rx_go, after which the
+# counter waits COUNT_WINDOW seconds for stragglers (or stops at EXPECT+1).
+# Usage: count_rx_start ...; send frames; count_rx_go; count_rx_result NS.
+COUNT_WINDOW=${COUNT_WINDOW:-1.5}
 count_rx_start() {
-	local ns=$1 src=$2 secs=$3 vlan=${4:-}
-	ip netns exec "$ns" $PKT count eth0 --src "$src" --seconds "$secs" \
-		${vlan:+--vlan "$vlan"} >"$TMPDIR/count.$ns" 2>"$TMPDIR/ready.$ns" &
-	for _ in $(seq 50); do
+	local ns=$1 src=$2 expect=$3 vlan=${4:-}
+	rm -f "$TMPDIR/ready.$ns" "$TMPDIR/go"
+	ip netns exec "$ns" $PKT count eth0 --src "$src" --seconds "$COUNT_WINDOW" \
+		--start-file "$TMPDIR/go" \
+		--until "$((expect + 1))" ${vlan:+--vlan "$vlan"} \
+		>"$TMPDIR/count.$ns" 2>"$TMPDIR/ready.$ns" &
+	for _ in $(seq 100); do
 		grep -q ready "$TMPDIR/ready.$ns" 2>/dev/null && return 0
 		sleep 0.1
 	done
+	echo "count_rx_start: counter in $ns did not start" >&2
+}
+
+count_rx_go() {
+	touch "$TMPDIR/go"
+	wait
 }
 
 count_rx_result() {

@@ -3,14 +3,18 @@
 """pkt.py - send and count raw Ethernet frames on an interface (AF_PACKET).
 
   pkt.py send IFACE DST SRC [--vlan VID] [--count N] [--ethertype 0x88b5]
-  pkt.py count IFACE --src SRC [--seconds S] [--vlan VID|none]
+  pkt.py count IFACE --src SRC [--seconds S] [--vlan VID|none] [--until N]
 
-`count` prints how many frames from SRC arrived within S seconds (and with
---vlan, only those carrying that 802.1Q tag, which the kernel reports out of
-band through PACKET_AUXDATA; `none` counts only untagged ones). It prints
-"ready" on stderr once the socket is bound, so a caller can start sending.
+`count` prints how many test frames (EtherType 0x88b5, the IEEE local
+experimental type `send` uses, so the hosts' own IPv6 chatter is not counted)
+from SRC arrived within S seconds, or as soon as N have (--until). With
+--vlan, only frames carrying that 802.1Q tag count (the kernel reports it out
+of band through PACKET_AUXDATA; `none` counts only untagged ones). It prints
+"ready" on stderr once the socket is bound, so a caller can start sending;
+with --start-file, the S-second window starts once that file exists.
 """
 import argparse
+import os
 import select
 import socket
 import struct
@@ -45,6 +49,11 @@ def count(args):
     s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
     s.bind((args.iface, 0))
     print("ready", file=sys.stderr, flush=True)
+    if args.start_file:
+        # Frames queue on the bound socket; the window starts at "go".
+        limit = time.monotonic() + 60
+        while not os.path.exists(args.start_file) and time.monotonic() < limit:
+            time.sleep(0.05)
     src = mac_bytes(args.src)
     want_vlan = None if args.vlan is None else (-1 if args.vlan == "none" else int(args.vlan))
     n = 0
@@ -67,9 +76,16 @@ def count(args):
                     vid = tci & 0xfff
         if vid < 0 and data[12:14] == b"\x81\x00":
             vid = struct.unpack("!H", data[14:16])[0] & 0xfff
+        ethertype = data[12:14]
+        if ethertype == b"\x81\x00" and vid >= 0:
+            ethertype = data[16:18]
+        if ethertype != b"\x88\xb5":
+            continue
         if want_vlan is not None and vid != want_vlan:
             continue
         n += 1
+        if args.until and n >= args.until:
+            break
     print(n)
     return 0
 
@@ -89,6 +105,8 @@ def main():
     pc.add_argument("--src", required=True)
     pc.add_argument("--seconds", type=float, default=2.0)
     pc.add_argument("--vlan")
+    pc.add_argument("--until", type=int, default=0)
+    pc.add_argument("--start-file")
     args = p.parse_args()
     return send(args) if args.cmd == "send" else count(args)
 

@@ -52,20 +52,20 @@ test_learning() {
 
 test_flood() {
 	local unknown=02:00:00:00:09:99 src=02:00:00:00:01:77 n3 n4 n2
-	count_rx_start h2 $src 2
-	count_rx_start h3 $src 2
-	count_rx_start h4 $src 2
+	count_rx_start h2 $src 3
+	count_rx_start h3 $src 3
+	count_rx_start h4 $src 3
 	ip netns exec h1 $PKT send eth0 $unknown $src --count 3
-	wait
+	count_rx_go
 	n2=$(count_rx_result h2) n3=$(count_rx_result h3) n4=$(count_rx_result h4)
 	[[ $n2 == 3 && $n3 == 3 && $n4 == 3 ]]
 	log_test "unknown unicast floods to every other port" $? "h2=$n2 h3=$n3 h4=$n4"
 
 	# Known unicast goes to one port only: $src is now learned on swp1.
-	count_rx_start h1 $MAC3 2
-	count_rx_start h4 $MAC3 2
+	count_rx_start h1 $MAC3 3
+	count_rx_start h4 $MAC3 0
 	ip netns exec h3 $PKT send eth0 $src $MAC3 --count 3
-	wait
+	count_rx_go
 	[[ $(count_rx_result h1) == 3 && $(count_rx_result h4) == 0 ]]
 	log_test "known unicast reaches only its port" $? \
 		"h1=$(count_rx_result h1) h4=$(count_rx_result h4)"
@@ -106,21 +106,21 @@ test_vlan() {
 	# Frames leave the trunk tagged and the access port untagged.
 	local src=02:00:00:00:02:01
 	count_rx_start h3 $src 2 10
-	count_rx_start h2 $src 2
+	count_rx_start h2 $src 0
 	ip netns exec h1 $PKT send eth0 ff:ff:ff:ff:ff:ff $src --count 2
-	wait
+	count_rx_go
 	[[ $(count_rx_result h3) == 2 && $(count_rx_result h2) == 0 ]]
 	log_test "vlan: broadcast in vid 10 leaves the trunk tagged 10, not vid 20" $? \
 		"h3=$(count_rx_result h3) h2=$(count_rx_result h2)"
 	count_rx_start h1 $MAC3 2 none
 	ip netns exec h3 $PKT send eth0 ff:ff:ff:ff:ff:ff $MAC3 --vlan 10 --count 2
-	wait
+	count_rx_go
 	[[ $(count_rx_result h1) == 2 ]]
 	log_test "vlan: tagged 10 from the trunk leaves the access port untagged" $? \
 		"h1=$(count_rx_result h1)"
-	count_rx_start h1 $MAC3 2
+	count_rx_start h1 $MAC3 0
 	ip netns exec h3 $PKT send eth0 ff:ff:ff:ff:ff:ff $MAC3 --vlan 30 --count 2
-	wait
+	count_rx_go
 	[[ $(count_rx_result h1) == 0 ]]
 	log_test "vlan: a VID the trunk is not a member of is dropped" $?
 
