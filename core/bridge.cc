@@ -218,10 +218,16 @@ void Bridge::remove_port(Port *port)
 
 void Bridge::port_link_changed(Port *port, bool up)
 {
+	/* As br_port_carrier_check: carrier only enables a disabled port and
+	 * disables an enabled one; a state the user set otherwise stays. */
+	PortState state = port->port_state();
 	if (up) {
-		store_once(port->state, uint8_t(PortState::Forwarding));
+		if (state == PortState::Disabled)
+			store_once(port->state, uint8_t(PortState::Forwarding));
 		return;
 	}
+	if (state == PortState::Disabled)
+		return;
 	store_once(port->state, uint8_t(PortState::Disabled));
 	FdbFilter dynamic;
 	dynamic.port = port;
@@ -234,8 +240,8 @@ int Bridge::port_set_flags(Port *port, uint32_t set, uint32_t clear, Extack *ack
 	if ((set | clear) & ~kPortFlagsAll)
 		return fail(ack, kEINVAL, "unknown port flag");
 	uint32_t flags = (port->flags | set) & ~clear;
-	if ((flags & kPortMab) && !(flags & kPortLocked))
-		return fail(ack, kEINVAL, "MAB needs a locked port");
+	if ((flags & kPortMab) && (!(flags & kPortLocked) || !(flags & kPortLearning)))
+		return fail(ack, kEINVAL, "MAB needs a locked port with learning on");
 	uint32_t old = port->flags;
 	store_once(port->flags, flags);
 	if ((old & kPortMab) && !(flags & kPortMab)) {
@@ -307,9 +313,15 @@ int Bridge::set_default_pvid(uint16_t pvid, Extack *ack)
 
 	/* Ports still on the old default move to the new one. */
 	const uint16_t old = opts_.default_pvid;
+	/* As __br_vlan_set_default_pvid: ports that already have the new VID
+	 * keep their VLANs; with no old default every port gets the new one. */
 	auto move = [&](Port *p) {
-		if (!vlan_is_default_pvid(p, old))
+		if (pvid && p->vlans.find(pvid))
 			return 0;
+		if (old && !vlan_is_default_pvid(p, old))
+			return 0;
+		if (!old)
+			return vlan_add(p, pvid, pvid, kVlanPvid | kVlanUntagged, ack);
 		if (pvid) {
 			int err = vlan_add(p, pvid, pvid, kVlanPvid | kVlanUntagged, ack);
 			if (err)
@@ -332,7 +344,7 @@ int Bridge::set_addr(MacKey addr, Extack *ack)
 	addr &= kMacMask;
 	if (!mac_is_valid_unicast(addr))
 		return fail(ack, kEINVAL, "invalid Ethernet address");
-	MacKey old = addr_;
+	const MacKey old = addr_;
 	if (addr == old)
 		return 0;
 	ScratchArray<uint16_t> vids(kVidCount);
@@ -344,13 +356,20 @@ int Bridge::set_addr(MacKey addr, Extack *ack)
 		vids[n++] = v->vid;
 		return true;
 	});
-	store_once(addr_, addr);
+
+	/* Create the new local entries first, so a failure changes nothing. */
 	host_->addr = addr;
 	for (unsigned i = 0; i < n; i++) {
-		fdb_.del(old, vids[i], host_, FdbReason::User, nullptr);
-		if (add_local_entry(host_, vids[i]) < 0)
-			return fail(ack, kENOMEM, "out of memory for the local FDB entry");
+		if (add_local_entry(host_, vids[i]) == 0)
+			continue;
+		for (unsigned j = 0; j < i; j++)
+			fdb_.del(addr, vids[j], host_, FdbReason::User, nullptr);
+		host_->addr = old;
+		return fail(ack, kENOMEM, "out of memory for the local FDB entry");
 	}
+	store_once(addr_, addr);
+	for (unsigned i = 0; i < n; i++)
+		fdb_.del(old, vids[i], host_, FdbReason::User, nullptr);
 	return 0;
 }
 
@@ -531,18 +550,47 @@ int Bridge::fdb_add(MacKey mac, int32_t vid, Port *port, uint16_t flags, FdbAddM
 			if (fdb_.lookup(mac, vids[i]))
 				return fail(ack, kEEXIST, "FDB entry already exists");
 	}
+	/*
+	 * Two passes so that a failure changes nothing: first create the
+	 * entries that do not exist (only these allocate; on failure they are
+	 * deleted again), then overwrite the existing ones (Replace), which
+	 * cannot fail.
+	 */
 	const uint32_t now = now_ticks();
+	ScratchArray<bool> created(n);
+	if (!created.ok())
+		return fail(ack, kENOMEM, "out of memory");
 	for (unsigned i = 0; i < n; i++) {
+		created[i] = false;
+		bool exists;
+		{
+			RcuReadGuard rcu;
+			exists = fdb_.lookup(mac, vids[i]) != nullptr;
+		}
+		if (exists)
+			continue;
+		FdbAddRequest req = {mac, vids[i], dest_for(port, vids[i]), flags,
+				     FdbAddMode::Create};
+		if (flags & kFdbLocal)
+			req.dest = FdbDest::to_port(port);
+		int err = fdb_.add(req, now, ack);
+		if (err == -kENOMEM) {
+			for (unsigned j = 0; j < i; j++)
+				if (created[j])
+					fdb_.del(mac, vids[j], port, FdbReason::User, nullptr);
+			return err;
+		}
+		created[i] = err == 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (created[i])
+			continue;
 		FdbAddRequest req = {mac, vids[i], dest_for(port, vids[i]), flags, mode};
 		if (flags & kFdbLocal)
 			req.dest = FdbDest::to_port(port);
 		int err = fdb_.add(req, now, ack);
-		if (err) {
-			if (mode == FdbAddMode::Create)
-				for (unsigned j = 0; j < i; j++)
-					fdb_.del(mac, vids[j], port, FdbReason::User, nullptr);
+		if (err)
 			return err;
-		}
 	}
 	return 0;
 }

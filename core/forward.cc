@@ -87,7 +87,11 @@ inline bool vlan_ingress(const FrameInfo &fi, Ingress &in, bool check_state, Ver
 	return true;
 }
 
-/* br_pass_frame_up's egress check on the bridge device's own VLANs. */
+/*
+ * br_pass_frame_up's egress check on the bridge device's own VLANs. A
+ * promiscuous bridge device takes every frame (someone may be capturing):
+ * a frame in a VID the device is not a member of goes up as it is, tagged.
+ */
 inline bool host_allowed(const Bridge &br, bool filtering, Verdict &v)
 {
 	Port *host = br.host();
@@ -97,8 +101,11 @@ inline bool host_allowed(const Bridge &br, bool filtering, Verdict &v)
 		return true;
 	}
 	PortVlan *vlan = host->vlans.find(v.vid);
-	if (!vlan || !vlan_forwarding(vlan))
-		return false;
+	bool promisc = load_once(br.opts().promisc);
+	if (xb_unlikely(!vlan || (!promisc && !vlan_forwarding(vlan)))) {
+		v.local.tag = TagAction::Tag;
+		return promisc;
+	}
 	v.local.tag = tag_action(vlan);
 	return true;
 }

@@ -5,7 +5,10 @@
 #   2. build-test/ (gcc, AddressSanitizer + UndefinedBehaviorSanitizer, any
 #      UBSan report is fatal): `meson test` runs every registered test
 #      (core unit tests, the kernel-safety check of the core sources, ...);
-#   3. build-fuzz/ (clang, libFuzzer): the bounded fuzz smoke tests (~60 s each).
+#   3. build-fuzz/ (clang, libFuzzer): the bounded fuzz smoke tests (~60 s each);
+#   4. build-kmod/: xbridge.ko for the test kernel, then the selftests in
+#      selftests/ run in that kernel under qemu (tools/vm/run.sh), which also
+#      fails on any WARNING, BUG, oops, lockdep splat or RCU stall.
 # Build dirs are reconfigured when present, so the script is idempotent.
 # The last line is "N passed, N failed"; the exit status is non-zero if
 # anything failed (a build or configure failure counts as one failure).
@@ -65,6 +68,31 @@ if CXX=clang++ CC=clang configure build-fuzz -Dfuzz=true; then
 	run_tests build-fuzz --suite fuzz
 else
 	echo "test-all: configuring build-fuzz failed" >&2
+	failed=$((failed + 1))
+fi
+
+echo "== test kernel: xbridge.ko and the selftests"
+kver=$(tools/vm/run.sh --print-kernel)
+if bash kmod-shim/build.sh build-kmod "$kver" >build-kmod.log 2>&1; then
+	tail -1 build-kmod.log
+	for suite in selftests/xbridge_*.sh; do
+		log="build-kmod/$(basename "$suite" .sh).log"
+		tools/vm/run.sh -q --module build-kmod/xbridge.ko -- \
+			"$suite" build-kmod/xbridge.ko 2>&1 | tee "$log"
+		status=${PIPESTATUS[0]}
+		grep -E '^(PASS|FAIL):' build-vm/last.log | tee -a "$log"
+		ok=$(grep -c '^PASS:' build-vm/last.log)
+		bad=$(grep -c '^FAIL:' build-vm/last.log)
+		passed=$((passed + ok))
+		failed=$((failed + bad))
+		if ((status != 0 && bad == 0)); then
+			echo "test-all: $suite failed in the test kernel (status $status)" >&2
+			failed=$((failed + 1))
+		fi
+	done
+else
+	cat build-kmod.log >&2
+	echo "test-all: building xbridge.ko failed" >&2
 	failed=$((failed + 1))
 fi
 
