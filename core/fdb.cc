@@ -80,24 +80,6 @@ void Fdb::fini()
 	n_learned_ = 0;
 }
 
-FdbEntry *Fdb::lookup_key(uint64_t key) const
-{
-	const Table *t = rcu_deref(table_);
-	const uint8_t link = t->link;
-
-	for (FdbEntry *e = rcu_deref(t->bucket[bucket_of(t, key)]); e;
-	     e = rcu_deref(e->chain[link]))
-		if (e->key == key)
-			return e;
-	return nullptr;
-}
-
-const void *Fdb::bucket_address(uint64_t key) const
-{
-	const Table *t = rcu_deref(table_);
-	return &t->bucket[bucket_of(t, key)];
-}
-
 FdbEntry *Fdb::find_locked(uint64_t key) const
 {
 	const Table *t = table_;
@@ -197,22 +179,18 @@ void Fdb::roam(FdbEntry *e, FdbDest dest, Port *old_port)
 	notify(FdbEventType::Changed, FdbReason::Learned, e, old_port);
 }
 
-void Fdb::learn(FdbDest dest, MacKey mac, uint16_t vid, uint32_t now, uint16_t extra_flags)
+/* The cases learn() does not handle inline. @e is the lookup's result. */
+void Fdb::learn_slow(FdbEntry *e, uint64_t key, FdbDest dest, uint32_t now,
+		     uint16_t extra_flags)
 {
-	if (xb_unlikely(ageing_ms() == 0))
-		return;	/* ageing_time 0: "always flood", learn nothing */
-
-	const uint64_t key = fdb_key(mac, vid);
-	FdbEntry *e = lookup_key(key);
-
-	if (xb_likely(e)) {
+	if (e) {
 		uint16_t flags = e->flag_bits();
-		if (xb_unlikely(flags & kFdbLocal))
+		if (flags & kFdbLocal)
 			return;	/* our own address seen as a source: never moves */
 		if (load_once(e->updated) != now)
 			store_once(e->updated, now);
 		uintptr_t cur = load_once(e->dest);
-		if (xb_likely(cur == dest.word()))
+		if (cur == dest.word())
 			return;
 		Port *cur_port = FdbDest::from_word(cur).port();
 		if (cur_port == dest.port()) {

@@ -148,22 +148,59 @@ public:
 	/* Control, after a grace period with no readers left: free everything. */
 	void fini();
 
-	/* Datapath (RCU read section). */
+	/*
+	 * Datapath (RCU read section). A Probe is a key with its bucket,
+	 * located once (hash and table load) and used later in the same read
+	 * section: batch decisions probe and prefetch every frame's buckets
+	 * before deciding. A table resized in between stays valid and
+	 * consistent for the rest of the read section (see above).
+	 */
+	struct Probe {
+		uint64_t key;
+		FdbEntry *const *slot;
+		uint8_t link;
+	};
+	Probe probe(uint64_t key) const
+	{
+		const Table *t = rcu_deref(table_);
+		return {key, &t->bucket[bucket_of(t, key)], t->link};
+	}
+	static FdbEntry *lookup_probe(const Probe &p)
+	{
+		for (FdbEntry *e = rcu_deref(*p.slot); e; e = rcu_deref(e->chain[p.link]))
+			if (e->key == p.key)
+				return e;
+		return nullptr;
+	}
 	FdbEntry *lookup(MacKey mac, uint16_t vid) const
 	{
-		return lookup_key(fdb_key(mac, vid));
+		return lookup_probe(probe(fdb_key(mac, vid)));
 	}
-	FdbEntry *lookup_key(uint64_t key) const;
-	/* Bucket head address for @key, for prefetching in batch decisions. */
-	const void *bucket_address(uint64_t key) const;
+	FdbEntry *lookup_key(uint64_t key) const { return lookup_probe(probe(key)); }
 
 	/*
-	 * Datapath: learn @mac/@vid on @port. @dest is the destination to
-	 * store (port or port-VLAN form). @extra_flags may be kFdbLocked (MAB).
-	 * Creates, refreshes, roams (unless sticky or local) or promotes.
+	 * Datapath: learn the probe's (mac, vid) with destination @dest (port
+	 * or port-VLAN form). @extra_flags may be kFdbLocked (MAB). A refresh
+	 * of an entry that already points here is inline; creating, roaming
+	 * (unless sticky or local) and promoting go out of line.
 	 */
-	void learn(FdbDest dest, MacKey mac, uint16_t vid, uint32_t now,
-		   uint16_t extra_flags);
+	void learn(const Probe &p, FdbDest dest, uint32_t now, uint16_t extra_flags)
+	{
+		if (xb_unlikely(ageing_ms() == 0))
+			return;	/* ageing_time 0: "always flood", learn nothing */
+		FdbEntry *e = lookup_probe(p);
+		if (xb_likely(e) && xb_likely(load_once(e->dest) == dest.word()) &&
+		    xb_likely(!(e->flag_bits() & kFdbLocal))) {
+			if (load_once(e->updated) != now)
+				store_once(e->updated, now);
+			return;
+		}
+		learn_slow(e, p.key, dest, now, extra_flags);
+	}
+	void learn(FdbDest dest, MacKey mac, uint16_t vid, uint32_t now, uint16_t extra_flags)
+	{
+		learn(probe(fdb_key(mac, vid)), dest, now, extra_flags);
+	}
 
 	/* Control. */
 	int add(const FdbAddRequest &req, uint32_t now, Extack *ack);
@@ -219,6 +256,8 @@ private:
 	void set_flags_locked(FdbEntry *e, uint16_t flags);
 	void notify(FdbEventType type, FdbReason reason, const FdbEntry *e, Port *old_port) const;
 	void roam(FdbEntry *e, FdbDest dest, Port *old_port);
+	void learn_slow(FdbEntry *e, uint64_t key, FdbDest dest, uint32_t now,
+			uint16_t extra_flags);
 	static bool matches(const FdbEntry *e, const FdbFilter &f);
 	static void free_entry_rcu(xb_rcu_head *head);
 

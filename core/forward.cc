@@ -17,14 +17,49 @@ namespace xb {
 
 namespace {
 
-/* What the decision needs to know about a frame besides the frame. */
+/* The bridge state a decision reads, loaded once per call (per batch). */
+struct Ctx {
+	Bridge &br;
+	Fdb &fdb;
+	Port *host;
+	MacKey host_addr;
+	uint32_t now;
+	uint16_t vlan_proto;
+	uint16_t group_fwd_mask;
+	bool filtering;
+	bool cache_vlan;
+	bool promisc;
+	bool vlan_stats;
+};
+
+Ctx make_ctx(Bridge &br, uint32_t now)
+{
+	const BridgeOptions &o = br.opts();
+	return Ctx{br,
+		   br.fdb(),
+		   br.host(),
+		   br.addr(),
+		   now,
+		   br.vlan_protocol(),
+		   load_once(o.group_fwd_mask),
+		   br.vlan_filtering(),
+		   load_once(o.fdb_cache_vlan),
+		   load_once(o.promisc),
+		   load_once(o.vlan_stats)};
+}
+
+/* FDB probes prepared ahead (batch), valid if their keys still match. */
+struct Probes {
+	Fdb::Probe dst;
+	Fdb::Probe src;
+};
+
+/* What the decision knows about the frame's ingress. */
 struct Ingress {
 	Port *port;
 	PortVlan *vlan;		/* ingress port VLAN (filtering on) */
 	uint16_t vid;
 	PortState state;	/* port state, or the VLAN's when it overrides */
-	bool filtering;
-	bool cache_vlan;
 };
 
 inline void set_drop(Verdict &v, DropReason reason)
@@ -43,7 +78,15 @@ inline TagAction tag_action(const PortVlan *v)
 	return (load_once(v->flags) & kVlanUntagged) ? TagAction::Untag : TagAction::Tag;
 }
 
-inline void count_vlan(PortVlan *v, uint32_t bytes, bool rx)
+inline Fdb::Probe probe_for(const Ctx &c, const Fdb::Probe *ahead, MacKey mac, uint16_t vid)
+{
+	uint64_t key = fdb_key(mac, vid);
+	if (ahead && xb_likely(ahead->key == key))
+		return *ahead;
+	return c.fdb.probe(key);
+}
+
+void count_vlan(PortVlan *v, uint32_t bytes, bool rx)
 {
 	VlanStats *s = v->stats.this_cpu();
 	if (rx) {
@@ -60,9 +103,9 @@ inline void count_vlan(PortVlan *v, uint32_t bytes, bool rx)
  * and foreign-TPID frames take the PVID. With @check_state, the VLAN state
  * replaces a Forwarding port state.
  */
-inline bool vlan_ingress(const FrameInfo &fi, Ingress &in, bool check_state, Verdict &v)
+inline bool vlan_ingress(const L2Info &l2, Ingress &in, bool check_state, Verdict &v)
 {
-	uint16_t vid = fi.vid;
+	uint16_t vid = l2.vid;
 	if (!vid) {
 		vid = in.port->vlans.pvid();
 		if (xb_unlikely(!vid)) {
@@ -92,56 +135,54 @@ inline bool vlan_ingress(const FrameInfo &fi, Ingress &in, bool check_state, Ver
  * promiscuous bridge device takes every frame (someone may be capturing):
  * a frame in a VID the device is not a member of goes up as it is, tagged.
  */
-inline bool host_allowed(const Bridge &br, bool filtering, Verdict &v)
+inline bool host_allowed(const Ctx &c, Verdict &v)
 {
-	Port *host = br.host();
-	v.local.port = host;
-	if (!filtering) {
+	v.local.port = c.host;
+	if (!c.filtering) {
 		v.local.tag = TagAction::Keep;
 		return true;
 	}
-	PortVlan *vlan = host->vlans.find(v.vid);
-	bool promisc = load_once(br.opts().promisc);
-	if (xb_unlikely(!vlan || (!promisc && !vlan_forwarding(vlan)))) {
+	PortVlan *vlan = c.host->vlans.find(v.vid);
+	if (xb_unlikely(!vlan || (!c.promisc && !vlan_forwarding(vlan)))) {
 		v.local.tag = TagAction::Tag;
-		return promisc;
+		return c.promisc;
 	}
 	v.local.tag = tag_action(vlan);
 	return true;
 }
 
-inline FdbDest learn_dest(const Ingress &in)
+inline FdbDest learn_dest(const Ctx &c, const Ingress &in)
 {
-	if (in.vlan && in.cache_vlan)
+	if (in.vlan && c.cache_vlan)
 		return FdbDest::to_vlan(in.vlan);
 	return FdbDest::to_port(in.port);
 }
 
-inline void deliver_local_only(const Bridge &br, const Ingress &in, Verdict &v)
+inline void deliver_local_only(const Ctx &c, Verdict &v)
 {
-	if (host_allowed(br, in.filtering, v))
+	if (host_allowed(c, v))
 		v.kind = VerdictKind::Local;
 	else
 		set_drop(v, DropReason::HostVlan);
 }
 
 /* Unicast to an FDB hit that is not local (br_forward). */
-inline void forward_to(const Bridge &br, const Ingress &in, FdbEntry *e, uint32_t now,
-		       bool local_rcv, uint32_t len, Verdict &v)
+inline void forward_to(const Ctx &c, const Ingress &in, FdbEntry *e, bool local_rcv,
+		       uint32_t len, Verdict &v)
 {
-	if (load_once(e->used) != now)
-		store_once(e->used, now);
+	if (load_once(e->used) != c.now)
+		store_once(e->used, c.now);
 
 	DecodedDest d = decode_dest(e->destination());
-	PortVlan *cached = in.cache_vlan ? d.vlan : nullptr;
+	PortVlan *cached = c.cache_vlan ? d.vlan : nullptr;
 	TagAction tag;
-	if (xb_likely(egress_allowed(v, in.filtering, d.port, cached, tag))) {
+	if (xb_likely(egress_allowed(v, c.filtering, d.port, cached, tag))) {
 		v.kind = VerdictKind::Forward;
 		v.out.port = d.port;
 		v.out.tag = tag;
 		if (local_rcv)
-			v.local_too = host_allowed(br, in.filtering, v);
-		if (xb_unlikely(br.opts().vlan_stats) && in.filtering) {
+			v.local_too = host_allowed(c, v);
+		if (xb_unlikely(c.vlan_stats) && c.filtering) {
 			PortVlan *ev = cached ? cached : d.port->vlans.find(in.vid);
 			if (ev)
 				count_vlan(ev, len, false);
@@ -149,76 +190,95 @@ inline void forward_to(const Bridge &br, const Ingress &in, FdbEntry *e, uint32_
 		return;
 	}
 	if (local_rcv)
-		deliver_local_only(br, in, v);
+		deliver_local_only(c, v);
 	else
 		set_drop(v, DropReason::NoEgress);
 }
 
-inline void flood(FloodClass cls, bool local_rcv, const Bridge &br, const Ingress &in,
-		  Verdict &v)
+inline void flood(const Ctx &c, FloodClass cls, bool local_rcv, Verdict &v)
 {
 	v.kind = VerdictKind::Flood;
 	v.flood_class = cls;
 	if (local_rcv)
-		v.local_too = host_allowed(br, in.filtering, v);
+		v.local_too = host_allowed(c, v);
 }
 
 /* A frame the bridge device sends (br_dev_xmit). */
-void decide_from_host(Bridge &br, const FrameInfo &fi, Ingress &in, uint32_t now,
+void decide_from_host(const Ctx &c, const L2Info &l2, Ingress &in, const Probes *ahead,
 		      uint32_t len, Verdict &v)
 {
-	if (in.filtering && !vlan_ingress(fi, in, false, v))
+	if (c.filtering && !vlan_ingress(l2, in, false, v))
 		return;
 	v.vid = in.vid;
 
-	if (fi.dest_class == DestClass::Broadcast) {
-		flood(FloodClass::Broadcast, false, br, in, v);
+	if (l2.dest_class == DestClass::Broadcast) {
+		flood(c, FloodClass::Broadcast, false, v);
 		return;
 	}
-	if (fi.dest_class == DestClass::Multicast) {
-		flood(FloodClass::Multicast, false, br, in, v);
+	if (l2.dest_class == DestClass::Multicast) {
+		flood(c, FloodClass::Multicast, false, v);
 		return;
 	}
-	FdbEntry *e = br.fdb().lookup(fi.dst, in.vid);
+	FdbEntry *e = Fdb::lookup_probe(probe_for(c, ahead ? &ahead->dst : nullptr, l2.dst, in.vid));
 	if (!e) {
-		flood(FloodClass::Unicast, false, br, in, v);
+		flood(c, FloodClass::Unicast, false, v);
 		return;
 	}
 	if (e->destination().port()->is_host) {
 		set_drop(v, DropReason::NoEgress);	/* to ourselves */
 		return;
 	}
-	forward_to(br, in, e, now, false, len, v);
+	forward_to(c, in, e, false, len, v);
 }
 
 /* Link-local groups that are not forwarded: learn, pass up the port. */
-void link_local_to_port(Bridge &br, const FrameInfo &fi, Ingress &in, uint32_t now,
-			Verdict &v)
+void link_local_to_port(const Ctx &c, const L2Info &l2, Ingress &in, Verdict &v)
 {
 	v.kind = VerdictKind::PortStack;
 	if (!in.port->has_flag(kPortLearning) || !state_accepts_ingress(in.state))
 		return;
-	if (in.filtering) {
+	if (c.filtering) {
 		/* br_should_learn: not under a foreign outer tag, and only in a
 		 * VLAN the port is a member of. */
 		Verdict scratch = v;
-		if (fi.n_encap && !fi.bridge_tagged)
+		if (l2.foreign_tagged)
 			return;
-		if (!vlan_ingress(fi, in, false, scratch))
+		if (!vlan_ingress(l2, in, false, scratch))
 			return;
 	}
-	br.fdb().learn(learn_dest(in), fi.src, in.vid, now, 0);
+	c.fdb.learn(learn_dest(c, in), l2.src, in.vid, c.now, 0);
 }
 
-void decide_classified(Bridge &br, const RxFrame &frame, const FrameInfo &fi, uint32_t now,
-		       Verdict &v)
+/* The locked-port checks of br_handle_frame_finish; false: drop. */
+bool locked_port_allows(const Ctx &c, const L2Info &l2, const Ingress &in, uint32_t port_flags,
+			const Fdb::Probe &src_probe)
+{
+	FdbEntry *src = Fdb::lookup_probe(src_probe);
+	if (!src) {
+		if (port_flags & kPortMab)
+			c.fdb.learn(src_probe, learn_dest(c, in), c.now, kFdbLocked);
+		return false;
+	}
+	uint16_t sflags = src->flag_bits();
+	if (src->destination().port() != in.port || (sflags & kFdbLocal))
+		return false;	/* mismatch: drop without roaming */
+	if (sflags & kFdbLocked) {
+		c.fdb.learn(src_probe, learn_dest(c, in), c.now, kFdbLocked);
+		return false;	/* known but not authorised: refresh, drop */
+	}
+	(void)l2;
+	return true;
+}
+
+void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probes *ahead,
+	       Verdict &v)
 {
 	v = Verdict();
 	v.ingress = frame.ingress;
-	v.tag_proto = br.vlan_protocol();
-	v.pcp = fi.pcp;
+	v.tag_proto = c.vlan_proto;
+	v.pcp = l2.pcp;
 
-	if (xb_unlikely(fi.status != FrameStatus::Ok)) {
+	if (xb_unlikely(l2.status != FrameStatus::Ok)) {
 		set_drop(v, DropReason::Truncated);
 		port_count_drop(frame.ingress, v.reason);
 		return;
@@ -229,33 +289,32 @@ void decide_classified(Bridge &br, const RxFrame &frame, const FrameInfo &fi, ui
 	in.vlan = nullptr;
 	in.vid = 0;
 	in.state = in.port->port_state();
-	in.filtering = br.vlan_filtering();
-	in.cache_vlan = load_once(br.opts().fdb_cache_vlan);
 
 	if (xb_unlikely(in.port->is_host)) {
-		decide_from_host(br, fi, in, now, frame.len, v);
+		decide_from_host(c, l2, in, ahead, frame.len, v);
 		if (v.kind == VerdictKind::Drop)
 			port_count_drop(frame.ingress, v.reason);
 		return;
 	}
 
 	const uint32_t port_flags = in.port->flag_bits();
-	bool local_rcv = load_once(br.opts().promisc);
+	bool local_rcv = c.promisc;
 	FloodClass cls = FloodClass::Unicast;
+	Fdb::Probe src_probe;
 
-	if (xb_unlikely(!fi.src_valid)) {
+	if (xb_unlikely(!l2.src_valid)) {
 		set_drop(v, DropReason::SourceInvalid);
 		goto drop;
 	}
-	if (xb_unlikely(fi.link_local)) {
-		uint8_t group = fi.link_local_index;
+	if (xb_unlikely(l2.link_local)) {
+		uint8_t group = l2.link_local_index;
 		if (group == 1) {
 			set_drop(v, DropReason::LinkLocalPause);
 			goto drop;
 		}
 		/* Group 0 (STP): xbridge runs no STP, so it is forwarded. */
-		if (group != 0 && !(load_once(br.opts().group_fwd_mask) & (1u << group))) {
-			link_local_to_port(br, fi, in, now, v);
+		if (group != 0 && !(c.group_fwd_mask & (1u << group))) {
+			link_local_to_port(c, l2, in, v);
 			return;
 		}
 	}
@@ -263,41 +322,27 @@ void decide_classified(Bridge &br, const RxFrame &frame, const FrameInfo &fi, ui
 		set_drop(v, DropReason::PortState);
 		goto drop;
 	}
-	if (in.filtering) {
-		if (!vlan_ingress(fi, in, true, v))
+	if (c.filtering) {
+		if (!vlan_ingress(l2, in, true, v))
 			goto drop;
-		if (xb_unlikely(br.opts().vlan_stats))
+		if (xb_unlikely(c.vlan_stats))
 			count_vlan(in.vlan, frame.len, true);
 	}
 	v.vid = in.vid;
 
-	if (xb_unlikely(port_flags & kPortLocked)) {
-		FdbEntry *src = br.fdb().lookup(fi.src, in.vid);
-		if (!src) {
-			if (port_flags & kPortMab)
-				br.fdb().learn(learn_dest(in), fi.src, in.vid, now, kFdbLocked);
-			set_drop(v, DropReason::LockedPort);
-			goto drop;
-		}
-		uint16_t sflags = src->flag_bits();
-		if (src->destination().port() != in.port || (sflags & kFdbLocal)) {
-			set_drop(v, DropReason::LockedPort);
-			goto drop;
-		}
-		if (sflags & kFdbLocked) {
-			br.fdb().learn(learn_dest(in), fi.src, in.vid, now, kFdbLocked);
-			set_drop(v, DropReason::LockedPort);
-			goto drop;
-		}
+	src_probe = probe_for(c, ahead ? &ahead->src : nullptr, l2.src, in.vid);
+	if (xb_unlikely(port_flags & kPortLocked) &&
+	    !locked_port_allows(c, l2, in, port_flags, src_probe)) {
+		set_drop(v, DropReason::LockedPort);
+		goto drop;
 	}
-
 	if (xb_likely(port_flags & kPortLearning))
-		br.fdb().learn(learn_dest(in), fi.src, in.vid, now, 0);
+		c.fdb.learn(src_probe, learn_dest(c, in), c.now, 0);
 
-	if (fi.dest_class == DestClass::Broadcast) {
+	if (l2.dest_class == DestClass::Broadcast) {
 		cls = FloodClass::Broadcast;
 		local_rcv = true;
-	} else if (fi.dest_class == DestClass::Multicast) {
+	} else if (l2.dest_class == DestClass::Multicast) {
 		cls = FloodClass::Multicast;
 		local_rcv = true;	/* no snooping: everyone, us included */
 	}
@@ -309,77 +354,77 @@ void decide_classified(Bridge &br, const RxFrame &frame, const FrameInfo &fi, ui
 	v.src_isolated = port_flags & kPortIsolated;
 
 	if (cls == FloodClass::Unicast) {
-		FdbEntry *e = br.fdb().lookup(fi.dst, in.vid);
+		FdbEntry *e = Fdb::lookup_probe(
+			probe_for(c, ahead ? &ahead->dst : nullptr, l2.dst, in.vid));
 		if (e) {
-			if (xb_unlikely(e->flag_bits() & kFdbLocal)) {
-				deliver_local_only(br, in, v);
-				if (v.kind == VerdictKind::Drop)
-					goto drop;
-				return;
-			}
-			forward_to(br, in, e, now, local_rcv, frame.len, v);
+			if (xb_unlikely(e->flag_bits() & kFdbLocal))
+				deliver_local_only(c, v);
+			else
+				forward_to(c, in, e, local_rcv, frame.len, v);
 			if (v.kind == VerdictKind::Drop)
 				goto drop;
 			return;
 		}
 	}
-	flood(cls, local_rcv, br, in, v);
+	flood(c, cls, local_rcv, v);
 	return;
 
 drop:
 	port_count_drop(in.port, v.reason);
 }
 
-inline ClassifyParams classify_params(const Bridge &br)
+/* The VID a frame will most likely be decided in, for probing ahead. */
+inline uint16_t expected_vid(const Ctx &c, const RxFrame &f, const L2Info &l2)
 {
-	ClassifyParams params;
-	params.host_addr = br.addr();
-	params.vlan_protocol = br.vlan_protocol();
-	params.parse_l3 = false;
-	return params;
+	if (!c.filtering)
+		return 0;
+	return l2.vid ? l2.vid : f.ingress->vlans.pvid();
 }
 
 } // namespace
 
 void decide(Bridge &br, const RxFrame &frame, uint32_t now, Verdict &out)
 {
-	FrameInfo fi;
-	classify_frame(frame.data, frame.len, frame.oob, classify_params(br), fi);
-	decide_classified(br, frame, fi, now, out);
+	const Ctx c = make_ctx(br, now);
+	L2Info l2;
+	classify_l2(frame.data, frame.len, frame.oob, c.host_addr, c.vlan_proto, l2);
+	decide_l2(c, frame, l2, nullptr, out);
 }
 
 /*
- * Batches are decided in groups small enough for a kernel stack: classify
- * every frame of a group and prefetch the FDB buckets its lookups will
- * touch (destination, and source for learning), then decide each frame.
+ * Batches are decided in groups small enough for a kernel stack. For each
+ * group: classify every frame and probe its destination and source buckets
+ * (prefetching the bucket slots); then load each slot and prefetch the
+ * first entry of its chain; then decide each frame with its probes. The
+ * memory of the whole group is in flight before the first decision.
  */
 void decide_batch(Bridge &br, const RxFrame *frames, unsigned n, uint32_t now, Verdict *out)
 {
 	constexpr unsigned kGroup = 16;
-	FrameInfo fi[kGroup];
-	const ClassifyParams params = classify_params(br);
-	const bool filtering = br.vlan_filtering();
-	const Fdb &fdb = br.fdb();
+	const Ctx c = make_ctx(br, now);
+	L2Info l2[kGroup];
+	Probes probes[kGroup];
 
 	if (n > kBatchMax)
 		n = kBatchMax;
 	for (unsigned base = 0; base < n; base += kGroup) {
-		unsigned count = n - base < kGroup ? n - base : kGroup;
+		const unsigned count = n - base < kGroup ? n - base : kGroup;
+		const RxFrame *f = frames + base;
 
 		for (unsigned i = 0; i < count; i++) {
-			const RxFrame &f = frames[base + i];
-			classify_frame(f.data, f.len, f.oob, params, fi[i]);
-			uint16_t vid = 0;
-			if (filtering) {
-				vid = fi[i].vid;
-				if (!vid)
-					vid = f.ingress->vlans.pvid();
-			}
-			prefetch(fdb.bucket_address(fdb_key(fi[i].dst, vid)));
-			prefetch(fdb.bucket_address(fdb_key(fi[i].src, vid)));
+			classify_l2(f[i].data, f[i].len, f[i].oob, c.host_addr, c.vlan_proto, l2[i]);
+			uint16_t vid = expected_vid(c, f[i], l2[i]);
+			probes[i].dst = c.fdb.probe(fdb_key(l2[i].dst, vid));
+			probes[i].src = c.fdb.probe(fdb_key(l2[i].src, vid));
+			prefetch(probes[i].dst.slot);
+			prefetch(probes[i].src.slot);
+		}
+		for (unsigned i = 0; i < count; i++) {
+			prefetch(load_once(*probes[i].dst.slot));
+			prefetch(load_once(*probes[i].src.slot));
 		}
 		for (unsigned i = 0; i < count; i++)
-			decide_classified(br, frames[base + i], fi[i], now, out[base + i]);
+			decide_l2(c, f[i], l2[i], &probes[i], out[base + i]);
 	}
 }
 

@@ -26,6 +26,7 @@
 
 #include "bridge.h"
 #include "forward.h"
+#include "frame.h"
 #include "platform_user.h"
 
 namespace {
@@ -90,6 +91,24 @@ void run_frame(Input &in)
 		frame.oob.present = true;
 		frame.oob.tpid = (oob_sel & 2) ? xb::kEthP8021AD : xb::kEthP8021Q;
 		frame.oob.tci = uint16_t((oob_sel >> 2) * 67);
+	}
+
+	/* The datapath's L2-only classifier agrees with the full one. */
+	xb::ClassifyParams params = {rig->br->addr(), rig->br->vlan_protocol(), true};
+	xb::FrameInfo fi;
+	xb::L2Info l2;
+	memset(&l2, 0x5a, sizeof(l2));
+	xb::classify_frame(copy, uint32_t(len), frame.oob, params, fi);
+	xb::classify_l2(copy, uint32_t(len), frame.oob, params.host_addr, params.vlan_protocol, l2);
+	if (fi.status == xb::FrameStatus::Ok) {
+		check(l2.status == xb::FrameStatus::Ok);
+		check(l2.dst == fi.dst && l2.src == fi.src && l2.dest_class == fi.dest_class);
+		check(l2.src_valid == fi.src_valid && l2.link_local == fi.link_local &&
+		      l2.link_local_index == fi.link_local_index);
+		check(l2.bridge_tagged == fi.bridge_tagged && l2.vid == fi.vid && l2.pcp == fi.pcp);
+		check(l2.foreign_tagged == (fi.n_encap > 0 && !fi.bridge_tagged));
+	} else if (len < xb::kEthHeaderLen) {
+		check(l2.status == xb::FrameStatus::Truncated);
 	}
 
 	xb::Verdict v;
