@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,17 +115,87 @@ void free_with_header(void *user)
 	free(static_cast<unsigned char *>(user) - header_of(user)->offset);
 }
 
+/*
+ * The optional slab for cache-line blocks: one reserved, huge-page-advised
+ * region carved in 64-byte objects, with a free list. A block belongs to
+ * the slab iff its address is inside the region. Mutex-protected: blocks
+ * are allocated under the FDB lock and freed from liburcu's callback thread.
+ */
+struct Slab {
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	unsigned char *base = nullptr;
+	size_t reserved = 0;
+	size_t used = 0;
+	void *free_list = nullptr;
+};
+Slab g_slab;
+constexpr size_t kSlabReserve = size_t(16) << 30;	/* virtual only */
+
+bool in_slab(const void *p)
+{
+	auto *c = static_cast<const unsigned char *>(p);
+	return g_slab.base && c >= g_slab.base && c < g_slab.base + g_slab.reserved;
+}
+
+void *slab_alloc()
+{
+	void *p = nullptr;
+	pthread_mutex_lock(&g_slab.lock);
+	if (g_slab.free_list) {
+		p = g_slab.free_list;
+		g_slab.free_list = *static_cast<void **>(p);
+	} else if (g_slab.used + kCacheLine <= g_slab.reserved) {
+		p = g_slab.base + g_slab.used;
+		g_slab.used += kCacheLine;
+	}
+	pthread_mutex_unlock(&g_slab.lock);
+	if (p)
+		memset(p, 0, kCacheLine);
+	return p;
+}
+
+void slab_free(void *p)
+{
+	pthread_mutex_lock(&g_slab.lock);
+	*static_cast<void **>(p) = g_slab.free_list;
+	g_slab.free_list = p;
+	pthread_mutex_unlock(&g_slab.lock);
+}
+
 } // namespace
+
+extern "C" void xb_user_use_slab(int enable)
+{
+	if (!enable || g_slab.base)
+		return;
+	void *p = mmap(nullptr, kSlabReserve, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	madvise(p, kSlabReserve, MADV_HUGEPAGE);
+	g_slab.base = static_cast<unsigned char *>(p);
+	g_slab.reserved = kSlabReserve;
+}
+
 
 extern "C" {
 
 /* ---- allocation ---------------------------------------------------- */
+
 
 void *xb_alloc(size_t size, enum xb_alloc_ctx ctx)
 {
 	(void)ctx;
 	if (!alloc_permitted())
 		return nullptr;
+	if (size == kCacheLine && g_slab.base) {
+		void *b = slab_alloc();
+		if (b) {
+			g_bytes_live.fetch_add(size, std::memory_order_relaxed);
+			g_allocs_live.fetch_add(1, std::memory_order_relaxed);
+		}
+		return b;
+	}
 	/* Blocks of a cache line or more start on a cache line, as kmalloc's. */
 	size_t align = size >= kCacheLine ? kCacheLine : 16;
 	void *p = alloc_with_header(size, align, size);
@@ -139,8 +210,13 @@ void xb_free(void *ptr)
 {
 	if (!ptr)
 		return;
-	g_bytes_live.fetch_sub(header_of(ptr)->size, std::memory_order_relaxed);
 	g_allocs_live.fetch_sub(1, std::memory_order_relaxed);
+	if (in_slab(ptr)) {
+		g_bytes_live.fetch_sub(kCacheLine, std::memory_order_relaxed);
+		slab_free(ptr);
+		return;
+	}
+	g_bytes_live.fetch_sub(header_of(ptr)->size, std::memory_order_relaxed);
 	free_with_header(ptr);
 }
 

@@ -48,6 +48,14 @@ unsigned long xb_user_log_count(enum xb_log_level level);
 /* Whether xb_log() writes to stderr (default on); counting goes on regardless. */
 void xb_user_log_to_stderr(int enable);
 
+/*
+ * Pack cache-line-sized blocks (FDB entries) densely in huge-page-backed
+ * memory, as the kernel's kmalloc-64 slab does, instead of malloc's
+ * header-and-padding layout. For the benchmark: AddressSanitizer cannot see
+ * inside the slab, so tests leave it off. Call before the first xb_alloc().
+ */
+void xb_user_use_slab(int enable);
+
 #ifdef __cplusplus
 }
 #endif

@@ -717,6 +717,8 @@ std::vector<unsigned> parse_list(const char *s)
 
 int main(int argc, char **argv)
 {
+	/* FDB entries packed as the kernel's kmalloc-64 slab packs them. */
+	xb_user_use_slab(1);
 	Options o;
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
