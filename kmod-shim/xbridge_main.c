@@ -238,11 +238,45 @@ static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 
 /* ---- ports ------------------------------------------------------------------ */
 
+static bool xbr_port_up(const struct xbr_port *p)
+{
+	return netif_running(p->dev) && netif_oper_up(p->dev);
+}
+
+/* As the Linux bridge: carrier while some port is up (br_port_state_selection). */
+static void xbr_sync_carrier(struct xbr *br)
+{
+	struct xbr_port *p;
+
+	list_for_each_entry(p, &br->ports, list) {
+		if (xbr_port_up(p)) {
+			netif_carrier_on(br->dev);
+			return;
+		}
+	}
+	netif_carrier_off(br->dev);
+}
+
+/* As br_mtu_auto_adjust: the bridge takes the smallest port MTU. */
+static void xbr_sync_mtu(struct xbr *br)
+{
+	unsigned int mtu = ETH_DATA_LEN;
+	struct xbr_port *p;
+	bool any = false;
+
+	list_for_each_entry(p, &br->ports, list) {
+		if (!any || p->dev->mtu < mtu)
+			mtu = p->dev->mtu;
+		any = true;
+	}
+	if (any && br->dev->mtu != mtu)
+		dev_set_mtu(br->dev, mtu);
+}
+
 static void xbr_port_sync_link(struct xbr_port *p)
 {
-	bool up = netif_running(p->dev) && netif_oper_up(p->dev);
-
-	xbg_port_link(p->br->core, p->core, up);
+	xbg_port_link(p->br->core, p->core, xbr_port_up(p));
+	xbr_sync_carrier(p->br);
 }
 
 static int xbr_add_slave(struct net_device *dev, struct net_device *slave,
@@ -288,6 +322,7 @@ static int xbr_add_slave(struct net_device *dev, struct net_device *slave,
 
 	list_add_tail(&p->list, &br->ports);
 	xbr_port_sync_link(p);
+	xbr_sync_mtu(br);
 	return 0;
 
 err_upper:
@@ -315,6 +350,10 @@ static void xbr_port_remove(struct xbr_port *p)
 	netdev_put(p->dev, &p->dev_tracker);
 	/* Flooding readers may still hold p through the core's port table. */
 	kfree_rcu(p, rcu);
+	if (br->dev->reg_state == NETREG_REGISTERED) {
+		xbr_sync_carrier(br);
+		xbr_sync_mtu(br);
+	}
 }
 
 static int xbr_del_slave(struct net_device *dev, struct net_device *slave)
@@ -345,6 +384,9 @@ static int xbr_port_event(struct notifier_block *nb, unsigned long event, void *
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
 		xbr_port_sync_link(p);
+		break;
+	case NETDEV_CHANGEMTU:
+		xbr_sync_mtu(p->br);
 		break;
 	}
 	return NOTIFY_DONE;
@@ -382,6 +424,7 @@ static int xbr_dev_init(struct net_device *dev)
 		return err;
 	}
 	queue_delayed_work(system_long_wq, &br->gc_work, XBR_GC_INTERVAL);
+	netif_carrier_off(dev);	/* no port yet */
 	return 0;
 }
 

@@ -144,6 +144,31 @@ test_removal_under_traffic() {
 	log_test "port removal and bridge deletion under ping traffic" $err
 }
 
+test_netdev() {
+	local err=0 carrier mtu
+	ip link add xbr1 type xbridge
+	ip link set xbr1 up
+	carrier=$(cat /sys/class/net/xbr1/carrier)
+	[[ $carrier == 0 ]] || err=1
+	ip link add swp9 type veth peer name swp9p
+	ip link set swp9 mtu 1400
+	ip link set swp9p up
+	ip link set swp9 master xbr1
+	ip link set swp9 up
+	sleep 0.2
+	carrier=$(cat /sys/class/net/xbr1/carrier)
+	mtu=$(cat /sys/class/net/xbr1/mtu)
+	[[ $carrier == 1 && $mtu == 1400 ]] || err=1
+	ip link set swp9 mtu 1300
+	[[ $(cat /sys/class/net/xbr1/mtu) == 1300 ]] || err=1
+	ip link del swp9
+	sleep 0.2
+	[[ $(cat /sys/class/net/xbr1/carrier) == 0 ]] || err=1
+	ip link del xbr1
+	log_test "netdev: carrier follows the ports, MTU is the smallest port's" $err \
+		"carrier=$carrier mtu=$mtu"
+}
+
 test_rmmod_under_traffic() {
 	[[ -n "$MODULE" ]] || return 0
 	setup_flat
@@ -169,5 +194,6 @@ cleanup
 setup_vlan
 test_vlan
 cleanup
+test_netdev
 test_rmmod_under_traffic
 summary
