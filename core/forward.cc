@@ -250,7 +250,7 @@ void link_local_to_port(const Ctx &c, const L2Info &l2, Ingress &in, Verdict &v)
 }
 
 /* The locked-port checks of br_handle_frame_finish; false: drop. */
-bool locked_port_allows(const Ctx &c, const L2Info &l2, const Ingress &in, uint32_t port_flags,
+bool locked_port_allows(const Ctx &c, const Ingress &in, uint32_t port_flags,
 			const Fdb::Probe &src_probe)
 {
 	FdbEntry *src = Fdb::lookup_probe(src_probe);
@@ -266,7 +266,6 @@ bool locked_port_allows(const Ctx &c, const L2Info &l2, const Ingress &in, uint3
 		c.fdb.learn(src_probe, learn_dest(c, in), c.now, kFdbLocked);
 		return false;	/* known but not authorised: refresh, drop */
 	}
-	(void)l2;
 	return true;
 }
 
@@ -332,7 +331,7 @@ void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probe
 
 	src_probe = probe_for(c, ahead ? &ahead->src : nullptr, l2.src, in.vid);
 	if (xb_unlikely(port_flags & kPortLocked) &&
-	    !locked_port_allows(c, l2, in, port_flags, src_probe)) {
+	    !locked_port_allows(c, in, port_flags, src_probe)) {
 		set_drop(v, DropReason::LockedPort);
 		goto drop;
 	}
