@@ -12,6 +12,7 @@ kver="${2:-$("$root/tools/kernel-version.sh")}"
 
 mkdir -p "$out/core"
 cp -u "$here"/Kbuild "$here"/*.c "$here"/*.h "$here"/*.cc "$out/"
+cp -u "$root"/netlink/xbridge.h "$out/"
 cp -u "$root"/core/*.cc "$root"/core/*.h "$out/core/"
 rm -f "$out/core/platform_user.cc" "$out/core/platform_user.h"
 

@@ -70,13 +70,103 @@ typedef void (*xbg_vlan_fn)(void *ctx, uint16_t vid, bool pvid, bool untagged);
 #define XBG_FDB_LOCAL		(1u << 0)
 #define XBG_FDB_STATIC		(1u << 1)
 #define XBG_FDB_STICKY		(1u << 2)
+#define XBG_FDB_ADDED_BY_USER	(1u << 3)
+#define XBG_FDB_EXT_LEARN	(1u << 4)
+#define XBG_FDB_LOCKED		(1u << 5)
+#define XBG_FDB_DYNAMIC_LEARNED	(1u << 6)
+
+/* FDB event types and reasons, as the core's FdbEventType and FdbReason. */
+enum xbg_fdb_event_type {
+	XBG_FDB_EV_CREATED = 0,
+	XBG_FDB_EV_CHANGED = 1,
+	XBG_FDB_EV_DELETED = 2,
+};
+
+enum xbg_fdb_reason {
+	XBG_FDB_R_LEARNED = 0,
+	XBG_FDB_R_USER = 1,
+	XBG_FDB_R_AGED = 2,
+	XBG_FDB_R_FLUSHED = 3,
+	XBG_FDB_R_PORT_REMOVED = 4,
+	XBG_FDB_R_VLAN_REMOVED = 5,
+};
+
+/* An FDB entry as dumps and events see it. */
+struct xbg_fdb_entry {
+	uint8_t mac[6];
+	uint16_t vid;
+	uint16_t flags;		/* XBG_FDB_* */
+	bool is_host;		/* on the bridge device itself */
+	void *port_priv;	/* the port's priv (the bridge's for the host port) */
+	uint32_t used;		/* ticks */
+	uint32_t updated;	/* ticks */
+};
+
+/*
+ * The FDB event sink: called under the FDB lock, possibly from the
+ * datapath (softirq): must not sleep. @e->used/updated are not set.
+ */
+typedef void (*xbg_fdb_event_fn)(void *ctx, uint8_t type, uint8_t reason,
+				 const struct xbg_fdb_entry *e);
+/* Resumable dumps: return false to stop (the entry was not taken). */
+typedef bool (*xbg_fdb_entry_fn)(void *ctx, const struct xbg_fdb_entry *e);
+
+/* Port flags and drop counters, as the core's PortFlag and DropReason. */
+#define XBG_PORT_LEARNING	(1u << 0)
+#define XBG_PORT_FLOOD		(1u << 1)
+#define XBG_PORT_MCAST_FLOOD	(1u << 2)
+#define XBG_PORT_BCAST_FLOOD	(1u << 3)
+#define XBG_PORT_HAIRPIN	(1u << 4)
+#define XBG_PORT_ISOLATED	(1u << 5)
+#define XBG_PORT_LOCKED		(1u << 6)
+#define XBG_PORT_MAB		(1u << 7)
+#define XBG_PORT_NEIGH_SUPPRESS	(1u << 8)
+#define XBG_PORT_FLAGS_ALL	((1u << 9) - 1)
+#define XBG_DROP_REASONS	16	/* room for every DropReason */
+
+struct xbg_port_info {
+	uint32_t flags;		/* XBG_PORT_* */
+	uint8_t state;		/* 0..4 */
+	uint8_t n_drops;	/* valid entries of drops[], index = DropReason */
+	uint64_t drops[XBG_DROP_REASONS];
+};
+
+/* Bridge options; the read-only counters are ignored by xbg_bridge_set(). */
+struct xbg_bridge_opts {
+	bool vlan_filtering;
+	uint16_t vlan_protocol;
+	uint16_t default_pvid;
+	uint32_t ageing_ms;
+	uint32_t fdb_max_learned;
+	uint16_t group_fwd_mask;
+	uint32_t fdb_n_learned;
+	uint32_t fdb_n_entries;
+};
+
+/* Which options xbg_bridge_set() changes. */
+#define XBG_OPT_VLAN_FILTERING	(1u << 0)
+#define XBG_OPT_VLAN_PROTOCOL	(1u << 1)
+#define XBG_OPT_DEFAULT_PVID	(1u << 2)
+#define XBG_OPT_AGEING		(1u << 3)
+#define XBG_OPT_FDB_MAX_LEARNED	(1u << 4)
+#define XBG_OPT_GROUP_FWD_MASK	(1u << 5)
+
+struct xbg_vlan_info {
+	uint16_t vid;
+	bool pvid;
+	bool untagged;
+	uint8_t state;
+	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
+};
+
+typedef bool (*xbg_vlan_info_fn)(void *ctx, const struct xbg_vlan_info *v);
 
 /* Flags of xbg_vlan_add(). */
 #define XBG_VLAN_PVID		(1u << 0)
 #define XBG_VLAN_UNTAGGED	(1u << 1)
 
 struct xbg_bridge *xbg_bridge_create(const uint8_t addr[6], uint32_t ifindex, void *priv,
-				     int *err);
+				     xbg_fdb_event_fn events, void *events_ctx, int *err);
 void xbg_bridge_destroy(struct xbg_bridge *br);
 int xbg_set_addr(struct xbg_bridge *br, const uint8_t addr[6]);
 bool xbg_vlan_filtering(const struct xbg_bridge *br);
@@ -96,6 +186,44 @@ int xbg_vlan_add(struct xbg_bridge *br, struct xbg_port *port, uint16_t start, u
 int xbg_vlan_del(struct xbg_bridge *br, struct xbg_port *port, uint16_t start, uint16_t end,
 		 const char **msg);
 void xbg_vlan_dump(struct xbg_port *port, xbg_vlan_fn fn, void *ctx);
+
+/* Control: options. xbg_bridge_set() validates every option in @mask
+ * first and changes nothing on failure (@msg: a static message). */
+void xbg_bridge_get(const struct xbg_bridge *br, struct xbg_bridge_opts *out);
+int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint32_t mask,
+		   const char **msg);
+
+/* Control: ports. xbg_port_set() applies flags and state (@state < 0: keep)
+ * together or not at all. */
+void xbg_port_get(const struct xbg_port *port, struct xbg_port_info *out);
+int xbg_port_set(struct xbg_bridge *br, struct xbg_port *port, uint32_t set, uint32_t clear,
+		 int state, const char **msg);
+
+/* Control: VLANs. */
+bool xbg_vlan_get(const struct xbg_port *port, uint16_t vid, struct xbg_vlan_info *out);
+int xbg_vlan_set_state(struct xbg_bridge *br, struct xbg_port *port, uint16_t vid,
+		       uint8_t state, const char **msg);
+/* Visit the port's VLANs from @from_vid on, in VID order, until @fn
+ * returns false; returns the VID to resume at (0: done). */
+uint16_t xbg_vlan_dump_from(const struct xbg_port *port, uint16_t from_vid,
+			    xbg_vlan_info_fn fn, void *ctx);
+
+/* Control: FDB. @vid < 0: VID 0 and every VLAN of the port. */
+int xbg_fdb_add(struct xbg_bridge *br, struct xbg_port *port, const uint8_t mac[6],
+		int32_t vid, uint16_t flags, bool create, const char **msg);
+int xbg_fdb_del(struct xbg_bridge *br, struct xbg_port *port, const uint8_t mac[6],
+		int32_t vid, const char **msg);
+/* One entry, 0 or -ENOENT. */
+int xbg_fdb_get(struct xbg_bridge *br, const uint8_t mac[6], uint16_t vid,
+		struct xbg_fdb_entry *out);
+/* Delete matching entries (@port NULL: any; @vid < 0: any); returns how many. */
+unsigned int xbg_fdb_flush(struct xbg_bridge *br, struct xbg_port *port, int32_t vid,
+			   uint16_t flags_set, uint16_t flags_clear);
+/* Visit entries in table order, skipping the first @skip, until @fn returns
+ * false. Returns how many entries @fn took; *@done when the walk ended. */
+unsigned long xbg_fdb_dump_from(struct xbg_bridge *br, unsigned long skip,
+				xbg_fdb_entry_fn fn, void *ctx, bool *done);
+uint32_t xbg_now_ticks(void);
 
 /* Datapath. */
 void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_frame *frame,

@@ -31,6 +31,7 @@
 
 #include "xbridge_glue.h"
 #include "xbridge_ctl.h"
+#include "xbridge_genl.h"
 
 #define XBR_GC_INTERVAL		HZ
 
@@ -417,7 +418,8 @@ static int xbr_dev_init(struct net_device *dev)
 	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
 	if (!dev->tstats)
 		return -ENOMEM;
-	br->core = xbg_bridge_create(dev->dev_addr, dev->ifindex, br, &err);
+	br->core = xbg_bridge_create(dev->dev_addr, dev->ifindex, br, xbr_genl_fdb_event, br,
+				     &err);
 	if (!br->core) {
 		free_percpu(dev->tstats);
 		dev->tstats = NULL;
@@ -491,6 +493,11 @@ static const struct net_device_ops xbr_netdev_ops = {
 	.ndo_del_slave		= xbr_del_slave,
 };
 
+bool xbr_is_bridge_dev(const struct net_device *dev)
+{
+	return dev->netdev_ops == &xbr_netdev_ops;
+}
+
 static void xbr_setup(struct net_device *dev)
 {
 	ether_setup(dev);
@@ -521,12 +528,21 @@ static int __init xbr_init(void)
 {
 	int err;
 
-	err = register_netdevice_notifier(&xbr_notifier);
+	err = xbr_genl_init();
 	if (err)
 		return err;
+	err = register_netdevice_notifier(&xbr_notifier);
+	if (err)
+		goto err_genl;
 	err = rtnl_link_register(&xbr_link_ops);
 	if (err)
-		unregister_netdevice_notifier(&xbr_notifier);
+		goto err_notifier;
+	return 0;
+
+err_notifier:
+	unregister_netdevice_notifier(&xbr_notifier);
+err_genl:
+	xbr_genl_exit();
 	return err;
 }
 
@@ -534,6 +550,7 @@ static void __exit xbr_exit(void)
 {
 	rtnl_link_unregister(&xbr_link_ops);
 	unregister_netdevice_notifier(&xbr_notifier);
+	xbr_genl_exit();
 	/* The core frees ports, VLANs and FDB entries from RCU callbacks. */
 	rcu_barrier();
 }

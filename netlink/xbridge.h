@@ -96,6 +96,25 @@ enum xbridge_port_attr {
 	XBRIDGE_PORT_MAX = __XBRIDGE_PORT_MAX - 1,
 };
 
+/* The attributes of XBRIDGE_PORT_DROPS: frames dropped on ingress, by reason. */
+enum xbridge_port_drop {
+	XBRIDGE_PORT_DROP_PAD,		/* padding for the u64s */
+	XBRIDGE_PORT_DROP_TRUNCATED,	/* shorter than its L2 headers */
+	XBRIDGE_PORT_DROP_SOURCE_INVALID,	/* multicast or zero source MAC */
+	XBRIDGE_PORT_DROP_LINK_LOCAL_PAUSE,	/* 01:80:c2:00:00:01 */
+	XBRIDGE_PORT_DROP_PORT_STATE,	/* port not learning/forwarding */
+	XBRIDGE_PORT_DROP_LEARNING_ONLY,	/* port or VLAN in LEARNING state */
+	XBRIDGE_PORT_DROP_NO_PVID,	/* untagged/priority-tagged, no PVID */
+	XBRIDGE_PORT_DROP_VLAN_NOT_MEMBER,	/* VID not configured on the port */
+	XBRIDGE_PORT_DROP_VLAN_STATE,	/* VLAN state does not accept frames */
+	XBRIDGE_PORT_DROP_LOCKED_PORT,	/* source not authorised on a locked port */
+	XBRIDGE_PORT_DROP_NO_EGRESS,	/* the one destination may not take it */
+	XBRIDGE_PORT_DROP_HOST_VLAN,	/* bridge device not a member of the VID */
+
+	__XBRIDGE_PORT_DROP_MAX,
+	XBRIDGE_PORT_DROP_MAX = __XBRIDGE_PORT_DROP_MAX - 1,
+};
+
 /* FDB entry state, as ndm_state (NUD_*). */
 #define XBRIDGE_FDB_STATE_REACHABLE	0x02	/* dynamic */
 #define XBRIDGE_FDB_STATE_NOARP		0x40	/* static */

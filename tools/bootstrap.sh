@@ -11,6 +11,7 @@ packages=(
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
 	kmod iproute2 iputils-ping cpio xz-utils zstd
 	valgrind
+	libnl-3-dev libnl-genl-3-dev libnl-utils
 )
 
 missing=()

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xbridge_genl.h - the `xbridge` generic netlink family (xbridge_genl.c):
+ * registration, and the FDB event sink the bridge device hands the core.
+ */
+#ifndef XBRIDGE_GENL_H
+#define XBRIDGE_GENL_H
+
+#include <linux/netdevice.h>
+
+struct xbg_fdb_entry;
+
+int xbr_genl_init(void);
+void xbr_genl_exit(void);
+
+/* The core's FDB event sink (ctx: the struct xbr). Under the FDB lock,
+ * possibly in softirq: allocates atomically, drops on failure. */
+void xbr_genl_fdb_event(void *ctx, u8 type, u8 reason, const struct xbg_fdb_entry *e);
+
+/* From xbridge_main.c: is @dev an xbridge device? */
+bool xbr_is_bridge_dev(const struct net_device *dev);
+
+#endif /* XBRIDGE_GENL_H */

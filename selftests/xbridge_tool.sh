@@ -1,0 +1,202 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# xbridge_tool.sh [MODULE.ko] - the `xbridge` command (tools/xbridge) against
+# xbridge.ko in the test kernel: every fdb/vlan/link verb through the tool,
+# the resulting state checked with `xbridge -j ... show | jq`, exit codes
+# and messages of bad input, -batch, -n NETNS, and `xbridge monitor fdb`
+# printing learn and flush events. The family missing is a FAIL.
+# The tool: $XBRIDGE, else build-test/, build/ or build-tool/ under the repo.
+set -u
+source "$(dirname "$0")/lib.sh"
+TMPDIR=$(mktemp -d)
+ROOT=$(cd "$SELFTESTS_DIR/.." && pwd)
+
+XB=${XBRIDGE:-}
+if [[ -z "$XB" ]]; then
+	for d in build-test build build-tool build-dev; do
+		[[ -x "$ROOT/$d/tools/xbridge/xbridge" ]] && { XB="$ROOT/$d/tools/xbridge/xbridge"; break; }
+	done
+fi
+if [[ -z "$XB" || ! -x "$XB" ]]; then
+	log_test "xbridge tool binary found" 1 "set XBRIDGE or build tools/xbridge"
+	summary
+	exit 1
+fi
+
+MAC1=02:00:00:00:02:01
+MAC2=02:00:00:00:02:02
+M=02:00:00:00:0a:01
+
+cleanup() {
+	[[ -n "${MON:-}" ]] && kill "$MON" 2>/dev/null
+	ip link del xbr0 2>/dev/null
+	hosts_cleanup
+	rm -rf "$TMPDIR"
+}
+trap cleanup EXIT
+
+# check NAME COMMAND... - PASS if COMMAND succeeds.
+check() {
+	local name=$1
+	shift
+	local out
+	out=$("$@" 2>&1)
+	log_test "$name" $? "$out"
+}
+
+# fails NAME EXPECTED_RC PATTERN COMMAND... - the command fails with
+# EXPECTED_RC and its stderr matches PATTERN.
+fails() {
+	local name=$1 rc=$2 pat=$3
+	shift 3
+	local out got
+	out=$("$@" 2>&1)
+	got=$?
+	[[ $got -eq $rc ]] && grep -qE -- "$pat" <<<"$out"
+	log_test "$name" $? "rc=$got out=$out"
+}
+
+fdb_json() { "$XB" -j fdb show br xbr0; }
+# fdb_has MAC DEV VLAN STATE - one master entry with these fields.
+fdb_has() {
+	local vlan=$3
+	[[ "$vlan" == 0 ]] && vlan=null
+	fdb_json | jq -e --arg m "$1" --arg d "$2" --argjson v "$vlan" --arg s "$4" \
+		'[.[] | select(.mac == $m and .ifname == $d and .vlan == $v and .state == $s and .master == "xbr0")] | length == 1' >/dev/null
+}
+fdb_absent() {
+	fdb_json | jq -e --arg m "$1" '[.[] | select(.mac == $m)] | length == 0' >/dev/null
+}
+
+setup() {
+	ip link add xbr0 type xbridge || return 1
+	ip link set xbr0 up
+	host_add h1 xbr0 swp1 $MAC1
+	host_add h2 xbr0 swp2 $MAC2
+}
+
+test_family() {
+	"$XB" fdb show br xbr0 >/dev/null
+	log_test "the xbridge family answers (fdb show)" $?
+}
+
+test_fdb() {
+	check "fdb add (default permanent)" "$XB" fdb add $M dev swp1
+	fdb_has $M swp1 0 permanent
+	log_test "fdb add: -j shows permanent, no vlan key, master xbr0" $?
+	fails "fdb add again: EEXIST" 255 "Error|RTNETLINK" "$XB" fdb add $M dev swp1
+	check "fdb replace ... static sticky" "$XB" fdb replace $M dev swp2 static sticky
+	fdb_has $M swp2 0 static && fdb_json | jq -e --arg m $M \
+		'.[] | select(.mac == $m) | .flags == ["sticky"]' >/dev/null
+	log_test "fdb replace: static, sticky, moved to swp2" $?
+	check "fdb append dynamic" "$XB" fdb append 02:00:00:00:0a:02 dev swp1 dynamic
+	fdb_has 02:00:00:00:0a:02 swp1 0 ""
+	log_test "fdb append: dynamic state is \"\"" $?
+	"$XB" fdb show br xbr0 | grep -qx "02:00:00:00:0a:02 dev swp1 master xbr0 "
+	log_test "fdb show text: iproute2 line for a dynamic entry" $?
+	"$XB" fdb show brport swp2 | grep -qx "$M sticky master xbr0 static"
+	log_test "fdb show brport: no dev word" $?
+	check "fdb get" "$XB" fdb get $M br xbr0
+	check "fdb del" "$XB" fdb del $M dev swp2
+	fdb_absent $M
+	log_test "fdb del: gone" $?
+	fails "fdb del again fails" 255 "Error|RTNETLINK" "$XB" fdb del $M dev swp2
+	fails "fdb add multicast MAC static: refused" 255 "Error" \
+		"$XB" fdb add 01:00:5e:00:00:01 dev swp1 static
+	fails "fdb add zero MAC: refused" 255 "Error" "$XB" fdb add 00:00:00:00:00:00 dev swp1
+	fails "fdb add vlan 4095: refused by the tool" 255 "VLAN" "$XB" fdb add $M dev swp1 vlan 4095
+	fails "fdb add garbage word" 255 "bogus" "$XB" fdb add $M dev swp1 bogus
+	fails "fdb add unknown dev" 255 "Cannot find device" "$XB" fdb add $M dev nosuch
+	fdb_absent $M
+	log_test "bad input changed nothing" $?
+	"$XB" fdb add 02:00:00:00:0b:01 dev swp1 static
+	"$XB" fdb add 02:00:00:00:0b:02 dev swp1 dynamic
+	check "fdb flush dev swp1 dynamic" "$XB" fdb flush dev swp1 dynamic
+	fdb_absent 02:00:00:00:0b:02 && fdb_has 02:00:00:00:0b:01 swp1 0 static
+	log_test "fdb flush dynamic: static entry kept" $?
+	check "fdb flush dev xbr0" "$XB" fdb flush dev xbr0 static
+	fdb_absent 02:00:00:00:0b:01
+	log_test "fdb flush static: gone" $?
+}
+
+test_vlan() {
+	check "link set vlan_filtering 1" "$XB" link set dev xbr0 vlan_filtering 1 ageing_time 1000
+	"$XB" -j link show dev xbr0 | jq -e '.[0].vlan_filtering == 1 and .[0].ageing_time == 1000' >/dev/null
+	log_test "link show dev BR: options set" $?
+	check "vlan add range" "$XB" vlan add vid 10-12 dev swp1
+	check "vlan add pvid untagged" "$XB" vlan add vid 20 dev swp1 pvid untagged
+	"$XB" -j vlan show dev swp1 | jq -e '.[0].ifname == "swp1" and
+		([.[0].vlans[].vlan] | contains([10,11,12,20])) and
+		(.[0].vlans[] | select(.vlan == 20) | .flags == ["PVID","Egress Untagged"])' >/dev/null
+	log_test "vlan show -j: range expanded, PVID Egress Untagged" $?
+	"$XB" vlan show dev swp1 | head -1 | grep -q "^port              vlan-id"
+	log_test "vlan show header" $?
+	check "vlan set state" "$XB" vlan set dev swp1 vid 11 state blocking
+	check "vlan del" "$XB" vlan del vid 10-12 dev swp1
+	"$XB" -j vlan show dev swp1 | jq -e '[.[0].vlans[].vlan] | index(11) == null' >/dev/null
+	log_test "vlan del: range gone" $?
+	fails "vlan add vid 0 refused" 255 "VLAN" "$XB" vlan add vid 0 dev swp1
+	fails "vlan add range end<start refused" 255 "range" "$XB" vlan add vid 20-10 dev swp1
+	check "fdb add vlan 20" "$XB" fdb add $M dev swp1 vlan 20
+	fdb_has $M swp1 20 permanent
+	log_test "fdb with vlan: \"vlan\":20" $?
+	"$XB" fdb del $M dev swp1 vlan 20
+	"$XB" link set dev xbr0 vlan_filtering 0
+}
+
+test_link() {
+	check "link set port flags" "$XB" link set dev swp2 learning off flood off hairpin on
+	"$XB" -j -d link show dev swp2 | jq -e '.[0].learning == false and .[0].flood == false and .[0].hairpin == true and .[0].master == "xbr0"' >/dev/null
+	log_test "link show -d: flags as set" $?
+	check "link set state" "$XB" link set dev swp2 state blocking
+	"$XB" link show dev swp2 | grep -q "master xbr0 state blocking"
+	log_test "link show text: state blocking" $?
+	"$XB" link set dev swp2 learning on flood on hairpin off state forwarding
+	fails "link set bad value" 255 "on.*off" "$XB" link set dev swp2 learning maybe
+	fails "bridge options on a port" 255 "port" "$XB" link set dev swp2 vlan_filtering 1
+}
+
+test_batch_netns() {
+	printf 'fdb add 02:00:00:00:0c:01 dev swp1\nfdb add 02:00:00:00:0c:02 dev swp1\n' >"$TMPDIR/b"
+	check "-batch FILE" "$XB" -batch "$TMPDIR/b"
+	fdb_has 02:00:00:00:0c:02 swp1 0 permanent
+	log_test "-batch: entries added" $?
+	printf 'fdb del 02:00:00:00:0c:01 dev swp1\nfdb bogus\nfdb del 02:00:00:00:0c:02 dev swp1\n' >"$TMPDIR/b"
+	fails "-batch stops at the first error with its line" 1 "Command failed .*:2" "$XB" -batch "$TMPDIR/b"
+	fdb_absent 02:00:00:00:0c:01 && fdb_has 02:00:00:00:0c:02 swp1 0 permanent
+	log_test "-batch: lines after the error not run" $?
+	"$XB" fdb del 02:00:00:00:0c:02 dev swp1
+	ip netns add xbt_ns
+	"$XB" -n xbt_ns fdb show >/dev/null && ! "$XB" -n xbt_ns fdb show br xbr0 2>/dev/null
+	log_test "-n NETNS: xbr0 is not visible in another namespace" $?
+	ip netns del xbt_ns
+}
+
+test_monitor() {
+	"$XB" monitor fdb >"$TMPDIR/mon" 2>&1 &
+	MON=$!
+	sleep 0.5
+	ip netns exec h1 $PKT send eth0 ff:ff:ff:ff:ff:ff 02:00:00:00:0d:01
+	sleep 0.3
+	"$XB" fdb flush dev swp1 dynamic
+	sleep 0.3
+	kill $MON 2>/dev/null
+	wait $MON 2>/dev/null
+	MON=
+	grep -q "^02:00:00:00:0d:01 dev swp1 master xbr0" "$TMPDIR/mon"
+	log_test "monitor fdb: learn event" $? "$(tr '\n' ';' <"$TMPDIR/mon")"
+	grep -q "^Deleted 02:00:00:00:0d:01 dev swp1 master xbr0" "$TMPDIR/mon"
+	log_test "monitor fdb: flush event" $? "$(tr '\n' ';' <"$TMPDIR/mon")"
+}
+
+if setup; then
+	test_family
+	test_fdb
+	test_vlan
+	test_link
+	test_batch_netns
+	test_monitor
+else
+	log_test "create xbr0" 1
+fi
+summary

@@ -1,0 +1,52 @@
+// args.h - iproute2-style argument handling: a cursor over argv words,
+// prefix matching (`matches`), and the value parsers (MAC, VID, ranges,
+// on/off, port states) shared by every object.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace xbridge {
+
+using Mac = std::array<uint8_t, 6>;
+
+// iproute2's matches(): true when ARG is a non-empty prefix of WORD.
+bool matches(std::string_view arg, std::string_view word);
+
+class Args {
+public:
+	explicit Args(std::vector<std::string> words) : w_(std::move(words)) {}
+	bool done() const { return i_ >= w_.size(); }
+	const std::string &peek() const { return w_.at(i_); }
+	std::string take() { return w_.at(i_++); }
+	// The value after keyword KW; throws a usage error if missing.
+	std::string value(const std::string &kw);
+	size_t remaining() const { return w_.size() - i_; }
+
+private:
+	std::vector<std::string> w_;
+	size_t i_ = 0;
+};
+
+Mac parse_mac(const std::string &s);
+std::string format_mac(const Mac &m);
+uint16_t parse_vid(const std::string &s);                  // 1..4094
+std::pair<uint16_t, uint16_t> parse_vid_range(const std::string &s);  // VID[-END]
+bool parse_on_off(const std::string &kw, const std::string &v);
+uint8_t parse_port_state(const std::string &v);            // name or 0..4
+const char *port_state_name(unsigned s);                   // "disabled".. or nullptr
+uint32_t parse_u32(const std::string &kw, const std::string &v, uint32_t max);
+
+// Split a -batch line into words: whitespace separated, "double" and
+// 'single' quotes group, '#' starts a comment.
+std::vector<std::string> split_line(const std::string &line);
+
+// iproute2's invarg/duparg/garbage messages.
+[[noreturn]] void invarg(const std::string &msg, const std::string &arg);
+[[noreturn]] void duparg(const std::string &key, const std::string &arg);
+[[noreturn]] void garbage(const std::string &arg);
+
+}  // namespace xbridge
