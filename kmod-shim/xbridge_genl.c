@@ -434,6 +434,17 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* The most xbr_fill_fdb() writes, so an event needs no page-sized skb. */
+static size_t xbr_fdb_msg_size(void)
+{
+	return nla_total_size(sizeof(u32)) +		/* XBRIDGE_A_IFINDEX */
+	       nla_total_size(0) +			/* XBRIDGE_A_FDB */
+	       nla_total_size(ETH_ALEN) +		/* MAC */
+	       nla_total_size(sizeof(u16)) * 2 +	/* VLAN, STATE */
+	       nla_total_size(sizeof(u32)) * 4 +	/* PORT_IFINDEX, FLAGS, USED, UPDATED */
+	       nla_total_size(sizeof(u8));		/* REASON */
+}
+
 static int xbr_fill_vlan(struct sk_buff *skb, struct xbr *br, u32 port_ifindex,
 			 const struct xbg_vlan_info *v)
 {
@@ -500,7 +511,7 @@ void xbr_genl_fdb_event(void *ctx, u8 type, u8 reason, const struct xbg_fdb_entr
 	net = dev_net(br->dev);
 	if (!xbr_has_listeners(net))
 		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	skb = genlmsg_new(xbr_fdb_msg_size(), GFP_ATOMIC);
 	if (!skb)
 		goto drop;
 	hdr = genlmsg_put(skb, 0, 0, &xbr_genl_family, 0, cmd);
