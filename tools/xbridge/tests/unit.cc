@@ -1,6 +1,5 @@
 // unit.cc - the xbridge tool without a kernel: argument parsers and the
 // exact iproute2 text/JSON of the formatters.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #include <linux/netlink.h>
 
