@@ -227,6 +227,43 @@ public:
 					return;
 	}
 
+	/*
+	 * Control: a resumable walk for dumps that span several rounds. Under
+	 * the lock, visit the table from bucket @bucket on, skipping the first
+	 * @skip entries of that bucket's chain, until @fn returns false; the
+	 * entry @fn refused is not consumed. On return (@bucket, @skip) name
+	 * the first entry not consumed, so the next call resumes there; start
+	 * with (0, 0). Returns true when the walk reached the end of the table.
+	 * Each call costs the entries it visits plus the skipped part of one
+	 * chain. @fn must not sleep or change the FDB.
+	 *
+	 * Between two calls the table may change: entries added to or deleted
+	 * from the current bucket's chain shift the position within it, and a
+	 * resize renumbers the buckets. An entry may then be missed or visited
+	 * twice (as with rtnetlink's FDB dump under concurrent change); a table
+	 * that does not change is visited exactly once.
+	 */
+	template <typename Fn> bool for_each_from(uint32_t &bucket, uint32_t &skip, Fn fn) const
+	{
+		LockGuard guard(lock_);
+		const Table *t = table_;
+		for (uint32_t b = bucket; b <= t->mask; b++) {
+			uint32_t n = 0;
+			for (FdbEntry *e = t->bucket[b]; e; e = e->chain[t->link], n++) {
+				if (b == bucket && n < skip)
+					continue;
+				if (!fn(*e)) {
+					bucket = b;
+					skip = n;
+					return false;
+				}
+			}
+		}
+		bucket = t->mask + 1;
+		skip = 0;
+		return true;
+	}
+
 	void set_ageing_ms(uint32_t ms) { store_once(ageing_ms_, ms); }
 	uint32_t ageing_ms() const { return load_once(ageing_ms_); }
 	void set_max_learned(uint32_t n) { store_once(max_learned_, n); }

@@ -29,7 +29,7 @@
 #include <net/sock.h>
 
 #include "xbridge.h"
-#include "xbridge_ctl.h"
+#include "xbridge_dev.h"
 #include "xbridge_genl.h"
 #include "xbridge_glue.h"
 
@@ -958,10 +958,12 @@ static bool xbr_fdb_dump_one(void *ctx_, const struct xbg_fdb_entry *e)
 }
 
 /*
- * cb->args: [0] bridges done, [1] entries of the current bridge done (in
- * the FDB's table order). Entries added or deleted between two rounds may
- * shift the position: an entry can then be missed or repeated, as with
- * rtnetlink's FDB dump.
+ * cb->args: [0] bridges done; [1], [2] the cursor in the current bridge's
+ * FDB (hash bucket, entries of its chain already sent), so that each round
+ * resumes where the last one stopped instead of walking the table from the
+ * start. Entries added or deleted between two rounds, or a table resize
+ * (which renumbers the buckets), may shift the position: an entry can then
+ * be missed or repeated, as with rtnetlink's FDB dump.
  */
 static int xbr_fdb_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -994,7 +996,7 @@ static int xbr_fdb_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		}
 	}
 	for_each_netdev(net, dev) {
-		unsigned long taken;
+		u32 bucket, chain_skip;
 		bool done;
 
 		if (!xbr_is_bridge_dev(dev) || (only && dev->ifindex != only))
@@ -1004,9 +1006,12 @@ static int xbr_fdb_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			idx++;
 			continue;
 		}
-		taken = xbg_fdb_dump_from(ctx.br->core, cb->args[1], xbr_fdb_dump_one, &ctx,
-					  &done);
-		cb->args[1] += taken;
+		bucket = cb->args[1];
+		chain_skip = cb->args[2];
+		done = xbg_fdb_dump_from(ctx.br->core, &bucket, &chain_skip, xbr_fdb_dump_one,
+					 &ctx);
+		cb->args[1] = bucket;
+		cb->args[2] = chain_skip;
 		if (!done) {
 			/* Nothing fit into an empty skb: cannot make progress. */
 			if (!skb->len)
@@ -1016,6 +1021,7 @@ static int xbr_fdb_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		idx++;
 		cb->args[0] = idx;
 		cb->args[1] = 0;
+		cb->args[2] = 0;
 	}
 out:
 	rtnl_unlock();

@@ -444,27 +444,16 @@ unsigned int xbg_fdb_flush(struct xbg_bridge *br, struct xbg_port *port, int32_t
 	return core(br)->fdb_flush(f);
 }
 
-unsigned long xbg_fdb_dump_from(struct xbg_bridge *br, unsigned long skip,
-				xbg_fdb_entry_fn fn, void *ctx, bool *done)
+bool xbg_fdb_dump_from(struct xbg_bridge *br, uint32_t *bucket, uint32_t *skip,
+		       xbg_fdb_entry_fn fn, void *ctx)
 {
-	unsigned long seen = 0, taken = 0;
-	bool stopped = false;
-	core(br)->fdb().for_each([&](const FdbEntry &e) {
-		if (seen++ < skip)
-			return true;
+	return core(br)->fdb().for_each_from(*bucket, *skip, [&](const FdbEntry &e) {
 		struct xbg_fdb_entry out;
 		entry_of(&out, e.mac(), e.vid(), e.flag_bits(), e.destination().port());
 		out.used = load_once(e.used);
 		out.updated = load_once(e.updated);
-		if (!fn(ctx, &out)) {
-			stopped = true;
-			return false;
-		}
-		taken++;
-		return true;
+		return fn(ctx, &out);
 	});
-	*done = !stopped;
-	return taken;
 }
 
 uint32_t xbg_now_ticks(void)

@@ -219,10 +219,13 @@ int xbg_fdb_get(struct xbg_bridge *br, const uint8_t mac[6], uint16_t vid,
 /* Delete matching entries (@port NULL: any; @vid < 0: any); returns how many. */
 unsigned int xbg_fdb_flush(struct xbg_bridge *br, struct xbg_port *port, int32_t vid,
 			   uint16_t flags_set, uint16_t flags_clear);
-/* Visit entries in table order, skipping the first @skip, until @fn returns
- * false. Returns how many entries @fn took; *@done when the walk ended. */
-unsigned long xbg_fdb_dump_from(struct xbg_bridge *br, unsigned long skip,
-				xbg_fdb_entry_fn fn, void *ctx, bool *done);
+/* Visit entries in table order from the cursor (@bucket, @skip: the first
+ * entry not yet taken; start at 0, 0) until @fn returns false; the entry
+ * @fn refused is not taken. Updates the cursor; returns true when the walk
+ * ended. A change between calls (a resize renumbers buckets) may make a
+ * resumed walk miss or repeat entries; see Fdb::for_each_from. */
+bool xbg_fdb_dump_from(struct xbg_bridge *br, uint32_t *bucket, uint32_t *skip,
+		       xbg_fdb_entry_fn fn, void *ctx);
 uint32_t xbg_now_ticks(void);
 
 /* Datapath. */

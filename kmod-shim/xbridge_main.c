@@ -13,8 +13,8 @@
  * core bridge and its xbr_port list. A struct xbr_port belongs to its
  * bridge and is freed after a grace period once unlinked.
  *
- * Locking: link and port changes, the netdevice notifier and the sysfs
- * control file run under RTNL, which serialises the core's control calls.
+ * Locking: link and port changes, the netdevice notifier and the generic
+ * netlink handlers run under RTNL, which serialises the core's control calls.
  * The datapath (rx_handler in softirq; ndo_start_xmit with bh disabled)
  * runs under RCU and never sleeps. The ageing work touches only the FDB,
  * which the core protects with its own bh-safe lock.
@@ -30,7 +30,7 @@
 #include <net/rtnetlink.h>
 
 #include "xbridge_glue.h"
-#include "xbridge_ctl.h"
+#include "xbridge_dev.h"
 #include "xbridge_genl.h"
 
 #define XBR_GC_INTERVAL		HZ
@@ -513,7 +513,6 @@ static void xbr_setup(struct net_device *dev)
 	dev->features |= NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_STAG_TX;
 	dev->hw_features = dev->features;
 	dev->vlan_features = dev->features & ~(NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_STAG_TX);
-	dev->sysfs_groups[0] = &xbr_ctl_group;
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = ETH_MAX_MTU;
 }

@@ -16,5 +16,5 @@ echo "# ip -d link show xbr0"
 ip -d link show xbr0 | sed 's/^/  /'
 echo "# ip netns exec h1 ping -c 3 192.0.2.2"
 ip netns exec h1 ping -c 3 -i 0.3 192.0.2.2 | sed 's/^/  /'
-echo "# cat /sys/class/net/xbr0/xbridge/fdb   (the learned FDB)"
+echo "# xbridge fdb show br xbr0   (the learned FDB)"
 fdb_show xbr0 | sed 's/^/  /'

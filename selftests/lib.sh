@@ -25,15 +25,33 @@ summary() {
 	((FAILED == 0))
 }
 
-# ctl BR COMMAND... - the temporary sysfs control of an xbridge.
-ctl() {
-	local br=$1
-	shift
-	echo "$*" >"/sys/class/net/$br/xbridge/control"
+# The xbridge tool (tools/xbridge): $XBRIDGE, else the first build of it
+# under the repo (build-test/ is tools/test-all.sh's ASan build).
+XB=${XBRIDGE:-}
+if [[ -z "$XB" ]]; then
+	for _d in build-test build build-tool build-dev; do
+		if [[ -x "$SELFTESTS_DIR/../$_d/tools/xbridge/xbridge" ]]; then
+			XB="$(cd "$SELFTESTS_DIR/.." && pwd)/$_d/tools/xbridge/xbridge"
+			break
+		fi
+	done
+	unset _d
+fi
+# An ASan build's leak check is noise for a short-lived command here.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+
+# xb ARGS... - run the xbridge tool; a missing tool is an error.
+xb() {
+	if [[ -z "$XB" || ! -x "$XB" ]]; then
+		echo "lib.sh: no xbridge tool (set XBRIDGE or build tools/xbridge)" >&2
+		return 127
+	fi
+	"$XB" "$@"
 }
 
+# fdb_show BR - the bridge's FDB in iproute2's `bridge fdb show` format.
 fdb_show() {
-	cat "/sys/class/net/$1/xbridge/fdb"
+	xb fdb show br "$1"
 }
 
 # host_add NAME BR PORT MAC [IP/PREFIX] - namespace NAME with eth0, whose

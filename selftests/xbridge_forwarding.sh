@@ -73,16 +73,16 @@ test_flood() {
 
 setup_vlan() {
 	ip link add xbr0 type xbridge
-	ctl xbr0 vlan_filtering 1
+	xb link set dev xbr0 vlan_filtering 1
 	ip link set xbr0 up
 	host_add h1 xbr0 swp1 $MAC1 198.51.100.1/24
 	host_add h2 xbr0 swp2 $MAC2 198.51.100.2/24
 	host_add h3 xbr0 swp3 $MAC3
-	ctl xbr0 vlan del vid 1 dev swp1
-	ctl xbr0 vlan del vid 1 dev swp2
-	ctl xbr0 vlan add vid 10 dev swp1 pvid untagged
-	ctl xbr0 vlan add vid 20 dev swp2 pvid untagged
-	ctl xbr0 vlan add vid 10-20 dev swp3
+	xb vlan del vid 1 dev swp1
+	xb vlan del vid 1 dev swp2
+	xb vlan add vid 10 dev swp1 pvid untagged
+	xb vlan add vid 20 dev swp2 pvid untagged
+	xb vlan add vid 10-20 dev swp3
 	ip -n h3 link add link eth0 name eth0.10 type vlan id 10
 	ip -n h3 link add link eth0 name eth0.20 type vlan id 20
 	ip -n h3 addr add 198.51.100.3/24 dev eth0.10
@@ -124,7 +124,7 @@ test_vlan() {
 	[[ $(count_rx_result h1) == 0 ]]
 	log_test "vlan: a VID the trunk is not a member of is dropped" $?
 
-	ctl xbr0 vlan del vid 10 dev swp3
+	xb vlan del vid 10 dev swp3
 	in_fdb xbr0 $MAC3 swp3 10
 	(($? != 0))
 	log_test "vlan: deleting vid 10 flushes its entries on the port" $?

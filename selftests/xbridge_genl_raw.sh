@@ -255,11 +255,6 @@ test_monitor() {
 	log_test "monitor: port change notification" $? "$out"
 }
 
-test_sysfs_still_works() {
-	ctl xbr0 vlan_filtering 1 && ctl xbr0 vlan_filtering 0
-	log_test "the temporary sysfs control still works" $?
-}
-
 trap cleanup EXIT
 setup
 test_bridge
@@ -269,6 +264,5 @@ test_vlan_port
 test_bad_input
 test_unprivileged
 test_monitor
-test_sysfs_still_works
 cleanup
 summary

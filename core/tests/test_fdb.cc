@@ -948,3 +948,61 @@ TEST_CASE("a static entry rewritten to port form is promoted when its VLAN retur
 	CHECK((e.flags & kFdbStatic));
 	CHECK(f.log.size() == 0);
 }
+
+TEST_CASE("for_each_from: a walk resumed in slices visits every entry once", "[fdb][walk]")
+{
+	BridgeFixture f(2, true);
+	const uint32_t kN = 10000;
+	for (uint32_t i = 0; i < kN; i++)
+		REQUIRE(f.br->fdb_add(host_mac(0x100000 + i), 0, f.p(1 + (i & 1)), kFdbStatic,
+				      FdbAddMode::Create, nullptr) == 0);
+	const Fdb &fdb = f.br->fdb();
+	const uint32_t total = fdb.count();
+	REQUIRE(total >= kN);
+
+	/* Long chains first, then after the resize to about one per bucket. */
+	for (int phase = 0; phase < 2; phase++)
+	for (uint32_t k : {1u, 7u, 1000u}) {
+		CAPTURE(phase, k, fdb.buckets());
+		if (phase == 1 && k == 1) {
+			uint32_t before = fdb.buckets();
+			f.br->run_ageing(0);	/* grows the table */
+			REQUIRE(fdb.buckets() > before);
+		}
+		std::map<uint64_t, int> seen;
+		uint32_t bucket = 0, skip = 0, calls = 0;
+		bool done = false;
+		while (!done) {
+			uint32_t taken = 0;
+			done = fdb.for_each_from(bucket, skip, [&](const FdbEntry &e) {
+				if (taken == k)
+					return false;
+				taken++;
+				seen[e.key]++;
+				return true;
+			});
+			REQUIRE(taken <= k);
+			if (!done)
+				REQUIRE(taken == k);
+			REQUIRE(++calls <= total / k + 2);
+		}
+		CHECK(seen.size() == total);
+		bool once = true;
+		for (const auto &kv : seen)
+			once &= kv.second == 1;
+		CHECK(once);
+		for (uint32_t i = 0; i < kN; i += 997)
+			CHECK(seen.count(fdb_key(host_mac(0x100000 + i), 0)) == 1);
+		/* A finished walk stays finished. */
+		CHECK(fdb.for_each_from(bucket, skip, [](const FdbEntry &) { return false; }));
+	}
+
+	SECTION("refusing at once consumes nothing")
+	{
+		uint32_t bucket = 0, skip = 0;
+		CHECK_FALSE(fdb.for_each_from(bucket, skip, [](const FdbEntry &) { return false; }));
+		uint32_t n = 0;
+		CHECK(fdb.for_each_from(bucket, skip, [&](const FdbEntry &) { return ++n, true; }));
+		CHECK(n == total);
+	}
+}

@@ -198,8 +198,13 @@ FdbFlush parse_fdb_flush(Args &a)
 		} else if (w == "self" || w == "master") {
 		} else if (w == "permanent" || w == "nopermanent") {
 			state(XBRIDGE_FDB_STATE_PERMANENT, w[0] != 'n');
-		} else if (w == "static" || w == "nostatic") {
-			state(XBRIDGE_FDB_STATE_NOARP, w[0] != 'n');
+		} else if (w == "static") {
+			// As iproute2: static, not permanent (local entries are
+			// static too and must survive "flush ... static").
+			state(XBRIDGE_FDB_STATE_NOARP, true);
+			r.state_mask |= XBRIDGE_FDB_STATE_PERMANENT;
+		} else if (w == "nostatic") {
+			state(XBRIDGE_FDB_STATE_NOARP, false);
 		} else if (w == "dynamic" || w == "nodynamic") {
 			state(XBRIDGE_FDB_STATE_REACHABLE, w[0] != 'n');
 		} else if (w == "added_by_user" || w == "noadded_by_user") {

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * xbridge_ctl.h - the shim's shared types, and the temporary sysfs control
- * interface (/sys/class/net/<bridge>/xbridge/) that configures what the
- * selftests need until the xbridge generic netlink family exists.
+ * xbridge_dev.h - the shim's shared types: the bridge device's private
+ * area and its ports.
  */
-#ifndef XBRIDGE_CTL_H
-#define XBRIDGE_CTL_H
+#ifndef XBRIDGE_DEV_H
+#define XBRIDGE_DEV_H
 
 #include <linux/netdevice.h>
-#include <linux/sysfs.h>
 #include <linux/workqueue.h>
 
 struct xbg_bridge;
@@ -35,6 +33,4 @@ struct xbr_port {
 bool xbr_is_port_dev(const struct net_device *dev);
 struct xbr_port *xbr_port_of(const struct net_device *dev);
 
-extern const struct attribute_group xbr_ctl_group;
-
-#endif /* XBRIDGE_CTL_H */
+#endif /* XBRIDGE_DEV_H */

@@ -1,0 +1,178 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# xbridge_iproute2_json.sh [MODULE.ko] - `xbridge -j fdb show` and
+# `xbridge -j vlan show` against iproute2's `bridge -j` for a Linux bridge
+# configured identically in the same test kernel: the same bridge and port
+# MACs, VLANs, static/permanent/sticky FDB entries, and entries learned from
+# the same frames. The two sides are compared row by row and key by key
+# after mapping the names (br0/xbr0 -> BR, lbr-pN/xbr-pN -> pN) and sorting;
+# every row only one side has is a FAIL printing it.
+# FDB rows without "master" (the ports' and bridge's own "self" addresses)
+# are not the bridge's FDB and are left out on both sides.
+# The tool: $XBRIDGE, else build-test/, build/, build-tool/ or build-dev/.
+set -u
+source "$(dirname "$0")/lib.sh"
+TMPDIR=$(mktemp -d)
+
+if [[ -z "$XB" || ! -x "$XB" ]]; then
+	log_test "xbridge tool binary found" 1 "set XBRIDGE or build tools/xbridge"
+	summary
+	exit 1
+fi
+
+BRMAC=02:00:00:00:03:00
+P1MAC=02:00:00:00:03:01
+P2MAC=02:00:00:00:03:02
+P3MAC=02:00:00:00:03:03
+H1MAC=02:00:00:00:03:11
+H2MAC=02:00:00:00:03:12
+H3MAC=02:00:00:00:03:13
+S1=02:00:00:00:0a:01	# static, no VLAN
+S2=02:00:00:00:0a:02	# static, VLAN 20
+S3=02:00:00:00:0a:03	# permanent (no state word), VLAN 10
+S4=02:00:00:00:0a:04	# static sticky, VLAN 1
+
+cleanup() {
+	ip link del br0 2>/dev/null
+	ip link del xbr0 2>/dev/null
+	hosts_cleanup
+	rm -rf "$TMPDIR"
+}
+trap cleanup EXIT
+
+# port_add PREFIX BR N PORTMAC HOSTMAC - port PREFIX-pN of BR (MAC PORTMAC),
+# a veth whose peer is eth0 (MAC HOSTMAC) in namespace PREFIX-hN.
+port_add() {
+	local pfx=$1 br=$2 n=$3 pmac=$4 hmac=$5
+	local ns=$pfx-h$n port=$pfx-p$n
+	ip netns add "$ns"
+	ip link add "$port" address "$pmac" type veth peer name eth0 netns "$ns" address "$hmac"
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	ip -n "$ns" link set eth0 up
+	ip link set "$port" master "$br"
+	ip link set "$port" up
+}
+
+# configure TOOL PREFIX BR - the same VLANs and FDB entries through either
+# `bridge` or `xbridge` (same grammar).
+configure() {
+	local t=$1 pfx=$2 br=$3 err=0
+	$t vlan del vid 1 dev $pfx-p1 || err=1
+	$t vlan add vid 10 dev $pfx-p1 pvid untagged || err=1
+	$t vlan add vid 10 dev $pfx-p2 || err=1
+	$t vlan add vid 20-22 dev $pfx-p2 || err=1
+	$t vlan add vid 30 dev $pfx-p3 pvid || err=1
+	$t vlan add vid 20 dev $pfx-p3 untagged || err=1
+	$t fdb add $S1 dev $pfx-p1 master static || err=1
+	$t fdb add $S2 dev $pfx-p2 vlan 20 master static || err=1
+	$t fdb add $S3 dev $pfx-p1 vlan 10 master || err=1
+	$t fdb add $S4 dev $pfx-p3 vlan 1 master static sticky || err=1
+	return $err
+}
+
+# learn PREFIX - the same frames into either bridge: h1 untagged (PVID 10),
+# h2 untagged (PVID 1) and tagged 20, h3 untagged (PVID 30) and tagged 20.
+learn() {
+	local pfx=$1
+	ip netns exec $pfx-h1 $PKT send eth0 ff:ff:ff:ff:ff:ff $H1MAC --count 1
+	ip netns exec $pfx-h2 $PKT send eth0 ff:ff:ff:ff:ff:ff $H2MAC --count 1
+	ip netns exec $pfx-h2 $PKT send eth0 ff:ff:ff:ff:ff:ff $H2MAC --vlan 20 --count 1
+	ip netns exec $pfx-h3 $PKT send eth0 ff:ff:ff:ff:ff:ff $H3MAC --count 1
+	ip netns exec $pfx-h3 $PKT send eth0 ff:ff:ff:ff:ff:ff $H3MAC --vlan 20 --count 1
+}
+
+setup() {
+	local err=0
+	ip link add br0 address $BRMAC type bridge vlan_filtering 1 || err=1
+	ip link set br0 up
+	ip link add xbr0 type xbridge || err=1
+	ip link set xbr0 address $BRMAC || err=1
+	xb link set dev xbr0 vlan_filtering 1 || err=1
+	ip link set xbr0 up
+	for n in 1 2 3; do
+		eval "pm=\$P${n}MAC hm=\$H${n}MAC"
+		port_add lbr br0 $n $pm $hm || err=1
+		port_add xbr xbr0 $n $pm $hm || err=1
+	done
+	configure bridge lbr br0 || err=1
+	configure xb xbr xbr0 || err=1
+	log_test "setup: the same configuration through bridge and xbridge" $err
+	learn lbr
+	learn xbr
+	sleep 0.5
+}
+
+# The name map, as a jq function.
+NORM='def n: if . == "br0" or . == "xbr0" then "BR"
+	elif type == "string" and test("^[lx]br-p[0-9]+$") then sub("^[lx]br-"; "")
+	else . end;'
+
+# compare WHAT LINUX_FILE XBRIDGE_FILE - both files hold a sorted JSON array
+# of rows; a FAIL per row only one side has, one PASS if they are equal.
+# (No process substitution: the test kernel's initramfs has no /dev/fd.)
+compare() {
+	local what=$1 l=$2 x=$3 row bad=0
+	jq -c --slurpfile x "$x" '.[] | select(. as $r | $x[0] | index([$r]) | not)' \
+		"$l" >"$TMPDIR/only.l" || bad=1
+	jq -c --slurpfile l "$l" '.[] | select(. as $r | $l[0] | index([$r]) | not)' \
+		"$x" >"$TMPDIR/only.x" || bad=1
+	while IFS= read -r row; do
+		[[ -n "$row" ]] || continue
+		log_test "$what: row of bridge -j missing from xbridge -j" 1 "$row"
+		bad=1
+	done <"$TMPDIR/only.l"
+	while IFS= read -r row; do
+		[[ -n "$row" ]] || continue
+		log_test "$what: row of xbridge -j that bridge -j does not print" 1 "$row"
+		bad=1
+	done <"$TMPDIR/only.x"
+	if ((bad)); then
+		echo "# bridge -j:  $(jq -c . "$l")"
+		echo "# xbridge -j: $(jq -c . "$x")"
+	fi
+	log_test "$what: xbridge -j matches bridge -j key for key ($(jq length "$l") rows)" $bad
+}
+
+fdb_norm() {
+	jq -S "$NORM"'[.[] | select(.master != null) | .ifname |= n | .master |= n]
+		| sort_by(.mac, .ifname, (.vlan // 0), .state)'
+}
+
+test_fdb() {
+	bridge -j fdb show br br0 | fdb_norm >"$TMPDIR/fdb.l"
+	xb -j fdb show br xbr0 | fdb_norm >"$TMPDIR/fdb.x"
+	[[ $(jq length "$TMPDIR/fdb.l") -gt 0 && $(jq length "$TMPDIR/fdb.x") -gt 0 ]]
+	log_test "fdb: both sides print rows" $? \
+		"bridge: $(jq -c . "$TMPDIR/fdb.l") xbridge: $(jq -c . "$TMPDIR/fdb.x")"
+	echo "# bridge -j fdb show (normalised): $(jq -c . "$TMPDIR/fdb.l")"
+	compare "fdb show" "$TMPDIR/fdb.l" "$TMPDIR/fdb.x"
+
+	# The same with -s (used/updated), minus the timer values themselves.
+	bridge -s -j fdb show br br0 | fdb_norm | jq -S 'map(if has("used") then .used = 0 | .updated = 0 else . end)' >"$TMPDIR/fdbs.l"
+	xb -s -j fdb show br xbr0 | fdb_norm | jq -S 'map(if has("used") then .used = 0 | .updated = 0 else . end)' >"$TMPDIR/fdbs.x"
+	compare "fdb show -s" "$TMPDIR/fdbs.l" "$TMPDIR/fdbs.x"
+}
+
+vlan_norm() {
+	jq -S "$NORM"'[.[] | select(.ifname | test("^(br0|xbr0|[lx]br-p[0-9]+)$"))
+		| .ifname |= n] | sort_by(.ifname)'
+}
+
+test_vlan() {
+	bridge -j vlan show | vlan_norm >"$TMPDIR/vlan.l"
+	xb -j vlan show | vlan_norm >"$TMPDIR/vlan.x"
+	echo "# bridge -j vlan show (normalised): $(jq -c . "$TMPDIR/vlan.l")"
+	compare "vlan show" "$TMPDIR/vlan.l" "$TMPDIR/vlan.x"
+	# Per port, as `bridge vlan show dev PORT`.
+	bridge -j vlan show dev lbr-p2 | vlan_norm >"$TMPDIR/vlan2.l"
+	xb -j vlan show dev xbr-p2 | vlan_norm >"$TMPDIR/vlan2.x"
+	compare "vlan show dev p2" "$TMPDIR/vlan2.l" "$TMPDIR/vlan2.x"
+}
+
+setup
+test_fdb
+test_vlan
+cleanup
+trap - EXIT
+summary
