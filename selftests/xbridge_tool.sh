@@ -187,6 +187,30 @@ test_monitor() {
 	log_test "monitor fdb: learn event" $? "$(tr '\n' ';' <"$TMPDIR/mon")"
 	grep -q "^Deleted 02:00:00:00:0d:01 dev swp1 master xbr0" "$TMPDIR/mon"
 	log_test "monitor fdb: flush event" $? "$(tr '\n' ';' <"$TMPDIR/mon")"
+
+	# Ageing: with ageing_time 1 s, a learned entry is deleted by the
+	# bridge's ageing work and the monitor sees it, with no flush asked.
+	local ageing
+	ageing=$("$XB" -j link show dev xbr0 | jq '.[0].ageing_time // empty' 2>/dev/null)
+	"$XB" link set dev xbr0 ageing_time 100
+	"$XB" monitor fdb >"$TMPDIR/mon-age" 2>&1 &
+	MON=$!
+	sleep 0.5
+	ip netns exec h1 $PKT send eth0 ff:ff:ff:ff:ff:ff 02:00:00:00:0d:02
+	local aged=1
+	for _ in $(seq 40); do
+		if grep -q "^Deleted 02:00:00:00:0d:02 dev swp1 master xbr0" "$TMPDIR/mon-age"; then
+			aged=0
+			break
+		fi
+		sleep 0.25
+	done
+	kill $MON 2>/dev/null
+	wait $MON 2>/dev/null
+	MON=
+	"$XB" link set dev xbr0 ageing_time "${ageing:-30000}"
+	grep -q "^02:00:00:00:0d:02 dev swp1 master xbr0" "$TMPDIR/mon-age" && ((aged == 0))
+	log_test "monitor fdb: learn then ageing delete events" $? "$(tr '\n' ';' <"$TMPDIR/mon-age")"
 }
 
 if setup; then
