@@ -41,6 +41,13 @@ run_tests() {
 	local dir=$1
 	shift
 	local log="$dir/test-all.log"
+	# Build everything first: the selftests use the tool from build-test/,
+	# which no meson test depends on.
+	if ! meson compile -C "$dir"; then
+		echo "test-all: building $dir failed" >&2
+		failed=$((failed + 1))
+		return
+	fi
 	meson test -C "$dir" --print-errorlogs "$@" 2>&1 | tee "$log"
 	local ok bad
 	ok=$(awk '/^Ok:/ {print $2}' "$log")
