@@ -10,7 +10,8 @@
 # with the host's root shared read-only over virtio-9p. The guest therefore runs
 # the host's own tools and sees the build tree at the same paths; /tmp, /run,
 # /var/tmp and /dev/shm are fresh tmpfs in the guest (so paths under them are NOT
-# shared). In the guest, in the directory run.sh was started from:
+# shared, except the directory run.sh was started from, which is bound back
+# read-only at its own path). In the guest, in the directory run.sh was started from:
 #   insmod each --module (fail if it does not load), run COMMAND (stdin /dev/null,
 #   HOME=/tmp, XBRIDGE_VM=1), rmmod the modules (fail if they do not unload),
 #   then dump the kernel log and power off.
@@ -127,13 +128,23 @@ done
 # Paths the guest cannot see: they are tmpfs there.
 hidden_in_guest() { case $1/ in /tmp/* | /run/* | /var/tmp/* | /dev/shm/* | /proc/* | /sys/*) return 0 ;; esac; return 1; }
 
+# A working directory under /tmp, /run or /var/tmp (a CI clone, say) is
+# bound back into the guest at the same path, read-only ("share").
 cwd=$(pwd -P)
-hidden_in_guest "$cwd" && die "cannot run from $cwd: /tmp, /run, /var/tmp are tmpfs in the guest"
+share=
+if hidden_in_guest "$cwd"; then
+	case $cwd/ in
+	/tmp/* | /run/* | /var/tmp/*) share=$cwd ;;
+	*) die "cannot run from $cwd: the guest does not share it" ;;
+	esac
+fi
+in_share() { [[ -n $share && $1/ == "$share"/* ]]; }
 abs_modules=()
 for m in ${modules[@]+"${modules[@]}"}; do
 	[[ -r $m ]] || die "module $m not found"
 	m=$(realpath "$m")
-	hidden_in_guest "$m" && die "module $m is under a path the guest does not share"
+	hidden_in_guest "$m" && ! in_share "$m" &&
+		die "module $m is under a path the guest does not share"
 	abs_modules+=("$m")
 done
 
@@ -172,6 +183,7 @@ nonce=$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
 mkdir "$work/job"
 echo "$nonce" >"$work/job/nonce"
 echo "$cwd" >"$work/job/cwd"
+echo "$share" >"$work/job/share"
 printf '%s\n' ${abs_modules[@]+"${abs_modules[@]}"} >"$work/job/modules"
 for e in ${envs[@]+"${envs[@]}"}; do
 	[[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "--env wants VAR=VALUE, got $e"
