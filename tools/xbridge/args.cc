@@ -33,6 +33,20 @@ void duparg(const std::string &key, const std::string &arg)
 			 "\" is the second value.");
 }
 
+void value_once(Args &a, const std::string &kw, std::string &slot)
+{
+	if (!slot.empty())
+		duparg(kw, a.peek());
+	slot = a.value(kw);
+}
+
+void vid_once(Args &a, const std::string &kw, uint16_t &slot)
+{
+	if (slot)
+		duparg(kw, a.peek());
+	slot = parse_vid(a.value(kw));
+}
+
 void garbage(const std::string &arg)
 {
 	throw UsageError("Error: \"" + arg + "\" is unknown here (a garbage word).");

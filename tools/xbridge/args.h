@@ -40,6 +40,11 @@ uint8_t parse_port_state(const std::string &v);            // name or 0..4
 const char *port_state_name(unsigned s);                   // "disabled".. or nullptr
 uint32_t parse_u32(const std::string &kw, const std::string &v, uint32_t max);
 
+// The value after keyword KW into SLOT, which must still be unset
+// (iproute2's duparg otherwise): for keywords that may appear once.
+void value_once(Args &a, const std::string &kw, std::string &slot);
+void vid_once(Args &a, const std::string &kw, uint16_t &slot);  // 1..4094
+
 // Split a -batch line into words: whitespace separated, "double" and
 // 'single' quotes group, '#' starts a comment.
 std::vector<std::string> split_line(const std::string &line);

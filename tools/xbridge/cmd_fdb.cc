@@ -53,13 +53,9 @@ FdbModify parse_fdb_modify(FdbOp op, Args &a)
 	while (!a.done()) {
 		std::string w = a.take();
 		if (w == "dev") {
-			if (!r.dev.empty())
-				duparg("dev", a.peek());
-			r.dev = a.value(w);
+			value_once(a, w, r.dev);
 		} else if (w == "vlan") {
-			if (r.vlan)
-				duparg("vlan", a.peek());
-			r.vlan = parse_vid(a.value(w));
+			vid_once(a, w, r.vlan);
 		} else if (w == "self") {
 			r.self = true;
 		} else if (matches(w, "master")) {
@@ -117,14 +113,9 @@ FdbShow parse_fdb_show(Args &a)
 	while (!a.done()) {
 		std::string w = a.take();
 		if (w == "br" || w == "brport" || w == "dev") {
-			std::string &dst = w == "br" ? r.br : r.brport;
-			if (!dst.empty())
-				duparg(w, a.peek());
-			dst = a.value(w);
+			value_once(a, w, w == "br" ? r.br : r.brport);
 		} else if (w == "vlan") {
-			if (r.vlan)
-				duparg("vlan", a.peek());
-			r.vlan = parse_vid(a.value(w));
+			vid_once(a, w, r.vlan);
 		} else if (w == "state") {
 			r.state = parse_state_word(a.value(w));
 		} else if (w == "dynamic") {
@@ -184,17 +175,11 @@ FdbFlush parse_fdb_flush(Args &a)
 	while (!a.done()) {
 		std::string w = a.take();
 		if (w == "dev") {
-			if (!r.dev.empty())
-				duparg("dev", a.peek());
-			r.dev = a.value(w);
+			value_once(a, w, r.dev);
 		} else if (w == "brport") {
-			if (!r.brport.empty())
-				duparg("brport", a.peek());
-			r.brport = a.value(w);
+			value_once(a, w, r.brport);
 		} else if (w == "vlan") {
-			if (r.vlan)
-				duparg("vlan", a.peek());
-			r.vlan = parse_vid(a.value(w));
+			vid_once(a, w, r.vlan);
 		} else if (w == "self" || w == "master") {
 		} else if (w == "permanent" || w == "nopermanent") {
 			state(XBRIDGE_FDB_STATE_PERMANENT, w[0] != 'n');

@@ -83,9 +83,7 @@ LinkSet parse_link_set(Args &a)
 			if (w == u)
 				throw UsageError("Error: \"" + w + "\" is not supported by xbridge.");
 		if (w == "dev") {
-			if (!r.dev.empty())
-				duparg("dev", a.peek());
-			r.dev = a.value(w);
+			value_once(a, w, r.dev);
 		} else if (w == "state") {
 			r.state = parse_port_state(a.value(w));
 		} else if (w == "master") {
@@ -121,9 +119,7 @@ LinkShow parse_link_show(Args &a)
 	while (!a.done()) {
 		std::string w = a.take();
 		if (w == "dev") {
-			if (!r.dev.empty())
-				duparg("dev", a.peek());
-			r.dev = a.value(w);
+			value_once(a, w, r.dev);
 		} else if (w == "help") {
 			throw UsageError(link_usage);
 		} else {

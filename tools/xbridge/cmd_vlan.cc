@@ -38,9 +38,7 @@ VlanModify parse_vlan_modify(bool del, Args &a)
 	while (!a.done()) {
 		std::string w = a.take();
 		if (w == "dev") {
-			if (!r.dev.empty())
-				duparg("dev", a.peek());
-			r.dev = a.value(w);
+			value_once(a, w, r.dev);
 		} else if (w == "vid") {
 			take_vid(a, w, r.vid, r.vid_end);
 		} else if (w == "self") {
@@ -98,13 +96,9 @@ VlanShow parse_vlan_show(Args &a)
 	while (!a.done()) {
 		std::string w = a.take();
 		if (w == "dev") {
-			if (!r.dev.empty())
-				duparg("dev", a.peek());
-			r.dev = a.value(w);
+			value_once(a, w, r.dev);
 		} else if (w == "vid") {
-			if (r.vid)
-				duparg("vid", a.peek());
-			r.vid = parse_vid(a.value(w));
+			vid_once(a, w, r.vid);
 		} else if (w == "help") {
 			throw UsageError(vlan_usage);
 		} else {
