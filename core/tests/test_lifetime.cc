@@ -199,6 +199,9 @@ TEST_CASE("datapath keeps deciding while VLANs and ports come and go", "[lifetim
 		}
 	});
 
+	/* The churn must overlap the reader: start once it is deciding. */
+	while (decided.load() == 0)
+		std::this_thread::yield();
 	unsigned next_ifindex = 10;
 	for (int round = 0; round < 60; round++) {
 		/* churn a VLAN that entries cache */

@@ -311,8 +311,13 @@ inline std::string describe(const Outcome &o)
 	}
 	s += " vid=" + std::to_string(o.v.vid);
 	s += " egress={";
+	/* In ifindex order: the map's order is the ports' addresses, which
+	 * differ between runs. */
+	std::map<uint32_t, TagAction> by_ifindex;
 	for (auto &kv : o.egress)
-		s += std::to_string(kv.first->ifindex) + ":" + tag_name(kv.second) + " ";
+		by_ifindex[kv.first->ifindex] = kv.second;
+	for (auto &kv : by_ifindex)
+		s += std::to_string(kv.first) + ":" + tag_name(kv.second) + " ";
 	s += "} local=" + std::string(o.local ? "yes/" : "no/") + tag_name(o.local_tag);
 	return s;
 }
