@@ -48,7 +48,11 @@ void *xb_percpu_this(void *pcpu);
 void *xb_percpu_cpu(void *pcpu, unsigned int cpu);
 unsigned int xb_percpu_nr_ids(void);
 
-/* Monotonic time in nanoseconds. */
+/*
+ * Monotonic time in nanoseconds, at tick resolution or better. The
+ * datapath reads it once per frame for FDB timestamps (millisecond ticks),
+ * so it must be cheap: the kernel's coarse clock (jiffies) is what fits.
+ */
 uint64_t xb_now_ns(void);
 
 /* Uniform random numbers (hash seeds). */

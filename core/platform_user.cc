@@ -5,7 +5,7 @@
  *
  * Memory comes from the C allocator, RCU from liburcu-bp (the "bulletproof"
  * flavour: threads need no registration), the writer lock is a pthread
- * mutex, time is CLOCK_MONOTONIC. Test hooks (platform_user.h) inject
+ * mutex, time is CLOCK_MONOTONIC_COARSE. Test hooks (platform_user.h) inject
  * allocation failures, fake the clock and count allocations and log lines.
  *
  * This file is built into xbcore with the core's flags (-fno-exceptions
@@ -283,7 +283,7 @@ uint64_t xb_now_ns(void)
 	if (g_fake_time.load(std::memory_order_acquire))
 		return g_fake_now_ns.load(std::memory_order_relaxed);
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);	/* as the kernel's jiffies */
 	return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
 	       static_cast<uint64_t>(ts.tv_nsec);
 }
