@@ -84,7 +84,7 @@ if bash kmod-shim/build.sh build-kmod "$kver" >build-kmod.log 2>&1; then
 	tail -1 build-kmod.log
 	for suite in selftests/xbridge_*.sh; do
 		log="build-kmod/$(basename "$suite" .sh).log"
-		tools/vm/run.sh -q --module build-kmod/xbridge.ko -- \
+		tools/vm/run.sh -q --timeout 2400 --module build-kmod/xbridge.ko -- \
 			"$suite" build-kmod/xbridge.ko 2>&1 | tee "$log"
 		status=${PIPESTATUS[0]}
 		grep -E '^(PASS|FAIL):' build-vm/last.log | tee -a "$log"

@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""conformance.py - xbridge against the Linux bridge, frame for frame.
+
+Runs scenarios (scenario.py) on two bridges built by topology.sh in the same
+kernel - lbr (the Linux bridge) and xbr (xbridge) - and fails a scenario at
+the first step where they differ:
+  - a configuration step succeeds on one bridge and fails on the other;
+  - a frame step delivers different frames (port and bytes, tags included)
+    to the hosts and the bridge device;
+  - after any step, the FDB (port, mac, vid, kind, flags) or the VLAN table
+    (vid, pvid/untagged, per-VLAN state) differ.
+`expect` steps of the hand-written corpus also check the outcome itself.
+
+  conformance.py [--corpus DIR] [--generate N] [--seed S] [--steps K]
+                 [--soak SECONDS] [--replay FILE] [--quiet]
+
+Every scenario prints one PASS or FAIL line (a FAIL prints the step, both
+sides and the scenario text, which --replay runs again); the last line gives
+the totals. Known, intended differences are in known.py, not here.
+
+Ownership: single process, single thread; the two bridges are reset (not
+rebuilt) before each scenario.
+"""
+import argparse
+import glob
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import capture                          # noqa: E402
+import generator                        # noqa: E402
+import known                            # noqa: E402
+import nlsock as nl                     # noqa: E402
+import scenario as sc                   # noqa: E402
+from linux_side import LinuxBridge      # noqa: E402
+from xbridge_side import XBridge        # noqa: E402
+
+BR_MAC = "02:00:00:00:0b:00"
+AGE_SETTLE = 1.6        # xbridge's ageing work runs every second
+RECHECK_DELAY = 0.3     # one more look before calling a difference real
+
+
+class Difference(Exception):
+    def __init__(self, step, what, left, right):
+        super().__init__(what)
+        self.step, self.what, self.left, self.right = step, what, left, right
+
+
+class Totals:
+    def __init__(self):
+        self.scenarios = self.passed = self.steps = self.sent = self.arrivals = 0
+        self.config_ops = 0
+
+
+def apply(side, step):
+    """Run configuration @step on @side; None, or the NlError it raised."""
+    k = step.kind
+    try:
+        if k == "br set":
+            side.bridge_set(step.opts)
+        elif k == "link set":
+            side.link_set(step.port, step.flags, step.state)
+        elif k in ("fdb add", "fdb append", "fdb replace"):
+            side.fdb_change(k[4:], step.mac, step.port, step.vlan, step.fkind,
+                            step.sticky, step.extern_learn)
+        elif k == "fdb del":
+            side.fdb_del(step.port, step.mac, step.vlan)
+        elif k == "fdb flush":
+            side.fdb_flush(step.port, step.vlan, step.fkind)
+        elif k == "vlan add":
+            side.vlan_add(step.port, step.vid, step.end, step.pvid, step.untagged)
+        elif k == "vlan del":
+            side.vlan_del(step.port, step.vid, step.end)
+        elif k == "vlan set":
+            side.vlan_set_state(step.port, step.vid, step.end, step.state)
+        elif k == "port add":
+            side.port_add(step.port)
+        elif k == "port del":
+            side.port_del(step.port)
+        else:
+            raise AssertionError(k)
+    except nl.NlError as e:
+        return e
+    return None
+
+
+def fmt_frames(frames):
+    if not frames:
+        return "(nothing)"
+    return "\n".join("    %-3s %s" % (p, b.hex()) for p, b in frames)
+
+
+def fmt_state(st):
+    fdb, vlans = st
+    lines = ["    fdb:"] + ["      %s %s vid %d %s %s" % (p, m, v, k, ",".join(f))
+                            for p, m, v, k, f in fdb]
+    lines.append("    vlans:")
+    for port in sorted(vlans):
+        lines.append("      %s: %s" % (port, " ".join(
+            "%d%s%s" % (vid, ("/" + fl) if fl else "", "" if s == 3 else "(state %d)" % s)
+            for vid, fl, s in vlans[port])))
+    return "\n".join(lines)
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        n = sc.MAX_PORTS
+        self.linux = LinuxBridge("lbr", {"p%d" % i: "lp%d" % i for i in range(1, n + 1)}, BR_MAC)
+        self.xb = XBridge("xbr", {"p%d" % i: "xp%d" % i for i in range(1, n + 1)}, BR_MAC)
+        self.cap = {"linux": capture.Capture("lh", n, "lbr"),
+                    "xbridge": capture.Capture("xh", n, "xbr")}
+        self.sides = (self.linux, self.xb)
+        self.seq = 0
+        self.t = Totals()
+
+    def state(self, side):
+        return known.normalise_state(side.label, (side.fdb_dump(), side.vlan_dump()))
+
+    def compare_state(self, step):
+        a, b = self.state(self.linux), self.state(self.xb)
+        if a != b:
+            time.sleep(RECHECK_DELAY)
+            capture.settle(self.cap.values())
+            a, b = self.state(self.linux), self.state(self.xb)
+        if a != b:
+            raise Difference(step, "FDB or VLAN table differs", fmt_state(a), fmt_state(b))
+
+    def frames(self, seq):
+        return (known.normalise_frames("linux", self.cap["linux"].frames(seq)),
+                known.normalise_frames("xbridge", self.cap["xbridge"].frames(seq)))
+
+    def send(self, step):
+        self.seq += 1
+        frame = sc.build_frame(step, capture.marker(self.seq))
+        for c in self.cap.values():
+            c.send(step.port, frame)
+        self.t.sent += 1
+        capture.settle(self.cap.values())
+        a, b = self.frames(self.seq)
+        if a != b:
+            time.sleep(RECHECK_DELAY)
+            capture.settle(self.cap.values())
+            a, b = self.frames(self.seq)
+        if a != b:
+            raise Difference(step, "delivered frames differ (frame %s)" % frame.hex(),
+                             fmt_frames(a), fmt_frames(b))
+        self.t.arrivals += len(a)
+        return a
+
+    def age(self, ageing):
+        for s in self.sides:
+            s.bridge_set({"ageing_time": 10})
+        time.sleep(AGE_SETTLE)
+        for s in self.sides:
+            s.bridge_set({"ageing_time": ageing})
+
+    def expect(self, step, last_rx):
+        if step.kind == "expect rx":
+            got = sorted({p for p, _ in last_rx or []})
+            if got != step.ports:
+                raise Difference(step, "expected the frame on %s" % (" ".join(step.ports) or "none"),
+                                 "    got: %s" % (" ".join(got) or "none"), "    (same on both)")
+        else:
+            for s in self.sides:
+                rows = [r for r in s.fdb_dump() if r[1] == step.mac and r[2] == step.vid]
+                port = rows[0][0] if rows else None
+                if port != step.port:
+                    raise Difference(step, "expected %s vlan %d on %s" % (step.mac, step.vid, step.port),
+                                     "    %s has it on %s" % (s.label, port), "")
+
+    def run(self, scen):
+        for s in self.sides:
+            s.reset(scen.nports)
+        capture.settle(self.cap.values(), quiet=0.01)
+        for c in self.cap.values():
+            c.forget()
+        ageing = 30000
+        last_rx = None
+        first_seq = self.seq + 1
+        self.compare_state(None)
+        for step in scen.steps:
+            self.t.steps += 1
+            if step.kind == "send":
+                last_rx = self.send(step)
+            elif step.kind == "age":
+                self.age(ageing)
+            elif step.kind.startswith("expect"):
+                self.expect(step, last_rx)
+                continue
+            else:
+                self.t.config_ops += 1
+                ea, eb = apply(self.linux, step), apply(self.xb, step)
+                if (ea is None) != (eb is None):
+                    raise Difference(step, "the step succeeds on one bridge only",
+                                     "    %s" % (ea or "ok"), "    %s" % (eb or "ok"))
+                if step.kind == "br set" and "ageing_time" in step.opts and ea is None:
+                    ageing = step.opts["ageing_time"]
+            self.compare_state(step)
+        # A late frame is charged to the step that sent it.
+        capture.settle(self.cap.values())
+        for seq in range(first_seq, self.seq + 1):
+            a, b = self.frames(seq)
+            if a != b:
+                raise Difference(None, "late frames of send #%d differ" % (seq - first_seq + 1),
+                                 fmt_frames(a), fmt_frames(b))
+
+    def run_one(self, scen):
+        self.t.scenarios += 1
+        try:
+            self.run(scen)
+        except Difference as d:
+            where = "step %s" % d.step if d.step else "after the last step"
+            print("FAIL: conformance %s: %s: %s" % (scen.name, where, d.what))
+            print("  linux:\n%s\n  xbridge:\n%s" % (d.left, d.right))
+            print("  scenario (--replay it):")
+            print("\n".join("    | " + l for l in scen.text.rstrip().splitlines()))
+            sys.stdout.flush()
+            return False
+        self.t.passed += 1
+        if not self.args.quiet:
+            print("PASS: conformance %s (%d steps)" % (scen.name, len(scen.steps)))
+            sys.stdout.flush()
+        return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpus", help="directory of hand-written *.scn scenarios")
+    ap.add_argument("--generate", type=int, default=0, help="generated scenarios to run")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the first generated scenario")
+    ap.add_argument("--steps", type=int, default=24, help="steps per generated scenario")
+    ap.add_argument("--soak", type=float, default=0,
+                    help="keep generating scenarios for this many seconds")
+    ap.add_argument("--replay", action="append", default=[], help="a scenario file to run")
+    ap.add_argument("--quiet", action="store_true", help="print only FAIL lines and totals")
+    args = ap.parse_args()
+
+    scenarios = []
+    for path in args.replay + (sorted(glob.glob(os.path.join(args.corpus, "*.scn")))
+                               if args.corpus else []):
+        with open(path) as f:
+            scenarios.append(sc.parse(f.read(), os.path.basename(path)))
+    r = Runner(args)
+    start = time.monotonic()
+    ok = True
+    for s in scenarios:
+        ok &= r.run_one(s)
+    seed = args.seed
+    for _ in range(args.generate):
+        ok &= r.run_one(generator.scenario(seed, args.steps))
+        seed += 1
+    if args.soak:
+        end = time.monotonic() + args.soak
+        while time.monotonic() < end:
+            ok &= r.run_one(generator.scenario(seed, args.steps))
+            seed += 1
+    t = r.t
+    print("conformance: %d scenarios (%d passed), %d steps, %d config ops, "
+          "%d frames sent to both bridges, %d deliveries compared, %.0f s"
+          % (t.scenarios, t.passed, t.steps, t.config_ops, t.sent, t.arrivals,
+             time.monotonic() - start))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

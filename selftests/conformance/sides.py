@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0
+"""sides.py - what the harness needs from a bridge implementation, and the
+parts both implementations share (enslaving ports over rtnetlink, reset).
+
+A BridgeSide owns one bridge device and its port devices (logical names
+p1..p8 map to real devices); the harness drives the Linux bridge through
+LinuxBridge (linux_side.py, rtnetlink) and xbridge through XBridge
+(xbridge_side.py, the xbridge generic netlink family). Every operation
+raises nlsock.NlError when the kernel refuses it and changes nothing else.
+
+Normalised state, so the two sides compare with ==:
+  fdb_dump()  -> sorted list of (port, mac, vid, kind, flags)
+      port  'br' (the bridge device) or 'p1'..'p8'
+      mac   'xx:xx:xx:xx:xx:xx'
+      vid   0 for an entry without VLAN
+      kind  'local' | 'static' | 'dynamic'
+      flags sorted tuple drawn from ('extern_learn', 'locked', 'sticky')
+  vlan_dump() -> {port: sorted list of (vid, flags, state)}
+      flags 'PU', 'P', 'U' or '' (PVID, egress untagged); state 0..4
+      ports without VLANs are left out.
+Only entries whose master is this bridge count (not the ports' own "self"
+addresses).
+"""
+import socket
+import struct
+
+import nlsock as nl
+
+RTM_NEWLINK = 16
+RTM_SETLINK = 19
+IFLA_MASTER = 10
+IFLA_ADDRESS = 1
+
+BRIDGE_DEFAULTS = dict(vlan_filtering=0, default_pvid=1, ageing_time=30000,
+                       vlan_protocol=0x8100, group_fwd_mask=0)
+STATE_FORWARDING = 3
+
+
+def ifindex(name):
+    return socket.if_nametoindex(name)
+
+
+class BridgeSide:
+    label = "?"
+
+    def __init__(self, br, ports, br_mac):
+        """@br: bridge device name; @ports: {'p1': devname, ...};
+        @br_mac: the bridge's own address (its local entry survives reset)."""
+        self.br = br
+        self.br_ifindex = ifindex(br)
+        self.ports = dict(ports)
+        self.port_ifindex = {p: ifindex(d) for p, d in ports.items()}
+        self.name_of = {v: k for k, v in self.port_ifindex.items()}
+        self.name_of[self.br_ifindex] = "br"
+        self.br_mac = br_mac
+        self.rtnl = nl.NlSocket(nl.NETLINK_ROUTE)
+
+    def dev_ifindex(self, port):
+        return self.br_ifindex if port == "br" else self.port_ifindex[port]
+
+    # -- enslaving, identical for both bridges (ndo_add_slave/ndo_del_slave) --
+    def _set_master(self, port, master):
+        body = struct.pack("=BxHiII", socket.AF_UNSPEC, 0, self.port_ifindex[port], 0, 0)
+        self.rtnl.request(RTM_SETLINK, body + nl.u32(IFLA_MASTER, master))
+
+    def port_add(self, port):
+        self._set_master(port, self.br_ifindex)
+
+    def port_del(self, port):
+        self._set_master(port, 0)
+
+    def attached(self):
+        """Logical names of the ports currently enslaved to this bridge."""
+        out = []
+        for p, idx in self.port_ifindex.items():
+            try:
+                with open("/sys/class/net/%s/master/ifindex" % self.ports[p]) as f:
+                    if int(f.read()) == self.br_ifindex:
+                        out.append(p)
+            except OSError:
+                pass
+        return out
+
+    def reset(self, nports):
+        """The bridge as just created with ports p1..p@nports attached:
+        options at their defaults, no VLANs but VID 1 (PVID, untagged) on
+        the bridge and each port, no FDB entries but the local ones."""
+        for p in self.attached():
+            self.port_del(p)
+        # default_pvid may only change with filtering off.
+        self.bridge_set({"vlan_filtering": 0})
+        self.bridge_set(dict(BRIDGE_DEFAULTS))
+        for port, mac, vid, kind, flags in self.fdb_dump():
+            if not (port == "br" and mac == self.br_mac and kind == "local"):
+                try:
+                    self.fdb_del(port, mac, vid)
+                except nl.NlError:
+                    pass
+        # Deleting VID 1 too resets its per-VLAN state.
+        for vid, flags, state in self.vlan_dump().get("br", []):
+            self.vlan_del("br", vid, None)
+        # An unfiltered `fdb flush dev br` deletes the bridge's own entry too.
+        self.fdb_change("replace", self.br_mac, "br", None, "local", False, False)
+        self.vlan_add("br", 1, None, True, True)
+        for p in ["p%d" % i for i in range(1, nports + 1)]:
+            self.port_add(p)
+
+    # -- what each implementation provides ------------------------------------
+    def bridge_set(self, opts):
+        """@opts: a subset of BRIDGE_DEFAULTS' keys (vlan_protocol as an int)."""
+        raise NotImplementedError
+
+    def link_set(self, port, flags, state):
+        """@flags: {name: bool} from scenario.PORT_FLAGS; @state: 0..4 or None."""
+        raise NotImplementedError
+
+    def fdb_change(self, cmd, mac, port, vlan, kind, sticky, extern_learn):
+        """cmd 'add' | 'append' | 'replace' (NLM_F_EXCL / APPEND / REPLACE, all
+        with CREATE); kind None means iproute2's default (local); vlan None
+        means no VLAN attribute (the bridge adds VID 0 and every port VLAN)."""
+        raise NotImplementedError
+
+    def fdb_del(self, port, mac, vlan):
+        raise NotImplementedError
+
+    def fdb_flush(self, port, vlan, kind):
+        """`bridge fdb flush dev PORT|br [vlan V] [dynamic|static|permanent]`."""
+        raise NotImplementedError
+
+    def vlan_add(self, port, vid, end, pvid, untagged):
+        """port 'br' means the bridge's own VLANs (`self`)."""
+        raise NotImplementedError
+
+    def vlan_del(self, port, vid, end):
+        raise NotImplementedError
+
+    def vlan_set_state(self, port, vid, end, state):
+        raise NotImplementedError
+
+    def fdb_dump(self):
+        raise NotImplementedError
+
+    def vlan_dump(self):
+        raise NotImplementedError

@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# xbridge_conformance.sh [MODULE.ko] - differential conformance: xbridge and
+# the Linux bridge, configured identically in the same kernel, must do the
+# same to every frame and end every step with the same FDB and VLAN table
+# (selftests/conformance/, Documentation/conformance.md).
+#
+# Runs the hand-written corpus (selftests/conformance/corpus/*.scn, one
+# scenario per rule of the Linux bridge behaviour xbridge mirrors) and
+# $CONFORMANCE_GENERATED (default 100) generated scenarios of
+# $CONFORMANCE_STEPS (default 24) steps from seed $CONFORMANCE_SEED
+# (default 1). CONFORMANCE_SOAK=SECONDS keeps generating for that long.
+# One PASS/FAIL line per scenario.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+
+cleanup() {
+	bash "$here/conformance/topology.sh" down >/dev/null 2>&1
+}
+trap cleanup EXIT
+
+if ! bash "$here/conformance/topology.sh" up; then
+	log_test "conformance topology (lbr, xbr, 2 x 8 hosts)" 1
+	summary
+	exit 1
+fi
+
+args=(--corpus "$here/conformance/corpus"
+	--generate "${CONFORMANCE_GENERATED:-100}"
+	--seed "${CONFORMANCE_SEED:-1}"
+	--steps "${CONFORMANCE_STEPS:-24}")
+[[ -n ${CONFORMANCE_SOAK:-} ]] && args+=(--soak "$CONFORMANCE_SOAK")
+python3 "$here/conformance/conformance.py" "${args[@]}"
+status=$?
+# conformance.py prints its own PASS/FAIL lines; a crash of the harness
+# itself (status other than 0/1) is one more failure.
+if ((status > 1)); then
+	log_test "conformance harness ran to the end" 1 "exit status $status"
+	exit 1
+fi
+exit $status
