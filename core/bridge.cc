@@ -486,14 +486,16 @@ int Bridge::vlan_del(Port *port, uint16_t vid_start, uint16_t vid_end, Extack *a
 	ScratchArray<PortVlan *> gone(vid_end - vid_start + 1u);
 	if (!gone.ok())
 		return fail(ack, kENOMEM, "out of memory");
+	/* As br_vlan_info's RTM_DELLINK: a VID the port does not have is
+	 * skipped, not an error (`bridge vlan del` of a missing VID succeeds). */
 	unsigned n = 0;
 	for (unsigned vid = vid_start; vid <= vid_end; vid++) {
 		PortVlan *v = port->vlans.find(uint16_t(vid));
-		if (!v)
-			return fail(ack, kENOENT, "VLAN not configured on the port");
-		gone[n++] = v;
+		if (v)
+			gone[n++] = v;
 	}
-	vlans_remove(port, &gone[0], n);
+	if (n)
+		vlans_remove(port, &gone[0], n);
 	return 0;
 }
 

@@ -238,11 +238,10 @@ void link_local_to_port(const Ctx &c, const L2Info &l2, Ingress &in, Verdict &v)
 	if (!in.port->has_flag(kPortLearning) || !state_accepts_ingress(in.state))
 		return;
 	if (c.filtering) {
-		/* br_should_learn: not under a foreign outer tag, and only in a
-		 * VLAN the port is a member of. */
+		/* br_should_learn: only in a VLAN the port is a member of; an
+		 * untagged, priority-tagged or foreign-TPID frame in the PVID
+		 * (l2.vid is 0 for all three), without the per-VLAN state check. */
 		Verdict scratch = v;
-		if (l2.foreign_tagged)
-			return;
 		if (!vlan_ingress(l2, in, false, scratch))
 			return;
 	}

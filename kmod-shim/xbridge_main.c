@@ -215,6 +215,27 @@ static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 	}
 }
 
+/*
+ * A frame the stack sends with the bridge's VLAN tag in its payload (a VLAN
+ * device without tx offload, a packet socket) has the tag moved out of band
+ * first, as br_allowed_ingress does: egress then pops or rewrites it like
+ * any other. Returns NULL if the skb was freed.
+ */
+static struct sk_buff *xbr_host_tag_to_hwaccel(struct xbr *br, struct sk_buff *skb)
+{
+	if (skb_vlan_tag_present(skb) || !xbg_vlan_filtering(br->core) ||
+	    ntohs(eth_hdr(skb)->h_proto) != xbg_vlan_proto(br->core))
+		return skb;
+	skb->protocol = eth_hdr(skb)->h_proto;
+	skb_pull(skb, ETH_HLEN);
+	skb = skb_vlan_untag(skb);
+	if (!skb)
+		return NULL;
+	skb_push(skb, ETH_HLEN);
+	skb_reset_mac_header(skb);
+	return skb;
+}
+
 static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct xbr *br = netdev_priv(dev);
@@ -223,6 +244,9 @@ static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 
 	dev_sw_netstats_tx_add(dev, 1, skb->len);
 	skb_reset_mac_header(skb);
+	skb = xbr_host_tag_to_hwaccel(br, skb);
+	if (!skb)
+		return NETDEV_TX_OK;
 
 	rcu_read_lock();
 	xbr_frame_of(skb, &frame);

@@ -155,6 +155,25 @@ TEST_CASE("link-local frames reach the port stack whatever the port state",
 	CHECK(!f.has(kS1, 0));
 }
 
+TEST_CASE("link-local learning takes the PVID for foreign-TPID frames",
+	  "[forward][ingress][vlan]")
+{
+	/* br_should_learn: a tag that is not the bridge's vlan_protocol makes
+	 * the frame untagged, so it is learned in the PVID (found by the
+	 * differential conformance harness). */
+	BridgeFixture f(2);
+	REQUIRE(f.br->set_vlan_filtering(true, nullptr) == 0);
+	REQUIRE(f.br->set_vlan_protocol(kEthP8021AD, nullptr) == 0);
+	Outcome o = f.send(f.p(1), make_frame(link_local(3), kS1, {q(1)}));
+	CHECK(o.v.kind == VerdictKind::PortStack);
+	CHECK(f.has(kS1, 1));
+	/* a bridge-protocol tag in a VID the port lacks is not learned */
+	o = f.send(f.p(1), make_frame(link_local(3), kS2, {ad(30)}));
+	CHECK(o.v.kind == VerdictKind::PortStack);
+	CHECK(!f.has(kS2, 30));
+	CHECK(!f.has(kS2, 1));
+}
+
 TEST_CASE("port state on ingress and egress", "[forward][state]")
 {
 	struct Row {

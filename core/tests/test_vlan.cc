@@ -157,6 +157,22 @@ TEST_CASE("vlan_add: ranges, flags, PVID moves, local entries", "[vlan]")
 		CHECK(f.has(port_mac(1), 1));
 	}
 
+	SECTION("vlan_del skips VIDs the port does not have (br_vlan_info)")
+	{
+		/* `bridge vlan del` of a missing VID succeeds on Linux. */
+		FdbDump before = fdb_dump(*f.br);
+		auto vbefore = all_vlans(*f.br);
+		CHECK(f.br->vlan_del(p, 30, 30, nullptr) == 0);
+		CHECK(all_vlans(*f.br) == vbefore);
+		CHECK(fdb_dump(*f.br) == before);
+		/* a range with holes deletes what is there */
+		CHECK(f.br->vlan_del(p, 19, 25, nullptr) == 0);
+		CHECK(f.pv(p, 19) == nullptr);
+		CHECK(f.pv(p, 20) == nullptr);
+		CHECK(f.pv(p, 18) != nullptr);
+		CHECK(!f.has(port_mac(1), 20));
+	}
+
 	SECTION("invalid VIDs and ranges are refused and change nothing")
 	{
 		FdbDump before = fdb_dump(*f.br);
