@@ -258,6 +258,11 @@ int Bridge::port_set_state(Port *port, uint8_t state, Extack *ack)
 {
 	if (state > kPortStateMax)
 		return fail(ack, kEINVAL, "port state must be 0..4");
+	/* br_set_port_state then br_port_state_selection: with no STP every
+	 * port is designated and br_make_forwarding moves a blocking one to
+	 * forwarding at once, so "state 4" reads back as 3 on Linux too. */
+	if (state == uint8_t(PortState::Blocking))
+		state = uint8_t(PortState::Forwarding);
 	store_once(port->state, state);
 	return 0;
 }
@@ -308,8 +313,8 @@ int Bridge::set_default_pvid(uint16_t pvid, Extack *ack)
 		return fail(ack, kEINVAL, "default_pvid must be 0..4094");
 	if (pvid == opts_.default_pvid)
 		return 0;
-	if (vlan_filtering())
-		return fail(ack, kEPERM, "default_pvid can only change with vlan_filtering off");
+	/* Over netlink (br_changelink -> __br_vlan_set_default_pvid) Linux
+	 * changes it with filtering on too; only its sysfs file says EPERM. */
 
 	/* Ports still on the old default move to the new one. */
 	const uint16_t old = opts_.default_pvid;
@@ -516,20 +521,32 @@ int Bridge::fdb_add(MacKey mac, int32_t vid, Port *port, uint16_t flags, FdbAddM
 		    Extack *ack)
 {
 	mac &= kMacMask;
-	if (!mac_is_valid_unicast(mac))
-		return fail(ack, kEINVAL, "invalid Ethernet address (zero or multicast)");
+	/* br_fdb_add refuses only the zero address: a multicast one is
+	 * accepted (and never consulted: multicast frames are flooded). */
+	if (!mac)
+		return fail(ack, kEINVAL, "invalid Ethernet address (zero)");
 	if (vid > kVidMax)
 		return fail(ack, kEINVAL, "VLAN ID must be 0..4094");
-	if ((flags & kFdbSticky) && (flags & kFdbLocal))
-		return fail(ack, kEINVAL, "a permanent entry cannot be sticky");
 	if (flags & ~(kFdbLocal | kFdbStatic | kFdbSticky | kFdbExtLearn))
 		return fail(ack, kEINVAL, "unsupported FDB flag");
 	if (port->is_host && !(flags & kFdbLocal))
 		return fail(ack, kEINVAL, "entries on the bridge device must be permanent");
-	if (!(flags & (kFdbLocal | kFdbStatic)) && !state_accepts_ingress(port->port_state()))
-		return fail(ack, kEPERM, "the port does not learn: only permanent or static entries");
 	if (vid > 0 && !port->vlans.find(uint16_t(vid)))
 		return fail(ack, kEINVAL, "VLAN not configured on the port");
+	if (flags & kFdbExtLearn) {
+		/* An external agent's entry (br_fdb_external_learn_add): the
+		 * state and sticky words and the create/replace mode do not
+		 * apply; it is dynamic-looking but never ages. */
+		flags = uint16_t(kFdbExtLearn | (port->is_host ? kFdbLocal : 0));
+		mode = FdbAddMode::ExternalLearn;
+	} else {
+		if ((flags & kFdbSticky) && (flags & kFdbLocal))
+			return fail(ack, kEINVAL, "a permanent entry cannot be sticky");
+		if (!(flags & (kFdbLocal | kFdbStatic)) &&
+		    !state_accepts_ingress(port->port_state()))
+			return fail(ack, kEPERM,
+				    "the port does not learn: only permanent or static entries");
+	}
 
 	ScratchArray<uint16_t> vids(kVidCount);
 	if (!vids.ok())

@@ -243,6 +243,23 @@ int Fdb::add(const FdbAddRequest &req, uint32_t now, Extack *ack)
 		return fail(ack, kEEXIST, "FDB entry already exists");
 
 	Port *old_port = e->destination().port();
+	if (req.mode == FdbAddMode::ExternalLearn) {
+		/* Any entry, even a local or sticky one, moves to the agent's
+		 * port and keeps its kind; it is refreshed either way. */
+		uint16_t flags = uint16_t((e->flags & ~kFdbDynamicLearned) | want);
+		bool changed = old_port != dest.port() || flags != e->flags;
+		store_once(e->dest, dest.word());
+		set_flags_locked(e, flags);
+		store_once(e->updated, now);
+		store_once(e->used, now);
+		if (changed)
+			notify(FdbEventType::Changed, FdbReason::User, e,
+			       old_port != dest.port() ? old_port : nullptr);
+		return 0;
+	}
+	/* fdb_add_entry sets the kind and stickiness but never clears
+	 * "added by an external agent". */
+	want |= uint16_t(e->flags & kFdbExtLearn);
 	bool changed = old_port != dest.port() || (e->flags & ~kFdbDynamicLearned) != want;
 	store_once(e->dest, dest.word());
 	set_flags_locked(e, want);

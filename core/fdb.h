@@ -121,6 +121,8 @@ struct FdbEventSink {
 enum class FdbAddMode : uint8_t {
 	Create,		/* -EEXIST if the entry exists (bridge fdb add) */
 	Replace,	/* create or overwrite (bridge fdb replace/append) */
+	ExternalLearn,	/* br_fdb_external_learn_add: create, or move the entry
+			 * here keeping its other flags (`extern_learn`) */
 };
 
 struct FdbAddRequest {

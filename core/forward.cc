@@ -32,17 +32,30 @@ struct Ctx {
 	bool vlan_stats;
 };
 
+/*
+ * br_recalculate_fwd_mask: an 802.1ad (provider) bridge forwards the link-
+ * local groups a customer bridge consumes - 0b, 0c, 0d and 0f (of Linux's
+ * BR_GROUPFWD_8021AD, less the bridge's own group 00) - whatever
+ * group_fwd_mask says.
+ */
+constexpr uint16_t kGroupFwd8021adRequired = 0xb800;
+
 Ctx make_ctx(Bridge &br, uint32_t now)
 {
 	const BridgeOptions &o = br.opts();
+	const uint16_t proto = br.vlan_protocol();
+	const bool filtering = br.vlan_filtering();
+	uint16_t fwd_mask = load_once(o.group_fwd_mask);
+	if (filtering && proto == kEthP8021AD)
+		fwd_mask |= kGroupFwd8021adRequired;
 	return Ctx{br,
 		   br.fdb(),
 		   br.host(),
 		   br.addr(),
 		   now,
-		   br.vlan_protocol(),
-		   load_once(o.group_fwd_mask),
-		   br.vlan_filtering(),
+		   proto,
+		   fwd_mask,
+		   filtering,
 		   load_once(o.fdb_cache_vlan),
 		   load_once(o.promisc),
 		   load_once(o.vlan_stats)};
@@ -274,7 +287,7 @@ void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probe
 	v = Verdict();
 	v.ingress = frame.ingress;
 	v.tag_proto = c.vlan_proto;
-	v.pcp = l2.pcp;
+	v.pcp_dei = l2.pcp_dei;
 
 	if (xb_unlikely(l2.status != FrameStatus::Ok)) {
 		set_drop(v, DropReason::Truncated);

@@ -36,7 +36,7 @@ enum class VerdictKind : uint8_t {
 enum class TagAction : uint8_t {
 	Keep,		/* VLAN filtering off: leave the frame as it arrived */
 	Untag,		/* leave without the bridge tag */
-	Tag,		/* leave tagged: vid, tag_proto (and pcp) */
+	Tag,		/* leave tagged: vid, tag_proto (and pcp_dei) */
 };
 
 enum class FloodClass : uint8_t {
@@ -57,7 +57,7 @@ struct Verdict {
 	bool local_too;		/* Forward/Flood: a copy goes up the bridge */
 	uint16_t vid;		/* the frame's VID inside the bridge; 0 unfiltered */
 	uint16_t tag_proto;	/* the bridge's vlan_protocol, for TagAction::Tag */
-	uint8_t pcp;		/* priority to keep when tagging */
+	uint8_t pcp_dei;	/* PCP and DEI to keep when tagging (TCI >> 12) */
 	bool src_isolated;	/* ingress port isolated (for flood_targets) */
 	Port *ingress;
 	Egress out;		/* Forward: the port and its tag action */

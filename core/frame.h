@@ -117,7 +117,7 @@ struct L2Info {
 	uint8_t link_local_index;
 	bool bridge_tagged;	/* outermost tag has the bridge's TPID */
 	bool foreign_tagged;	/* outermost tag has the other TPID */
-	uint8_t pcp;
+	uint8_t pcp_dei;	/* the bridge tag's PCP and DEI (TCI >> 12) */
 	uint16_t vid;		/* 0 unless bridge_tagged */
 };
 
@@ -167,7 +167,7 @@ inline bool classify_l2(const uint8_t *data, uint32_t len, const OobTag &oob, Ma
 	out.bridge_tagged = bridge_tagged;
 	out.foreign_tagged = tagged && tpid != vlan_protocol;
 	out.vid = bridge_tagged ? uint16_t(tci & kVidMask) : 0;
-	out.pcp = bridge_tagged ? uint8_t(tci >> 13) : 0;
+	out.pcp_dei = bridge_tagged ? uint8_t(tci >> 12) : 0;
 	return out.status == FrameStatus::Ok;
 }
 

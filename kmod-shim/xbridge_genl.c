@@ -696,6 +696,10 @@ static int xbr_bridge_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = xbg_bridge_set(br->core, &o, mask, &msg);
 	xbr_core_err(info->extack, err, msg);
+	/* As br_set_ageing_time: a new ageing time applies now, not at the
+	 * next periodic run (ageing_time 0 expires every dynamic entry). */
+	if (!err && (mask & XBG_OPT_AGEING))
+		mod_delayed_work(system_long_wq, &br->gc_work, 0);
 out:
 	rtnl_unlock();
 	return err;
@@ -1055,9 +1059,9 @@ static int xbr_fdb_new_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	mac = nla_data(tb[XBRIDGE_FDB_MAC]);
-	if (!is_valid_ether_addr(mac)) {
+	if (is_zero_ether_addr(mac)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[XBRIDGE_FDB_MAC],
-				    "MAC address must not be zero or multicast");
+				    "MAC address must not be zero");
 		return -EINVAL;
 	}
 	if (!tb[XBRIDGE_FDB_PORT_IFINDEX]) {
@@ -1086,11 +1090,8 @@ static int xbr_fdb_new_doit(struct sk_buff *skb, struct genl_info *info)
 				    "unknown or read-only FDB flag (only STICKY and EXT_LEARN)");
 		return -EINVAL;
 	}
-	if ((flags & XBG_FDB_STICKY) && (flags & XBG_FDB_LOCAL)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[XBRIDGE_FDB_FLAGS],
-				    "a permanent entry cannot be sticky");
-		return -EINVAL;
-	}
+	/* The core refuses a sticky permanent entry, unless EXT_LEARN makes
+	 * the state and sticky words moot (br_fdb_external_learn_add). */
 	if (tb[XBRIDGE_FDB_VLAN])
 		vid = nla_get_u16(tb[XBRIDGE_FDB_VLAN]);
 
@@ -1406,9 +1407,10 @@ static int xbr_vlan_req(struct genl_info *info, struct xbr_vlan_req *r)
 	}
 	r->start = nla_get_u16(tb[XBRIDGE_VLAN_VID]);
 	r->end = tb[XBRIDGE_VLAN_VID_END] ? nla_get_u16(tb[XBRIDGE_VLAN_VID_END]) : r->start;
-	if (r->end < r->start) {
+	/* As br_vlan_valid_range: a range must have at least two VIDs. */
+	if (tb[XBRIDGE_VLAN_VID_END] && r->end <= r->start) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[XBRIDGE_VLAN_VID_END],
-				    "VLAN range end is before its start");
+				    "VLAN range end must be above its start");
 		return -EINVAL;
 	}
 	rtnl_lock();

@@ -213,7 +213,7 @@ void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_fra
 	out->local_too = v.local_too;
 	out->vid = v.vid;
 	out->tag_proto = v.tag_proto;
-	out->pcp = v.pcp;
+	out->pcp_dei = v.pcp_dei;
 	out->src_isolated = v.src_isolated;
 	out->out_tag = uint8_t(v.out.tag);
 	out->local_tag = uint8_t(v.local.tag);
@@ -264,9 +264,6 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 {
 	Bridge *b = core(br);
 	Extack ack;
-	const bool cur_filtering = b->vlan_filtering();
-	const bool new_filtering =
-		(mask & XBG_OPT_VLAN_FILTERING) ? o->vlan_filtering : cur_filtering;
 	const bool pvid_change = (mask & XBG_OPT_DEFAULT_PVID) &&
 				 o->default_pvid != b->opts().default_pvid;
 	int err;
@@ -282,10 +279,6 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 		*msg = "default_pvid must be 0..4094";
 		return -kEINVAL;
 	}
-	if (pvid_change && cur_filtering && new_filtering) {
-		*msg = "default_pvid can only change with vlan_filtering off";
-		return -kEPERM;
-	}
 	if ((mask & XBG_OPT_AGEING) && o->ageing_ms > kFdbMaxAgeingMs) {
 		*msg = "ageing_time too large";
 		return -kERANGE;
@@ -295,9 +288,10 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 		return -kEINVAL;
 	}
 
-	/* The default PVID moves while filtering is off: before turning it
-	 * on, after turning it off. It is the only step that can fail. */
-	if (pvid_change && !cur_filtering) {
+	/* Moving the default PVID is the only step that can fail (ENOMEM),
+	 * so it goes first. Linux's netlink path moves it whether filtering
+	 * is on or not (only its sysfs file refuses with filtering on). */
+	if (pvid_change) {
 		err = b->set_default_pvid(o->default_pvid, &ack);
 		if (err) {
 			*msg = ack.msg;
@@ -306,14 +300,6 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 	}
 	if (mask & XBG_OPT_VLAN_FILTERING)
 		b->set_vlan_filtering(o->vlan_filtering, nullptr);
-	if (pvid_change && cur_filtering) {
-		err = b->set_default_pvid(o->default_pvid, &ack);
-		if (err) {
-			b->set_vlan_filtering(cur_filtering, nullptr);
-			*msg = ack.msg;
-			return err;
-		}
-	}
 	if (mask & XBG_OPT_VLAN_PROTOCOL)
 		b->set_vlan_protocol(o->vlan_protocol, nullptr);
 	if (mask & XBG_OPT_AGEING)

@@ -53,7 +53,7 @@ struct xbg_verdict {
 	bool local_too;
 	uint16_t vid;
 	uint16_t tag_proto;	/* host order */
-	uint8_t pcp;
+	uint8_t pcp_dei;	/* TCI >> 12 */
 	bool src_isolated;
 	uint8_t out_tag;	/* XBG_FORWARD */
 	uint8_t local_tag;	/* XBG_LOCAL or local_too */

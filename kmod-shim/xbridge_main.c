@@ -57,7 +57,7 @@ static void xbr_apply_tag(struct sk_buff *skb, u8 tag, const struct xbg_verdict 
 		break;
 	case XBG_TAG_TAG:
 		__vlan_hwaccel_put_tag(skb, htons(v->tag_proto),
-				       v->vid | (v->pcp << VLAN_PRIO_SHIFT));
+				       v->vid | (v->pcp_dei << 12));
 		break;
 	default:
 		break;

@@ -105,7 +105,9 @@ void run_frame(Input &in)
 		check(l2.dst == fi.dst && l2.src == fi.src && l2.dest_class == fi.dest_class);
 		check(l2.src_valid == fi.src_valid && l2.link_local == fi.link_local &&
 		      l2.link_local_index == fi.link_local_index);
-		check(l2.bridge_tagged == fi.bridge_tagged && l2.vid == fi.vid && l2.pcp == fi.pcp);
+		check(l2.bridge_tagged == fi.bridge_tagged && l2.vid == fi.vid);
+		check(l2.pcp_dei == (fi.bridge_tagged ? fi.encap[0].tci >> 12 : 0));
+		check(!fi.bridge_tagged || fi.pcp == l2.pcp_dei >> 1);
 		check(l2.foreign_tagged == (fi.n_encap > 0 && !fi.bridge_tagged));
 	} else if (len < xb::kEthHeaderLen) {
 		check(l2.status == xb::FrameStatus::Truncated);

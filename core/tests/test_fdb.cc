@@ -296,8 +296,6 @@ TEST_CASE("fdb_add: validation", "[fdb][user]")
 	};
 	const Row rows[] = {
 		{"zero address", 0, 0, false, kFdbStatic, -kEINVAL},
-		{"multicast address", kMcast, 0, false, kFdbStatic, -kEINVAL},
-		{"broadcast address", kBcast, 0, false, kFdbStatic, -kEINVAL},
 		{"sticky local", kS1, 0, false, kFdbLocal | kFdbSticky, -kEINVAL},
 		{"VID not on the port", kS1, 30, false, kFdbStatic, -kEINVAL},
 		{"VID out of range", kS1, 4095, false, kFdbStatic, -kEINVAL},
@@ -313,6 +311,62 @@ TEST_CASE("fdb_add: validation", "[fdb][user]")
 		CHECK(f.br->fdb_add(r.mac, r.vid, to, r.flags, FdbAddMode::Replace, &ack) == r.err);
 		CHECK(fdb_dump(*f.br) == before);
 		CHECK(f.log.size() == 0);
+	}
+}
+
+TEST_CASE("fdb_add: multicast addresses are accepted, as br_fdb_add", "[fdb][user]")
+{
+	/* Linux refuses only the zero address; a multicast entry is stored
+	 * and shown but multicast frames are still flooded. */
+	BridgeFixture f(3);
+	REQUIRE(f.br->fdb_add(kMcast, 0, f.p(1), kFdbStatic, FdbAddMode::Create, nullptr) == 0);
+	REQUIRE(f.br->fdb_add(kBcast, 0, f.p(1), kFdbStatic, FdbAddMode::Create, nullptr) == 0);
+	CHECK(f.has(kMcast, 0));
+	CHECK(f.has(kBcast, 0));
+	Outcome o = f.send(f.p(2), make_frame(kMcast, kS1));
+	CHECK(o.v.kind == VerdictKind::Flood);
+	CHECK(o.egress.size() == 2);
+	o = f.send(f.p(2), make_frame(kBcast, kS1));
+	CHECK(o.v.kind == VerdictKind::Flood);
+}
+
+TEST_CASE("fdb_add: extern_learn (br_fdb_external_learn_add)", "[fdb][user]")
+{
+	BridgeFixture f(3);
+	FdbSnap s;
+	SECTION("creates a never-ageing entry whatever the state words say")
+	{
+		REQUIRE(f.br->fdb_add(kS1, 0, f.p(1), kFdbExtLearn | kFdbStatic | kFdbSticky,
+				      FdbAddMode::Create, nullptr) == 0);
+		REQUIRE(f.has(kS1, 0, &s));
+		CHECK(s.flags == (kFdbExtLearn | kFdbAddedByUser));
+		/* the create mode does not apply: no EEXIST */
+		CHECK(f.br->fdb_add(kS1, 0, f.p(1), kFdbExtLearn, FdbAddMode::Create, nullptr) == 0);
+		f.advance_ms(kFdbDefaultAgeingMs * 2);
+		f.br->run_ageing(f.now());
+		CHECK(f.has(kS1, 0));
+	}
+	SECTION("moves an existing entry, even a static sticky one, keeping its kind")
+	{
+		REQUIRE(f.br->fdb_add(kS1, 0, f.p(1), kFdbStatic | kFdbSticky, FdbAddMode::Create,
+				      nullptr) == 0);
+		REQUIRE(f.br->fdb_add(kS1, 0, f.p(2), kFdbExtLearn, FdbAddMode::Create, nullptr) == 0);
+		REQUIRE(f.has(kS1, 0, &s));
+		CHECK(s.port == f.p(2));
+		CHECK(s.flags == (kFdbStatic | kFdbSticky | kFdbExtLearn | kFdbAddedByUser));
+		/* a later user replace keeps the external flag (fdb_add_entry) */
+		REQUIRE(f.br->fdb_add(kS1, 0, f.p(2), kFdbStatic, FdbAddMode::Replace, nullptr) == 0);
+		REQUIRE(f.has(kS1, 0, &s));
+		CHECK(s.flags == (kFdbStatic | kFdbExtLearn | kFdbAddedByUser));
+	}
+	SECTION("on the bridge device it must be permanent and becomes local")
+	{
+		CHECK(f.br->fdb_add(kS1, 0, f.host(), kFdbExtLearn, FdbAddMode::Create, nullptr) ==
+		      -kEINVAL);
+		REQUIRE(f.br->fdb_add(kS1, 0, f.host(), kFdbExtLearn | kFdbLocal,
+				      FdbAddMode::Create, nullptr) == 0);
+		REQUIRE(f.has(kS1, 0, &s));
+		CHECK((s.flags & kFdbLocal));
 	}
 }
 
@@ -800,8 +854,8 @@ std::vector<std::string> cache_scenario(bool cache)
 	REQUIRE(f.br->vlan_del(f.p(3), 20, 20, nullptr) == 0);
 	all("p3-left-20");
 	/* port state of p2 */
-	REQUIRE(f.br->port_set_state(f.p(2), uint8_t(PortState::Blocking), nullptr) == 0);
-	all("p2-blocking");
+	REQUIRE(f.br->port_set_state(f.p(2), uint8_t(PortState::Listening), nullptr) == 0);
+	all("p2-listening");
 	return out;
 }
 
@@ -833,7 +887,7 @@ TEST_CASE("tagged destinations: forwarding identical with the VLAN cache on and 
 	/* S3@20 was flushed with p3's VLAN 20: nobody left to flood to */
 	CHECK(find("p3-left-20 S3@20:").find("Forward") == std::string::npos);
 	CHECK(find("p3-left-20 S3@20:").find("egress={}") != std::string::npos);
-	CHECK(find("p2-blocking S2@10:").find("no_egress") != std::string::npos);
+	CHECK(find("p2-listening S2@10:").find("no_egress") != std::string::npos);
 }
 
 TEST_CASE("ageing boundary: an entry ages exactly ageing_time after its update",
@@ -889,7 +943,7 @@ TEST_CASE("fdb_add: a port that does not learn takes only static entries", "[fdb
 {
 	/* fdb_add_entry: -EPERM for dynamic entries on a non-learning port */
 	BridgeFixture f(2);
-	REQUIRE(f.br->port_set_state(f.p(1), uint8_t(PortState::Blocking), nullptr) == 0);
+	REQUIRE(f.br->port_set_state(f.p(1), uint8_t(PortState::Listening), nullptr) == 0);
 	CHECK(f.br->fdb_add(kS1, 0, f.p(1), 0, FdbAddMode::Create, nullptr) < 0);
 	CHECK(!f.has(kS1, 0));
 	CHECK(f.br->fdb_add(kS1, 0, f.p(1), kFdbStatic, FdbAddMode::Create, nullptr) == 0);

@@ -27,7 +27,7 @@ bool same_verdict(const Verdict &a, const Verdict &b)
 {
 	return a.kind == b.kind && a.reason == b.reason && a.flood_class == b.flood_class &&
 	       a.local_too == b.local_too && a.vid == b.vid && a.tag_proto == b.tag_proto &&
-	       a.pcp == b.pcp && a.src_isolated == b.src_isolated && a.ingress == b.ingress &&
+	       a.pcp_dei == b.pcp_dei && a.src_isolated == b.src_isolated && a.ingress == b.ingress &&
 	       a.out.port == b.out.port && a.out.tag == b.out.tag &&
 	       a.local.port == b.local.port && a.local.tag == b.local.tag;
 }
@@ -39,7 +39,7 @@ std::string dump_verdict(const Verdict &v)
 		 "kind=%d reason=%d fclass=%d local_too=%d vid=%u proto=%04x pcp=%u iso=%d "
 		 "in=%p out=%p/%d local=%p/%d",
 		 int(v.kind), int(v.reason), int(v.flood_class), int(v.local_too), v.vid,
-		 v.tag_proto, v.pcp, int(v.src_isolated), (void *)v.ingress, (void *)v.out.port,
+		 v.tag_proto, v.pcp_dei, int(v.src_isolated), (void *)v.ingress, (void *)v.out.port,
 		 int(v.out.tag), (void *)v.local.port, int(v.local.tag));
 	return buf;
 }
@@ -135,7 +135,7 @@ TEST_CASE("group_fwd_mask", "[forward][ingress]")
 		CHECK(o.v.kind == VerdictKind::Drop);
 		CHECK(o.v.reason == DropReason::LinkLocalPause);
 		/* a forwarded group still obeys the port state */
-		REQUIRE(f.br->port_set_state(f.p(1), uint8_t(PortState::Blocking), nullptr) == 0);
+		REQUIRE(f.br->port_set_state(f.p(1), uint8_t(PortState::Listening), nullptr) == 0);
 		o = f.send(f.p(1), make_frame(link_local(14), kS1));
 		CHECK(o.v.kind == VerdictKind::Drop);
 		CHECK(o.v.reason == DropReason::PortState);
@@ -148,11 +148,32 @@ TEST_CASE("link-local frames reach the port stack whatever the port state",
 {
 	/* br_handle_frame handles link-local groups before the port state */
 	BridgeFixture f(2);
-	REQUIRE(f.br->port_set_state(f.p(1), uint8_t(PortState::Blocking), nullptr) == 0);
+	REQUIRE(f.br->port_set_state(f.p(1), uint8_t(PortState::Listening), nullptr) == 0);
 	Outcome o = f.send(f.p(1), make_frame(link_local(0xe), kS1));
 	CHECK(o.v.kind == VerdictKind::PortStack);
-	/* but a blocking port does not learn (nbp_state_should_learn) */
+	/* but a listening port does not learn (nbp_state_should_learn) */
 	CHECK(!f.has(kS1, 0));
+}
+
+TEST_CASE("an 802.1ad bridge forwards the customer link-local groups",
+	  "[forward][ingress][vlan]")
+{
+	/* br_recalculate_fwd_mask: group_fwd_mask_required 0xb800 with
+	 * filtering on and vlan_protocol 802.1ad; not when filtering is off */
+	BridgeFixture f(3);
+	REQUIRE(f.br->set_vlan_protocol(kEthP8021AD, nullptr) == 0);
+	for (uint8_t g : {0x0b, 0x0c, 0x0d, 0x0f})
+		CHECK(f.send(f.p(1), make_frame(link_local(g), kS1)).v.kind == VerdictKind::PortStack);
+	REQUIRE(f.br->set_vlan_filtering(true, nullptr) == 0);
+	for (uint8_t g : {0x0b, 0x0c, 0x0d, 0x0f}) {
+		CAPTURE(int(g));
+		Outcome o = f.send(f.p(1), make_frame(link_local(g), kS1));
+		CHECK(o.v.kind == VerdictKind::Flood);
+		CHECK(o.egress.size() == 2);
+	}
+	for (uint8_t g : {0x02, 0x03, 0x0e})
+		CHECK(f.send(f.p(1), make_frame(link_local(g), kS1)).v.kind == VerdictKind::PortStack);
+	CHECK(f.send(f.p(1), make_frame(link_local(1), kS1)).v.kind == VerdictKind::Drop);
 }
 
 TEST_CASE("link-local learning takes the PVID for foreign-TPID frames",
@@ -187,7 +208,6 @@ TEST_CASE("port state on ingress and egress", "[forward][state]")
 		{PortState::Listening, VerdictKind::Drop, DropReason::PortState, false},
 		{PortState::Learning, VerdictKind::Drop, DropReason::LearningOnly, true},
 		{PortState::Forwarding, VerdictKind::Flood, DropReason::None, true},
-		{PortState::Blocking, VerdictKind::Drop, DropReason::PortState, false},
 	};
 	for (const Row &r : rows) {
 		CAPTURE(int(r.s));
@@ -736,9 +756,25 @@ TEST_CASE("link down disables the port; link up restores only a disabled port",
 
 	/* br_port_carrier_check enables a port only if it was disabled: a
 	 * carrier-up notification must not override a user-set state */
-	REQUIRE(f.br->port_set_state(f.p(3), uint8_t(PortState::Blocking), nullptr) == 0);
+	REQUIRE(f.br->port_set_state(f.p(3), uint8_t(PortState::Listening), nullptr) == 0);
 	f.br->port_link_changed(f.p(3), true);
-	CHECK(f.p(3)->port_state() == PortState::Blocking);
+	CHECK(f.p(3)->port_state() == PortState::Listening);
+}
+
+TEST_CASE("port state 4 (blocking) becomes forwarding without STP", "[forward][state]")
+{
+	/* br_set_port_state -> br_port_state_selection -> br_make_forwarding:
+	 * with STP off every port is designated, so a port set to blocking is
+	 * forwarding at once (the Linux bridge reads back state 3). */
+	BridgeFixture f(3);
+	REQUIRE(f.br->port_set_state(f.p(1), uint8_t(PortState::Blocking), nullptr) == 0);
+	CHECK(f.p(1)->port_state() == PortState::Forwarding);
+	Outcome o = f.send(f.p(1), make_frame(kBcast, kS1));
+	CHECK(o.v.kind == VerdictKind::Flood);
+	CHECK(f.has(kS1, 0));
+	/* the per-VLAN state 4 stays: br_vlan_set_state has no selection */
+	REQUIRE(f.br->vlan_set_state(f.p(1), 1, uint8_t(PortState::Blocking), nullptr) == 0);
+	CHECK(f.pv(f.p(1), 1)->state == uint8_t(PortState::Blocking));
 }
 
 TEST_CASE("flood_targets respects the caller's capacity", "[forward][flood]")

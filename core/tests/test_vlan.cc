@@ -237,11 +237,13 @@ TEST_CASE("default_pvid", "[vlan][options]")
 		CHECK(vl.vlans.empty());
 		CHECK(f.has(port_mac(2), 0));	/* vid 0 local entry is always there */
 	}
-	SECTION("refused while filtering (br_vlan_set_default_pvid: -EPERM)")
+	SECTION("changed while filtering too (netlink: __br_vlan_set_default_pvid)")
 	{
 		REQUIRE(f.br->set_vlan_filtering(true, nullptr) == 0);
-		CHECK(f.br->set_default_pvid(10, nullptr) < 0);
-		CHECK(f.br->opts().default_pvid == 1);
+		CHECK(f.br->set_default_pvid(10, nullptr) == 0);
+		CHECK(f.br->opts().default_pvid == 10);
+		CHECK(vlan_dump(f.p(1)).pvid == 10);
+		CHECK(f.pv(f.p(1), 1) == nullptr);
 	}
 	SECTION("invalid VIDs refused")
 	{
@@ -320,7 +322,7 @@ TEST_CASE("VLAN ingress classification (filtering on, 802.1Q bridge)", "[vlan][i
 		} else {
 			CHECK(o.v.vid == r.vid);
 			/* PCP is kept, also for priority-tagged frames (__allowed_ingress) */
-			CHECK(o.v.pcp == (r.tags.empty() || r.tags[0].tpid != kEthP8021Q ? 0 : r.tags[0].pcp));
+			CHECK(o.v.pcp_dei == (r.tags.empty() || r.tags[0].tpid != kEthP8021Q ? 0 : r.tags[0].pcp << 1));
 			/* learned in the classified VLAN, on the ingress port */
 			CHECK(f.entry(kS1, r.vid).port == f.p(r.in));
 			FdbFilter dyn;
@@ -435,12 +437,18 @@ TEST_CASE("VLAN egress: membership, state and tagging", "[vlan][egress]")
 		REQUIRE(o.v.kind == VerdictKind::Flood);
 		CHECK(o.v.vid == 10);
 		CHECK(o.v.tag_proto == kEthP8021Q);
-		CHECK(o.v.pcp == 5);
+		CHECK(o.v.pcp_dei == 5 << 1);
 		CHECK(o.egress.size() == 2);
 		CHECK(o.tag_to(f.p(2)) == TagAction::Tag);
 		CHECK(o.tag_to(f.p(3)) == TagAction::Untag);
 		CHECK(!o.to(f.p(4)));
 		CHECK(!o.to(f.p(1)));
+		/* the DEI bit is kept with the PCP (found by the conformance
+		 * harness: Linux keeps the whole TCI) */
+		std::vector<uint8_t> fr = make_frame(kBcast, kS1, {q(10, 5)});
+		fr[14] |= 0x10;
+		o = f.send(f.p(1), fr);
+		CHECK(o.v.pcp_dei == ((5 << 1) | 1));
 	}
 	SECTION("flood in VLAN 1 from an untagged frame")
 	{

@@ -145,8 +145,11 @@ std::pair<uint16_t, uint16_t> parse_vid_range(const std::string &s)
 	}
 	uint16_t a = parse_vid(s.substr(0, dash));
 	uint16_t b = parse_vid(s.substr(dash + 1));
-	if (b < a)
-		throw UsageError("Invalid VLAN range \"" + s + "\": end is below start");
+	/* The kernel's br_vlan_valid_range refuses an empty range ("10-10")
+	 * too, so `bridge vlan add vid 10-10` fails; so does this. */
+	if (b <= a)
+		throw UsageError("Invalid VLAN range \"" + s +
+				 "\": the end must be above the start");
 	return {a, b};
 }
 

@@ -52,6 +52,7 @@ TEST_CASE("MAC and VID parsing")
 	CHECK_THROWS_AS(parse_vid("-1"), UsageError);
 	CHECK(parse_vid_range("10-20") == std::make_pair<uint16_t, uint16_t>(10, 20));
 	CHECK_THROWS_AS(parse_vid_range("20-10"), UsageError);
+	CHECK_THROWS_AS(parse_vid_range("10-10"), UsageError);
 	CHECK(parse_port_state("forwarding") == 3);
 	CHECK(parse_port_state("4") == 4);
 	CHECK_THROWS_AS(parse_port_state("5"), UsageError);
