@@ -90,16 +90,14 @@ class BridgeSide:
         # default_pvid may only change with filtering off.
         self.bridge_set({"vlan_filtering": 0})
         self.bridge_set(dict(BRIDGE_DEFAULTS))
-        for port, mac, vid, kind, flags in self.fdb_dump():
-            if not (port == "br" and mac == self.br_mac and kind == "local"):
-                try:
-                    self.fdb_del(port, mac, vid)
-                except nl.NlError:
-                    pass
         # Deleting VID 1 too resets its per-VLAN state.
         for vid, flags, state in self.vlan_dump().get("br", []):
             self.vlan_del("br", vid, None)
-        # An unfiltered `fdb flush dev br` deletes the bridge's own entry too.
+        # With no port left, flush everything (static entries on the
+        # bridge survive the deletion of their VLAN, and could not be
+        # deleted one by one any more), then put back the bridge's own
+        # address: VID 0 here, VID 1 with the VLAN.
+        self.fdb_flush("br", None, None)
         self.fdb_change("replace", self.br_mac, "br", None, "local", False, False)
         self.vlan_add("br", 1, None, True, True)
         for p in ["p%d" % i for i in range(1, nports + 1)]:

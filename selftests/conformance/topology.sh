@@ -3,7 +3,10 @@
 # topology.sh up|down [NPORTS] - the two bridges the conformance harness
 # compares, built once per run (the harness resets them between scenarios):
 #
-#   lbr: a Linux bridge (STP off, multicast snooping off: xbridge has none)
+#   lbr: a Linux bridge (STP off, multicast snooping off: xbridge has none;
+#        forward_delay 0, else the forward-delay timer Linux arms when a
+#        port is enslaved moves a user-set listening/learning state on by
+#        itself 15 s later - Documentation/conformance.md)
 #   xbr: an xbridge
 #   lpN / xpN (N = 1..NPORTS, default 8): veths, not yet enslaved; the peer
 #   of each is eth0 in namespace lhN / xhN, where the harness captures.
@@ -30,7 +33,8 @@ fi
 
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 modprobe bridge 2>/dev/null || true
-ip link add lbr address $BR_MAC type bridge stp_state 0 mcast_snooping 0
+ip link add lbr address $BR_MAC type bridge stp_state 0 mcast_snooping 0 \
+	forward_delay 0
 ip link add xbr address $BR_MAC type xbridge
 for i in $(seq 1 "$n"); do
 	for side in l x; do
