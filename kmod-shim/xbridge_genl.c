@@ -1044,6 +1044,20 @@ static int xbr_fdb_flags_in(u32 uflags, u16 *flags)
 	return 0;
 }
 
+/*
+ * An explicit VLAN 0 in an add or delete is refused, as rtnetlink's
+ * fdb_vid_parse does for `bridge fdb add|del ... vlan 0`: the entry without
+ * VLAN is reached by leaving the attribute out.
+ */
+static bool xbr_fdb_vid0(struct genl_info *info, struct nlattr **tb)
+{
+	if (nla_get_u16(tb[XBRIDGE_FDB_VLAN]))
+		return false;
+	NL_SET_ERR_MSG_ATTR(info->extack, tb[XBRIDGE_FDB_VLAN],
+			    "invalid VLAN ID 0 (leave XBRIDGE_FDB_VLAN out for the entry without VLAN)");
+	return true;
+}
+
 static int xbr_fdb_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[XBRIDGE_FDB_MAX + 1];
@@ -1092,8 +1106,11 @@ static int xbr_fdb_new_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	/* The core refuses a sticky permanent entry, unless EXT_LEARN makes
 	 * the state and sticky words moot (br_fdb_external_learn_add). */
-	if (tb[XBRIDGE_FDB_VLAN])
+	if (tb[XBRIDGE_FDB_VLAN]) {
 		vid = nla_get_u16(tb[XBRIDGE_FDB_VLAN]);
+		if (xbr_fdb_vid0(info, tb))
+			return -EINVAL;
+	}
 
 	rtnl_lock();
 	br = xbr_bridge_of(info);
@@ -1130,8 +1147,11 @@ static int xbr_fdb_del_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "FDB delete takes only MAC, VLAN and PORT_IFINDEX");
 		return -EINVAL;
 	}
-	if (tb[XBRIDGE_FDB_VLAN])
+	if (tb[XBRIDGE_FDB_VLAN]) {
 		vid = nla_get_u16(tb[XBRIDGE_FDB_VLAN]);
+		if (xbr_fdb_vid0(info, tb))
+			return -EINVAL;
+	}
 	if (vid < 0 && !tb[XBRIDGE_FDB_PORT_IFINDEX]) {
 		xbr_set_missing(info->extack, info->attrs[XBRIDGE_A_FDB], XBRIDGE_FDB_PORT_IFINDEX,
 				"without a VLAN, FDB delete needs the port (XBRIDGE_FDB_PORT_IFINDEX)");

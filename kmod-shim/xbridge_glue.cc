@@ -117,6 +117,11 @@ bool xbg_vlan_filtering(const struct xbg_bridge *br)
 	return core(br)->vlan_filtering();
 }
 
+uint32_t xbg_ageing_ms(const struct xbg_bridge *br)
+{
+	return core(br)->fdb().ageing_ms();
+}
+
 uint16_t xbg_vlan_proto(const struct xbg_bridge *br)
 {
 	return core(br)->vlan_protocol();

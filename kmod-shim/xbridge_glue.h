@@ -171,6 +171,7 @@ void xbg_bridge_destroy(struct xbg_bridge *br);
 int xbg_set_addr(struct xbg_bridge *br, const uint8_t addr[6]);
 bool xbg_vlan_filtering(const struct xbg_bridge *br);
 uint16_t xbg_vlan_proto(const struct xbg_bridge *br);
+uint32_t xbg_ageing_ms(const struct xbg_bridge *br);
 int xbg_set_vlan_filtering(struct xbg_bridge *br, bool on);
 int xbg_set_ageing_ms(struct xbg_bridge *br, uint32_t ms);
 void xbg_set_promisc(struct xbg_bridge *br, bool on);

@@ -423,12 +423,26 @@ static struct notifier_block xbr_notifier = {
 
 /* ---- the bridge device -------------------------------------------------------- */
 
+/*
+ * The ageing work runs every second, or every ageing_time when that is
+ * shorter, but at most every 10 ms: an entry outlives its ageing time by
+ * less than that. Linux's br_fdb_cleanup runs at the next expiry (also at
+ * least 10 ms apart), so with ageing_time 0 a dynamic entry lives ~10 ms
+ * on both bridges.
+ */
+static unsigned long xbr_gc_delay(struct xbr *br)
+{
+	unsigned long delay = msecs_to_jiffies(xbg_ageing_ms(br->core));
+
+	return clamp(delay, msecs_to_jiffies(10), (unsigned long)XBR_GC_INTERVAL);
+}
+
 static void xbr_gc_work(struct work_struct *work)
 {
 	struct xbr *br = container_of(work, struct xbr, gc_work.work);
 
 	xbg_run_ageing(br->core);
-	queue_delayed_work(system_long_wq, &br->gc_work, XBR_GC_INTERVAL);
+	queue_delayed_work(system_long_wq, &br->gc_work, xbr_gc_delay(br));
 }
 
 static int xbr_dev_init(struct net_device *dev)

@@ -139,7 +139,9 @@ enum xbridge_fdb_reason {
 enum xbridge_fdb_attr {
 	XBRIDGE_FDB_UNSPEC,
 	XBRIDGE_FDB_MAC,		/* binary[6] */
-	XBRIDGE_FDB_VLAN,		/* u16 0..4094; absent: VID 0 and every port VLAN */
+	XBRIDGE_FDB_VLAN,		/* u16: 0 (no VLAN) in dumps and FDB_GET; 1..4094
+					 * in FDB_NEW/FDB_DEL, where absent means VID 0
+					 * and every port VLAN (as rtnetlink) */
 	XBRIDGE_FDB_PORT_IFINDEX,	/* u32; the bridge itself for its own entries */
 	XBRIDGE_FDB_STATE,		/* u16 XBRIDGE_FDB_STATE_* */
 	XBRIDGE_FDB_FLAGS,		/* u32 XBRIDGE_FDB_F_* */

@@ -289,8 +289,8 @@ BAD = {
                                      fdb_nest("02:00:00:00:aa:01", dev, 4095, STATE["static"])),
     "mac-short": lambda br, dev: (CMD["FDB_NEW"], br_attr(br) +
                                   fdb_nest(b"\x02\0\0\0\xaa", dev, None, STATE["static"])),
-    "mac-multicast": lambda br, dev: (CMD["FDB_NEW"], br_attr(br) +
-                                      fdb_nest("01:00:5e:00:00:01", dev, None, STATE["static"])),
+    "fdb-vid-0": lambda br, dev: (CMD["FDB_NEW"], br_attr(br) +
+                                  fdb_nest("02:00:00:00:aa:03", dev, 0, STATE["static"])),
     "mac-zero": lambda br, dev: (CMD["FDB_NEW"], br_attr(br) +
                                  fdb_nest("00:00:00:00:00:00", dev, None, STATE["static"])),
     "sticky-permanent": lambda br, dev: (CMD["FDB_NEW"], br_attr(br) + fdb_nest(

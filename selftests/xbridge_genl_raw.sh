@@ -125,7 +125,7 @@ import genl_raw as g
 c = g.Genl()
 for mac in open(sys.argv[2]).read().split():
     c.request(g.CMD["FDB_NEW"], g.br_attr("xbr0") +
-              g.fdb_nest(mac, "swp2", 0, g.STATE["static"]), g.NLM_F_CREATE)
+              g.fdb_nest(mac, "swp2", 1, g.STATE["static"]), g.NLM_F_CREATE)
 EOF
 	count=$($GENL fdb-dump xbr0 | grep -c "port=swp2 state=static")
 	[[ $count == "$n" ]]
@@ -177,8 +177,11 @@ test_bad_input() {
 		bad vid-0 xbr0 swp1
 	expect_err "FDB VLAN 4095: ERANGE/EINVAL" "ERANGE|EINVAL" -- bad fdb-vid-4095 xbr0 swp1
 	expect_err "MAC of the wrong length: EINVAL" EINVAL "6 bytes" -- bad mac-short xbr0 swp1
-	expect_err "multicast MAC: EINVAL with a message" EINVAL "multicast" -- \
-		bad mac-multicast xbr0 swp1
+	expect_err "FDB VLAN 0 in an add (as rtnetlink): EINVAL" EINVAL "VLAN ID 0" -- \
+		bad fdb-vid-0 xbr0 swp1
+	# A multicast address is accepted, as br_fdb_add does (only zero is not).
+	expect_ok "fdb add of a multicast MAC" fdb-add xbr0 01:00:5e:00:00:01 swp1 --state static
+	expect_ok "fdb del of the multicast MAC" fdb-del xbr0 01:00:5e:00:00:01 swp1
 	expect_err "all-zero MAC: EINVAL" EINVAL "zero" -- bad mac-zero xbr0 swp1
 	expect_err "sticky + permanent: EINVAL" EINVAL "sticky" -- bad sticky-permanent xbr0 swp1
 	expect_err "unknown FDB flag: EINVAL" EINVAL "flag" -- bad unknown-fdb-flag xbr0 swp1
