@@ -24,7 +24,7 @@ const char link_usage[] =
 	"                               [ mab {on | off} ] [ neigh_suppress {on | off} ]\n"
 	"       xbridge link set dev BRIDGE [ vlan_filtering {0 | 1} ]\n"
 	"                               [ vlan_protocol {802.1Q | 802.1ad} ]\n"
-	"                               [ default_pvid VID ] [ ageing_time CENTISECONDS ]\n"
+	"                               [ vlan_default_pvid VID ] [ ageing_time CENTISECONDS ]\n"
 	"                               [ fdb_max_learned N ] [ group_fwd_mask MASK ]\n"
 	"       xbridge link [ show ] [ dev DEV ]\n";
 
@@ -91,7 +91,8 @@ LinkSet parse_link_set(Args &a)
 			r.vlan_filtering = static_cast<uint8_t>(parse_u32(w, a.value(w), 1));
 		} else if (w == "vlan_protocol") {
 			r.vlan_protocol = parse_proto(a.value(w));
-		} else if (w == "default_pvid") {
+		} else if (w == "vlan_default_pvid" || w == "default_pvid") {
+			/* ip link's word, and the sysfs file's */
 			r.default_pvid = static_cast<uint16_t>(parse_u32(w, a.value(w), 4094));
 		} else if (w == "ageing_time") {
 			r.ageing_time = parse_u32(w, a.value(w), 0xffffffffu);
