@@ -10,7 +10,9 @@
 # $CONFORMANCE_GENERATED (default 100) generated scenarios of
 # $CONFORMANCE_STEPS (default 24) steps from seed $CONFORMANCE_SEED
 # (default 1). CONFORMANCE_SOAK=SECONDS keeps generating for that long.
-# One PASS/FAIL line per scenario.
+# Then the corpus again through the tools (`bridge`/`ip` and `xbridge`
+# with the same words; CONFORMANCE_NO_TOOLS=1 skips it). One PASS/FAIL
+# line per scenario.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
@@ -31,12 +33,26 @@ args=(--corpus "$here/conformance/corpus"
 	--seed "${CONFORMANCE_SEED:-1}"
 	--steps "${CONFORMANCE_STEPS:-24}")
 [[ -n ${CONFORMANCE_SOAK:-} ]] && args+=(--soak "$CONFORMANCE_SOAK")
-python3 "$here/conformance/conformance.py" "${args[@]}"
-status=$?
+
 # conformance.py prints its own PASS/FAIL lines; a crash of the harness
 # itself (status other than 0/1) is one more failure.
-if ((status > 1)); then
-	log_test "conformance harness ran to the end" 1 "exit status $status"
-	exit 1
+run() {
+	python3 "$here/conformance/conformance.py" "$@"
+	local status=$?
+	if ((status > 1)); then
+		log_test "conformance harness ran to the end ($*)" 1 "exit status $status"
+		return 1
+	fi
+	return $status
+}
+
+status=0
+run "${args[@]}" || status=1
+# The corpus once more, configured through the command-line tools with the
+# scenario's own words: iproute2 for the Linux bridge, xbridge's tool for
+# xbridge (one process a step, so only the corpus).
+if [[ -z ${CONFORMANCE_NO_TOOLS:-} ]]; then
+	run --tools --corpus "$here/conformance/corpus" --name-suffix " via tools" ||
+		status=1
 fi
 exit $status

@@ -13,7 +13,8 @@ the first step where they differ:
 `expect` steps of the hand-written corpus also check the outcome itself.
 
   conformance.py [--corpus DIR] [--generate N] [--seed S] [--steps K]
-                 [--soak SECONDS] [--replay FILE] [--quiet]
+                 [--soak SECONDS] [--replay FILE] [--tools] [--quiet]
+                 [--known]
 
 Every scenario prints one PASS or FAIL line (a FAIL prints the step, both
 sides and the scenario text, which --replay runs again); the last line gives
@@ -35,6 +36,7 @@ import generator                        # noqa: E402
 import known                            # noqa: E402
 import nlsock as nl                     # noqa: E402
 import scenario as sc                   # noqa: E402
+import tool_words                       # noqa: E402
 from linux_side import LinuxBridge      # noqa: E402
 from xbridge_side import XBridge        # noqa: E402
 
@@ -126,14 +128,17 @@ class Runner:
         if a != b and both_failed:
             undo = known.fdb_add_partial(step, self.before, a, b)
             if undo:
-                # Linux cannot delete a VID-0 entry alone; bring xbridge
-                # to Linux's state instead.
-                for port, mac, vid, kind, flags in undo:
-                    self.xb.fdb_change("replace", mac, port, vid, kind,
-                                       "sticky" in flags, "extern_learn" in flags)
+                # Undo Linux's partial add. Neither bridge can delete the
+                # VID-0 entry alone: delete the MAC from the port (VID 0 and
+                # every port VLAN), then put back what the port had before.
+                self.linux.fdb_del(step.port, step.mac, None)
+                for port, mac, vid, kind, flags in self.before[0]:
+                    if (port, mac) == (step.port, step.mac):
+                        self.linux.fdb_change("replace", mac, port, vid, kind,
+                                              "sticky" in flags, "extern_learn" in flags)
                 self.t.known["fdb-add-all-or-nothing"] = \
                     self.t.known.get("fdb-add-all-or-nothing", 0) + 1
-                b = self.state(self.xb)
+                a = self.state(self.linux)
         if a != b:
             time.sleep(RECHECK_DELAY)
             capture.settle(self.cap.values())
@@ -206,7 +211,10 @@ class Runner:
                 continue
             else:
                 self.t.config_ops += 1
-                ea, eb = apply(self.linux, step), apply(self.xb, step)
+                if self.args.tools:
+                    ea, eb = tool_words.run(self.linux, step), tool_words.run(self.xb, step)
+                else:
+                    ea, eb = apply(self.linux, step), apply(self.xb, step)
                 if (ea is None) != (eb is None):
                     raise Difference(step, "the step succeeds on one bridge only",
                                      "    %s" % (ea or "ok"), "    %s" % (eb or "ok"))
@@ -252,6 +260,9 @@ def main():
                     help="keep generating scenarios for this many seconds")
     ap.add_argument("--replay", action="append", default=[], help="a scenario file to run")
     ap.add_argument("--quiet", action="store_true", help="print only FAIL lines and totals")
+    ap.add_argument("--tools", action="store_true",
+                    help="configure through `bridge`/`ip` and the `xbridge` tool (one process a step)")
+    ap.add_argument("--name-suffix", default="", help="appended to every scenario's name")
     ap.add_argument("--known", action="store_true", help="list the known differences and exit")
     args = ap.parse_args()
     if args.known:
@@ -263,7 +274,7 @@ def main():
     for path in args.replay + (sorted(glob.glob(os.path.join(args.corpus, "*.scn")))
                                if args.corpus else []):
         with open(path) as f:
-            scenarios.append(sc.parse(f.read(), os.path.basename(path)))
+            scenarios.append(sc.parse(f.read(), os.path.basename(path) + args.name_suffix))
     r = Runner(args)
     start = time.monotonic()
     ok = True

@@ -184,7 +184,7 @@ class _Gen:
             return "br set group_fwd_mask %d" % _w(rng, [(3, 0), (3, 0x4008), (2, 0xfff8),
                                                           (1, 0x1), (1, 0x4)])
         if k == "default_pvid":
-            return "br set default_pvid %d" % _w(rng, [(3, 10), (2, 1), (1, 0), (1, 4095)])
+            return "br set vlan_default_pvid %d" % _w(rng, [(3, 10), (2, 1), (1, 0), (1, 4095)])
         return "br set vlan_protocol %s" % rng.choice(["802.1Q", "802.1ad"])
 
     def portop(self):

@@ -18,7 +18,7 @@ KNOWN = [
      "Linux adds VID 0 and the port's VLANs one by one and stops at the first "
      "error, keeping what it added before it; xbridge checks every VID first "
      "and adds nothing (bad input changes nothing). Both report the error. "
-     "The harness then adds Linux's partial entries to xbridge and goes on."),
+     "The harness then undoes Linux's partial add and goes on."),
 ]
 
 

@@ -214,8 +214,8 @@ class LinuxBridge(BridgeSide):
     def fdb_del(self, port, mac, vlan):
         ifindex, ndm_flags = self._fdb_target(port)
         attrs = nl.attr(NDA_LLADDR, nl.mac_bytes(mac))
-        if vlan:
-            # vid 0 is how fdb_dump() reports "no VLAN": no attribute.
+        if vlan is not None:
+            # As iproute2: `vlan 0` is sent (and refused by the kernel).
             attrs += nl.u16(NDA_VLAN, vlan)
         self.rtnl.request(RTM_DELNEIGH, ndmsg(ifindex, 0, ndm_flags) + attrs)
 

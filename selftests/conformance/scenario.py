@@ -9,7 +9,7 @@ it does not say to the other.
 
     ports N                                   first line: ports p1..pN attached
     br set OPT VAL [OPT VAL]...               ip link set BR type bridge ...
-        vlan_filtering 0|1, default_pvid N, ageing_time CS,
+        vlan_filtering 0|1, vlan_default_pvid N, ageing_time CS,
         vlan_protocol 802.1Q|802.1ad, group_fwd_mask N
     link set dev P [learning|flood|mcast_flood|bcast_flood|hairpin|
                     isolated|locked on|off]... [state 0..4]
@@ -34,7 +34,7 @@ MAX_PORTS = 8
 PORTS = ["p%d" % i for i in range(1, MAX_PORTS + 1)]
 PORT_FLAGS = ("learning", "flood", "mcast_flood", "bcast_flood", "hairpin",
               "isolated", "locked")
-BRIDGE_OPTS = ("vlan_filtering", "default_pvid", "ageing_time", "vlan_protocol",
+BRIDGE_OPTS = ("vlan_filtering", "vlan_default_pvid", "ageing_time", "vlan_protocol",
                "group_fwd_mask")
 VLAN_PROTOCOLS = {"802.1Q": 0x8100, "802.1ad": 0x88a8}
 FDB_KINDS = ("local", "permanent", "static", "dynamic")
@@ -137,8 +137,8 @@ def parse_step(line, lineno, nports):
                 opts[k] = VLAN_PROTOCOLS[v]
             elif k == "vlan_filtering":
                 opts[k] = _int(v, 0, 1, k)
-            elif k == "default_pvid":
-                opts[k] = _int(v, 0, 4095, k)
+            elif k == "vlan_default_pvid":
+                opts["default_pvid"] = _int(v, 0, 4095, k)
             elif k == "ageing_time":
                 opts[k] = _int(v, 0, 100000000, k)
             else:

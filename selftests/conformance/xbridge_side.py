@@ -76,14 +76,13 @@ class XBridge(BridgeSide):
         self.genl.do(CMD_FDB_NEW, self._br() + nl.nest(A_FDB, body), nlflags)
 
     def fdb_del(self, port, mac, vlan):
-        # The dump reports "no VLAN" as VID 0, which is what FDB_DEL takes.
         self.genl.do(CMD_FDB_DEL, self._br() + nl.nest(A_FDB, self._fdb_key(port, mac, vlan)))
 
     def fdb_flush(self, port, vlan, kind):
         body = b""
         if port != "br":
             body += nl.u32(FLUSH_PORT, self.port_ifindex[port])
-        if vlan:
+        if vlan is not None:
             body += nl.u16(FLUSH_VLAN, vlan)
         if kind:
             state, mask = FLUSH_KIND[kind]
