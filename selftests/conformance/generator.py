@@ -78,6 +78,17 @@ class _Gen:
                     self.lines.append("vlan add vid %d dev br" % v)
         if rng.random() < 0.15:
             self.lines.append("br set vlan_protocol 802.1ad")
+        # Port flags from the start, so that later frames meet them: an
+        # isolated group (isolation only matters between two isolated
+        # ports), and now and then a port that floods less or reflects.
+        if rng.random() < 0.4 and self.nports >= 3:
+            for p in rng.sample(self.ports, rng.randint(2, min(4, self.nports))):
+                self.lines.append("link set dev %s isolated on" % p)
+        if rng.random() < 0.25:
+            flag = rng.choice(["flood", "mcast_flood", "bcast_flood", "learning"])
+            self.lines.append("link set dev %s %s off" % (self.port(), flag))
+        if rng.random() < 0.15:
+            self.lines.append("link set dev %s hairpin on" % self.port())
 
     # -- steps -----------------------------------------------------------------
     def frame(self):
