@@ -14,7 +14,7 @@ the first step where they differ:
 
   conformance.py [--corpus DIR] [--generate N] [--seed S] [--steps K]
                  [--soak SECONDS] [--replay FILE] [--tools] [--quiet]
-                 [--known]
+                 [--record FILE] [--known]
 
 Every scenario prints one PASS or FAIL line (a FAIL prints the step, both
 sides and the scenario text, which --replay runs again); the last line gives
@@ -25,6 +25,7 @@ rebuilt) before each scenario.
 """
 import argparse
 import glob
+import json
 import os
 import sys
 import time
@@ -119,6 +120,25 @@ class Runner:
         self.sides = (self.linux, self.xb)
         self.seq = 0
         self.t = Totals()
+        self.scenario = None
+        self.trace = open(args.record, "w") if args.record else None
+
+    def record(self, step, **what):
+        """One JSON line of the trace (--record): the step and what both
+        bridges agreed on after it - deliveries, or FDB and VLAN table."""
+        if not self.trace:
+            return
+        row = {"scenario": self.scenario, "line": step.lineno if step else 0,
+               "step": step.line if step else "reset"}
+        if "frames" in what:
+            row["frames"] = [[p, b.hex()] for p, b in what["frames"]]
+        if "state" in what:
+            fdb, vlans = what["state"]
+            row["fdb"] = [{"port": p, "mac": m, "vlan": v, "kind": k, "flags": list(f)}
+                          for p, m, v, k, f in fdb]
+            row["vlans"] = {port: [{"vlan": vid, "flags": fl, "state": s} for vid, fl, s in rows]
+                            for port, rows in vlans.items()}
+        self.trace.write(json.dumps(row, sort_keys=True) + "\n")
 
     def state(self, side):
         return known.normalise_state(side.label, (side.fdb_dump(), side.vlan_dump()))
@@ -146,6 +166,7 @@ class Runner:
         if a != b:
             raise Difference(step, "FDB or VLAN table differs", fmt_state(a), fmt_state(b))
         self.before = a
+        self.record(step, state=a)
 
     def frames(self, seq):
         return (known.normalise_frames("linux", self.cap["linux"].frames(seq)),
@@ -167,6 +188,7 @@ class Runner:
             raise Difference(step, "delivered frames differ (frame %s)" % frame.hex(),
                              fmt_frames(a), fmt_frames(b))
         self.t.arrivals += len(a)
+        self.record(step, frames=a)
         return a
 
     def age(self, ageing):
@@ -233,6 +255,7 @@ class Runner:
 
     def run_one(self, scen):
         self.t.scenarios += 1
+        self.scenario = scen.name
         try:
             self.run(scen)
         except Difference as d:
@@ -263,6 +286,9 @@ def main():
     ap.add_argument("--tools", action="store_true",
                     help="configure through `bridge`/`ip` and the `xbridge` tool (one process a step)")
     ap.add_argument("--name-suffix", default="", help="appended to every scenario's name")
+    ap.add_argument("--record", metavar="FILE",
+                    help="write every step's agreed outcome (deliveries, normalised FDB "
+                         "and VLAN table) to FILE as JSON lines")
     ap.add_argument("--known", action="store_true", help="list the known differences and exit")
     args = ap.parse_args()
     if args.known:
