@@ -20,6 +20,7 @@ import os
 import select
 import socket
 import struct
+import time
 
 ETH_P_ALL = 0x0003
 SOL_PACKET = 263
@@ -124,7 +125,6 @@ class Capture:
 
 def settle(captures, quiet=0.03, limit=5.0):
     """Read every capture until no frame has arrived for @quiet seconds."""
-    import time
     socks = {}
     for c in captures:
         for s in c.sockets():

@@ -6,6 +6,8 @@ extended-ACK error messages, and attribute packing/parsing.
 Ownership: one NlSocket per (protocol, namespace) for the whole run; it is
 not thread-safe (the harness is single-threaded).
 """
+import errno
+import os
 import socket
 import struct
 
@@ -51,9 +53,7 @@ class NlError(Exception):
         self.msg = msg
 
     def __str__(self):
-        import os
-        name = {v: k for k, v in __import__("errno").__dict__.items()
-                if k.startswith("E") and isinstance(v, int)}.get(self.err, str(self.err))
+        name = errno.errorcode.get(self.err, str(self.err))
         return "%s (%s)%s" % (name, os.strerror(self.err), ": " + self.msg if self.msg else "")
 
 
