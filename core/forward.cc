@@ -251,11 +251,13 @@ void link_local_to_port(const Ctx &c, const L2Info &l2, Ingress &in, Verdict &v)
 	if (!in.port->has_flag(kPortLearning) || !state_accepts_ingress(in.state))
 		return;
 	if (c.filtering) {
-		/* br_should_learn: only in a VLAN the port is a member of; an
-		 * untagged, priority-tagged or foreign-TPID frame in the PVID
-		 * (l2.vid is 0 for all three), without the per-VLAN state check. */
+		/* br_should_learn: only in a VLAN the port is a member of (an
+		 * untagged, priority-tagged or foreign-TPID frame in the PVID:
+		 * l2.vid is 0 for all three) whose per-VLAN state learns. */
 		Verdict scratch = v;
 		if (!vlan_ingress(l2, in, false, scratch))
+			return;
+		if (!state_accepts_ingress(PortState(load_once(in.vlan->state))))
 			return;
 	}
 	c.fdb.learn(learn_dest(c, in), l2.src, in.vid, c.now, 0);

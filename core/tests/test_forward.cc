@@ -193,6 +193,15 @@ TEST_CASE("link-local learning takes the PVID for foreign-TPID frames",
 	CHECK(o.v.kind == VerdictKind::PortStack);
 	CHECK(!f.has(kS2, 30));
 	CHECK(!f.has(kS2, 1));
+	/* nor in a VLAN whose state does not learn (found by the soak: the
+	 * PVID's state counts too, br_get_pvid_state) */
+	REQUIRE(f.br->vlan_set_state(f.p(1), 1, uint8_t(PortState::Blocking), nullptr) == 0);
+	o = f.send(f.p(1), make_frame(link_local(3), kS3, {q(1)}));
+	CHECK(o.v.kind == VerdictKind::PortStack);
+	CHECK(!f.has(kS3, 1));
+	REQUIRE(f.br->vlan_set_state(f.p(1), 1, uint8_t(PortState::Learning), nullptr) == 0);
+	o = f.send(f.p(1), make_frame(link_local(3), kS3, {q(1)}));
+	CHECK(f.has(kS3, 1));
 }
 
 TEST_CASE("port state on ingress and egress", "[forward][state]")
