@@ -210,6 +210,16 @@ void Bridge::remove_port(Port *port)
 	port_list_.erase(port_list_.iterator_to(*port));
 	publish_ports();	/* includes a grace period: no learner left */
 
+	/* As fdb_delete_local: a local entry whose address another port (a
+	 * member of its VID) or the bridge itself also has moves there. */
+	fdb_.rehome_local(port, [&](MacKey mac, uint16_t vid) -> Port * {
+		for (Port &p : port_list_)
+			if (p.addr == mac && (!vid || p.vlans.find(vid)))
+				return &p;
+		if (host_->addr == mac && (!vid || host_->vlans.find(vid)))
+			return host_;
+		return nullptr;
+	});
 	FdbFilter all;
 	all.port = port;
 	fdb_.flush(all, FdbReason::PortRemoved);

@@ -212,6 +212,31 @@ public:
 	unsigned flush(const FdbFilter &filter, FdbReason reason);
 	/* Rewrite matching entries to the plain port form; returns how many. */
 	unsigned rewrite_to_port(const FdbFilter &filter);
+	/*
+	 * fdb_delete_local's first half: each local entry on @from for which
+	 * @new_home(mac, vid) names another owner of the address (a Port *,
+	 * or nullptr for none) moves there instead of being deleted later.
+	 * @new_home runs under the FDB lock: it must not sleep or change the
+	 * FDB. Returns how many moved.
+	 */
+	template <typename Fn> unsigned rehome_local(Port *from, Fn new_home)
+	{
+		unsigned n = 0;
+		LockGuard guard(lock_);
+		Table *t = table_;
+		for (uint32_t b = 0; b <= t->mask; b++)
+			for (FdbEntry *e = t->bucket[b]; e; e = e->chain[t->link]) {
+				if (!(e->flags & kFdbLocal) || e->destination().port() != from)
+					continue;
+				Port *to = new_home(e->mac(), e->vid());
+				if (!to)
+					continue;
+				store_once(e->dest, FdbDest::to_port(to).word());
+				notify(FdbEventType::Changed, FdbReason::PortRemoved, e, from);
+				n++;
+			}
+		return n;
+	}
 	/* Delete dynamic entries not refreshed within the ageing time. */
 	unsigned age(uint32_t now);
 	/* Grow or shrink the table to the entry count (may sleep). */

@@ -644,6 +644,34 @@ TEST_CASE("port link down flushes the port's dynamic entries", "[fdb][port]")
 	CHECK(f.has(kS3, 0));
 }
 
+TEST_CASE("removing a port hands a shared local address to its other owner",
+	  "[fdb][port]")
+{
+	/* fdb_delete_local: found by the conformance soak (seed 1776), where
+	 * the bridge's address appended on a port went away with the port. */
+	BridgeFixture f(3, true);
+	REQUIRE(f.br->vlan_add(f.host(), 10, 10, 0, nullptr) == 0);
+	REQUIRE(f.br->vlan_add(f.p(1), 10, 10, 0, nullptr) == 0);
+	REQUIRE(f.br->vlan_add(f.p(2), 20, 20, 0, nullptr) == 0);
+	/* the bridge's address, re-pointed at p1 in VID 10 (fdb append) */
+	REQUIRE(f.br->fdb_add(kBrAddr, 10, f.p(1), kFdbLocal, FdbAddMode::Replace, nullptr) == 0);
+	/* p2's address on p1 in VID 1 and 20; p2 has VID 1 but not VID 30 */
+	REQUIRE(f.br->fdb_add(port_mac(2), 1, f.p(1), kFdbLocal, FdbAddMode::Replace, nullptr) == 0);
+	REQUIRE(f.br->vlan_add(f.p(1), 30, 30, 0, nullptr) == 0);
+	REQUIRE(f.br->fdb_add(port_mac(2), 30, f.p(1), kFdbLocal, FdbAddMode::Create, nullptr) == 0);
+	Port *p1 = f.p(1);
+	f.br->remove_port(p1);
+	f.ports[0] = nullptr;
+	FdbSnap s;
+	REQUIRE(f.has(kBrAddr, 10, &s));
+	CHECK(s.port == f.host());
+	CHECK((s.flags & kFdbLocal));
+	REQUIRE(f.has(port_mac(2), 1, &s));
+	CHECK(s.port == f.p(2));
+	CHECK(!f.has(port_mac(2), 30));	/* p2 is not in VID 30: deleted */
+	CHECK(!f.has(port_mac(1), 0));
+}
+
 TEST_CASE("removing a port deletes all its entries", "[fdb][port]")
 {
 	BridgeFixture f(3);
