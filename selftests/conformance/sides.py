@@ -6,7 +6,8 @@ A BridgeSide owns one bridge device and its port devices (logical names
 p1..p8 map to real devices); the harness drives the Linux bridge through
 LinuxBridge (linux_side.py, rtnetlink) and xbridge through XBridge
 (xbridge_side.py, the xbridge generic netlink family). Every operation
-raises nlsock.NlError when the kernel refuses it and changes nothing else.
+raises nlsock.NlError when the kernel refuses it (xbridge then has changed
+nothing; Linux may have applied part of it, see known.py).
 
 Normalised state, so the two sides compare with ==:
   fdb_dump()  -> sorted list of (port, mac, vid, kind, flags)
