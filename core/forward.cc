@@ -220,7 +220,9 @@ inline void flood(const Ctx &c, FloodClass cls, bool local_rcv, Verdict &v)
 void decide_from_host(const Ctx &c, const L2Info &l2, Ingress &in, const Probes *ahead,
 		      uint32_t len, Verdict &v)
 {
-	if (c.filtering && !vlan_ingress(l2, in, false, v))
+	/* br_dev_xmit -> br_allowed_ingress: the bridge's own per-VLAN state
+	 * (learning or forwarding) applies to what it sends, as a port's. */
+	if (c.filtering && !vlan_ingress(l2, in, true, v))
 		return;
 	v.vid = in.vid;
 

@@ -176,6 +176,23 @@ TEST_CASE("an 802.1ad bridge forwards the customer link-local groups",
 	CHECK(f.send(f.p(1), make_frame(link_local(1), kS1)).v.kind == VerdictKind::Drop);
 }
 
+TEST_CASE("frames the bridge sends obey its own per-VLAN state", "[forward][host][vlan]")
+{
+	/* br_dev_xmit -> br_allowed_ingress with the bridge's VLAN group:
+	 * found by the conformance soak (seed 5244) */
+	BridgeFixture f(3, true);
+	REQUIRE(f.br->vlan_set_state(f.host(), 1, uint8_t(PortState::Blocking), nullptr) == 0);
+	Outcome o = f.send(f.host(), make_frame(kBcast, kS1));
+	CHECK(o.v.kind == VerdictKind::Drop);
+	CHECK(o.v.reason == DropReason::VlanState);
+	o = f.send(f.host(), make_frame(kBcast, kS1, {q(0, 3)}));	/* priority-tagged */
+	CHECK(o.v.kind == VerdictKind::Drop);
+	REQUIRE(f.br->vlan_set_state(f.host(), 1, uint8_t(PortState::Learning), nullptr) == 0);
+	o = f.send(f.host(), make_frame(kBcast, kS1));
+	CHECK(o.v.kind == VerdictKind::Flood);
+	CHECK(o.egress.size() == 3);
+}
+
 TEST_CASE("link-local learning takes the PVID for foreign-TPID frames",
 	  "[forward][ingress][vlan]")
 {
