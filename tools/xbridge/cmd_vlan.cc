@@ -75,6 +75,8 @@ VlanSet parse_vlan_set(Args &a)
 			take_vid(a, w, r.vid, r.vid_end);
 		} else if (w == "state") {
 			r.state = parse_port_state(a.value(w));
+		} else if (w == "self" || w == "master") {
+			/* accepted as by `bridge vlan set`; the device decides */
 		} else if (w == "mcast_router" || w == "neigh_suppress") {
 			throw UsageError("Error: \"" + w + "\" is not supported by xbridge.");
 		} else if (w == "help") {
