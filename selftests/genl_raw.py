@@ -25,21 +25,17 @@ prints "error ERRNO_NAME: extack message" and exits 1.
 """
 import argparse
 import errno
-import os
 import socket
 import struct
 import sys
 import time
 
-NETLINK_GENERIC = 16
-NLM_F_REQUEST = 0x1
+import nlsock
+
 NLM_F_MULTI = 0x2
-NLM_F_ACK = 0x4
 NLM_F_DUMP = 0x300
 NLM_F_EXCL = 0x200
 NLM_F_CREATE = 0x400
-NLMSG_ERROR = 2
-NLMSG_DONE = 3
 GENL_ID_CTRL = 0x10
 CTRL_CMD_GETFAMILY = 3
 CTRL_ATTR_FAMILY_ID = 1
@@ -48,9 +44,7 @@ CTRL_ATTR_MCAST_GROUPS = 7
 CTRL_ATTR_MCAST_GRP_NAME = 1
 CTRL_ATTR_MCAST_GRP_ID = 2
 NETLINK_ADD_MEMBERSHIP = 1
-NETLINK_EXT_ACK = 11
 SOL_NETLINK = 270
-NLMSGERR_ATTR_MSG = 1
 NLMSGERR_ATTR_OFFS = 2
 NLA_F_NESTED = 0x8000
 
@@ -80,11 +74,7 @@ REASONS = ["learned", "user", "aged", "flushed", "port_removed", "vlan_removed"]
 F_STICKY = 1
 
 
-class NlError(Exception):
-    def __init__(self, err, msg):
-        super().__init__(err, msg)
-        self.err = err
-        self.msg = msg
+NlError = nlsock.NlError
 
 
 def attr(atype, payload):
@@ -150,56 +140,27 @@ def decode(table, data):
     return out
 
 
-class Genl:
+class Genl(nlsock.NlSocket):
+    """The xbridge family over the shared netlink socket (nlsock.py), which
+    does the request/ACK/extack handling; this adds the family lookup and
+    keeps each reply's command."""
+
     def __init__(self):
-        self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
-        self.s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
-        self.s.bind((0, 0))
-        self.seq = int(time.time()) & 0xffff
+        super().__init__(nlsock.NETLINK_GENERIC)
         self.family, self.groups = self.resolve("xbridge")
 
-    def send(self, ftype, cmd, payload, flags=0, version=1):
-        self.seq += 1
-        hdr = struct.pack("=BBH", cmd, version, 0)
-        msg = struct.pack("=IHHII", 16 + len(hdr) + len(payload), ftype,
-                          NLM_F_REQUEST | NLM_F_ACK | flags, self.seq, 0) + hdr + payload
-        self.s.send(msg)
-        return self.seq
-
-    def recv_all(self, seq):
-        """Messages answering @seq until the ACK or DONE; raise NlError on error."""
-        out = []
-        while True:
-            data = self.s.recv(1 << 20)
-            i = 0
-            while i + 16 <= len(data):
-                n, t, f, s, _ = struct.unpack_from("=IHHII", data, i)
-                body = data[i + 16:i + n]
-                i += (n + 3) & ~3
-                if s != seq:
-                    continue
-                if t == NLMSG_ERROR:
-                    err = struct.unpack_from("=i", body, 0)[0]
-                    if err == 0:
-                        return out
-                    # Skip the echoed request header (and its payload unless capped).
-                    olen = struct.unpack_from("=I", body, 4)[0]
-                    capped = f & 0x100
-                    off = 4 + (16 if capped else olen)
-                    tlv = parse_attrs(body[(off + 3) & ~3:])
-                    msg = tlv.get(NLMSGERR_ATTR_MSG, b"").rstrip(b"\0").decode()
-                    raise NlError(-err, msg)
-                if t == NLMSG_DONE:
-                    return out
-                out.append((body[0], body[4:]))
+    def genl_request(self, family, cmd, payload, flags=0):
+        """[(cmd, attributes)] of the answers to one generic netlink request."""
+        hdr = struct.pack("=BBH", cmd, 1, 0)
+        return [(body[0], body[4:])
+                for _, body in nlsock.NlSocket.request(self, family, hdr + payload, flags)]
 
     def request(self, cmd, payload, flags=0):
-        return self.recv_all(self.send(self.family, cmd, payload, flags))
+        return self.genl_request(self.family, cmd, payload, flags)
 
     def resolve(self, name):
-        seq = self.send(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
-                        attr(CTRL_ATTR_FAMILY_NAME, enc("str", name)))
-        msgs = self.recv_all(seq)
+        msgs = self.genl_request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+                                 attr(CTRL_ATTR_FAMILY_NAME, enc("str", name)))
         a = parse_attrs(msgs[0][1])
         fam = dec("u16", a[CTRL_ATTR_FAMILY_ID])
         groups = {}

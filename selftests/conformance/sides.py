@@ -22,6 +22,7 @@ Normalised state, so the two sides compare with ==:
 Only entries whose master is this bridge count (not the ports' own "self"
 addresses).
 """
+import abc
 import socket
 import struct
 
@@ -41,7 +42,7 @@ def ifindex(name):
     return socket.if_nametoindex(name)
 
 
-class BridgeSide:
+class BridgeSide(abc.ABC):
     label = "?"
 
     def __init__(self, br, ports, br_mac):
@@ -105,39 +106,45 @@ class BridgeSide:
             self.port_add(p)
 
     # -- what each implementation provides ------------------------------------
+    @abc.abstractmethod
     def bridge_set(self, opts):
         """@opts: a subset of BRIDGE_DEFAULTS' keys (vlan_protocol as an int)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def link_set(self, port, flags, state):
         """@flags: {name: bool} from scenario.PORT_FLAGS; @state: 0..4 or None."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def fdb_change(self, cmd, mac, port, vlan, kind, sticky, extern_learn):
         """cmd 'add' | 'append' | 'replace' (NLM_F_EXCL / APPEND / REPLACE, all
         with CREATE); kind None means iproute2's default (local); vlan None
         means no VLAN attribute (the bridge adds VID 0 and every port VLAN)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def fdb_del(self, port, mac, vlan):
-        raise NotImplementedError
+        """`bridge fdb del MAC dev PORT|br [vlan V]`; vlan None: no VLAN
+        attribute (VID 0 and every VLAN of the port)."""
 
+    @abc.abstractmethod
     def fdb_flush(self, port, vlan, kind):
         """`bridge fdb flush dev PORT|br [vlan V] [dynamic|static|permanent]`."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def vlan_add(self, port, vid, end, pvid, untagged):
         """port 'br' means the bridge's own VLANs (`self`)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def vlan_del(self, port, vid, end):
-        raise NotImplementedError
+        """`bridge vlan del vid VID[-END] dev PORT|br`."""
 
+    @abc.abstractmethod
     def vlan_set_state(self, port, vid, end, state):
-        raise NotImplementedError
+        """`bridge vlan set vid VID[-END] dev PORT|br state STATE`."""
 
+    @abc.abstractmethod
     def fdb_dump(self):
-        raise NotImplementedError
+        """The bridge's FDB, normalised as the module comment says."""
 
+    @abc.abstractmethod
     def vlan_dump(self):
-        raise NotImplementedError
+        """The VLAN table, normalised as the module comment says."""

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""nlsock.py - a small netlink client (stdlib only) for the conformance
-harness: one long-lived socket per protocol, requests with ACK, dumps,
-extended-ACK error messages, and attribute packing/parsing.
+"""nlsock.py - a small netlink client (stdlib only) for the selftests
+(genl_raw.py, the conformance harness): one long-lived socket per protocol,
+requests with ACK, dumps, extended-ACK error messages, and attribute
+packing/parsing.
 
 Ownership: one NlSocket per (protocol, namespace) for the whole run; it is
 not thread-safe (the harness is single-threaded).
