@@ -70,8 +70,13 @@ FLUSH = dict(port=(1, "u32"), vlan=(2, "u16"), state=(3, "u16"), state_mask=(4, 
              flags=(5, "u32"), flags_mask=(6, "u32"))
 STATE = dict(dynamic=0x02, static=0x40, permanent=0x80)
 STATE_NAME = {v: k for k, v in STATE.items()}
+# `bridge fdb flush` state words: (XBRIDGE_FLUSH_STATE, XBRIDGE_FLUSH_STATE_MASK)
+FLUSH_KIND = dict(dynamic=(0, STATE["static"] | STATE["permanent"]),
+                  static=(STATE["static"], STATE["static"] | STATE["permanent"]),
+                  permanent=(STATE["permanent"], STATE["permanent"]))
 REASONS = ["learned", "user", "aged", "flushed", "port_removed", "vlan_removed"]
-F_STICKY = 1
+F_STICKY, F_EXT_LEARN, F_LOCKED = 1, 2, 4
+VLAN_F_PVID, VLAN_F_UNTAGGED = 2, 4
 
 
 NlError = nlsock.NlError
@@ -301,9 +306,9 @@ def run(args, g):
         if args.vlan is not None:
             p += attr(FLUSH["vlan"][0], enc("u16", args.vlan))
         if args.state:
-            st = {"dynamic": (0, 0xc0), "static": (0x40, 0xc0), "permanent": (0x80, 0x80)}
-            p += attr(FLUSH["state"][0], enc("u16", st[args.state][0]))
-            p += attr(FLUSH["state_mask"][0], enc("u16", st[args.state][1]))
+            state, mask = FLUSH_KIND[args.state]
+            p += attr(FLUSH["state"][0], enc("u16", state))
+            p += attr(FLUSH["state_mask"][0], enc("u16", mask))
         return g.request(CMD["FDB_FLUSH"], br_attr(args.br) + nest(A_FLUSH, p))
     if c in ("vlan-add", "vlan-del"):
         dev, vid = args.rest[:2]
