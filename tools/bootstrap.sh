@@ -12,6 +12,7 @@ packages=(
 	kmod iproute2 iputils-ping cpio xz-utils zstd
 	valgrind
 	libnl-3-dev libnl-genl-3-dev libnl-utils
+	libnftnl-dev libmnl-dev nftables conntrack
 )
 
 missing=()
