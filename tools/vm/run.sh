@@ -4,9 +4,9 @@
 #   tools/vm/run.sh [options] -- COMMAND [ARGS...]
 #   tools/vm/run.sh --scan-log FILE
 #
-# The host kernel cannot load modules, so this boots the newest installed Debian
-# kernel (the newest /boot/vmlinuz-VER with /lib/modules/VER, preferring ones with
-# headers; --kernel or $XBRIDGE_KERNEL override) under qemu TCG (KVM hangs here),
+# The host kernel cannot load modules, so this boots a Debian kernel (by default
+# the newest installed 6.1, Debian 12's own; --kernel or $XBRIDGE_KERNEL choose
+# another, e.g. --kernel 6.12; see tools/kernel-version.sh) under qemu TCG (KVM hangs here),
 # with the host's root shared read-only over virtio-9p. The guest therefore runs
 # the host's own tools and sees the build tree at the same paths; /tmp, /run,
 # /var/tmp and /dev/shm are fresh tmpfs in the guest (so paths under them are NOT
@@ -27,7 +27,8 @@
 # Options:
 #   --module PATH.ko   load this module before COMMAND (repeatable, in order)
 #   --timeout SECS     wall-clock limit for the whole run (default 600)
-#   --kernel VER       boot /boot/vmlinuz-VER
+#   --kernel SPEC      boot this kernel: a series (6.1, 6.12; the newest installed
+#                      of it) or a full version (boot /boot/vmlinuz-VER)
 #   --env VAR=VALUE    set an environment variable for COMMAND (repeatable)
 #   --log FILE         console log file (default build-vm/logs/run-*.log, the 20
 #                      newest kept; the latest also as build-vm/last.log)
@@ -35,6 +36,9 @@
 #   --scan-log FILE    only scan a saved console/kernel log for kernel problems
 #   --print-kernel     only print the kernel version that would be booted
 #   -q, --quiet        do not stream the guest console (still logged)
+#   --output-only      stream only COMMAND's output, not the boot, insmod or
+#                      kernel messages (the kernel runs with `quiet`; its full
+#                      console and log still go to the log file)
 # COMMAND is executed as argv; a single argument containing spaces is run with
 # bash -c. Initramfs cache: build-vm/ in the repo (or $XBRIDGE_VM_CACHE), rebuilt
 # when the kernel version, the busybox or tools/vm/{init,stage2.sh,mkinitramfs.sh}
@@ -72,26 +76,13 @@ scan_log() {
 	printf '%s\n' "$hits"
 }
 
-# The test kernel: newest image with modules, preferring those with headers.
+# The test kernel: tools/kernel-version.sh resolves a version or series
+# (6.1, 6.12) to an installed kernel; the default is the 6.1 series.
 find_kernel() {
-	local img v best="" best_hdr=""
-	for img in /boot/vmlinuz-*; do
-		[[ -r $img ]] || continue
-		v=${img#/boot/vmlinuz-}
-		[[ -f /lib/modules/$v/modules.dep ]] || continue
-		if [[ -z $best ]] || dpkg --compare-versions "$v" gt "$best"; then best=$v; fi
-		if [[ -e /lib/modules/$v/build/Makefile ]] &&
-			{ [[ -z $best_hdr ]] || dpkg --compare-versions "$v" gt "$best_hdr"; }; then
-			best_hdr=$v
-		fi
-	done
-	[[ -z ${XBRIDGE_KERNEL:-} ]] || { echo "$XBRIDGE_KERNEL"; return; }
-	[[ -n ${best_hdr:-$best} ]] ||
-		die "no /boot/vmlinuz-VER with /lib/modules/VER (install linux-image-amd64)"
-	echo "${best_hdr:-$best}"
+	"$repo/tools/kernel-version.sh" "$@" || die "no test kernel${1:+ matching $1} (tools/bootstrap.sh)"
 }
 
-modules=() envs=() timeout=600 kernel=${XBRIDGE_KERNEL:-} log="" mem=1024 smp=2 quiet=""
+modules=() envs=() timeout=600 kernel=${XBRIDGE_KERNEL:-} log="" mem=1024 smp=2 quiet="" output_only=""
 while (($#)); do
 	case $1 in
 	--module) modules+=("${2:?--module needs a path}"); shift 2 ;;
@@ -107,6 +98,7 @@ while (($#)); do
 	--mem) mem=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
 	-q | --quiet) quiet=1; shift ;;
+	--output-only) output_only=1; shift ;;
 	--scan-log)
 		f=${2:?--scan-log needs a file}
 		if scan_log "$f"; then
@@ -115,7 +107,7 @@ while (($#)); do
 		fi
 		echo "vm: kernel log in $f is clean"
 		exit 0 ;;
-	--print-kernel) find_kernel; exit 0 ;;
+	--print-kernel) find_kernel "$kernel"; exit 0 ;;
 	-h | --help) usage 0 ;;
 	--) shift; break ;;
 	-*) echo "vm: unknown option $1" >&2; usage 2 >&2 ;;
@@ -149,7 +141,7 @@ for m in ${modules[@]+"${modules[@]}"}; do
 done
 
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (tools/bootstrap.sh)"
-[[ -n $kernel ]] || kernel=$(find_kernel)
+kernel=$(find_kernel "$kernel")
 [[ -r /boot/vmlinuz-$kernel ]] || die "no readable /boot/vmlinuz-$kernel"
 for m in ${abs_modules[@]+"${abs_modules[@]}"}; do
 	mv_=$(modinfo -F vermagic "$m" 2>/dev/null | cut -d' ' -f1) || true
@@ -214,7 +206,7 @@ fi
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "$smp"
 	-nographic -no-reboot -nic none
 	-kernel "/boot/vmlinuz-$kernel" -initrd "$work/initrd.cpio"
-	-append "console=ttyS0 panic=-1 ${XBRIDGE_VM_APPEND:-}"
+	-append "console=ttyS0 panic=-1 ${output_only:+quiet} ${XBRIDGE_VM_APPEND:-}"
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap)
 
 echo "vm: booting $kernel (TCG, ${mem} MB, $smp CPUs, timeout ${timeout}s), log $log" >&2
@@ -229,7 +221,7 @@ exec 3< <(
 	echo "XBRIDGE-VM-QEMU-RC-$nonce: $?"
 )
 reader_pid=$!
-hide="" qemu_rc=""
+hide="" qemu_rc="" in_cmd=""
 while IFS= read -r line <&3; do
 	line=${line//$'\r'/}
 	line=${line//$'\e'@(c|\[*([0-9;?])[a-zA-Z])/} # SeaBIOS/console escape codes
@@ -237,10 +229,19 @@ while IFS= read -r line <&3; do
 	"XBRIDGE-VM-QEMU-RC-$nonce: "*) qemu_rc=${line##*: }; continue ;;
 	"XBRIDGE-VM-DMESG-BEGIN-$nonce") hide=1 ;;
 	"XBRIDGE-VM-EXIT-$nonce: "*) status=${line##*: } ;;
-	"vm: running the command in "*) t_cmd=$EPOCHREALTIME ;;
+	"vm: running the command in "*) t_cmd=$EPOCHREALTIME in_cmd=1 ;;
+	"vm: command exited with status "*) in_cmd="" ;;
 	esac
 	printf '%s\n' "$line" >>"$log"
-	if [[ -z $hide && -z $quiet ]]; then
+	if [[ -n $output_only ]]; then
+		# The command's lines, less any kernel line (timestamped) among them.
+		if [[ -n $in_cmd && $line != "vm: running the command in "* &&
+			! $line =~ ^(\<[0-9]+\>)?\[\ *[0-9]+\.[0-9]+\] ]]; then
+			printf '%s\n' "$line"
+		elif [[ $line == "vm: FAILED"* || $line == vm-init:* ]]; then
+			printf '%s\n' "$line" >&2
+		fi
+	elif [[ -z $hide && -z $quiet ]]; then
 		printf '%s\n' "$line"
 	elif [[ -n $quiet && ( $line == "vm: FAILED"* || $line == vm-init:* ) ]]; then
 		printf '%s\n' "$line" >&2
