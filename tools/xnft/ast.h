@@ -1,0 +1,159 @@
+// ast.h - the parsed form of an nft script: commands, objects, rules,
+// statements and expressions, before any type checking.
+//
+// Ownership: plain value trees (std::vector / std::unique_ptr); a Command owns
+// everything below it. Locations point into SourceFiles kept by the Parser.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnostics.h"
+
+namespace xnft {
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+enum class ExprKind {
+	Value,    // a word or string constant, typed later by its context
+	Payload,  // proto.field: ether saddr, tcp dport ...
+	Meta,     // meta KEY
+	Ct,       // ct [DIR] KEY
+	Concat,   // a . b . c
+	Range,    // lo - hi
+	Prefix,   // addr / len
+	List,     // a, b, c (flag values)
+	SetLit,   // { elem, elem } or { k : v, ... }
+	SetRef,   // @name
+	Binop,    // a & b, a | b, a ^ b
+	Map,      // lhs map { ... } | lhs map @m
+	Verdict,  // accept, drop, jump x ... (as map data)
+};
+
+struct Expr {
+	ExprKind kind;
+	Location loc;
+	std::string text;      // Value: the word; Payload/Meta/Ct: key; SetRef: name; Verdict: kind; Binop: op
+	bool quoted = false;   // Value came from a "string"
+	std::string proto;     // Payload: protocol; Ct: "original"/"reply" or ""; Ct l3 proto ("ip")
+	std::string chain;     // Verdict jump/goto target
+	std::vector<ExprPtr> items;      // Concat/List/SetLit keys/Binop operands/Range/Prefix/Map(lhs, set)
+	std::vector<ExprPtr> data;       // SetLit map data (parallel to items)
+};
+
+ExprPtr make_expr(ExprKind k, const Location &loc);
+
+enum class Op { Implicit, Eq, Neq, Lt, Gt, Lte, Gte };
+
+enum class StmtKind {
+	Match,      // lhs op rhs
+	Counter,
+	Limit,
+	Verdict,    // accept/drop/continue/return/jump/goto
+	VerdictMap, // lhs vmap { } | @m
+	CtSet,      // ct KEY set EXPR
+	MetaSet,    // meta KEY set EXPR
+	FlowOffload,
+	Log,
+	Notrack,
+};
+
+struct Stmt {
+	StmtKind kind;
+	Location loc;
+	Op op = Op::Implicit;
+	ExprPtr lhs, rhs;
+	std::string key;          // CtSet/MetaSet key; Verdict kind; FlowOffload flowtable
+	std::string chain;        // Verdict jump/goto target
+	// Limit
+	uint64_t rate = 0, burst = 0;
+	uint64_t unit = 1;        // seconds
+	bool limit_bytes = false, limit_over = false, burst_given = false;
+	// Log
+	std::string prefix;
+	bool has_prefix = false;
+};
+
+struct Rule {
+	Location loc;
+	std::vector<Stmt> stmts;
+	std::optional<std::string> comment;
+	uint64_t handle = 0;  // insert/add position
+	uint64_t index = 0;
+	bool has_index = false;
+};
+
+struct ChainDecl {
+	Location loc;
+	std::string name;
+	bool base = false;
+	std::string type, hook;
+	Location hook_loc, prio_loc, type_loc;
+	int32_t prio = 0;
+	std::optional<std::string> policy;
+	std::vector<std::string> devices;
+	std::optional<std::string> comment;
+	std::vector<Rule> rules;
+};
+
+struct SetDecl {
+	Location loc;
+	std::string name;
+	bool is_map = false;
+	std::vector<std::string> key_types;  // concatenation of type names
+	std::string data_type;               // maps
+	Location type_loc;
+	uint32_t flags = 0;                  // NFT_SET_* from the flags list
+	bool flags_given = false;
+	uint32_t size = 0;
+	uint64_t timeout_ms = 0;
+	std::optional<std::string> comment;
+	std::optional<std::string> policy;
+	ExprPtr elements;                    // SetLit or null
+	bool counter = false;
+};
+
+struct FlowtableDecl {
+	Location loc;
+	std::string name;
+	std::string hook;
+	int32_t prio = 0;
+	std::vector<std::string> devices;
+	bool counter = false;
+};
+
+struct TableDecl {
+	Location loc;
+	std::string family, name;
+	uint32_t flags = 0;
+	std::optional<std::string> comment;
+	std::vector<ChainDecl> chains;
+	std::vector<SetDecl> sets;
+	std::vector<FlowtableDecl> flowtables;
+	bool has_body = false;
+};
+
+enum class Verb { Add, Create, Insert, Replace, Delete, Destroy, Flush, List, Reset, Rename };
+enum class Obj { Ruleset, Table, Chain, Rule, Set, Map, Element, Flowtable, Tables, Chains, Sets, Maps, Flowtables };
+
+struct Command {
+	Location loc;
+	Verb verb = Verb::Add;
+	Obj obj = Obj::Table;
+	std::string family = "ip";
+	std::string table, chain, set, flowtable;
+	Location table_loc, chain_loc;
+	uint64_t handle = 0;
+	bool has_handle = false;
+	TableDecl table_decl;                 // Table
+	std::optional<ChainDecl> chain_decl;  // Chain
+	std::optional<Rule> rule;             // Rule
+	std::optional<SetDecl> set_decl;      // Set/Map
+	std::optional<FlowtableDecl> ft_decl; // Flowtable
+	ExprPtr elements;                     // Element
+};
+
+} // namespace xnft

@@ -1,0 +1,94 @@
+// batch.cc - batch items and their --debug=netlink dump (see batch.h).
+#include "batch.h"
+
+#include <libnftnl/chain.h>
+#include <libnftnl/flowtable.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/table.h>
+
+namespace xnft {
+
+Batch::~Batch()
+{
+	for (auto &i : items_) {
+		if (i.table)
+			nftnl_table_free(i.table);
+		if (i.chain)
+			nftnl_chain_free(i.chain);
+		if (i.rule)
+			nftnl_rule_free(i.rule);
+		if (i.set)
+			nftnl_set_free(i.set);
+		if (i.flowtable)
+			nftnl_flowtable_free(i.flowtable);
+	}
+}
+
+void Batch::add_table(ItemKind k, nftnl_table *t, uint32_t family, uint16_t flags)
+{
+	BatchItem i{k, flags, family};
+	i.table = t;
+	items_.push_back(i);
+}
+
+void Batch::add_chain(ItemKind k, nftnl_chain *c, uint32_t family, uint16_t flags,
+		      const std::string &table, const std::string &name, int policy)
+{
+	if (debug && k == ItemKind::NewChain) {
+		nftnl_chain_fprintf(debug, c, 0, 0);
+		fprintf(debug, "\n");
+	}
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, table.c_str());
+	if (!name.empty())
+		nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name.c_str());
+	if (policy >= 0)
+		nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, static_cast<uint32_t>(policy));
+	BatchItem i{k, flags, family};
+	i.chain = c;
+	items_.push_back(i);
+}
+
+void Batch::add_rule(ItemKind k, nftnl_rule *r, uint32_t family, uint16_t flags)
+{
+	if (debug && k == ItemKind::NewRule) {
+		nftnl_rule_fprintf(debug, r, 0, 0);
+		fprintf(debug, "\n");
+	}
+	BatchItem i{k, flags, family};
+	i.rule = r;
+	items_.push_back(i);
+}
+
+void Batch::add_set(ItemKind k, nftnl_set *s, uint32_t family, uint16_t flags)
+{
+	if (debug && (k == ItemKind::NewSet || k == ItemKind::NewSetElems)) {
+		nftnl_set_fprintf(debug, s, 0, 0);
+		fprintf(debug, "\n");
+	}
+	BatchItem i{k, flags, family};
+	i.set = s;
+	items_.push_back(i);
+}
+
+void Batch::add_flowtable(ItemKind k, nftnl_flowtable *f, uint32_t family, uint16_t flags,
+			  const std::string &table, const std::string &name)
+{
+	if (debug && k == ItemKind::NewFlowtable) {
+		nftnl_flowtable_fprintf(debug, f, 0, 0);
+		fprintf(debug, "\n");
+	}
+	nftnl_flowtable_set_str(f, NFTNL_FLOWTABLE_TABLE, table.c_str());
+	nftnl_flowtable_set_str(f, NFTNL_FLOWTABLE_NAME, name.c_str());
+	BatchItem i{k, flags, family};
+	i.flowtable = f;
+	items_.push_back(i);
+}
+
+void Batch::add_flush_ruleset(uint32_t family)
+{
+	BatchItem i{ItemKind::FlushRuleset, 0, family};
+	items_.push_back(i);
+}
+
+} // namespace xnft

@@ -1,0 +1,425 @@
+// compiler.cc - commands to libnftnl objects (see compiler.h).
+#include "compiler.h"
+
+#include <libnftnl/chain.h>
+#include <libnftnl/flowtable.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/table.h>
+#include <libnftnl/udata.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_bridge.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netlink.h>
+
+#include "linearize.h"
+
+#ifndef NFT_USERDATA_MAXLEN
+#define NFT_USERDATA_MAXLEN 256
+#endif
+
+namespace xnft {
+
+uint32_t family_number(const std::string &f)
+{
+	if (f == "ip") return NFPROTO_IPV4;
+	if (f == "ip6") return NFPROTO_IPV6;
+	if (f == "inet") return NFPROTO_INET;
+	if (f == "arp") return NFPROTO_ARP;
+	if (f == "bridge") return NFPROTO_BRIDGE;
+	if (f == "netdev") return NFPROTO_NETDEV;
+	return NFPROTO_UNSPEC;
+}
+
+static void require_bridge(const std::string &family, const Location &loc)
+{
+	if (family != "bridge")
+		throw LangError(loc, "xnft compiles the bridge family only, not " + family);
+}
+
+static uint16_t add_flags(Verb v)
+{
+	switch (v) {
+	case Verb::Create: return NLM_F_CREATE | NLM_F_EXCL;
+	case Verb::Insert: return NLM_F_CREATE;
+	case Verb::Replace: return NLM_F_REPLACE;
+	case Verb::Add: return NLM_F_CREATE | NLM_F_APPEND;
+	default: return 0;
+	}
+}
+
+TableInfo &Compiler::table_info(const std::string &family, const std::string &table,
+				const Location &loc)
+{
+	auto it = tables_.find(family + " " + table);
+	if (it == tables_.end())
+		throw LangError(loc, "Could not process rule: No such file or directory");
+	return it->second;
+}
+
+void Compiler::compile(const Command &cmd)
+{
+	switch (cmd.obj) {
+	case Obj::Ruleset:
+		if (cmd.verb == Verb::Flush) {
+			if (cmd.family.empty())
+				tables_.clear();
+			else
+				for (auto it = tables_.begin(); it != tables_.end();)
+					it = it->first.rfind(cmd.family + " ", 0) == 0 ? tables_.erase(it) : std::next(it);
+			batch_.add_flush_ruleset(family_number(cmd.family));
+			return;
+		}
+		throw LangError(cmd.loc, "list/reset are not batch commands");
+	case Obj::Table:
+		table(cmd);
+		return;
+	case Obj::Chain: {
+		require_bridge(cmd.family, cmd.loc);
+		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
+		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy || cmd.verb == Verb::Flush) {
+			nftnl_chain *c = nftnl_chain_alloc();
+			nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, family_number(cmd.family));
+			if (cmd.has_handle)
+				nftnl_chain_set_u64(c, NFTNL_CHAIN_HANDLE, cmd.handle);
+			else if (cmd.verb != Verb::Destroy && !t.chains.count(cmd.chain))
+				throw LangError(cmd.chain_loc, "Could not process rule: No such file or directory");
+			if (cmd.verb != Verb::Flush)
+				t.chains.erase(cmd.chain);
+			batch_.add_chain(cmd.verb == Verb::Flush ? ItemKind::FlushChain : ItemKind::DelChain, c,
+					 family_number(cmd.family), 0, cmd.table, cmd.chain, -1);
+			return;
+		}
+		chain(cmd.family, cmd.table, *cmd.chain_decl, cmd.verb);
+		for (auto &r : cmd.chain_decl->rules)
+			rule(cmd.family, cmd.table, cmd.chain, r, Verb::Add, cmd.chain_loc);
+		return;
+	}
+	case Obj::Rule: {
+		require_bridge(cmd.family, cmd.loc);
+		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
+		if (!t.chains.count(cmd.chain))
+			throw LangError(cmd.chain_loc, "Could not process rule: No such file or directory");
+		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) {
+			nftnl_rule *r = nftnl_rule_alloc();
+			nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, family_number(cmd.family));
+			nftnl_rule_set_str(r, NFTNL_RULE_TABLE, cmd.table.c_str());
+			nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, cmd.chain.c_str());
+			nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, cmd.handle);
+			batch_.add_rule(ItemKind::DelRule, r, family_number(cmd.family), 0);
+			return;
+		}
+		rule(cmd.family, cmd.table, cmd.chain, *cmd.rule, cmd.verb, cmd.chain_loc);
+		return;
+	}
+	case Obj::Set:
+	case Obj::Map: {
+		require_bridge(cmd.family, cmd.loc);
+		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
+		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy || cmd.verb == Verb::Flush) {
+			auto it = t.sets.find(cmd.set);
+			if (it == t.sets.end() && cmd.verb != Verb::Destroy)
+				throw LangError(cmd.loc, "Could not process rule: No such file or directory");
+			nftnl_set *s = nftnl_set_alloc();
+			nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family_number(cmd.family));
+			nftnl_set_set_str(s, NFTNL_SET_TABLE, cmd.table.c_str());
+			nftnl_set_set_str(s, NFTNL_SET_NAME, cmd.set.c_str());
+			if (cmd.verb != Verb::Flush)
+				t.sets.erase(cmd.set);
+			batch_.add_set(cmd.verb == Verb::Flush ? ItemKind::FlushSet : ItemKind::DelSet, s,
+				       family_number(cmd.family), 0);
+			return;
+		}
+		if (!cmd.set_decl)
+			throw LangError(cmd.loc, "syntax error, expecting '{'");
+		set(cmd.family, cmd.table, *cmd.set_decl, cmd.verb);
+		return;
+	}
+	case Obj::Element: {
+		require_bridge(cmd.family, cmd.loc);
+		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
+		auto it = t.sets.find(cmd.set);
+		if (it == t.sets.end())
+			throw LangError(cmd.loc, "Could not process rule: No such file or directory");
+		elements(cmd.family, cmd.table, it->second, *cmd.elements,
+			 cmd.verb != Verb::Delete && cmd.verb != Verb::Destroy);
+		return;
+	}
+	case Obj::Flowtable: {
+		require_bridge(cmd.family, cmd.loc);
+		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
+		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) {
+			nftnl_flowtable *f = nftnl_flowtable_alloc();
+			nftnl_flowtable_set_u32(f, NFTNL_FLOWTABLE_FAMILY, family_number(cmd.family));
+			t.flowtables.erase(cmd.flowtable);
+			batch_.add_flowtable(ItemKind::DelFlowtable, f, family_number(cmd.family), 0,
+					     cmd.table, cmd.flowtable);
+			return;
+		}
+		if (!cmd.ft_decl)
+			throw LangError(cmd.loc, "syntax error, expecting '{'");
+		flowtable(cmd.family, cmd.table, *cmd.ft_decl, cmd.verb);
+		return;
+	}
+	default:
+		throw LangError(cmd.loc, "list commands are not part of a batch");
+	}
+}
+
+void Compiler::table(const Command &cmd)
+{
+	const std::string key = cmd.family + " " + cmd.table;
+	uint32_t fam = family_number(cmd.family);
+	if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy || cmd.verb == Verb::Flush) {
+		nftnl_table *t = nftnl_table_alloc();
+		nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, fam);
+		if (!cmd.table.empty())
+			nftnl_table_set_str(t, NFTNL_TABLE_NAME, cmd.table.c_str());
+		if (cmd.has_handle)
+			nftnl_table_set_u64(t, NFTNL_TABLE_HANDLE, cmd.handle);
+		if (cmd.verb == Verb::Flush) {
+			auto it = tables_.find(key);
+			if (it != tables_.end())
+				for (auto &s : it->second.sets)
+					(void)s;
+		} else {
+			tables_.erase(key);
+		}
+		batch_.add_table(cmd.verb == Verb::Flush ? ItemKind::FlushTable : ItemKind::DelTable, t, fam, 0);
+		return;
+	}
+	require_bridge(cmd.family, cmd.loc);
+	const TableDecl &d = cmd.table_decl;
+	if (cmd.verb == Verb::Create && tables_.count(key))
+		throw LangError(cmd.table_loc, "Could not process rule: File exists");
+	tables_[key];
+	nftnl_table *t = nftnl_table_alloc();
+	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, fam);
+	nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS, d.flags);
+	if (d.comment) {
+		nftnl_udata_buf *ud = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
+		nftnl_udata_put_strz(ud, 0 /* NFTNL_UDATA_TABLE_COMMENT */, d.comment->c_str());
+		nftnl_table_set_data(t, NFTNL_TABLE_USERDATA, nftnl_udata_buf_data(ud),
+				     nftnl_udata_buf_len(ud));
+		nftnl_udata_buf_free(ud);
+	}
+	nftnl_table_set_str(t, NFTNL_TABLE_NAME, cmd.table.c_str());
+	batch_.add_table(ItemKind::NewTable, t, fam,
+			 cmd.verb == Verb::Create ? NLM_F_CREATE | NLM_F_EXCL : NLM_F_CREATE);
+	// nft_cmd_expand order: chains, sets, flowtables, then every chain's rules.
+	// Names are known up front so rules may jump to later chains.
+	TableInfo &ti = tables_[key];
+	for (auto &c : d.chains)
+		ti.chains[c.name] = true;
+	for (auto &c : d.chains)
+		chain(cmd.family, cmd.table, c, Verb::Add);
+	for (auto &s : d.sets)
+		set(cmd.family, cmd.table, s, Verb::Add);
+	for (auto &f : d.flowtables)
+		flowtable(cmd.family, cmd.table, f, Verb::Add);
+	for (auto &c : d.chains)
+		for (auto &r : c.rules)
+			rule(cmd.family, cmd.table, c.name, r, Verb::Add, c.loc);
+}
+
+static uint32_t bridge_hook(const std::string &h, const Location &loc)
+{
+	if (h == "prerouting") return NF_BR_PRE_ROUTING;
+	if (h == "input") return NF_BR_LOCAL_IN;
+	if (h == "forward") return NF_BR_FORWARD;
+	if (h == "output") return NF_BR_LOCAL_OUT;
+	if (h == "postrouting") return NF_BR_POST_ROUTING;
+	throw LangError(loc, "unknown chain hook");
+}
+
+void Compiler::chain(const std::string &family, const std::string &table, const ChainDecl &c,
+		     Verb verb)
+{
+	TableInfo &t = table_info(family, table, c.loc);
+	if (verb == Verb::Create && t.chains.count(c.name))
+		throw LangError(c.loc, "Could not process rule: File exists");
+	t.chains[c.name] = true;
+	uint32_t fam = family_number(family);
+	nftnl_chain *ch = nftnl_chain_alloc();
+	nftnl_chain_set_u32(ch, NFTNL_CHAIN_FAMILY, fam);
+	int policy = -1;
+	if (c.base) {
+		if (c.type != "filter")
+			throw LangError(c.type_loc, "Could not process rule: Operation not supported");
+		nftnl_chain_set_u32(ch, NFTNL_CHAIN_HOOKNUM, bridge_hook(c.hook, c.hook_loc));
+		nftnl_chain_set_s32(ch, NFTNL_CHAIN_PRIO, c.prio);
+		nftnl_chain_set_str(ch, NFTNL_CHAIN_TYPE, c.type.c_str());
+	}
+	if (c.policy) {
+		if (!c.base)
+			throw LangError(c.loc, "policy is only valid in a base chain");
+		policy = *c.policy == "accept" ? NF_ACCEPT : NF_DROP;
+	}
+	if (c.comment) {
+		nftnl_udata_buf *ud = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
+		nftnl_udata_put_strz(ud, 0 /* NFTNL_UDATA_CHAIN_COMMENT */, c.comment->c_str());
+		nftnl_chain_set_data(ch, NFTNL_CHAIN_USERDATA, nftnl_udata_buf_data(ud),
+				     nftnl_udata_buf_len(ud));
+		nftnl_udata_buf_free(ud);
+	}
+	batch_.add_chain(ItemKind::NewChain, ch, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert),
+			 table, c.name, policy);
+}
+
+void Compiler::set(const std::string &family, const std::string &table, const SetDecl &d, Verb verb)
+{
+	TableInfo &t = table_info(family, table, d.loc);
+	if (verb == Verb::Create && t.sets.count(d.name))
+		throw LangError(d.loc, "Could not process rule: File exists");
+	if (d.key_types.empty())
+		throw LangError(d.loc, "set definition does not specify key");
+	SetInfo si;
+	si.name = d.name;
+	si.is_map = d.is_map;
+	si.flags = d.flags;
+	if (d.is_map)
+		si.flags |= NFT_SET_MAP;
+	if (d.timeout_ms)
+		si.flags |= NFT_SET_TIMEOUT;
+	uint32_t key_type = 0, key_len = 0;
+	for (auto &k : d.key_types) {
+		const DataType *dt = datatype_by_name(k);
+		if (!dt)
+			throw LangError(d.type_loc, "unknown datatype " + k);
+		KeyPart p = keypart_of_type(*dt, d.type_loc);
+		si.key.push_back(p);
+		key_type = (key_type << 6) | dt->id;
+		key_len += d.key_types.size() > 1 ? (p.bytes + 3) / 4 * 4 : p.bytes;
+	}
+	if (d.is_map) {
+		const DataType *dt = datatype_by_name(d.data_type);
+		if (!dt)
+			throw LangError(d.type_loc, "unknown datatype " + d.data_type);
+		if (dt->id == TYPE_VERDICT)
+			si.verdict_map = true;
+		else
+			si.data = keypart_of_type(*dt, d.type_loc);
+	}
+	si.id = ++set_id_;
+	std::vector<Element> elems;
+	if (d.elements)
+		elems = type_elements(si, *d.elements, false, t);
+	uint32_t fam = family_number(family);
+	nftnl_set *s = nftnl_set_alloc();
+	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, fam);
+	nftnl_set_set_str(s, NFTNL_SET_TABLE, table.c_str());
+	nftnl_set_set_str(s, NFTNL_SET_NAME, d.name.c_str());
+	nftnl_set_set_u32(s, NFTNL_SET_ID, si.id);
+	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, si.flags);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, key_type);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, key_len);
+	if (d.is_map) {
+		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, si.verdict_map ? TYPE_VERDICT : si.data.type->id);
+		nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, si.verdict_map ? 0 : si.data.bytes);
+	}
+	if (d.timeout_ms)
+		nftnl_set_set_u64(s, NFTNL_SET_TIMEOUT, d.timeout_ms);
+	if (d.policy && *d.policy == "memory")
+		nftnl_set_set_u32(s, NFTNL_SET_POLICY, NFT_SET_POL_MEMORY);
+	if (d.size)
+		nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, d.size);
+	t.sets[d.name] = si;
+	batch_.add_set(ItemKind::NewSet, s, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert));
+	if (!elems.empty()) {
+		nftnl_set *es = nftnl_set_alloc();
+		nftnl_set_set_u32(es, NFTNL_SET_FAMILY, fam);
+		nftnl_set_set_str(es, NFTNL_SET_TABLE, table.c_str());
+		nftnl_set_set_str(es, NFTNL_SET_NAME, d.name.c_str());
+		nftnl_set_set_u32(es, NFTNL_SET_ID, si.id);
+		add_elements(es, elems);
+		batch_.add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
+	}
+}
+
+void Compiler::elements(const std::string &family, const std::string &table, const SetInfo &si_in,
+			const Expr &lit, bool add)
+{
+	TableInfo &t = table_info(family, table, lit.loc);
+	SetInfo si = si_in;
+	std::vector<Element> elems = type_elements(si, lit, false, t);
+	uint32_t fam = family_number(family);
+	nftnl_set *es = nftnl_set_alloc();
+	nftnl_set_set_u32(es, NFTNL_SET_FAMILY, fam);
+	nftnl_set_set_str(es, NFTNL_SET_TABLE, table.c_str());
+	nftnl_set_set_str(es, NFTNL_SET_NAME, si.name.c_str());
+	nftnl_set_set_u32(es, NFTNL_SET_ID, si.id);
+	add_elements(es, elems);
+	batch_.add_set(add ? ItemKind::NewSetElems : ItemKind::DelSetElems, es, fam,
+		       add ? NLM_F_CREATE : 0);
+}
+
+static uint32_t flowtable_hook(const std::string &h, const Location &loc)
+{
+	if (h == "ingress")
+		return NF_NETDEV_INGRESS;
+	throw LangError(loc, "Flowtable hook must be ingress");
+}
+
+void Compiler::flowtable(const std::string &family, const std::string &table,
+			 const FlowtableDecl &f, Verb verb)
+{
+	TableInfo &t = table_info(family, table, f.loc);
+	if (verb == Verb::Create && t.flowtables.count(f.name))
+		throw LangError(f.loc, "Could not process rule: File exists");
+	t.flowtables[f.name] = true;
+	uint32_t fam = family_number(family);
+	nftnl_flowtable *ft = nftnl_flowtable_alloc();
+	nftnl_flowtable_set_u32(ft, NFTNL_FLOWTABLE_FAMILY, fam);
+	if (!f.hook.empty()) {
+		nftnl_flowtable_set_u32(ft, NFTNL_FLOWTABLE_HOOKNUM, flowtable_hook(f.hook, f.loc));
+		nftnl_flowtable_set_s32(ft, NFTNL_FLOWTABLE_PRIO, f.prio);
+	}
+	if (!f.devices.empty()) {
+		// nft hands the kernel the devices last-declared first.
+		std::vector<const char *> devs;
+		for (auto it = f.devices.rbegin(); it != f.devices.rend(); ++it)
+			devs.push_back(it->c_str());
+		devs.push_back(nullptr);
+		nftnl_flowtable_set_data(ft, NFTNL_FLOWTABLE_DEVICES, devs.data(),
+					 static_cast<uint32_t>(devs.size() * sizeof(char *)));
+	}
+	nftnl_flowtable_set_u32(ft, NFTNL_FLOWTABLE_FLAGS, f.counter ? NFT_FLOWTABLE_COUNTER : 0);
+	batch_.add_flowtable(ItemKind::NewFlowtable, ft, fam,
+			     add_flags(verb == Verb::Create ? verb : Verb::Insert), table, f.name);
+}
+
+void Compiler::rule(const std::string &family, const std::string &table, const std::string &chain,
+		    const Rule &r, Verb verb, const Location &chain_loc)
+{
+	TableInfo &t = table_info(family, table, chain_loc);
+	uint32_t fam = family_number(family);
+	nftnl_rule *nr = nftnl_rule_alloc();
+	nftnl_rule_set_u32(nr, NFTNL_RULE_FAMILY, fam);
+	nftnl_rule_set_str(nr, NFTNL_RULE_TABLE, table.c_str());
+	nftnl_rule_set_str(nr, NFTNL_RULE_CHAIN, chain.c_str());
+	if (r.handle)
+		nftnl_rule_set_u64(nr, verb == Verb::Replace ? NFTNL_RULE_HANDLE : NFTNL_RULE_POSITION, r.handle);
+	try {
+		Linearizer lin(nr, t, table, fam, set_id_, [&](nftnl_set *s, nftnl_set *es) {
+			batch_.add_set(ItemKind::NewSet, s, fam, NLM_F_CREATE);
+			batch_.add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
+		});
+		for (auto &s : r.stmts)
+			lin.statement(s);
+	} catch (...) {
+		nftnl_rule_free(nr);
+		throw;
+	}
+	if (r.comment) {
+		nftnl_udata_buf *ud = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
+		nftnl_udata_put_strz(ud, 0 /* NFTNL_UDATA_RULE_COMMENT */, r.comment->c_str());
+		nftnl_rule_set_data(nr, NFTNL_RULE_USERDATA, nftnl_udata_buf_data(ud),
+				    nftnl_udata_buf_len(ud));
+		nftnl_udata_buf_free(ud);
+	}
+	uint16_t flags = verb == Verb::Insert ? NLM_F_CREATE :
+			 verb == Verb::Replace ? NLM_F_REPLACE : NLM_F_CREATE | NLM_F_APPEND;
+	batch_.add_rule(ItemKind::NewRule, nr, fam, flags);
+}
+
+} // namespace xnft

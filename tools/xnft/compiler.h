@@ -1,0 +1,74 @@
+// compiler.h - turns parsed Commands into libnftnl objects in a Batch,
+// following nft's rules: implied protocol dependencies, byte order, bitwise
+// for flag sets and bit fields, ifname padding, interface names resolved to
+// ifindexes, anonymous sets and maps, interval segments.
+//
+// Ownership: the Compiler keeps the names of the tables, chains, sets and
+// flowtables the run declares (to check references); the Batch it writes
+// to belongs to the caller. Not thread-safe.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ast.h"
+#include "batch.h"
+#include "datatypes.h"
+
+struct nftnl_rule;
+struct nftnl_set;
+
+namespace xnft {
+
+// One component of a set key or of a loaded value.
+struct KeyPart {
+	const DataType *type;
+	unsigned bits;     // bits of the value as the user writes it
+	ByteOrder order;
+	unsigned bytes;    // bytes in the register
+};
+
+struct SetInfo {
+	std::string name;
+	uint32_t flags = 0;
+	std::vector<KeyPart> key;
+	bool is_map = false;
+	bool verdict_map = false;
+	KeyPart data{};
+	uint32_t id = 0;
+};
+
+struct TableInfo {
+	std::map<std::string, bool> chains;
+	std::map<std::string, SetInfo> sets;
+	std::map<std::string, bool> flowtables;
+};
+
+class Compiler {
+public:
+	explicit Compiler(Batch &b) : batch_(b) {}
+	// Compiles CMD into the batch; throws LangError with nft's message.
+	void compile(const Command &cmd);
+
+private:
+	void table(const Command &cmd);
+	void chain(const std::string &family, const std::string &table, const ChainDecl &c,
+		   Verb verb);
+	void set(const std::string &family, const std::string &table, const SetDecl &s, Verb verb);
+	void flowtable(const std::string &family, const std::string &table,
+		       const FlowtableDecl &f, Verb verb);
+	void rule(const std::string &family, const std::string &table, const std::string &chain,
+		  const Rule &r, Verb verb, const Location &chain_loc);
+	void elements(const std::string &family, const std::string &table, const SetInfo &si,
+		      const Expr &lit, bool add);
+	TableInfo &table_info(const std::string &family, const std::string &table,
+			      const Location &loc);
+
+	Batch &batch_;
+	std::map<std::string, TableInfo> tables_;  // key: family + " " + name
+	uint32_t set_id_ = 0;
+};
+
+uint32_t family_number(const std::string &family);
+
+} // namespace xnft

@@ -1,0 +1,282 @@
+// datatypes.cc - value encoding for nft's data types (see datatypes.h).
+#include "datatypes.h"
+
+#include <arpa/inet.h>
+#include <cstring>
+#include <net/if.h>
+#include <netdb.h>
+
+namespace xnft {
+
+static const DataType types[] = {
+	{TYPE_VERDICT, "verdict", 32, ByteOrder::Host, false},
+	{TYPE_NFPROTO, "nf_proto", 8, ByteOrder::Host, false},
+	{TYPE_INTEGER, "integer", 32, ByteOrder::Host, false},
+	{TYPE_STRING, "string", 0, ByteOrder::Host, false},
+	{TYPE_IPADDR, "ipv4_addr", 32, ByteOrder::Big, false},
+	{TYPE_IP6ADDR, "ipv6_addr", 128, ByteOrder::Big, false},
+	{TYPE_ETHERADDR, "ether_addr", 48, ByteOrder::Big, false},
+	{TYPE_ETHERTYPE, "ether_type", 16, ByteOrder::Big, false},
+	{TYPE_INET_PROTOCOL, "inet_proto", 8, ByteOrder::Big, false},
+	{TYPE_INET_SERVICE, "inet_service", 16, ByteOrder::Big, false},
+	{TYPE_ICMP_TYPE, "icmp_type", 8, ByteOrder::Big, false},
+	{TYPE_TCP_FLAG, "tcp_flag", 8, ByteOrder::Big, true},
+	{TYPE_MARK, "mark", 32, ByteOrder::Host, false},
+	{TYPE_IFINDEX, "iface_index", 32, ByteOrder::Host, false},
+	{TYPE_ARPHRD, "iface_type", 16, ByteOrder::Host, false},
+	{TYPE_UID, "uid", 32, ByteOrder::Host, false},
+	{TYPE_GID, "gid", 32, ByteOrder::Host, false},
+	{TYPE_CT_STATE, "ct_state", 32, ByteOrder::Host, true},
+	{TYPE_CT_DIR, "ct_dir", 8, ByteOrder::Host, false},
+	{TYPE_CT_STATUS, "ct_status", 32, ByteOrder::Host, true},
+	{TYPE_ICMP6_TYPE, "icmpv6_type", 8, ByteOrder::Big, false},
+	{TYPE_PKTTYPE, "pkt_type", 8, ByteOrder::Host, false},
+	{TYPE_DEVGROUP, "devgroup", 32, ByteOrder::Host, false},
+	{TYPE_DSCP, "dscp", 6, ByteOrder::Big, false},
+	{TYPE_ECN, "ecn", 2, ByteOrder::Big, false},
+	{TYPE_BOOLEAN, "boolean", 1, ByteOrder::Host, false},
+	{TYPE_IFNAME, "ifname", 128, ByteOrder::Host, false},
+};
+
+const DataType &datatype(TypeId id)
+{
+	for (auto &t : types)
+		if (t.id == id)
+			return t;
+	return types[2];
+}
+
+const DataType *datatype_by_name(const std::string &name)
+{
+	for (auto &t : types)
+		if (name == t.name)
+			return &t;
+	return nullptr;
+}
+
+struct Sym {
+	const char *name;
+	uint64_t value;
+};
+
+static const Sym ethertype_syms[] = {
+	{"ip", 0x0800}, {"arp", 0x0806}, {"ip6", 0x86dd}, {"vlan", 0x8100},
+	{"8021q", 0x8100}, {"8021ad", 0x88a8},
+};
+static const Sym proto_syms[] = {
+	{"icmp", 1}, {"igmp", 2}, {"tcp", 6}, {"udp", 17}, {"ipv6", 41},
+	{"gre", 47}, {"esp", 50}, {"ah", 51}, {"icmpv6", 58}, {"ipv6-icmp", 58},
+	{"sctp", 132}, {"udplite", 136}, {"dccp", 33},
+};
+static const Sym ct_state_syms[] = {
+	{"invalid", 1}, {"established", 2}, {"related", 4}, {"new", 8},
+	{"untracked", 64},
+};
+static const Sym ct_status_syms[] = {
+	{"expected", 1}, {"seen-reply", 2}, {"assured", 4}, {"confirmed", 8},
+	{"snat", 16}, {"dnat", 32}, {"dying", 512},
+};
+static const Sym ct_dir_syms[] = {{"original", 0}, {"reply", 1}};
+static const Sym pkttype_syms[] = {
+	{"host", 0}, {"unicast", 0}, {"broadcast", 1}, {"multicast", 2}, {"other", 3},
+};
+static const Sym icmp_syms[] = {
+	{"echo-reply", 0}, {"destination-unreachable", 3}, {"source-quench", 4},
+	{"redirect", 5}, {"echo-request", 8}, {"router-advertisement", 9},
+	{"router-solicitation", 10}, {"time-exceeded", 11}, {"parameter-problem", 12},
+	{"timestamp-request", 13}, {"timestamp-reply", 14}, {"info-request", 15},
+	{"info-reply", 16}, {"address-mask-request", 17}, {"address-mask-reply", 18},
+};
+static const Sym icmp6_syms[] = {
+	{"destination-unreachable", 1}, {"packet-too-big", 2}, {"time-exceeded", 3},
+	{"parameter-problem", 4}, {"echo-request", 128}, {"echo-reply", 129},
+	{"mld-listener-query", 130}, {"mld-listener-report", 131},
+	{"mld-listener-done", 132}, {"mld-listener-reduction", 132},
+	{"nd-router-solicit", 133}, {"nd-router-advert", 134},
+	{"nd-neighbor-solicit", 135}, {"nd-neighbor-advert", 136}, {"nd-redirect", 137},
+	{"router-renumbering", 138}, {"ind-neighbor-solicit", 141},
+	{"ind-neighbor-advert", 142}, {"mld2-listener-report", 143},
+};
+static const Sym tcp_flag_syms[] = {
+	{"fin", 1}, {"syn", 2}, {"rst", 4}, {"psh", 8}, {"ack", 16}, {"urg", 32},
+	{"ecn", 64}, {"cwr", 128},
+};
+static const Sym dscp_syms[] = {
+	{"cs0", 0}, {"cs1", 8}, {"cs2", 16}, {"cs3", 24}, {"cs4", 32}, {"cs5", 40},
+	{"cs6", 48}, {"cs7", 56}, {"df", 0}, {"be", 0}, {"lephb", 1}, {"af11", 10},
+	{"af12", 12}, {"af13", 14}, {"af21", 18}, {"af22", 20}, {"af23", 22},
+	{"af31", 26}, {"af32", 28}, {"af33", 30}, {"af41", 34}, {"af42", 36},
+	{"af43", 38}, {"va", 44}, {"ef", 46},
+};
+static const Sym ecn_syms[] = {{"not-ect", 0}, {"ect1", 1}, {"ect0", 2}, {"ce", 3}};
+static const Sym nfproto_syms[] = {{"ipv4", 2}, {"ipv6", 10}};
+static const Sym bool_syms[] = {{"exists", 1}, {"missing", 0}};
+
+template <size_t N>
+static bool lookup(const Sym (&table)[N], const std::string &w, uint64_t &v)
+{
+	for (auto &s : table)
+		if (w == s.name) {
+			v = s.value;
+			return true;
+		}
+	return false;
+}
+
+static bool parse_number(const std::string &w, uint64_t &v)
+{
+	if (w.empty() || !std::isdigit(static_cast<unsigned char>(w[0])))
+		return false;
+	try {
+		size_t used;
+		v = std::stoull(w, &used, 0);
+		return used == w.size();
+	} catch (const std::logic_error &) {
+		return false;
+	}
+}
+
+static Bytes int_bytes(uint64_t v, unsigned bits, ByteOrder order)
+{
+	unsigned n = (bits + 7) / 8;
+	Bytes b(n);
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t byte = static_cast<uint8_t>(v >> (8 * i));
+		if (order == ByteOrder::Big)
+			b[n - 1 - i] = byte;
+		else
+			b[i] = byte;
+	}
+	return b;
+}
+
+static bool symbolic(const DataType &t, const std::string &w, uint64_t &v)
+{
+	switch (t.id) {
+	case TYPE_ETHERTYPE: return lookup(ethertype_syms, w, v);
+	case TYPE_INET_PROTOCOL: {
+		if (lookup(proto_syms, w, v))
+			return true;
+		const protoent *p = getprotobyname(w.c_str());
+		if (p) {
+			v = static_cast<uint64_t>(p->p_proto);
+			return true;
+		}
+		return false;
+	}
+	case TYPE_INET_SERVICE: {
+		const servent *s = getservbyname(w.c_str(), "tcp");
+		if (!s)
+			s = getservbyname(w.c_str(), "udp");
+		if (s) {
+			v = ntohs(static_cast<uint16_t>(s->s_port));
+			return true;
+		}
+		return false;
+	}
+	case TYPE_CT_STATE: return lookup(ct_state_syms, w, v);
+	case TYPE_CT_STATUS: return lookup(ct_status_syms, w, v);
+	case TYPE_CT_DIR: return lookup(ct_dir_syms, w, v);
+	case TYPE_PKTTYPE: return lookup(pkttype_syms, w, v);
+	case TYPE_ICMP_TYPE: return lookup(icmp_syms, w, v);
+	case TYPE_ICMP6_TYPE: return lookup(icmp6_syms, w, v);
+	case TYPE_TCP_FLAG: return lookup(tcp_flag_syms, w, v);
+	case TYPE_DSCP: return lookup(dscp_syms, w, v);
+	case TYPE_ECN: return lookup(ecn_syms, w, v);
+	case TYPE_NFPROTO: return lookup(nfproto_syms, w, v);
+	case TYPE_BOOLEAN: return lookup(bool_syms, w, v);
+	default: return false;
+	}
+}
+
+bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::string &w,
+		bool quoted, Bytes &out)
+{
+	uint64_t v;
+	switch (t.id) {
+	case TYPE_IPADDR: {
+		in_addr a;
+		if (quoted || inet_pton(AF_INET, w.c_str(), &a) != 1)
+			return false;
+		out.assign(reinterpret_cast<uint8_t *>(&a), reinterpret_cast<uint8_t *>(&a) + 4);
+		return true;
+	}
+	case TYPE_IP6ADDR: {
+		in6_addr a;
+		if (quoted || inet_pton(AF_INET6, w.c_str(), &a) != 1)
+			return false;
+		out.assign(a.s6_addr, a.s6_addr + 16);
+		return true;
+	}
+	case TYPE_ETHERADDR: {
+		unsigned m[6];
+		char tail;
+		if (quoted || sscanf(w.c_str(), "%x:%x:%x:%x:%x:%x%c", &m[0], &m[1], &m[2], &m[3],
+				     &m[4], &m[5], &tail) != 6)
+			return false;
+		out.clear();
+		for (unsigned x : m) {
+			if (x > 255)
+				return false;
+			out.push_back(static_cast<uint8_t>(x));
+		}
+		return true;
+	}
+	case TYPE_IFNAME:
+	case TYPE_STRING: {
+		unsigned n = bits / 8;
+		if (w.size() >= n + (t.id == TYPE_IFNAME ? 0 : 1) && w.size() > n)
+			return false;
+		std::string s = w;
+		if (!s.empty() && s.back() == '*' && !(s.size() >= 2 && s[s.size() - 2] == '\\')) {
+			// wildcard: prefix match, no terminating zero
+			s.pop_back();
+			out.assign(s.begin(), s.end());
+			return true;
+		}
+		out.assign(n, 0);
+		std::memcpy(out.data(), s.data(), std::min<size_t>(s.size(), n));
+		return true;
+	}
+	case TYPE_IFINDEX: {
+		if (!quoted && parse_number(w, v))
+			break;
+		unsigned idx = if_nametoindex(w.c_str());
+		if (idx == 0)
+			return false;
+		v = idx;
+		break;
+	}
+	default:
+		if (quoted)
+			return false;
+		if (!symbolic(t, w, v) && !parse_number(w, v))
+			return false;
+		break;
+	}
+	if (bits < 64 && v >> bits)
+		return false;
+	out = int_bytes(v, bits, order);
+	return true;
+}
+
+Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr &e)
+{
+	Bytes out;
+	if (try_encode(t, bits, order, e.text, e.quoted, out))
+		return out;
+	if (t.id == TYPE_IFINDEX)
+		throw LangError(e.loc, "Interface does not exist");
+	uint64_t v;
+	if ((t.id != TYPE_IFNAME && t.id != TYPE_STRING) && parse_number(e.text, v))
+		throw LangError(e.loc, "Value " + e.text + " exceeds valid range 0-" +
+				std::to_string(bits >= 64 ? ~0ull : (1ull << bits) - 1));
+	if (t.id == TYPE_IFNAME)
+		throw LangError(e.loc, "Data exceeds valid length: " + e.text);
+	if (e.quoted)
+		throw LangError(e.loc, std::string("Could not parse ") + t.name + " expression");
+	throw LangError(e.loc, std::string("Could not parse ") + t.name + " expression: " +
+			"'" + e.text + "' is not a valid " + t.name);
+}
+
+} // namespace xnft

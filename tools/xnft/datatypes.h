@@ -1,0 +1,54 @@
+// datatypes.h - nft's data types for the values xnft compiles: how a word
+// becomes bytes (byte order, length, symbolic names), as nftables'
+// datatype.c does for the types a bridge firewall uses.
+//
+// Ownership: static tables; no state. Thread-safe (read-only).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ast.h"
+
+namespace xnft {
+
+enum class ByteOrder { Big, Host };
+
+// Type ids are nftables' enum datatypes (datatype.h): they go to the kernel
+// as set key/data types.
+enum TypeId : uint32_t {
+	TYPE_INVALID = 0, TYPE_VERDICT = 1, TYPE_NFPROTO = 2, TYPE_BITMASK = 3,
+	TYPE_INTEGER = 4, TYPE_STRING = 5, TYPE_LLADDR = 6, TYPE_IPADDR = 7,
+	TYPE_IP6ADDR = 8, TYPE_ETHERADDR = 9, TYPE_ETHERTYPE = 10,
+	TYPE_INET_PROTOCOL = 12, TYPE_INET_SERVICE = 13, TYPE_ICMP_TYPE = 14,
+	TYPE_TCP_FLAG = 15, TYPE_MARK = 19, TYPE_IFINDEX = 20, TYPE_ARPHRD = 21,
+	TYPE_UID = 24, TYPE_GID = 25, TYPE_CT_STATE = 26, TYPE_CT_DIR = 27,
+	TYPE_CT_STATUS = 28, TYPE_ICMP6_TYPE = 29, TYPE_PKTTYPE = 31,
+	TYPE_DEVGROUP = 35, TYPE_DSCP = 36, TYPE_ECN = 37, TYPE_BOOLEAN = 39,
+	TYPE_IFNAME = 41,
+};
+
+struct DataType {
+	TypeId id;
+	const char *name;     // as written in `type NAME`
+	unsigned bits;        // natural size
+	ByteOrder order;
+	bool bitmask;         // flag type: implicit match is (x & v) != 0
+};
+
+const DataType &datatype(TypeId id);
+// Looks a `type` name up; null if unknown.
+const DataType *datatype_by_name(const std::string &name);
+
+using Bytes = std::vector<uint8_t>;
+
+// Encodes the word E (a Value expr) as TYPE in BITS bits with ORDER; the
+// result has (bits+7)/8 bytes. Throws LangError naming the type on failure.
+Bytes encode_value(const DataType &type, unsigned bits, ByteOrder order, const Expr &e);
+// As encode_value, returning false instead of throwing.
+bool try_encode(const DataType &type, unsigned bits, ByteOrder order, const std::string &word,
+		bool quoted, Bytes &out);
+
+// Interface names are resolved to ifindex when TYPE_IFINDEX values are
+// encoded, as nft does (if_nametoindex); an unknown name is an error.
+} // namespace xnft

@@ -1,0 +1,48 @@
+// diagnostics.h - source locations and the errors the language layer raises.
+//
+// Ownership: a SourceFile owns its text; Locations point into it by index and
+// stay valid while the Diagnostics that registered the file lives (the whole
+// run). Not thread-safe; xnft is single-threaded.
+//
+// Errors print as nft prints them (erec.c): "FILE:LINE:COL1-COL2: Error: MSG",
+// the source line, then carets under the offending columns.
+#pragma once
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace xnft {
+
+struct SourceFile {
+	std::string name;   // as given on the command line, or "" for argv input
+	std::string text;
+};
+
+struct Location {
+	const SourceFile *file = nullptr;
+	unsigned line = 0;       // 1-based
+	unsigned first_col = 0;  // 1-based, inclusive
+	unsigned last_col = 0;   // inclusive
+	size_t line_offset = 0;  // offset of the line's first character in text
+	bool valid() const { return file != nullptr; }
+};
+
+// Location spanning from A's first column to B's last (same line assumed).
+Location span(const Location &a, const Location &b);
+
+// A user error in the input: the message and where it is.
+class LangError : public std::runtime_error {
+public:
+	LangError(const Location &loc, const std::string &msg)
+		: std::runtime_error(msg), loc_(loc) {}
+	const Location &where() const { return loc_; }
+
+private:
+	Location loc_;
+};
+
+// Formats ERR as nft does: location line, source line, caret line.
+std::string format_error(const LangError &err);
+
+} // namespace xnft

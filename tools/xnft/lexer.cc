@@ -1,0 +1,119 @@
+// lexer.cc - the tokenizer (see lexer.h).
+#include "lexer.h"
+
+#include <cctype>
+
+namespace xnft {
+
+static bool word_start(char c)
+{
+	return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+static bool word_char(char c)
+{
+	return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
+	       c == ':' || c == '/' || c == '-' || c == '*';
+}
+
+std::vector<Token> tokenize(const SourceFile &file)
+{
+	std::vector<Token> out;
+	const std::string &s = file.text;
+	size_t i = 0, line_start = 0;
+	unsigned line = 1;
+	auto loc_at = [&](size_t from, size_t to) {
+		Location l;
+		l.file = &file;
+		l.line = line;
+		l.line_offset = line_start;
+		l.first_col = static_cast<unsigned>(from - line_start + 1);
+		l.last_col = static_cast<unsigned>(to - line_start);
+		if (l.last_col < l.first_col)
+			l.last_col = l.first_col;
+		return l;
+	};
+	auto push = [&](Tok k, std::string text, size_t from, size_t to) {
+		out.push_back(Token{k, std::move(text), loc_at(from, to)});
+	};
+	while (i < s.size()) {
+		char c = s[i];
+		if (c == '\n') {
+			push(Tok::Newline, "\n", i, i + 1);
+			i++;
+			line++;
+			line_start = i;
+			continue;
+		}
+		if (c == '\\' && i + 1 < s.size() && s[i + 1] == '\n') {
+			i += 2;
+			line++;
+			line_start = i;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\r') {
+			i++;
+			continue;
+		}
+		if (c == '#') {
+			while (i < s.size() && s[i] != '\n')
+				i++;
+			continue;
+		}
+		if (c == '"') {
+			size_t j = i + 1;
+			while (j < s.size() && s[j] != '"' && s[j] != '\n')
+				j++;
+			if (j >= s.size() || s[j] != '"')
+				throw LangError(loc_at(i, j), "syntax error, unterminated string");
+			push(Tok::String, s.substr(i + 1, j - i - 1), i, j + 1);
+			i = j + 1;
+			continue;
+		}
+		if (c == '$') {
+			size_t j = i + 1;
+			while (j < s.size() && (word_start(s[j]) || s[j] == '-'))
+				j++;
+			if (j == i + 1)
+				throw LangError(loc_at(i, i + 1), "syntax error, unexpected $");
+			push(Tok::Variable, s.substr(i + 1, j - i - 1), i, j);
+			i = j;
+			continue;
+		}
+		bool ipv6_start = c == ':' && i + 1 < s.size() && s[i + 1] == ':';
+		if (word_start(c) || ipv6_start) {
+			size_t j = i;
+			while (j < s.size() && word_char(s[j]))
+				j++;
+			// "22:" before a value: the colon is the map separator,
+			// unless the word is an address ending in "::".
+			while (j > i + 1 && s[j - 1] == ':' && s[j - 2] != ':')
+				j--;
+			// A trailing '-' or '.' belongs to the next token.
+			while (j > i + 1 && (s[j - 1] == '-' || s[j - 1] == '.'))
+				j--;
+			push(Tok::Word, s.substr(i, j - i), i, j);
+			i = j;
+			continue;
+		}
+		if (i + 1 < s.size()) {
+			std::string two = s.substr(i, 2);
+			if (two == "==" || two == "!=" || two == "<=" || two == ">=") {
+				push(Tok::Punct, two, i, i + 2);
+				i += 2;
+				continue;
+			}
+		}
+		if (std::string("{}();,=:.@!<>&|^-/*+").find(c) != std::string::npos) {
+			push(Tok::Punct, std::string(1, c), i, i + 1);
+			i++;
+			continue;
+		}
+		throw LangError(loc_at(i, i + 1),
+				std::string("syntax error, unexpected character '") + c + "'");
+	}
+	push(Tok::End, "", i, i);
+	return out;
+}
+
+} // namespace xnft

@@ -1,0 +1,38 @@
+// lexer.h - turns nft source text into tokens.
+//
+// Ownership: the Lexer reads a SourceFile it does not own; Tokens copy their
+// text. Words follow nft's scanner loosely: a word may hold the characters of
+// names, numbers, addresses, prefixes and ranges ("rule-200-ingress",
+// "10.0.0.0/8", "00:11:22:33:44:55", "::1", "1-1024"); the parser splits
+// ranges and prefixes by the type it expects. Newlines are tokens because
+// they end commands and statements, as in nft.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "diagnostics.h"
+
+namespace xnft {
+
+enum class Tok {
+	Word,      // identifiers, numbers, addresses
+	String,    // "quoted" (text without the quotes)
+	Variable,  // $name (text without the $)
+	Punct,     // { } ( ) ; , = : . @ ! < > & | ^ - / * and == != <= >=
+	Newline,
+	End,
+};
+
+struct Token {
+	Tok kind;
+	std::string text;
+	Location loc;
+	bool is(const char *p) const { return (kind == Tok::Punct || kind == Tok::Word) && text == p; }
+	bool punct(const char *p) const { return kind == Tok::Punct && text == p; }
+};
+
+// Splits FILE into tokens; throws LangError on an unterminated string or a
+// character nft does not accept.
+std::vector<Token> tokenize(const SourceFile &file);
+
+} // namespace xnft

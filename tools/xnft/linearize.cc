@@ -1,0 +1,882 @@
+// linearize.cc - rule statements to libnftnl expressions (see linearize.h).
+#include "linearize.h"
+
+#include <algorithm>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+
+#include "protocols.h"
+
+namespace xnft {
+
+// nft numbers registers in 32-bit units internally and converts to the old
+// 128-bit numbering when the register is aligned (netlink_put_register).
+static uint32_t nft_reg(unsigned internal)
+{
+	unsigned r = internal - 1;
+	if (r % 4 == 0)
+		return NFT_REG_1 + r / 4;
+	return NFT_REG32_00 + r;
+}
+
+struct Linearizer::Load {
+	KeyPart part{};
+	unsigned shift = 0;
+	Bytes mask;          // non-empty for bit fields
+	std::string proto, field;
+	bool is_meta = false, is_ct = false, is_payload = false;
+	uint32_t key = 0;
+};
+
+KeyPart keypart_of_type(const DataType &t, const Location &loc)
+{
+	if (t.id == TYPE_VERDICT || t.bits == 0)
+		throw LangError(loc, std::string("invalid key type ") + t.name);
+	return KeyPart{&t, t.bits, t.order, (t.bits + 7) / 8};
+}
+
+// ---- byte helpers ----
+
+static uint64_t bytes_to_u64_be(const Bytes &b)
+{
+	uint64_t v = 0;
+	for (uint8_t x : b)
+		v = (v << 8) | x;
+	return v;
+}
+
+static Bytes u64_to_bytes_be(uint64_t v, unsigned n)
+{
+	Bytes b(n);
+	for (unsigned i = 0; i < n; i++)
+		b[n - 1 - i] = static_cast<uint8_t>(v >> (8 * i));
+	return b;
+}
+
+static bool increment(Bytes &b)  // big-endian +1; false on overflow
+{
+	for (size_t i = b.size(); i-- > 0;) {
+		if (++b[i] != 0)
+			return true;
+	}
+	return false;
+}
+
+static bool all_zero(const Bytes &b)
+{
+	return std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0; });
+}
+
+// Encodes V as the part; bit fields shifted into place.
+static Bytes encode_part(const KeyPart &p, const Expr &v, unsigned shift = 0)
+{
+	if (shift == 0 && p.bits % 8 == 0)
+		return encode_value(*p.type, p.bits, p.order, v);
+	Bytes b = encode_value(*p.type, p.bits, ByteOrder::Big, v);
+	uint64_t x = bytes_to_u64_be(b) << shift;
+	return u64_to_bytes_be(x, p.bytes);
+}
+
+struct Interval {
+	Bytes lo, hi;
+	bool range = false;
+};
+
+static Bytes prefix_mask(unsigned bytes, unsigned len)
+{
+	Bytes m(bytes, 0);
+	for (unsigned i = 0; i < len && i < bytes * 8; i++)
+		m[i / 8] |= static_cast<uint8_t>(0x80 >> (i % 8));
+	return m;
+}
+
+static Interval encode_interval(const KeyPart &p, const Expr &e)
+{
+	Interval iv;
+	if (e.kind == ExprKind::Range) {
+		iv.lo = encode_part(p, *e.items[0]);
+		iv.hi = encode_part(p, *e.items[1]);
+		iv.range = true;
+		if (std::lexicographical_compare(iv.hi.begin(), iv.hi.end(), iv.lo.begin(), iv.lo.end()))
+			throw LangError(e.loc, "Range has zero or negative size");
+		return iv;
+	}
+	if (e.kind == ExprKind::Prefix) {
+		Bytes base = encode_part(p, *e.items[0]);
+		unsigned len;
+		try {
+			len = static_cast<unsigned>(std::stoul(e.items[1]->text));
+		} catch (const std::logic_error &) {
+			throw LangError(e.items[1]->loc, "invalid prefix length");
+		}
+		if (len > base.size() * 8)
+			throw LangError(e.loc, "Prefix length " + std::to_string(len) +
+					" exceeds address length " + std::to_string(base.size() * 8));
+		Bytes m = prefix_mask(static_cast<unsigned>(base.size()), len);
+		iv.lo = base;
+		iv.hi = base;
+		for (size_t i = 0; i < base.size(); i++) {
+			iv.lo[i] &= m[i];
+			iv.hi[i] |= static_cast<uint8_t>(~m[i]);
+		}
+		iv.range = true;
+		return iv;
+	}
+	if (e.kind != ExprKind::Value)
+		throw LangError(e.loc, "syntax error, unexpected expression, expecting value");
+	Bytes out;
+	if (try_encode(*p.type, p.bits, p.order, e.text, e.quoted, out)) {
+		iv.lo = iv.hi = out;
+		return iv;
+	}
+	if (!e.quoted) {
+		size_t slash = e.text.find('/');
+		if (slash != std::string::npos) {
+			Expr pe;
+			pe.kind = ExprKind::Prefix;
+			pe.loc = e.loc;
+			auto a = make_expr(ExprKind::Value, e.loc);
+			a->text = e.text.substr(0, slash);
+			auto b = make_expr(ExprKind::Value, e.loc);
+			b->text = e.text.substr(slash + 1);
+			pe.items.push_back(std::move(a));
+			pe.items.push_back(std::move(b));
+			return encode_interval(p, pe);
+		}
+		for (size_t dash = e.text.find('-'); dash != std::string::npos;
+		     dash = e.text.find('-', dash + 1)) {
+			Bytes lo, hi;
+			if (try_encode(*p.type, p.bits, p.order, e.text.substr(0, dash), false, lo) &&
+			    try_encode(*p.type, p.bits, p.order, e.text.substr(dash + 1), false, hi)) {
+				Expr re;
+				re.kind = ExprKind::Range;
+				re.loc = e.loc;
+				auto a = make_expr(ExprKind::Value, e.loc);
+				a->text = e.text.substr(0, dash);
+				auto b = make_expr(ExprKind::Value, e.loc);
+				b->text = e.text.substr(dash + 1);
+				re.items.push_back(std::move(a));
+				re.items.push_back(std::move(b));
+				return encode_interval(p, re);
+			}
+		}
+	}
+	encode_part(p, e);  // throws the type's error
+	return iv;
+}
+
+// ---- set elements ----
+
+std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_interval_flag,
+				   const TableInfo &table)
+{
+	struct Raw {
+		Interval iv;
+		Element el;
+		const Expr *loc;
+	};
+	std::vector<Raw> raw;
+	bool any_range = false;
+	for (size_t i = 0; i < lit.items.size(); i++) {
+		const Expr &k = *lit.items[i];
+		const Expr *d = lit.data[i].get();
+		Raw r;
+		r.loc = &k;
+		if (si.key.size() > 1) {
+			if (k.kind != ExprKind::Concat || k.items.size() != si.key.size())
+				throw LangError(k.loc, "datatype mismatch, expected concatenation of " +
+						std::to_string(si.key.size()) + " values");
+			Bytes key;
+			for (size_t j = 0; j < si.key.size(); j++) {
+				Bytes b = encode_part(si.key[j], *k.items[j]);
+				b.resize((b.size() + 3) / 4 * 4, 0);
+				key.insert(key.end(), b.begin(), b.end());
+			}
+			r.iv.lo = r.iv.hi = key;
+		} else {
+			if (k.kind == ExprKind::Concat)
+				throw LangError(k.loc, "datatype mismatch, set key is not a concatenation");
+			r.iv = encode_interval(si.key[0], k);
+			any_range |= r.iv.range;
+		}
+		if (si.is_map) {
+			if (!d)
+				throw LangError(k.loc, "syntax error, map element needs a value");
+			r.el.has_data = true;
+			if (si.verdict_map) {
+				if (d->kind != ExprKind::Verdict)
+					throw LangError(d->loc, "datatype mismatch, expected verdict, expression has type " +
+							std::string(d->kind == ExprKind::Value ? "integer" : "expression"));
+				r.el.verdict = d->text;
+				r.el.chain = d->chain;
+				if (!d->chain.empty() && !table.chains.count(d->chain))
+					throw LangError(d->loc, "Could not process rule: No such file or directory");
+			} else {
+				if (d->kind == ExprKind::Verdict)
+					throw LangError(d->loc, std::string("datatype mismatch, expected ") +
+							si.data.type->name + ", expression has type verdict");
+				r.el.data = encode_part(si.data, *d);
+			}
+		} else if (d) {
+			throw LangError(d->loc, "syntax error, set elements take no value (this is not a map)");
+		}
+		raw.push_back(std::move(r));
+	}
+	if (any_range && !(si.flags & NFT_SET_INTERVAL)) {
+		if (!allow_interval_flag)
+			throw LangError(lit.loc, "Set member cannot be range, missing interval flag on declaration");
+		si.flags |= NFT_SET_INTERVAL;
+	}
+	std::vector<Element> out;
+	if (!(si.flags & NFT_SET_INTERVAL)) {
+		for (auto &r : raw) {
+			r.el.key = r.iv.lo;
+			out.push_back(r.el);
+		}
+		return out;
+	}
+	std::stable_sort(raw.begin(), raw.end(), [](const Raw &a, const Raw &b) {
+		return a.iv.lo < b.iv.lo;
+	});
+	for (size_t i = 1; i < raw.size(); i++)
+		if (!(raw[i - 1].iv.hi < raw[i].iv.lo))
+			throw LangError(raw[i].loc->loc, "conflicting intervals specified");
+	if (!raw.empty() && !all_zero(raw[0].iv.lo)) {
+		Element z;
+		z.key = Bytes(raw[0].iv.lo.size(), 0);
+		z.flags = NFT_SET_ELEM_INTERVAL_END;
+		out.push_back(z);
+	}
+	for (size_t i = 0; i < raw.size(); i++) {
+		Element s = raw[i].el;
+		s.key = raw[i].iv.lo;
+		out.push_back(s);
+		Bytes end = raw[i].iv.hi;
+		if (!increment(end))
+			continue;
+		if (i + 1 < raw.size() && raw[i + 1].iv.lo == end)
+			continue;
+		Element e;
+		e.key = end;
+		e.flags = NFT_SET_ELEM_INTERVAL_END;
+		out.push_back(e);
+	}
+	return out;
+}
+
+static uint32_t verdict_code(const std::string &v)
+{
+	if (v == "accept") return NF_ACCEPT;
+	if (v == "drop") return NF_DROP;
+	if (v == "continue") return static_cast<uint32_t>(NFT_CONTINUE);
+	if (v == "return") return static_cast<uint32_t>(NFT_RETURN);
+	if (v == "jump") return static_cast<uint32_t>(NFT_JUMP);
+	return static_cast<uint32_t>(NFT_GOTO);
+}
+
+void add_elements(nftnl_set *s, const std::vector<Element> &elems)
+{
+	for (auto &e : elems) {
+		nftnl_set_elem *se = nftnl_set_elem_alloc();
+		nftnl_set_elem_set(se, NFTNL_SET_ELEM_KEY, e.key.data(), static_cast<uint32_t>(e.key.size()));
+		if (e.flags)
+			nftnl_set_elem_set_u32(se, NFTNL_SET_ELEM_FLAGS, e.flags);
+		if (e.has_data) {
+			if (!e.verdict.empty()) {
+				nftnl_set_elem_set_u32(se, NFTNL_SET_ELEM_VERDICT, verdict_code(e.verdict));
+				if (!e.chain.empty())
+					nftnl_set_elem_set_str(se, NFTNL_SET_ELEM_CHAIN, e.chain.c_str());
+			} else {
+				nftnl_set_elem_set(se, NFTNL_SET_ELEM_DATA, e.data.data(),
+						   static_cast<uint32_t>(e.data.size()));
+			}
+		}
+		nftnl_set_elem_add(s, se);
+	}
+}
+
+// ---- expression emission ----
+
+static nftnl_expr *new_expr(const char *name)
+{
+	nftnl_expr *e = nftnl_expr_alloc(name);
+	if (!e)
+		throw std::bad_alloc();
+	return e;
+}
+
+void Linearizer::emit_cmp(unsigned reg, uint32_t op, const Bytes &data)
+{
+	nftnl_expr *e = new_expr("cmp");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, nft_reg(reg));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
+	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data.data(), static_cast<uint32_t>(data.size()));
+	nftnl_rule_add_expr(rule_, e);
+}
+
+void Linearizer::emit_bitwise(unsigned reg, const Bytes &mask, const Bytes &x)
+{
+	nftnl_expr *e = new_expr("bitwise");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, nft_reg(reg));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, nft_reg(reg));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_OP, NFT_BITWISE_BOOL);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, static_cast<uint32_t>(mask.size()));
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, mask.data(), static_cast<uint32_t>(mask.size()));
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, x.data(), static_cast<uint32_t>(x.size()));
+	nftnl_rule_add_expr(rule_, e);
+}
+
+void Linearizer::emit_meta_load(uint32_t key, unsigned reg)
+{
+	nftnl_expr *e = new_expr("meta");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, nft_reg(reg));
+	nftnl_rule_add_expr(rule_, e);
+}
+
+void Linearizer::emit_payload_load(uint32_t base, unsigned off, unsigned len, unsigned reg)
+{
+	nftnl_expr *e = new_expr("payload");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, nft_reg(reg));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
+	nftnl_rule_add_expr(rule_, e);
+}
+
+void Linearizer::emit_immediate_data(unsigned reg, const Bytes &d)
+{
+	nftnl_expr *e = new_expr("immediate");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, nft_reg(reg));
+	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, d.data(), static_cast<uint32_t>(d.size()));
+	nftnl_rule_add_expr(rule_, e);
+}
+
+void Linearizer::emit_verdict(const std::string &v, const std::string &chain, const Location &loc)
+{
+	if (!chain.empty() && !table_.chains.count(chain))
+		throw LangError(loc, "Could not process rule: No such file or directory");
+	nftnl_expr *e = new_expr("immediate");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, verdict_code(v));
+	if (!chain.empty())
+		nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain.c_str());
+	nftnl_rule_add_expr(rule_, e);
+}
+
+void Linearizer::emit_dep_eq_payload(uint32_t base, unsigned off, unsigned len, const Bytes &v)
+{
+	emit_payload_load(base, off, len, 1);
+	emit_cmp(1, NFT_CMP_EQ, v);
+}
+
+void Linearizer::emit_dep_eq_meta(uint32_t key, const Bytes &v)
+{
+	emit_meta_load(key, 1);
+	emit_cmp(1, NFT_CMP_EQ, v);
+}
+
+static Bytes be16(uint16_t v) { return u64_to_bytes_be(v, 2); }
+
+static uint16_t ethertype_of(const std::string &net)
+{
+	if (net == "ip") return 0x0800;
+	if (net == "ip6") return 0x86dd;
+	return 0x0806;
+}
+
+// Implied dependencies (nftables payload_gen_dependency, bridge family).
+void Linearizer::dependency(const Expr &e)
+{
+	if (e.kind != ExprKind::Payload)
+		return;
+	const std::string &p = e.proto;
+	auto network = [&](const std::string &want, bool via_ether_type) {
+		if (net_ == want)
+			return;
+		if (!net_.empty())
+			throw LangError(e.loc, "conflicting protocols specified: " + net_ + " vs. " + want);
+		if (link_ == "vlan")
+			emit_dep_eq_payload(NFT_PAYLOAD_LL_HEADER, 16, 2, be16(ethertype_of(want)));
+		else if (via_ether_type)
+			emit_dep_eq_payload(NFT_PAYLOAD_LL_HEADER, 12, 2, be16(ethertype_of(want)));
+		else
+			emit_dep_eq_meta(NFT_META_PROTOCOL, be16(ethertype_of(want)));
+		net_ = want;
+	};
+	auto transport = [&](const std::string &want, uint8_t proto) {
+		if (l4_ == want)
+			return;
+		if (!l4_.empty())
+			throw LangError(e.loc, "conflicting protocols specified: " + l4_ + " vs. " + want);
+		emit_dep_eq_meta(NFT_META_L4PROTO, Bytes{proto});
+		l4_ = want;
+	};
+	if (p == "ether") {
+		return;
+	} else if (p == "vlan") {
+		if (link_ != "vlan") {
+			emit_dep_eq_payload(NFT_PAYLOAD_LL_HEADER, 12, 2, be16(0x8100));
+			link_ = "vlan";
+		}
+	} else if (p == "ip" || p == "ip6" || p == "arp") {
+		network(p, false);
+	} else if (p == "tcp") {
+		transport("tcp", 6);
+	} else if (p == "udp") {
+		transport("udp", 17);
+	} else if (p == "icmp") {
+		if (l4_ != "icmp") {
+			network("ip", true);
+			transport("icmp", 1);
+		}
+	} else if (p == "icmpv6") {
+		if (l4_ != "icmpv6") {
+			network("ip6", true);
+			transport("icmpv6", 58);
+		}
+	}
+}
+
+Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
+{
+	Load l;
+	if (e.kind == ExprKind::Payload) {
+		const PayloadField *f = find_payload(e.proto, e.text);
+		if (!f)
+			throw LangError(e.loc, "syntax error, unexpected " + e.text +
+					", unknown " + e.proto + " header field");
+		unsigned byte_off = f->offset / 8, bit_off = f->offset % 8;
+		unsigned len = (bit_off + f->bits + 7) / 8;
+		l.part = KeyPart{&datatype(f->type), f->bits, ByteOrder::Big, len};
+		l.is_payload = true;
+		l.proto = e.proto;
+		l.field = e.text;
+		emit_payload_load(f->base, byte_off, len, reg);
+		if (bit_off || f->bits % 8) {
+			l.shift = len * 8 - bit_off - f->bits;
+			uint64_t m = ((f->bits >= 64 ? ~0ull : (1ull << f->bits) - 1)) << l.shift;
+			l.mask = u64_to_bytes_be(m, len);
+			emit_bitwise(reg, l.mask, Bytes(len, 0));
+		}
+		return l;
+	}
+	if (e.kind == ExprKind::Meta) {
+		const MetaKey *m = find_meta(e.text);
+		if (!m)
+			throw LangError(e.loc, "syntax error, unexpected " + e.text + ", unknown meta key");
+		l.part = KeyPart{&datatype(m->type), m->bits, m->order, (m->bits + 7) / 8};
+		l.is_meta = true;
+		l.key = m->key;
+		l.field = e.text;
+		emit_meta_load(m->key, reg);
+		return l;
+	}
+	if (e.kind == ExprKind::Ct) {
+		const CtKey *k = find_ct(e.text, e.chain);
+		if (!k)
+			throw LangError(e.loc, "syntax error, unexpected " + e.text + ", unknown ct key");
+		if (!e.chain.empty() && e.proto.empty())
+			throw LangError(e.loc, "ct " + e.chain + " " + e.text + " needs a direction (original or reply)");
+		l.part = KeyPart{&datatype(k->type), k->bits, k->order, (k->bits + 7) / 8};
+		l.is_ct = true;
+		l.key = k->key;
+		nftnl_expr *x = new_expr("ct");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_KEY, k->key);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_DREG, nft_reg(reg));
+		if (!e.proto.empty())
+			nftnl_expr_set_u8(x, NFTNL_EXPR_CT_DIR, e.proto == "original" ? 0 : 1);
+		nftnl_rule_add_expr(rule_, x);
+		return l;
+	}
+	throw LangError(e.loc, "syntax error, expected a header field, meta or ct expression");
+}
+
+void Linearizer::learn_context(const Load &l, const Stmt &s, const Bytes &v)
+{
+	if (s.op != Op::Implicit && s.op != Op::Eq)
+		return;
+	auto net_of = [&](uint64_t t) -> std::string {
+		if (t == 0x0800) return "ip";
+		if (t == 0x86dd) return "ip6";
+		if (t == 0x0806) return "arp";
+		return "";
+	};
+	auto l4_of = [&](uint64_t p) -> std::string {
+		switch (p) {
+		case 6: return "tcp";
+		case 17: return "udp";
+		case 1: return "icmp";
+		case 58: return "icmpv6";
+		default: return "other-" + std::to_string(p);
+		}
+	};
+	uint64_t x = bytes_to_u64_be(v);
+	if ((l.is_meta && l.key == NFT_META_PROTOCOL) ||
+	    (l.is_payload && l.proto == "vlan" && l.field == "type")) {
+		net_ = net_of(x);
+	} else if (l.is_payload && l.proto == "ether" && l.field == "type") {
+		if (x == 0x8100)
+			link_ = "vlan";
+		else
+			net_ = net_of(x);
+	} else if ((l.is_meta && l.key == NFT_META_L4PROTO) ||
+		   (l.is_payload && ((l.proto == "ip" && l.field == "protocol") ||
+				     (l.proto == "ip6" && l.field == "nexthdr")))) {
+		l4_ = l4_of(x);
+	}
+}
+
+static uint32_t cmp_op(Op op)
+{
+	switch (op) {
+	case Op::Neq: return NFT_CMP_NEQ;
+	case Op::Lt: return NFT_CMP_LT;
+	case Op::Gt: return NFT_CMP_GT;
+	case Op::Lte: return NFT_CMP_LTE;
+	case Op::Gte: return NFT_CMP_GTE;
+	default: return NFT_CMP_EQ;
+	}
+}
+
+// OR of flag values (a list or a | b) for bitmask types.
+static Bytes flags_value(const KeyPart &p, const Expr &e, unsigned shift)
+{
+	if (e.kind == ExprKind::List || (e.kind == ExprKind::Binop && e.text == "|")) {
+		Bytes acc;
+		for (auto &i : e.items) {
+			Bytes b = flags_value(p, *i, shift);
+			if (acc.empty())
+				acc = b;
+			else
+				for (size_t k = 0; k < acc.size(); k++)
+					acc[k] |= b[k];
+		}
+		return acc;
+	}
+	return encode_part(p, e, shift);
+}
+
+void Linearizer::match_value(const Stmt &s, const Load &l)
+{
+	const Expr &rhs = *s.rhs;
+	const KeyPart &p = l.part;
+	if (rhs.kind == ExprKind::List || (rhs.kind == ExprKind::Binop && rhs.text == "|")) {
+		if (!p.type->bitmask)
+			throw LangError(rhs.loc, std::string("List of values is not supported for ") +
+					p.type->name + ", use a set: { a, b }");
+		Bytes v = flags_value(p, rhs, l.shift);
+		if (s.op == Op::Eq) {
+			emit_cmp(1, NFT_CMP_EQ, v);
+			return;
+		}
+		emit_bitwise(1, v, Bytes(v.size(), 0));
+		emit_cmp(1, s.op == Op::Neq ? NFT_CMP_EQ : NFT_CMP_NEQ, Bytes(v.size(), 0));
+		return;
+	}
+	Interval iv = encode_interval(p, rhs);
+	if (!iv.range) {
+		Bytes v = iv.lo;
+		if (l.shift)
+			v = encode_part(p, rhs, l.shift);
+		if (p.type->bitmask && s.op == Op::Implicit) {
+			emit_bitwise(1, v, Bytes(v.size(), 0));
+			emit_cmp(1, NFT_CMP_NEQ, Bytes(v.size(), 0));
+			return;
+		}
+		emit_cmp(1, cmp_op(s.op), v);
+		learn_context(l, s, v);
+		return;
+	}
+	if (s.op != Op::Implicit && s.op != Op::Eq && s.op != Op::Neq)
+		throw LangError(rhs.loc, "Relational expression with a range or prefix needs == or !=");
+	bool is_prefix = rhs.kind == ExprKind::Prefix ||
+			 (rhs.kind == ExprKind::Value && rhs.text.find('/') != std::string::npos);
+	if (is_prefix) {
+		// the prefix length: leading bits where lo and hi agree
+		size_t n = iv.lo.size();
+		unsigned plen = 0;
+		for (size_t i = 0; i < n * 8; i++) {
+			uint8_t bit = static_cast<uint8_t>(0x80 >> (i % 8));
+			if ((iv.lo[i / 8] ^ iv.hi[i / 8]) & bit)
+				break;
+			plen++;
+		}
+		uint32_t op = s.op == Op::Neq ? NFT_CMP_NEQ : NFT_CMP_EQ;
+		if (plen % 8 == 0 && l.is_payload && plen > 0 && l.mask.empty()) {
+			// nft shortens the load to the prefix's bytes
+			nftnl_expr *last = nullptr;
+			nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
+			for (nftnl_expr *x = nftnl_expr_iter_next(it); x; x = nftnl_expr_iter_next(it))
+				last = x;
+			nftnl_expr_iter_destroy(it);
+			if (last)
+				nftnl_expr_set_u32(last, NFTNL_EXPR_PAYLOAD_LEN, plen / 8);
+			emit_cmp(1, op, Bytes(iv.lo.begin(), iv.lo.begin() + plen / 8));
+			return;
+		}
+		Bytes m = prefix_mask(static_cast<unsigned>(n), plen);
+		emit_bitwise(1, m, Bytes(n, 0));
+		emit_cmp(1, op, iv.lo);
+		return;
+	}
+	if (s.op == Op::Neq) {
+		nftnl_expr *e = new_expr("range");
+		nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_SREG, nft_reg(1));
+		nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_OP, NFT_RANGE_NEQ);
+		nftnl_expr_set(e, NFTNL_EXPR_RANGE_FROM_DATA, iv.lo.data(), static_cast<uint32_t>(iv.lo.size()));
+		nftnl_expr_set(e, NFTNL_EXPR_RANGE_TO_DATA, iv.hi.data(), static_cast<uint32_t>(iv.hi.size()));
+		nftnl_rule_add_expr(rule_, e);
+		return;
+	}
+	emit_cmp(1, NFT_CMP_GTE, iv.lo);
+	emit_cmp(1, NFT_CMP_LTE, iv.hi);
+}
+
+std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
+{
+	si.flags |= NFT_SET_ANONYMOUS | NFT_SET_CONSTANT;
+	if (si.is_map)
+		si.flags |= NFT_SET_MAP;
+	si.name = si.is_map ? "__map%d" : "__set%d";
+	si.id = ++set_id_;
+	std::vector<Element> elems = type_elements(si, lit, true, table_);
+	uint32_t key_type = 0, key_len = 0;
+	for (auto &k : si.key) {
+		key_type = (key_type << 6) | k.type->id;
+		key_len += si.key.size() > 1 ? (k.bytes + 3) / 4 * 4 : k.bytes;
+	}
+	nftnl_set *s = nftnl_set_alloc();
+	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family_);
+	nftnl_set_set_str(s, NFTNL_SET_TABLE, table_name_.c_str());
+	nftnl_set_set_str(s, NFTNL_SET_NAME, si.name.c_str());
+	nftnl_set_set_u32(s, NFTNL_SET_ID, si.id);
+	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, si.flags);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, key_type);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, key_len);
+	if (si.is_map) {
+		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, si.verdict_map ? TYPE_VERDICT : si.data.type->id);
+		nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, si.verdict_map ? 0 : si.data.bytes);
+	}
+	nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, static_cast<uint32_t>(elems.size()));
+	nftnl_set *es = nftnl_set_alloc();
+	nftnl_set_set_u32(es, NFTNL_SET_FAMILY, family_);
+	nftnl_set_set_str(es, NFTNL_SET_TABLE, table_name_.c_str());
+	nftnl_set_set_str(es, NFTNL_SET_NAME, si.name.c_str());
+	nftnl_set_set_u32(es, NFTNL_SET_ID, si.id);
+	add_elements(es, elems);
+	sink_(s, es);
+	return si.name;
+}
+
+void Linearizer::lookup(const Stmt &s, const Expr &lhs, const Expr &set, unsigned dreg,
+			bool invert, const KeyPart *data, bool verdict)
+{
+	SetInfo si;
+	si.is_map = data != nullptr || verdict;
+	si.verdict_map = verdict;
+	if (data)
+		si.data = *data;
+	std::vector<const Expr *> parts;
+	if (lhs.kind == ExprKind::Concat)
+		for (auto &i : lhs.items)
+			parts.push_back(i.get());
+	else
+		parts.push_back(&lhs);
+	for (auto *p : parts)
+		dependency(*p);
+	unsigned reg = 1;
+	for (auto *p : parts) {
+		if (p->kind == ExprKind::Concat || p->kind == ExprKind::Binop)
+			throw LangError(p->loc, "syntax error, unsupported expression in a set key");
+		Load l = load(*p, reg);
+		si.key.push_back(l.part);
+		reg += (l.part.bytes + 3) / 4;
+	}
+	std::string name;
+	uint32_t id = 0;
+	if (set.kind == ExprKind::SetLit) {
+		name = anonymous_set(si, set);
+		id = si.id;
+	} else if (set.kind == ExprKind::SetRef) {
+		auto it = table_.sets.find(set.text);
+		if (it == table_.sets.end())
+			throw LangError(set.loc, "Set '" + set.text + "' does not exist");
+		const SetInfo &ns = it->second;
+		if (ns.key.size() != si.key.size())
+			throw LangError(set.loc, "datatype mismatch, set @" + set.text + " has a different key");
+		for (size_t i = 0; i < ns.key.size(); i++)
+			if (ns.key[i].type->id != si.key[i].type->id && ns.key[i].bytes != si.key[i].bytes)
+				throw LangError(s.loc, std::string("datatype mismatch, expected ") +
+						ns.key[i].type->name + ", expression has type " +
+						si.key[i].type->name);
+		if (verdict && !ns.verdict_map)
+			throw LangError(set.loc, "datatype mismatch, map @" + set.text + " is not a verdict map");
+		if (!verdict && data && (!ns.is_map || ns.verdict_map))
+			throw LangError(set.loc, "datatype mismatch, @" + set.text + " is not a data map");
+		if (!verdict && !data && ns.is_map)
+			throw LangError(set.loc, "datatype mismatch, @" + set.text + " is a map, not a set");
+		name = ns.name;
+		id = ns.id;
+	} else {
+		throw LangError(set.loc, "syntax error, expecting a set: { ... } or @name");
+	}
+	nftnl_expr *e = new_expr("lookup");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, nft_reg(1));
+	if (si.is_map)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_DREG, verdict ? static_cast<uint32_t>(NFT_REG_VERDICT) : nft_reg(dreg));
+	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, name.c_str());
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SET_ID, id);
+	if (invert)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
+	nftnl_rule_add_expr(rule_, e);
+}
+
+void Linearizer::match(const Stmt &s)
+{
+	const Expr &lhs = *s.lhs;
+	const Expr &rhs = *s.rhs;
+	if (rhs.kind == ExprKind::SetLit || rhs.kind == ExprKind::SetRef) {
+		if (s.op != Op::Implicit && s.op != Op::Eq && s.op != Op::Neq)
+			throw LangError(s.loc, "Relational expression with a set needs == or !=");
+		lookup(s, lhs, rhs, 0, s.op == Op::Neq, nullptr, false);
+		return;
+	}
+	if (lhs.kind == ExprKind::Concat)
+		throw LangError(rhs.loc, "syntax error, a concatenation is matched against a set");
+	if (lhs.kind == ExprKind::Binop) {
+		const Expr &key = *lhs.items[0];
+		dependency(key);
+		Load l = load(key, 1);
+		Bytes m = flags_value(l.part, *lhs.items[1], l.shift);
+		if (lhs.text != "&")
+			throw LangError(lhs.loc, "only & is supported in a match");
+		if (!l.mask.empty())
+			for (size_t i = 0; i < m.size(); i++)
+				m[i] &= l.mask[i];
+		// nft folds the field's own mask into the user's
+		nftnl_expr *last = nullptr;
+		if (!l.mask.empty()) {
+			nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
+			for (nftnl_expr *x = nftnl_expr_iter_next(it); x; x = nftnl_expr_iter_next(it))
+				last = x;
+			nftnl_expr_iter_destroy(it);
+			nftnl_expr_set(last, NFTNL_EXPR_BITWISE_MASK, m.data(), static_cast<uint32_t>(m.size()));
+		} else {
+			emit_bitwise(1, m, Bytes(m.size(), 0));
+		}
+		Bytes v = flags_value(l.part, rhs, l.shift);
+		emit_cmp(1, cmp_op(s.op), v);
+		return;
+	}
+	dependency(lhs);
+	Load l = load(lhs, 1);
+	match_value(s, l);
+}
+
+void Linearizer::set_stmt(const Stmt &s)
+{
+	const Expr &target = *s.lhs;
+	KeyPart tp;
+	uint32_t key;
+	bool ct = s.kind == StmtKind::CtSet;
+	if (ct) {
+		const CtKey *k = find_ct(target.text, target.chain);
+		if (!k || (k->key != NFT_CT_MARK && k->key != NFT_CT_ZONE && k->key != NFT_CT_EVENTMASK))
+			throw LangError(target.loc, "ct " + target.text + " cannot be set (ct mark, ct zone)");
+		tp = KeyPart{&datatype(k->type), k->bits, k->order, (k->bits + 7) / 8};
+		key = k->key;
+	} else {
+		const MetaKey *m = find_meta(target.text);
+		if (!m || (m->key != NFT_META_MARK && m->key != NFT_META_PRIORITY &&
+			   m->key != NFT_META_PKTTYPE && m->key != NFT_META_NFTRACE))
+			throw LangError(target.loc, "meta " + target.text + " cannot be set");
+		tp = KeyPart{&datatype(m->type), m->bits, m->order, (m->bits + 7) / 8};
+		key = m->key;
+	}
+	const Expr &v = *s.rhs;
+	if (v.kind == ExprKind::Map) {
+		Stmt fake;
+		fake.loc = v.loc;
+		lookup(fake, *v.items[0], *v.items[1], 1, false, &tp, false);
+	} else if (v.kind == ExprKind::Payload || v.kind == ExprKind::Meta || v.kind == ExprKind::Ct) {
+		dependency(v);
+		Load l = load(v, 1);
+		if (l.part.bytes != tp.bytes)
+			throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->name +
+					", expression has type " + l.part.type->name);
+	} else {
+		emit_immediate_data(1, encode_part(tp, v));
+	}
+	nftnl_expr *e = new_expr(ct ? "ct" : "meta");
+	if (ct) {
+		nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_CT_SREG, nft_reg(1));
+		if (!target.proto.empty())
+			nftnl_expr_set_u8(e, NFTNL_EXPR_CT_DIR, target.proto == "original" ? 0 : 1);
+	} else {
+		nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_META_SREG, nft_reg(1));
+	}
+	nftnl_rule_add_expr(rule_, e);
+}
+
+void Linearizer::statement(const Stmt &s)
+{
+	switch (s.kind) {
+	case StmtKind::Match:
+		match(s);
+		return;
+	case StmtKind::Counter: {
+		nftnl_expr *e = new_expr("counter");
+		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, 0);
+		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, 0);
+		nftnl_rule_add_expr(rule_, e);
+		return;
+	}
+	case StmtKind::Limit: {
+		nftnl_expr *e = new_expr("limit");
+		nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, s.rate);
+		nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, s.unit);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST,
+				   static_cast<uint32_t>(s.burst_given ? s.burst : (s.limit_bytes ? 0 : 5)));
+		nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, s.limit_bytes ? NFT_LIMIT_PKT_BYTES : NFT_LIMIT_PKTS);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_FLAGS, s.limit_over ? NFT_LIMIT_F_INV : 0);
+		nftnl_rule_add_expr(rule_, e);
+		return;
+	}
+	case StmtKind::Verdict:
+		emit_verdict(s.key, s.chain, s.loc);
+		return;
+	case StmtKind::VerdictMap:
+		lookup(s, *s.lhs, *s.rhs, 0, false, nullptr, true);
+		return;
+	case StmtKind::CtSet:
+	case StmtKind::MetaSet:
+		set_stmt(s);
+		return;
+	case StmtKind::FlowOffload: {
+		if (!table_.flowtables.count(s.key))
+			throw LangError(s.loc, "Could not process rule: No such file or directory");
+		nftnl_expr *e = new_expr("flow_offload");
+		nftnl_expr_set_str(e, NFTNL_EXPR_FLOW_TABLE_NAME, s.key.c_str());
+		nftnl_rule_add_expr(rule_, e);
+		return;
+	}
+	case StmtKind::Log: {
+		nftnl_expr *e = new_expr("log");
+		if (s.has_prefix)
+			nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, s.prefix.c_str());
+		nftnl_rule_add_expr(rule_, e);
+		return;
+	}
+	case StmtKind::Notrack:
+		nftnl_rule_add_expr(rule_, new_expr("notrack"));
+		return;
+	}
+}
+
+} // namespace xnft

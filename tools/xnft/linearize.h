@@ -1,0 +1,81 @@
+// linearize.h - one rule's statements to libnftnl expressions, as nftables'
+// evaluate.c + netlink_linearize.c do for the bridge family: protocol
+// dependencies from a per-rule protocol context, loads, bitwise masks,
+// comparisons, lookups in anonymous or named sets, verdicts, counters,
+// limits, ct/meta set, flow offload.
+//
+// Ownership: the Linearizer appends to a rule it does not own and hands
+// anonymous sets to the caller's sink before the rule is added. Not
+// thread-safe.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "ast.h"
+#include "compiler.h"
+
+struct nftnl_rule;
+struct nftnl_set;
+
+namespace xnft {
+
+// A set element after typing: key bytes, flags, and the data it maps to.
+struct Element {
+	Bytes key;
+	uint32_t flags = 0;      // NFT_SET_ELEM_INTERVAL_END
+	bool has_data = false;
+	Bytes data;
+	std::string verdict;     // verdict maps: accept, drop, jump ...
+	std::string chain;
+};
+
+// Types the elements of LIT (a SetLit) against SI's key and data; interval
+// sets get nft's segment form. Sets SI.flags |= NFT_SET_INTERVAL when an
+// element is a range or prefix and ALLOW_INTERVAL_FLAG.
+std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_interval_flag,
+				   const TableInfo &table);
+// Attaches ELEMS to the libnftnl set S.
+void add_elements(nftnl_set *s, const std::vector<Element> &elems);
+
+KeyPart keypart_of_type(const DataType &t, const Location &loc);
+
+class Linearizer {
+public:
+	using SetSink = std::function<void(nftnl_set *set, nftnl_set *elems)>;
+	Linearizer(nftnl_rule *r, TableInfo &t, const std::string &table, uint32_t family,
+		   uint32_t &set_id, SetSink sink)
+		: rule_(r), table_(t), table_name_(table), family_(family), set_id_(set_id),
+		  sink_(std::move(sink)) {}
+	void statement(const Stmt &s);
+
+private:
+	struct Load;
+	Load load(const Expr &e, unsigned reg);
+	void dependency(const Expr &key);
+	void match(const Stmt &s);
+	void match_value(const Stmt &s, const Load &l);
+	void lookup(const Stmt &s, const Expr &lhs, const Expr &set, unsigned dreg, bool invert,
+		    const KeyPart *data, bool verdict);
+	std::string anonymous_set(SetInfo &si, const Expr &lit);
+	void learn_context(const Load &l, const Stmt &s, const Bytes &value);
+	void emit_cmp(unsigned reg, uint32_t op, const Bytes &data);
+	void emit_bitwise(unsigned reg, const Bytes &mask, const Bytes &x);
+	void emit_meta_load(uint32_t key, unsigned reg);
+	void emit_payload_load(uint32_t base, unsigned off, unsigned len, unsigned reg);
+	void emit_immediate_data(unsigned reg, const Bytes &d);
+	void emit_verdict(const std::string &v, const std::string &chain, const Location &loc);
+	void set_stmt(const Stmt &s);
+	void emit_dep_eq_payload(uint32_t base, unsigned off, unsigned len, const Bytes &v);
+	void emit_dep_eq_meta(uint32_t key, const Bytes &v);
+
+	nftnl_rule *rule_;
+	TableInfo &table_;
+	std::string table_name_;
+	uint32_t family_;
+	uint32_t &set_id_;
+	SetSink sink_;
+	// protocol context
+	std::string link_ = "ether", net_, l4_;
+};
+
+} // namespace xnft

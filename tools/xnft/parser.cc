@@ -1,0 +1,1181 @@
+// parser.cc - recursive-descent parser for nft's language (see parser.h).
+#include "parser.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <linux/netfilter/nf_tables.h>
+#include <set>
+#include <sstream>
+
+namespace xnft {
+
+ExprPtr make_expr(ExprKind k, const Location &loc)
+{
+	auto e = std::make_unique<Expr>();
+	e->kind = k;
+	e->loc = loc;
+	return e;
+}
+
+static const std::set<std::string> payload_protos = {
+	"ether", "vlan", "ip", "ip6", "tcp", "udp", "icmp", "icmpv6", "arp",
+};
+// Meta keys nft accepts without the `meta` keyword.
+static const std::set<std::string> bare_meta_keys = {
+	"mark", "iif", "iifname", "iiftype", "oif", "oifname", "oiftype",
+	"skuid", "skgid", "nftrace", "rtclassid", "ibriport", "obriport",
+	"ibrname", "obrname", "pkttype", "cpu", "iifgroup", "oifgroup", "cgroup",
+};
+static const std::set<std::string> families = {
+	"ip", "ip6", "inet", "arp", "bridge", "netdev",
+};
+
+const SourceFile &Parser::add_source(std::string name, std::string text)
+{
+	files_.push_back(SourceFile{std::move(name), std::move(text)});
+	return files_.back();
+}
+
+std::vector<Command> Parser::parse_file(const std::string &path)
+{
+	std::string text;
+	if (path == "-") {
+		text.assign(std::istreambuf_iterator<char>(std::cin), {});
+	} else {
+		std::ifstream in(path);
+		if (!in)
+			throw LangError(Location{}, "Could not process rule: No such file or directory\n"
+					"  unable to open " + path);
+		text.assign(std::istreambuf_iterator<char>(in), {});
+	}
+	include_stack_.push_back(path);
+	return parse_source(add_source(path, text));
+}
+
+std::vector<Command> Parser::parse_text(const std::string &text)
+{
+	return parse_source(add_source("", text));
+}
+
+std::vector<Command> Parser::parse_source(const SourceFile &f)
+{
+	auto toks = tokenize(f);
+	toks_.assign(toks.begin(), toks.end());
+	end_tok_ = toks_.back();
+	std::vector<Command> out;
+	while (true) {
+		skip_separators();
+		if (peek().kind == Tok::End)
+			break;
+		parse_line(out);
+	}
+	return out;
+}
+
+// ---- token stream ----
+
+void Parser::expand_variable()
+{
+	while (!toks_.empty() && toks_.front().kind == Tok::Variable) {
+		Token v = toks_.front();
+		auto it = vars_.find(v.text);
+		if (it == vars_.end()) {
+			Location l = v.loc;
+			l.first_col++;  // nft points past the '$'
+			throw LangError(l, "unknown identifier '" + v.text + "'");
+		}
+		toks_.pop_front();
+		for (auto r = it->second.rbegin(); r != it->second.rend(); ++r) {
+			Token t = *r;
+			t.loc = v.loc;  // errors point at the use, as nft does
+			toks_.push_front(t);
+		}
+	}
+}
+
+const Token &Parser::peek(size_t ahead)
+{
+	expand_variable();
+	if (ahead >= toks_.size())
+		return end_tok_;
+	if (ahead > 0 && toks_[ahead].kind == Tok::Variable) {
+		// Look-ahead across a variable: expand lazily only at the front;
+		// report the variable itself.
+		return toks_[ahead];
+	}
+	return toks_[ahead];
+}
+
+Token Parser::take()
+{
+	peek();
+	if (toks_.empty())
+		return end_tok_;
+	Token t = toks_.front();
+	if (t.kind != Tok::End)
+		toks_.pop_front();
+	return t;
+}
+
+bool Parser::accept(const char *p)
+{
+	const Token &t = peek();
+	if ((t.kind == Tok::Punct || t.kind == Tok::Word) && t.text == p) {
+		take();
+		return true;
+	}
+	return false;
+}
+
+static std::string describe(const Token &t)
+{
+	switch (t.kind) {
+	case Tok::End: return "end of file";
+	case Tok::Newline: return "newline";
+	case Tok::String: return "quoted string";
+	case Tok::Variable: return "variable";
+	default: return t.text;
+	}
+}
+
+void Parser::unexpected(const Token &t, const std::string &expecting)
+{
+	std::string msg = "syntax error, unexpected " + describe(t);
+	if (!expecting.empty())
+		msg += ", expecting " + expecting;
+	throw LangError(t.loc, msg);
+}
+
+Token Parser::expect(const char *p, const char *what)
+{
+	const Token &t = peek();
+	if ((t.kind == Tok::Punct || t.kind == Tok::Word) && t.text == p)
+		return take();
+	unexpected(t, what);
+}
+
+std::string Parser::expect_name(const char *what)
+{
+	const Token &t = peek();
+	if (t.kind == Tok::Word || t.kind == Tok::String)
+		return take().text;
+	unexpected(t, what);
+}
+
+bool Parser::at_end_of_stmt()
+{
+	const Token &t = peek();
+	return t.kind == Tok::Newline || t.kind == Tok::End || t.punct(";") || t.punct("}");
+}
+
+void Parser::skip_separators()
+{
+	while (peek().kind == Tok::Newline || peek().punct(";"))
+		take();
+}
+
+// ---- commands ----
+
+std::string Parser::parse_family_opt()
+{
+	const Token &t = peek();
+	if (t.kind == Tok::Word && families.count(t.text)) {
+		// "table ip" alone would be a table named ip: a family needs a name after it.
+		const Token &n = peek(1);
+		if (n.kind == Tok::Word || n.kind == Tok::String)
+			return take().text;
+	}
+	return "ip";
+}
+
+void Parser::parse_define()
+{
+	std::string name = expect_name("string");
+	expect("=", "'='");
+	std::vector<Token> body;
+	int depth = 0;
+	while (true) {
+		const Token &t = peek();
+		if (t.kind == Tok::End)
+			break;
+		if (depth == 0 && (t.kind == Tok::Newline || t.punct(";")))
+			break;
+		if (t.punct("{"))
+			depth++;
+		if (t.punct("}"))
+			depth--;
+		body.push_back(take());
+	}
+	if (body.empty())
+		unexpected(peek(), "expression");
+	vars_[name] = std::move(body);
+}
+
+void Parser::parse_include()
+{
+	Token t = take();
+	if (t.kind != Tok::String)
+		unexpected(t, "quoted string");
+	std::string path = t.text;
+	std::string full = path;
+	if (!path.empty() && path[0] != '/') {
+		std::string dir;
+		const std::string &cur = t.loc.file ? t.loc.file->name : "";
+		size_t slash = cur.rfind('/');
+		if (slash != std::string::npos)
+			dir = cur.substr(0, slash + 1);
+		full = dir + path;
+		std::ifstream probe(full);
+		if (!probe) {
+			for (auto &d : include_dirs) {
+				std::string cand = d + "/" + path;
+				if (std::ifstream(cand)) {
+					full = cand;
+					break;
+				}
+			}
+		}
+	}
+	std::ifstream in(full);
+	if (!in)
+		throw LangError(t.loc, "File not found: " + path);
+	for (auto &s : include_stack_)
+		if (s == full)
+			throw LangError(t.loc, "Include nested too deeply, max 16 levels");
+	if (include_stack_.size() > 16)
+		throw LangError(t.loc, "Include nested too deeply, max 16 levels");
+	std::string text((std::istreambuf_iterator<char>(in)), {});
+	const SourceFile &f = add_source(full, text);
+	auto toks = tokenize(f);
+	toks.pop_back();  // End
+	toks_.insert(toks_.begin(), toks.begin(), toks.end());
+}
+
+static Verb verb_of(const std::string &w, bool &ok)
+{
+	ok = true;
+	if (w == "add") return Verb::Add;
+	if (w == "create") return Verb::Create;
+	if (w == "insert") return Verb::Insert;
+	if (w == "replace") return Verb::Replace;
+	if (w == "delete") return Verb::Delete;
+	if (w == "destroy") return Verb::Destroy;
+	if (w == "flush") return Verb::Flush;
+	if (w == "list") return Verb::List;
+	if (w == "reset") return Verb::Reset;
+	if (w == "rename") return Verb::Rename;
+	ok = false;
+	return Verb::Add;
+}
+
+void Parser::parse_line(std::vector<Command> &out)
+{
+	Token first = peek();
+	if (first.kind != Tok::Word)
+		unexpected(first);
+	if (first.text == "define" || first.text == "redefine") {
+		take();
+		parse_define();
+		return;
+	}
+	if (first.text == "undefine") {
+		take();
+		vars_.erase(expect_name("string"));
+		return;
+	}
+	if (first.text == "include") {
+		take();
+		parse_include();
+		return;
+	}
+	Command cmd;
+	cmd.loc = first.loc;
+	bool is_verb;
+	cmd.verb = verb_of(first.text, is_verb);
+	if (is_verb)
+		take();
+	else if (first.text != "table" && first.text != "chain" && first.text != "rule" &&
+		 first.text != "set" && first.text != "map" && first.text != "flowtable" &&
+		 first.text != "element")
+		unexpected(first);
+	Token objt = take();
+	const std::string &o = objt.text;
+	if (objt.kind != Tok::Word)
+		unexpected(objt, "table, chain, rule, set, map, element or flowtable");
+	if (o == "ruleset") {
+		cmd.obj = Obj::Ruleset;
+		if (peek().kind == Tok::Word && families.count(peek().text))
+			cmd.family = take().text;
+		else
+			cmd.family = "";
+	} else if (o == "tables" || o == "chains" || o == "sets" || o == "maps" || o == "flowtables") {
+		cmd.obj = o == "tables" ? Obj::Tables : o == "chains" ? Obj::Chains :
+			  o == "sets" ? Obj::Sets : o == "maps" ? Obj::Maps : Obj::Flowtables;
+		if (peek().kind == Tok::Word && families.count(peek().text))
+			cmd.family = take().text;
+		else
+			cmd.family = "";
+		if (peek().kind == Tok::Word && (cmd.obj != Obj::Tables) && peek().text == "table") {
+			take();
+			cmd.family = parse_family_opt();
+			cmd.table = expect_name("table name");
+		}
+	} else if (o == "table") {
+		cmd.obj = Obj::Table;
+		cmd.family = parse_family_opt();
+		if (accept("handle")) {
+			cmd.handle = std::stoull(expect_name("number"));
+			cmd.has_handle = true;
+		} else {
+			cmd.table_loc = peek().loc;
+			cmd.table = expect_name("table name");
+		}
+		cmd.table_decl.loc = cmd.loc;
+		cmd.table_decl.family = cmd.family;
+		cmd.table_decl.name = cmd.table;
+		if (accept("{")) {
+			cmd.table_decl.has_body = true;
+			parse_table_body(cmd.table_decl);
+			expect("}", "'}'");
+		}
+	} else if (o == "chain") {
+		cmd.obj = Obj::Chain;
+		cmd.family = parse_family_opt();
+		cmd.table_loc = peek().loc;
+		cmd.table = expect_name("table name");
+		if (accept("handle")) {
+			cmd.handle = std::stoull(expect_name("number"));
+			cmd.has_handle = true;
+		} else {
+			cmd.chain_loc = peek().loc;
+			cmd.chain = expect_name("chain name");
+		}
+		ChainDecl c;
+		c.loc = cmd.chain_loc;
+		c.name = cmd.chain;
+		if (accept("{")) {
+			parse_chain_body(c);
+			expect("}", "'}'");
+		}
+		cmd.chain_decl = std::move(c);
+	} else if (o == "rule") {
+		cmd.obj = Obj::Rule;
+		cmd.family = parse_family_opt();
+		cmd.table_loc = peek().loc;
+		cmd.table = expect_name("table name");
+		cmd.chain_loc = peek().loc;
+		cmd.chain = expect_name("chain name");
+		uint64_t handle = 0, index = 0;
+		bool has_index = false;
+		if (accept("position") || accept("handle")) {
+			handle = std::stoull(expect_name("number"));
+			cmd.has_handle = true;
+		} else if (accept("index")) {
+			index = std::stoull(expect_name("number"));
+			has_index = true;
+		}
+		cmd.handle = handle;
+		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy || cmd.verb == Verb::Reset) {
+			if (!cmd.has_handle)
+				unexpected(peek(), "handle");
+		} else {
+			Rule r = parse_rule();
+			r.handle = handle;
+			r.index = index;
+			r.has_index = has_index;
+			cmd.rule = std::move(r);
+		}
+	} else if (o == "set" || o == "map") {
+		cmd.obj = o == "set" ? Obj::Set : Obj::Map;
+		cmd.family = parse_family_opt();
+		cmd.table_loc = peek().loc;
+		cmd.table = expect_name("table name");
+		cmd.set = expect_name("set name");
+		if (peek().punct("{")) {
+			take();
+			SetDecl s;
+			s.loc = cmd.loc;
+			s.name = cmd.set;
+			s.is_map = o == "map";
+			parse_set_body(s);
+			expect("}", "'}'");
+			cmd.set_decl = std::move(s);
+		}
+	} else if (o == "element") {
+		cmd.obj = Obj::Element;
+		cmd.family = parse_family_opt();
+		cmd.table_loc = peek().loc;
+		cmd.table = expect_name("table name");
+		cmd.set = expect_name("set name");
+		if (!peek().punct("{"))
+			unexpected(peek(), "'{'");
+		cmd.elements = parse_set_literal(true);
+	} else if (o == "flowtable") {
+		cmd.obj = Obj::Flowtable;
+		cmd.family = parse_family_opt();
+		cmd.table_loc = peek().loc;
+		cmd.table = expect_name("table name");
+		cmd.flowtable = expect_name("flowtable name");
+		if (accept("{")) {
+			FlowtableDecl f;
+			f.loc = cmd.loc;
+			f.name = cmd.flowtable;
+			parse_flowtable_body(f);
+			expect("}", "'}'");
+			cmd.ft_decl = std::move(f);
+		}
+	} else {
+		unexpected(objt, "table, chain, rule, set, map, element or flowtable");
+	}
+	if (!at_end_of_stmt())
+		unexpected(peek(), "end of command");
+	out.push_back(std::move(cmd));
+}
+
+void Parser::parse_table_body(TableDecl &t)
+{
+	while (true) {
+		skip_separators();
+		const Token &tk = peek();
+		if (tk.punct("}"))
+			return;
+		if (tk.kind != Tok::Word)
+			unexpected(tk, "chain, set, map, flowtable, flags or comment");
+		Token w = take();
+		if (w.text == "chain") {
+			ChainDecl c;
+			c.loc = peek().loc;
+			c.name = expect_name("chain name");
+			expect("{", "'{'");
+			parse_chain_body(c);
+			expect("}", "'}'");
+			t.chains.push_back(std::move(c));
+		} else if (w.text == "set" || w.text == "map") {
+			SetDecl s;
+			s.loc = peek().loc;
+			s.name = expect_name("set name");
+			s.is_map = w.text == "map";
+			expect("{", "'{'");
+			parse_set_body(s);
+			expect("}", "'}'");
+			t.sets.push_back(std::move(s));
+		} else if (w.text == "flowtable") {
+			FlowtableDecl f;
+			f.loc = peek().loc;
+			f.name = expect_name("flowtable name");
+			expect("{", "'{'");
+			parse_flowtable_body(f);
+			expect("}", "'}'");
+			t.flowtables.push_back(std::move(f));
+		} else if (w.text == "flags") {
+			Token f = take();
+			if (f.text == "dormant")
+				t.flags |= 1;
+			else
+				throw LangError(f.loc, "unknown table option " + f.text);
+		} else if (w.text == "comment") {
+			Token c = take();
+			if (c.kind != Tok::String)
+				unexpected(c, "quoted string");
+			t.comment = c.text;
+		} else {
+			unexpected(w, "chain, set, map, flowtable, flags or comment");
+		}
+	}
+}
+
+int32_t Parser::parse_priority(const std::string &family, bool flowtable, Location &loc)
+{
+	loc = peek().loc;
+	bool neg = false;
+	if (accept("-"))
+		neg = true;
+	Token t = take();
+	if (t.kind != Tok::Word && t.kind != Tok::String)
+		unexpected(t, "priority");
+	loc = span(loc, t.loc);
+	int64_t base;
+	const std::string &s = t.text;
+	if (!s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-')) {
+		try {
+			size_t used;
+			base = std::stoll(s, &used, 0);
+			if (used != s.size())
+				throw LangError(t.loc, "invalid priority expression value " + s);
+		} catch (const std::logic_error &) {
+			throw LangError(t.loc, "invalid priority expression value " + s);
+		}
+		return static_cast<int32_t>(neg ? -base : base);
+	}
+	if (neg)
+		unexpected(t, "number");
+	// Standard priority names (nftables rule.c std_prios / bridge_std_prios).
+	if (family == "bridge" && !flowtable) {
+		if (s == "dstnat") base = -300;
+		else if (s == "filter") base = -200;
+		else if (s == "out") base = 100;
+		else if (s == "srcnat") base = 300;
+		else throw LangError(t.loc, "'" + s + "' is invalid priority in this context.");
+	} else {
+		if (s == "raw") base = -300;
+		else if (s == "mangle") base = -150;
+		else if (s == "dstnat") base = -100;
+		else if (s == "filter") base = 0;
+		else if (s == "security") base = 50;
+		else if (s == "srcnat") base = 100;
+		else throw LangError(t.loc, "'" + s + "' is invalid priority in this context.");
+	}
+	if (peek().punct("+") || peek().punct("-")) {
+		bool minus = take().text == "-";
+		Token n = take();
+		int64_t off;
+		try {
+			off = std::stoll(n.text, nullptr, 0);
+		} catch (const std::logic_error &) {
+			unexpected(n, "number");
+		}
+		loc = span(loc, n.loc);
+		base += minus ? -off : off;
+	}
+	return static_cast<int32_t>(base);
+}
+
+std::vector<std::string> Parser::parse_devices()
+{
+	std::vector<std::string> devs;
+	if (accept("{")) {
+		while (true) {
+			skip_separators();
+			devs.push_back(expect_name("device name"));
+			skip_separators();
+			if (accept("}"))
+				break;
+			expect(",", "',' or '}'");
+		}
+	} else {
+		devs.push_back(expect_name("device name"));
+	}
+	return devs;
+}
+
+void Parser::parse_chain_body(ChainDecl &c)
+{
+	while (true) {
+		skip_separators();
+		const Token &t = peek();
+		if (t.punct("}"))
+			return;
+		if (t.is("type")) {
+			take();
+			c.base = true;
+			c.type_loc = peek().loc;
+			c.type = expect_name("chain type");
+			expect("hook", "hook");
+			c.hook_loc = peek().loc;
+			c.hook = expect_name("hook name");
+			if (accept("device")) {
+				c.devices = parse_devices();
+			} else if (accept("devices")) {
+				expect("=", "'='");
+				c.devices = parse_devices();
+			}
+			expect("priority", "priority");
+			c.prio = parse_priority("bridge", false, c.prio_loc);
+			continue;
+		}
+		if (t.is("policy")) {
+			take();
+			Token p = take();
+			if (p.text != "accept" && p.text != "drop")
+				throw LangError(p.loc, "syntax error, unexpected " + describe(p) +
+						   ", expecting accept or drop");
+			c.policy = p.text;
+			continue;
+		}
+		if (t.is("comment") && peek(1).kind == Tok::String) {
+			take();
+			c.comment = take().text;
+			continue;
+		}
+		c.rules.push_back(parse_rule());
+	}
+}
+
+static uint32_t set_flag(const Token &t)
+{
+	if (t.text == "constant") return NFT_SET_CONSTANT;
+	if (t.text == "interval") return NFT_SET_INTERVAL;
+	if (t.text == "timeout") return NFT_SET_TIMEOUT;
+	if (t.text == "dynamic") return NFT_SET_EVAL;
+	throw LangError(t.loc, "syntax error, unexpected " + t.text +
+			", expecting constant, interval, timeout or dynamic");
+}
+
+static uint64_t parse_time_ms(const Token &t)
+{
+	// 1d2h3m4s5ms
+	uint64_t total = 0;
+	const std::string &s = t.text;
+	size_t i = 0;
+	if (s.empty())
+		throw LangError(t.loc, "wrong time format");
+	while (i < s.size()) {
+		size_t j = i;
+		while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j])))
+			j++;
+		if (j == i)
+			throw LangError(t.loc, "wrong time format");
+		uint64_t n = std::stoull(s.substr(i, j - i));
+		size_t k = j;
+		while (k < s.size() && std::isalpha(static_cast<unsigned char>(s[k])))
+			k++;
+		std::string unit = s.substr(j, k - j);
+		uint64_t mult;
+		if (unit == "d") mult = 86400000;
+		else if (unit == "h") mult = 3600000;
+		else if (unit == "m") mult = 60000;
+		else if (unit == "s" || unit.empty()) mult = 1000;
+		else if (unit == "ms") mult = 1;
+		else throw LangError(t.loc, "wrong time format");
+		total += n * mult;
+		i = k;
+	}
+	return total;
+}
+
+void Parser::parse_set_body(SetDecl &s)
+{
+	while (true) {
+		skip_separators();
+		const Token &t = peek();
+		if (t.punct("}"))
+			return;
+		Token w = take();
+		if (w.text == "type" || w.text == "typeof") {
+			s.type_loc = peek().loc;
+			s.key_types.push_back(expect_name("data type"));
+			while (accept("."))
+				s.key_types.push_back(expect_name("data type"));
+			s.type_loc = span(s.type_loc, toks_.empty() ? s.type_loc : s.type_loc);
+			if (s.is_map) {
+				expect(":", "':'");
+				s.data_type = expect_name("data type");
+			} else if (peek().punct(":")) {
+				throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
+			}
+		} else if (w.text == "flags") {
+			s.flags_given = true;
+			s.flags |= set_flag(take());
+			while (accept(","))
+				s.flags |= set_flag(take());
+		} else if (w.text == "elements") {
+			expect("=", "'='");
+			if (!peek().punct("{"))
+				unexpected(peek(), "'{'");
+			s.elements = parse_set_literal(s.is_map);
+		} else if (w.text == "size") {
+			Token n = take();
+			try {
+				s.size = static_cast<uint32_t>(std::stoul(n.text));
+			} catch (const std::logic_error &) {
+				unexpected(n, "number");
+			}
+		} else if (w.text == "timeout") {
+			s.timeout_ms = parse_time_ms(take());
+		} else if (w.text == "policy") {
+			Token p = take();
+			if (p.text != "performance" && p.text != "memory")
+				unexpected(p, "performance or memory");
+			s.policy = p.text;
+		} else if (w.text == "comment") {
+			Token c = take();
+			if (c.kind != Tok::String)
+				unexpected(c, "quoted string");
+			s.comment = c.text;
+		} else if (w.text == "counter") {
+			s.counter = true;
+		} else {
+			unexpected(w, "type, flags, elements, size, timeout, policy or comment");
+		}
+	}
+}
+
+void Parser::parse_flowtable_body(FlowtableDecl &f)
+{
+	while (true) {
+		skip_separators();
+		const Token &t = peek();
+		if (t.punct("}"))
+			return;
+		Token w = take();
+		if (w.text == "hook") {
+			f.hook = expect_name("hook name");
+			expect("priority", "priority");
+			Location l;
+			f.prio = parse_priority("netdev", true, l);
+		} else if (w.text == "devices") {
+			expect("=", "'='");
+			f.devices = parse_devices();
+		} else if (w.text == "counter") {
+			f.counter = true;
+		} else {
+			unexpected(w, "hook, devices or counter");
+		}
+	}
+}
+
+// ---- rules ----
+
+Rule Parser::parse_rule()
+{
+	Rule r;
+	r.loc = peek().loc;
+	while (!at_end_of_stmt()) {
+		if (peek().is("comment") && peek(1).kind == Tok::String) {
+			take();
+			r.comment = take().text;
+			continue;
+		}
+		parse_statement(r);
+	}
+	if (r.stmts.empty() && !r.comment)
+		unexpected(peek());
+	return r;
+}
+
+static bool is_op(const Token &t, Op &op)
+{
+	if (t.kind == Tok::Punct) {
+		if (t.text == "==") { op = Op::Eq; return true; }
+		if (t.text == "!=") { op = Op::Neq; return true; }
+		if (t.text == "<") { op = Op::Lt; return true; }
+		if (t.text == ">") { op = Op::Gt; return true; }
+		if (t.text == "<=") { op = Op::Lte; return true; }
+		if (t.text == ">=") { op = Op::Gte; return true; }
+	}
+	if (t.kind == Tok::Word) {
+		if (t.text == "eq") { op = Op::Eq; return true; }
+		if (t.text == "ne") { op = Op::Neq; return true; }
+		if (t.text == "lt") { op = Op::Lt; return true; }
+		if (t.text == "gt") { op = Op::Gt; return true; }
+		if (t.text == "le") { op = Op::Lte; return true; }
+		if (t.text == "ge") { op = Op::Gte; return true; }
+	}
+	return false;
+}
+
+static bool is_verdict_word(const std::string &w)
+{
+	return w == "accept" || w == "drop" || w == "continue" || w == "return" ||
+	       w == "jump" || w == "goto";
+}
+
+ExprPtr Parser::parse_verdict_expr()
+{
+	Token t = take();
+	if (t.kind != Tok::Word || !is_verdict_word(t.text))
+		unexpected(t, "verdict");
+	auto e = make_expr(ExprKind::Verdict, t.loc);
+	e->text = t.text;
+	if (t.text == "jump" || t.text == "goto") {
+		Token c = take();
+		if (c.kind != Tok::Word && c.kind != Tok::String)
+			unexpected(c, "chain name");
+		e->chain = c.text;
+		e->loc = c.loc;  // errors point at the chain name, as nft's do
+	}
+	return e;
+}
+
+ExprPtr Parser::parse_primary_lhs()
+{
+	Token t = peek();
+	if (t.kind != Tok::Word)
+		unexpected(t);
+	if (payload_protos.count(t.text)) {
+		take();
+		Token f = take();
+		if (f.kind != Tok::Word)
+			unexpected(f, "field name");
+		auto e = make_expr(ExprKind::Payload, span(t.loc, f.loc));
+		e->proto = t.text;
+		e->text = f.text;
+		return e;
+	}
+	if (t.text == "meta") {
+		take();
+		Token k = take();
+		if (k.kind != Tok::Word)
+			unexpected(k, "meta key");
+		auto e = make_expr(ExprKind::Meta, span(t.loc, k.loc));
+		e->text = k.text;
+		return e;
+	}
+	if (bare_meta_keys.count(t.text)) {
+		take();
+		auto e = make_expr(ExprKind::Meta, t.loc);
+		e->text = t.text;
+		return e;
+	}
+	if (t.text == "ct") {
+		take();
+		auto e = make_expr(ExprKind::Ct, t.loc);
+		Token k = take();
+		if (k.text == "original" || k.text == "reply") {
+			e->proto = k.text;
+			k = take();
+			if (k.text == "ip" || k.text == "ip6") {
+				e->chain = k.text;  // l3 protocol of saddr/daddr
+				k = take();
+			}
+		}
+		if (k.kind != Tok::Word)
+			unexpected(k, "ct key");
+		e->text = k.text;
+		e->loc = span(t.loc, k.loc);
+		return e;
+	}
+	if (t.punct("(")) {
+		take();
+		auto e = parse_lhs();
+		expect(")", "')'");
+		return e;
+	}
+	unexpected(t);
+}
+
+ExprPtr Parser::parse_lhs()
+{
+	auto e = parse_primary_lhs();
+	if (peek().punct(".")) {
+		auto c = make_expr(ExprKind::Concat, e->loc);
+		c->items.push_back(std::move(e));
+		while (accept("."))
+			c->items.push_back(parse_primary_lhs());
+		c->loc = span(c->items.front()->loc, c->items.back()->loc);
+		e = std::move(c);
+	}
+	while (peek().punct("&") || peek().punct("|") || peek().punct("^")) {
+		Token op = take();
+		auto b = make_expr(ExprKind::Binop, op.loc);
+		b->text = op.text;
+		b->items.push_back(std::move(e));
+		b->items.push_back(parse_rhs_atom());
+		b->loc = span(b->items[0]->loc, b->items[1]->loc);
+		e = std::move(b);
+	}
+	return e;
+}
+
+// One value: word, string, (expr), a - b, a . b, a | b
+ExprPtr Parser::parse_rhs_atom()
+{
+	Token t = peek();
+	ExprPtr e;
+	if (t.punct("(")) {
+		take();
+		e = parse_rhs(false);
+		expect(")", "')'");
+	} else if (t.kind == Tok::Word || t.kind == Tok::String) {
+		take();
+		e = make_expr(ExprKind::Value, t.loc);
+		e->text = t.text;
+		e->quoted = t.kind == Tok::String;
+	} else {
+		unexpected(t, "value");
+	}
+	if (peek().punct("-") && (peek(1).kind == Tok::Word || peek(1).kind == Tok::String)) {
+		take();
+		Token hi = take();
+		auto r = make_expr(ExprKind::Range, span(e->loc, hi.loc));
+		auto h = make_expr(ExprKind::Value, hi.loc);
+		h->text = hi.text;
+		h->quoted = hi.kind == Tok::String;
+		r->items.push_back(std::move(e));
+		r->items.push_back(std::move(h));
+		e = std::move(r);
+	}
+	if (peek().punct("/") && peek(1).kind == Tok::Word) {
+		take();
+		Token len = take();
+		auto p = make_expr(ExprKind::Prefix, span(e->loc, len.loc));
+		auto l = make_expr(ExprKind::Value, len.loc);
+		l->text = len.text;
+		p->items.push_back(std::move(e));
+		p->items.push_back(std::move(l));
+		e = std::move(p);
+	}
+	while (peek().punct("|")) {
+		take();
+		auto b = make_expr(ExprKind::Binop, e->loc);
+		b->text = "|";
+		b->items.push_back(std::move(e));
+		b->items.push_back(parse_rhs_atom());
+		b->loc = span(b->items[0]->loc, b->items[1]->loc);
+		e = std::move(b);
+	}
+	return e;
+}
+
+ExprPtr Parser::parse_rhs(bool allow_list)
+{
+	if (peek().punct("{"))
+		return parse_set_literal(false);
+	if (peek().punct("@")) {
+		Token at = take();
+		Token n = take();
+		if (n.kind != Tok::Word && n.kind != Tok::String)
+			unexpected(n, "set name");
+		auto e = make_expr(ExprKind::SetRef, span(at.loc, n.loc));
+		e->text = n.text;
+		return e;
+	}
+	auto e = parse_rhs_atom();
+	if (peek().punct(".")) {
+		auto c = make_expr(ExprKind::Concat, e->loc);
+		c->items.push_back(std::move(e));
+		while (accept("."))
+			c->items.push_back(parse_rhs_atom());
+		c->loc = span(c->items.front()->loc, c->items.back()->loc);
+		e = std::move(c);
+	}
+	if (allow_list && peek().punct(",")) {
+		auto l = make_expr(ExprKind::List, e->loc);
+		l->items.push_back(std::move(e));
+		while (accept(","))
+			l->items.push_back(parse_rhs_atom());
+		l->loc = span(l->items.front()->loc, l->items.back()->loc);
+		e = std::move(l);
+	}
+	return e;
+}
+
+ExprPtr Parser::parse_set_literal(bool allow_map)
+{
+	Token open = expect("{", "'{'");
+	auto s = make_expr(ExprKind::SetLit, open.loc);
+	while (true) {
+		skip_separators();
+		if (peek().punct("}"))
+			break;
+		auto key = parse_rhs(false);
+		ExprPtr data;
+		if (accept(":")) {
+			if (peek().kind == Tok::Word && is_verdict_word(peek().text))
+				data = parse_verdict_expr();
+			else
+				data = parse_rhs(false);
+		}
+		s->items.push_back(std::move(key));
+		s->data.push_back(std::move(data));
+		skip_separators();
+		if (accept(","))
+			continue;
+		skip_separators();
+		if (!peek().punct("}"))
+			unexpected(peek(), "',' or '}'");
+	}
+	Token close = take();
+	s->loc = span(open.loc, close.loc);
+	bool any_data = false, all_data = true;
+	for (auto &d : s->data) {
+		any_data |= d != nullptr;
+		all_data &= d != nullptr;
+	}
+	if (any_data && !all_data)
+		throw LangError(s->loc, "syntax error, mixing set elements and map elements");
+	(void)allow_map;
+	return s;
+}
+
+static uint64_t parse_u64(const Token &t)
+{
+	try {
+		size_t used;
+		uint64_t v = std::stoull(t.text, &used, 0);
+		if (used == t.text.size())
+			return v;
+	} catch (const std::logic_error &) {
+	}
+	throw LangError(t.loc, "syntax error, unexpected " + t.text + ", expecting number");
+}
+
+bool Parser::parse_statement(Rule &r)
+{
+	Token t = peek();
+	Stmt s;
+	s.loc = t.loc;
+	if (t.kind == Tok::Word && is_verdict_word(t.text)) {
+		auto v = parse_verdict_expr();
+		s.kind = StmtKind::Verdict;
+		s.key = v->text;
+		s.chain = v->chain;
+		s.loc = v->loc;
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
+	if (t.is("counter")) {
+		take();
+		s.kind = StmtKind::Counter;
+		// "counter packets N bytes N" is accepted and ignored for -c output
+		if (peek().is("packets")) {
+			take();
+			parse_u64(take());
+			expect("bytes", "bytes");
+			parse_u64(take());
+		}
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
+	if (t.is("notrack")) {
+		take();
+		s.kind = StmtKind::Notrack;
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
+	if (t.is("limit")) {
+		take();
+		s.kind = StmtKind::Limit;
+		expect("rate", "rate");
+		if (accept("over"))
+			s.limit_over = true;
+		// N/unit | N bytes/unit | N kbytes/unit
+		Token n = take();
+		std::string num = n.text, unit;
+		size_t slash = num.find('/');
+		if (slash != std::string::npos) {
+			unit = num.substr(slash + 1);
+			num = num.substr(0, slash);
+		}
+		uint64_t rate;
+		try {
+			size_t used;
+			rate = std::stoull(num, &used);
+			if (used != num.size())
+				throw std::invalid_argument("");
+		} catch (const std::logic_error &) {
+			unexpected(n, "number");
+		}
+		if (unit.empty()) {
+			if (peek().kind == Tok::Word && (peek().text.rfind("bytes", 0) == 0 ||
+							 peek().text.rfind("kbytes", 0) == 0 ||
+							 peek().text.rfind("mbytes", 0) == 0)) {
+				Token b = take();
+				std::string w = b.text;
+				uint64_t mult = w[0] == 'k' ? 1024 : w[0] == 'm' ? 1024 * 1024 : 1;
+				size_t sl = w.find('/');
+				if (sl == std::string::npos) {
+					expect("/", "'/'");
+					unit = expect_name("time unit");
+				} else {
+					unit = w.substr(sl + 1);
+				}
+				rate *= mult;
+				s.limit_bytes = true;
+			} else {
+				expect("/", "'/'");
+				unit = expect_name("time unit");
+			}
+		}
+		if (unit == "second") s.unit = 1;
+		else if (unit == "minute") s.unit = 60;
+		else if (unit == "hour") s.unit = 3600;
+		else if (unit == "day") s.unit = 86400;
+		else if (unit == "week") s.unit = 604800;
+		else throw LangError(n.loc, "syntax error, unexpected " + unit +
+				     ", expecting second, minute, hour, day or week");
+		s.rate = rate;
+		if (accept("burst")) {
+			Token b = take();
+			s.burst = parse_u64(b);
+			s.burst_given = true;
+			if (s.limit_bytes) {
+				if (accept("kbytes")) s.burst *= 1024;
+				else if (accept("mbytes")) s.burst *= 1024 * 1024;
+				else expect("bytes", "bytes");
+			} else {
+				expect("packets", "packets");
+			}
+		}
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
+	if (t.is("log")) {
+		take();
+		s.kind = StmtKind::Log;
+		if (accept("prefix")) {
+			Token p = take();
+			if (p.kind != Tok::String)
+				unexpected(p, "quoted string");
+			s.prefix = p.text;
+			s.has_prefix = true;
+		}
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
+	if (t.is("flow")) {
+		take();
+		if (!accept("offload") && !accept("add"))
+			unexpected(peek(), "offload or add");
+		expect("@", "'@'");
+		s.kind = StmtKind::FlowOffload;
+		s.key = expect_name("flowtable name");
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
+	// Expressions: ct/meta set, vmap, relational.
+	auto lhs = parse_lhs();
+	if (peek().is("set") && (lhs->kind == ExprKind::Ct || lhs->kind == ExprKind::Meta)) {
+		take();
+		s.kind = lhs->kind == ExprKind::Ct ? StmtKind::CtSet : StmtKind::MetaSet;
+		s.key = lhs->text;
+		s.lhs = std::move(lhs);
+		if (peek().kind == Tok::Word && !bare_meta_keys.count(peek().text) &&
+		    peek().text != "meta" && peek().text != "ct" && !payload_protos.count(peek().text)) {
+			s.rhs = parse_rhs(false);
+		} else {
+			auto src = parse_lhs();
+			if (peek().is("map")) {
+				Token m = take();
+				auto mp = make_expr(ExprKind::Map, m.loc);
+				mp->items.push_back(std::move(src));
+				mp->items.push_back(parse_rhs(false));
+				mp->loc = span(mp->items[0]->loc, mp->items[1]->loc);
+				s.rhs = std::move(mp);
+			} else {
+				s.rhs = std::move(src);
+			}
+		}
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
+	if (peek().is("vmap")) {
+		take();
+		s.kind = StmtKind::VerdictMap;
+		s.lhs = std::move(lhs);
+		if (peek().punct("{")) {
+			s.rhs = parse_set_literal(true);
+		} else {
+			s.rhs = parse_rhs(false);
+			if (s.rhs->kind != ExprKind::SetRef)
+				throw LangError(s.rhs->loc, "syntax error, expecting '{' or '@'");
+		}
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
+	s.kind = StmtKind::Match;
+	Op op = Op::Implicit;
+	if (is_op(peek(), op))
+		take();
+	s.op = op;
+	if (at_end_of_stmt())
+		unexpected(peek(), "value");
+	s.lhs = std::move(lhs);
+	s.rhs = parse_rhs(true);
+	s.loc = span(s.lhs->loc, s.rhs->loc);
+	r.stmts.push_back(std::move(s));
+	return true;
+}
+
+} // namespace xnft

@@ -1,0 +1,73 @@
+// parser.h - nft's grammar (the subset of nft(8) that xnft knows) turned
+// into Commands: tables and their block bodies, chains, rules, sets, maps,
+// flowtables, elements, `define`, `include`, `flush ruleset`, list/delete.
+//
+// Ownership: the Parser owns every SourceFile it reads (the command line,
+// -f files, includes) for its whole life, so Locations stay valid.
+// Variables (`define`) are expanded at the token level, as nft's scanner
+// would see the definition's text in place of $name.
+#pragma once
+#include <deque>
+#include <list>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ast.h"
+#include "lexer.h"
+
+namespace xnft {
+
+class Parser {
+public:
+	// Parses the file at PATH ("-" for stdin); throws LangError.
+	std::vector<Command> parse_file(const std::string &path);
+	// Parses TEXT given on the command line.
+	std::vector<Command> parse_text(const std::string &text);
+	std::vector<std::string> include_dirs;
+
+private:
+	std::vector<Command> parse_source(const SourceFile &f);
+	const SourceFile &add_source(std::string name, std::string text);
+
+	// token stream
+	const Token &peek(size_t ahead = 0);
+	Token take();
+	bool accept(const char *p);
+	Token expect(const char *p, const char *what);
+	std::string expect_name(const char *what);
+	bool at_end_of_stmt();
+	void skip_separators();
+	[[noreturn]] void unexpected(const Token &t, const std::string &expecting = "");
+	void expand_variable();
+
+	// commands and objects
+	void parse_line(std::vector<Command> &out);
+	void parse_define();
+	void parse_include();
+	std::string parse_family_opt();
+	void parse_table_body(TableDecl &t);
+	void parse_chain_body(ChainDecl &c);
+	void parse_set_body(SetDecl &s);
+	void parse_flowtable_body(FlowtableDecl &f);
+	int32_t parse_priority(const std::string &family, bool flowtable, Location &loc);
+	std::vector<std::string> parse_devices();
+
+	// rules
+	Rule parse_rule();
+	bool parse_statement(Rule &r);
+	ExprPtr parse_primary_lhs();
+	ExprPtr parse_lhs();
+	ExprPtr parse_rhs(bool allow_list);
+	ExprPtr parse_rhs_atom();
+	ExprPtr parse_set_literal(bool allow_map);
+	ExprPtr parse_verdict_expr();
+
+	std::list<SourceFile> files_;
+	std::deque<Token> toks_;
+	std::map<std::string, std::vector<Token>> vars_;
+	std::vector<std::string> include_stack_;
+	Token end_tok_;
+};
+
+} // namespace xnft

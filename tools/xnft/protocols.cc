@@ -1,0 +1,170 @@
+// protocols.cc - the field tables (see protocols.h).
+#include "protocols.h"
+
+#include <linux/netfilter/nf_tables.h>
+
+namespace xnft {
+
+#define LL NFT_PAYLOAD_LL_HEADER
+#define NH NFT_PAYLOAD_NETWORK_HEADER
+#define TH NFT_PAYLOAD_TRANSPORT_HEADER
+
+static const PayloadField payload_fields[] = {
+	{"ether", "daddr", LL, 0, 48, TYPE_ETHERADDR},
+	{"ether", "saddr", LL, 48, 48, TYPE_ETHERADDR},
+	{"ether", "type", LL, 96, 16, TYPE_ETHERTYPE},
+	{"vlan", "pcp", LL, 112, 3, TYPE_INTEGER},
+	{"vlan", "dei", LL, 115, 1, TYPE_INTEGER},
+	{"vlan", "cfi", LL, 115, 1, TYPE_INTEGER},
+	{"vlan", "id", LL, 116, 12, TYPE_INTEGER},
+	{"vlan", "type", LL, 128, 16, TYPE_ETHERTYPE},
+	{"ip", "version", NH, 0, 4, TYPE_INTEGER},
+	{"ip", "hdrlength", NH, 4, 4, TYPE_INTEGER},
+	{"ip", "dscp", NH, 8, 6, TYPE_DSCP},
+	{"ip", "ecn", NH, 14, 2, TYPE_ECN},
+	{"ip", "length", NH, 16, 16, TYPE_INTEGER},
+	{"ip", "id", NH, 32, 16, TYPE_INTEGER},
+	{"ip", "frag-off", NH, 48, 16, TYPE_INTEGER},
+	{"ip", "ttl", NH, 64, 8, TYPE_INTEGER},
+	{"ip", "protocol", NH, 72, 8, TYPE_INET_PROTOCOL},
+	{"ip", "checksum", NH, 80, 16, TYPE_INTEGER},
+	{"ip", "saddr", NH, 96, 32, TYPE_IPADDR},
+	{"ip", "daddr", NH, 128, 32, TYPE_IPADDR},
+	{"ip6", "version", NH, 0, 4, TYPE_INTEGER},
+	{"ip6", "dscp", NH, 4, 6, TYPE_DSCP},
+	{"ip6", "ecn", NH, 10, 2, TYPE_ECN},
+	{"ip6", "flowlabel", NH, 12, 20, TYPE_INTEGER},
+	{"ip6", "length", NH, 32, 16, TYPE_INTEGER},
+	{"ip6", "nexthdr", NH, 48, 8, TYPE_INET_PROTOCOL},
+	{"ip6", "hoplimit", NH, 56, 8, TYPE_INTEGER},
+	{"ip6", "saddr", NH, 64, 128, TYPE_IP6ADDR},
+	{"ip6", "daddr", NH, 192, 128, TYPE_IP6ADDR},
+	{"tcp", "sport", TH, 0, 16, TYPE_INET_SERVICE},
+	{"tcp", "dport", TH, 16, 16, TYPE_INET_SERVICE},
+	{"tcp", "sequence", TH, 32, 32, TYPE_INTEGER},
+	{"tcp", "ackseq", TH, 64, 32, TYPE_INTEGER},
+	{"tcp", "doff", TH, 96, 4, TYPE_INTEGER},
+	{"tcp", "reserved", TH, 100, 4, TYPE_INTEGER},
+	{"tcp", "flags", TH, 104, 8, TYPE_TCP_FLAG},
+	{"tcp", "window", TH, 112, 16, TYPE_INTEGER},
+	{"tcp", "checksum", TH, 128, 16, TYPE_INTEGER},
+	{"tcp", "urgptr", TH, 144, 16, TYPE_INTEGER},
+	{"udp", "sport", TH, 0, 16, TYPE_INET_SERVICE},
+	{"udp", "dport", TH, 16, 16, TYPE_INET_SERVICE},
+	{"udp", "length", TH, 32, 16, TYPE_INTEGER},
+	{"udp", "checksum", TH, 48, 16, TYPE_INTEGER},
+	{"icmp", "type", TH, 0, 8, TYPE_ICMP_TYPE},
+	{"icmp", "code", TH, 8, 8, TYPE_INTEGER},
+	{"icmp", "checksum", TH, 16, 16, TYPE_INTEGER},
+	{"icmp", "id", TH, 32, 16, TYPE_INTEGER},
+	{"icmp", "sequence", TH, 48, 16, TYPE_INTEGER},
+	{"icmp", "gateway", TH, 32, 32, TYPE_INTEGER},
+	{"icmp", "mtu", TH, 48, 16, TYPE_INTEGER},
+	{"icmpv6", "type", TH, 0, 8, TYPE_ICMP6_TYPE},
+	{"icmpv6", "code", TH, 8, 8, TYPE_INTEGER},
+	{"icmpv6", "checksum", TH, 16, 16, TYPE_INTEGER},
+	{"icmpv6", "parameter-problem", TH, 32, 32, TYPE_INTEGER},
+	{"icmpv6", "mtu", TH, 32, 32, TYPE_INTEGER},
+	{"icmpv6", "id", TH, 32, 16, TYPE_INTEGER},
+	{"icmpv6", "sequence", TH, 48, 16, TYPE_INTEGER},
+	{"icmpv6", "max-delay", TH, 32, 16, TYPE_INTEGER},
+};
+
+static const MetaKey meta_keys[] = {
+	{"length", NFT_META_LEN, TYPE_INTEGER, 32, ByteOrder::Host},
+	{"protocol", NFT_META_PROTOCOL, TYPE_ETHERTYPE, 16, ByteOrder::Big},
+	{"priority", NFT_META_PRIORITY, TYPE_INTEGER, 32, ByteOrder::Host},
+	{"mark", NFT_META_MARK, TYPE_MARK, 32, ByteOrder::Host},
+	{"iif", NFT_META_IIF, TYPE_IFINDEX, 32, ByteOrder::Host},
+	{"oif", NFT_META_OIF, TYPE_IFINDEX, 32, ByteOrder::Host},
+	{"iifname", NFT_META_IIFNAME, TYPE_IFNAME, 128, ByteOrder::Host},
+	{"oifname", NFT_META_OIFNAME, TYPE_IFNAME, 128, ByteOrder::Host},
+	{"iiftype", NFT_META_IIFTYPE, TYPE_ARPHRD, 16, ByteOrder::Host},
+	{"oiftype", NFT_META_OIFTYPE, TYPE_ARPHRD, 16, ByteOrder::Host},
+	{"skuid", NFT_META_SKUID, TYPE_UID, 32, ByteOrder::Host},
+	{"skgid", NFT_META_SKGID, TYPE_GID, 32, ByteOrder::Host},
+	{"nftrace", NFT_META_NFTRACE, TYPE_INTEGER, 1, ByteOrder::Host},
+	{"nfproto", NFT_META_NFPROTO, TYPE_NFPROTO, 8, ByteOrder::Host},
+	{"l4proto", NFT_META_L4PROTO, TYPE_INET_PROTOCOL, 8, ByteOrder::Big},
+	{"ibrname", NFT_META_BRI_IIFNAME, TYPE_IFNAME, 128, ByteOrder::Host},
+	{"obrname", NFT_META_BRI_OIFNAME, TYPE_IFNAME, 128, ByteOrder::Host},
+	{"pkttype", NFT_META_PKTTYPE, TYPE_PKTTYPE, 8, ByteOrder::Host},
+	{"cpu", NFT_META_CPU, TYPE_INTEGER, 32, ByteOrder::Host},
+	{"iifgroup", NFT_META_IIFGROUP, TYPE_DEVGROUP, 32, ByteOrder::Host},
+	{"oifgroup", NFT_META_OIFGROUP, TYPE_DEVGROUP, 32, ByteOrder::Host},
+	{"cgroup", NFT_META_CGROUP, TYPE_INTEGER, 32, ByteOrder::Host},
+	{"ibrpvid", NFT_META_BRI_IIFPVID, TYPE_INTEGER, 16, ByteOrder::Host},
+	{"ibrvproto", NFT_META_BRI_IIFVPROTO, TYPE_ETHERTYPE, 16, ByteOrder::Big},
+};
+
+static const CtKey ct_keys[] = {
+	{"state", NFT_CT_STATE, TYPE_CT_STATE, 32, ByteOrder::Host, false},
+	{"direction", NFT_CT_DIRECTION, TYPE_CT_DIR, 8, ByteOrder::Host, false},
+	{"status", NFT_CT_STATUS, TYPE_CT_STATUS, 32, ByteOrder::Host, false},
+	{"mark", NFT_CT_MARK, TYPE_MARK, 32, ByteOrder::Host, false},
+	{"expiration", NFT_CT_EXPIRATION, TYPE_INTEGER, 32, ByteOrder::Host, false},
+	{"zone", NFT_CT_ZONE, TYPE_INTEGER, 16, ByteOrder::Host, false},
+	{"l3proto", NFT_CT_L3PROTOCOL, TYPE_NFPROTO, 8, ByteOrder::Host, true},
+	{"protocol", NFT_CT_PROTOCOL, TYPE_INET_PROTOCOL, 8, ByteOrder::Big, true},
+	{"proto-src", NFT_CT_PROTO_SRC, TYPE_INTEGER, 16, ByteOrder::Big, true},
+	{"proto-dst", NFT_CT_PROTO_DST, TYPE_INTEGER, 16, ByteOrder::Big, true},
+	{"packets", NFT_CT_PKTS, TYPE_INTEGER, 64, ByteOrder::Host, true},
+	{"bytes", NFT_CT_BYTES, TYPE_INTEGER, 64, ByteOrder::Host, true},
+	{"id", NFT_CT_ID, TYPE_INTEGER, 32, ByteOrder::Big, false},
+};
+
+static const CtKey ct_ip_keys[] = {
+	{"saddr", NFT_CT_SRC_IP, TYPE_IPADDR, 32, ByteOrder::Big, true},
+	{"daddr", NFT_CT_DST_IP, TYPE_IPADDR, 32, ByteOrder::Big, true},
+};
+static const CtKey ct_ip6_keys[] = {
+	{"saddr", NFT_CT_SRC_IP6, TYPE_IP6ADDR, 128, ByteOrder::Big, true},
+	{"daddr", NFT_CT_DST_IP6, TYPE_IP6ADDR, 128, ByteOrder::Big, true},
+};
+
+const PayloadField *find_payload(const std::string &proto, const std::string &field)
+{
+	for (auto &f : payload_fields)
+		if (proto == f.proto && field == f.name)
+			return &f;
+	return nullptr;
+}
+
+const MetaKey *find_meta(const std::string &name)
+{
+	for (auto &m : meta_keys)
+		if (name == m.name)
+			return &m;
+	return nullptr;
+}
+
+const CtKey *find_ct(const std::string &name, const std::string &l3)
+{
+	if (l3 == "ip") {
+		for (auto &k : ct_ip_keys)
+			if (name == k.name)
+				return &k;
+		return nullptr;
+	}
+	if (l3 == "ip6") {
+		for (auto &k : ct_ip6_keys)
+			if (name == k.name)
+				return &k;
+		return nullptr;
+	}
+	for (auto &k : ct_keys)
+		if (name == k.name)
+			return &k;
+	return nullptr;
+}
+
+Layer proto_layer(const std::string &proto)
+{
+	if (proto == "ether" || proto == "vlan")
+		return Layer::Link;
+	if (proto == "ip" || proto == "ip6" || proto == "arp")
+		return Layer::Network;
+	return Layer::Transport;
+}
+
+} // namespace xnft
