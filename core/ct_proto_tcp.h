@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ct_proto_tcp.h - the TCP tracker: nf_conntrack_proto_tcp's state table
+ * (with syn_sent2 for simultaneous open), window tracking with scaling,
+ * the RST checks, mid-stream pickup (nf_conntrack_tcp_loose=1) and the
+ * timeout choice.
+ *
+ * No state of its own. It changes one entry's CtTcp, status and expiry;
+ * the caller (ct_track) holds the entry's spin bit for a confirmed entry
+ * (an unconfirmed one belongs to the frame alone).
+ */
+#ifndef XBRIDGE_CORE_CT_PROTO_TCP_H
+#define XBRIDGE_CORE_CT_PROTO_TCP_H
+
+#include <stdint.h>
+
+#include "ct_table.h"
+#include "ct_tuple.h"
+
+namespace xb {
+
+struct CtTcpConfig {
+	bool loose = true;		/* nf_conntrack_tcp_loose */
+	bool be_liberal = false;	/* nf_conntrack_tcp_be_liberal */
+	bool ignore_invalid_rst = false;	/* nf_conntrack_tcp_ignore_invalid_rst */
+	uint8_t max_retrans = kCtTcpMaxRetrans;
+};
+
+/* What tracking decided for one segment. */
+enum class CtL4Verdict : uint8_t {
+	Accept,		/* tracked */
+	AcceptKill,	/* tracked, then the connection goes (RST with no reply) */
+	Invalid,	/* no ct for this packet: INVALID */
+	Repeat,		/* reopen of a closed connection: kill, look up again */
+};
+
+/* tcp_error: truncated header or an invalid flag combination. */
+bool ct_tcp_error(const CtPacket &p);
+
+/* tcp_new: set up a new entry from its first segment; false: invalid. */
+bool ct_tcp_new(CtEntry &e, const CtPacket &p, const CtTcpConfig &cfg);
+
+/* nf_conntrack_tcp_packet for a segment in direction @dir (0/1). */
+CtL4Verdict ct_tcp_packet(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t now,
+			  const CtTcpConfig &cfg);
+
+/* Names as /proc/net/nf_conntrack and conntrack -L print them. */
+const char *ct_tcp_state_name(uint8_t state);
+
+} // namespace xb
+
+#endif /* XBRIDGE_CORE_CT_PROTO_TCP_H */

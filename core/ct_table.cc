@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ct_table.cc - the conntrack table (see ct_table.h for ownership and
+ * locking). Writers hold the table lock; readers walk chains under RCU.
+ */
+#include "ct_table.h"
+
+#include <stddef.h>
+
+namespace xb {
+
+namespace {
+
+/* nf_conntrack_core.c NF_CT_EVICTION_RANGE: buckets early_drop scans. */
+constexpr uint32_t kEvictionRange = 8;
+
+inline uintptr_t load_link(const uintptr_t &l)
+{
+	return __atomic_load_n(&l, __ATOMIC_ACQUIRE);
+}
+
+inline void publish_link(uintptr_t &l, uintptr_t v)
+{
+	__atomic_store_n(&l, v, __ATOMIC_RELEASE);
+}
+
+/* The tuple an entry is hashed under in direction @dir. */
+CtTuple dir_tuple(const CtEntry &e, unsigned dir)
+{
+	if (dir == 0)
+		return e.tuple;
+	CtTuple inv;
+	ct_invert_tuple(e.tuple, inv);	/* always invertible: checked at creation */
+	return inv;
+}
+
+} // namespace
+
+int CtTable::init(uint32_t buckets, uint32_t max, Extack *ack)
+{
+	if (buckets == 0 || buckets > kMaxBuckets)
+		return fail(ack, kERANGE, "conntrack bucket count out of range");
+	uint32_t n = 16;
+	while (n < buckets)
+		n <<= 1;
+	xb_lock *lock = xb_lock_create();
+	if (!lock)
+		return fail(ack, kENOMEM, "no memory for the conntrack lock");
+	auto *b = static_cast<uintptr_t *>(xb_alloc(sizeof(uintptr_t) * n, XB_ALLOC_SLEEP));
+	if (!b) {
+		xb_lock_destroy(lock);
+		return fail(ack, kENOMEM, "no memory for the conntrack table");
+	}
+	if (!stats_.init(XB_ALLOC_SLEEP)) {
+		xb_free(b);
+		xb_lock_destroy(lock);
+		return fail(ack, kENOMEM, "no memory for the conntrack counters");
+	}
+	buckets_ = b;
+	mask_ = n - 1;
+	seed_ = ((uint64_t(xb_random_u32()) << 32) | xb_random_u32()) | 1;
+	lock_ = lock;
+	count_ = 0;
+	max_ = max;
+	gc_cursor_ = 0;
+	return 0;
+}
+
+void CtTable::fini()
+{
+	if (!buckets_)
+		return;
+	/* Collect first (through the unused rcu heads), free after: a chain
+	 * can run through an entry's other link after its own. */
+	CtEntry *list = nullptr;
+	for (uint32_t b = 0; b <= mask_; b++) {
+		for (uintptr_t l = buckets_[b]; l; l = link_entry(l)->next[l & 1]) {
+			if (l & 1)
+				continue;	/* each entry once, from its original link */
+			CtEntry *e = link_entry(l);
+			e->rcu.opaque[0] = list;
+			list = e;
+		}
+	}
+	while (list) {
+		CtEntry *next = static_cast<CtEntry *>(list->rcu.opaque[0]);
+		xb_free(list);
+		list = next;
+	}
+	xb_free(buckets_);
+	buckets_ = nullptr;
+	stats_.fini();
+	xb_lock_destroy(lock_);
+	lock_ = nullptr;
+	count_ = 0;
+}
+
+CtEntry *CtTable::lookup(const CtTuple &key, uint32_t now, uint8_t *dir)
+{
+	CtTuple inv;
+	const bool has_inv = ct_invert_tuple(key, inv);
+	for (uintptr_t l = load_link(buckets_[bucket_of(key)]); l;) {
+		CtEntry *e = link_entry(l);
+		const unsigned d = l & 1;
+		if ((d == 0 || has_inv) && e->tuple == (d ? inv : key) &&
+		    !(e->status_bits() & kCtDying)) {
+			if (xb_unlikely(ct_expired(*e, now))) {
+				kill(e);
+				return nullptr;
+			}
+			*dir = uint8_t(d);
+			return e;
+		}
+		l = load_link(e->next[d]);
+	}
+	return nullptr;
+}
+
+CtEntry *CtTable::alloc_unconfirmed(const CtTuple &orig, uint32_t now)
+{
+	const uint32_t n = __atomic_add_fetch(&count_, 1, __ATOMIC_RELAXED);
+	const uint32_t max = load_once(max_);
+	if (max && xb_unlikely(n > max) && !early_drop(bucket_of(orig), now)) {
+		__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);
+		return nullptr;
+	}
+	auto *e = static_cast<CtEntry *>(xb_alloc(sizeof(CtEntry), XB_ALLOC_ATOMIC));
+	if (!e) {
+		__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);
+		return nullptr;
+	}
+	e->tuple = orig;
+	return e;
+}
+
+void CtTable::free_unconfirmed(CtEntry *e)
+{
+	__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);
+	xb_free(e);
+}
+
+bool CtTable::early_drop(uint32_t bucket, uint32_t now)
+{
+	RcuReadGuard rcu;
+	LockGuard guard(lock_);
+	for (uint32_t i = 0; i < kEvictionRange; i++) {
+		unsigned drops = 0;
+		uintptr_t l = buckets_[(bucket + i) & mask_];
+		while (l) {
+			CtEntry *e = link_entry(l);
+			l = e->next[l & 1];
+			const uint16_t st = e->status;
+			if (st & kCtDying)
+				continue;
+			if (ct_expired(*e, now)) {
+				remove_locked(e);
+				continue;
+			}
+			if (st & (kCtAssured | kCtOffload))
+				continue;
+			remove_locked(e);
+			drops++;
+		}
+		if (drops) {
+			counter_add(stats_.this_cpu()->early_drop, drops);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool CtTable::confirm(CtEntry *e, uint32_t now)
+{
+	const CtTuple t0 = e->tuple;
+	const CtTuple t1 = dir_tuple(*e, 1);
+	const uint32_t b0 = bucket_of(t0), b1 = bucket_of(t1);
+	RcuReadGuard rcu;
+	LockGuard guard(lock_);
+	/* An equal entry already in (either tuple, either direction)? */
+	for (int pass = 0; pass < 2; pass++) {
+		const CtTuple &t = pass ? t1 : t0;
+		CtTuple inv;
+		const bool has_inv = ct_invert_tuple(t, inv);
+		uintptr_t l = buckets_[pass ? b1 : b0];
+		while (l) {
+			CtEntry *x = link_entry(l);
+			const unsigned d = l & 1;
+			l = x->next[d];
+			if (x->status & kCtDying)
+				continue;
+			if ((d == 0 || has_inv) && x->tuple == (d ? inv : t)) {
+				if (ct_expired(*x, now)) {
+					remove_locked(x);
+					continue;
+				}
+				CtStats *s = stats_.this_cpu();
+				counter_add(s->insert_failed, 1);
+				counter_add(s->drop, 1);
+				__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);
+				xb_free(e);
+				return false;
+			}
+		}
+	}
+	e->set_status(kCtConfirmed);
+	e->next[0] = buckets_[b0];
+	publish_link(buckets_[b0], make_link(e, 0));
+	e->next[1] = buckets_[b1];
+	publish_link(buckets_[b1], make_link(e, 1));
+	counter_add(stats_.this_cpu()->insert, 1);
+	return true;
+}
+
+void CtTable::unlink_locked(CtEntry *e)
+{
+	for (unsigned d = 0; d < 2; d++) {
+		uintptr_t *pp = &buckets_[bucket_of(dir_tuple(*e, d))];
+		const uintptr_t me = make_link(e, d);
+		while (*pp && *pp != me)
+			pp = &link_entry(*pp)->next[*pp & 1];
+		if (*pp == me)
+			store_once(*pp, e->next[d]);
+	}
+}
+
+void CtTable::remove_locked(CtEntry *e)
+{
+	e->set_status(kCtDying);
+	unlink_locked(e);
+	__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);
+	xb_call_rcu(&e->rcu, free_rcu);
+}
+
+void CtTable::free_rcu(xb_rcu_head *head)
+{
+	auto *e = reinterpret_cast<CtEntry *>(reinterpret_cast<char *>(head) -
+					      offsetof(CtEntry, rcu));
+	xb_free(e);
+}
+
+void CtTable::kill(CtEntry *e)
+{
+	LockGuard guard(lock_);
+	const uint16_t st = e->status;
+	if ((st & kCtConfirmed) && !(st & kCtDying))
+		remove_locked(e);
+}
+
+unsigned CtTable::gc_slice(uint32_t now, uint32_t max_buckets, bool *wrapped)
+{
+	unsigned removed = 0;
+	bool wrap = false;
+	RcuReadGuard rcu;
+	LockGuard guard(lock_);
+	uint32_t b = gc_cursor_;
+	for (uint32_t i = 0; i < max_buckets && i <= mask_; i++) {
+		uintptr_t l = buckets_[b];
+		while (l) {
+			CtEntry *e = link_entry(l);
+			l = e->next[l & 1];
+			if (!(e->status & kCtDying) && ct_expired(*e, now)) {
+				remove_locked(e);
+				removed++;
+			}
+		}
+		b = (b + 1) & mask_;
+		if (b == 0)
+			wrap = true;
+	}
+	gc_cursor_ = b;
+	if (wrapped)
+		*wrapped = wrap;
+	return removed;
+}
+
+static bool filter_matches(const CtEntry &e, const CtFilter &f)
+{
+	if (f.zone >= 0 && e.tuple.zone != uint16_t(f.zone))
+		return false;
+	if (f.match_mark && ((load_once(e.mark) & f.mark_mask) != (f.mark & f.mark_mask)))
+		return false;
+	return true;
+}
+
+unsigned CtTable::flush(const CtFilter &f)
+{
+	unsigned removed = 0;
+	RcuReadGuard rcu;
+	LockGuard guard(lock_);
+	for (uint32_t b = 0; b <= mask_; b++) {
+		uintptr_t l = buckets_[b];
+		while (l) {
+			CtEntry *e = link_entry(l);
+			l = e->next[l & 1];
+			if (!(e->status & kCtDying) && filter_matches(*e, f)) {
+				remove_locked(e);
+				removed++;
+			}
+		}
+	}
+	return removed;
+}
+
+int CtTable::del(const CtTuple &t, const CtFilter &f, Extack *ack)
+{
+	if (t.l3 != kCtL3Ipv4 && t.l3 != kCtL3Ipv6)
+		return fail(ack, kEINVAL, "conntrack tuple has no address family");
+	CtTuple inv;
+	const bool has_inv = ct_invert_tuple(t, inv);
+	RcuReadGuard rcu;
+	LockGuard guard(lock_);
+	for (uintptr_t l = buckets_[bucket_of(t)]; l;) {
+		CtEntry *e = link_entry(l);
+		const unsigned d = l & 1;
+		l = e->next[d];
+		if ((e->status & kCtDying) || !((d == 0 || has_inv) && e->tuple == (d ? inv : t)))
+			continue;
+		if (!filter_matches(*e, f))
+			return fail(ack, kENOENT, "conntrack entry does not match the filter");
+		remove_locked(e);
+		return 0;
+	}
+	return fail(ack, kENOENT, "no such conntrack entry");
+}
+
+bool CtTable::stats_cpu(unsigned cpu, CtStats &out) const
+{
+	const CtStats *s = stats_.cpu(cpu);
+	if (!s)
+		return false;
+	out.found = load_once(s->found);
+	out.invalid = load_once(s->invalid);
+	out.insert = load_once(s->insert);
+	out.insert_failed = load_once(s->insert_failed);
+	out.drop = load_once(s->drop);
+	out.early_drop = load_once(s->early_drop);
+	out.error = load_once(s->error);
+	out.search_restart = load_once(s->search_restart);
+	out.clash_resolve = load_once(s->clash_resolve);
+	out.chaintoolong = load_once(s->chaintoolong);
+	return true;
+}
+
+CtStats CtTable::stats_sum() const
+{
+	CtStats sum = {};
+	for (unsigned cpu = 0; cpu < xb_percpu_nr_ids(); cpu++) {
+		CtStats s;
+		if (!stats_cpu(cpu, s))
+			continue;
+		sum.found += s.found;
+		sum.invalid += s.invalid;
+		sum.insert += s.insert;
+		sum.insert_failed += s.insert_failed;
+		sum.drop += s.drop;
+		sum.early_drop += s.early_drop;
+		sum.error += s.error;
+		sum.search_restart += s.search_restart;
+		sum.clash_resolve += s.clash_resolve;
+		sum.chaintoolong += s.chaintoolong;
+	}
+	return sum;
+}
+
+} // namespace xb

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ct_table.h - the conntrack table: connection entries hashed by both of
+ * their tuples, the nf_conntrack_max bound with early drop, per-CPU
+ * counters (conntrack -S) and garbage collection in slices.
+ *
+ * Ownership. The table owns its bucket array, its counters and every
+ * entry: confirmed entries (in the hash) and unconfirmed ones (created by
+ * the datapath for a frame, not yet in the hash; the frame's CtResult owns
+ * them until ct_confirm() inserts or ct_abandon() frees them).
+ *
+ * Locking. One table lock (created here; a bottom-half-safe spinlock in
+ * the kernel) serialises insertion, removal, GC and flush. Lookups take no
+ * lock: they walk a bucket chain inside an RCU read section, and removed
+ * entries are freed through call_rcu, so an entry a reader found stays
+ * readable until the reader's section ends. Entries are never moved; the
+ * bucket array is sized once at init (as nf_conntrack_htable_size without
+ * the sysctl). The per-connection tracking state (TCP windows, timeout,
+ * status bits) is changed under the entry's own spin bit, which only the
+ * datapath takes (it runs with bottom halves disabled in the kernel);
+ * control readers read those fields with load_once and may see a frame's
+ * update half done, as `conntrack -L` may.
+ *
+ * Each entry stores its original tuple once and sits in two chains: the
+ * original direction's bucket and the reply direction's (the inverted
+ * tuple's). A chain link is the next entry's address with bit 0 naming
+ * which of that entry's two links (directions) continues the chain. A
+ * lookup compares its key with the entry's tuple on a direction-0 link and
+ * the key's inverse with it on a direction-1 link, so the reply tuple is
+ * never stored (no NAT: it is always the inverse).
+ *
+ * Time is 32-bit millisecond ticks (now_ms), compared wrap-safely.
+ */
+#ifndef XBRIDGE_CORE_CT_TABLE_H
+#define XBRIDGE_CORE_CT_TABLE_H
+
+#include <stdint.h>
+
+#include "compiler.h"
+#include "ct_timeouts.h"
+#include "ct_tuple.h"
+#include "errors.h"
+#include "percpu.h"
+#include "platform.h"
+
+namespace xb {
+
+/* Status bits, numbered as enum ip_conntrack_status. */
+enum CtStatusBit : uint16_t {
+	kCtSeenReply = 1 << 1,
+	kCtAssured = 1 << 2,
+	kCtConfirmed = 1 << 3,
+	kCtDying = 1 << 9,
+	kCtOffload = 1 << 14,	/* owned by the flowtable (future) */
+};
+
+/* TCP window tracking flags (IP_CT_TCP_FLAG_*). */
+enum CtTcpFlag : uint8_t {
+	kTcpFlagWindowScale = 0x01,
+	kTcpFlagSackPerm = 0x02,
+	kTcpFlagCloseInit = 0x04,
+	kTcpFlagBeLiberal = 0x08,
+	kTcpFlagDataUnacked = 0x10,
+	kTcpFlagMaxackSet = 0x20,
+	kTcpFlagChallengeAck = 0x40,	/* IP_CT_EXP_CHALLENGE_ACK (last_flags) */
+	kTcpFlagSimultaneousOpen = 0x80,	/* IP_CT_TCP_SIMULTANEOUS_OPEN */
+};
+
+struct CtTcpSeen {
+	uint32_t td_end;	/* max of seq + len */
+	uint32_t td_maxend;	/* max of ack + max(win, 1) */
+	uint32_t td_maxwin;	/* max(win) */
+	uint32_t td_maxack;	/* max of ack */
+	uint8_t td_scale;
+	uint8_t flags;		/* CtTcpFlag */
+	uint16_t reserved;
+};
+
+struct CtTcp {
+	CtTcpSeen seen[2];	/* per direction (the sender's view) */
+	uint32_t last_seq;
+	uint32_t last_ack;
+	uint32_t last_end;
+	uint16_t last_win;
+	uint8_t state;		/* CtTcpState */
+	uint8_t last_dir;
+	uint8_t last_index;	/* CtTcpIndex of the last in-window segment */
+	uint8_t last_wscale;
+	uint8_t last_flags;
+	uint8_t retrans;
+};
+
+struct CtUdp {
+	uint32_t stream_ts;	/* ticks after which a replied flow is a stream */
+};
+
+struct CtEntry {
+	uintptr_t next[2];	/* chain links of the two directions (tagged) */
+	CtTuple tuple;		/* original direction; never changes */
+	uint64_t packets[2];	/* per direction */
+	uint64_t bytes[2];	/* per direction (IP length) */
+	xb_rcu_head rcu;
+	uint32_t expires;	/* ticks; load_once/store_once */
+	uint32_t mark;
+	uint16_t status;	/* CtStatusBit; changed under the entry lock
+				 * or (confirm, kill) the table lock */
+	uint8_t lock;		/* the entry's spin bit (datapath only) */
+	uint8_t reserved;
+	union {
+		CtTcp tcp;
+		CtUdp udp;
+	} proto;
+
+	uint16_t status_bits() const { return __atomic_load_n(&status, __ATOMIC_RELAXED); }
+	uint8_t tcp_state() const { return load_once(proto.tcp.state); }
+	void set_status(uint16_t bits) { __atomic_fetch_or(&status, bits, __ATOMIC_RELAXED); }
+	void clear_status(uint16_t bits) { __atomic_fetch_and(&status, uint16_t(~bits), __ATOMIC_RELAXED); }
+};
+static_assert(sizeof(CtEntry) <= 192, "a connection costs at most 192 bytes");
+
+/* The entry's spin bit: datapath only (bottom halves disabled). */
+class CtEntryLock {
+public:
+	explicit CtEntryLock(CtEntry &e) : e_(e)
+	{
+		while (__atomic_exchange_n(&e_.lock, uint8_t(1), __ATOMIC_ACQUIRE))
+			while (__atomic_load_n(&e_.lock, __ATOMIC_RELAXED))
+				;
+	}
+	~CtEntryLock() { __atomic_store_n(&e_.lock, uint8_t(0), __ATOMIC_RELEASE); }
+	CtEntryLock(const CtEntryLock &) = delete;
+	CtEntryLock &operator=(const CtEntryLock &) = delete;
+
+private:
+	CtEntry &e_;
+};
+
+/* Wrap-safe "tick a is after tick b". */
+inline bool ct_ticks_after(uint32_t a, uint32_t b)
+{
+	return int32_t(b - a) < 0;
+}
+
+inline bool ct_expired(const CtEntry &e, uint32_t now)
+{
+	return !ct_ticks_after(load_once(e.expires), now);
+}
+
+/* Counters of `conntrack -S` (Linux 6.1's set), per CPU. */
+struct CtStats {
+	uint64_t found;		/* NAT's tuple-taken hits; not used without NAT */
+	uint64_t invalid;	/* packets that got no ct (INVALID) */
+	uint64_t insert;	/* entries confirmed */
+	uint64_t insert_failed;	/* confirm lost to an equal entry */
+	uint64_t drop;		/* packets dropped: table full, insert failed */
+	uint64_t early_drop;	/* unassured entries dropped to make room */
+	uint64_t error;		/* ICMP(v6) errors that were not valid */
+	uint64_t search_restart;
+	uint64_t clash_resolve;
+	uint64_t chaintoolong;
+};
+
+/* Which entries a flush or delete takes; unset fields match anything. */
+struct CtFilter {
+	int32_t zone = -1;
+	bool match_mark = false;
+	uint32_t mark = 0;
+	uint32_t mark_mask = 0xffffffff;
+};
+
+class CtTable {
+public:
+	static constexpr uint32_t kDefaultMax = 65536;
+	static constexpr uint32_t kMaxBuckets = 1u << 24;
+
+	/* Control. @buckets is rounded up to a power of two; @max is
+	 * nf_conntrack_max (0: no bound). */
+	int init(uint32_t buckets, uint32_t max, Extack *ack);
+	/* Control, no readers left: free every entry and the table. */
+	void fini();
+
+	/*
+	 * Datapath, RCU read section. The entry holding @key in either
+	 * direction (@dir: 0 original, 1 reply), or nullptr. An expired entry
+	 * is removed on the way (as ____nf_conntrack_find does) and not
+	 * returned.
+	 */
+	CtEntry *lookup(const CtTuple &key, uint32_t now, uint8_t *dir);
+
+	/*
+	 * Datapath: a zeroed, unconfirmed entry for @orig (whose inverse must
+	 * exist). When the table holds max entries, early-drops unassured
+	 * entries near @orig's bucket first; nullptr when none could go or
+	 * allocation failed (the caller drops the frame and counts it).
+	 */
+	CtEntry *alloc_unconfirmed(const CtTuple &orig, uint32_t now);
+	/* Free an entry alloc_unconfirmed() returned that was never confirmed. */
+	void free_unconfirmed(CtEntry *e);
+	/*
+	 * Datapath: insert an unconfirmed entry in both chains. False when an
+	 * entry with either tuple is already there (a race): the entry is
+	 * freed and insert_failed counted.
+	 */
+	bool confirm(CtEntry *e, uint32_t now);
+	/* Datapath or control: remove a confirmed entry (idempotent). */
+	void kill(CtEntry *e);
+
+	/*
+	 * Control: GC. Visit up to @max_buckets buckets from where the last
+	 * slice stopped, under the lock, removing expired entries. Returns how
+	 * many were removed; *wrapped (if given) says the cursor passed the
+	 * end of the table in this slice.
+	 */
+	unsigned gc_slice(uint32_t now, uint32_t max_buckets, bool *wrapped = nullptr);
+	/* Control: remove every matching entry; returns how many. */
+	unsigned flush(const CtFilter &f);
+	/* Control: remove the entry holding @t (in either direction). */
+	int del(const CtTuple &t, const CtFilter &f, Extack *ack);
+
+	/*
+	 * Control: resumable walk for dumps (as Fdb::for_each_from), each
+	 * confirmed entry once, from its original-direction link. Start with
+	 * (0, 0); returns true at the end of the table.
+	 */
+	template <typename Fn> bool for_each_from(uint32_t &bucket, uint32_t &skip, Fn fn) const
+	{
+		LockGuard guard(lock_);
+		for (uint32_t b = bucket; b <= mask_; b++) {
+			uint32_t n = 0;
+			for (uintptr_t l = buckets_[b]; l; l = link_entry(l)->next[l & 1]) {
+				if (l & 1)
+					continue;	/* visited from its original link */
+				if (b == bucket && n < skip) {
+					n++;
+					continue;
+				}
+				if (!fn(*link_entry(l))) {
+					bucket = b;
+					skip = n;
+					return false;
+				}
+				n++;
+			}
+		}
+		bucket = mask_ + 1;
+		skip = 0;
+		return true;
+	}
+
+	uint32_t count() const { return __atomic_load_n(&count_, __ATOMIC_RELAXED); }
+	uint32_t max() const { return load_once(max_); }
+	void set_max(uint32_t max) { store_once(max_, max); }
+	uint32_t buckets() const { return mask_ + 1; }
+	CtStats *stats_this_cpu() const { return stats_.this_cpu(); }
+	/* Sum of every CPU's counters. */
+	CtStats stats_sum() const;
+	/* One CPU's counters (conntrack -S prints a line per CPU); false for
+	 * an impossible CPU. */
+	bool stats_cpu(unsigned cpu, CtStats &out) const;
+
+private:
+	static CtEntry *link_entry(uintptr_t l) { return reinterpret_cast<CtEntry *>(l & ~uintptr_t(1)); }
+	static uintptr_t make_link(CtEntry *e, unsigned dir) { return reinterpret_cast<uintptr_t>(e) | dir; }
+	uint32_t bucket_of(const CtTuple &t) const { return uint32_t(ct_tuple_hash(t, seed_)) & mask_; }
+	void unlink_locked(CtEntry *e);
+	void remove_locked(CtEntry *e);
+	bool early_drop(uint32_t bucket, uint32_t now);
+	static void free_rcu(xb_rcu_head *head);
+
+	uintptr_t *buckets_ = nullptr;	/* links; rcu_publish'd entries */
+	uint32_t mask_ = 0;
+	uint64_t seed_ = 0;
+	xb_lock *lock_ = nullptr;
+	uint32_t count_ = 0;		/* confirmed + unconfirmed */
+	uint32_t max_ = 0;
+	uint32_t gc_cursor_ = 0;
+	PerCpu<CtStats> stats_;
+};
+
+} // namespace xb
+
+#endif /* XBRIDGE_CORE_CT_TABLE_H */

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ct_timeouts.h - conntrack's default timeouts and the TCP tracking states.
+ * Constants only; no state.
+ *
+ * The values are Linux's defaults (nf_conntrack_proto_tcp.c tcp_timeouts,
+ * nf_conntrack_proto_udp.c, _icmp.c, _icmpv6.c, _generic.c), in
+ * milliseconds: the tracker keeps 32-bit millisecond ticks with wrap-safe
+ * comparisons, and 5 days (the longest) is 432,000,000 ms, well inside the
+ * 2^31 that a wrap-safe comparison allows.
+ */
+#ifndef XBRIDGE_CORE_CT_TIMEOUTS_H
+#define XBRIDGE_CORE_CT_TIMEOUTS_H
+
+#include <stdint.h>
+
+namespace xb {
+
+/* TCP tracking states, numbered as enum tcp_conntrack. */
+enum CtTcpState : uint8_t {
+	kTcpNone = 0,
+	kTcpSynSent = 1,
+	kTcpSynRecv = 2,
+	kTcpEstablished = 3,
+	kTcpFinWait = 4,
+	kTcpCloseWait = 5,
+	kTcpLastAck = 6,
+	kTcpTimeWait = 7,
+	kTcpClose = 8,
+	kTcpSynSent2 = 9,
+	kTcpStateCount = 10,
+};
+
+constexpr uint32_t kCtSecond = 1000;	/* ticks per second */
+
+/* Indexed by CtTcpState (kTcpNone unused). */
+constexpr uint32_t kCtTcpTimeout[kTcpStateCount] = {
+	0,			/* none */
+	120 * kCtSecond,	/* syn_sent */
+	60 * kCtSecond,		/* syn_recv */
+	432000 * kCtSecond,	/* established: 5 days */
+	120 * kCtSecond,	/* fin_wait */
+	60 * kCtSecond,		/* close_wait */
+	30 * kCtSecond,		/* last_ack */
+	120 * kCtSecond,	/* time_wait */
+	10 * kCtSecond,		/* close */
+	120 * kCtSecond,	/* syn_sent2 */
+};
+constexpr uint32_t kCtTcpTimeoutRetrans = 300 * kCtSecond;	/* 5 min */
+constexpr uint32_t kCtTcpTimeoutUnack = 300 * kCtSecond;	/* 5 min */
+constexpr uint8_t kCtTcpMaxRetrans = 3;		/* nf_conntrack_tcp_max_retrans */
+
+constexpr uint32_t kCtUdpTimeout = 30 * kCtSecond;		/* unreplied */
+constexpr uint32_t kCtUdpTimeoutStream = 120 * kCtSecond;	/* replied */
+constexpr uint32_t kCtUdpStreamDelay = 2 * kCtSecond;		/* stream after 2 s */
+constexpr uint32_t kCtIcmpTimeout = 30 * kCtSecond;
+constexpr uint32_t kCtIcmpv6Timeout = 30 * kCtSecond;
+constexpr uint32_t kCtGenericTimeout = 600 * kCtSecond;
+
+} // namespace xb
+
+#endif /* XBRIDGE_CORE_CT_TIMEOUTS_H */

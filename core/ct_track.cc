@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ct_track.cc - ct_in / ct_confirm / ct_release (see ct_track.h for
+ * ownership and locking). The order of checks is nf_conntrack_in's:
+ * header sanity, the ICMP error pass, lookup or creation, the protocol
+ * tracker, then SEEN_REPLY.
+ */
+#include "ct_track.h"
+
+#include "ct_proto_other.h"
+
+namespace xb {
+
+int Conntrack::init(uint32_t buckets, uint32_t max, Extack *ack)
+{
+	config = CtConfig();
+	return table_.init(buckets, max, ack);
+}
+
+void Conntrack::fini()
+{
+	table_.fini();
+}
+
+void Conntrack::invalid(CtResult &out)
+{
+	counter_add(table_.stats_this_cpu()->invalid, 1);
+	out.state = kCtStateInvalid;
+}
+
+void Conntrack::in(const uint8_t *frame, uint32_t len, bool oob_tag, uint16_t zone,
+		   uint32_t now, bool csum_ok, CtResult &out)
+{
+	CtPacket p;
+	const CtParse parse = ct_parse(frame, len, oob_tag, zone, p);
+	in_packet(parse, p, now, csum_ok, out);
+}
+
+/* nf_conntrack_inet_error: find the connection an ICMP error quotes. */
+void Conntrack::track_icmp_error(const CtPacket &p, uint32_t inner_off, uint32_t now,
+				 CtResult &out)
+{
+	CtStats *stats = table_.stats_this_cpu();
+	const uint8_t *inner_l3 = p.l3 + p.l4_off + inner_off;
+	CtPacket inner;
+	CtTuple key;
+	uint8_t dir = 0;
+	CtEntry *e = nullptr;
+	if (ct_parse_embedded(inner_l3, p.l4_len - inner_off, p.tuple.l3, p.tuple.zone, inner) ==
+		    CtParse::Ok &&
+	    ct_invert_tuple(inner.tuple, key))
+		e = table_.lookup(key, now, &dir);
+	if (e) {
+		/* the error must go where that direction's packets go */
+		const uint8_t *want = dir == 0 ? e->tuple.dst : e->tuple.src;
+		const uint32_t alen = p.tuple.l3 == kCtL3Ipv4 ? 4 : 16;
+		if (__builtin_memcmp(want, p.tuple.dst, alen) != 0)
+			e = nullptr;
+	}
+	if (!e) {
+		counter_add(stats->error, 1);
+		out.state = kCtStateInvalid;
+		return;
+	}
+	out.entry = e;
+	out.dir = dir;
+	out.state = kCtStateRelated;
+}
+
+void Conntrack::in_packet(CtParse parse, const CtPacket &p, uint32_t now, bool csum_ok,
+			  CtResult &out)
+{
+	out = CtResult();
+	switch (parse) {
+	case CtParse::Ok:
+		break;
+	case CtParse::NotIp:
+		out.state = kCtStateUntracked;
+		return;
+	case CtParse::BadL3:
+		out.state = kCtStateInvalid;	/* nf_ct_br_ip_check: not counted */
+		return;
+	case CtParse::BadL4:
+		invalid(out);
+		return;
+	}
+	const bool check = config.checksum && !csum_ok;
+	const uint8_t proto = p.tuple.l4proto;
+
+	if ((proto == kIpProtoIcmp && p.tuple.l3 != kCtL3Ipv4) ||
+	    (proto == kIpProtoIcmpv6 && p.tuple.l3 != kCtL3Ipv6)) {
+		invalid(out);	/* icmp(v6)_packet refuses the other family */
+		return;
+	}
+	if (proto == kIpProtoIcmp || proto == kIpProtoIcmpv6) {
+		uint32_t inner_off;
+		CtIcmpClass c = ct_icmp_classify(p, inner_off);
+		if (c != CtIcmpClass::Invalid && check && !ct_l4_checksum_ok(p))
+			c = CtIcmpClass::Invalid;
+		switch (c) {
+		case CtIcmpClass::Invalid:
+			counter_add(table_.stats_this_cpu()->error, 1);
+			out.state = kCtStateInvalid;
+			return;
+		case CtIcmpClass::Untracked:
+			out.state = kCtStateUntracked;
+			return;
+		case CtIcmpClass::Error:
+			track_icmp_error(p, inner_off, now, out);
+			return;
+		case CtIcmpClass::Track:
+			break;
+		}
+	}
+
+	/* Protocol errors are checked before the connection is resolved in
+	 * effect (Linux checks them in the tracker, after creating an
+	 * unconfirmed entry it then frees: same outcome). */
+	if (proto == kIpProtoTcp) {
+		if (ct_tcp_error(p) || (check && !ct_l4_checksum_ok(p))) {
+			invalid(out);
+			return;
+		}
+	} else if (proto == kIpProtoUdp) {
+		const uint8_t *uh = p.l3 + p.l4_off;
+		if (ct_udp_error(p) || (check && (uh[6] | uh[7]) && !ct_l4_checksum_ok(p))) {
+			invalid(out);
+			return;
+		}
+	}
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		uint8_t dir = 0;
+		CtEntry *e = table_.lookup(p.tuple, now, &dir);
+		bool confirmed = e != nullptr;
+		if (!e) {
+			CtTuple reply;
+			if (!ct_invert_tuple(p.tuple, reply)) {
+				invalid(out);	/* an ICMP reply type with no request */
+				return;
+			}
+			e = table_.alloc_unconfirmed(p.tuple, now);
+			if (!e) {
+				counter_add(table_.stats_this_cpu()->drop, 1);
+				out.state = kCtStateInvalid;
+				out.drop = true;
+				return;
+			}
+		}
+
+		CtL4Verdict v;
+		switch (proto) {
+		case kIpProtoTcp: {
+			if (!confirmed && !ct_tcp_new(*e, p, config.tcp)) {
+				v = CtL4Verdict::Invalid;
+				break;
+			}
+			CtEntryLock lock(*e);
+			v = ct_tcp_packet(*e, p, dir, now, config.tcp);
+			if (v == CtL4Verdict::Accept || v == CtL4Verdict::AcceptKill) {
+				e->packets[dir]++;
+				e->bytes[dir] += p.l3_len;
+			}
+			break;
+		}
+		case kIpProtoUdp:
+			v = ct_udp_packet(*e, confirmed, now);
+			break;
+		case kIpProtoIcmp:
+		case kIpProtoIcmpv6:
+			v = ct_icmp_packet(*e, confirmed, now);
+			break;
+		default:
+			v = ct_generic_packet(*e, now);
+			break;
+		}
+		if (proto != kIpProtoTcp && v == CtL4Verdict::Accept) {
+			__atomic_fetch_add(&e->packets[dir], 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&e->bytes[dir], p.l3_len, __ATOMIC_RELAXED);
+		}
+
+		if (v == CtL4Verdict::Repeat) {
+			table_.kill(e);	/* a SYN reopening a closed connection */
+			continue;
+		}
+		if (v == CtL4Verdict::Invalid) {
+			if (!confirmed)
+				table_.free_unconfirmed(e);
+			invalid(out);
+			return;
+		}
+		const uint16_t st = e->status_bits();
+		if (dir == 1 && !(st & kCtSeenReply))
+			e->set_status(kCtSeenReply);
+		out.entry = e;
+		out.dir = dir;
+		out.unconfirmed = !confirmed;
+		out.state = (dir == 1 || (st & kCtSeenReply)) ? kCtStateEstablished : kCtStateNew;
+		if (v == CtL4Verdict::AcceptKill)
+			table_.kill(e);	/* stays readable for this frame (RCU) */
+		return;
+	}
+	invalid(out);	/* reopened twice in a row: cannot happen */
+}
+
+bool Conntrack::confirm(CtResult &r, uint32_t now)
+{
+	if (!r.entry || !r.unconfirmed)
+		return true;
+	CtEntry *e = r.entry;
+	r.unconfirmed = false;
+	if (!table_.confirm(e, now)) {
+		r.entry = nullptr;	/* freed by the table */
+		r.drop = true;
+		return false;
+	}
+	return true;
+}
+
+void Conntrack::release(CtResult &r)
+{
+	if (r.entry && r.unconfirmed)
+		table_.free_unconfirmed(r.entry);
+	r.entry = nullptr;
+	r.unconfirmed = false;
+}
+
+} // namespace xb

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ct_track.h - the conntrack entry points of the bridge's hook pipeline:
+ * ct_in at prerouting priority -200 (nf_ct_bridge_pre + nf_conntrack_in)
+ * and ct_confirm where Linux confirms (postrouting, and local input for
+ * frames to the bridge's own address), and the ct state nft sees.
+ *
+ * Ownership. A Conntrack owns its CtTable. A CtResult belongs to one frame:
+ * it names the frame's connection (a confirmed entry, readable until the
+ * frame's RCU read section ends) or owns an unconfirmed one, which
+ * ct_confirm() inserts or ct_release() frees; every frame that went
+ * through ct_in() must end with ct_release().
+ *
+ * Locking. Datapath functions run inside an RCU read section with bottom
+ * halves disabled (kernel) and take the entry's spin bit for TCP state and
+ * the table lock for insertion and removal (see ct_table.h). The config is
+ * read with plain loads; change it from the control path only while no
+ * frame is in flight, or accept that a frame sees the old value.
+ */
+#ifndef XBRIDGE_CORE_CT_TRACK_H
+#define XBRIDGE_CORE_CT_TRACK_H
+
+#include <stdint.h>
+
+#include "ct_proto_tcp.h"
+#include "ct_table.h"
+#include "ct_tuple.h"
+#include "errors.h"
+
+namespace xb {
+
+/* ct state bits as nft's `ct state` reads them (NF_CT_STATE_*_BIT). */
+enum CtStateBit : uint8_t {
+	kCtStateInvalid = 1,
+	kCtStateEstablished = 2,
+	kCtStateRelated = 4,
+	kCtStateNew = 8,
+	kCtStateUntracked = 64,
+};
+
+struct CtResult {
+	CtEntry *entry = nullptr;	/* nullptr: INVALID or UNTRACKED */
+	uint8_t dir = 0;		/* 0 original, 1 reply */
+	uint8_t state = kCtStateInvalid;	/* one CtStateBit */
+	bool unconfirmed = false;	/* this result owns @entry */
+	bool drop = false;		/* conntrack drops the frame (table full,
+					 * insert lost) */
+};
+
+struct CtConfig {
+	CtTcpConfig tcp;
+	bool checksum = true;		/* nf_conntrack_checksum */
+};
+
+class Conntrack {
+public:
+	/* Control. */
+	int init(uint32_t buckets, uint32_t max, Extack *ack);
+	void fini();
+
+	/*
+	 * Datapath: track one frame (from its Ethernet header; @oob_tag: the
+	 * outer VLAN tag was removed by the caller) in @zone. @csum_ok: the
+	 * layer-4 checksum is already known good (the kernel's
+	 * CHECKSUM_UNNECESSARY), so it is not computed. Fills @out.
+	 */
+	void in(const uint8_t *frame, uint32_t len, bool oob_tag, uint16_t zone, uint32_t now,
+		bool csum_ok, CtResult &out);
+	/* Same, for a packet already parsed (reassembled by the shim). */
+	void in_packet(CtParse parse, const CtPacket &p, uint32_t now, bool csum_ok,
+		       CtResult &out);
+
+	/*
+	 * Datapath: confirm the frame's new connection (no-op if there is
+	 * none or it is confirmed). False when the insert lost to an equal
+	 * entry: the frame must be dropped (@r.drop is set).
+	 */
+	bool confirm(CtResult &r, uint32_t now);
+	/* Datapath: end of the frame; frees an unconfirmed entry. */
+	void release(CtResult &r);
+
+	CtTable &table() { return table_; }
+	const CtTable &table() const { return table_; }
+	CtConfig config;
+
+private:
+	void track_icmp_error(const CtPacket &p, uint32_t inner_off, uint32_t now, CtResult &out);
+	void invalid(CtResult &out);
+
+	CtTable table_;
+};
+
+} // namespace xb
+
+#endif /* XBRIDGE_CORE_CT_TRACK_H */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ct_tuple.h - connection tracking tuples and the parse of one frame into
+ * the packet view conntrack works on.
+ *
+ * Values only: no state, no ownership, no locking. ct_parse() reads only
+ * [data, data + len) and writes every field of its output for every frame.
+ *
+ * A CtTuple is the key of the conntrack table: addresses, the layer-4
+ * identifiers, the protocols and the zone (part of the key, as in Linux:
+ * equal tuples in two zones are two connections). It is 40 bytes with no
+ * padding, so it is compared and hashed as five 64-bit words.
+ *
+ * Layer-4 identifiers, as nf_conntrack_tuple keeps them:
+ *   TCP/UDP     sport, dport (host order)
+ *   ICMP/ICMPv6 sport = identifier, dport = type << 8 | code
+ *   generic     both zero
+ *
+ * Frames are seen as nf_conntrack_bridge sees them: the outermost VLAN tag
+ * (802.1Q or 802.1ad; out of band or the first in-band tag) is not part of
+ * the packet (the kernel has moved it into skb->vlan_tci); the ethertype
+ * behind it must be IPv4 or IPv6, anything else (ARP, a second tag, ...)
+ * is UNTRACKED. The VLAN is not part of the tuple (Linux's is not either):
+ * zones separate VLANs that reuse addresses.
+ */
+#ifndef XBRIDGE_CORE_CT_TUPLE_H
+#define XBRIDGE_CORE_CT_TUPLE_H
+
+#include <stdint.h>
+
+namespace xb {
+
+constexpr uint8_t kIpProtoIcmp = 1;
+constexpr uint8_t kIpProtoTcp = 6;
+constexpr uint8_t kIpProtoUdp = 17;
+constexpr uint8_t kIpProtoIcmpv6 = 58;
+
+constexpr uint8_t kCtL3Ipv4 = 4;
+constexpr uint8_t kCtL3Ipv6 = 6;
+
+struct CtTuple {
+	uint8_t src[16];	/* network order; IPv4 in the first 4 bytes */
+	uint8_t dst[16];
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t l3;		/* kCtL3Ipv4 or kCtL3Ipv6 */
+	uint8_t l4proto;	/* IPPROTO_* */
+	uint16_t zone;
+
+	bool operator==(const CtTuple &o) const
+	{
+		return __builtin_memcmp(this, &o, sizeof(*this)) == 0;
+	}
+};
+static_assert(sizeof(CtTuple) == 40, "a tuple is five words, no padding");
+
+/*
+ * The reply direction's tuple: addresses and ports swapped; ICMP keeps its
+ * identifier and maps the request type to its reply type. Returns false
+ * for an ICMP type that has no reply (not a request/reply pair): such a
+ * packet cannot start a connection (nf_ct_invert_tuple fails).
+ */
+bool ct_invert_tuple(const CtTuple &t, CtTuple &out);
+
+/* 64-bit hash of a tuple with @seed (an odd multiplier). */
+uint64_t ct_tuple_hash(const CtTuple &t, uint64_t seed);
+
+enum class CtParse : uint8_t {
+	Ok = 0,		/* IPv4/IPv6 with a layer-4 view: track it */
+	NotIp,		/* not IPv4/IPv6 behind at most one tag: UNTRACKED */
+	BadL3,		/* IP header too short or bad lengths: no ct (INVALID) */
+	BadL4,		/* non-first fragment, missing or cut layer-4 header:
+			 * counted invalid, INVALID */
+};
+
+/* One IP packet as conntrack sees it. */
+struct CtPacket {
+	CtTuple tuple;		/* zone filled from the caller */
+	const uint8_t *l3;	/* the IP header */
+	uint32_t l3_len;	/* IP total length (the frame trimmed to it) */
+	uint32_t l4_off;	/* from l3 */
+	uint32_t l4_len;	/* l3_len - l4_off */
+	bool fragment;		/* the first fragment of a fragmented packet */
+};
+
+/*
+ * Parse a frame starting at its Ethernet header. @oob_tag: the caller has
+ * already removed the outer tag (the kernel's hwaccel tag), so no in-band
+ * tag is skipped. Every field of @out is written.
+ */
+CtParse ct_parse(const uint8_t *data, uint32_t len, bool oob_tag, uint16_t zone,
+		 CtPacket &out);
+
+/* Parse an IP packet starting at its network header (the shim's
+ * reassembled packets). @ethertype is 0x0800 or 0x86dd. */
+CtParse ct_parse_l3(const uint8_t *l3, uint32_t len, uint16_t ethertype, uint16_t zone,
+		    CtPacket &out);
+
+/*
+ * Parse the packet quoted inside an ICMP error: usually cut short, so its
+ * length fields are not checked against @len (nf_ct_get_tuplepr reads only
+ * the IP header and the layer-4 identifiers). @l3 is 4 or 6.
+ */
+CtParse ct_parse_embedded(const uint8_t *l3, uint32_t len, uint8_t l3_family, uint16_t zone,
+			  CtPacket &out);
+
+/*
+ * Whether the layer-4 checksum of @p is right (nf_checksum): TCP, UDP and
+ * ICMPv6 over a pseudo header, ICMP over its message; an IPv4 UDP
+ * checksum of zero means none. Other protocols: true.
+ */
+bool ct_l4_checksum_ok(const CtPacket &p);
+
+} // namespace xb
+
+#endif /* XBRIDGE_CORE_CT_TUPLE_H */

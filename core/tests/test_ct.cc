@@ -1,0 +1,913 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_ct.cc - connection tracking driven by real frames: the TCP state
+ * table transition by transition (handshake, teardown, simultaneous open,
+ * RST in and out of window, reopen from TIME_WAIT, SYN retransmission,
+ * RST answering a SYN), window tracking with and without scaling,
+ * mid-stream pickup, UDP becoming ASSURED, ICMP echo and errors RELATED to
+ * the connection they quote, ICMPv6 neighbour discovery UNTRACKED, zones,
+ * the table bound with early drop, timeouts on the platform clock, GC in
+ * slices, flush/delete/dump, and bad frames INVALID.
+ * Linux: net/netfilter/nf_conntrack_core.c (nf_conntrack_in, early_drop),
+ * nf_conntrack_proto_tcp.c (tcp_conntracks, tcp_in_window, timeouts),
+ * nf_conntrack_proto_udp.c, _icmp.c, _icmpv6.c,
+ * net/bridge/netfilter/nf_conntrack_bridge.c (nf_ct_bridge_pre).
+ */
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "ct_frames.h"
+#include "ct_proto_tcp.h"
+#include "ct_table.h"
+#include "ct_track.h"
+#include "ct_tuple.h"
+#include "platform.h"
+#include "platform_user.h"
+
+using namespace xb;
+using namespace ctf;
+
+namespace {
+
+constexpr uint32_t kS = kCtSecond;
+
+/* One conntrack instance, fed frame by frame as the bridge would: ct_in
+ * at prerouting, confirm at postrouting, release at the end. */
+struct Rig {
+	Conntrack ct;
+	uint32_t now = 5000000;
+	bool csum_ok = false;
+
+	explicit Rig(uint32_t buckets = 1024, uint32_t max = 0)
+	{
+		REQUIRE(ct.init(buckets, max, nullptr) == 0);
+	}
+	~Rig()
+	{
+		xb_rcu_barrier();
+		ct.fini();
+	}
+
+	struct Out {
+		uint8_t state;
+		uint8_t dir;
+		bool drop;
+		bool had_entry;
+	};
+
+	Out feed_frame(const Bytes &f, uint16_t zone = 0, bool oob = false)
+	{
+		RcuReadGuard rcu;
+		CtResult r;
+		ct.in(f.data(), uint32_t(f.size()), oob, zone, now, csum_ok, r);
+		Out o{r.state, r.dir, r.drop, r.entry != nullptr};
+		if (!r.drop && !ct.confirm(r, now))
+			o.drop = true;
+		ct.release(r);
+		return o;
+	}
+	Out feed(const Bytes &ip, uint16_t zone = 0) { return feed_frame(frame(ip), zone); }
+	uint8_t state(const Bytes &ip, uint16_t zone = 0) { return feed(ip, zone).state; }
+
+	/* The confirmed entry holding @t (either direction), or nullptr. */
+	CtEntry *find(const CtTuple &t)
+	{
+		RcuReadGuard rcu;
+		uint8_t dir;
+		return ct.table().lookup(t, now, &dir);
+	}
+	CtStats stats() const { return ct.table().stats_sum(); }
+};
+
+CtTuple tuple_of(const Bytes &ip, uint16_t zone = 0)
+{
+	CtPacket p;
+	REQUIRE(ct_parse_l3(ip.data(), uint32_t(ip.size()), (ip[0] >> 4) == 4 ? 0x0800 : 0x86dd,
+			    zone, p) == CtParse::Ok);
+	return p.tuple;
+}
+
+/* A TCP connection between a client and a server with sequence numbers
+ * that follow what each side sent. */
+struct Conn {
+	Rig &rig;
+	Ip cli = v4(10, 0, 0, 1), srv = v4(10, 0, 0, 2);
+	uint16_t cport = 40000, sport = 80;
+	uint32_t cseq = 1000, sseq = 5000;	/* next sequence number of each side */
+	uint16_t cwin = 64240, swin = 65160;
+	int cscale = -1, sscale = -1;
+	uint16_t zone = 0;
+
+	explicit Conn(Rig &r) : rig(r) {}
+
+	Bytes from_client(uint8_t flags, uint32_t payload = 0)
+	{
+		Tcp t;
+		t.sport = cport;
+		t.dport = sport;
+		t.seq = cseq;
+		t.ack = (flags & ACK) ? sseq : 0;
+		t.flags = flags;
+		t.win = cwin;
+		t.payload = payload;
+		if (flags & SYN)
+			t.wscale = cscale;
+		cseq += payload + ((flags & (SYN | FIN)) ? 1 : 0);
+		return tcp_packet(cli, srv, t);
+	}
+	Bytes from_server(uint8_t flags, uint32_t payload = 0)
+	{
+		Tcp t;
+		t.sport = sport;
+		t.dport = cport;
+		t.seq = sseq;
+		t.ack = (flags & ACK) ? cseq : 0;
+		t.flags = flags;
+		t.win = swin;
+		t.payload = payload;
+		if (flags & SYN)
+			t.wscale = sscale;
+		sseq += payload + ((flags & (SYN | FIN)) ? 1 : 0);
+		return tcp_packet(srv, cli, t);
+	}
+	uint8_t c(uint8_t flags, uint32_t payload = 0) { return rig.state(from_client(flags, payload), zone); }
+	uint8_t s(uint8_t flags, uint32_t payload = 0) { return rig.state(from_server(flags, payload), zone); }
+
+	CtTuple tuple() const
+	{
+		CtTuple t = {};
+		std::memcpy(t.src, cli.addr, cli.family == 4 ? 4 : 16);
+		std::memcpy(t.dst, srv.addr, srv.family == 4 ? 4 : 16);
+		t.sport = cport;
+		t.dport = sport;
+		t.l3 = cli.family;
+		t.l4proto = kIpProtoTcp;
+		t.zone = zone;
+		return t;
+	}
+	CtEntry *entry() { return rig.find(tuple()); }
+	uint8_t tcp_state()
+	{
+		CtEntry *e = entry();
+		return e ? e->tcp_state() : 0xff;
+	}
+	uint32_t timeout_left()
+	{
+		CtEntry *e = entry();
+		REQUIRE(e);
+		return e->expires - rig.now;
+	}
+	bool assured()
+	{
+		CtEntry *e = entry();
+		return e && (e->status_bits() & kCtAssured);
+	}
+
+	void handshake()
+	{
+		REQUIRE(c(SYN) == kCtStateNew);
+		REQUIRE(s(SYN | ACK) == kCtStateEstablished);
+		REQUIRE(c(ACK) == kCtStateEstablished);
+		REQUIRE(tcp_state() == kTcpEstablished);
+	}
+};
+
+} // namespace
+
+TEST_CASE("ct: tuples invert, ICMP types map to their replies", "[ct][tuple]")
+{
+	CtTuple t = {};
+	t.l3 = kCtL3Ipv4;
+	t.l4proto = kIpProtoTcp;
+	t.src[0] = 1;
+	t.dst[0] = 2;
+	t.sport = 1234;
+	t.dport = 80;
+	t.zone = 7;
+	CtTuple r;
+	REQUIRE(ct_invert_tuple(t, r));
+	CHECK(r.src[0] == 2);
+	CHECK(r.dst[0] == 1);
+	CHECK(r.sport == 80);
+	CHECK(r.dport == 1234);
+	CHECK(r.zone == 7);
+
+	t.l4proto = kIpProtoIcmp;
+	t.sport = 0x55;			/* identifier */
+	t.dport = uint16_t(8 << 8);	/* echo request */
+	REQUIRE(ct_invert_tuple(t, r));
+	CHECK(r.sport == 0x55);
+	CHECK(r.dport == 0);		/* echo reply, code 0 */
+	t.dport = uint16_t(3 << 8 | 3);	/* port unreachable: no inverse */
+	CHECK_FALSE(ct_invert_tuple(t, r));
+	t.l4proto = kIpProtoIcmpv6;
+	t.dport = uint16_t(128 << 8);
+	REQUIRE(ct_invert_tuple(t, r));
+	CHECK(r.dport == uint16_t(129 << 8));
+}
+
+TEST_CASE("ct: TCP handshake and teardown, state by state", "[ct][tcp]")
+{
+	Rig rig;
+	Conn k(rig);
+	k.cscale = k.sscale = -1;
+
+	REQUIRE(k.c(SYN) == kCtStateNew);
+	CHECK(k.tcp_state() == kTcpSynSent);
+	CHECK(k.timeout_left() == 120 * kS);
+	CHECK_FALSE(k.assured());
+
+	REQUIRE(k.s(SYN | ACK) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpSynRecv);
+	CHECK(k.timeout_left() == 60 * kS);
+	CHECK((k.entry()->status_bits() & kCtSeenReply));
+	CHECK_FALSE(k.assured());
+
+	REQUIRE(k.c(ACK) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpEstablished);
+	CHECK(k.assured());
+	CHECK(k.timeout_left() == 432000 * kS);
+
+	/* data both ways: established; unacked data caps the timeout */
+	REQUIRE(k.c(ACK | PSH, 100) == kCtStateEstablished);
+	CHECK(k.timeout_left() == 300 * kS);
+	REQUIRE(k.s(ACK | PSH, 200) == kCtStateEstablished);
+	REQUIRE(k.c(ACK) == kCtStateEstablished);
+	CHECK(k.timeout_left() == 432000 * kS);
+
+	/* client closes first */
+	REQUIRE(k.c(FIN | ACK) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpFinWait);
+	CHECK(k.timeout_left() == 120 * kS);
+	REQUIRE(k.s(ACK) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpCloseWait);
+	CHECK(k.timeout_left() == 60 * kS);
+	REQUIRE(k.s(FIN | ACK) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpLastAck);
+	CHECK(k.timeout_left() == 30 * kS);
+	REQUIRE(k.c(ACK) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpTimeWait);
+	CHECK(k.timeout_left() == 120 * kS);
+
+	/* both directions were counted */
+	CtEntry *e = k.entry();
+	CHECK(e->packets[0] == 6);
+	CHECK(e->packets[1] == 4);
+	CHECK(e->bytes[0] == 6 * 40 + 100);
+	CHECK(e->bytes[1] == 4 * 40 + 200);
+	CHECK(rig.stats().insert == 1);
+	CHECK(rig.stats().invalid == 0);
+}
+
+TEST_CASE("ct: FIN from the server first, then both", "[ct][tcp]")
+{
+	Rig rig;
+	Conn k(rig);
+	k.handshake();
+	REQUIRE(k.s(FIN | ACK) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpFinWait);
+	/* the client's FIN crosses: FIN_WAIT -> LAST_ACK */
+	REQUIRE(k.c(FIN | ACK) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpLastAck);
+	REQUIRE(k.s(ACK) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpTimeWait);
+}
+
+TEST_CASE("ct: simultaneous open goes through SYN_SENT2", "[ct][tcp]")
+{
+	Rig rig;
+	Conn k(rig);
+	REQUIRE(k.c(SYN) == kCtStateNew);
+	REQUIRE(k.s(SYN) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpSynSent2);
+	CHECK(k.timeout_left() == 120 * kS);
+	k.cseq--;	/* the client's SYN/ACK repeats its SYN's sequence */
+	REQUIRE(k.c(SYN | ACK) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpSynRecv);
+	REQUIRE(k.s(ACK) == kCtStateEstablished);
+	CHECK(k.tcp_state() == kTcpEstablished);
+	CHECK(k.assured());
+}
+
+TEST_CASE("ct: segments that the state table refuses are INVALID", "[ct][tcp]")
+{
+	Rig rig;
+	Conn k(rig);
+	SECTION("a SYN/ACK with no connection")
+	{
+		CHECK(k.c(SYN | ACK) == kCtStateInvalid);
+		CHECK(k.entry() == nullptr);
+		CHECK(rig.stats().invalid == 1);
+	}
+	SECTION("a FIN or RST with no connection")
+	{
+		CHECK(k.c(FIN | ACK) == kCtStateInvalid);
+		CHECK(k.c(RST) == kCtStateInvalid);
+		CHECK(rig.ct.table().count() == 0);
+	}
+	SECTION("an ACK from the client in SYN_SENT")
+	{
+		REQUIRE(k.c(SYN) == kCtStateNew);
+		k.sseq = 5001;
+		CHECK(k.c(ACK) == kCtStateInvalid);
+		CHECK(k.tcp_state() == kTcpSynSent);
+	}
+	SECTION("a SYN/ACK from the client after its SYN")
+	{
+		REQUIRE(k.c(SYN) == kCtStateNew);
+		CHECK(k.c(SYN | ACK) == kCtStateInvalid);
+	}
+	SECTION("invalid flag combinations")
+	{
+		CHECK(k.c(SYN | FIN) == kCtStateInvalid);
+		CHECK(k.c(SYN | RST) == kCtStateInvalid);
+		CHECK(k.c(0) == kCtStateInvalid);
+		CHECK(k.c(FIN) == kCtStateInvalid);
+		CHECK(rig.stats().invalid == 4);
+	}
+}
+
+TEST_CASE("ct: window tracking: out-of-window segments are INVALID", "[ct][tcp][window]")
+{
+	Rig rig;
+	Conn k(rig);
+	k.handshake();
+	REQUIRE(k.c(ACK | PSH, 100) == kCtStateEstablished);
+
+	SECTION("sequence far beyond the receiver's window")
+	{
+		uint32_t saved = k.cseq;
+		k.cseq += 1000000;
+		CHECK(k.c(ACK | PSH, 100) == kCtStateInvalid);
+		k.cseq = saved;
+		CHECK(k.tcp_state() == kTcpEstablished);
+		CHECK(rig.stats().invalid == 1);
+		/* the connection carries on */
+		CHECK(k.c(ACK | PSH, 100) == kCtStateEstablished);
+	}
+	SECTION("an ACK for data never sent")
+	{
+		uint32_t saved = k.sseq;
+		k.sseq += 100000;	/* the client acks what the server never sent */
+		CHECK(k.c(ACK) == kCtStateInvalid);
+		k.sseq = saved;
+	}
+	SECTION("a FIN out of window leaves the state alone")
+	{
+		k.cseq += 1000000;
+		CHECK(k.c(FIN | ACK) == kCtStateInvalid);
+		CHECK(k.tcp_state() == kTcpEstablished);
+	}
+	SECTION("be_liberal accepts what the window refuses")
+	{
+		rig.ct.config.tcp.be_liberal = true;
+		k.cseq += 1000000;
+		CHECK(k.c(ACK | PSH, 100) == kCtStateEstablished);
+	}
+}
+
+TEST_CASE("ct: window scaling widens the window only when both sides offer it",
+	  "[ct][tcp][window]")
+{
+	Rig rig;
+	Conn k(rig);
+	const bool both = GENERATE(true, false);
+	k.cscale = 7;
+	k.sscale = both ? 7 : -1;
+	k.handshake();
+	/* the client's ACK advertised 64240, scaled: 64240 << 7 bytes; the
+	 * server sends 200000 bytes ahead: inside that, far outside 64240 */
+	k.sseq += 200000;
+	CHECK(k.s(ACK | PSH, 500) == (both ? kCtStateEstablished : kCtStateInvalid));
+}
+
+TEST_CASE("ct: RST in window closes, RST out of window is INVALID", "[ct][tcp][rst]")
+{
+	Rig rig;
+	Conn k(rig);
+	k.handshake();
+	REQUIRE(k.c(ACK | PSH, 100) == kCtStateEstablished);
+	REQUIRE(k.s(ACK) == kCtStateEstablished);
+
+	SECTION("in window")
+	{
+		CHECK(k.c(RST | ACK) == kCtStateEstablished);
+		CHECK(k.tcp_state() == kTcpClose);
+		CHECK(k.timeout_left() == 10 * kS);
+	}
+	SECTION("below the data the other side acked")
+	{
+		k.cseq -= 500;
+		CHECK(k.c(RST | ACK) == kCtStateInvalid);
+		CHECK(k.tcp_state() == kTcpEstablished);
+	}
+	SECTION("beyond the window")
+	{
+		k.cseq += 10000000;
+		CHECK(k.c(RST) == kCtStateInvalid);
+		CHECK(k.tcp_state() == kTcpEstablished);
+	}
+}
+
+TEST_CASE("ct: a RST answering a SYN removes the connection", "[ct][tcp][rst]")
+{
+	Rig rig;
+	Conn k(rig);
+	REQUIRE(k.c(SYN) == kCtStateNew);
+	k.sseq = 0;
+	CHECK(k.s(RST | ACK) == kCtStateEstablished);
+	CHECK(k.entry() == nullptr);
+	CHECK(rig.ct.table().count() == 0);
+}
+
+TEST_CASE("ct: a retransmitted SYN does not extend the timeout", "[ct][tcp]")
+{
+	Rig rig;
+	Conn k(rig);
+	REQUIRE(k.c(SYN) == kCtStateNew);
+	rig.now += 50 * kS;
+	k.cseq--;
+	REQUIRE(k.c(SYN) == kCtStateNew);
+	CHECK(k.timeout_left() == 70 * kS);
+	CHECK(k.tcp_state() == kTcpSynSent);
+}
+
+TEST_CASE("ct: a SYN in TIME_WAIT reopens as a new connection", "[ct][tcp]")
+{
+	Rig rig;
+	Conn k(rig);
+	k.handshake();
+	REQUIRE(k.c(FIN | ACK) == kCtStateEstablished);
+	REQUIRE(k.s(FIN | ACK) == kCtStateEstablished);
+	REQUIRE(k.c(ACK) == kCtStateEstablished);
+	REQUIRE(k.tcp_state() == kTcpTimeWait);
+	k.cseq += 100000;
+	CHECK(k.c(SYN) == kCtStateNew);
+	CHECK(k.tcp_state() == kTcpSynSent);
+	CHECK_FALSE(k.assured());
+	CHECK(rig.ct.table().count() == 1);
+	CHECK(rig.stats().insert == 2);
+}
+
+TEST_CASE("ct: mid-stream pickup (tcp_loose)", "[ct][tcp]")
+{
+	Rig rig;
+	Conn k(rig);
+	k.cseq = 200000;
+	k.sseq = 900000;
+	SECTION("loose: picked up, unacked timeout until answered, assured after")
+	{
+		REQUIRE(k.c(ACK | PSH, 50) == kCtStateNew);
+		CHECK(k.tcp_state() == kTcpEstablished);
+		CHECK(k.timeout_left() == 300 * kS);
+		CHECK_FALSE(k.assured());
+		REQUIRE(k.s(ACK) == kCtStateEstablished);
+		CHECK_FALSE(k.assured());
+		REQUIRE(k.c(ACK | PSH, 50) == kCtStateEstablished);
+		CHECK(k.assured());
+	}
+	SECTION("loose off: not picked up")
+	{
+		rig.ct.config.tcp.loose = false;
+		CHECK(k.c(ACK | PSH, 50) == kCtStateInvalid);
+		CHECK(rig.ct.table().count() == 0);
+	}
+}
+
+TEST_CASE("ct: UDP is assured once replied and alive after two seconds", "[ct][udp]")
+{
+	Rig rig;
+	const Ip a = v4(10, 0, 0, 1), b = v4(10, 0, 0, 2);
+	REQUIRE(rig.state(udp_packet(a, b, 5000, 53)) == kCtStateNew);
+	CtEntry *e = rig.find(tuple_of(udp_packet(a, b, 5000, 53)));
+	REQUIRE(e);
+	CHECK(e->expires - rig.now == 30 * kS);
+	REQUIRE(rig.state(udp_packet(a, b, 5000, 53)) == kCtStateNew);	/* still unreplied */
+	rig.now += 1 * kS;
+	REQUIRE(rig.state(udp_packet(b, a, 53, 5000)) == kCtStateEstablished);
+	CHECK((e->status_bits() & kCtSeenReply));
+	CHECK_FALSE((e->status_bits() & kCtAssured));
+	CHECK(e->expires - rig.now == 30 * kS);
+	rig.now += 2 * kS;
+	REQUIRE(rig.state(udp_packet(a, b, 5000, 53)) == kCtStateEstablished);
+	CHECK((e->status_bits() & kCtAssured));
+	CHECK(e->expires - rig.now == 120 * kS);
+	CHECK(e->packets[0] == 3);
+	CHECK(e->packets[1] == 1);
+}
+
+TEST_CASE("ct: bad UDP lengths are INVALID", "[ct][udp]")
+{
+	Rig rig;
+	Bytes p = udp_packet(v4(10, 0, 0, 1), v4(10, 0, 0, 2), 5000, 53);
+	SECTION("length field beyond the packet")
+	{
+		put16(p, 20 + 4, 200);
+		l4_checksum(p, 6, true);
+	}
+	SECTION("length field below the header")
+	{
+		put16(p, 20 + 4, 4);
+		l4_checksum(p, 6, true);
+	}
+	SECTION("bad checksum")
+	{
+		p[20 + 6] ^= 0x40;
+	}
+	CHECK(rig.state(p) == kCtStateInvalid);
+	CHECK(rig.stats().invalid == 1);
+	CHECK(rig.ct.table().count() == 0);
+}
+
+TEST_CASE("ct: ICMP echo is tracked; a reply alone is INVALID", "[ct][icmp]")
+{
+	Rig rig;
+	const Ip a = v4(10, 0, 0, 1), b = v4(10, 0, 0, 2);
+	CHECK(rig.state(echo(b, a, 7, true)) == kCtStateInvalid);
+	CHECK(rig.stats().invalid == 1);
+	REQUIRE(rig.state(echo(a, b, 7, false)) == kCtStateNew);
+	CtEntry *e = rig.find(tuple_of(echo(a, b, 7, false)));
+	REQUIRE(e);
+	CHECK(e->expires - rig.now == 30 * kS);
+	REQUIRE(rig.state(echo(b, a, 7, true)) == kCtStateEstablished);
+	REQUIRE(rig.state(echo(a, b, 7, false, 2)) == kCtStateEstablished);
+	/* another identifier is another flow */
+	CHECK(rig.state(echo(a, b, 8, false)) == kCtStateNew);
+	CHECK(rig.ct.table().count() == 2);
+}
+
+TEST_CASE("ct: ICMP errors are RELATED to the connection they quote", "[ct][icmp]")
+{
+	Rig rig;
+	Conn k(rig);
+	k.handshake();
+	const Bytes quoted = k.from_client(ACK | PSH, 10);
+	REQUIRE(rig.state(quoted) == kCtStateEstablished);
+
+	SECTION("from the server to the client: related, reply direction")
+	{
+		Rig::Out o = rig.feed(icmp_error(k.srv, k.cli, quoted));
+		CHECK(o.state == kCtStateRelated);
+		CHECK(o.dir == 1);
+	}
+	SECTION("from a router on the way: related too")
+	{
+		CHECK(rig.state(icmp_error(v4(10, 0, 0, 254), k.cli, quoted)) == kCtStateRelated);
+	}
+	SECTION("quoting the server's packet, sent to the server")
+	{
+		const Bytes q2 = k.from_server(ACK | PSH, 10);
+		REQUIRE(rig.state(q2) == kCtStateEstablished);
+		Rig::Out o = rig.feed(icmp_error(k.cli, k.srv, q2));
+		CHECK(o.state == kCtStateRelated);
+		CHECK(o.dir == 0);
+	}
+	SECTION("sent to someone the connection does not go to: INVALID")
+	{
+		CHECK(rig.state(icmp_error(k.srv, v4(10, 0, 0, 9), quoted)) == kCtStateInvalid);
+		CHECK(rig.stats().error == 1);
+	}
+	SECTION("quoting an unknown connection: INVALID")
+	{
+		Conn other(rig);
+		other.cport = 41000;
+		CHECK(rig.state(icmp_error(k.srv, k.cli, other.from_client(SYN))) ==
+		      kCtStateInvalid);
+		CHECK(rig.stats().error == 1);
+	}
+	SECTION("quoting garbage: INVALID")
+	{
+		CHECK(rig.state(icmp_error(k.srv, k.cli, Bytes(28, 0x33))) == kCtStateInvalid);
+		CHECK(rig.state(icmp_error(k.srv, k.cli, quoted, 10)) == kCtStateInvalid);
+		CHECK(rig.stats().error == 2);
+	}
+	SECTION("an unknown ICMP type: INVALID")
+	{
+		CHECK(rig.state(icmp_packet(k.srv, k.cli, 40, 0, 0, Bytes(8, 0))) ==
+		      kCtStateInvalid);
+		CHECK(rig.stats().error == 1);
+	}
+	/* no error touched the connection's state */
+	CHECK(k.tcp_state() == kTcpEstablished);
+}
+
+TEST_CASE("ct: IPv6 TCP, ICMPv6 echo, errors and neighbour discovery", "[ct][ipv6]")
+{
+	Rig rig;
+	Conn k(rig);
+	k.cli = v6(1);
+	k.srv = v6(2);
+	k.handshake();
+	CHECK(k.assured());
+	const Bytes quoted = k.from_client(ACK | PSH, 10);
+	REQUIRE(rig.state(quoted) == kCtStateEstablished);
+	CHECK(rig.state(icmp_error(k.srv, k.cli, quoted)) == kCtStateRelated);
+
+	REQUIRE(rig.state(echo(v6(1), v6(3), 9, false)) == kCtStateNew);
+	REQUIRE(rig.state(echo(v6(3), v6(1), 9, true)) == kCtStateEstablished);
+	CHECK(rig.state(echo(v6(4), v6(1), 9, true)) == kCtStateInvalid);
+
+	/* neighbour solicitation */
+	CHECK(rig.state(icmp_packet(v6(1), v6(2), 135, 0, 0, Bytes(16, 0))) ==
+	      kCtStateUntracked);
+	/* an ICMPv4 message over IPv6 is refused */
+	Bytes wrong = ip_packet(v6(1), v6(2), 1, Bytes(16, 0));
+	CHECK(rig.state(wrong) == kCtStateInvalid);
+}
+
+TEST_CASE("ct: IPv6 extension headers and fragments", "[ct][ipv6]")
+{
+	Rig rig;
+	Tcp t;
+	t.sport = 1;
+	t.dport = 2;
+	t.seq = 100;
+	t.flags = SYN;
+	t.win = 1000;
+	Bytes tcp = tcp_packet(v6(1), v6(2), t);
+	Bytes l4(tcp.begin() + 40, tcp.end());
+	SECTION("hop-by-hop options before TCP: tracked")
+	{
+		Bytes ext = {6, 0, 1, 4, 0, 0, 0, 0};	/* next TCP, 8 bytes, PadN */
+		ext.insert(ext.end(), l4.begin(), l4.end());
+		Bytes p = ip_packet(v6(1), v6(2), 0, ext);
+		CHECK(rig.state(p) == kCtStateNew);
+	}
+	SECTION("a non-first fragment: INVALID")
+	{
+		Bytes ext = {6, 0, 0x00, 0x11, 0, 0, 0, 1};	/* offset 2 (x8) */
+		ext.insert(ext.end(), l4.begin(), l4.end());
+		CHECK(rig.state(ip_packet(v6(1), v6(2), 44, ext)) == kCtStateInvalid);
+		CHECK(rig.stats().invalid == 1);
+	}
+	SECTION("no next header: INVALID")
+	{
+		CHECK(rig.state(ip_packet(v6(1), v6(2), 59, Bytes(8, 0))) == kCtStateInvalid);
+	}
+}
+
+TEST_CASE("ct: zones keep equal tuples apart", "[ct][zone]")
+{
+	Rig rig;
+	Conn a(rig), b(rig);
+	a.zone = 1;
+	b.zone = 2;
+	REQUIRE(a.c(SYN) == kCtStateNew);
+	REQUIRE(b.c(SYN) == kCtStateNew);
+	CHECK(rig.ct.table().count() == 2);
+	REQUIRE(b.s(SYN | ACK) == kCtStateEstablished);
+	CHECK(b.tcp_state() == kTcpSynRecv);
+	CHECK(a.tcp_state() == kTcpSynSent);
+	/* the same reply in a zone with no connection is not established */
+	Conn c(rig);
+	c.zone = 3;
+	c.sseq = 7000;
+	c.cseq = 1001;
+	CHECK(c.s(SYN | ACK) == kCtStateInvalid);
+
+	CtFilter f;
+	f.zone = 1;
+	CHECK(rig.ct.table().flush(f) == 1);
+	CHECK(a.entry() == nullptr);
+	CHECK(b.entry() != nullptr);
+}
+
+TEST_CASE("ct: a full table early-drops unassured entries, else drops the frame",
+	  "[ct][table]")
+{
+	SECTION("unassured entries make room")
+	{
+		Rig rig(16, 64);
+		for (int i = 0; i < 64; i++)
+			REQUIRE(rig.state(udp_packet(v4(10, 0, 0, 1), v4(10, 0, 1, uint8_t(i)),
+						     5000, 53)) == kCtStateNew);
+		REQUIRE(rig.ct.table().count() == 64);
+		Rig::Out o = rig.feed(udp_packet(v4(10, 0, 0, 1), v4(10, 0, 2, 1), 5000, 53));
+		CHECK(o.state == kCtStateNew);
+		CHECK_FALSE(o.drop);
+		CHECK(rig.stats().early_drop >= 1);
+		CHECK(rig.ct.table().count() <= 64);
+		CHECK(rig.stats().drop == 0);
+	}
+	SECTION("assured entries stay; the new connection's frame is dropped")
+	{
+		Rig rig(16, 4);
+		for (int i = 0; i < 4; i++) {
+			Conn k(rig);
+			k.cport = uint16_t(40000 + i);
+			k.handshake();
+			REQUIRE(k.assured());
+		}
+		Conn k(rig);
+		k.cport = 50000;
+		Rig::Out o = rig.feed(k.from_client(SYN));
+		CHECK(o.drop);
+		CHECK(o.state == kCtStateInvalid);
+		CHECK(rig.stats().drop == 1);
+		CHECK(rig.stats().early_drop == 0);
+		CHECK(rig.ct.table().count() == 4);
+		/* raising the bound lets it in */
+		rig.ct.table().set_max(5);
+		k.cseq--;
+		CHECK(rig.state(k.from_client(SYN)) == kCtStateNew);
+	}
+}
+
+TEST_CASE("ct: timeouts expire on the platform clock; GC removes in slices", "[ct][gc]")
+{
+	Rig rig(64, 0);
+	xb_user_set_time_ns(1000ull * 1000 * 1000 * 1000);
+	auto tick = [] { return uint32_t(xb_now_ns() / 1000000); };
+	rig.now = tick();
+	const Ip a = v4(10, 0, 0, 1);
+	for (int i = 0; i < 20; i++)
+		REQUIRE(rig.state(udp_packet(a, v4(10, 0, 1, uint8_t(i)), 5000, 53)) == kCtStateNew);
+	REQUIRE(rig.ct.table().count() == 20);
+
+	xb_user_advance_time_ns(29ull * 1000 * 1000 * 1000);
+	rig.now = tick();
+	CHECK(rig.ct.table().gc_slice(rig.now, 1u << 20) == 0);
+	CHECK(rig.state(udp_packet(a, v4(10, 0, 1, 0), 5000, 53)) == kCtStateNew);
+	CHECK(rig.ct.table().count() == 20);
+
+	xb_user_advance_time_ns(2ull * 1000 * 1000 * 1000);
+	rig.now = tick();
+	/* an expired entry is gone for lookups even before GC */
+	CHECK(rig.find(tuple_of(udp_packet(a, v4(10, 0, 1, 1), 5000, 53))) == nullptr);
+	CHECK(rig.ct.table().count() == 19);
+
+	/* slices of 8 buckets: 64 buckets take 8 slices, the last wraps */
+	unsigned removed = 0;
+	bool wrapped = false;
+	int slices = 0;
+	while (!wrapped) {
+		removed += rig.ct.table().gc_slice(rig.now, 8, &wrapped);
+		slices++;
+		REQUIRE(slices <= 8);
+	}
+	CHECK(slices == 8);
+	/* entry 0 was refreshed 2 s ago: it stays */
+	CHECK(removed == 18);
+	CHECK(rig.ct.table().count() == 1);
+	xb_user_use_real_time();
+}
+
+TEST_CASE("ct: frames as nf_conntrack_bridge sees them", "[ct][parse]")
+{
+	Rig rig;
+	Conn k(rig);
+	SECTION("one 802.1Q or 802.1ad tag: tracked")
+	{
+		Eth eth;
+		eth.tags = 1;
+		eth.tpid = GENERATE(uint16_t(0x8100), uint16_t(0x88a8));
+		CHECK(rig.feed_frame(frame(k.from_client(SYN), eth)).state == kCtStateNew);
+	}
+	SECTION("the outer tag out of band, an inner in-band tag: untracked")
+	{
+		Eth eth;
+		eth.tags = 1;
+		CHECK(rig.feed_frame(frame(k.from_client(SYN), eth), 0, true).state ==
+		      kCtStateUntracked);
+	}
+	SECTION("two tags: untracked")
+	{
+		Eth eth;
+		eth.tags = 2;
+		CHECK(rig.feed_frame(frame(k.from_client(SYN), eth)).state == kCtStateUntracked);
+	}
+	SECTION("ARP: untracked")
+	{
+		Bytes f = frame(k.from_client(SYN));
+		f[12] = 0x08;
+		f[13] = 0x06;
+		CHECK(rig.feed_frame(f).state == kCtStateUntracked);
+		CHECK(rig.stats().invalid == 0);
+	}
+	SECTION("Ethernet padding after the IP packet is ignored")
+	{
+		Bytes f = frame(k.from_client(SYN));
+		f.resize(f.size() + 6, 0);
+		CHECK(rig.feed_frame(f).state == kCtStateNew);
+	}
+	SECTION("IP total length beyond the frame: INVALID, not counted")
+	{
+		Bytes f = frame(k.from_client(SYN));
+		f.resize(f.size() - 4);
+		CHECK(rig.feed_frame(f).state == kCtStateInvalid);
+		CHECK(rig.stats().invalid == 0);
+	}
+	SECTION("IPv4 header length below 20: INVALID")
+	{
+		Bytes p = k.from_client(SYN);
+		p[0] = 0x44;
+		CHECK(rig.state(p) == kCtStateInvalid);
+	}
+	SECTION("a TCP header cut short: INVALID, counted")
+	{
+		Bytes p = ip_packet(k.cli, k.srv, 6, Bytes(12, 0));
+		CHECK(rig.state(p) == kCtStateInvalid);
+		CHECK(rig.stats().invalid == 1);
+	}
+	SECTION("a TCP data offset below 5: INVALID")
+	{
+		Bytes p = k.from_client(SYN);
+		p[20 + 12] = 0x40;
+		rig.csum_ok = true;
+		CHECK(rig.state(p) == kCtStateInvalid);
+	}
+	SECTION("a bad TCP checksum: INVALID unless the device verified it")
+	{
+		Bytes p = k.from_client(SYN);
+		p[20 + 16] ^= 1;
+		CHECK(rig.state(p) == kCtStateInvalid);
+		rig.csum_ok = true;
+		CHECK(rig.state(p) == kCtStateNew);
+		rig.csum_ok = false;
+		rig.ct.config.checksum = false;
+		CHECK(rig.state(p) == kCtStateNew);
+	}
+	SECTION("IPv4 fragments: the first is tracked, the others INVALID")
+	{
+		Bytes tcp = k.from_client(SYN);
+		Bytes l4(tcp.begin() + 20, tcp.end());
+		CHECK(rig.state(ip_packet(k.cli, k.srv, 6, l4, 0x2000)) == kCtStateNew);
+		CHECK(rig.state(ip_packet(k.cli, k.srv, 6, l4, 0x0003)) == kCtStateInvalid);
+		CHECK(rig.stats().invalid == 1);
+	}
+	SECTION("other protocols: generic, 600 s")
+	{
+		Bytes gre = ip_packet(k.cli, k.srv, 47, Bytes(8, 0));
+		CHECK(rig.state(gre) == kCtStateNew);
+		CtEntry *e = rig.find(tuple_of(gre));
+		REQUIRE(e);
+		CHECK(e->expires - rig.now == 600 * kS);
+		CHECK(rig.state(ip_packet(k.srv, k.cli, 47, Bytes(8, 0))) == kCtStateEstablished);
+	}
+}
+
+TEST_CASE("ct: delete by tuple, resumable dump, stats per CPU", "[ct][table]")
+{
+	Rig rig;
+	std::vector<Conn> conns;
+	for (int i = 0; i < 10; i++) {
+		Conn k(rig);
+		k.cport = uint16_t(30000 + i);
+		k.handshake();
+		conns.push_back(k);
+	}
+	/* dump two at a time: every entry once */
+	uint32_t bucket = 0, skip = 0;
+	std::vector<uint16_t> seen;
+	bool done = false;
+	while (!done) {
+		int n = 0;
+		done = rig.ct.table().for_each_from(bucket, skip, [&](const CtEntry &e) {
+			if (n == 2)
+				return false;
+			n++;
+			seen.push_back(e.tuple.sport);
+			return true;
+		});
+	}
+	std::sort(seen.begin(), seen.end());
+	REQUIRE(seen.size() == 10);
+	for (int i = 0; i < 10; i++)
+		CHECK(seen[i] == 30000 + i);
+
+	Extack ack;
+	CtFilter any;
+	CHECK(rig.ct.table().del(conns[3].tuple(), any, &ack) == 0);
+	CHECK(conns[3].entry() == nullptr);
+	CHECK(rig.ct.table().del(conns[3].tuple(), any, &ack) == -kENOENT);
+	CHECK(ack.msg != nullptr);
+	/* the reply tuple names the same connection */
+	CtTuple reply;
+	REQUIRE(ct_invert_tuple(conns[4].tuple(), reply));
+	CHECK(rig.ct.table().del(reply, any, nullptr) == 0);
+	CtTuple bad = {};
+	CHECK(rig.ct.table().del(bad, any, &ack) == -kEINVAL);
+	CHECK(rig.ct.table().count() == 8);
+
+	CtStats sum = rig.stats();
+	CHECK(sum.insert == 10);
+	uint64_t per_cpu = 0;
+	for (unsigned cpu = 0; cpu < xb_percpu_nr_ids(); cpu++) {
+		CtStats s;
+		if (rig.ct.table().stats_cpu(cpu, s))
+			per_cpu += s.insert;
+	}
+	CHECK(per_cpu == 10);
+}
+
+TEST_CASE("ct: an entry costs at most 192 bytes", "[ct][table]")
+{
+	CHECK(sizeof(CtEntry) <= 192);
+	Rig rig(1024, 0);
+	const size_t before = xb_user_bytes_allocated();
+	for (int i = 0; i < 100; i++)
+		rig.feed(udp_packet(v4(10, 0, 0, 1), v4(10, 0, 1, uint8_t(i)), 5000, 53));
+	CHECK((xb_user_bytes_allocated() - before) / 100 == sizeof(CtEntry));
+}
