@@ -26,7 +26,7 @@ constexpr uint8_t kFin = 0x01, kSyn = 0x02, kRst = 0x04, kPsh = 0x08, kAck = 0x1
 /* Segment classes, the table's middle index (enum tcp_bit_set). */
 enum TcpIndex : uint8_t { kSynSet, kSynAckSet, kFinSet, kAckSet, kRstSet, kNoneSet };
 
-constexpr uint8_t sNO = kTcpNone, sSS = kTcpSynSent, sSR = kTcpSynRecv,
+constexpr uint8_t sSS = kTcpSynSent, sSR = kTcpSynRecv,
 		  sES = kTcpEstablished, sFW = kTcpFinWait, sCW = kTcpCloseWait,
 		  sLA = kTcpLastAck, sTW = kTcpTimeWait, sCL = kTcpClose,
 		  sS2 = kTcpSynSent2;

@@ -16,7 +16,7 @@ def main():
         return 2
     cmd = [sys.argv[1], "--json", "--frames", "4096", "--passes", "1",
            "--pool", "1024", "--vids", "4,64", "--ports", "3/2,4/4",
-           "--entries", "512", "--scale", "1024"]
+           "--entries", "512", "--scale", "1024", "--ct", "256"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=100)
     if proc.returncode != 0:
         print(f"bench exited {proc.returncode}\n{proc.stderr}", file=sys.stderr)
@@ -42,6 +42,14 @@ def main():
             errors.append(f"row {r}: FDB holds fewer entries than installed")
         if not r["bytes_per_entry"] >= 64:
             errors.append(f"row {r}: bytes_per_entry {r['bytes_per_entry']} below an entry's size")
+    ct_rows = doc.get("ct_rows", [])
+    if len(ct_rows) != 1:
+        errors.append(f"expected 1 conntrack row, got {len(ct_rows)}")
+    for r in ct_rows:
+        if r["failures"] != 0 or not r["cycles_per_frame"] > 0 or not r["frames_timed"] > 0:
+            errors.append(f"conntrack row {r}: failed or no figure")
+        if not r["bytes_per_connection"] >= 100:
+            errors.append(f"conntrack row {r}: bytes_per_connection below an entry's size")
     for e in errors:
         print("bench-smoke:", e, file=sys.stderr)
     if not errors:

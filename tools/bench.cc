@@ -56,6 +56,7 @@
 #define CALLGRIND_DUMP_STATS_AT(s)
 #endif
 
+#include "bench_ct.h"
 #include "bridge.h"
 #include "forward.h"
 #include "platform_user.h"
@@ -419,11 +420,13 @@ struct Options {
 	std::vector<std::pair<unsigned, unsigned>> ports = {
 		{8, 2}, {8, 4}, {8, 8}, {32, 2}, {32, 16}, {32, 32}, {64, 2}, {64, 32}, {64, 64}};
 	std::vector<unsigned> scale_sizes = {4096, 65536, 1u << 20};
+	std::vector<unsigned> ct_sizes;	/* --ct: conntrack rows (bench_ct.cc) */
 	unsigned entries = 4096;
 };
 
 double tsc_hz;
 unsigned failures;
+std::vector<xbench::CtBenchRow> ct_rows;
 
 /*
  * This machine is shared (2 vCPUs, other jobs building and fuzzing), so a
@@ -573,6 +576,16 @@ void print_json(const std::vector<Row> &rows, const Options &o, const char *tsc_
 			       r.m[batch][1].cycles / r.m[batch][0].cycles);
 		printf("}");
 	}
+	printf("\n  ],\n  \"ct_rows\": [");
+	first = true;
+	for (const xbench::CtBenchRow &c : ct_rows) {
+		printf("%s\n    {\"connections\": %u, \"bytes_per_connection\": %.1f, "
+		       "\"cycles_per_frame\": %.2f, \"cycles_median_chunk\": %.2f, \"mpps\": %.3f, "
+		       "\"frames_timed\": %llu, \"failures\": %u}",
+		       first ? "" : ",", c.conns, c.bytes_per_conn, c.cycles_per_frame, c.cycles_median,
+		       c.mpps, (unsigned long long)c.frames_timed, c.failures);
+		first = false;
+	}
 	printf("\n  ]\n}\n");
 }
 
@@ -697,6 +710,8 @@ void usage()
 		"  --entries N       FDB destination entries in the matrix (default 4096)\n"
 		"  --scale A,B,...   FDB sizes for the scale rows (default 4096,65536,1048576)\n"
 		"  --no-matrix | --no-scale\n"
+		"  --ct A,B,...      conntrack rows: established TCP hit path at A, B, ...\n"
+		"                    connections (e.g. 1000,100000,1000000; default none)\n"
 		"  --json            JSON instead of the text tables\n"
 		"  --callgrind       run the 4k/64/8 case under valgrind --tool=callgrind\n"
 		"                    and print instructions per frame\n");
@@ -753,6 +768,8 @@ int main(int argc, char **argv)
 			o.matrix = false;
 		else if (a == "--no-scale")
 			o.scale = false;
+		else if (a == "--ct")
+			o.ct_sizes = parse_list(next());
 		else if (a == "--json")
 			o.json = true;
 		else if (a == "--callgrind")
@@ -802,6 +819,13 @@ int main(int argc, char **argv)
 				return 1;
 			rows.push_back(r);
 		}
+	for (unsigned n : o.ct_sizes) {
+		xbench::CtBenchRow c;
+		if (!n || !xbench::run_ct_row(n, o.frames, o.passes, o.pool, tsc_hz, c))
+			return 1;
+		failures += c.failures;
+		ct_rows.push_back(c);
+	}
 
 	if (o.json) {
 		print_json(rows, o, tsc_source);
@@ -818,6 +842,16 @@ int main(int argc, char **argv)
 				if (r.group == "scale")
 					printf("  %8u entries: %.1f bytes/entry (%u entries in the FDB)\n",
 					       r.entries, r.bytes_per_entry, r.fdb_count);
+		}
+		if (!ct_rows.empty()) {
+			printf("\nconntrack, established TCP hit path (ct_in: parse, lookup, window, "
+			       "counters), one frame at a time:\n");
+			printf("  %10s %12s %10s %12s %8s\n", "conns", "cycles/frame", "median", "bytes/conn",
+			       "Mpps");
+			for (const xbench::CtBenchRow &c : ct_rows)
+				printf("  %10u %12.1f %10.1f %12.1f %8.2f%s\n", c.conns, c.cycles_per_frame,
+				       c.cycles_median, c.bytes_per_conn, c.mpps,
+				       c.failures ? "  FAILED" : "");
 		}
 		printf("\n%s\n", failures ? "VERIFICATION FAILED" : "verified: every frame reached its FDB port");
 	}

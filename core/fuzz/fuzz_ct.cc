@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_ct.cc - libFuzzer target: arbitrary frames and well-formed TCP/UDP/
+ * ICMP segments with fuzzed fields through connection tracking, on one
+ * long-lived conntrack table small enough that early drop, expiry and GC
+ * run all the time.
+ *
+ * Input layout, consumed front to back until it runs out:
+ *   op byte, then per op (op % 8):
+ *     0,1  raw frame: flags byte (bit 0 OOB tag, bit 1 checksum known
+ *          good, bits 2-3 zone), length (2 bytes, up to 2048), the bytes
+ *          (placed at the end of an exact-size heap copy, so
+ *          AddressSanitizer sees any over-read)
+ *     2,3  TCP segment: endpoints byte, flags byte, seq and ack (4 bytes
+ *          each, as offsets from per-endpoint bases), window (2), payload
+ *          length byte, option byte (window scale / SACK-permitted)
+ *     4    UDP or ICMP echo: endpoints byte, kind byte
+ *     5    ICMP error quoting a TCP segment built as in op 2: the quoted
+ *          length byte, then the op-2 fields
+ *     6    time: advance by a byte x 500 ms, then a GC slice
+ *     7    control: selector byte (flush a zone, delete a tuple, dump,
+ *          toggle loose/liberal/checksum, change the bound)
+ * Checked after every frame: the state is exactly one ct state bit; a
+ * NEW/ESTABLISHED/RELATED frame has an entry, an INVALID/UNTRACKED one
+ * none; the table never holds more than its bound once the frame is done;
+ * a dump sees exactly count() entries. A violation aborts (a finding).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_table.h"
+#include "ct_track.h"
+#include "platform_user.h"
+
+namespace {
+
+using namespace xb;
+
+xb::Conntrack *ct;
+uint32_t now = 1000000;
+
+class Input {
+public:
+	Input(const uint8_t *data, size_t size) : p_(data), end_(data + size) {}
+	bool more() const { return p_ < end_; }
+	uint8_t u8() { return p_ < end_ ? *p_++ : 0; }
+	uint16_t u16() { return uint16_t(u8() | (u8() << 8)); }
+	uint32_t u32() { return uint32_t(u16()) | (uint32_t(u16()) << 16); }
+	size_t take(size_t n, const uint8_t **out)
+	{
+		size_t have = size_t(end_ - p_);
+		if (n > have)
+			n = have;
+		*out = p_;
+		p_ += n;
+		return n;
+	}
+
+private:
+	const uint8_t *p_;
+	const uint8_t *end_;
+};
+
+void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = uint8_t(v >> 8);
+	p[1] = uint8_t(v);
+}
+
+void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, uint16_t(v >> 16));
+	put16(p + 2, uint16_t(v));
+}
+
+void check(bool ok, const char *what)
+{
+	if (!ok) {
+		__builtin_printf("fuzz-ct: invariant violated: %s\n", what);
+		abort();
+	}
+}
+
+void feed(const uint8_t *frame, uint32_t len, bool oob, uint16_t zone, bool csum_ok)
+{
+	/* exact-size heap copy so reads past the end are caught */
+	const uint32_t before = ct->table().count();
+	uint8_t *copy = static_cast<uint8_t *>(malloc(len ? len : 1));
+	memcpy(copy, frame, len);
+	{
+		RcuReadGuard rcu;
+		CtResult r;
+		ct->in(copy, len, oob, zone, now, csum_ok, r);
+		const uint8_t s = r.state;
+		check(s == kCtStateInvalid || s == kCtStateEstablished || s == kCtStateRelated ||
+			      s == kCtStateNew || s == kCtStateUntracked,
+		      "one state bit");
+		const bool has = r.entry != nullptr;
+		check(has == (s == kCtStateNew || s == kCtStateEstablished || s == kCtStateRelated),
+		      "an entry exactly for tracked states");
+		check(!r.unconfirmed || s == kCtStateNew, "only a new connection is unconfirmed");
+		if (r.drop)
+			check(!has, "a dropped frame has no entry");
+		ct->confirm(r, now);
+		ct->release(r);
+	}
+	free(copy);
+	const uint32_t max = ct->table().max();
+	const uint32_t after = ct->table().count();
+	/* a lowered bound is not enforced on what is there, only on growth */
+	check(!max || after <= max || after <= before, "count within the bound");
+}
+
+/* Ethernet + IPv4 + TCP between two of four endpoints. */
+uint32_t build_tcp(Input &in, uint8_t *buf, uint32_t quoted_len = 0)
+{
+	const uint8_t ends = in.u8();
+	const uint8_t flags = in.u8();
+	const uint32_t seq = in.u32();
+	const uint32_t ack = in.u32();
+	const uint16_t win = in.u16();
+	const uint8_t payload = in.u8() & 0x3f;
+	const uint8_t opt = in.u8();
+	const unsigned a = ends & 3, b = (ends >> 2) & 3;
+	const bool six = ends & 0x80;
+	uint8_t *ip = buf + 14;
+	memset(buf, 0, 14);
+	buf[0] = 2;
+	buf[6] = 2;
+	const uint32_t ip_len = six ? 40 : 20;
+	uint8_t *tcp = ip + ip_len;
+	const uint32_t opt_len = (opt & 3) ? 8 : 0;
+	const uint32_t tcp_len = 20 + opt_len + payload;
+	memset(ip, 0, ip_len + tcp_len);
+	if (six) {
+		put16(buf + 12, 0x86dd);
+		ip[0] = 0x60;
+		put16(ip + 4, uint16_t(tcp_len));
+		ip[6] = 6;
+		ip[7] = 64;
+		ip[8] = 0x20;
+		ip[23] = uint8_t(a + 1);
+		ip[24] = 0x20;
+		ip[39] = uint8_t(b + 1);
+	} else {
+		put16(buf + 12, 0x0800);
+		ip[0] = 0x45;
+		put16(ip + 2, uint16_t(20 + tcp_len));
+		ip[8] = 64;
+		ip[9] = 6;
+		ip[12] = 10;
+		ip[15] = uint8_t(a + 1);
+		ip[16] = 10;
+		ip[19] = uint8_t(b + 1);
+	}
+	put16(tcp, uint16_t(1000 + a));
+	put16(tcp + 2, uint16_t(1000 + b));
+	/* small offsets from fixed bases keep segments near the windows */
+	put32(tcp + 4, 0x10000000u * (a + 1) + (seq & 0x8000000f ? seq : seq & 0xffff));
+	put32(tcp + 8, 0x10000000u * (b + 1) + (ack & 0x8000000f ? ack : ack & 0xffff));
+	tcp[12] = uint8_t(((20 + opt_len) / 4) << 4);
+	tcp[13] = flags;
+	put16(tcp + 14, win);
+	if (opt_len) {
+		tcp[20] = 1;
+		tcp[21] = 3;
+		tcp[22] = 3;
+		tcp[23] = uint8_t(opt >> 2);
+		tcp[24] = 1;
+		tcp[25] = 1;
+		tcp[26] = (opt & 2) ? 4 : 1;
+		tcp[27] = (opt & 2) ? 2 : 1;
+	}
+	const uint32_t total = 14 + ip_len + tcp_len;
+	if (quoted_len && quoted_len < ip_len + tcp_len)
+		return 14 + quoted_len;
+	return total;
+}
+
+void op_icmp_error(Input &in)
+{
+	uint8_t inner[14 + 40 + 20 + 8 + 64];
+	const uint8_t quote = in.u8();
+	const uint32_t inner_len = build_tcp(in, inner, quote) - 14;
+	const bool six = inner[12] == 0x86;
+	uint8_t buf[14 + 40 + 8 + sizeof(inner)];
+	memset(buf, 0, sizeof(buf));
+	buf[0] = 2;
+	buf[6] = 2;
+	uint8_t *ip = buf + 14;
+	const uint32_t ip_len = six ? 40 : 20;
+	uint8_t *icmp = ip + ip_len;
+	const uint32_t l4_len = 8 + inner_len;
+	if (six) {
+		put16(buf + 12, 0x86dd);
+		ip[0] = 0x60;
+		put16(ip + 4, uint16_t(l4_len));
+		ip[6] = 58;
+		/* outer: from the quoted destination back to its source */
+		memcpy(ip + 8, inner + 14 + 24, 16);
+		memcpy(ip + 24, inner + 14 + 8, 16);
+		icmp[0] = 1;
+	} else {
+		put16(buf + 12, 0x0800);
+		ip[0] = 0x45;
+		put16(ip + 2, uint16_t(20 + l4_len));
+		ip[9] = 1;
+		memcpy(ip + 12, inner + 14 + 16, 4);
+		memcpy(ip + 16, inner + 14 + 12, 4);
+		icmp[0] = 3;
+		icmp[1] = 3;
+	}
+	memcpy(icmp + 8, inner + 14, inner_len);
+	feed(buf, 14 + ip_len + l4_len, false, 0, true);
+}
+
+void op_udp_or_echo(Input &in)
+{
+	const uint8_t ends = in.u8();
+	const uint8_t kind = in.u8();
+	const unsigned a = ends & 3, b = (ends >> 2) & 3;
+	uint8_t buf[14 + 20 + 16];
+	memset(buf, 0, sizeof(buf));
+	buf[0] = 2;
+	buf[6] = 2;
+	put16(buf + 12, 0x0800);
+	uint8_t *ip = buf + 14;
+	ip[0] = 0x45;
+	put16(ip + 2, 36);
+	ip[12] = 10;
+	ip[15] = uint8_t(a + 1);
+	ip[16] = 10;
+	ip[19] = uint8_t(b + 1);
+	uint8_t *l4 = ip + 20;
+	if (kind & 1) {
+		ip[9] = 17;
+		put16(l4, uint16_t(2000 + a));
+		put16(l4 + 2, uint16_t(2000 + b));
+		put16(l4 + 4, 16);
+	} else {
+		ip[9] = 1;
+		l4[0] = (kind & 2) ? 0 : 8;	/* echo reply / request */
+		put16(l4 + 4, uint16_t(kind >> 2));
+	}
+	feed(buf, sizeof(buf), false, uint16_t((kind >> 6) & 1), true);
+}
+
+void op_control(Input &in)
+{
+	const uint8_t sel = in.u8();
+	switch (sel % 6) {
+	case 0: {
+		CtFilter f;
+		f.zone = sel >> 4;
+		ct->table().flush(f);
+		break;
+	}
+	case 1: {
+		CtTuple t = {};
+		t.l3 = kCtL3Ipv4;
+		t.l4proto = kIpProtoTcp;
+		t.src[0] = 10;
+		t.src[3] = uint8_t(1 + ((sel >> 3) & 3));
+		t.dst[0] = 10;
+		t.dst[3] = uint8_t(1 + ((sel >> 5) & 3));
+		t.sport = uint16_t(1000 + ((sel >> 3) & 3));
+		t.dport = uint16_t(1000 + ((sel >> 5) & 3));
+		ct->table().del(t, CtFilter(), nullptr);
+		break;
+	}
+	case 2: {
+		/* three entries per round; a refused entry is not consumed */
+		uint32_t bucket = 0, skip = 0, seen = 0;
+		bool done = false;
+		while (!done) {
+			unsigned budget = 3;
+			done = ct->table().for_each_from(bucket, skip, [&](const CtEntry &) {
+				if (budget == 0)
+					return false;
+				budget--;
+				seen++;
+				return true;
+			});
+		}
+		check(seen == ct->table().count(), "a dump sees every entry once");
+		break;
+	}
+	case 3:
+		ct->config.tcp.loose = !ct->config.tcp.loose;
+		break;
+	case 4:
+		ct->config.tcp.be_liberal = !ct->config.tcp.be_liberal;
+		break;
+	case 5:
+		ct->table().set_max(sel >> 3 ? uint32_t(sel >> 3) : 64);
+		break;
+	}
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***)
+{
+	xb_user_log_to_stderr(0);
+	ct = new xb::Conntrack;
+	if (ct->init(32, 64, nullptr))
+		abort();
+	return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	Input in(data, size);
+	while (in.more()) {
+		const uint8_t op = in.u8() % 8;
+		switch (op) {
+		case 0:
+		case 1: {
+			const uint8_t flags = in.u8();
+			uint16_t len = in.u16() % 2049;
+			const uint8_t *bytes;
+			len = uint16_t(in.take(len, &bytes));
+			feed(bytes, len, flags & 1, uint16_t((flags >> 2) & 3), flags & 2);
+			break;
+		}
+		case 2:
+		case 3: {
+			uint8_t buf[14 + 40 + 28 + 64];
+			const uint32_t len = build_tcp(in, buf);
+			feed(buf, len, false, 0, true);
+			break;
+		}
+		case 4:
+			op_udp_or_echo(in);
+			break;
+		case 5:
+			op_icmp_error(in);
+			break;
+		case 6:
+			now += uint32_t(in.u8()) * 500;
+			ct->table().gc_slice(now, 8);
+			break;
+		case 7:
+			op_control(in);
+			break;
+		}
+	}
+	return 0;
+}
