@@ -1,14 +1,17 @@
 #!/bin/bash
-# build.sh OUTDIR [KVER] - build xbridge.ko against the installed Debian
-# kernel headers. Copies the shim and the core into OUTDIR (Kbuild builds in
-# place), runs Kbuild, and fails on any compiler, objtool or modpost warning.
-# KVER defaults to the newest kernel that has both /boot/vmlinuz-KVER and
-# /lib/modules/KVER/build.
+# build.sh OUTDIR [KERNEL] - build xbridge.ko against the installed Debian
+# kernel headers of KERNEL: a full version or a series (6.1, 6.12). Copies
+# the shim and the core into OUTDIR (Kbuild builds in place; use one OUTDIR per
+# kernel), runs Kbuild, and fails on any compiler, objtool or modpost warning.
+# KERNEL defaults to the default test kernel (tools/kernel-version.sh: the
+# newest 6.1, or $XBRIDGE_KERNEL).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
-out="${1:?usage: build.sh OUTDIR [KVER]}"
-kver="${2:-$("$root/tools/kernel-version.sh")}"
+out="${1:?usage: build.sh OUTDIR [KERNEL]}"
+kver="$("$root/tools/kernel-version.sh" ${2:+"$2"})"
+[[ -e /lib/modules/$kver/build/Makefile ]] ||
+	{ echo "build.sh: no headers for $kver (tools/bootstrap.sh installs them)" >&2; exit 1; }
 
 mkdir -p "$out/core"
 cp -u "$here"/Kbuild "$here"/*.c "$here"/*.h "$here"/*.cc "$out/"

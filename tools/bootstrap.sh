@@ -8,7 +8,11 @@ packages=(
 	meson ninja-build pkg-config
 	catch2 libboost-dev liburcu-dev
 	binutils python3 jq
-	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
+	qemu-system-x86 busybox-static
+	# the two test kernels: Debian 12's 6.1 and bookworm's 6.12 (from
+	# bookworm-security); dwarves' pahole writes 6.12's module BTF
+	linux-image-amd64 linux-headers-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves
 	kmod iproute2 iputils-ping cpio xz-utils zstd
 	valgrind
 	libnl-3-dev libnl-genl-3-dev libnl-utils

@@ -6,9 +6,11 @@
 #      UBSan report is fatal): `meson test` runs every registered test
 #      (core unit tests, the kernel-safety check of the core sources, ...);
 #   3. build-fuzz/ (clang, libFuzzer): the bounded fuzz smoke tests (~60 s each);
-#   4. build-kmod/: xbridge.ko for the test kernel, then the selftests in
-#      selftests/ run in that kernel under qemu (tools/vm/run.sh), which also
-#      fails on any WARNING, BUG, oops, lockdep splat or RCU stall.
+#   4. for each test kernel (6.1 and 6.12; $XBRIDGE_TEST_KERNELS chooses):
+#      xbridge.ko built for it (build-kmod/, build-kmod-6.12/), then the
+#      selftests/xbridge_*.sh run in that kernel under qemu (tools/vm/run.sh),
+#      which also fails on any WARNING, BUG, oops, lockdep splat or RCU stall;
+#   5. the host-side selftests, selftests/host_*.sh (e.g. the Debian packages).
 # Build dirs are reconfigured when present, so the script is idempotent.
 # The last line is "N passed, N failed"; the exit status is non-zero if
 # anything failed (a build or configure failure counts as one failure).
@@ -78,30 +80,66 @@ else
 	failed=$((failed + 1))
 fi
 
-echo "== test kernel: xbridge.ko and the selftests"
-kver=$(tools/vm/run.sh --print-kernel)
-if bash kmod-shim/build.sh build-kmod "$kver" >build-kmod.log 2>&1; then
-	tail -1 build-kmod.log
+# The selftests in the test kernels: each of $XBRIDGE_TEST_KERNELS (series or
+# full versions; default both supported kernels, 6.1 and 6.12) gets its own
+# xbridge.ko (build-kmod/ for 6.1, build-kmod-SERIES/ for the others) and runs
+# every selftests/xbridge_*.sh. The time each kernel takes is printed.
+read -ra test_kernels <<<"${XBRIDGE_TEST_KERNELS:-6.1 6.12}"
+for series in "${test_kernels[@]}"; do
+	echo "== test kernel $series: xbridge.ko and the selftests"
+	t_kernel=$SECONDS
+	if ! kver=$(tools/kernel-version.sh "$series"); then
+		echo "test-all: no test kernel $series (tools/bootstrap.sh)" >&2
+		failed=$((failed + 1))
+		continue
+	fi
+	kdir=build-kmod
+	[[ $series == 6.1 ]] || kdir=build-kmod-$series
+	if ! bash kmod-shim/build.sh "$kdir" "$kver" >"$kdir.log" 2>&1; then
+		cat "$kdir.log" >&2
+		echo "test-all: building xbridge.ko for $kver failed" >&2
+		failed=$((failed + 1))
+		continue
+	fi
+	tail -1 "$kdir.log"
 	for suite in selftests/xbridge_*.sh; do
-		log="build-kmod/$(basename "$suite" .sh).log"
-		tools/vm/run.sh -q --timeout 2400 --module build-kmod/xbridge.ko -- \
-			"$suite" build-kmod/xbridge.ko 2>&1 | tee "$log"
+		log="$kdir/$(basename "$suite" .sh).log"
+		vmlog="$kdir/$(basename "$suite" .sh).vm.log"
+		tools/vm/run.sh -q --kernel "$kver" --log "$vmlog" --timeout 2400 \
+			--module "$kdir/xbridge.ko" -- "$suite" "$kdir/xbridge.ko" 2>&1 | tee "$log"
 		status=${PIPESTATUS[0]}
-		grep -E '^(PASS|FAIL):' build-vm/last.log | tee -a "$log"
-		ok=$(grep -c '^PASS:' build-vm/last.log)
-		bad=$(grep -c '^FAIL:' build-vm/last.log)
+		grep -E '^(PASS|FAIL):' "$vmlog" | sed "s/^\(PASS\|FAIL\): /&[$series] /" | tee -a "$log"
+		ok=$(grep -c '^PASS:' "$vmlog")
+		bad=$(grep -c '^FAIL:' "$vmlog")
 		passed=$((passed + ok))
 		failed=$((failed + bad))
 		if ((status != 0 && bad == 0)); then
-			echo "test-all: $suite failed in the test kernel (status $status)" >&2
+			echo "test-all: $suite failed in the test kernel $kver (status $status)" >&2
 			failed=$((failed + 1))
 		fi
 	done
-else
-	cat build-kmod.log >&2
-	echo "test-all: building xbridge.ko failed" >&2
-	failed=$((failed + 1))
-fi
+	echo "test-all: the selftests on $kver took $((SECONDS - t_kernel)) s"
+done
+
+# Host-side selftests (selftests/host_*.sh): they run on the build host as
+# root, boot the test kernels themselves, and print PASS/FAIL lines.
+for suite in selftests/host_*.sh; do
+	[[ -e $suite ]] || continue
+	echo "== host selftest $suite"
+	t_suite=$SECONDS
+	log="build-test/$(basename "$suite" .sh).log"
+	bash "$suite" 2>&1 | tee "$log"
+	status=${PIPESTATUS[0]}
+	ok=$(grep -c '^PASS:' "$log")
+	bad=$(grep -c '^FAIL:' "$log")
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	if ((status != 0 && bad == 0)); then
+		echo "test-all: $suite failed (status $status)" >&2
+		failed=$((failed + 1))
+	fi
+	echo "test-all: $suite took $((SECONDS - t_suite)) s"
+done
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
