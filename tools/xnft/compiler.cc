@@ -286,6 +286,9 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		const DataType *dt = datatype_by_name(k);
 		if (!dt)
 			throw LangError(d.type_loc, "unknown datatype " + k);
+		if (dt->id == TYPE_INTEGER || dt->id == TYPE_STRING)
+			throw LangError(d.loc, "unqualified type " + k + " specified in " +
+					(d.is_map ? "map" : "set") + " definition. Try \"typeof expression\" instead of \"type datatype\".");
 		KeyPart p = keypart_of_type(*dt, d.type_loc);
 		si.key.push_back(p);
 		key_type = (key_type << 6) | dt->id;
@@ -295,11 +298,16 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		const DataType *dt = datatype_by_name(d.data_type);
 		if (!dt)
 			throw LangError(d.type_loc, "unknown datatype " + d.data_type);
+		if (dt->id == TYPE_INTEGER || dt->id == TYPE_STRING)
+			throw LangError(d.loc, "unqualified type " + d.data_type +
+					" specified in map definition. Try \"typeof expression\" instead of \"type datatype\".");
 		if (dt->id == TYPE_VERDICT)
 			si.verdict_map = true;
 		else
 			si.data = keypart_of_type(*dt, d.type_loc);
 	}
+	if (si.key.size() > 1 && (si.flags & NFT_SET_INTERVAL))
+		si.flags |= NFT_SET_CONCAT;
 	si.id = ++set_id_;
 	std::vector<Element> elems;
 	if (d.elements)

@@ -26,6 +26,7 @@ struct KeyPart {
 	unsigned bits;     // bits of the value as the user writes it
 	ByteOrder order;
 	unsigned bytes;    // bytes in the register
+	unsigned shift = 0; // bit fields: the value's left shift in the register
 };
 
 struct SetInfo {

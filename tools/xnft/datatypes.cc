@@ -22,6 +22,7 @@ static const DataType types[] = {
 	{TYPE_ICMP_TYPE, "icmp_type", 8, ByteOrder::Big, false},
 	{TYPE_TCP_FLAG, "tcp_flag", 8, ByteOrder::Big, true},
 	{TYPE_MARK, "mark", 32, ByteOrder::Host, false},
+	{TYPE_TIME, "time", 32, ByteOrder::Host, false},
 	{TYPE_IFINDEX, "iface_index", 32, ByteOrder::Host, false},
 	{TYPE_ARPHRD, "iface_type", 16, ByteOrder::Host, false},
 	{TYPE_UID, "uid", 32, ByteOrder::Host, false},
@@ -237,6 +238,36 @@ bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::st
 		out.assign(n, 0);
 		std::memcpy(out.data(), s.data(), std::min<size_t>(s.size(), n));
 		return true;
+	}
+	case TYPE_TIME: {
+		// 1d2h3m4s5ms; a bare number is seconds
+		if (quoted || w.empty())
+			return false;
+		uint64_t total = 0;
+		size_t i = 0;
+		while (i < w.size()) {
+			size_t j = i;
+			while (j < w.size() && std::isdigit(static_cast<unsigned char>(w[j])))
+				j++;
+			if (j == i)
+				return false;
+			uint64_t n = std::stoull(w.substr(i, j - i));
+			size_t k = j;
+			while (k < w.size() && std::isalpha(static_cast<unsigned char>(w[k])))
+				k++;
+			std::string unit = w.substr(j, k - j);
+			uint64_t mult;
+			if (unit == "d") mult = 86400000;
+			else if (unit == "h") mult = 3600000;
+			else if (unit == "m") mult = 60000;
+			else if (unit == "s" || unit.empty()) mult = 1000;
+			else if (unit == "ms") mult = 1;
+			else return false;
+			total += n * mult;
+			i = k;
+		}
+		v = total;
+		break;
 	}
 	case TYPE_IFINDEX: {
 		if (!quoted && parse_number(w, v))

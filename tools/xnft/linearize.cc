@@ -8,7 +8,13 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include <libnftnl/udata.h>
+
 #include "protocols.h"
+
+// nftables' own set element user data (include/rule.h)
+#define XNFT_UDATA_SET_ELEM_FLAGS 1
+#define XNFT_SET_ELEM_F_INTERVAL_OPEN 0x1
 
 namespace xnft {
 
@@ -71,8 +77,9 @@ static bool all_zero(const Bytes &b)
 }
 
 // Encodes V as the part; bit fields shifted into place.
-static Bytes encode_part(const KeyPart &p, const Expr &v, unsigned shift = 0)
+static Bytes encode_part(const KeyPart &p, const Expr &v, int shift_override = -1)
 {
+	unsigned shift = shift_override >= 0 ? static_cast<unsigned>(shift_override) : p.shift;
 	if (shift == 0 && p.bits % 8 == 0)
 		return encode_value(*p.type, p.bits, p.order, v);
 	Bytes b = encode_value(*p.type, p.bits, ByteOrder::Big, v);
@@ -129,6 +136,8 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 		throw LangError(e.loc, "syntax error, unexpected expression, expecting value");
 	Bytes out;
 	if (try_encode(*p.type, p.bits, p.order, e.text, e.quoted, out)) {
+		if (p.shift || p.bits % 8)
+			out = encode_part(p, e);
 		iv.lo = iv.hi = out;
 		return iv;
 	}
@@ -241,6 +250,23 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 	std::stable_sort(raw.begin(), raw.end(), [](const Raw &a, const Raw &b) {
 		return a.iv.lo < b.iv.lo;
 	});
+	if (allow_interval_flag && !si.is_map) {
+		// anonymous sets merge overlapping and adjacent ranges (nft's automerge)
+		std::vector<Raw> merged;
+		for (auto &r : raw) {
+			if (!merged.empty()) {
+				Bytes next = merged.back().iv.hi;
+				bool ok = increment(next);
+				if (!ok || !(next < r.iv.lo)) {
+					if (merged.back().iv.hi < r.iv.hi)
+						merged.back().iv.hi = r.iv.hi;
+					continue;
+				}
+			}
+			merged.push_back(std::move(r));
+		}
+		raw = std::move(merged);
+	}
 	for (size_t i = 1; i < raw.size(); i++)
 		if (!(raw[i - 1].iv.hi < raw[i].iv.lo))
 			throw LangError(raw[i].loc->loc, "conflicting intervals specified");
@@ -255,8 +281,10 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 		s.key = raw[i].iv.lo;
 		out.push_back(s);
 		Bytes end = raw[i].iv.hi;
-		if (!increment(end))
+		if (!increment(end)) {
+			out.back().interval_open = true;
 			continue;
+		}
 		if (i + 1 < raw.size() && raw[i + 1].iv.lo == end)
 			continue;
 		Element e;
@@ -294,8 +322,27 @@ void add_elements(nftnl_set *s, const std::vector<Element> &elems)
 						   static_cast<uint32_t>(e.data.size()));
 			}
 		}
+		if (e.interval_open) {
+			nftnl_udata_buf *ud = nftnl_udata_buf_alloc(256);
+			nftnl_udata_put_u32(ud, XNFT_UDATA_SET_ELEM_FLAGS, XNFT_SET_ELEM_F_INTERVAL_OPEN);
+			nftnl_set_elem_set(se, NFTNL_SET_ELEM_USERDATA, nftnl_udata_buf_data(ud),
+					   nftnl_udata_buf_len(ud));
+			nftnl_udata_buf_free(ud);
+		}
 		nftnl_set_elem_add(s, se);
 	}
+}
+
+uint32_t interval_desc_size(const std::vector<Element> &elems)
+{
+	uint32_t n = 0;
+	for (size_t i = 0; i < elems.size(); i++) {
+		if (elems[i].flags & NFT_SET_ELEM_INTERVAL_END)
+			n += i == 0 ? 1 : 0;
+		else
+			n += 2;
+	}
+	return n;
 }
 
 // ---- expression emission ----
@@ -365,6 +412,25 @@ void Linearizer::emit_verdict(const std::string &v, const std::string &chain, co
 	if (!chain.empty())
 		nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain.c_str());
 	nftnl_rule_add_expr(rule_, e);
+}
+
+// nft compares host-order values in network order for ranges and < >
+// (a byteorder hton first).
+void Linearizer::emit_hton(unsigned reg, const KeyPart &p)
+{
+	nftnl_expr *e = new_expr("byteorder");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SREG, nft_reg(reg));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_DREG, nft_reg(reg));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_OP, NFT_BYTEORDER_HTON);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, p.bytes);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, p.bytes);
+	nftnl_rule_add_expr(rule_, e);
+}
+
+static Bytes reversed(Bytes b)
+{
+	std::reverse(b.begin(), b.end());
+	return b;
 }
 
 void Linearizer::emit_dep_eq_payload(uint32_t base, unsigned off, unsigned len, const Bytes &v)
@@ -458,6 +524,7 @@ Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
 		emit_payload_load(f->base, byte_off, len, reg);
 		if (bit_off || f->bits % 8) {
 			l.shift = len * 8 - bit_off - f->bits;
+			l.part.shift = l.shift;
 			uint64_t m = ((f->bits >= 64 ? ~0ull : (1ull << f->bits) - 1)) << l.shift;
 			l.mask = u64_to_bytes_be(m, len);
 			emit_bitwise(reg, l.mask, Bytes(len, 0));
@@ -495,9 +562,9 @@ Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
 	throw LangError(e.loc, "syntax error, expected a header field, meta or ct expression");
 }
 
-void Linearizer::learn_context(const Load &l, const Stmt &s, const Bytes &v)
+void Linearizer::learn_context(const Load &l, Op op, const Bytes &v)
 {
-	if (s.op != Op::Implicit && s.op != Op::Eq)
+	if (op != Op::Implicit && op != Op::Eq)
 		return;
 	auto net_of = [&](uint64_t t) -> std::string {
 		if (t == 0x0800) return "ip";
@@ -560,21 +627,20 @@ static Bytes flags_value(const KeyPart &p, const Expr &e, unsigned shift)
 	return encode_part(p, e, shift);
 }
 
-void Linearizer::match_value(const Stmt &s, const Load &l)
+void Linearizer::match_value(Op op, const Expr &rhs, const Load &l)
 {
-	const Expr &rhs = *s.rhs;
 	const KeyPart &p = l.part;
 	if (rhs.kind == ExprKind::List || (rhs.kind == ExprKind::Binop && rhs.text == "|")) {
 		if (!p.type->bitmask)
 			throw LangError(rhs.loc, std::string("List of values is not supported for ") +
 					p.type->name + ", use a set: { a, b }");
 		Bytes v = flags_value(p, rhs, l.shift);
-		if (s.op == Op::Eq) {
-			emit_cmp(1, NFT_CMP_EQ, v);
+		if (op == Op::Eq || op == Op::Neq) {
+			emit_cmp(1, cmp_op(op), v);
 			return;
 		}
 		emit_bitwise(1, v, Bytes(v.size(), 0));
-		emit_cmp(1, s.op == Op::Neq ? NFT_CMP_EQ : NFT_CMP_NEQ, Bytes(v.size(), 0));
+		emit_cmp(1, NFT_CMP_NEQ, Bytes(v.size(), 0));
 		return;
 	}
 	Interval iv = encode_interval(p, rhs);
@@ -582,16 +648,21 @@ void Linearizer::match_value(const Stmt &s, const Load &l)
 		Bytes v = iv.lo;
 		if (l.shift)
 			v = encode_part(p, rhs, l.shift);
-		if (p.type->bitmask && s.op == Op::Implicit) {
+		if (p.type->bitmask && op == Op::Implicit) {
 			emit_bitwise(1, v, Bytes(v.size(), 0));
 			emit_cmp(1, NFT_CMP_NEQ, Bytes(v.size(), 0));
 			return;
 		}
-		emit_cmp(1, cmp_op(s.op), v);
-		learn_context(l, s, v);
+		bool ordered = op == Op::Lt || op == Op::Gt || op == Op::Lte || op == Op::Gte;
+		if (ordered && p.order == ByteOrder::Host && p.bytes > 1) {
+			emit_hton(1, p);
+			v = reversed(v);
+		}
+		emit_cmp(1, cmp_op(op), v);
+		learn_context(l, op, v);
 		return;
 	}
-	if (s.op != Op::Implicit && s.op != Op::Eq && s.op != Op::Neq)
+	if (op != Op::Implicit && op != Op::Eq && op != Op::Neq)
 		throw LangError(rhs.loc, "Relational expression with a range or prefix needs == or !=");
 	bool is_prefix = rhs.kind == ExprKind::Prefix ||
 			 (rhs.kind == ExprKind::Value && rhs.text.find('/') != std::string::npos);
@@ -605,7 +676,7 @@ void Linearizer::match_value(const Stmt &s, const Load &l)
 				break;
 			plen++;
 		}
-		uint32_t op = s.op == Op::Neq ? NFT_CMP_NEQ : NFT_CMP_EQ;
+		uint32_t cmp = op == Op::Neq ? NFT_CMP_NEQ : NFT_CMP_EQ;
 		if (plen % 8 == 0 && l.is_payload && plen > 0 && l.mask.empty()) {
 			// nft shortens the load to the prefix's bytes
 			nftnl_expr *last = nullptr;
@@ -615,15 +686,20 @@ void Linearizer::match_value(const Stmt &s, const Load &l)
 			nftnl_expr_iter_destroy(it);
 			if (last)
 				nftnl_expr_set_u32(last, NFTNL_EXPR_PAYLOAD_LEN, plen / 8);
-			emit_cmp(1, op, Bytes(iv.lo.begin(), iv.lo.begin() + plen / 8));
+			emit_cmp(1, cmp, Bytes(iv.lo.begin(), iv.lo.begin() + plen / 8));
 			return;
 		}
 		Bytes m = prefix_mask(static_cast<unsigned>(n), plen);
 		emit_bitwise(1, m, Bytes(n, 0));
-		emit_cmp(1, op, iv.lo);
+		emit_cmp(1, cmp, iv.lo);
 		return;
 	}
-	if (s.op == Op::Neq) {
+	if (p.order == ByteOrder::Host && p.bytes > 1) {
+		emit_hton(1, p);
+		iv.lo = reversed(iv.lo);
+		iv.hi = reversed(iv.hi);
+	}
+	if (op == Op::Neq) {
 		nftnl_expr *e = new_expr("range");
 		nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_SREG, nft_reg(1));
 		nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_OP, NFT_RANGE_NEQ);
@@ -641,6 +717,8 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 	si.flags |= NFT_SET_ANONYMOUS | NFT_SET_CONSTANT;
 	if (si.is_map)
 		si.flags |= NFT_SET_MAP;
+	if (si.key.size() > 1 && (si.flags & NFT_SET_INTERVAL))
+		si.flags |= NFT_SET_CONCAT;
 	si.name = si.is_map ? "__map%d" : "__set%d";
 	si.id = ++set_id_;
 	std::vector<Element> elems = type_elements(si, lit, true, table_);
@@ -661,7 +739,8 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, si.verdict_map ? TYPE_VERDICT : si.data.type->id);
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, si.verdict_map ? 0 : si.data.bytes);
 	}
-	nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, static_cast<uint32_t>(elems.size()));
+	nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, (si.flags & NFT_SET_INTERVAL) ?
+			  interval_desc_size(elems) : static_cast<uint32_t>(elems.size()));
 	nftnl_set *es = nftnl_set_alloc();
 	nftnl_set_set_u32(es, NFTNL_SET_FAMILY, family_);
 	nftnl_set_set_str(es, NFTNL_SET_TABLE, table_name_.c_str());
@@ -742,6 +821,14 @@ void Linearizer::match(const Stmt &s)
 	if (rhs.kind == ExprKind::SetLit || rhs.kind == ExprKind::SetRef) {
 		if (s.op != Op::Implicit && s.op != Op::Eq && s.op != Op::Neq)
 			throw LangError(s.loc, "Relational expression with a set needs == or !=");
+		if (rhs.kind == ExprKind::SetLit && rhs.items.size() == 1 &&
+		    lhs.kind != ExprKind::Concat && rhs.items[0]->kind != ExprKind::Concat) {
+			// nft turns a one-element anonymous set into a plain match
+			dependency(lhs);
+			Load l = load(lhs, 1);
+			match_value(s.op, *rhs.items[0], l);
+			return;
+		}
 		lookup(s, lhs, rhs, 0, s.op == Op::Neq, nullptr, false);
 		return;
 	}
@@ -774,7 +861,7 @@ void Linearizer::match(const Stmt &s)
 	}
 	dependency(lhs);
 	Load l = load(lhs, 1);
-	match_value(s, l);
+	match_value(s.op, *s.rhs, l);
 }
 
 void Linearizer::set_stmt(const Stmt &s)
@@ -824,11 +911,58 @@ void Linearizer::set_stmt(const Stmt &s)
 	nftnl_rule_add_expr(rule_, e);
 }
 
+// nft merges consecutive equality matches on adjacent bytes of the same
+// header into one load and one compare (payload_try_merge).
+void Linearizer::merge_payloads()
+{
+	std::vector<nftnl_expr *> xs;
+	nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
+	for (nftnl_expr *x = nftnl_expr_iter_next(it); x; x = nftnl_expr_iter_next(it))
+		xs.push_back(x);
+	nftnl_expr_iter_destroy(it);
+	auto name = [](nftnl_expr *x) { return std::string(nftnl_expr_get_str(x, NFTNL_EXPR_NAME)); };
+	auto is_eq_pair = [&](size_t i) {
+		return i + 1 < xs.size() && name(xs[i]) == "payload" && name(xs[i + 1]) == "cmp" &&
+		       nftnl_expr_get_u32(xs[i + 1], NFTNL_EXPR_CMP_OP) == NFT_CMP_EQ;
+	};
+	if (xs.size() < 4 || !is_eq_pair(xs.size() - 4) || !is_eq_pair(xs.size() - 2))
+		return;
+	nftnl_expr *p1 = xs[xs.size() - 4], *c1 = xs[xs.size() - 3];
+	nftnl_expr *p2 = xs[xs.size() - 2], *c2 = xs[xs.size() - 1];
+	uint32_t b1 = nftnl_expr_get_u32(p1, NFTNL_EXPR_PAYLOAD_BASE);
+	uint32_t o1 = nftnl_expr_get_u32(p1, NFTNL_EXPR_PAYLOAD_OFFSET);
+	uint32_t l1 = nftnl_expr_get_u32(p1, NFTNL_EXPR_PAYLOAD_LEN);
+	uint32_t b2 = nftnl_expr_get_u32(p2, NFTNL_EXPR_PAYLOAD_BASE);
+	uint32_t o2 = nftnl_expr_get_u32(p2, NFTNL_EXPR_PAYLOAD_OFFSET);
+	uint32_t l2 = nftnl_expr_get_u32(p2, NFTNL_EXPR_PAYLOAD_LEN);
+	// Loads of up to 32 bits above the link layer take the kernel's fast
+	// path, so nft merges those only into a 32-bit load (payload_can_merge).
+	uint32_t limit = b1 == NFT_PAYLOAD_LL_HEADER ? 16 : 4;
+	if (b1 != b2 || o1 + l1 != o2 || l1 + l2 > limit)
+		return;
+	uint32_t n1, n2;
+	const uint8_t *d1 = static_cast<const uint8_t *>(nftnl_expr_get(c1, NFTNL_EXPR_CMP_DATA, &n1));
+	const uint8_t *d2 = static_cast<const uint8_t *>(nftnl_expr_get(c2, NFTNL_EXPR_CMP_DATA, &n2));
+	Bytes d(d1, d1 + n1);
+	d.insert(d.end(), d2, d2 + n2);
+	nftnl_expr_set_u32(p1, NFTNL_EXPR_PAYLOAD_LEN, l1 + l2);
+	nftnl_expr_set(c1, NFTNL_EXPR_CMP_DATA, d.data(), static_cast<uint32_t>(d.size()));
+	nftnl_rule_del_expr(p2);
+	nftnl_expr_free(p2);
+	nftnl_rule_del_expr(c2);
+	nftnl_expr_free(c2);
+}
+
 void Linearizer::statement(const Stmt &s)
 {
+	bool after_match = merge_ok_;
+	merge_ok_ = false;
 	switch (s.kind) {
 	case StmtKind::Match:
 		match(s);
+		if (after_match)
+			merge_payloads();
+		merge_ok_ = true;
 		return;
 	case StmtKind::Counter: {
 		nftnl_expr *e = new_expr("counter");

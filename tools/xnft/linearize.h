@@ -27,7 +27,13 @@ struct Element {
 	Bytes data;
 	std::string verdict;     // verdict maps: accept, drop, jump ...
 	std::string chain;
+	bool interval_open = false;  // a range up to the key's maximum (no end element)
 };
+
+// The size nft declares for a constant interval set: every segment counts
+// its start and its end, even when the end is dropped (adjacent ranges, a
+// range reaching the maximum), plus the leading zero end.
+uint32_t interval_desc_size(const std::vector<Element> &elems);
 
 // Types the elements of LIT (a SetLit) against SI's key and data; interval
 // sets get nft's segment form. Sets SI.flags |= NFT_SET_INTERVAL when an
@@ -53,11 +59,12 @@ private:
 	Load load(const Expr &e, unsigned reg);
 	void dependency(const Expr &key);
 	void match(const Stmt &s);
-	void match_value(const Stmt &s, const Load &l);
+	void match_value(Op op, const Expr &rhs, const Load &l);
+	void merge_payloads();
 	void lookup(const Stmt &s, const Expr &lhs, const Expr &set, unsigned dreg, bool invert,
 		    const KeyPart *data, bool verdict);
 	std::string anonymous_set(SetInfo &si, const Expr &lit);
-	void learn_context(const Load &l, const Stmt &s, const Bytes &value);
+	void learn_context(const Load &l, Op op, const Bytes &value);
 	void emit_cmp(unsigned reg, uint32_t op, const Bytes &data);
 	void emit_bitwise(unsigned reg, const Bytes &mask, const Bytes &x);
 	void emit_meta_load(uint32_t key, unsigned reg);
@@ -67,6 +74,7 @@ private:
 	void set_stmt(const Stmt &s);
 	void emit_dep_eq_payload(uint32_t base, unsigned off, unsigned len, const Bytes &v);
 	void emit_dep_eq_meta(uint32_t key, const Bytes &v);
+	void emit_hton(unsigned reg, const KeyPart &p);
 
 	nftnl_rule *rule_;
 	TableInfo &table_;
@@ -76,6 +84,7 @@ private:
 	SetSink sink_;
 	// protocol context
 	std::string link_ = "ether", net_, l4_;
+	bool merge_ok_ = false;  // the previous statement was a match
 };
 
 } // namespace xnft

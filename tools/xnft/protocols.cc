@@ -102,7 +102,7 @@ static const CtKey ct_keys[] = {
 	{"direction", NFT_CT_DIRECTION, TYPE_CT_DIR, 8, ByteOrder::Host, false},
 	{"status", NFT_CT_STATUS, TYPE_CT_STATUS, 32, ByteOrder::Host, false},
 	{"mark", NFT_CT_MARK, TYPE_MARK, 32, ByteOrder::Host, false},
-	{"expiration", NFT_CT_EXPIRATION, TYPE_INTEGER, 32, ByteOrder::Host, false},
+	{"expiration", NFT_CT_EXPIRATION, TYPE_TIME, 32, ByteOrder::Host, false},
 	{"zone", NFT_CT_ZONE, TYPE_INTEGER, 16, ByteOrder::Host, false},
 	{"l3proto", NFT_CT_L3PROTOCOL, TYPE_NFPROTO, 8, ByteOrder::Host, true},
 	{"protocol", NFT_CT_PROTOCOL, TYPE_INET_PROTOCOL, 8, ByteOrder::Big, true},
