@@ -95,15 +95,22 @@ void CtTable::fini()
 	count_ = 0;
 }
 
-CtEntry *CtTable::lookup(const CtTuple &key, uint32_t now, uint8_t *dir)
+CtEntry *CtTable::lookup_hashed(const CtTuple &key, uint32_t hash, uint32_t now, uint8_t *dir)
 {
 	CtTuple inv;
-	const bool has_inv = ct_invert_tuple(key, inv);
-	for (uintptr_t l = load_link(buckets_[bucket_of(key)]); l;) {
+	int has_inv = -1;	/* the key's inverse, computed at the first reply link */
+	for (uintptr_t l = load_link(buckets_[hash & mask_]); l;) {
 		CtEntry *e = link_entry(l);
 		const unsigned d = l & 1;
-		if ((d == 0 || has_inv) && e->tuple == (d ? inv : key) &&
-		    !(e->status_bits() & kCtDying)) {
+		bool match;
+		if (d == 0) {
+			match = e->tuple == key;
+		} else {
+			if (has_inv < 0)
+				has_inv = ct_invert_tuple(key, inv);
+			match = has_inv && e->tuple == inv;
+		}
+		if (match && !(e->status_bits() & kCtDying)) {
 			if (xb_unlikely(ct_expired(*e, now))) {
 				kill(e);
 				return nullptr;

@@ -185,7 +185,28 @@ public:
 	 * is removed on the way (as ____nf_conntrack_find does) and not
 	 * returned.
 	 */
-	CtEntry *lookup(const CtTuple &key, uint32_t now, uint8_t *dir);
+	CtEntry *lookup(const CtTuple &key, uint32_t now, uint8_t *dir)
+	{
+		return lookup_hashed(key, hash_of(key), now, dir);
+	}
+	/* The same with @key's hash_of() already computed (batches). */
+	CtEntry *lookup_hashed(const CtTuple &key, uint32_t hash, uint32_t now, uint8_t *dir);
+	/* Datapath: the table's hash of a tuple. */
+	uint32_t hash_of(const CtTuple &t) const { return uint32_t(ct_tuple_hash(t, seed_)); }
+	/* Datapath (batches): prefetch the bucket of @hash, then (a later
+	 * step) the first entry of its chain. */
+	void prefetch_bucket(uint32_t hash) const { prefetch(&buckets_[hash & mask_]); }
+	void prefetch_chain(uint32_t hash) const
+	{
+		const uintptr_t l = __atomic_load_n(&buckets_[hash & mask_], __ATOMIC_RELAXED);
+		if (l) {
+			/* the tuple, then the TCP state: an entry spans 3 lines */
+			const char *e = reinterpret_cast<const char *>(link_entry(l));
+			prefetch(e);
+			prefetch(e + 64);
+			prefetch(e + 128);
+		}
+	}
 
 	/*
 	 * Datapath: a zeroed, unconfirmed entry for @orig (whose inverse must
@@ -261,7 +282,7 @@ public:
 private:
 	static CtEntry *link_entry(uintptr_t l) { return reinterpret_cast<CtEntry *>(l & ~uintptr_t(1)); }
 	static uintptr_t make_link(CtEntry *e, unsigned dir) { return reinterpret_cast<uintptr_t>(e) | dir; }
-	uint32_t bucket_of(const CtTuple &t) const { return uint32_t(ct_tuple_hash(t, seed_)) & mask_; }
+	uint32_t bucket_of(const CtTuple &t) const { return hash_of(t) & mask_; }
 	void unlink_locked(CtEntry *e);
 	void remove_locked(CtEntry *e);
 	bool early_drop(uint32_t bucket, uint32_t now);

@@ -67,8 +67,34 @@ void Conntrack::track_icmp_error(const CtPacket &p, uint32_t inner_off, uint32_t
 	out.state = kCtStateRelated;
 }
 
-void Conntrack::in_packet(CtParse parse, const CtPacket &p, uint32_t now, bool csum_ok,
-			  CtResult &out)
+unsigned Conntrack::in_batch(const uint8_t *const *frames, const uint32_t *lens, unsigned n,
+			     bool oob_tag, uint16_t zone, uint32_t now, bool csum_ok,
+			     CtResult *out)
+{
+	CtPacket pkt[kCtBatch];
+	CtParse parse[kCtBatch];
+	uint32_t hash[kCtBatch];
+	for (unsigned base = 0; base < n; base += kCtBatch) {
+		const unsigned m = n - base < kCtBatch ? n - base : kCtBatch;
+		for (unsigned i = 0; i < m; i++) {
+			parse[i] = ct_parse(frames[base + i], lens[base + i], oob_tag, zone, pkt[i]);
+			hash[i] = parse[i] == CtParse::Ok ? table_.hash_of(pkt[i].tuple) : 0;
+			table_.prefetch_bucket(hash[i]);
+		}
+		for (unsigned i = 0; i < m; i++)
+			if (parse[i] == CtParse::Ok)
+				table_.prefetch_chain(hash[i]);
+		for (unsigned i = 0; i < m; i++) {
+			in_hashed(parse[i], pkt[i], hash[i], now, csum_ok, out[base + i]);
+			if (out[base + i].unconfirmed)
+				return base + i + 1;
+		}
+	}
+	return n;
+}
+
+void Conntrack::in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint32_t now,
+			  bool csum_ok, CtResult &out)
 {
 	out = CtResult();
 	switch (parse) {
@@ -131,7 +157,7 @@ void Conntrack::in_packet(CtParse parse, const CtPacket &p, uint32_t now, bool c
 
 	for (int attempt = 0; attempt < 2; attempt++) {
 		uint8_t dir = 0;
-		CtEntry *e = table_.lookup(p.tuple, now, &dir);
+		CtEntry *e = table_.lookup_hashed(p.tuple, hash, now, &dir);
 		bool confirmed = e != nullptr;
 		if (!e) {
 			CtTuple reply;

@@ -68,7 +68,26 @@ public:
 		bool csum_ok, CtResult &out);
 	/* Same, for a packet already parsed (reassembled by the shim). */
 	void in_packet(CtParse parse, const CtPacket &p, uint32_t now, bool csum_ok,
-		       CtResult &out);
+		       CtResult &out)
+	{
+		in_hashed(parse, p, parse == CtParse::Ok ? table_.hash_of(p.tuple) : 0, now,
+			  csum_ok, out);
+	}
+
+	/*
+	 * Datapath: track up to @n frames in order, deciding as in() does,
+	 * with the hash buckets and first entries of up to kCtBatch frames
+	 * prefetched before any of them is tracked. Stops after the first
+	 * frame that starts a new connection (an unconfirmed result): the
+	 * caller takes that frame to confirm (or drop) before the frames
+	 * behind it are tracked, so that a connection's second frame finds
+	 * the entry its first created, as with one frame at a time. Returns
+	 * how many frames were tracked (>= 1 when n >= 1); @out[i] is frame
+	 * i's result.
+	 */
+	static constexpr unsigned kCtBatch = 16;
+	unsigned in_batch(const uint8_t *const *frames, const uint32_t *lens, unsigned n,
+			  bool oob_tag, uint16_t zone, uint32_t now, bool csum_ok, CtResult *out);
 
 	/*
 	 * Datapath: confirm the frame's new connection (no-op if there is
@@ -84,6 +103,8 @@ public:
 	CtConfig config;
 
 private:
+	void in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint32_t now, bool csum_ok,
+		       CtResult &out);
 	void track_icmp_error(const CtPacket &p, uint32_t inner_off, uint32_t now, CtResult &out);
 	void invalid(CtResult &out);
 

@@ -200,14 +200,16 @@ uint64_t ct_tuple_hash(const CtTuple &t, uint64_t seed)
 {
 	uint64_t w[5];
 	__builtin_memcpy(w, &t, sizeof(w));
-	uint64_t h = seed;
-	for (uint64_t v : w) {
-		h ^= v;
-		h *= 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
+	/* five independent multiplies (they overlap in the pipeline), then
+	 * one mixing round with the per-table seed */
+	uint64_t h = (w[0] ^ seed) * 0x9e3779b97f4a7c15ull;
+	h += (w[1] + seed) * 0xc2b2ae3d27d4eb4full;
+	h += (w[2] ^ (seed >> 7)) * 0x165667b19e3779f9ull;
+	h += (w[3] + (seed << 5)) * 0xd6e8feb86659fd93ull;
+	h += (w[4] ^ (seed >> 13)) * 0xff51afd7ed558ccdull;
+	h ^= h >> 32;
 	h *= seed;
-	return h ^ (h >> 32);
+	return h ^ (h >> 29);
 }
 
 CtParse ct_parse_l3(const uint8_t *l3, uint32_t len, uint16_t ethertype, uint16_t zone,

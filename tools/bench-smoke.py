@@ -46,7 +46,8 @@ def main():
     if len(ct_rows) != 1:
         errors.append(f"expected 1 conntrack row, got {len(ct_rows)}")
     for r in ct_rows:
-        if r["failures"] != 0 or not r["cycles_per_frame"] > 0 or not r["frames_timed"] > 0:
+        if (r["failures"] != 0 or not r["frames_timed"] > 0 or
+                not r["single"]["cycles_per_frame"] > 0 or not r["batch"]["cycles_per_frame"] > 0):
             errors.append(f"conntrack row {r}: failed or no figure")
         if not r["bytes_per_connection"] >= 100:
             errors.append(f"conntrack row {r}: bytes_per_connection below an entry's size")

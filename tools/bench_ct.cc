@@ -9,9 +9,12 @@
  * ESTABLISHED entries (buckets = N rounded up to a power of two, no bound).
  * A pool of frames (random connection, random direction, an in-window ACK
  * of what the other side sent) is prepared; the timed loop walks it
- * cyclically calling Conntrack::in() and release() per frame, in 64-frame
- * chunks bracketed by rdtsc (the chunk trimming of bench.cc: chunks above
- * 3x the median are dropped as preemptions). Every timed result must be
+ * cyclically in 64-frame chunks bracketed by rdtsc, each chunk one RCU read
+ * section (as a NAPI poll), tracking its frames one at a time with
+ * Conntrack::in() ("single") or through Conntrack::in_batch() ("batch",
+ * buckets and entries prefetched 16 frames ahead), then releasing the
+ * results. Chunks above 3x the median chunk are dropped as preemptions
+ * (bench.cc's trimming). Every timed result must be
  * ESTABLISHED with an entry, and the table must still hold N ESTABLISHED
  * entries afterwards; anything else counts as a failure.
  *
@@ -136,29 +139,62 @@ bool run_ct_row(uint32_t conns, uint64_t frames, unsigned passes, size_t pool_si
 			      reply ? kCliIsn + 1 : kSrvIsn + 1, 0x10);
 	}
 
-	std::vector<uint32_t> chunks;
 	const uint64_t n = (frames + 63) / 64 * 64;
 	uint64_t established = 0;
-	for (unsigned pass = 0; pass <= passes; pass++) {	/* pass 0 warms up */
-		size_t k = 0;
-		for (uint64_t done = 0; done < n; done += 64) {
-			unsigned ok = 0;
-			const uint64_t t0 = rdtsc_fenced();
-			for (unsigned j = 0; j < 64; j++) {
-				RcuReadGuard rcu;
-				CtResult r;
-				ct.in(&pool[k * kFrameLen], kFrameLen, false, 0, now, true, r);
-				ok += r.state == kCtStateEstablished && r.entry;
-				ct.release(r);
-				if (++k == pool_size)
+	std::vector<const uint8_t *> ptrs(pool_size);
+	std::vector<uint32_t> lens(64, kFrameLen);
+	for (size_t k = 0; k < pool_size; k++)
+		ptrs[k] = &pool[k * kFrameLen];
+	for (int batch = 0; batch < 2; batch++) {
+		std::vector<uint32_t> chunks;
+		for (unsigned pass = 0; pass <= passes; pass++) {	/* pass 0 warms up */
+			size_t k = 0;
+			for (uint64_t done = 0; done < n; done += 64) {
+				unsigned ok = 0;
+				CtResult res[64];
+				if (k + 64 > pool_size)
 					k = 0;
+				/* one RCU read section per 64 frames, as a NAPI poll */
+				const uint64_t t0 = rdtsc_fenced();
+				{
+					RcuReadGuard rcu;
+					if (batch) {
+						for (unsigned j = 0; j < 64;)
+							j += ct.in_batch(&ptrs[k + j], lens.data(), 64 - j,
+									 false, 0, now, true, &res[j]);
+					} else {
+						for (unsigned j = 0; j < 64; j++)
+							ct.in(ptrs[k + j], kFrameLen, false, 0, now, true,
+							      res[j]);
+					}
+					for (unsigned j = 0; j < 64; j++) {
+						ok += res[j].state == kCtStateEstablished && res[j].entry;
+						ct.release(res[j]);
+					}
+				}
+				const uint64_t t1 = rdtsc_fenced();
+				k += 64;
+				if (pass)
+					chunks.push_back(uint32_t(t1 - t0));
+				established += ok;
+				failures += 64 - ok;
 			}
-			const uint64_t t1 = rdtsc_fenced();
-			if (pass)
-				chunks.push_back(uint32_t(t1 - t0));
-			established += ok;
-			failures += 64 - ok;
 		}
+		std::vector<uint32_t> sorted = chunks;
+		std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+		const double median = sorted[sorted.size() / 2];
+		double kept = 0;
+		uint64_t nkept = 0;
+		for (uint32_t c : chunks)
+			if (c <= 3 * median) {
+				kept += c;
+				nkept++;
+			}
+		CtBenchMeasure &m = batch ? row.batch : row.single;
+		m.cycles_per_frame = kept / double(nkept * 64);
+		m.cycles_median = median / 64;
+		m.mpps = tsc_hz / m.cycles_per_frame / 1e6;
+		row.frames_timed += uint64_t(chunks.size()) * 64;
 	}
 	for (uint32_t i = 0; i < conns; i += std::max<uint32_t>(1, conns / 1024)) {
 		CtTuple t = {};
@@ -180,20 +216,6 @@ bool run_ct_row(uint32_t conns, uint64_t frames, unsigned passes, size_t pool_si
 		if (!e || e->tcp_state() != kTcpEstablished || !(e->status_bits() & kCtAssured))
 			failures++;
 	}
-	std::vector<uint32_t> sorted = chunks;
-	std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-	const double median = sorted[sorted.size() / 2];
-	double kept = 0;
-	uint64_t nkept = 0;
-	for (uint32_t c : chunks)
-		if (c <= 3 * median) {
-			kept += c;
-			nkept++;
-		}
-	row.cycles_per_frame = kept / double(nkept * 64);
-	row.cycles_median = median / 64;
-	row.mpps = tsc_hz / row.cycles_per_frame / 1e6;
-	row.frames_timed = uint64_t(chunks.size()) * 64;
 	row.established = established;
 	row.failures = failures;
 	xb_rcu_barrier();

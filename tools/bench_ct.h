@@ -11,12 +11,17 @@
 
 namespace xbench {
 
+struct CtBenchMeasure {
+	double cycles_per_frame = 0;	/* trimmed mean over 64-frame chunks */
+	double cycles_median = 0;	/* the median chunk, per frame */
+	double mpps = 0;
+};
+
 struct CtBenchRow {
 	uint32_t conns = 0;
 	double bytes_per_conn = 0;	/* allocator bytes / connection, table included */
-	double cycles_per_frame = 0;	/* trimmed mean over 64-frame chunks */
-	double cycles_median = 0;
-	double mpps = 0;
+	CtBenchMeasure single;		/* Conntrack::in() per frame */
+	CtBenchMeasure batch;		/* Conntrack::in_batch() */
 	uint64_t frames_timed = 0;
 	uint64_t established = 0;	/* frames tracked ESTABLISHED (all passes) */
 	unsigned failures = 0;		/* anything not as expected */

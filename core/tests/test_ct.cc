@@ -911,3 +911,58 @@ TEST_CASE("ct: an entry costs at most 192 bytes", "[ct][table]")
 		rig.feed(udp_packet(v4(10, 0, 0, 1), v4(10, 0, 1, uint8_t(i)), 5000, 53));
 	CHECK((xb_user_bytes_allocated() - before) / 100 == sizeof(CtEntry));
 }
+
+TEST_CASE("ct: in_batch decides as in() frame by frame, stopping at a new connection",
+	  "[ct][batch]")
+{
+	/* the same frames through two tables: one frame at a time, and in
+	 * batches, confirming the frame a batch stopped at before going on */
+	Rig one, many;
+	std::vector<Bytes> frames;
+	for (int i = 0; i < 6; i++) {
+		Conn k(one);
+		k.cport = uint16_t(20000 + i);
+		frames.push_back(frame(k.from_client(SYN)));
+		frames.push_back(frame(k.from_server(SYN | ACK)));
+		frames.push_back(frame(k.from_client(ACK)));
+		frames.push_back(frame(k.from_client(ACK | PSH, 10)));
+		frames.push_back(frame(udp_packet(v4(10, 0, 0, 1), v4(10, 0, 0, 2), uint16_t(i), 53)));
+		frames.push_back(frame(echo(v4(10, 0, 0, 2), v4(10, 0, 0, 1), 5, true)));	/* invalid */
+	}
+	Bytes arp = frames[0];
+	arp[12] = 0x08;
+	arp[13] = 0x06;
+	frames.push_back(arp);
+
+	std::vector<uint8_t> expect;
+	for (const Bytes &f : frames)
+		expect.push_back(one.feed_frame(f).state);
+
+	std::vector<const uint8_t *> ptrs;
+	std::vector<uint32_t> lens;
+	for (const Bytes &f : frames) {
+		ptrs.push_back(f.data());
+		lens.push_back(uint32_t(f.size()));
+	}
+	std::vector<uint8_t> got;
+	unsigned calls = 0;
+	for (size_t i = 0; i < frames.size();) {
+		RcuReadGuard rcu;
+		CtResult res[64];
+		const unsigned n = many.ct.in_batch(&ptrs[i], &lens[i], unsigned(frames.size() - i),
+						    false, 0, many.now, false, res);
+		REQUIRE(n >= 1);
+		calls++;
+		for (unsigned j = 0; j < n; j++) {
+			got.push_back(res[j].state);
+			CHECK((j == n - 1 || !res[j].unconfirmed));
+			many.ct.confirm(res[j], many.now);
+			many.ct.release(res[j]);
+		}
+		i += n;
+	}
+	CHECK(got == expect);
+	CHECK(calls > 6);	/* it stopped at the new connections */
+	CHECK(many.ct.table().count() == one.ct.table().count());
+	CHECK(many.stats().invalid == one.stats().invalid);
+}
