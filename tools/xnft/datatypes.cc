@@ -291,6 +291,135 @@ bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::st
 	return true;
 }
 
+uint64_t bytes_value(const Bytes &b, ByteOrder order)
+{
+	uint64_t v = 0;
+	if (order == ByteOrder::Big) {
+		for (uint8_t x : b)
+			v = (v << 8) | x;
+	} else {
+		for (size_t i = b.size(); i-- > 0;)
+			v = (v << 8) | b[i];
+	}
+	return v;
+}
+
+template <size_t N>
+static const char *name_of(const Sym (&table)[N], uint64_t v)
+{
+	for (auto &s : table)
+		if (s.value == v)
+			return s.name;
+	return nullptr;
+}
+
+template <size_t N>
+static std::string flag_names(const Sym (&table)[N], uint64_t v)
+{
+	std::string out;
+	for (auto &s : table) {
+		if (v & s.value) {
+			out += (out.empty() ? "" : ",") + std::string(s.name);
+			v &= ~s.value;
+		}
+	}
+	if (v) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+		out += (out.empty() ? "" : ",") + std::string(buf);
+	}
+	return out;
+}
+
+std::string format_value(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	uint64_t v = (b.size() <= 8) ? bytes_value(b, order) : 0;
+	(void)bits;
+	const char *n = nullptr;
+	switch (t.id) {
+	case TYPE_IPADDR:
+		if (b.size() == 4 && inet_ntop(AF_INET, b.data(), buf, sizeof buf))
+			return buf;
+		break;
+	case TYPE_IP6ADDR:
+		if (b.size() == 16 && inet_ntop(AF_INET6, b.data(), buf, sizeof buf))
+			return buf;
+		break;
+	case TYPE_ETHERADDR: {
+		std::string out;
+		for (size_t i = 0; i < b.size(); i++) {
+			snprintf(buf, sizeof buf, "%s%02x", i ? ":" : "", b[i]);
+			out += buf;
+		}
+		return out;
+	}
+	case TYPE_IFNAME:
+	case TYPE_STRING: {
+		std::string s(b.begin(), b.end());
+		size_t z = s.find('\0');
+		bool wildcard = z == std::string::npos && b.size() < bits / 8;
+		if (z != std::string::npos)
+			s.resize(z);
+		return "\"" + s + (wildcard ? "*" : "") + "\"";
+	}
+	case TYPE_IFINDEX: {
+		char name[IF_NAMESIZE];
+		if (if_indextoname(static_cast<unsigned>(v), name))
+			return "\"" + std::string(name) + "\"";
+		return std::to_string(v);
+	}
+	case TYPE_ETHERTYPE:
+		if (v == 0x0800) return "ip";
+		if (v == 0x0806) return "arp";
+		if (v == 0x86dd) return "ip6";
+		if (v == 0x8100) return "8021q";
+		if (v == 0x88a8) return "8021ad";
+		snprintf(buf, sizeof buf, "0x%04llx", static_cast<unsigned long long>(v));
+		return buf;
+	case TYPE_INET_PROTOCOL: {
+		const protoent *p = getprotobynumber(static_cast<int>(v));
+		if (p)
+			return p->p_name;
+		return std::to_string(v);
+	}
+	case TYPE_MARK:
+		snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
+		return buf;
+	case TYPE_CT_STATE: return flag_names(ct_state_syms, v);
+	case TYPE_CT_STATUS: return flag_names(ct_status_syms, v);
+	case TYPE_TCP_FLAG: return flag_names(tcp_flag_syms, v);
+	case TYPE_CT_DIR: n = name_of(ct_dir_syms, v); break;
+	case TYPE_PKTTYPE: n = name_of(pkttype_syms, v); break;
+	case TYPE_ICMP_TYPE: n = name_of(icmp_syms, v); break;
+	case TYPE_ICMP6_TYPE: n = name_of(icmp6_syms, v); break;
+	case TYPE_DSCP: n = name_of(dscp_syms, v); break;
+	case TYPE_ECN: n = name_of(ecn_syms, v); break;
+	case TYPE_NFPROTO: n = name_of(nfproto_syms, v); break;
+	case TYPE_TIME: {
+		uint64_t ms = v;
+		std::string out;
+		const struct { uint64_t ms; const char *u; } units[] = {
+			{86400000, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}, {1, "ms"}};
+		for (auto &u : units)
+			if (ms >= u.ms) {
+				out += std::to_string(ms / u.ms) + u.u;
+				ms %= u.ms;
+			}
+		return out.empty() ? "0s" : out;
+	}
+	default:
+		break;
+	}
+	if (n)
+		return n;
+	if (t.id == TYPE_DSCP || t.id == TYPE_ECN) {
+		snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+		return buf;
+	}
+	return std::to_string(v);
+}
+
 Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr &e)
 {
 	Bytes out;

@@ -49,6 +49,13 @@ Bytes encode_value(const DataType &type, unsigned bits, ByteOrder order, const E
 bool try_encode(const DataType &type, unsigned bits, ByteOrder order, const std::string &word,
 		bool quoted, Bytes &out);
 
+// Formats BYTES (a value of TYPE, BITS wide, in ORDER) as nft's `list`
+// prints it: names for symbolic types, comma lists for flag types, quoted
+// interface names, 0x%08x marks, decimal integers.
+std::string format_value(const DataType &type, unsigned bits, ByteOrder order, const Bytes &bytes);
+// The numeric value of BYTES in ORDER.
+uint64_t bytes_value(const Bytes &bytes, ByteOrder order);
+
 // Interface names are resolved to ifindex when TYPE_IFINDEX values are
 // encoded, as nft does (if_nametoindex); an unknown name is an error.
 } // namespace xnft

@@ -12,6 +12,8 @@
 #include "batch.h"
 #include "compiler.h"
 #include "parser.h"
+#include "printer.h"
+#include "ruleset_model.h"
 
 using namespace xnft;
 
@@ -34,6 +36,9 @@ static const char usage_text[] =
 	"  -n, --numeric                   Print fully numerical output.\n"
 	"  -j, --json                      Format output in JSON\n"
 	"\n"
+	"  --list-offline                  Print the ruleset the input builds as `list ruleset`\n"
+	"                                  does, from the compiled objects (no kernel).\n"
+	"\n"
 	"Options (debugging):\n"
 	"  -d, --debug <level>             Specify debugging level (netlink)\n"
 	"\n"
@@ -46,7 +51,7 @@ static const char usage_text[] =
 struct Options {
 	std::string file;
 	bool check = false, debug_netlink = false, handle = false, json = false;
-	bool numeric = false, stateless = false;
+	bool numeric = false, stateless = false, list_offline = false;
 	std::vector<std::string> include_dirs;
 	std::vector<std::string> defines;
 	std::vector<std::string> words;
@@ -77,6 +82,8 @@ static bool parse_options(int argc, char **argv, Options &o)
 			o.file = value("f");
 		} else if (a.rfind("--file=", 0) == 0) {
 			o.file = a.substr(7);
+		} else if (a == "--list-offline") {
+			o.list_offline = true;
 		} else if (a == "-c" || a == "--check") {
 			o.check = true;
 		} else if (a == "-a" || a == "--handle") {
@@ -190,6 +197,16 @@ int main(int argc, char **argv)
 	}
 	fputs(dump.c_str(), stdout);
 	fflush(stdout);
+	if (o.list_offline) {
+		RulesetModel model;
+		model.apply(batch);
+		PrintOptions po;
+		po.handles = o.handle;
+		po.stateless = o.stateless;
+		po.numeric = o.numeric;
+		fputs(print_ruleset(model, po).c_str(), stdout);
+		return 0;
+	}
 	if (o.check && !lists)
 		return 0;
 	if (batch.items().empty() && !lists)

@@ -122,6 +122,34 @@ static const CtKey ct_ip6_keys[] = {
 	{"daddr", NFT_CT_DST_IP6, TYPE_IP6ADDR, 128, ByteOrder::Big, true},
 };
 
+const PayloadField *payload_fields_all(size_t &n)
+{
+	n = sizeof(payload_fields) / sizeof(payload_fields[0]);
+	return payload_fields;
+}
+
+const MetaKey *meta_by_key(uint32_t key)
+{
+	for (auto &m : meta_keys)
+		if (m.key == key)
+			return &m;
+	return nullptr;
+}
+
+const CtKey *ct_by_key(uint32_t key)
+{
+	for (auto &k : ct_keys)
+		if (k.key == key)
+			return &k;
+	for (auto &k : ct_ip_keys)
+		if (k.key == key)
+			return &k;
+	for (auto &k : ct_ip6_keys)
+		if (k.key == key)
+			return &k;
+	return nullptr;
+}
+
 const PayloadField *find_payload(const std::string &proto, const std::string &field)
 {
 	for (auto &f : payload_fields)

@@ -40,6 +40,11 @@ struct CtKey {
 	bool directional;    // needs original/reply for ip saddr etc.
 };
 
+// Every payload field; N receives the count.
+const PayloadField *payload_fields_all(size_t &n);
+const MetaKey *meta_by_key(uint32_t key);
+const CtKey *ct_by_key(uint32_t key);
+
 const PayloadField *find_payload(const std::string &proto, const std::string &field);
 const MetaKey *find_meta(const std::string &name);
 // L3 is "ip"/"ip6"/"" for saddr/daddr.

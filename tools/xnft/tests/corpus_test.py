@@ -23,6 +23,37 @@ import sys
 SKIP = 77
 
 
+def round_trip(xnft, path, name, counts):
+    """xnft's --list-offline (with and without -a) equals what nft lists
+    after loading the file into a fresh namespace, when this kernel can
+    load it (handles start afresh in a new namespace)."""
+    sep = "=====xnft-separator====="
+    script = ("ip link add veth21 type veth peer name veth22 && nft -f \"$1\" && "
+              "nft list ruleset && echo " + sep + " && nft -a list ruleset")
+    load = subprocess.run(["unshare", "-n", "sh", "-c", script, "sh", path],
+                          capture_output=True, text=True, cwd=os.path.dirname(path))
+    if load.returncode != 0:
+        counts["not_loadable"] += 1
+        print(f"     {name}: kernel cannot load it, round trip not checked here")
+        return 0
+    wants = load.stdout.split(sep + "\n")
+    bad = 0
+    for extra, want in zip(([], ["-a"]), wants):
+        got = subprocess.run([xnft] + extra + ["-f", path, "--list-offline"], capture_output=True,
+                             text=True, cwd=os.path.dirname(path))
+        if got.stdout != want:
+            bad = 1
+            print(f"FAIL {name}: list ruleset {' '.join(extra)} differs")
+            import difflib
+            for line in difflib.unified_diff(want.splitlines(), got.stdout.splitlines(),
+                                             "nft", "xnft", lineterm="", n=1):
+                print(line)
+    if not bad:
+        counts["round_trip"] += 1
+        print(f"ok   {name} (list ruleset round trip)")
+    return bad
+
+
 def main():
     xnft, testdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if os.environ.get("XNFT_IN_NETNS") != "1":
@@ -42,6 +73,7 @@ def main():
         return SKIP
 
     failures = 0
+    counts = {"round_trip": 0, "not_loadable": 0}
     corpus = sorted(os.listdir(os.path.join(testdir, "corpus")))
     rules = 0
     for name in corpus:
@@ -69,6 +101,7 @@ def main():
                 print(line)
         else:
             print(f"ok   {name}")
+        failures += round_trip(xnft, path, name, counts)
 
     for name in sorted(os.listdir(os.path.join(testdir, "errors"))):
         if not name.endswith(".nft"):
@@ -98,7 +131,9 @@ def main():
         else:
             print(f"ok   error/{name}")
 
-    print(f"{rules} rules compared; {failures} failure(s)")
+    print(f"{rules} rules compared; {counts['round_trip']} files round-tripped through "
+          f"`nft -f` + `nft list ruleset` ({counts['not_loadable']} not loadable by this "
+          f"kernel); {failures} failure(s)")
     return 1 if failures else 0
 
 

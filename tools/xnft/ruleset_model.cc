@@ -1,0 +1,388 @@
+// ruleset_model.cc - batch -> kernel-like ruleset (see ruleset_model.h).
+#include "ruleset_model.h"
+
+#include <cstring>
+#include <libmnl/libmnl.h>
+#include <linux/netfilter.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/flowtable.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/table.h>
+#include <linux/netfilter/nf_tables.h>
+#include <map>
+#include <vector>
+
+namespace xnft {
+
+namespace {
+
+// One netlink message buffer: objects are built into it and parsed back.
+struct Msg {
+	std::vector<char> buf = std::vector<char>(1 << 20);
+	nlmsghdr *hdr(uint16_t type, uint32_t family)
+	{
+		return nftnl_nlmsg_build_hdr(buf.data(), type, static_cast<uint16_t>(family), 0, 1);
+	}
+};
+
+nftnl_table *roundtrip(nftnl_table *t, uint32_t family)
+{
+	Msg m;
+	nlmsghdr *h = m.hdr(NFT_MSG_NEWTABLE, family);
+	nftnl_table_nlmsg_build_payload(h, t);
+	nftnl_table *o = nftnl_table_alloc();
+	nftnl_table_nlmsg_parse(h, o);
+	return o;
+}
+
+nftnl_chain *roundtrip(nftnl_chain *c, uint32_t family)
+{
+	Msg m;
+	nlmsghdr *h = m.hdr(NFT_MSG_NEWCHAIN, family);
+	nftnl_chain_nlmsg_build_payload(h, c);
+	nftnl_chain *o = nftnl_chain_alloc();
+	nftnl_chain_nlmsg_parse(h, o);
+	return o;
+}
+
+nftnl_rule *roundtrip(nftnl_rule *r, uint32_t family)
+{
+	Msg m;
+	nlmsghdr *h = m.hdr(NFT_MSG_NEWRULE, family);
+	nftnl_rule_nlmsg_build_payload(h, r);
+	nftnl_rule *o = nftnl_rule_alloc();
+	nftnl_rule_nlmsg_parse(h, o);
+	return o;
+}
+
+nftnl_flowtable *roundtrip(nftnl_flowtable *f, uint32_t family)
+{
+	Msg m;
+	nlmsghdr *h = m.hdr(NFT_MSG_NEWFLOWTABLE, family);
+	nftnl_flowtable_nlmsg_build_payload(h, f);
+	nftnl_flowtable *o = nftnl_flowtable_alloc();
+	nftnl_flowtable_nlmsg_parse(h, o);
+	return o;
+}
+
+nftnl_set *roundtrip_header(nftnl_set *s, uint32_t family)
+{
+	Msg m;
+	nlmsghdr *h = m.hdr(NFT_MSG_NEWSET, family);
+	nftnl_set_nlmsg_build_payload(h, s);
+	nftnl_set *o = nftnl_set_alloc();
+	nftnl_set_nlmsg_parse(h, o);
+	return o;
+}
+
+// libnftnl 1.2.4 declares nftnl_set_elem_clone but does not export it.
+nftnl_set_elem *clone_elem(nftnl_set_elem *e)
+{
+	nftnl_set_elem *c = nftnl_set_elem_alloc();
+	static const uint16_t attrs[] = {NFTNL_SET_ELEM_KEY, NFTNL_SET_ELEM_KEY_END, NFTNL_SET_ELEM_DATA,
+					 NFTNL_SET_ELEM_USERDATA};
+	for (uint16_t a : attrs) {
+		uint32_t n = 0;
+		const void *d = nftnl_set_elem_get(e, a, &n);
+		if (d && nftnl_set_elem_is_set(e, a))
+			nftnl_set_elem_set(c, a, d, n);
+	}
+	if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_FLAGS))
+		nftnl_set_elem_set_u32(c, NFTNL_SET_ELEM_FLAGS, nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_FLAGS));
+	if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_VERDICT))
+		nftnl_set_elem_set_u32(c, NFTNL_SET_ELEM_VERDICT, nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_VERDICT));
+	if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_CHAIN))
+		nftnl_set_elem_set_str(c, NFTNL_SET_ELEM_CHAIN, nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN));
+	return c;
+}
+
+void copy_elements(nftnl_set *from, nftnl_set *to)
+{
+	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(from);
+	for (nftnl_set_elem *e = nftnl_set_elems_iter_next(it); e; e = nftnl_set_elems_iter_next(it))
+		nftnl_set_elem_add(to, clone_elem(e));
+	nftnl_set_elems_iter_destroy(it);
+}
+
+std::string str(const char *s) { return s ? s : ""; }
+
+} // namespace
+
+RulesetModel::~RulesetModel()
+{
+	for (auto &t : tables)
+		clear_table(t);
+}
+
+void RulesetModel::clear_table(ModelTable &t)
+{
+	if (t.table)
+		nftnl_table_free(t.table);
+	for (auto *c : t.chains)
+		nftnl_chain_free(c);
+	for (auto *s : t.sets)
+		nftnl_set_free(s);
+	for (auto *f : t.flowtables)
+		nftnl_flowtable_free(f);
+	for (auto *r : t.rules)
+		nftnl_rule_free(r);
+	t = ModelTable{};
+}
+
+ModelTable *RulesetModel::find_table(uint32_t family, const std::string &name)
+{
+	for (auto &t : tables)
+		if (t.family == family && t.name == name)
+			return &t;
+	return nullptr;
+}
+
+// "__set%d" -> the lowest number not used by a set of that pattern.
+static std::string anonymous_name(const ModelTable &t, const std::string &pattern)
+{
+	std::string prefix = pattern.substr(0, pattern.size() - 2);
+	for (unsigned n = 0;; n++) {
+		std::string cand = prefix + std::to_string(n);
+		bool used = false;
+		for (auto *s : t.sets)
+			if (str(nftnl_set_get_str(s, NFTNL_SET_NAME)) == cand)
+				used = true;
+		if (!used)
+			return cand;
+	}
+}
+
+void RulesetModel::apply(const Batch &b)
+{
+	// set id -> kernel name, per batch (lookups name anonymous sets by id)
+	std::map<uint32_t, std::string> id_names;
+	for (auto &i : b.items()) {
+		switch (i.kind) {
+		case ItemKind::FlushRuleset:
+			for (auto it = tables.begin(); it != tables.end();) {
+				if (i.family == 0 || it->family == i.family) {
+					clear_table(*it);
+					it = tables.erase(it);
+				} else {
+					++it;
+				}
+			}
+			break;
+		case ItemKind::NewTable: {
+			std::string name = str(nftnl_table_get_str(i.table, NFTNL_TABLE_NAME));
+			if (find_table(i.family, name))
+				break;
+			ModelTable t;
+			t.family = i.family;
+			t.name = name;
+			t.handle = next_table_handle_++;
+			t.table = roundtrip(i.table, i.family);
+			nftnl_table_set_u64(t.table, NFTNL_TABLE_HANDLE, t.handle);
+			tables.push_back(std::move(t));
+			break;
+		}
+		case ItemKind::DelTable: {
+			std::string name = str(nftnl_table_get_str(i.table, NFTNL_TABLE_NAME));
+			for (auto it = tables.begin(); it != tables.end(); ++it)
+				if (it->family == i.family && it->name == name) {
+					clear_table(*it);
+					tables.erase(it);
+					break;
+				}
+			break;
+		}
+		case ItemKind::FlushTable: {
+			ModelTable *t = find_table(i.family, str(nftnl_table_get_str(i.table, NFTNL_TABLE_NAME)));
+			if (t) {
+				for (auto *r : t->rules)
+					nftnl_rule_free(r);
+				t->rules.clear();
+			}
+			break;
+		}
+		case ItemKind::NewChain: {
+			ModelTable *t = find_table(i.family, str(nftnl_chain_get_str(i.chain, NFTNL_CHAIN_TABLE)));
+			if (!t)
+				break;
+			std::string name = str(nftnl_chain_get_str(i.chain, NFTNL_CHAIN_NAME));
+			bool exists = false;
+			for (auto *c : t->chains)
+				if (str(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME)) == name)
+					exists = true;
+			if (exists)
+				break;
+			nftnl_chain *c = roundtrip(i.chain, i.family);
+			nftnl_chain_set_u64(c, NFTNL_CHAIN_HANDLE, t->next_handle++);
+			if (nftnl_chain_is_set(c, NFTNL_CHAIN_HOOKNUM) && !nftnl_chain_is_set(c, NFTNL_CHAIN_POLICY))
+				nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+			t->chains.push_back(c);
+			break;
+		}
+		case ItemKind::DelChain:
+		case ItemKind::FlushChain: {
+			ModelTable *t = find_table(i.family, str(nftnl_chain_get_str(i.chain, NFTNL_CHAIN_TABLE)));
+			if (!t)
+				break;
+			std::string name = str(nftnl_chain_get_str(i.chain, NFTNL_CHAIN_NAME));
+			for (auto it = t->rules.begin(); it != t->rules.end();) {
+				if (str(nftnl_rule_get_str(*it, NFTNL_RULE_CHAIN)) == name) {
+					nftnl_rule_free(*it);
+					it = t->rules.erase(it);
+				} else {
+					++it;
+				}
+			}
+			if (i.kind == ItemKind::DelChain)
+				for (auto it = t->chains.begin(); it != t->chains.end(); ++it)
+					if (str(nftnl_chain_get_str(*it, NFTNL_CHAIN_NAME)) == name) {
+						nftnl_chain_free(*it);
+						t->chains.erase(it);
+						break;
+					}
+			break;
+		}
+		case ItemKind::NewSet: {
+			ModelTable *t = find_table(i.family, str(nftnl_set_get_str(i.set, NFTNL_SET_TABLE)));
+			if (!t)
+				break;
+			nftnl_set *s = roundtrip_header(i.set, i.family);
+			std::string name = str(nftnl_set_get_str(s, NFTNL_SET_NAME));
+			if (name.size() > 2 && name.substr(name.size() - 2) == "%d") {
+				name = anonymous_name(*t, name);
+				nftnl_set_set_str(s, NFTNL_SET_NAME, name.c_str());
+			}
+			id_names[nftnl_set_get_u32(s, NFTNL_SET_ID)] = name;
+			nftnl_set_set_u64(s, NFTNL_SET_HANDLE, t->next_handle++);
+			t->sets.push_back(s);
+			break;
+		}
+		case ItemKind::NewSetElems: {
+			ModelTable *t = find_table(i.family, str(nftnl_set_get_str(i.set, NFTNL_SET_TABLE)));
+			if (!t)
+				break;
+			std::string name = str(nftnl_set_get_str(i.set, NFTNL_SET_NAME));
+			if (nftnl_set_is_set(i.set, NFTNL_SET_ID) && id_names.count(nftnl_set_get_u32(i.set, NFTNL_SET_ID)))
+				name = id_names[nftnl_set_get_u32(i.set, NFTNL_SET_ID)];
+			for (auto *s : t->sets)
+				if (str(nftnl_set_get_str(s, NFTNL_SET_NAME)) == name)
+					copy_elements(i.set, s);
+			break;
+		}
+		case ItemKind::DelSet:
+		case ItemKind::FlushSet:
+		case ItemKind::DelSetElems: {
+			ModelTable *t = find_table(i.family, str(nftnl_set_get_str(i.set, NFTNL_SET_TABLE)));
+			if (!t)
+				break;
+			std::string name = str(nftnl_set_get_str(i.set, NFTNL_SET_NAME));
+			for (auto it = t->sets.begin(); it != t->sets.end(); ++it) {
+				if (str(nftnl_set_get_str(*it, NFTNL_SET_NAME)) != name)
+					continue;
+				if (i.kind == ItemKind::DelSet) {
+					nftnl_set_free(*it);
+					t->sets.erase(it);
+				} else {
+					// rebuild without the (deleted / all) elements
+					nftnl_set *fresh = roundtrip_header(*it, i.family);
+					nftnl_set_set_u64(fresh, NFTNL_SET_HANDLE, nftnl_set_get_u64(*it, NFTNL_SET_HANDLE));
+					if (i.kind == ItemKind::DelSetElems) {
+						nftnl_set_elems_iter *ei = nftnl_set_elems_iter_create(*it);
+						for (nftnl_set_elem *e = nftnl_set_elems_iter_next(ei); e;
+						     e = nftnl_set_elems_iter_next(ei)) {
+							uint32_t kl;
+							const void *k = nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &kl);
+							bool gone = false;
+							nftnl_set_elems_iter *di = nftnl_set_elems_iter_create(i.set);
+							for (nftnl_set_elem *d = nftnl_set_elems_iter_next(di); d;
+							     d = nftnl_set_elems_iter_next(di)) {
+								uint32_t dl;
+								const void *dk = nftnl_set_elem_get(d, NFTNL_SET_ELEM_KEY, &dl);
+								if (dl == kl && memcmp(dk, k, kl) == 0)
+									gone = true;
+							}
+							nftnl_set_elems_iter_destroy(di);
+							if (!gone)
+								nftnl_set_elem_add(fresh, clone_elem(e));
+						}
+						nftnl_set_elems_iter_destroy(ei);
+					}
+					nftnl_set_free(*it);
+					*it = fresh;
+				}
+				break;
+			}
+			break;
+		}
+		case ItemKind::NewFlowtable: {
+			ModelTable *t = find_table(i.family, str(nftnl_flowtable_get_str(i.flowtable, NFTNL_FLOWTABLE_TABLE)));
+			if (!t)
+				break;
+			nftnl_flowtable *f = roundtrip(i.flowtable, i.family);
+			nftnl_flowtable_set_u64(f, NFTNL_FLOWTABLE_HANDLE, t->next_handle++);
+			t->flowtables.push_back(f);
+			break;
+		}
+		case ItemKind::DelFlowtable: {
+			ModelTable *t = find_table(i.family, str(nftnl_flowtable_get_str(i.flowtable, NFTNL_FLOWTABLE_TABLE)));
+			if (!t)
+				break;
+			std::string name = str(nftnl_flowtable_get_str(i.flowtable, NFTNL_FLOWTABLE_NAME));
+			for (auto it = t->flowtables.begin(); it != t->flowtables.end(); ++it)
+				if (str(nftnl_flowtable_get_str(*it, NFTNL_FLOWTABLE_NAME)) == name) {
+					nftnl_flowtable_free(*it);
+					t->flowtables.erase(it);
+					break;
+				}
+			break;
+		}
+		case ItemKind::NewRule: {
+			ModelTable *t = find_table(i.family, str(nftnl_rule_get_str(i.rule, NFTNL_RULE_TABLE)));
+			if (!t)
+				break;
+			nftnl_rule *r = roundtrip(i.rule, i.family);
+			// lookups of this batch's anonymous sets: the kernel binds them by id
+			nftnl_expr_iter *it = nftnl_expr_iter_create(r);
+			for (nftnl_expr *e = nftnl_expr_iter_next(it); e; e = nftnl_expr_iter_next(it)) {
+				if (std::string(nftnl_expr_get_str(e, NFTNL_EXPR_NAME)) != "lookup")
+					continue;
+				if (nftnl_expr_is_set(e, NFTNL_EXPR_LOOKUP_SET_ID)) {
+					auto n = id_names.find(nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_SET_ID));
+					if (n != id_names.end())
+						nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, n->second.c_str());
+				}
+			}
+			nftnl_expr_iter_destroy(it);
+			std::string chain = str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN));
+			nftnl_rule_unset(r, NFTNL_RULE_POSITION);
+			nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, t->next_handle++);
+			bool insert = !(i.nlflags & NLM_F_APPEND) && !(i.nlflags & NLM_F_REPLACE);
+			if (insert) {
+				auto pos = t->rules.begin();
+				while (pos != t->rules.end() && str(nftnl_rule_get_str(*pos, NFTNL_RULE_CHAIN)) != chain)
+					++pos;
+				t->rules.insert(pos, r);
+			} else {
+				t->rules.push_back(r);
+			}
+			break;
+		}
+		case ItemKind::DelRule: {
+			ModelTable *t = find_table(i.family, str(nftnl_rule_get_str(i.rule, NFTNL_RULE_TABLE)));
+			if (!t)
+				break;
+			uint64_t h = nftnl_rule_get_u64(i.rule, NFTNL_RULE_HANDLE);
+			for (auto it = t->rules.begin(); it != t->rules.end(); ++it)
+				if (nftnl_rule_get_u64(*it, NFTNL_RULE_HANDLE) == h) {
+					nftnl_rule_free(*it);
+					t->rules.erase(it);
+					break;
+				}
+			break;
+		}
+		}
+	}
+}
+
+} // namespace xnft

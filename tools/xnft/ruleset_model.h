@@ -1,0 +1,48 @@
+// ruleset_model.h - the ruleset as the kernel would hold it after a batch:
+// tables with their chains, sets (elements attached), flowtables and rules,
+// each a libnftnl object that went through a netlink message and back (as
+// objects returned by a dump do). Handles and anonymous set names are
+// assigned as nf_tables does (a per-table handle counter, "__set%d" ->
+// lowest free number). This is what `xnft --list-offline` prints and what
+// the xbridge family will return once it exists.
+//
+// Ownership: the model owns every object in it. Not thread-safe.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "batch.h"
+
+namespace xnft {
+
+struct ModelTable {
+	nftnl_table *table = nullptr;
+	std::string name;
+	uint32_t family = 0;
+	uint64_t handle = 0;
+	uint64_t next_handle = 1;
+	std::vector<nftnl_chain *> chains;
+	std::vector<nftnl_set *> sets;
+	std::vector<nftnl_flowtable *> flowtables;
+	std::vector<nftnl_rule *> rules;  // all chains, in chain order then position
+};
+
+class RulesetModel {
+public:
+	RulesetModel() = default;
+	RulesetModel(const RulesetModel &) = delete;
+	RulesetModel &operator=(const RulesetModel &) = delete;
+	~RulesetModel();
+
+	// Applies a batch as the kernel would commit it.
+	void apply(const Batch &b);
+	std::vector<ModelTable> tables;
+
+private:
+	ModelTable *find_table(uint32_t family, const std::string &name);
+	void clear_table(ModelTable &t);
+	uint64_t next_table_handle_ = 1;
+};
+
+} // namespace xnft
