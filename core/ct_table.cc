@@ -310,8 +310,9 @@ unsigned CtTable::flush(const CtFilter &f)
 
 int CtTable::del(const CtTuple &t, const CtFilter &f, Extack *ack)
 {
-	if (t.l3 != kCtL3Ipv4 && t.l3 != kCtL3Ipv6)
-		return fail(ack, kEINVAL, "conntrack tuple has no address family");
+	const int err = ct_tuple_check(t, ack);
+	if (err)
+		return err;
 	CtTuple inv;
 	const bool has_inv = ct_invert_tuple(t, inv);
 	RcuReadGuard rcu;

@@ -196,6 +196,24 @@ bool ct_invert_tuple(const CtTuple &t, CtTuple &out)
 	return true;
 }
 
+int ct_tuple_check(const CtTuple &t, Extack *ack)
+{
+	if (t.l3 != kCtL3Ipv4 && t.l3 != kCtL3Ipv6)
+		return fail(ack, kEINVAL, "conntrack tuple: family must be IPv4 or IPv6");
+	if (t.l3 == kCtL3Ipv4)
+		for (int i = 4; i < 16; i++)
+			if (t.src[i] || t.dst[i])
+				return fail(ack, kEINVAL, "conntrack tuple: IPv4 address longer than 4 bytes");
+	if ((t.l4proto == kIpProtoIcmp && t.l3 != kCtL3Ipv4) ||
+	    (t.l4proto == kIpProtoIcmpv6 && t.l3 != kCtL3Ipv6))
+		return fail(ack, kEINVAL, "conntrack tuple: ICMP protocol of the other family");
+	const bool has_ids = t.l4proto == kIpProtoTcp || t.l4proto == kIpProtoUdp ||
+			     t.l4proto == kIpProtoIcmp || t.l4proto == kIpProtoIcmpv6;
+	if (!has_ids && (t.sport || t.dport))
+		return fail(ack, kEINVAL, "conntrack tuple: ports given for a protocol without ports");
+	return 0;
+}
+
 uint64_t ct_tuple_hash(const CtTuple &t, uint64_t seed)
 {
 	uint64_t w[5];

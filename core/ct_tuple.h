@@ -28,6 +28,8 @@
 
 #include <stdint.h>
 
+#include "errors.h"
+
 namespace xb {
 
 constexpr uint8_t kIpProtoIcmp = 1;
@@ -61,6 +63,14 @@ static_assert(sizeof(CtTuple) == 40, "a tuple is five words, no padding");
  * packet cannot start a connection (nf_ct_invert_tuple fails).
  */
 bool ct_invert_tuple(const CtTuple &t, CtTuple &out);
+
+/*
+ * Control: whether @t can name a connection (a ct request's tuple): family
+ * IPv4 or IPv6, IPv4 addresses with nothing beyond their 4 bytes, ICMP
+ * only for its own family, ports zero for protocols without them. Returns
+ * 0 or fail()s with a message naming the problem.
+ */
+int ct_tuple_check(const CtTuple &t, Extack *ack);
 
 /* 64-bit hash of a tuple with @seed (an odd multiplier). */
 uint64_t ct_tuple_hash(const CtTuple &t, uint64_t seed);

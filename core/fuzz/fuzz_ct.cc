@@ -7,10 +7,12 @@
  *
  * Input layout, consumed front to back until it runs out:
  *   op byte, then per op (op % 8):
- *     0,1  raw frame: flags byte (bit 0 OOB tag, bit 1 checksum known
+ *     0    raw frame: flags byte (bit 0 OOB tag, bit 1 checksum known
  *          good, bits 2-3 zone), length (2 bytes, up to 2048), the bytes
  *          (placed at the end of an exact-size heap copy, so
  *          AddressSanitizer sees any over-read)
+ *     1    a batch: count byte (1..8), then that many length-prefixed
+ *          (2 bytes) raw frames, through Conntrack::in_batch()
  *     2,3  TCP segment: endpoints byte, flags byte, seq and ack (4 bytes
  *          each, as offsets from per-endpoint bases), window (2), payload
  *          length byte, option byte (window scale / SACK-permitted)
@@ -82,6 +84,8 @@ void check(bool ok, const char *what)
 	}
 }
 
+void check_result(const CtResult &r);
+
 void feed(const uint8_t *frame, uint32_t len, bool oob, uint16_t zone, bool csum_ok)
 {
 	/* exact-size heap copy so reads past the end are caught */
@@ -92,16 +96,7 @@ void feed(const uint8_t *frame, uint32_t len, bool oob, uint16_t zone, bool csum
 		RcuReadGuard rcu;
 		CtResult r;
 		ct->in(copy, len, oob, zone, now, csum_ok, r);
-		const uint8_t s = r.state;
-		check(s == kCtStateInvalid || s == kCtStateEstablished || s == kCtStateRelated ||
-			      s == kCtStateNew || s == kCtStateUntracked,
-		      "one state bit");
-		const bool has = r.entry != nullptr;
-		check(has == (s == kCtStateNew || s == kCtStateEstablished || s == kCtStateRelated),
-		      "an entry exactly for tracked states");
-		check(!r.unconfirmed || s == kCtStateNew, "only a new connection is unconfirmed");
-		if (r.drop)
-			check(!has, "a dropped frame has no entry");
+		check_result(r);
 		ct->confirm(r, now);
 		ct->release(r);
 	}
@@ -110,6 +105,56 @@ void feed(const uint8_t *frame, uint32_t len, bool oob, uint16_t zone, bool csum
 	const uint32_t after = ct->table().count();
 	/* a lowered bound is not enforced on what is there, only on growth */
 	check(!max || after <= max || after <= before, "count within the bound");
+}
+
+void check_result(const CtResult &r)
+{
+	const uint8_t s = r.state;
+	check(s == kCtStateInvalid || s == kCtStateEstablished || s == kCtStateRelated ||
+		      s == kCtStateNew || s == kCtStateUntracked,
+	      "one state bit");
+	const bool has = r.entry != nullptr;
+	check(has == (s == kCtStateNew || s == kCtStateEstablished || s == kCtStateRelated),
+	      "an entry exactly for tracked states");
+	check(!r.unconfirmed || s == kCtStateNew, "only a new connection is unconfirmed");
+	if (r.drop)
+		check(!has, "a dropped frame has no entry");
+}
+
+void op_batch(Input &in)
+{
+	constexpr unsigned kMax = 8;
+	const unsigned n = 1 + in.u8() % kMax;
+	uint8_t *copies[kMax];
+	const uint8_t *frames[kMax];
+	uint32_t lens[kMax];
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *bytes;
+		const size_t len = in.take(in.u16() % 2049, &bytes);
+		copies[i] = static_cast<uint8_t *>(malloc(len ? len : 1));
+		memcpy(copies[i], bytes, len);
+		frames[i] = copies[i];
+		lens[i] = uint32_t(len);
+	}
+	{
+		RcuReadGuard rcu;
+		CtResult res[kMax];
+		for (unsigned i = 0; i < n;) {
+			const unsigned done = ct->in_batch(&frames[i], &lens[i], n - i, false, 0, now,
+							   false, &res[i]);
+			check(done >= 1 && done <= n - i, "a batch makes progress");
+			for (unsigned j = i; j < i + done; j++) {
+				check_result(res[j]);
+				check(!res[j].unconfirmed || j == i + done - 1,
+				      "a batch stops at a new connection");
+				ct->confirm(res[j], now);
+				ct->release(res[j]);
+			}
+			i += done;
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		free(copies[i]);
 }
 
 /* Ethernet + IPv4 + TCP between two of four endpoints. */
@@ -315,8 +360,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (in.more()) {
 		const uint8_t op = in.u8() % 8;
 		switch (op) {
-		case 0:
-		case 1: {
+		case 1:
+			op_batch(in);
+			break;
+		case 0: {
 			const uint8_t flags = in.u8();
 			uint16_t len = in.u16() % 2049;
 			const uint8_t *bytes;

@@ -889,6 +889,21 @@ TEST_CASE("ct: delete by tuple, resumable dump, stats per CPU", "[ct][table]")
 	CHECK(rig.ct.table().del(reply, any, nullptr) == 0);
 	CtTuple bad = {};
 	CHECK(rig.ct.table().del(bad, any, &ack) == -kEINVAL);
+	bad = conns[5].tuple();
+	bad.src[7] = 1;		/* an IPv4 address with bytes beyond 4 */
+	CHECK(rig.ct.table().del(bad, any, &ack) == -kEINVAL);
+	bad = conns[5].tuple();
+	bad.l4proto = kIpProtoIcmpv6;	/* over IPv4 */
+	CHECK(rig.ct.table().del(bad, any, &ack) == -kEINVAL);
+	bad = conns[5].tuple();
+	bad.l4proto = 47;	/* GRE with ports */
+	CHECK(rig.ct.table().del(bad, any, &ack) == -kEINVAL);
+	CHECK(std::string(ack.msg).find("ports") != std::string::npos);
+	/* a filter that does not match: nothing removed */
+	CtFilter other_zone;
+	other_zone.zone = 9;
+	CHECK(rig.ct.table().del(conns[5].tuple(), other_zone, &ack) == -kENOENT);
+	CHECK(conns[5].entry() != nullptr);
 	CHECK(rig.ct.table().count() == 8);
 
 	CtStats sum = rig.stats();
@@ -965,4 +980,117 @@ TEST_CASE("ct: in_batch decides as in() frame by frame, stopping at a new connec
 	CHECK(calls > 6);	/* it stopped at the new connections */
 	CHECK(many.ct.table().count() == one.ct.table().count());
 	CHECK(many.stats().invalid == one.stats().invalid);
+}
+
+/*
+ * Every cell of nf_conntrack_proto_tcp.c's tcp_conntracks table that a
+ * tracked connection can be in, both directions: drive a connection to the
+ * old state with real segments, send the segment class, and compare with
+ * Linux's table (written out here again, independently of the tracker's
+ * copy). Windows are liberal here so that only the state machine speaks;
+ * window checks have their own tests above. Linux's special cases apply:
+ * a SYN in TIME_WAIT/CLOSE after a close or RST reopens (a new connection
+ * in SYN_SENT), and a RST with no reply seen removes the entry.
+ */
+TEST_CASE("ct: the TCP state table, every state and segment class, both directions",
+	  "[ct][tcp][table]")
+{
+	enum { NO, SS, SR, ES, FW, CW, LA, TW, CL, S2, IV, IG };
+	/* [dir][class: syn, synack, fin, ack, rst][old state] */
+	static const int linux_table[2][5][10] = {
+		{
+			{SS, SS, IG, IG, IG, IG, IG, SS, SS, S2},
+			{IV, IV, SR, IV, IV, IV, IV, IV, IV, SR},
+			{IV, IV, FW, FW, LA, LA, LA, TW, CL, IV},
+			{ES, IV, ES, ES, CW, CW, TW, TW, CL, IV},
+			{IV, CL, CL, CL, CL, CL, CL, CL, CL, CL},
+		},
+		{
+			{IV, S2, IV, IV, IV, IV, IV, SS, IV, S2},
+			{IV, SR, IG, IG, IG, IG, IG, IG, IG, SR},
+			{IV, IV, FW, FW, LA, LA, LA, TW, CL, IV},
+			{IV, IG, SR, ES, CW, CW, TW, TW, CL, IG},
+			{IV, CL, CL, CL, CL, CL, CL, CL, CL, CL},
+		},
+	};
+	static const uint8_t class_flags[5] = {SYN, SYN | ACK, FIN | ACK, ACK, RST | ACK};
+	static const char *const class_names[5] = {"SYN", "SYN/ACK", "FIN", "ACK", "RST"};
+
+	for (int old = SS; old <= S2; old++)
+		for (int dir = 0; dir < 2; dir++)
+			for (int cls = 0; cls < 5; cls++) {
+				INFO("old " << ct_tcp_state_name(uint8_t(old)) << ", "
+					    << class_names[cls] << " in "
+					    << (dir ? "reply" : "original"));
+				Rig rig;
+				rig.ct.config.tcp.be_liberal = true;
+				Conn k(rig);
+				switch (old) {
+				case SS:
+					k.c(SYN);
+					break;
+				case S2:
+					k.c(SYN);
+					k.s(SYN);
+					break;
+				case SR:
+					k.c(SYN);
+					k.s(SYN | ACK);
+					break;
+				case ES:
+					k.handshake();
+					break;
+				case FW:
+					k.handshake();
+					k.c(FIN | ACK);
+					break;
+				case CW:
+					k.handshake();
+					k.c(FIN | ACK);
+					k.s(ACK);
+					break;
+				case LA:
+					k.handshake();
+					k.c(FIN | ACK);
+					k.s(ACK);
+					k.s(FIN | ACK);
+					break;
+				case TW:
+					k.handshake();
+					k.c(FIN | ACK);
+					k.s(ACK);
+					k.s(FIN | ACK);
+					k.c(ACK);
+					break;
+				case CL:
+					k.handshake();
+					k.c(RST | ACK);
+					break;
+				}
+				REQUIRE(k.tcp_state() == old);
+				const bool replied = old != SS;
+				const uint8_t got = dir ? k.s(class_flags[cls]) : k.c(class_flags[cls]);
+				const int want = linux_table[dir][cls][old];
+				const uint8_t accepted =
+					(dir == 1 || replied) ? kCtStateEstablished : kCtStateNew;
+				if (want == IV) {
+					CHECK(got == kCtStateInvalid);
+					CHECK(k.tcp_state() == old);
+				} else if (want == IG) {
+					CHECK(got == accepted);
+					CHECK(k.tcp_state() == old);
+				} else if (want == SS && old >= TW) {
+					/* reopened: a new connection, the old one gone */
+					CHECK(got == kCtStateNew);
+					CHECK(k.tcp_state() == SS);
+					CHECK(rig.ct.table().count() == 1);
+				} else if (want == CL && !replied) {
+					/* a RST is the only answer: no connection */
+					CHECK(got == accepted);
+					CHECK(k.entry() == nullptr);
+				} else {
+					CHECK(got == accepted);
+					CHECK(k.tcp_state() == want);
+				}
+			}
 }
