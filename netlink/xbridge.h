@@ -1,18 +1,16 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/* Do not edit directly, auto-generated from: */
+/*	netlink/xbridge.yaml */
+/* by tools/nlgen.py; regenerate with: python3 tools/nlgen.py */
+
 /*
- * xbridge.h - the uAPI of the `xbridge` generic netlink family, shared by
- * the kernel module (kmod-shim/) and the tools (tools/xbridge). Generated
- * by hand from netlink/xbridge.yaml, which is the source of truth: keep the
- * two in step.
- *
- * Objects mirror iproute2's `bridge`: the bridge's options, its ports, FDB
- * entries and VLANs. Requests name the bridge and the port by ifindex and
- * act in the caller's network namespace. Changes need CAP_NET_ADMIN in the
- * namespace's user namespace. NEW requests honour NLM_F_CREATE, NLM_F_EXCL,
- * NLM_F_REPLACE and NLM_F_APPEND as RTM_NEWNEIGH does for the bridge.
- *
- * Command numbers 64 and above are reserved for the nftables objects of the
- * bridge family (tables, chains, rules, sets, set elements, flowtables).
+ * Configure xbridge Ethernet bridges: the bridge's options, its ports, FDB
+ * entries and VLANs, as iproute2's `bridge` does for the Linux bridge.
+ * Requests name the bridge (and the port) by ifindex and act in the
+ * caller's network namespace; changes need CAP_NET_ADMIN there. FDB_NEW
+ * honours NLM_F_EXCL (create only) as RTM_NEWNEIGH does; without it an
+ * existing entry is replaced. Every attribute is validated strictly:
+ * unknown or read-only attributes are rejected.
  */
 #ifndef _UAPI_LINUX_XBRIDGE_H
 #define _UAPI_LINUX_XBRIDGE_H
@@ -21,37 +19,48 @@
 #define XBRIDGE_FAMILY_VERSION		1
 #define XBRIDGE_MCGRP_MONITOR		"monitor"
 
-enum xbridge_cmd {
-	XBRIDGE_CMD_UNSPEC,
-	XBRIDGE_CMD_BRIDGE_GET,		/* do/dump: XBRIDGE_A_BRIDGE */
-	XBRIDGE_CMD_BRIDGE_SET,		/* do: options in XBRIDGE_A_BRIDGE */
-	XBRIDGE_CMD_PORT_GET,		/* do/dump: XBRIDGE_A_PORT; also a notification */
-	XBRIDGE_CMD_PORT_SET,		/* do: flags/state in XBRIDGE_A_PORT */
-	XBRIDGE_CMD_FDB_GET,		/* do (one entry) / dump; notification of create/change */
-	XBRIDGE_CMD_FDB_NEW,		/* do: add/replace an entry */
-	XBRIDGE_CMD_FDB_DEL,		/* do: delete; notification of delete */
-	XBRIDGE_CMD_FDB_FLUSH,		/* do: flush entries matching XBRIDGE_A_FLUSH */
-	XBRIDGE_CMD_VLAN_GET,		/* dump; notification of create/change */
-	XBRIDGE_CMD_VLAN_NEW,		/* do: add a VID or range, or change flags */
-	XBRIDGE_CMD_VLAN_DEL,		/* do: delete a VID or range; notification */
-	XBRIDGE_CMD_VLAN_SET,		/* do: per-VLAN state */
+/* The first operation value of the nft objects. */
+#define XBRIDGE_CMD_NFT_FIRST	64
 
-	__XBRIDGE_CMD_MAX,
-	XBRIDGE_CMD_MAX = __XBRIDGE_CMD_MAX - 1,
-
-	XBRIDGE_CMD_NFT_FIRST = 64,	/* reserved for the nft objects */
+/* FDB entry state, as ndm_state (NUD_*); exactly one is set. */
+enum xbridge_fdb_state {
+	XBRIDGE_FDB_STATE_REACHABLE = 0x2,	/* dynamic (learned or added as dynamic) */
+	XBRIDGE_FDB_STATE_NOARP = 0x40,	/* static */
+	XBRIDGE_FDB_STATE_PERMANENT = 0x80,	/* local (one of the bridge's addresses; the iproute2 default) */
 };
 
-/* Top-level attributes of every command. */
+enum xbridge_fdb_flags {
+	XBRIDGE_FDB_F_STICKY = 0x1,
+	XBRIDGE_FDB_F_EXT_LEARN = 0x2,
+	XBRIDGE_FDB_F_LOCKED = 0x4,	/* read-only (MAB) */
+	XBRIDGE_FDB_F_ADDED_BY_USER = 0x8,	/* read-only */
+};
+
+/* Why an FDB notification was sent. */
+enum xbridge_fdb_reason {
+	XBRIDGE_FDB_REASON_LEARNED = 0,
+	XBRIDGE_FDB_REASON_USER = 1,
+	XBRIDGE_FDB_REASON_AGED = 2,
+	XBRIDGE_FDB_REASON_FLUSHED = 3,
+	XBRIDGE_FDB_REASON_PORT_REMOVED = 4,
+	XBRIDGE_FDB_REASON_VLAN_REMOVED = 5,
+};
+
+/* The values of BRIDGE_VLAN_INFO_*. */
+enum xbridge_vlan_flags {
+	XBRIDGE_VLAN_F_PVID = 0x2,
+	XBRIDGE_VLAN_F_UNTAGGED = 0x4,
+};
+
 enum xbridge_attr {
 	XBRIDGE_A_UNSPEC,
-	XBRIDGE_A_IFINDEX,		/* u32: the bridge device */
-	XBRIDGE_A_BRIDGE,		/* nest: enum xbridge_bridge_attr */
-	XBRIDGE_A_PORT,			/* nest: enum xbridge_port_attr */
-	XBRIDGE_A_FDB,			/* nest: enum xbridge_fdb_attr */
-	XBRIDGE_A_VLAN,			/* nest: enum xbridge_vlan_attr */
-	XBRIDGE_A_FLUSH,		/* nest: enum xbridge_flush_attr */
-	XBRIDGE_A_PAD,
+	XBRIDGE_A_IFINDEX = 1,	/* u32; The bridge device. */
+	XBRIDGE_A_BRIDGE = 2,	/* nest: enum xbridge_bridge_attr */
+	XBRIDGE_A_PORT = 3,	/* nest: enum xbridge_port_attr */
+	XBRIDGE_A_FDB = 4,	/* nest: enum xbridge_fdb_attr */
+	XBRIDGE_A_VLAN = 5,	/* nest: enum xbridge_vlan_attr */
+	XBRIDGE_A_FLUSH = 6,	/* nest: enum xbridge_flush_attr */
+	XBRIDGE_A_PAD = 7,
 
 	__XBRIDGE_A_MAX,
 	XBRIDGE_A_MAX = __XBRIDGE_A_MAX - 1,
@@ -60,16 +69,16 @@ enum xbridge_attr {
 /* Bridge options, as `ip link set BR type bridge ...`. */
 enum xbridge_bridge_attr {
 	XBRIDGE_BR_UNSPEC,
-	XBRIDGE_BR_IFNAME,		/* string, read-only */
-	XBRIDGE_BR_ADDRESS,		/* binary[6], read-only */
-	XBRIDGE_BR_VLAN_FILTERING,	/* u8 0/1 */
-	XBRIDGE_BR_VLAN_PROTOCOL,	/* u16, host order: 0x8100 or 0x88a8 */
-	XBRIDGE_BR_DEFAULT_PVID,	/* u16 0..4094 */
-	XBRIDGE_BR_AGEING_TIME,		/* u32 centiseconds, as iproute2 */
-	XBRIDGE_BR_FDB_MAX_LEARNED,	/* u32, 0: no limit */
-	XBRIDGE_BR_GROUP_FWD_MASK,	/* u16, bits 0-2 may not be set */
-	XBRIDGE_BR_FDB_N_LEARNED,	/* u32, read-only */
-	XBRIDGE_BR_FDB_N_ENTRIES,	/* u32, read-only */
+	XBRIDGE_BR_IFNAME = 1,	/* string; read-only */
+	XBRIDGE_BR_ADDRESS = 2,	/* binary; read-only */
+	XBRIDGE_BR_VLAN_FILTERING = 3,	/* u8 */
+	XBRIDGE_BR_VLAN_PROTOCOL = 4,	/* u16; Host order, 0x8100 or 0x88a8 (else EPROTONOSUPPORT). */
+	XBRIDGE_BR_DEFAULT_PVID = 5,	/* u16; Changes with vlan_filtering on or off, as br_changelink does. */
+	XBRIDGE_BR_AGEING_TIME = 6,	/* u32; Centiseconds, as iproute2; 0 disables learning. */
+	XBRIDGE_BR_FDB_MAX_LEARNED = 7,	/* u32; 0 means no limit. */
+	XBRIDGE_BR_GROUP_FWD_MASK = 8,	/* u16; Bits 0-2 (802.1D, pause, LACP) may not be set. */
+	XBRIDGE_BR_FDB_N_LEARNED = 9,	/* u32; read-only */
+	XBRIDGE_BR_FDB_N_ENTRIES = 10,	/* u32; read-only */
 
 	__XBRIDGE_BR_MAX,
 	XBRIDGE_BR_MAX = __XBRIDGE_BR_MAX - 1,
@@ -78,114 +87,105 @@ enum xbridge_bridge_attr {
 /* A port, as `bridge link set dev DEV ...`. Flags are u8 0/1. */
 enum xbridge_port_attr {
 	XBRIDGE_PORT_UNSPEC,
-	XBRIDGE_PORT_IFINDEX,		/* u32 */
-	XBRIDGE_PORT_IFNAME,		/* string, read-only */
-	XBRIDGE_PORT_STATE,		/* u8 0..4 (BR_STATE_*) */
-	XBRIDGE_PORT_LEARNING,
-	XBRIDGE_PORT_FLOOD,
-	XBRIDGE_PORT_MCAST_FLOOD,
-	XBRIDGE_PORT_BCAST_FLOOD,
-	XBRIDGE_PORT_HAIRPIN,
-	XBRIDGE_PORT_ISOLATED,
-	XBRIDGE_PORT_LOCKED,
-	XBRIDGE_PORT_MAB,
-	XBRIDGE_PORT_NEIGH_SUPPRESS,
-	XBRIDGE_PORT_DROPS,		/* nest of u64, one per drop reason, read-only */
+	XBRIDGE_PORT_IFINDEX = 1,	/* u32 */
+	XBRIDGE_PORT_IFNAME = 2,	/* string; read-only */
+	XBRIDGE_PORT_STATE = 3,	/* u8; BR_STATE_* (disabled, listening, learning, forwarding, blocking). */
+	XBRIDGE_PORT_LEARNING = 4,	/* u8 */
+	XBRIDGE_PORT_FLOOD = 5,	/* u8 */
+	XBRIDGE_PORT_MCAST_FLOOD = 6,	/* u8 */
+	XBRIDGE_PORT_BCAST_FLOOD = 7,	/* u8 */
+	XBRIDGE_PORT_HAIRPIN = 8,	/* u8 */
+	XBRIDGE_PORT_ISOLATED = 9,	/* u8 */
+	XBRIDGE_PORT_LOCKED = 10,	/* u8 */
+	XBRIDGE_PORT_MAB = 11,	/* u8; Needs locked and learning. */
+	XBRIDGE_PORT_NEIGH_SUPPRESS = 12,	/* u8 */
+	XBRIDGE_PORT_DROPS = 13,	/* nest: enum xbridge_port_drop; read-only; one u64 per drop reason (enum port-drop). */
 
 	__XBRIDGE_PORT_MAX,
 	XBRIDGE_PORT_MAX = __XBRIDGE_PORT_MAX - 1,
 };
 
-/* The attributes of XBRIDGE_PORT_DROPS: frames dropped on ingress, by reason. */
 enum xbridge_port_drop {
-	XBRIDGE_PORT_DROP_PAD,		/* padding for the u64s */
-	XBRIDGE_PORT_DROP_TRUNCATED,	/* shorter than its L2 headers */
-	XBRIDGE_PORT_DROP_SOURCE_INVALID,	/* multicast or zero source MAC */
-	XBRIDGE_PORT_DROP_LINK_LOCAL_PAUSE,	/* 01:80:c2:00:00:01 */
-	XBRIDGE_PORT_DROP_PORT_STATE,	/* port not learning/forwarding */
-	XBRIDGE_PORT_DROP_LEARNING_ONLY,	/* port or VLAN in LEARNING state */
-	XBRIDGE_PORT_DROP_NO_PVID,	/* untagged/priority-tagged, no PVID */
-	XBRIDGE_PORT_DROP_VLAN_NOT_MEMBER,	/* VID not configured on the port */
-	XBRIDGE_PORT_DROP_VLAN_STATE,	/* VLAN state does not accept frames */
-	XBRIDGE_PORT_DROP_LOCKED_PORT,	/* source not authorised on a locked port */
-	XBRIDGE_PORT_DROP_NO_EGRESS,	/* the one destination may not take it */
-	XBRIDGE_PORT_DROP_HOST_VLAN,	/* bridge device not a member of the VID */
+	XBRIDGE_PORT_DROP_PAD = 0,
+	XBRIDGE_PORT_DROP_TRUNCATED = 1,	/* u64 */
+	XBRIDGE_PORT_DROP_SOURCE_INVALID = 2,	/* u64 */
+	XBRIDGE_PORT_DROP_LINK_LOCAL_PAUSE = 3,	/* u64 */
+	XBRIDGE_PORT_DROP_PORT_STATE = 4,	/* u64 */
+	XBRIDGE_PORT_DROP_LEARNING_ONLY = 5,	/* u64 */
+	XBRIDGE_PORT_DROP_NO_PVID = 6,	/* u64 */
+	XBRIDGE_PORT_DROP_VLAN_NOT_MEMBER = 7,	/* u64 */
+	XBRIDGE_PORT_DROP_VLAN_STATE = 8,	/* u64 */
+	XBRIDGE_PORT_DROP_LOCKED_PORT = 9,	/* u64 */
+	XBRIDGE_PORT_DROP_NO_EGRESS = 10,	/* u64 */
+	XBRIDGE_PORT_DROP_HOST_VLAN = 11,	/* u64 */
 
 	__XBRIDGE_PORT_DROP_MAX,
 	XBRIDGE_PORT_DROP_MAX = __XBRIDGE_PORT_DROP_MAX - 1,
 };
 
-/* FDB entry state, as ndm_state (NUD_*). */
-#define XBRIDGE_FDB_STATE_REACHABLE	0x02	/* dynamic */
-#define XBRIDGE_FDB_STATE_NOARP		0x40	/* static */
-#define XBRIDGE_FDB_STATE_PERMANENT	0x80	/* local */
-
-/* FDB entry flags. */
-#define XBRIDGE_FDB_F_STICKY		(1U << 0)
-#define XBRIDGE_FDB_F_EXT_LEARN		(1U << 1)
-#define XBRIDGE_FDB_F_LOCKED		(1U << 2)	/* read-only */
-#define XBRIDGE_FDB_F_ADDED_BY_USER	(1U << 3)	/* read-only */
-
-/* Why a notification was sent. */
-enum xbridge_fdb_reason {
-	XBRIDGE_FDB_REASON_LEARNED,
-	XBRIDGE_FDB_REASON_USER,
-	XBRIDGE_FDB_REASON_AGED,
-	XBRIDGE_FDB_REASON_FLUSHED,
-	XBRIDGE_FDB_REASON_PORT_REMOVED,
-	XBRIDGE_FDB_REASON_VLAN_REMOVED,
-};
-
 enum xbridge_fdb_attr {
 	XBRIDGE_FDB_UNSPEC,
-	XBRIDGE_FDB_MAC,		/* binary[6] */
-	XBRIDGE_FDB_VLAN,		/* u16: 0 (no VLAN) in dumps and FDB_GET; 1..4094
-					 * in FDB_NEW/FDB_DEL, where absent means VID 0
-					 * and every port VLAN (as rtnetlink) */
-	XBRIDGE_FDB_PORT_IFINDEX,	/* u32; the bridge itself for its own entries */
-	XBRIDGE_FDB_STATE,		/* u16 XBRIDGE_FDB_STATE_* */
-	XBRIDGE_FDB_FLAGS,		/* u32 XBRIDGE_FDB_F_* */
-	XBRIDGE_FDB_USED,		/* u32 seconds since last forwarded to, read-only */
-	XBRIDGE_FDB_UPDATED,		/* u32 seconds since last learned, read-only */
-	XBRIDGE_FDB_REASON,		/* u8 enum xbridge_fdb_reason, notifications */
+	XBRIDGE_FDB_MAC = 1,	/* binary; Not zero or multicast for FDB_NEW (EINVAL). */
+	XBRIDGE_FDB_VLAN = 2,	/* u16; Absent in FDB_NEW/FDB_DEL - VID 0 and every VLAN of the port. */
+	XBRIDGE_FDB_PORT_IFINDEX = 3,	/* u32; The port; the bridge itself for its own (permanent) entries. */
+	XBRIDGE_FDB_STATE = 4,	/* u16; FDB_NEW default - permanent. */
+	XBRIDGE_FDB_FLAGS = 5,	/* u32; FDB_NEW accepts sticky and ext-learn; sticky + permanent is EINVAL. */
+	XBRIDGE_FDB_USED = 6,	/* u32; read-only; seconds since last forwarded to. */
+	XBRIDGE_FDB_UPDATED = 7,	/* u32; read-only; seconds since last learned or changed. */
+	XBRIDGE_FDB_REASON = 8,	/* u8; read-only; notifications only. */
 
 	__XBRIDGE_FDB_MAX,
 	XBRIDGE_FDB_MAX = __XBRIDGE_FDB_MAX - 1,
 };
 
-/* VLAN flags, the values of BRIDGE_VLAN_INFO_*. */
-#define XBRIDGE_VLAN_F_PVID		(1U << 1)
-#define XBRIDGE_VLAN_F_UNTAGGED		(1U << 2)
-
 enum xbridge_vlan_attr {
 	XBRIDGE_VLAN_UNSPEC,
-	XBRIDGE_VLAN_PORT_IFINDEX,	/* u32; the bridge itself: its own ("self") VLANs */
-	XBRIDGE_VLAN_VID,		/* u16 1..4094 */
-	XBRIDGE_VLAN_VID_END,		/* u16: a range VID..VID_END */
-	XBRIDGE_VLAN_FLAGS,		/* u16 XBRIDGE_VLAN_F_* */
-	XBRIDGE_VLAN_STATE,		/* u8 0..4 */
-	XBRIDGE_VLAN_RX_PACKETS,	/* u64, read-only */
-	XBRIDGE_VLAN_RX_BYTES,
-	XBRIDGE_VLAN_TX_PACKETS,
-	XBRIDGE_VLAN_TX_BYTES,
-	XBRIDGE_VLAN_PAD,
+	XBRIDGE_VLAN_PORT_IFINDEX = 1,	/* u32; The port; the bridge itself for its own ("self") VLANs. */
+	XBRIDGE_VLAN_VID = 2,	/* u16 */
+	XBRIDGE_VLAN_VID_END = 3,	/* u16; A range vid..vid-end (not before vid; not with pvid). */
+	XBRIDGE_VLAN_FLAGS = 4,	/* u16 */
+	XBRIDGE_VLAN_STATE = 5,	/* u8 */
+	XBRIDGE_VLAN_RX_PACKETS = 6,	/* u64; read-only */
+	XBRIDGE_VLAN_RX_BYTES = 7,	/* u64; read-only */
+	XBRIDGE_VLAN_TX_PACKETS = 8,	/* u64; read-only */
+	XBRIDGE_VLAN_TX_BYTES = 9,	/* u64; read-only */
+	XBRIDGE_VLAN_PAD = 10,
 
 	__XBRIDGE_VLAN_MAX,
 	XBRIDGE_VLAN_MAX = __XBRIDGE_VLAN_MAX - 1,
 };
 
-/* What `bridge fdb flush` selects; every given attribute must match. */
+/* What FDB_FLUSH selects; every given attribute must match. */
 enum xbridge_flush_attr {
 	XBRIDGE_FLUSH_UNSPEC,
-	XBRIDGE_FLUSH_PORT_IFINDEX,	/* u32 */
-	XBRIDGE_FLUSH_VLAN,		/* u16 */
-	XBRIDGE_FLUSH_STATE,		/* u16 state that must match (dynamic: REACHABLE) */
-	XBRIDGE_FLUSH_STATE_MASK,	/* u16 which state bits to compare */
-	XBRIDGE_FLUSH_FLAGS,		/* u32 XBRIDGE_FDB_F_* that must match */
-	XBRIDGE_FLUSH_FLAGS_MASK,	/* u32 */
+	XBRIDGE_FLUSH_PORT_IFINDEX = 1,	/* u32 */
+	XBRIDGE_FLUSH_VLAN = 2,	/* u16 */
+	XBRIDGE_FLUSH_STATE = 3,	/* u16; The state bits (of state-mask) that must be set. */
+	XBRIDGE_FLUSH_STATE_MASK = 4,	/* u16; Which state bits to compare; absent - those in state. */
+	XBRIDGE_FLUSH_FLAGS = 5,	/* u32 */
+	XBRIDGE_FLUSH_FLAGS_MASK = 6,	/* u32 */
 
 	__XBRIDGE_FLUSH_MAX,
 	XBRIDGE_FLUSH_MAX = __XBRIDGE_FLUSH_MAX - 1,
+};
+
+enum xbridge_cmd {
+	XBRIDGE_CMD_UNSPEC,
+	XBRIDGE_CMD_BRIDGE_GET = 1,	/* Get a bridge's options and counters; dump every xbridge in the namespace */
+	XBRIDGE_CMD_BRIDGE_SET = 2,	/* Change any subset of the options; all are validated before any is applied */
+	XBRIDGE_CMD_PORT_GET = 3,	/* Get a port's flags, state and drop counters; dump every port (of one bridge with ifindex) */
+	XBRIDGE_CMD_PORT_SET = 4,	/* Change any subset of a port's flags and its state, together or not at all */
+	XBRIDGE_CMD_FDB_GET = 5,	/* Get one entry (mac and vlan, default 0), or dump every entry (of one bridge with ifindex; of one port with fdb port-ifindex) */
+	XBRIDGE_CMD_FDB_NEW = 6,	/* Add an entry (NLM_F_EXCL - fail with EEXIST if it exists) or replace it */
+	XBRIDGE_CMD_FDB_DEL = 7,	/* Delete an entry (by mac, vlan and port) */
+	XBRIDGE_CMD_FDB_FLUSH = 8,	/* Delete every entry matching the filter */
+	XBRIDGE_CMD_VLAN_GET = 9,	/* Dump VLANs, one message per port and VID with flags, state and stats (of one bridge with ifindex; of one port with vlan port-ifindex) */
+	XBRIDGE_CMD_VLAN_NEW = 10,	/* Add a VID or range to a port, or change its flags (pvid, untagged) */
+	XBRIDGE_CMD_VLAN_DEL = 11,	/* Delete a VID or range from a port */
+	XBRIDGE_CMD_VLAN_SET = 12,	/* Set the per-VLAN state of a VID or range (every VID must exist) */
+
+	__XBRIDGE_CMD_MAX,
+	XBRIDGE_CMD_MAX = __XBRIDGE_CMD_MAX - 1,
 };
 
 #endif /* _UAPI_LINUX_XBRIDGE_H */
