@@ -6,12 +6,26 @@
  * the dump walks the core's FDB under its own lock (bh disabled) and only
  * fills the skb it was given. See xbridge_genl.c for validation and locking.
  */
+#include <linux/build_bug.h>
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
+#include <uapi/linux/neighbour.h>
 
 #include "xbridge_genl_priv.h"
 
 /* ---- the uAPI <-> glue vocabulary of FDB entries, in one place ----------- */
+
+/* The uAPI's states are ndm_state's, as the bridge's RTM_NEWNEIGH. */
+static_assert(XBRIDGE_FDB_STATE_REACHABLE == NUD_REACHABLE &&
+	      XBRIDGE_FDB_STATE_NOARP == NUD_NOARP &&
+	      XBRIDGE_FDB_STATE_PERMANENT == NUD_PERMANENT);
+/* Notifications carry the glue's (the core's) reason unmapped. */
+static_assert((int)XBRIDGE_FDB_REASON_LEARNED == (int)XBG_FDB_R_LEARNED &&
+	      (int)XBRIDGE_FDB_REASON_USER == (int)XBG_FDB_R_USER &&
+	      (int)XBRIDGE_FDB_REASON_AGED == (int)XBG_FDB_R_AGED &&
+	      (int)XBRIDGE_FDB_REASON_FLUSHED == (int)XBG_FDB_R_FLUSHED &&
+	      (int)XBRIDGE_FDB_REASON_PORT_REMOVED == (int)XBG_FDB_R_PORT_REMOVED &&
+	      (int)XBRIDGE_FDB_REASON_VLAN_REMOVED == (int)XBG_FDB_R_VLAN_REMOVED);
 
 static u16 xbr_fdb_state(u16 flags)
 {
@@ -235,15 +249,18 @@ int xbr_nl_fdb_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return xbr_nl_dump_bridges(skb, cb, true, xbr_fdb_dump_bridge, &ctx);
 }
 
-/* Map uAPI FDB flags onto the glue's, or -EINVAL for unknown/read-only ones. */
+/* Map the uAPI FDB flags a request may set onto the glue's, or -EINVAL for
+ * unknown and read-only ones (LOCKED, ADDED_BY_USER). */
 static int xbr_fdb_flags_in(u32 uflags, u16 *flags)
 {
-	if (uflags & ~(XBRIDGE_FDB_F_STICKY | XBRIDGE_FDB_F_EXT_LEARN))
+	const u32 settable = XBRIDGE_FDB_F_STICKY | XBRIDGE_FDB_F_EXT_LEARN;
+	unsigned int i;
+
+	if (uflags & ~settable)
 		return -EINVAL;
-	if (uflags & XBRIDGE_FDB_F_STICKY)
-		*flags |= XBG_FDB_STICKY;
-	if (uflags & XBRIDGE_FDB_F_EXT_LEARN)
-		*flags |= XBG_FDB_EXT_LEARN;
+	for (i = 0; i < ARRAY_SIZE(xbr_fdb_flag_map); i++)
+		if (uflags & xbr_fdb_flag_map[i].uflag)
+			*flags |= xbr_fdb_flag_map[i].flag;
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  * PORT_GET/SET (`bridge link`). Doits run under RTNL with the bridge found
  * (xbr_nl_pre_doit); see xbridge_genl.c for validation and locking.
  */
+#include <linux/build_bug.h>
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
 #include <linux/workqueue.h>
@@ -124,7 +125,8 @@ int xbr_nl_bridge_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- PORT -------------------------------------------------------------------- */
 
-/* The port flag attributes, by glue flag bit (XBG_PORT_*). */
+/* The uAPI <-> glue vocabulary of port flags, in one place: the flag
+ * attribute of each glue flag bit (XBG_PORT_*, the core's PortFlag). */
 static const u16 xbr_port_flag_attr[] = {
 	[0] = XBRIDGE_PORT_LEARNING,		/* XBG_PORT_LEARNING */
 	[1] = XBRIDGE_PORT_FLOOD,
@@ -136,6 +138,12 @@ static const u16 xbr_port_flag_attr[] = {
 	[7] = XBRIDGE_PORT_MAB,
 	[8] = XBRIDGE_PORT_NEIGH_SUPPRESS,
 };
+static_assert(XBG_PORT_LEARNING == 1u << 0 && XBG_PORT_FLOOD == 1u << 1 &&
+	      XBG_PORT_MCAST_FLOOD == 1u << 2 && XBG_PORT_BCAST_FLOOD == 1u << 3 &&
+	      XBG_PORT_HAIRPIN == 1u << 4 && XBG_PORT_ISOLATED == 1u << 5 &&
+	      XBG_PORT_LOCKED == 1u << 6 && XBG_PORT_MAB == 1u << 7 &&
+	      XBG_PORT_NEIGH_SUPPRESS == 1u << 8 &&
+	      XBG_PORT_FLAGS_ALL == (1u << ARRAY_SIZE(xbr_port_flag_attr)) - 1);
 
 int xbr_nl_fill_port(struct sk_buff *skb, struct xbr *br, struct xbr_port *p)
 {

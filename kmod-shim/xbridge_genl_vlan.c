@@ -6,9 +6,25 @@
  * (xbr_nl_pre_doit); the core checks what a VLAN request means (VID range,
  * a PVID range, flags, state). See xbridge_genl.c for locking.
  */
+#include <linux/build_bug.h>
 #include <linux/netdevice.h>
+#include <uapi/linux/if_bridge.h>
 
 #include "xbridge_genl_priv.h"
+
+/* The uAPI's VLAN flags are BRIDGE_VLAN_INFO_*; xbr_vlan_flags_in() maps
+ * them onto the glue's (the core's VlanFlag). */
+static_assert(XBRIDGE_VLAN_F_PVID == BRIDGE_VLAN_INFO_PVID &&
+	      XBRIDGE_VLAN_F_UNTAGGED == BRIDGE_VLAN_INFO_UNTAGGED);
+
+static int xbr_vlan_flags_in(u16 uflags, u8 *flags)
+{
+	if (uflags & ~(XBRIDGE_VLAN_F_PVID | XBRIDGE_VLAN_F_UNTAGGED))
+		return -EINVAL;
+	*flags = (uflags & XBRIDGE_VLAN_F_PVID ? XBG_VLAN_PVID : 0) |
+		 (uflags & XBRIDGE_VLAN_F_UNTAGGED ? XBG_VLAN_UNTAGGED : 0);
+	return 0;
+}
 
 int xbr_nl_fill_vlan(struct sk_buff *skb, struct xbr *br, u32 port_ifindex,
 		     const struct xbg_vlan_info *v)
@@ -211,15 +227,11 @@ int xbr_nl_vlan_new_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (r.tb[XBRIDGE_VLAN_FLAGS])
 		uflags = nla_get_u16(r.tb[XBRIDGE_VLAN_FLAGS]);
-	if (uflags & ~(XBRIDGE_VLAN_F_PVID | XBRIDGE_VLAN_F_UNTAGGED)) {
+	if (xbr_vlan_flags_in(uflags, &flags)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, r.tb[XBRIDGE_VLAN_FLAGS],
 				    "unknown VLAN flag (only PVID and UNTAGGED)");
 		return -EINVAL;
 	}
-	if (uflags & XBRIDGE_VLAN_F_PVID)
-		flags |= XBG_VLAN_PVID;
-	if (uflags & XBRIDGE_VLAN_F_UNTAGGED)
-		flags |= XBG_VLAN_UNTAGGED;
 	/* The core refuses a PVID range ("a VLAN range cannot be the PVID"). */
 	err = xbg_vlan_add(r.br->core, r.port, r.start, r.end, flags, &msg);
 	xbr_nl_core_err(info->extack, err, msg);

@@ -9,8 +9,51 @@
 
 #include "bridge.h"
 #include "forward.h"
+#include "xbridge.h"	/* the uAPI, for the drop-counter attribute types */
 
 using namespace xb;
+
+/*
+ * The glue's vocabularies are the core's values, passed through unmapped:
+ * these asserts are the one place that says so.
+ */
+static_assert(XBG_FDB_LOCAL == kFdbLocal && XBG_FDB_STATIC == kFdbStatic &&
+	      XBG_FDB_STICKY == kFdbSticky && XBG_FDB_ADDED_BY_USER == kFdbAddedByUser &&
+	      XBG_FDB_EXT_LEARN == kFdbExtLearn && XBG_FDB_LOCKED == kFdbLocked &&
+	      XBG_FDB_DYNAMIC_LEARNED == kFdbDynamicLearned, "XBG_FDB_* are FdbFlag");
+static_assert(XBG_FDB_EV_CREATED == unsigned(FdbEventType::Created) &&
+	      XBG_FDB_EV_CHANGED == unsigned(FdbEventType::Changed) &&
+	      XBG_FDB_EV_DELETED == unsigned(FdbEventType::Deleted), "xbg_fdb_event_type is FdbEventType");
+static_assert(XBG_FDB_R_LEARNED == unsigned(FdbReason::Learned) &&
+	      XBG_FDB_R_USER == unsigned(FdbReason::User) &&
+	      XBG_FDB_R_AGED == unsigned(FdbReason::Aged) &&
+	      XBG_FDB_R_FLUSHED == unsigned(FdbReason::Flushed) &&
+	      XBG_FDB_R_PORT_REMOVED == unsigned(FdbReason::PortRemoved) &&
+	      XBG_FDB_R_VLAN_REMOVED == unsigned(FdbReason::VlanRemoved), "xbg_fdb_reason is FdbReason");
+static_assert(XBG_PORT_LEARNING == kPortLearning && XBG_PORT_FLOOD == kPortFlood &&
+	      XBG_PORT_MCAST_FLOOD == kPortMcastFlood && XBG_PORT_BCAST_FLOOD == kPortBcastFlood &&
+	      XBG_PORT_HAIRPIN == kPortHairpin && XBG_PORT_ISOLATED == kPortIsolated &&
+	      XBG_PORT_LOCKED == kPortLocked && XBG_PORT_MAB == kPortMab &&
+	      XBG_PORT_NEIGH_SUPPRESS == kPortNeighSuppress && XBG_PORT_FLAGS_ALL == kPortFlagsAll,
+	      "XBG_PORT_* are PortFlag");
+static_assert(XBG_VLAN_PVID == kVlanPvid && XBG_VLAN_UNTAGGED == kVlanUntagged,
+	      "XBG_VLAN_* are VlanFlag");
+/* xbg_port_info.drops[] is indexed by DropReason, which the family sends
+ * as the attribute type of each counter (enum xbridge_port_drop). */
+static_assert(kDropReasonCount <= XBG_DROP_REASONS, "room for every drop reason");
+static_assert(XBRIDGE_PORT_DROP_MAX + 1 == kDropReasonCount &&
+	      XBRIDGE_PORT_DROP_TRUNCATED == unsigned(DropReason::Truncated) &&
+	      XBRIDGE_PORT_DROP_SOURCE_INVALID == unsigned(DropReason::SourceInvalid) &&
+	      XBRIDGE_PORT_DROP_LINK_LOCAL_PAUSE == unsigned(DropReason::LinkLocalPause) &&
+	      XBRIDGE_PORT_DROP_PORT_STATE == unsigned(DropReason::PortState) &&
+	      XBRIDGE_PORT_DROP_LEARNING_ONLY == unsigned(DropReason::LearningOnly) &&
+	      XBRIDGE_PORT_DROP_NO_PVID == unsigned(DropReason::NoPvid) &&
+	      XBRIDGE_PORT_DROP_VLAN_NOT_MEMBER == unsigned(DropReason::VlanNotMember) &&
+	      XBRIDGE_PORT_DROP_VLAN_STATE == unsigned(DropReason::VlanState) &&
+	      XBRIDGE_PORT_DROP_LOCKED_PORT == unsigned(DropReason::LockedPort) &&
+	      XBRIDGE_PORT_DROP_NO_EGRESS == unsigned(DropReason::NoEgress) &&
+	      XBRIDGE_PORT_DROP_HOST_VLAN == unsigned(DropReason::HostVlan),
+	      "enum xbridge_port_drop is DropReason");
 
 
 namespace {
@@ -127,16 +170,6 @@ uint16_t xbg_vlan_proto(const struct xbg_bridge *br)
 	return core(br)->vlan_protocol();
 }
 
-int xbg_set_vlan_filtering(struct xbg_bridge *br, bool on)
-{
-	return core(br)->set_vlan_filtering(on, nullptr);
-}
-
-int xbg_set_ageing_ms(struct xbg_bridge *br, uint32_t ms)
-{
-	return core(br)->set_ageing_time_ms(ms, nullptr);
-}
-
 void xbg_set_promisc(struct xbg_bridge *br, bool on)
 {
 	core(br)->set_promisc(on);
@@ -171,12 +204,7 @@ int xbg_vlan_add(struct xbg_bridge *br, struct xbg_port *port, uint16_t start, u
 		 uint8_t flags, const char **msg)
 {
 	Extack ack;
-	uint8_t f = 0;
-	if (flags & XBG_VLAN_PVID)
-		f |= kVlanPvid;
-	if (flags & XBG_VLAN_UNTAGGED)
-		f |= kVlanUntagged;
-	int err = core(br)->vlan_add(core(port), start, end, f, &ack);
+	int err = core(br)->vlan_add(core(port), start, end, flags, &ack);
 	*msg = ack.msg;
 	return err;
 }
@@ -188,15 +216,6 @@ int xbg_vlan_del(struct xbg_bridge *br, struct xbg_port *port, uint16_t start, u
 	int err = core(br)->vlan_del(core(port), start, end, &ack);
 	*msg = ack.msg;
 	return err;
-}
-
-void xbg_vlan_dump(struct xbg_port *port, xbg_vlan_fn fn, void *ctx)
-{
-	Port *p = core(port);
-	p->vlans.for_each([&](PortVlan *v) {
-		fn(ctx, v->vid, p->vlans.pvid() == v->vid, v->flags & kVlanUntagged);
-		return true;
-	});
 }
 
 void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_frame *frame,
@@ -239,17 +258,6 @@ void xbg_flood(struct xbg_bridge *br, const struct xbg_verdict *gv, xbg_flood_fn
 	});
 }
 
-void xbg_fdb_dump(struct xbg_bridge *br, xbg_fdb_fn fn, void *ctx)
-{
-	core(br)->fdb().for_each([&](const FdbEntry &e) {
-		uint8_t mac[6];
-		Port *p = e.destination().port();
-		mac_to_bytes(e.mac(), mac);
-		fn(ctx, mac, e.vid(), p->priv, p->is_host, e.flag_bits());
-		return true;
-	});
-}
-
 void xbg_bridge_get(const struct xbg_bridge *br, struct xbg_bridge_opts *out)
 {
 	const Bridge *b = core(br);
@@ -264,55 +272,44 @@ void xbg_bridge_get(const struct xbg_bridge *br, struct xbg_bridge_opts *out)
 	out->fdb_n_entries = b->fdb().count();
 }
 
+/*
+ * The core validates each option and changes nothing when it refuses one;
+ * the options applied before it are put back (their old values were
+ * valid), so a refused request changes nothing. The default PVID goes last
+ * of those that can fail: it is the one whose undo could itself fail
+ * (ENOMEM). The options that cannot fail follow.
+ */
 int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint32_t mask,
 		   const char **msg)
 {
 	Bridge *b = core(br);
+	const uint16_t old_proto = b->vlan_protocol();
+	const uint16_t old_fwd_mask = load_once(b->opts().group_fwd_mask);
+	const uint32_t old_ageing_ms = b->fdb().ageing_ms();
 	Extack ack;
-	const bool pvid_change = (mask & XBG_OPT_DEFAULT_PVID) &&
-				 o->default_pvid != b->opts().default_pvid;
-	int err;
+	int err = 0;
 
-	*msg = nullptr;
-	/* Validate everything first: nothing changes on a failure. */
-	if ((mask & XBG_OPT_VLAN_PROTOCOL) && o->vlan_protocol != kEthP8021Q &&
-	    o->vlan_protocol != kEthP8021AD) {
-		*msg = "vlan_protocol must be 802.1Q or 802.1ad";
-		return -kEPROTONOSUPPORT;
-	}
-	if ((mask & XBG_OPT_DEFAULT_PVID) && o->default_pvid > kVidMax) {
-		*msg = "default_pvid must be 0..4094";
-		return -kEINVAL;
-	}
-	if ((mask & XBG_OPT_AGEING) && o->ageing_ms > kFdbMaxAgeingMs) {
-		*msg = "ageing_time too large";
-		return -kERANGE;
-	}
-	if ((mask & XBG_OPT_GROUP_FWD_MASK) && (o->group_fwd_mask & kGroupFwdRestricted)) {
-		*msg = "group_fwd_mask may not forward 802.1D, pause or LACP frames";
-		return -kEINVAL;
-	}
-
-	/* Moving the default PVID is the only step that can fail (ENOMEM),
-	 * so it goes first. Linux's netlink path moves it whether filtering
-	 * is on or not (only its sysfs file refuses with filtering on). */
-	if (pvid_change) {
+	if (mask & XBG_OPT_VLAN_PROTOCOL)
+		err = b->set_vlan_protocol(o->vlan_protocol, &ack);
+	if (!err && (mask & XBG_OPT_GROUP_FWD_MASK))
+		err = b->set_group_fwd_mask(o->group_fwd_mask, &ack);
+	if (!err && (mask & XBG_OPT_AGEING))
+		err = b->set_ageing_time_ms(o->ageing_ms, &ack);
+	/* Linux's netlink path moves the default PVID whether filtering is on
+	 * or not (only its sysfs file refuses with filtering on). */
+	if (!err && (mask & XBG_OPT_DEFAULT_PVID))
 		err = b->set_default_pvid(o->default_pvid, &ack);
-		if (err) {
-			*msg = ack.msg;
-			return err;
-		}
+	*msg = ack.msg;
+	if (err) {
+		b->set_vlan_protocol(old_proto, nullptr);
+		b->set_group_fwd_mask(old_fwd_mask, nullptr);
+		b->set_ageing_time_ms(old_ageing_ms, nullptr);
+		return err;
 	}
 	if (mask & XBG_OPT_VLAN_FILTERING)
 		b->set_vlan_filtering(o->vlan_filtering, nullptr);
-	if (mask & XBG_OPT_VLAN_PROTOCOL)
-		b->set_vlan_protocol(o->vlan_protocol, nullptr);
-	if (mask & XBG_OPT_AGEING)
-		b->set_ageing_time_ms(o->ageing_ms, nullptr);
 	if (mask & XBG_OPT_FDB_MAX_LEARNED)
 		b->set_fdb_max_learned(o->fdb_max_learned);
-	if (mask & XBG_OPT_GROUP_FWD_MASK)
-		b->set_group_fwd_mask(o->group_fwd_mask, nullptr);
 	return 0;
 }
 
@@ -322,34 +319,26 @@ void xbg_port_get(const struct xbg_port *port, struct xbg_port_info *out)
 	out->flags = p->flag_bits();
 	out->state = uint8_t(p->port_state());
 	out->n_drops = 0;
-	static_assert(kDropReasonCount <= XBG_DROP_REASONS, "room for every drop reason");
 	for (unsigned r = 0; r < kDropReasonCount; r++)
 		out->drops[r] = port_drops(p, DropReason(r));
 	out->n_drops = uint8_t(kDropReasonCount);
 }
 
+/* Flags and state together or not at all: the core validates both (the
+ * flags' rules, MAB's included, and the state's range). */
 int xbg_port_set(struct xbg_bridge *br, struct xbg_port *port, uint32_t set, uint32_t clear,
 		 int state, const char **msg)
 {
 	Port *p = core(port);
+	const uint32_t old_flags = p->flags;
 	Extack ack;
-	*msg = nullptr;
-	if ((set | clear) & ~kPortFlagsAll) {
-		*msg = "unknown port flag";
-		return -kEINVAL;
-	}
-	uint32_t flags = (p->flags | set) & ~clear;
-	if ((flags & kPortMab) && (!(flags & kPortLocked) || !(flags & kPortLearning))) {
-		*msg = "MAB needs a locked port with learning on";
-		return -kEINVAL;
-	}
-	if (state > int(kPortStateMax)) {
-		*msg = "port state must be 0..4";
-		return -kEINVAL;
-	}
 	int err = core(br)->port_set_flags(p, set, clear, &ack);
-	if (!err && state >= 0)
-		err = core(br)->port_set_state(p, uint8_t(state), &ack);
+
+	if (!err && state >= 0) {
+		err = core(br)->port_set_state(p, state > 255 ? 255 : uint8_t(state), &ack);
+		if (err)
+			core(br)->port_set_flags(p, old_flags, kPortFlagsAll & ~old_flags, nullptr);
+	}
 	*msg = ack.msg;
 	return err;
 }

@@ -62,11 +62,15 @@ struct xbg_verdict {
 };
 
 typedef void (*xbg_flood_fn)(void *ctx, void *port_priv, uint8_t tag);
-typedef void (*xbg_fdb_fn)(void *ctx, const uint8_t mac[6], uint16_t vid,
-			   void *port_priv, bool is_host, uint16_t flags);
-typedef void (*xbg_vlan_fn)(void *ctx, uint16_t vid, bool pvid, bool untagged);
 
-/* Flags of xbg_fdb_fn, as the core's FdbFlag. */
+/*
+ * The glue's vocabularies are the core's own values (FdbFlag, FdbEventType,
+ * FdbReason, PortFlag, VlanFlag, DropReason), checked by static_asserts in
+ * xbridge_glue.cc; the uAPI's are mapped onto them in one place each in the
+ * family's handlers (xbridge_genl_*.c, with static_asserts too).
+ */
+
+/* FDB entry flags (struct xbg_fdb_entry), as the core's FdbFlag. */
 #define XBG_FDB_LOCAL		(1u << 0)
 #define XBG_FDB_STATIC		(1u << 1)
 #define XBG_FDB_STICKY		(1u << 2)
@@ -161,7 +165,7 @@ struct xbg_vlan_info {
 
 typedef bool (*xbg_vlan_info_fn)(void *ctx, const struct xbg_vlan_info *v);
 
-/* Flags of xbg_vlan_add(). */
+/* Flags of xbg_vlan_add(), as the core's VlanFlag. */
 #define XBG_VLAN_PVID		(1u << 0)
 #define XBG_VLAN_UNTAGGED	(1u << 1)
 
@@ -172,8 +176,6 @@ int xbg_set_addr(struct xbg_bridge *br, const uint8_t addr[6]);
 bool xbg_vlan_filtering(const struct xbg_bridge *br);
 uint16_t xbg_vlan_proto(const struct xbg_bridge *br);
 uint32_t xbg_ageing_ms(const struct xbg_bridge *br);
-int xbg_set_vlan_filtering(struct xbg_bridge *br, bool on);
-int xbg_set_ageing_ms(struct xbg_bridge *br, uint32_t ms);
 void xbg_set_promisc(struct xbg_bridge *br, bool on);
 
 struct xbg_port *xbg_host_port(struct xbg_bridge *br);
@@ -186,10 +188,9 @@ int xbg_vlan_add(struct xbg_bridge *br, struct xbg_port *port, uint16_t start, u
 		 uint8_t flags, const char **msg);
 int xbg_vlan_del(struct xbg_bridge *br, struct xbg_port *port, uint16_t start, uint16_t end,
 		 const char **msg);
-void xbg_vlan_dump(struct xbg_port *port, xbg_vlan_fn fn, void *ctx);
 
-/* Control: options. xbg_bridge_set() validates every option in @mask
- * first and changes nothing on failure (@msg: a static message). */
+/* Control: options. xbg_bridge_set() applies the options in @mask, or on
+ * failure (the core's error and static message in @msg) none of them. */
 void xbg_bridge_get(const struct xbg_bridge *br, struct xbg_bridge_opts *out);
 int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint32_t mask,
 		   const char **msg);
@@ -234,8 +235,7 @@ void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_fra
 		struct xbg_verdict *out);
 void xbg_flood(struct xbg_bridge *br, const struct xbg_verdict *v, xbg_flood_fn fn, void *ctx);
 
-/* FDB. */
-void xbg_fdb_dump(struct xbg_bridge *br, xbg_fdb_fn fn, void *ctx);
+/* FDB ageing. */
 unsigned int xbg_run_ageing(struct xbg_bridge *br);
 
 #ifdef __cplusplus
