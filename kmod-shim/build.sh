@@ -5,19 +5,34 @@
 # kernel), runs Kbuild, and fails on any compiler, objtool or modpost warning.
 # KERNEL defaults to the default test kernel (tools/kernel-version.sh: the
 # newest 6.1, or $XBRIDGE_KERNEL).
+#
+# build.sh --source DIR only lays out the module's source tree in DIR (what
+# the xbridge-dkms package ships in /usr/src/xbridge-VERSION).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
+
+# layout DIR: the shim, the uAPI header and the core (less its userspace
+# platform) as Kbuild wants them.
+layout() {
+	mkdir -p "$1/core"
+	cp -u "$here"/Kbuild "$here"/*.c "$here"/*.h "$here"/*.cc "$1/"
+	cp -u "$root"/netlink/xbridge.h "$1/"
+	cp -u "$root"/core/*.cc "$root"/core/*.h "$1/core/"
+	rm -f "$1/core/platform_user.cc" "$1/core/platform_user.h"
+}
+
+if [[ ${1:-} == --source ]]; then
+	layout "${2:?usage: build.sh --source DIR}"
+	exit 0
+fi
+
 out="${1:?usage: build.sh OUTDIR [KERNEL]}"
 kver="$("$root/tools/kernel-version.sh" ${2:+"$2"})"
 [[ -e /lib/modules/$kver/build/Makefile ]] ||
 	{ echo "build.sh: no headers for $kver (tools/bootstrap.sh installs them)" >&2; exit 1; }
 
-mkdir -p "$out/core"
-cp -u "$here"/Kbuild "$here"/*.c "$here"/*.h "$here"/*.cc "$out/"
-cp -u "$root"/netlink/xbridge.h "$out/"
-cp -u "$root"/core/*.cc "$root"/core/*.h "$out/core/"
-rm -f "$out/core/platform_user.cc" "$out/core/platform_user.h"
+layout "$out"
 
 log="$out/build.log"
 make -C "/lib/modules/$kver/build" M="$(cd "$out" && pwd)" CXX="${CXX:-g++}" modules 2>&1 | tee "$log"

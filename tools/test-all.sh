@@ -83,7 +83,8 @@ fi
 # The selftests in the test kernels: each of $XBRIDGE_TEST_KERNELS (series or
 # full versions; default both supported kernels, 6.1 and 6.12) gets its own
 # xbridge.ko (build-kmod/ for 6.1, build-kmod-SERIES/ for the others) and runs
-# every selftests/xbridge_*.sh. The time each kernel takes is printed.
+# every selftests/xbridge_*.sh. The time each kernel takes is printed. Each VM
+# run holds /tmp/xbridge-vm.lock (one VM at a time on a shared machine).
 read -ra test_kernels <<<"${XBRIDGE_TEST_KERNELS:-6.1 6.12}"
 for series in "${test_kernels[@]}"; do
 	echo "== test kernel $series: xbridge.ko and the selftests"
@@ -105,7 +106,7 @@ for series in "${test_kernels[@]}"; do
 	for suite in selftests/xbridge_*.sh; do
 		log="$kdir/$(basename "$suite" .sh).log"
 		vmlog="$kdir/$(basename "$suite" .sh).vm.log"
-		tools/vm/run.sh -q --kernel "$kver" --log "$vmlog" --timeout 2400 \
+		flock /tmp/xbridge-vm.lock tools/vm/run.sh -q --kernel "$kver" --log "$vmlog" --timeout 2400 \
 			--module "$kdir/xbridge.ko" -- "$suite" "$kdir/xbridge.ko" 2>&1 | tee "$log"
 		status=${PIPESTATUS[0]}
 		grep -E '^(PASS|FAIL):' "$vmlog" | sed "s/^\(PASS\|FAIL\): /&[$series] /" | tee -a "$log"
