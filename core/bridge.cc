@@ -325,31 +325,54 @@ int Bridge::set_default_pvid(uint16_t pvid, Extack *ack)
 		return 0;
 	/* Over netlink (br_changelink -> __br_vlan_set_default_pvid) Linux
 	 * changes it with filtering on too; only its sysfs file says EPERM. */
-
-	/* Ports still on the old default move to the new one. */
 	const uint16_t old = opts_.default_pvid;
-	/* As __br_vlan_set_default_pvid: ports that already have the new VID
-	 * keep their VLANs; with no old default every port gets the new one. */
-	auto move = [&](Port *p) {
-		if (pvid && p->vlans.find(pvid))
-			return 0;
-		if (old && !vlan_is_default_pvid(p, old))
-			return 0;
-		if (!old)
-			return vlan_add(p, pvid, pvid, kVlanPvid | kVlanUntagged, ack);
-		if (pvid) {
-			int err = vlan_add(p, pvid, pvid, kVlanPvid | kVlanUntagged, ack);
-			if (err)
-				return err;
-		}
-		return vlan_del(p, old, old, ack);
+
+	/*
+	 * Prepare: list the ports that move, and their PVID, before anything
+	 * changes. As __br_vlan_set_default_pvid: a port that already has the
+	 * new VID keeps its VLANs, and so does one whose old default the user
+	 * changed; with no old default every port gets the new one.
+	 */
+	struct Move {
+		Port *port;
+		uint16_t prev_pvid;
 	};
-	int err = move(host_);
+	ScratchArray<Move> moves(kMaxPorts + 1u);
+	if (!moves.ok())
+		return fail(ack, kENOMEM, "out of memory");
+	unsigned n = 0;
+	auto consider = [&](Port *p) {
+		if (pvid && p->vlans.find(pvid))
+			return;
+		if (old && !vlan_is_default_pvid(p, old))
+			return;
+		moves[n++] = {p, p->vlans.pvid()};
+	};
+	consider(host_);
 	for (Port &p : port_list_)
+		consider(&p);
+
+	/* Add the new default everywhere first: only this allocates, and
+	 * undoing it does not (vlan_add itself changes nothing on failure). */
+	for (unsigned i = 0; pvid && i < n; i++) {
+		int err = vlan_add(moves[i].port, pvid, pvid, kVlanPvid | kVlanUntagged, ack);
 		if (!err)
-			err = move(&p);
-	if (err)
+			continue;
+		for (unsigned j = 0; j < i; j++) {
+			Port *p = moves[j].port;
+			PortVlan *added = p->vlans.find(pvid);
+			vlans_remove(p, &added, 1);
+			p->vlans.set_pvid(moves[j].prev_pvid);
+		}
 		return err;
+	}
+
+	/* Commit: drop the old default, which cannot fail. */
+	for (unsigned i = 0; old && i < n; i++) {
+		PortVlan *gone = moves[i].port->vlans.find(old);
+		if (gone)
+			vlans_remove(moves[i].port, &gone, 1);
+	}
 	opts_.default_pvid = pvid;
 	return 0;
 }

@@ -514,3 +514,41 @@ TEST_CASE("allocation failure: set_addr and vlan_del", "[lifetime][alloc]")
 		CHECK(!f.has(kS1, 15));
 	}
 }
+
+/*
+ * set_default_pvid moves every port still on the old default (and the bridge
+ * itself) to the new one, or none: errors.h's promise, and
+ * __br_vlan_set_default_pvid's rollback. Ports with their own PVID, one
+ * that already has the new VID, and learned entries in the old default must
+ * all be as they were after every injected failure.
+ */
+TEST_CASE("allocation failure: set_default_pvid", "[lifetime][alloc][vlan]")
+{
+	BridgeFixture f(4, true);
+	REQUIRE(f.br->vlan_add(f.p(2), 30, 30, kVlanPvid, nullptr) == 0);	/* own PVID */
+	REQUIRE(f.br->vlan_add(f.p(3), 10, 10, 0, nullptr) == 0);		/* has 10 */
+	f.learn(f.p(1), kS1, {q(1)});
+	for (uint16_t to : {uint16_t(10), uint16_t(0)}) {
+		CAPTURE(to);
+		State before = State::of(*f.br);
+		const uint16_t old = f.br->opts().default_pvid;
+		unsigned n = inject_until_success(
+			[&] { return f.br->set_default_pvid(to, nullptr); },
+			[&](unsigned) {
+				CHECK(f.br->opts().default_pvid == old);
+				CHECK(State::of(*f.br) == before);
+			});
+		CHECK(f.br->opts().default_pvid == to);
+		if (to) {
+			CHECK(n > 0);	/* it allocates, so failures were injected */
+			CHECK(vlan_dump(f.p(1)).pvid == 10);
+			CHECK(vlan_dump(f.host()).pvid == 10);
+			CHECK(vlan_dump(f.p(2)).pvid == 30);
+			CHECK(f.pv(f.p(1), 1) == nullptr);
+			CHECK(!f.has(kS1, 1));
+		} else {
+			CHECK(vlan_dump(f.p(1)).pvid == 0);
+			CHECK(f.pv(f.p(1), 10) == nullptr);
+		}
+	}
+}
