@@ -74,19 +74,40 @@ static void xbr_xmit_port(struct sk_buff *skb, struct xbr_port *to, u8 tag,
 		kfree_skb(skb);
 		return;
 	}
-	if (forwarded)
+	if (forwarded) {
 		skb_forward_csum(skb);
+		/*
+		 * A receive timestamp is not a departure time: an fq qdisc
+		 * would read it as one (br_forward_finish clears it too).
+		 */
+		skb_clear_tstamp(skb);
+	}
 	dev_queue_xmit(skb);
 }
 
-/* Up the bridge device. @skb->data is at the Ethernet header. */
+/*
+ * Up the bridge device. @skb->data is at the Ethernet header; @skb->dev is
+ * still the ingress port.
+ *
+ * The packet type is decided afresh, never inherited (eth_type_trans leaves
+ * it alone for a frame to the device's own address, and the port set
+ * PACKET_OTHERHOST for it): host for the bridge's address (br_handle_frame)
+ * or the ingress port's own (which its eth_type_trans called host), multicast
+ * or broadcast by the group bit, else other-host (a promiscuous bridge).
+ */
 static void xbr_pass_up(struct xbr *br, struct sk_buff *skb, const struct xbg_verdict *v)
 {
 	struct net_device *dev = br->dev;
+	const struct net_device *in = skb->dev;
+	const u8 *dest = ((const struct ethhdr *)skb->data)->h_dest;
+	bool to_port = ether_addr_equal(dest, in->dev_addr);
 
 	xbr_apply_tag(skb, v->local_tag, v);
 	skb->dev = dev;
+	skb->pkt_type = PACKET_HOST;
 	skb->protocol = eth_type_trans(skb, dev);
+	if (skb->pkt_type == PACKET_OTHERHOST && to_port)
+		skb->pkt_type = PACKET_HOST;
 	dev_sw_netstats_rx_add(dev, skb->len);
 	netif_receive_skb(skb);
 }
@@ -263,9 +284,10 @@ static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 
 /* ---- ports ------------------------------------------------------------------ */
 
+/* A port forwards while it and the bridge are up (br_dev_open/br_dev_stop). */
 static bool xbr_port_up(const struct xbr_port *p)
 {
-	return netif_running(p->dev) && netif_oper_up(p->dev);
+	return netif_running(p->br->dev) && netif_running(p->dev) && netif_oper_up(p->dev);
 }
 
 /* As the Linux bridge: carrier while some port is up (br_port_state_selection). */
@@ -483,14 +505,27 @@ static void xbr_dev_uninit(struct net_device *dev)
 	dev->tstats = NULL;
 }
 
+/* Enable or disable every port as the bridge goes up or down (br_stp_enable_bridge). */
+static void xbr_sync_ports(struct xbr *br)
+{
+	struct xbr_port *p;
+
+	list_for_each_entry(p, &br->ports, list)
+		xbg_port_link(br->core, p->core, xbr_port_up(p));
+	xbr_sync_carrier(br);
+}
+
 static int xbr_dev_open(struct net_device *dev)
 {
+	xbr_sync_ports(netdev_priv(dev));
 	netif_start_queue(dev);
 	return 0;
 }
 
+/* Called with netif_running() already false. */
 static int xbr_dev_stop(struct net_device *dev)
 {
+	xbr_sync_ports(netdev_priv(dev));
 	netif_stop_queue(dev);
 	return 0;
 }
@@ -543,10 +578,12 @@ static void xbr_setup(struct net_device *dev)
 	dev->netdev_ops = &xbr_netdev_ops;
 	dev->needs_free_netdev = true;
 	dev->priv_flags |= IFF_NO_QUEUE;
+	/* Ports stay in their namespace: so does the bridge (br_dev_setup). */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 	dev->lltx = true;
+	dev->netns_local = true;
 #else
-	dev->features |= NETIF_F_LLTX;
+	dev->features |= NETIF_F_LLTX | NETIF_F_NETNS_LOCAL;
 #endif
 	dev->features |= NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_STAG_TX;
 	dev->hw_features = dev->features;

@@ -35,6 +35,59 @@ test_ping() {
 	log_test "ping h1 -> h2 through xbr0" $?
 }
 
+# Frames to the bridge's own address are for the host (PACKET_HOST), not
+# other-host as the port saw them: IP answers (issue 17, router_bridge.sh).
+test_ping_bridge() {
+	ip addr add 192.0.2.100/24 dev xbr0
+	ip netns exec h1 ping -c 2 -i 0.2 -W 2 192.0.2.100 >/dev/null
+	log_test "ping h1 -> the bridge's own address" $? \
+		"$(ip -s -s link show xbr0 | tr '\n' ' ')"
+	ip addr del 192.0.2.100/24 dev xbr0
+}
+
+# A bridge stays in its ports' namespace (NETIF_F_NETNS_LOCAL, as br_dev_setup).
+test_netns_local() {
+	ip netns add xbr-other
+	ip link set xbr0 netns xbr-other 2>/dev/null
+	(($? != 0)) && [[ -e /sys/class/net/xbr0 ]]
+	log_test "the bridge cannot move to another namespace" $?
+	ip netns del xbr-other
+}
+
+# A bridge that is down disables its ports (br_dev_stop) and enables them
+# again when it comes up (br_dev_open).
+test_bridge_down() {
+	local err=0
+	ip link set xbr0 down
+	ip netns exec h1 ping -c 2 -i 0.2 -W 1 192.0.2.2 >/dev/null && err=1
+	ip link set xbr0 up
+	ip netns exec h1 ping -c 2 -i 0.2 -W 2 192.0.2.2 >/dev/null || err=1
+	log_test "a down bridge forwards nothing, and forwards again once up" $err
+}
+
+# A forwarded frame leaves without its receive timestamp (br_forward_finish's
+# skb_clear_tstamp): fq would read a realtime stamp as a departure time far
+# beyond its horizon and drop the frame. Any socket asking for timestamps
+# turns receive stamping on for every device.
+test_forward_clears_tstamp() {
+	if ! modprobe sch_fq 2>/dev/null || ! tc qdisc add dev swp2 root fq 2>/dev/null; then
+		echo "SKIP: forwarded frames carry no receive timestamp (no sch_fq)"
+		return 0
+	fi
+	python3 -c 'import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
+time.sleep(60)' &
+	local stamper=$!
+	sleep 0.5	# net_enable_timestamp flips its static key from a work item
+	ip netns exec h1 ping -c 3 -i 0.2 -W 2 192.0.2.2 >/dev/null
+	log_test "forwarded frames leave without their receive timestamp (fq egress)" $? \
+		"$(tc -s qdisc show dev swp2 | tr '\n' ' ')"
+	kill $stamper
+	wait $stamper 2>/dev/null
+	tc qdisc del dev swp2 root
+}
+
 test_learning() {
 	local err=0
 	in_fdb xbr0 $MAC1 swp1 || err=1
@@ -187,6 +240,10 @@ test_rmmod_under_traffic() {
 trap cleanup EXIT
 setup_flat
 test_ping
+test_ping_bridge
+test_netns_local
+test_bridge_down
+test_forward_clears_tstamp
 test_learning
 test_flood
 test_removal_under_traffic
