@@ -32,6 +32,8 @@ static const DataType types[] = {
 	{TYPE_CT_STATUS, "ct_status", 32, ByteOrder::Host, true},
 	{TYPE_ICMP6_TYPE, "icmpv6_type", 8, ByteOrder::Big, false},
 	{TYPE_PKTTYPE, "pkt_type", 8, ByteOrder::Host, false},
+	{TYPE_ICMP_CODE, "icmp_code", 8, ByteOrder::Big, false},
+	{TYPE_ICMPV6_CODE, "icmpv6_code", 8, ByteOrder::Big, false},
 	{TYPE_DEVGROUP, "devgroup", 32, ByteOrder::Host, false},
 	{TYPE_DSCP, "dscp", 6, ByteOrder::Big, false},
 	{TYPE_ECN, "ecn", 2, ByteOrder::Big, false},
@@ -98,6 +100,16 @@ static const Sym icmp6_syms[] = {
 	{"router-renumbering", 138}, {"ind-neighbor-solicit", 141},
 	{"ind-neighbor-advert", 142}, {"mld2-listener-report", 143},
 };
+static const Sym icmp_code_syms[] = {
+	{"net-unreachable", 0}, {"host-unreachable", 1}, {"prot-unreachable", 2},
+	{"port-unreachable", 3}, {"frag-needed", 4}, {"net-prohibited", 9},
+	{"host-prohibited", 10}, {"admin-prohibited", 13},
+};
+static const Sym icmpv6_code_syms[] = {
+	{"no-route", 0}, {"admin-prohibited", 1}, {"addr-unreachable", 3},
+	{"port-unreachable", 4}, {"policy-fail", 5}, {"reject-route", 6},
+};
+static const Sym devgroup_syms[] = {{"default", 0}};
 static const Sym tcp_flag_syms[] = {
 	{"fin", 1}, {"syn", 2}, {"rst", 4}, {"psh", 8}, {"ack", 16}, {"urg", 32},
 	{"ecn", 64}, {"cwr", 128},
@@ -181,6 +193,9 @@ static bool symbolic(const DataType &t, const std::string &w, uint64_t &v)
 	case TYPE_PKTTYPE: return lookup(pkttype_syms, w, v);
 	case TYPE_ICMP_TYPE: return lookup(icmp_syms, w, v);
 	case TYPE_ICMP6_TYPE: return lookup(icmp6_syms, w, v);
+	case TYPE_ICMP_CODE: return lookup(icmp_code_syms, w, v);
+	case TYPE_ICMPV6_CODE: return lookup(icmpv6_code_syms, w, v);
+	case TYPE_DEVGROUP: return lookup(devgroup_syms, w, v);
 	case TYPE_TCP_FLAG: return lookup(tcp_flag_syms, w, v);
 	case TYPE_DSCP: return lookup(dscp_syms, w, v);
 	case TYPE_ECN: return lookup(ecn_syms, w, v);
@@ -393,6 +408,12 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 	case TYPE_PKTTYPE: n = name_of(pkttype_syms, v); break;
 	case TYPE_ICMP_TYPE: n = name_of(icmp_syms, v); break;
 	case TYPE_ICMP6_TYPE: n = name_of(icmp6_syms, v); break;
+	case TYPE_ICMP_CODE: n = name_of(icmp_code_syms, v); break;
+	case TYPE_ICMPV6_CODE: n = name_of(icmpv6_code_syms, v); break;
+	case TYPE_DEVGROUP:
+		if (v == 0)
+			return "\"default\"";
+		break;
 	case TYPE_DSCP: n = name_of(dscp_syms, v); break;
 	case TYPE_ECN: n = name_of(ecn_syms, v); break;
 	case TYPE_NFPROTO: n = name_of(nfproto_syms, v); break;
@@ -418,6 +439,20 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 		return buf;
 	}
 	return std::to_string(v);
+}
+
+unsigned elements_per_line(const DataType &t)
+{
+	switch (t.id) {
+	case TYPE_NFPROTO: case TYPE_INTEGER: case TYPE_INET_PROTOCOL: case TYPE_INET_SERVICE:
+	case TYPE_TCP_FLAG: case TYPE_MARK: case TYPE_IFINDEX: case TYPE_UID: case TYPE_GID:
+	case TYPE_CT_DIR:
+		return 5;
+	case TYPE_IPADDR: case TYPE_CT_STATE: case TYPE_CT_STATUS: case TYPE_PKTTYPE:
+		return 2;
+	default:
+		return 1;
+	}
 }
 
 Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr &e)

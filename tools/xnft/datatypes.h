@@ -23,7 +23,7 @@ enum TypeId : uint32_t {
 	TYPE_INET_PROTOCOL = 12, TYPE_INET_SERVICE = 13, TYPE_ICMP_TYPE = 14,
 	TYPE_TCP_FLAG = 15, TYPE_TIME = 18, TYPE_MARK = 19, TYPE_IFINDEX = 20, TYPE_ARPHRD = 21,
 	TYPE_UID = 24, TYPE_GID = 25, TYPE_CT_STATE = 26, TYPE_CT_DIR = 27,
-	TYPE_CT_STATUS = 28, TYPE_ICMP6_TYPE = 29, TYPE_PKTTYPE = 31,
+	TYPE_CT_STATUS = 28, TYPE_ICMP6_TYPE = 29, TYPE_PKTTYPE = 31, TYPE_ICMP_CODE = 32, TYPE_ICMPV6_CODE = 33,
 	TYPE_DEVGROUP = 35, TYPE_DSCP = 36, TYPE_ECN = 37, TYPE_BOOLEAN = 39,
 	TYPE_IFNAME = 41,
 };
@@ -55,6 +55,8 @@ bool try_encode(const DataType &type, unsigned bits, ByteOrder order, const std:
 std::string format_value(const DataType &type, unsigned bits, ByteOrder order, const Bytes &bytes);
 // The numeric value of BYTES in ORDER.
 uint64_t bytes_value(const Bytes &bytes, ByteOrder order);
+// How many elements nft prints per line in a named set of TYPE.
+unsigned elements_per_line(const DataType &type);
 
 // Interface names are resolved to ifindex when TYPE_IFINDEX values are
 // encoded, as nft does (if_nametoindex); an unknown name is an error.

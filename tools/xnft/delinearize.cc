@@ -358,7 +358,9 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 		emit(f.name + " " + op_text(op) + value_text(p, data) + "/" + std::to_string(bits));
 		return;
 	}
-	std::string text = f.name + " " + op_text(op) + value_text(p, data);
+	// a flag type compared whole says so: `tcp flags == syn`
+	std::string op_str = (p.type->bitmask && op == NFT_CMP_EQ) ? "== " : op_text(op);
+	std::string text = f.name + " " + op_str + value_text(p, data);
 	int provides = 0;
 	std::string proto;
 	if (op == NFT_CMP_EQ) {
@@ -698,6 +700,14 @@ std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
 	};
 	std::stable_sort(els.begin(), els.end(), num_less);
 	auto one = [&](const Bytes &k) {
+		if (keys.size() == 1 && keys[0].shift) {
+			const KeyPart &p = keys[0];
+			uint64_t x = bytes_value(k, ByteOrder::Big) >> p.shift;
+			Bytes v(p.bytes, 0);
+			for (unsigned i = 0; i < p.bytes; i++)
+				v[p.bytes - 1 - i] = static_cast<uint8_t>(x >> (8 * i));
+			return format_value(*p.type, p.bits, p.order, v);
+		}
 		if (keys.size() == 1)
 			return format_value(*keys[0].type, keys[0].bits, keys[0].order, k);
 		std::string t;
@@ -761,9 +771,14 @@ std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
 			items.push_back(t + (e.data.empty() ? "" : " : " + e.data));
 		}
 	}
+	bool anonymous = flags & NFT_SET_ANONYMOUS;
+	unsigned per_line = keys.size() == 1 ? elements_per_line(*keys[0].type) : 1;
 	std::string out = "{ ";
-	for (size_t i = 0; i < items.size(); i++)
-		out += (i ? ", " : "") + items[i];
+	for (size_t i = 0; i < items.size(); i++) {
+		if (i)
+			out += (!anonymous && i % per_line == 0) ? ",\n\t\t\t     " : ", ";
+		out += items[i];
+	}
 	return out + " }";
 }
 

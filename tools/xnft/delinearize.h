@@ -29,6 +29,8 @@ std::string delinearize_rule(nftnl_rule *r, const ModelTable &table, const Print
 // "{ a, b-c, d/8 }" for a set's elements, typed by its key (named sets
 // decode the key type from the set; KEYS overrides it for anonymous sets).
 struct KeyPart;
+// Named sets wrap lines as nft does (elements_per_line); anonymous sets
+// print on one line.
 std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys,
 			    const KeyPart *data, bool verdict_map);
 // The key parts a set's KEY_TYPE (concatenation of 6-bit type ids) means.

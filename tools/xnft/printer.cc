@@ -113,7 +113,7 @@ static std::string print_set(nftnl_set *s, const PrintOptions &o)
 	std::string fl;
 	if (flags & NFT_SET_CONSTANT) fl += ",constant";
 	if (flags & NFT_SET_INTERVAL) fl += ",interval";
-	if (flags & NFT_SET_TIMEOUT) fl += ",timeout";
+	if ((flags & NFT_SET_TIMEOUT) && !nftnl_set_is_set(s, NFTNL_SET_TIMEOUT)) fl += ",timeout";
 	if (flags & NFT_SET_EVAL) fl += ",dynamic";
 	if (!fl.empty())
 		out += "\t\tflags " + fl.substr(1) + "\n";
