@@ -581,7 +581,11 @@ static void xbr_setup(struct net_device *dev)
 	/* Ports stay in their namespace: so does the bridge (br_dev_setup). */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 	dev->lltx = true;
+#ifdef XBR_HAVE_NETNS_IMMUTABLE
+	dev->netns_immutable = true;
+#else
 	dev->netns_local = true;
+#endif
 #else
 	dev->features |= NETIF_F_LLTX | NETIF_F_NETNS_LOCAL;
 #endif

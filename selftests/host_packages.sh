@@ -127,7 +127,7 @@ done
 
 # 4. Man pages and completion, as installed.
 for page in xbridge xnft; do
-	warnings=$(man -l --warnings=w "/usr/share/man/man8/$page.8.gz" 2>&1 >/dev/null | grep -v "table wider|^  *$|around line")
+	warnings=$(man -l --warnings=w "/usr/share/man/man8/$page.8.gz" 2>&1 >/dev/null)
 	rendered=$(MANWIDTH=80 man -l "/usr/share/man/man8/$page.8.gz" 2>/dev/null | head -5)
 	status=0
 	[[ -z $warnings && $rendered == *NAME* ]] || status=1
