@@ -60,11 +60,12 @@ class Step:
 
 
 class Scenario:
-    def __init__(self, name, nports, steps, text):
+    def __init__(self, name, nports, steps, text, requires=None):
         self.name = name
         self.nports = nports
         self.steps = steps
         self.text = text
+        self.requires = requires    # (major, minor): the Linux bridge it needs, or None
 
     def ports(self):
         return PORTS[:self.nports]
@@ -285,7 +286,7 @@ def parse_step(line, lineno, nports):
 
 
 def parse(text, name="scenario"):
-    steps, nports = [], None
+    steps, nports, requires = [], None, None
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -297,12 +298,21 @@ def parse(text, name="scenario"):
                     raise ScenarioError("the first step is `ports N`")
                 nports = _int(w[1], 1, MAX_PORTS, "ports")
                 continue
+            w = line.split()
+            if w[0] == "requires":
+                # `requires linux X.Y`: the Linux bridge behaviour the
+                # scenario compares first appeared in X.Y; older kernels skip it.
+                if len(w) != 3 or w[1] != "linux" or steps:
+                    raise ScenarioError("`requires linux X.Y` comes right after `ports`")
+                major, _, minor = w[2].partition(".")
+                requires = (_int(major, 2, 99, "major"), _int(minor or "0", 0, 99, "minor"))
+                continue
             steps.append(parse_step(line, lineno, nports))
         except ScenarioError as e:
             raise ScenarioError("%s:%d: %s" % (name, lineno, e))
     if nports is None:
         raise ScenarioError("%s: empty scenario" % name)
-    return Scenario(name, nports, steps, text)
+    return Scenario(name, nports, steps, text, requires)
 
 
 # --- frames -------------------------------------------------------------------
