@@ -14,14 +14,20 @@ namespace xb {
 
 constexpr int kEPERM = 1;
 constexpr int kENOENT = 2;
+constexpr int kE2BIG = 7;
 constexpr int kENOMEM = 12;
 constexpr int kEBUSY = 16;
 constexpr int kEEXIST = 17;
 constexpr int kEINVAL = 22;
+constexpr int kENFILE = 23;
 constexpr int kENOSPC = 28;
+constexpr int kEMLINK = 31;
 constexpr int kERANGE = 34;
+constexpr int kENAMETOOLONG = 36;
+constexpr int kELOOP = 40;
 constexpr int kEPROTONOSUPPORT = 93;
 constexpr int kEOPNOTSUPP = 95;
+constexpr int kEAFNOSUPPORT = 97;
 
 struct Extack {
 	const char *msg = nullptr;

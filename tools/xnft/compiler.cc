@@ -67,7 +67,7 @@ void Compiler::compile(const Command &cmd)
 			else
 				for (auto it = tables_.begin(); it != tables_.end();)
 					it = it->first.rfind(cmd.family + " ", 0) == 0 ? tables_.erase(it) : std::next(it);
-			batch_.add_flush_ruleset(family_number(cmd.family));
+			batch_->add_flush_ruleset(family_number(cmd.family));
 			return;
 		}
 		throw LangError(cmd.loc, "list/reset are not batch commands");
@@ -86,7 +86,7 @@ void Compiler::compile(const Command &cmd)
 				throw LangError(cmd.chain_loc, "Could not process rule: No such file or directory");
 			if (cmd.verb != Verb::Flush)
 				t.chains.erase(cmd.chain);
-			batch_.add_chain(cmd.verb == Verb::Flush ? ItemKind::FlushChain : ItemKind::DelChain, c,
+			batch_->add_chain(cmd.verb == Verb::Flush ? ItemKind::FlushChain : ItemKind::DelChain, c,
 					 family_number(cmd.family), 0, cmd.table, cmd.chain, -1);
 			return;
 		}
@@ -106,7 +106,7 @@ void Compiler::compile(const Command &cmd)
 			nftnl_rule_set_str(r, NFTNL_RULE_TABLE, cmd.table.c_str());
 			nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, cmd.chain.c_str());
 			nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, cmd.handle);
-			batch_.add_rule(ItemKind::DelRule, r, family_number(cmd.family), 0);
+			batch_->add_rule(ItemKind::DelRule, r, family_number(cmd.family), 0);
 			return;
 		}
 		rule(cmd.family, cmd.table, cmd.chain, *cmd.rule, cmd.verb, cmd.chain_loc);
@@ -126,7 +126,7 @@ void Compiler::compile(const Command &cmd)
 			nftnl_set_set_str(s, NFTNL_SET_NAME, cmd.set.c_str());
 			if (cmd.verb != Verb::Flush)
 				t.sets.erase(cmd.set);
-			batch_.add_set(cmd.verb == Verb::Flush ? ItemKind::FlushSet : ItemKind::DelSet, s,
+			batch_->add_set(cmd.verb == Verb::Flush ? ItemKind::FlushSet : ItemKind::DelSet, s,
 				       family_number(cmd.family), 0);
 			return;
 		}
@@ -142,7 +142,8 @@ void Compiler::compile(const Command &cmd)
 		if (it == t.sets.end())
 			throw LangError(cmd.loc, "Could not process rule: No such file or directory");
 		elements(cmd.family, cmd.table, it->second, *cmd.elements,
-			 cmd.verb != Verb::Delete && cmd.verb != Verb::Destroy);
+			 cmd.verb != Verb::Delete && cmd.verb != Verb::Destroy,
+			 cmd.verb == Verb::Create);
 		return;
 	}
 	case Obj::Flowtable: {
@@ -152,7 +153,7 @@ void Compiler::compile(const Command &cmd)
 			nftnl_flowtable *f = nftnl_flowtable_alloc();
 			nftnl_flowtable_set_u32(f, NFTNL_FLOWTABLE_FAMILY, family_number(cmd.family));
 			t.flowtables.erase(cmd.flowtable);
-			batch_.add_flowtable(ItemKind::DelFlowtable, f, family_number(cmd.family), 0,
+			batch_->add_flowtable(ItemKind::DelFlowtable, f, family_number(cmd.family), 0,
 					     cmd.table, cmd.flowtable);
 			return;
 		}
@@ -185,7 +186,7 @@ void Compiler::table(const Command &cmd)
 		} else {
 			tables_.erase(key);
 		}
-		batch_.add_table(cmd.verb == Verb::Flush ? ItemKind::FlushTable : ItemKind::DelTable, t, fam, 0);
+		batch_->add_table(cmd.verb == Verb::Flush ? ItemKind::FlushTable : ItemKind::DelTable, t, fam, 0);
 		return;
 	}
 	require_bridge(cmd.family, cmd.loc);
@@ -204,7 +205,7 @@ void Compiler::table(const Command &cmd)
 		nftnl_udata_buf_free(ud);
 	}
 	nftnl_table_set_str(t, NFTNL_TABLE_NAME, cmd.table.c_str());
-	batch_.add_table(ItemKind::NewTable, t, fam,
+	batch_->add_table(ItemKind::NewTable, t, fam,
 			 cmd.verb == Verb::Create ? NLM_F_CREATE | NLM_F_EXCL : NLM_F_CREATE);
 	// nft_cmd_expand order: chains, sets, flowtables, then every chain's rules.
 	// Names are known up front so rules may jump to later chains.
@@ -262,7 +263,7 @@ void Compiler::chain(const std::string &family, const std::string &table, const 
 				     nftnl_udata_buf_len(ud));
 		nftnl_udata_buf_free(ud);
 	}
-	batch_.add_chain(ItemKind::NewChain, ch, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert),
+	batch_->add_chain(ItemKind::NewChain, ch, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert),
 			 table, c.name, policy);
 }
 
@@ -322,7 +323,7 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, key_type);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, key_len);
 	if (d.is_map) {
-		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, si.verdict_map ? TYPE_VERDICT : si.data.type->id);
+		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, si.verdict_map ? NFT_DATA_VERDICT : si.data.type->id);
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, si.verdict_map ? 0 : si.data.bytes);
 	}
 	if (d.timeout_ms)
@@ -332,7 +333,7 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	if (d.size)
 		nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, d.size);
 	t.sets[d.name] = si;
-	batch_.add_set(ItemKind::NewSet, s, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert));
+	batch_->add_set(ItemKind::NewSet, s, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert));
 	if (!elems.empty()) {
 		nftnl_set *es = nftnl_set_alloc();
 		nftnl_set_set_u32(es, NFTNL_SET_FAMILY, fam);
@@ -340,12 +341,12 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		nftnl_set_set_str(es, NFTNL_SET_NAME, d.name.c_str());
 		nftnl_set_set_u32(es, NFTNL_SET_ID, si.id);
 		add_elements(es, elems);
-		batch_.add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
+		batch_->add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
 	}
 }
 
 void Compiler::elements(const std::string &family, const std::string &table, const SetInfo &si_in,
-			const Expr &lit, bool add)
+			const Expr &lit, bool add, bool exclusive)
 {
 	TableInfo &t = table_info(family, table, lit.loc);
 	SetInfo si = si_in;
@@ -357,8 +358,9 @@ void Compiler::elements(const std::string &family, const std::string &table, con
 	nftnl_set_set_str(es, NFTNL_SET_NAME, si.name.c_str());
 	nftnl_set_set_u32(es, NFTNL_SET_ID, si.id);
 	add_elements(es, elems);
-	batch_.add_set(add ? ItemKind::NewSetElems : ItemKind::DelSetElems, es, fam,
-		       add ? NLM_F_CREATE : 0);
+	// `create element` fails on an existing element, as nft asks with EXCL.
+	batch_->add_set(add ? ItemKind::NewSetElems : ItemKind::DelSetElems, es, fam,
+		       add ? NLM_F_CREATE | (exclusive ? NLM_F_EXCL : 0) : 0);
 }
 
 static uint32_t flowtable_hook(const std::string &h, const Location &loc)
@@ -392,7 +394,7 @@ void Compiler::flowtable(const std::string &family, const std::string &table,
 					 static_cast<uint32_t>(devs.size() * sizeof(char *)));
 	}
 	nftnl_flowtable_set_u32(ft, NFTNL_FLOWTABLE_FLAGS, f.counter ? NFT_FLOWTABLE_COUNTER : 0);
-	batch_.add_flowtable(ItemKind::NewFlowtable, ft, fam,
+	batch_->add_flowtable(ItemKind::NewFlowtable, ft, fam,
 			     add_flags(verb == Verb::Create ? verb : Verb::Insert), table, f.name);
 }
 
@@ -409,8 +411,8 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 		nftnl_rule_set_u64(nr, verb == Verb::Replace ? NFTNL_RULE_HANDLE : NFTNL_RULE_POSITION, r.handle);
 	try {
 		Linearizer lin(nr, t, table, fam, set_id_, [&](nftnl_set *s, nftnl_set *es) {
-			batch_.add_set(ItemKind::NewSet, s, fam, NLM_F_CREATE);
-			batch_.add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
+			batch_->add_set(ItemKind::NewSet, s, fam, NLM_F_CREATE);
+			batch_->add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
 		});
 		for (auto &s : r.stmts)
 			lin.statement(s);
@@ -427,7 +429,7 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 	}
 	uint16_t flags = verb == Verb::Insert ? NLM_F_CREATE :
 			 verb == Verb::Replace ? NLM_F_REPLACE : NLM_F_CREATE | NLM_F_APPEND;
-	batch_.add_rule(ItemKind::NewRule, nr, fam, flags);
+	batch_->add_rule(ItemKind::NewRule, nr, fam, flags);
 }
 
 } // namespace xnft

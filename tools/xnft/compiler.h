@@ -47,7 +47,10 @@ struct TableInfo {
 
 class Compiler {
 public:
-	explicit Compiler(Batch &b) : batch_(b) {}
+	explicit Compiler(Batch &b) : batch_(&b) {}
+	// Compile the next commands into @b, keeping what earlier ones declared
+	// (the tables, chains and sets a later batch may refer to).
+	void retarget(Batch &b) { batch_ = &b; }
 	// Compiles CMD into the batch; throws LangError with nft's message.
 	void compile(const Command &cmd);
 
@@ -61,11 +64,11 @@ private:
 	void rule(const std::string &family, const std::string &table, const std::string &chain,
 		  const Rule &r, Verb verb, const Location &chain_loc);
 	void elements(const std::string &family, const std::string &table, const SetInfo &si,
-		      const Expr &lit, bool add);
+		      const Expr &lit, bool add, bool exclusive);
 	TableInfo &table_info(const std::string &family, const std::string &table,
 			      const Location &loc);
 
-	Batch &batch_;
+	Batch *batch_;
 	std::map<std::string, TableInfo> tables_;  // key: family + " " + name
 	uint32_t set_id_ = 0;
 };

@@ -99,7 +99,7 @@ static std::string print_set(nftnl_set *s, const PrintOptions &o)
 	bool verdict = false;
 	if (is_map) {
 		uint32_t dt = nftnl_set_get_u32(s, NFTNL_SET_DATA_TYPE);
-		if (dt == TYPE_VERDICT) {
+		if (dt == NFT_DATA_VERDICT) {
 			verdict = true;
 			type += " : verdict";
 		} else {

@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nft_eval.cc - the evaluator: nft_do_chain and each expression's eval, as
+ * net/netfilter/nf_tables_core.c and nft_*.c do them for the bridge family.
+ *
+ * Datapath only: no allocation, no sleeping; runs inside the caller's RCU
+ * read section. The register file lives on the stack.
+ */
+#include "nft_eval.h"
+
+#include "compiler.h"
+#include "nft_set.h"
+
+namespace xb::nft {
+
+namespace {
+
+constexpr uint16_t kEthPIp = 0x0800;
+constexpr uint16_t kEthPIpv6 = 0x86dd;
+constexpr uint8_t kNfprotoBridge = 7;
+constexpr uint8_t kNfprotoIpv4 = 2;
+constexpr uint8_t kNfprotoIpv6 = 10;
+
+struct Regs {
+	int32_t code;
+	const Chain *chain;
+	uint32_t data[kRegDataWords];
+};
+
+uint16_t be16_at(const uint8_t *p)
+{
+	return uint16_t(p[0] << 8 | p[1]);
+}
+
+void store8(uint32_t *dst, uint8_t v)
+{
+	*dst = 0;
+	*reinterpret_cast<uint8_t *>(dst) = v;
+}
+
+void store16(uint32_t *dst, uint16_t v)
+{
+	*dst = 0;
+	__builtin_memcpy(dst, &v, 2);
+}
+
+/* nft_data_copy: the last partial word is zeroed first. */
+void copy_to_reg(uint32_t *dst, const uint8_t *src, uint32_t len)
+{
+	if (len % 4)
+		dst[len / 4] = 0;
+	__builtin_memcpy(dst, src, len);
+}
+
+void copy_name(uint32_t *dst, const char *name)
+{
+	/* strncpy(dest, name, IFNAMSIZ): NUL padded. */
+	char *d = reinterpret_cast<char *>(dst);
+	unsigned i = 0;
+	for (; i < kIfnameSize && name[i]; i++)
+		d[i] = name[i];
+	for (; i < kIfnameSize; i++)
+		d[i] = 0;
+}
+
+/*
+ * The link-layer view (nft_payload_copy_vlan): the frame with its outer
+ * tag as the kernel would rebuild it at offset 12. Copies @len bytes at
+ * @off; false if they run past the frame.
+ */
+bool copy_link(const Pkt &p, uint32_t off, uint8_t *dst, uint32_t len)
+{
+	const uint32_t body = p.len - p.band_tag_len;	/* without the in-band tag */
+	const uint32_t tag = p.vlan_present ? 4 : 0;
+	if (uint64_t(off) + len > uint64_t(body) + tag)
+		return false;
+	uint8_t hdr[4];
+	hdr[0] = uint8_t(p.vlan_proto >> 8);
+	hdr[1] = uint8_t(p.vlan_proto);
+	hdr[2] = uint8_t(p.vlan_tci >> 8);
+	hdr[3] = uint8_t(p.vlan_tci);
+	for (uint32_t i = 0; i < len; i++) {
+		const uint32_t o = off + i;
+		uint8_t b;
+		if (o < 12)
+			b = p.frame[o];
+		else if (o < 12 + tag)
+			b = hdr[o - 12];
+		else
+			b = p.frame[o - tag + p.band_tag_len];
+		dst[i] = b;
+	}
+	return true;
+}
+
+bool eval_payload(const Insn &in, const Pkt &p, uint32_t *dst)
+{
+	uint8_t *d = reinterpret_cast<uint8_t *>(dst);
+	if (in.len % 4)
+		dst[in.len / 4] = 0;
+	switch (in.sub) {
+	case kPayloadLL:
+		return copy_link(p, in.offset, d, in.len);
+	case kPayloadNetwork: {
+		const uint64_t off = uint64_t(p.nhoff) + in.offset;
+		if (off + in.len > p.len)
+			return false;
+		__builtin_memcpy(d, p.frame + off, in.len);
+		return true;
+	}
+	default: {
+		if (!p.tprot_set || p.fragoff)
+			return false;
+		const uint64_t off = uint64_t(p.thoff) + in.offset;
+		if (off + in.len > p.len)
+			return false;
+		__builtin_memcpy(d, p.frame + off, in.len);
+		return true;
+	}
+	}
+}
+
+bool eval_meta(const Insn &in, const Pkt &p, uint32_t *dst)
+{
+	switch (in.sub) {
+	case kMetaLen:
+		*dst = p.len - p.nhoff;
+		return true;
+	case kMetaProtocol:
+		store16(dst, uint16_t(p.protocol >> 8 | p.protocol << 8));
+		return true;
+	case kMetaPriority:
+		*dst = p.priority;
+		return true;
+	case kMetaMark:
+		*dst = p.mark;
+		return true;
+	case kMetaIif:
+		if (!p.in)
+			return false;
+		*dst = p.in->ifindex;
+		return true;
+	case kMetaOif:
+		if (!p.out)
+			return false;
+		*dst = p.out->ifindex;
+		return true;
+	case kMetaIifname:
+		if (!p.in)
+			return false;
+		copy_name(dst, p.in->name);
+		return true;
+	case kMetaOifname:
+		if (!p.out)
+			return false;
+		copy_name(dst, p.out->name);
+		return true;
+	case kMetaIiftype:
+		if (!p.in)
+			return false;
+		store16(dst, p.in->type);
+		return true;
+	case kMetaOiftype:
+		if (!p.out)
+			return false;
+		store16(dst, p.out->type);
+		return true;
+	case kMetaIifgroup:
+		if (!p.in)
+			return false;
+		*dst = p.in->group;
+		return true;
+	case kMetaOifgroup:
+		if (!p.out)
+			return false;
+		*dst = p.out->group;
+		return true;
+	case kMetaNfproto:
+		store8(dst, kNfprotoBridge);
+		return true;
+	case kMetaL4proto:
+		if (!p.tprot_set)
+			return false;
+		store8(dst, p.l4proto);
+		return true;
+	case kMetaPkttype:
+		store8(dst, p.pkttype);
+		return true;
+	case kMetaBriIifname:
+		if (!p.in || !p.in->bridge_name)
+			return false;
+		copy_name(dst, p.in->bridge_name);
+		return true;
+	case kMetaBriOifname:
+		if (!p.out || !p.out->bridge_name)
+			return false;
+		copy_name(dst, p.out->bridge_name);
+		return true;
+	case kMetaBriIifpvid:
+		if (!p.in || !p.in->bridge_name || !p.bridge_vlan_enabled)
+			return false;
+		store16(dst, p.in_pvid);
+		return true;
+	case kMetaBriIifvproto:
+		if (!p.in || !p.in->bridge_name || !p.bridge_vlan_enabled)
+			return false;
+		store16(dst, uint16_t(p.bridge_vlan_proto >> 8 | p.bridge_vlan_proto << 8));
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool eval_ct_get(const Insn &in, const Pkt &p, uint32_t *dst)
+{
+	const CtResult *r = p.ct;
+	if (in.sub == kCtState) {
+		*dst = r ? uint32_t(r->state) : uint32_t(kCtStateInvalid);
+		return true;
+	}
+	if (!r || !r->entry)
+		return false;
+	const CtEntry &e = *r->entry;
+	const uint8_t dir = in.size ? uint8_t(in.size - 1) : 2;
+	switch (in.sub) {
+	case kCtDirectionKey:
+		store8(dst, r->dir);
+		return true;
+	case kCtStatus:
+		*dst = e.status_bits();
+		return true;
+	case kCtMark:
+		*dst = load_once(e.mark);
+		return true;
+	case kCtL3protocol:
+		store8(dst, e.tuple.l3 == kCtL3Ipv4 ? kNfprotoIpv4 : kNfprotoIpv6);
+		return true;
+	case kCtProtocol:
+		store8(dst, e.tuple.l4proto);
+		return true;
+	case kCtZone:
+		store16(dst, e.tuple.zone);
+		return true;
+	case kCtId:
+		*dst = uint32_t(reinterpret_cast<uintptr_t>(&e) >> 4) ^
+		       uint32_t(uint64_t(reinterpret_cast<uintptr_t>(&e)) >> 36);
+		return true;
+	case kCtPkts:
+	case kCtBytes: {
+		const uint64_t *v = in.sub == kCtPkts ? e.packets : e.bytes;
+		const uint64_t n = dir < 2 ? load_once(v[dir]) : load_once(v[0]) + load_once(v[1]);
+		__builtin_memcpy(dst, &n, 8);
+		return true;
+	}
+	default:
+		break;
+	}
+	/* Tuple keys, in the direction asked (the reply swaps the ends). */
+	const CtTuple &t = e.tuple;
+	const bool src = in.sub == kCtSrcIp || in.sub == kCtSrcIp6 || in.sub == kCtProtoSrc;
+	const bool use_src = dir == 1 ? !src : src;
+	switch (in.sub) {
+	case kCtSrcIp:
+	case kCtDstIp:
+		if (t.l3 != kCtL3Ipv4)
+			return false;
+		__builtin_memcpy(dst, use_src ? t.src : t.dst, 4);
+		return true;
+	case kCtSrcIp6:
+	case kCtDstIp6:
+		if (t.l3 != kCtL3Ipv6)
+			return false;
+		__builtin_memcpy(dst, use_src ? t.src : t.dst, 16);
+		return true;
+	case kCtProtoSrc:
+	case kCtProtoDst: {
+		const uint16_t port = use_src ? t.sport : t.dport;
+		store16(dst, uint16_t(port >> 8 | port << 8));
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+
+void eval_ct_set(const Insn &in, Pkt &p, const uint32_t *src)
+{
+	if (in.sub == kCtZone) {
+		/* nft_ct_set_zone_eval: only before the frame is tracked. */
+		if (p.ct)
+			return;
+		uint16_t zone;
+		__builtin_memcpy(&zone, src, 2);
+		p.ct_zone = zone;
+		return;
+	}
+	if (!p.ct || !p.ct->entry)
+		return;
+	if (load_once(p.ct->entry->mark) != *src)
+		store_once(p.ct->entry->mark, *src);
+}
+
+bool eval_limit(const Insn &in, const Pkt &p)
+{
+	Limit *l = static_cast<Limit *>(in.ref);
+	uint64_t cost = l->nsecs / l->rate;
+	if (l->type == kLimitPktBytes)
+		cost = l->nsecs * uint64_t(p.len - p.nhoff) / l->rate;
+	bool over;
+	{
+		LockGuard guard(l->lock);
+		const uint64_t now = p.now_ns;
+		uint64_t tokens = l->tokens + (now > l->last_ns ? now - l->last_ns : 0);
+		if (tokens > l->tokens_max)
+			tokens = l->tokens_max;
+		l->last_ns = now > l->last_ns ? now : l->last_ns;
+		if (tokens >= cost) {
+			l->tokens = tokens - cost;
+			over = false;
+		} else {
+			l->tokens = tokens;
+			over = true;
+		}
+	}
+	/* nft_limit_eval returns "over", inverted by the flag; over breaks. */
+	return (over ^ bool(in.flags & kLimitFInv)) == false;
+}
+
+bool eval_cmp(const Insn &in, const uint32_t *reg)
+{
+	const int d = __builtin_memcmp(reg, in.data, in.len);
+	switch (in.sub) {
+	case kCmpEq:
+		return d == 0;
+	case kCmpNeq:
+		return d != 0;
+	case kCmpLt:
+		return d < 0;
+	case kCmpLte:
+		return d <= 0;
+	case kCmpGt:
+		return d > 0;
+	default:
+		return d >= 0;
+	}
+}
+
+bool eval_range(const Insn &in, const uint32_t *reg)
+{
+	const int d1 = __builtin_memcmp(reg, in.data, in.len);
+	const int d2 = __builtin_memcmp(reg, in.data + 16, in.len);
+	const bool inside = d1 >= 0 && d2 <= 0;
+	return in.sub == kRangeEq ? inside : !inside;
+}
+
+void eval_bitwise(const Insn &in, const uint32_t *src, uint32_t *dst)
+{
+	const unsigned words = (in.len + 3u) / 4;
+	uint32_t mask[4], x[4];
+	__builtin_memcpy(mask, in.data, 16);
+	__builtin_memcpy(x, in.data + 16, 16);
+	for (unsigned i = 0; i < words; i++)
+		dst[i] = (src[i] & mask[i]) ^ x[i];
+}
+
+void eval_shift(const Insn &in, const uint32_t *src, uint32_t *dst)
+{
+	const unsigned words = (in.len + 3u) / 4;
+	const uint32_t shift = in.offset;
+	uint32_t carry = 0;
+	if (shift == 0) {
+		for (unsigned i = 0; i < words; i++)
+			dst[i] = src[i];
+		return;
+	}
+	if (in.sub == kBitwiseLshift) {
+		for (unsigned i = words; i > 0; i--) {
+			const uint32_t s = src[i - 1];
+			dst[i - 1] = (s << shift) | carry;
+			carry = s >> (32 - shift);
+		}
+	} else {
+		for (unsigned i = 0; i < words; i++) {
+			const uint32_t s = src[i];
+			dst[i] = carry | (s >> shift);
+			carry = s << (32 - shift);
+		}
+	}
+}
+
+void eval_byteorder(const Insn &in, const uint32_t *src, uint32_t *dst)
+{
+	/* ntoh and hton are the same swap on a little-endian machine and the
+	 * identity on a big-endian one. */
+	const bool swap = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+	uint8_t tmp[kRegDataWords * 4];
+	__builtin_memcpy(tmp, src, in.len);
+	uint8_t *out = reinterpret_cast<uint8_t *>(dst);
+	switch (in.size) {
+	case 8:
+		for (unsigned i = 0; i < in.len / 8u; i++) {
+			/* nft_byteorder steps u32 words for 64-bit elements */
+			uint64_t v;
+			__builtin_memcpy(&v, tmp + i * 4, 8);
+			if (swap)
+				v = __builtin_bswap64(v);
+			__builtin_memcpy(out + i * 4, &v, 8);
+		}
+		break;
+	case 4:
+		for (unsigned i = 0; i < in.len / 4u; i++) {
+			uint32_t v;
+			__builtin_memcpy(&v, tmp + i * 4, 4);
+			if (swap)
+				v = __builtin_bswap32(v);
+			__builtin_memcpy(out + i * 4, &v, 4);
+		}
+		break;
+	default:
+		for (unsigned i = 0; i < in.len / 2u; i++) {
+			uint16_t v;
+			__builtin_memcpy(&v, tmp + i * 2, 2);
+			if (swap)
+				v = __builtin_bswap16(v);
+			__builtin_memcpy(out + i * 2, &v, 2);
+		}
+		break;
+	}
+}
+
+/* Run one rule's expressions; leaves the verdict code in @regs. */
+void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
+{
+	for (uint32_t i = 0; i < rule.count; i++) {
+		const Insn &in = rule.insn[i];
+		uint32_t *dst = &regs.data[in.dreg == kDregVerdict ? 0 : in.dreg];
+		const uint32_t *src = &regs.data[in.sreg];
+		bool ok = true;
+		switch (in.op) {
+		case Op::Immediate:
+			copy_to_reg(dst, in.data, in.len);
+			break;
+		case Op::Verdict:
+			regs.code = in.code;
+			regs.chain = static_cast<const Chain *>(in.ref);
+			return;
+		case Op::Cmp:
+			ok = eval_cmp(in, src);
+			break;
+		case Op::Range:
+			ok = eval_range(in, src);
+			break;
+		case Op::Bitwise:
+			eval_bitwise(in, src, dst);
+			break;
+		case Op::Shift:
+			eval_shift(in, src, dst);
+			break;
+		case Op::Byteorder:
+			eval_byteorder(in, src, dst);
+			break;
+		case Op::Payload:
+			ok = eval_payload(in, p, dst);
+			break;
+		case Op::Meta:
+			ok = eval_meta(in, p, dst);
+			break;
+		case Op::MetaSet:
+			p.mark = *src;
+			break;
+		case Op::Lookup: {
+			SetHit hit;
+			const SetIndex *set = static_cast<const SetIndex *>(in.ref);
+			bool found = set->lookup(reinterpret_cast<const uint8_t *>(src), hit);
+			if (in.flags & kLookupFInv)
+				found = !found;
+			ok = found;
+			if (found && in.size) {
+				if (in.dreg == kDregVerdict) {
+					regs.code = hit.verdict;
+					regs.chain = hit.chain;
+					if (regs.code != kNftContinue)
+						return;
+				} else {
+					copy_to_reg(dst, hit.data, in.size);
+				}
+			}
+			break;
+		}
+		case Op::Counter: {
+			CounterCpu *c = static_cast<Counter *>(in.ref)->cpu.this_cpu();
+			counter_add(c->packets, 1);
+			counter_add(c->bytes, p.len - p.nhoff);
+			break;
+		}
+		case Op::Limit:
+			ok = eval_limit(in, p);
+			break;
+		case Op::CtGet:
+			ok = eval_ct_get(in, p, dst);
+			break;
+		case Op::CtSet:
+			eval_ct_set(in, p, src);
+			break;
+		case Op::FlowOffload:
+			p.offload = in.ref;
+			break;
+		}
+		if (xb_unlikely(!ok)) {
+			regs.code = kNftBreak;
+			return;
+		}
+	}
+}
+
+} // namespace
+
+void pkt_init(Pkt &p)
+{
+	p.tprot_set = false;
+	p.l4proto = 0;
+	p.fragoff = 0;
+	p.thoff = 0;
+	p.nhoff = 14u + p.band_tag_len;
+	if (p.len < p.nhoff) {
+		p.nhoff = p.len;
+		p.protocol = 0;
+		return;
+	}
+	p.protocol = be16_at(p.frame + p.nhoff - 2);
+	const uint8_t *l3 = p.frame + p.nhoff;
+	const uint32_t room = p.len - p.nhoff;
+	if (p.protocol == kEthPIp) {
+		/* nft_set_pktinfo_ipv4_validate */
+		if (room < 20 || (l3[0] >> 4) != 4 || (l3[0] & 15) < 5)
+			return;
+		const uint32_t total = be16_at(l3 + 2);
+		const uint32_t thoff = (l3[0] & 15u) * 4;
+		if (room < total || total < thoff)
+			return;
+		p.tprot_set = true;
+		p.l4proto = l3[9];
+		p.thoff = p.nhoff + thoff;
+		p.fragoff = be16_at(l3 + 6) & 0x1fff;
+	} else if (p.protocol == kEthPIpv6) {
+		/* nft_set_pktinfo_ipv6_validate with ipv6_find_hdr */
+		if (room < 40 || (l3[0] >> 4) != 6)
+			return;
+		if (uint32_t(be16_at(l3 + 4)) + 40 > room)
+			return;
+		uint8_t next = l3[6];
+		uint32_t off = 40;
+		uint16_t fragoff = 0;
+		for (;;) {
+			const bool ext = next == 0 || next == 43 || next == 44 || next == 51 ||
+					 next == 60;
+			if (!ext)
+				break;
+			if (off + 8 > room)
+				return;
+			const uint8_t *h = l3 + off;
+			if (next == 44) {
+				fragoff = be16_at(h + 2) & 0xfff8;
+				if (fragoff) {
+					next = h[0];
+					break;
+				}
+				next = h[0];
+				off += 8;
+				continue;
+			}
+			const uint32_t hlen = next == 51 ? (h[1] + 2u) * 4 : (h[1] + 1u) * 8;
+			next = h[0];
+			off += hlen;
+		}
+		if (off > room || p.nhoff + off > 0xffff)
+			return;
+		p.tprot_set = true;
+		p.l4proto = next;
+		p.thoff = p.nhoff + off;
+		p.fragoff = fragoff;
+	}
+}
+
+int32_t run_chain(const Chain &base, Pkt &p)
+{
+	struct Frame {
+		const Chain *chain;
+		uint32_t rule;
+	} stack[kJumpStackSize];
+	unsigned depth = 0;
+	const Chain *chain = &base;
+	uint32_t ri = 0;
+	Regs regs;
+	regs.chain = nullptr;
+
+	for (;;) {
+		bool jumped = false;
+		for (; ri < chain->count; ri++) {
+			regs.code = kNftContinue;
+			eval_rule(chain->rules[ri], p, regs);
+			if (regs.code == kNftContinue || regs.code == kNftBreak)
+				continue;
+			if (regs.code == kNfAccept || regs.code == kNfDrop)
+				return regs.code;
+			if (regs.code == kNftJump) {
+				if (xb_unlikely(depth >= kJumpStackSize))
+					return kNfDrop;
+				stack[depth++] = Frame{chain, ri + 1};
+			}
+			if (regs.code == kNftJump || regs.code == kNftGoto) {
+				chain = regs.chain;
+				ri = 0;
+				jumped = true;
+			}
+			break;	/* jump, goto or return */
+		}
+		if (jumped)
+			continue;
+		if (depth == 0)
+			return base.policy;
+		depth--;
+		chain = stack[depth].chain;
+		ri = stack[depth].rule;
+	}
+}
+
+int32_t run_hook(const Hook &hook, Pkt &p, int64_t prio_lo, int64_t prio_hi)
+{
+	for (uint32_t i = 0; i < hook.count; i++) {
+		const HookChain &hc = hook.chains[i];
+		if (hc.priority < prio_lo)
+			continue;
+		if (hc.priority >= prio_hi)
+			break;
+		if (run_chain(*hc.chain, p) == kNfDrop)
+			return kNfDrop;
+	}
+	return kNfAccept;
+}
+
+} // namespace xb::nft

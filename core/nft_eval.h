@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nft_eval.h - running a generation's chains on one frame.
+ *
+ * A generation (nft_ruleset.h) holds, per bridge hook, its base chains in
+ * priority order; each Chain is an array of rules, each rule an array of
+ * Insns (nft_expr.h). run_hook() is nf_hook_slow over those chains and
+ * run_chain() is nft_do_chain: the register file, the jump stack (16 deep),
+ * break/continue/return/jump/goto, the base chain's policy.
+ *
+ * Context: datapath. The caller holds the RCU read section in which it
+ * read the generation pointer, for as long as it runs it. Nothing here
+ * allocates or sleeps; counters are per CPU, a limit takes its own lock.
+ *
+ * Pkt is the frame as nf_tables sees it at a bridge hook: the outer VLAN
+ * tag out of band (skb->vlan_tci) as the kernel keeps it, the network
+ * header after it, the devices and the bridge's properties the meta keys
+ * read, and the frame's conntrack result.
+ */
+#ifndef XBRIDGE_CORE_NFT_EVAL_H
+#define XBRIDGE_CORE_NFT_EVAL_H
+
+#include <stdint.h>
+
+#include "ct_track.h"
+#include "nft_expr.h"
+
+namespace xb::nft {
+
+struct RuleCode {
+	const Insn *insn;
+	uint32_t count;
+};
+
+struct Chain {
+	const RuleCode *rules;
+	uint32_t count;
+	int32_t policy;		/* base chains: kNfAccept or kNfDrop */
+};
+
+struct HookChain {
+	int32_t priority;
+	const Chain *chain;
+};
+
+struct Hook {
+	uint32_t count;
+	const HookChain *chains;	/* ascending priority */
+};
+
+/* An interface as the meta keys see it. */
+struct IfInfo {
+	uint32_t ifindex;
+	const char *name;	/* IFNAMSIZ bytes at most, NUL-terminated */
+	uint16_t type;		/* ARPHRD_* (1: Ethernet) */
+	uint32_t group;
+	const char *bridge_name;	/* the bridge it is a port of, or nullptr */
+};
+
+struct Pkt {
+	/* The frame from its destination MAC; @band_tag_len bytes of an
+	 * outer VLAN tag at offset 12 are in @frame (0 or 4). */
+	const uint8_t *frame;
+	uint32_t len;
+	uint8_t band_tag_len;
+	/* The outer tag as the kernel holds it out of band at this hook. */
+	bool vlan_present;
+	uint16_t vlan_proto;	/* host order */
+	uint16_t vlan_tci;
+	uint8_t pkttype;	/* PACKET_HOST 0, BROADCAST 1, MULTICAST 2, OTHERHOST 3 */
+	const IfInfo *in;	/* nullptr: none at this hook */
+	const IfInfo *out;
+	bool bridge_vlan_enabled;
+	uint16_t in_pvid;	/* meta ibrpvid: the ingress port's PVID */
+	uint16_t bridge_vlan_proto;	/* meta ibrvproto, host order */
+	uint32_t mark;		/* skb->mark: read and written */
+	uint32_t priority;
+	uint64_t now_ns;
+	/* Conntrack: the frame's result once tracked (nullptr before, and
+	 * when conntrack is off); the zone `ct zone set` chose for it. */
+	CtResult *ct;
+	uint16_t ct_zone;
+	/* Out: the flowtable a `flow offload` asked for. */
+	void *offload;
+
+	/* Derived by pkt_init(): nft_set_pktinfo for the bridge family. */
+	uint16_t protocol;	/* skb->protocol, host order */
+	uint32_t nhoff;		/* network header, in @frame */
+	uint32_t thoff;		/* transport header, in @frame */
+	uint16_t fragoff;
+	uint8_t l4proto;
+	bool tprot_set;
+};
+
+/* Fill the derived fields (nft_do_chain_bridge's pktinfo). */
+void pkt_init(Pkt &p);
+
+/* Run one base chain; returns kNfAccept or kNfDrop. */
+int32_t run_chain(const Chain &base, Pkt &p);
+
+/*
+ * Run the chains of @hook with priority in [@prio_lo, @prio_hi) in order;
+ * stops at the first drop. Returns kNfAccept or kNfDrop.
+ */
+int32_t run_hook(const Hook &hook, Pkt &p, int64_t prio_lo = INT64_MIN,
+		 int64_t prio_hi = INT64_MAX);
+
+} // namespace xb::nft
+
+#endif /* XBRIDGE_CORE_NFT_EVAL_H */

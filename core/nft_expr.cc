@@ -1,0 +1,750 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nft_expr.cc - NFTA_RULE_EXPRESSIONS to Insns, validated as nf_tables'
+ * expression init functions validate (net/netfilter/nft_*.c): the same
+ * required attributes, ranges and errno values, so that a rule nf_tables
+ * refuses is refused here with the same error.
+ *
+ * Control context only (allocates with XB_ALLOC_SLEEP).
+ */
+#include "nft_expr.h"
+
+#include "compiler.h"
+
+namespace xb::nft {
+
+namespace {
+
+constexpr uint32_t kRegsBytes = kRegDataWords * 4;	/* sizeof(nft_regs.data) */
+constexpr uint32_t kNftDataSize = 16;			/* sizeof(struct nft_data) */
+
+int invalid(Extack *ack, const char *msg)
+{
+	return fail(ack, kEINVAL, msg);
+}
+
+/* nft_parse_register + nft_validate_register_load */
+int load_reg(const Attr &a, uint32_t len, uint8_t &word, Extack *ack)
+{
+	uint32_t reg;
+	if (!attr_be32(a, reg))
+		return invalid(ack, "register attribute is not a 32-bit value");
+	if (!register_word(reg, word))
+		return fail(ack, kERANGE, "register number out of range");
+	if (word < 4)
+		return invalid(ack, "cannot load from the verdict register");
+	if (len == 0)
+		return invalid(ack, "zero-length register load");
+	if (uint32_t(word) * 4 + len > kRegsBytes)
+		return fail(ack, kERANGE, "register load runs past the last register");
+	return 0;
+}
+
+/* nft_parse_register + nft_validate_register_store for value data */
+int store_reg(const Attr &a, uint32_t len, bool verdict, uint8_t &word, Extack *ack)
+{
+	uint32_t reg;
+	if (!attr_be32(a, reg))
+		return invalid(ack, "register attribute is not a 32-bit value");
+	if (reg == kRegVerdict) {
+		if (!verdict)
+			return invalid(ack, "only a verdict can be stored in the verdict register");
+		word = kDregVerdict;
+		return 0;
+	}
+	if (!register_word(reg, word))
+		return fail(ack, kERANGE, "register number out of range");
+	if (verdict)
+		return invalid(ack, "a verdict can only be stored in the verdict register");
+	if (word < 4)
+		return invalid(ack, "register number out of range");
+	if (len == 0)
+		return invalid(ack, "zero-length register store");
+	if (uint32_t(word) * 4 + len > kRegsBytes)
+		return fail(ack, kERANGE, "register store runs past the last register");
+	return 0;
+}
+
+/* nft_parse_u32_check */
+int u32_check(const Attr &a, uint32_t max, uint32_t &out, Extack *ack)
+{
+	if (!attr_be32(a, out))
+		return invalid(ack, "attribute is not a 32-bit value");
+	if (out > max)
+		return fail(ack, kERANGE, "attribute value out of range");
+	return 0;
+}
+
+int parse_value(const Attr &a, uint8_t *out, uint32_t size, uint32_t want_len, uint32_t &len,
+		Extack *ack)
+{
+	int err = parse_data_value(a, out, size, len, ack);
+	if (err)
+		return err;
+	if (want_len && len != want_len)
+		return invalid(ack, "value length does not match the operation length");
+	return 0;
+}
+
+int parse_immediate(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extack *ack)
+{
+	if (!tb[kImmediateDreg].present() || !tb[kImmediateData].present())
+		return invalid(ack, "immediate needs a register and data");
+	Attr dt[kDataVerdict + 1];
+	if (!parse_nested(tb[kImmediateData], dt, kDataVerdict))
+		return invalid(ack, "malformed immediate data");
+	if (dt[kDataVerdict].present() && !dt[kDataValue].present()) {
+		uint8_t word;
+		int err = store_reg(tb[kImmediateDreg], 16, true, word, ack);
+		if (err)
+			return err;
+		in.op = Op::Verdict;
+		err = parse_data_verdict(tb[kImmediateData], res, in.code, in.ref, ack);
+		if (err)
+			return err;
+		if (in.code == kNftJump || in.code == kNftGoto)
+			out.verdict_refs++;
+		return 0;
+	}
+	uint32_t len;
+	int err = parse_value(tb[kImmediateData], in.data, kNftDataSize, 0, len, ack);
+	if (err)
+		return err;
+	in.op = Op::Immediate;
+	in.len = uint8_t(len);
+	return store_reg(tb[kImmediateDreg], len, false, in.dreg, ack);
+}
+
+int parse_cmp(const Attr *tb, Insn &in, Extack *ack)
+{
+	if (!tb[kCmpSreg].present() || !tb[kCmpOp].present() || !tb[kCmpData].present())
+		return invalid(ack, "cmp needs a register, an operator and data");
+	uint32_t len, op;
+	int err = parse_value(tb[kCmpData], in.data, kNftDataSize, 0, len, ack);
+	if (err)
+		return err;
+	if ((err = load_reg(tb[kCmpSreg], len, in.sreg, ack)))
+		return err;
+	if (!attr_be32(tb[kCmpOp], op) || op > kCmpGte)
+		return invalid(ack, "unknown cmp operator");
+	in.op = Op::Cmp;
+	in.sub = uint8_t(op);
+	in.len = uint8_t(len);
+	return 0;
+}
+
+int parse_range(const Attr *tb, Insn &in, Extack *ack)
+{
+	if (!tb[kRangeSreg].present() || !tb[kRangeOp].present() ||
+	    !tb[kRangeFromData].present() || !tb[kRangeToData].present())
+		return invalid(ack, "range needs a register, an operator and both bounds");
+	uint32_t from_len, to_len, op;
+	int err = parse_value(tb[kRangeFromData], in.data, kNftDataSize, 0, from_len, ack);
+	if (!err)
+		err = parse_value(tb[kRangeToData], in.data + 16, kNftDataSize, 0, to_len, ack);
+	if (err)
+		return err;
+	if (from_len != to_len)
+		return invalid(ack, "range bounds differ in length");
+	if ((err = load_reg(tb[kRangeSreg], from_len, in.sreg, ack)))
+		return err;
+	if (!attr_be32(tb[kRangeOp], op))
+		return invalid(ack, "range operator is not a 32-bit value");
+	if (op > kRangeNeq)
+		return fail(ack, kEOPNOTSUPP, "unknown range operator");
+	in.op = Op::Range;
+	in.sub = uint8_t(op);
+	in.len = uint8_t(from_len);
+	return 0;
+}
+
+int parse_bitwise(const Attr *tb, Insn &in, Extack *ack)
+{
+	if (!tb[kBitwiseSreg].present() || !tb[kBitwiseDreg].present() ||
+	    !tb[kBitwiseLen].present())
+		return invalid(ack, "bitwise needs source, destination and length");
+	uint32_t len, op = kBitwiseMaskXor;
+	int err = u32_check(tb[kBitwiseLen], 255, len, ack);
+	if (err)
+		return err;
+	if ((err = load_reg(tb[kBitwiseSreg], len, in.sreg, ack)) ||
+	    (err = store_reg(tb[kBitwiseDreg], len, false, in.dreg, ack)))
+		return err;
+	if (tb[kBitwiseOp].present() && !attr_be32(tb[kBitwiseOp], op))
+		return invalid(ack, "bitwise operator is not a 32-bit value");
+	in.len = uint8_t(len);
+	switch (op) {
+	case kBitwiseMaskXor: {
+		if (tb[kBitwiseData].present())
+			return invalid(ack, "a mask-and-xor bitwise takes no shift");
+		if (!tb[kBitwiseMask].present() || !tb[kBitwiseXor].present())
+			return invalid(ack, "a mask-and-xor bitwise needs a mask and a xor");
+		uint32_t l;
+		if ((err = parse_value(tb[kBitwiseMask], in.data, kNftDataSize, len, l, ack)) ||
+		    (err = parse_value(tb[kBitwiseXor], in.data + 16, kNftDataSize, len, l, ack)))
+			return err;
+		in.op = Op::Bitwise;
+		return 0;
+	}
+	case kBitwiseLshift:
+	case kBitwiseRshift: {
+		if (tb[kBitwiseMask].present() || tb[kBitwiseXor].present())
+			return invalid(ack, "a shift takes no mask or xor");
+		if (!tb[kBitwiseData].present())
+			return invalid(ack, "a shift needs its amount");
+		uint8_t buf[kNftDataSize];
+		uint32_t l;
+		if ((err = parse_value(tb[kBitwiseData], buf, kNftDataSize, 0, l, ack)))
+			return err;
+		if (l != 4)
+			return invalid(ack, "a shift amount is 32 bits");
+		uint32_t shift;
+		__builtin_memcpy(&shift, buf, 4);
+		if (shift >= 32)
+			return invalid(ack, "a shift is less than 32 bits");
+		in.op = Op::Shift;
+		in.sub = uint8_t(op);
+		in.offset = shift;
+		return 0;
+	}
+	default:
+		return fail(ack, kEOPNOTSUPP, "unknown bitwise operation");
+	}
+}
+
+int parse_byteorder(const Attr *tb, Insn &in, Extack *ack)
+{
+	if (!tb[kByteorderSreg].present() || !tb[kByteorderDreg].present() ||
+	    !tb[kByteorderLen].present() || !tb[kByteorderSize].present() ||
+	    !tb[kByteorderOp].present())
+		return invalid(ack, "byteorder needs registers, operation, length and size");
+	uint32_t op, size, len;
+	if (!attr_be32(tb[kByteorderOp], op))
+		return invalid(ack, "byteorder operation is not a 32-bit value");
+	if (op > kByteorderHton)
+		return fail(ack, kEOPNOTSUPP, "unknown byteorder operation");
+	int err = u32_check(tb[kByteorderSize], 255, size, ack);
+	if (err)
+		return err;
+	if (size != 2 && size != 4 && size != 8)
+		return invalid(ack, "byteorder element size is 2, 4 or 8");
+	if ((err = u32_check(tb[kByteorderLen], 255, len, ack)))
+		return err;
+	if ((err = load_reg(tb[kByteorderSreg], len, in.sreg, ack)) ||
+	    (err = store_reg(tb[kByteorderDreg], len, false, in.dreg, ack)))
+		return err;
+	in.op = Op::Byteorder;
+	in.sub = uint8_t(op);
+	in.size = uint8_t(size);
+	in.len = uint8_t(len);
+	return 0;
+}
+
+int parse_payload(const Attr *tb, Insn &in, Extack *ack)
+{
+	if (!tb[kPayloadBase].present() || !tb[kPayloadOffset].present() ||
+	    !tb[kPayloadLen].present())
+		return invalid(ack, "payload needs base, offset and length");
+	if (tb[kPayloadSreg].present())
+		return fail(ack, kEOPNOTSUPP, "payload statements (writing the packet) are not supported");
+	if (!tb[kPayloadDreg].present())
+		return invalid(ack, "payload needs a destination register");
+	uint32_t base, offset, len;
+	if (!attr_be32(tb[kPayloadBase], base))
+		return invalid(ack, "payload base is not a 32-bit value");
+	if (base > kPayloadTransport)
+		return fail(ack, kEOPNOTSUPP, "unsupported payload base");
+	int err = u32_check(tb[kPayloadOffset], 255, offset, ack);
+	if (!err)
+		err = u32_check(tb[kPayloadLen], 255, len, ack);
+	if (!err)
+		err = store_reg(tb[kPayloadDreg], len, false, in.dreg, ack);
+	if (err)
+		return err;
+	in.op = Op::Payload;
+	in.sub = uint8_t(base);
+	in.offset = offset;
+	in.len = uint8_t(len);
+	return 0;
+}
+
+/* The length a meta key loads, or 0 if not supported (bridge family). */
+uint32_t meta_len(uint32_t key)
+{
+	switch (key) {
+	case kMetaNfproto:
+	case kMetaL4proto:
+	case kMetaPkttype:
+		return 1;
+	case kMetaProtocol:
+	case kMetaIiftype:
+	case kMetaOiftype:
+	case kMetaBriIifpvid:
+	case kMetaBriIifvproto:
+		return 2;
+	case kMetaLen:
+	case kMetaMark:
+	case kMetaIif:
+	case kMetaOif:
+	case kMetaPriority:
+	case kMetaIifgroup:
+	case kMetaOifgroup:
+		return 4;
+	case kMetaIifname:
+	case kMetaOifname:
+	case kMetaBriIifname:
+	case kMetaBriOifname:
+		return kIfnameSize;
+	default:
+		return 0;
+	}
+}
+
+int parse_meta(const Attr *tb, Insn &in, Extack *ack)
+{
+	if (!tb[kMetaKey].present())
+		return invalid(ack, "meta needs a key");
+	uint32_t key;
+	if (!attr_be32(tb[kMetaKey], key))
+		return invalid(ack, "meta key is not a 32-bit value");
+	if (tb[kMetaDreg].present() && tb[kMetaSreg].present())
+		return invalid(ack, "meta takes a source or a destination register, not both");
+	if (tb[kMetaSreg].present()) {
+		if (key != kMetaMark)
+			return fail(ack, kEOPNOTSUPP, "only meta mark can be set");
+		in.op = Op::MetaSet;
+		in.sub = uint8_t(key);
+		in.len = 4;
+		return load_reg(tb[kMetaSreg], 4, in.sreg, ack);
+	}
+	if (!tb[kMetaDreg].present())
+		return invalid(ack, "meta needs a register");
+	const uint32_t len = meta_len(key);
+	if (!len)
+		return fail(ack, kEOPNOTSUPP, "unsupported meta key");
+	in.op = Op::Meta;
+	in.sub = uint8_t(key);
+	in.len = uint8_t(len);
+	return store_reg(tb[kMetaDreg], len, false, in.dreg, ack);
+}
+
+int parse_lookup(const Attr *tb, Resolver &res, Insn &in, Extack *ack)
+{
+	if (!tb[kLookupSet].present() || !tb[kLookupSreg].present())
+		return invalid(ack, "lookup needs a set and a register");
+	char name[kNameMax];
+	if (!attr_string(tb[kLookupSet], name, sizeof(name)))
+		return invalid(ack, "bad set name");
+	uint32_t id, flags = 0;
+	const bool has_id = tb[kLookupSetId].present();
+	if (has_id && !attr_be32(tb[kLookupSetId], id))
+		return invalid(ack, "set id is not a 32-bit value");
+	void *set = res.set(name, has_id ? &id : nullptr);
+	if (!set)
+		return fail(ack, kENOENT, "no such set");
+	if (tb[kLookupFlags].present()) {
+		if (!attr_be32(tb[kLookupFlags], flags))
+			return invalid(ack, "lookup flags are not a 32-bit value");
+		if (flags & ~kLookupFInv)
+			return fail(ack, kEOPNOTSUPP, "unknown lookup flags");
+	}
+	uint32_t klen, dlen;
+	bool map, vmap;
+	res.set_layout(set, klen, dlen, map, vmap);
+	int err = load_reg(tb[kLookupSreg], klen, in.sreg, ack);
+	if (err)
+		return err;
+	in.dreg = 0;
+	if (tb[kLookupDreg].present()) {
+		if (flags & kLookupFInv)
+			return invalid(ack, "an inverted lookup cannot map");
+		if (!map)
+			return invalid(ack, "a lookup into a set (not a map) takes no destination");
+		if ((err = store_reg(tb[kLookupDreg], dlen, vmap, in.dreg, ack)))
+			return err;
+	} else if (map) {
+		return invalid(ack, "a map lookup needs a destination register");
+	}
+	in.op = Op::Lookup;
+	in.flags = uint8_t(flags);
+	in.len = uint8_t(klen);
+	in.size = uint8_t(dlen);
+	in.ref = set;
+	return 0;
+}
+
+int parse_counter(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
+{
+	Counter *c = static_cast<Counter *>(xb_alloc(sizeof(Counter), XB_ALLOC_SLEEP));
+	if (!c)
+		return fail(ack, kENOMEM, "out of memory for a counter");
+	if (!c->cpu.init(XB_ALLOC_SLEEP)) {
+		xb_free(c);
+		return fail(ack, kENOMEM, "out of memory for a counter");
+	}
+	if ((tb[kCounterPackets].present() && !attr_be64(tb[kCounterPackets], c->base_packets)) ||
+	    (tb[kCounterBytes].present() && !attr_be64(tb[kCounterBytes], c->base_bytes))) {
+		c->cpu.fini();
+		xb_free(c);
+		return invalid(ack, "counter values are 64-bit");
+	}
+	out.counters[out.count_counters++] = c;
+	in.op = Op::Counter;
+	in.ref = c;
+	return 0;
+}
+
+int parse_limit(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
+{
+	if (!tb[kLimitRate].present() || !tb[kLimitUnit].present())
+		return invalid(ack, "limit needs a rate and a unit");
+	uint64_t rate, unit;
+	uint32_t burst = 0, type = kLimitPkts, flags = 0;
+	if (!attr_be64(tb[kLimitRate], rate) || !attr_be64(tb[kLimitUnit], unit))
+		return invalid(ack, "limit rate and unit are 64-bit");
+	if ((tb[kLimitBurst].present() && !attr_be32(tb[kLimitBurst], burst)) ||
+	    (tb[kLimitType].present() && !attr_be32(tb[kLimitType], type)) ||
+	    (tb[kLimitFlags].present() && !attr_be32(tb[kLimitFlags], flags)))
+		return invalid(ack, "limit burst, type and flags are 32-bit");
+	if (type != kLimitPkts && type != kLimitPktBytes)
+		return fail(ack, kEOPNOTSUPP, "unknown limit type");
+	if (rate == 0 || unit == 0)
+		return invalid(ack, "limit rate and unit must not be zero");
+	constexpr uint64_t kNsPerSec = 1000000000ull;
+	uint64_t nsecs;
+	if (__builtin_mul_overflow(unit, kNsPerSec, &nsecs))
+		return fail(ack, kERANGE, "limit unit overflows");
+	if (type == kLimitPkts && burst == 0)
+		burst = 5;	/* NFT_LIMIT_PKT_BURST_DEFAULT */
+	uint64_t rate_with_burst, tokens;
+	if (__builtin_add_overflow(rate, uint64_t(burst), &rate_with_burst))
+		return fail(ack, kERANGE, "limit rate overflows");
+	if (type == kLimitPkts) {
+		if (__builtin_mul_overflow(nsecs / rate, uint64_t(burst), &tokens))
+			return fail(ack, kERANGE, "limit burst overflows");
+	} else {
+		uint64_t tmp;
+		if (__builtin_mul_overflow(nsecs, rate_with_burst, &tmp))
+			return fail(ack, kERANGE, "limit burst overflows");
+		tokens = tmp / rate;
+	}
+	Limit *l = static_cast<Limit *>(xb_alloc(sizeof(Limit), XB_ALLOC_SLEEP));
+	if (!l)
+		return fail(ack, kENOMEM, "out of memory for a limit");
+	l->lock = xb_lock_create();
+	if (!l->lock) {
+		xb_free(l);
+		return fail(ack, kENOMEM, "out of memory for a limit");
+	}
+	l->tokens = l->tokens_max = tokens;
+	l->last_ns = xb_now_ns();
+	l->rate = rate;
+	l->unit_s = unit;
+	l->nsecs = nsecs;
+	l->burst = burst;
+	l->type = type;
+	l->flags = flags;
+	out.limits[out.count_limits++] = l;
+	in.op = Op::Limit;
+	in.flags = uint8_t(flags & kLimitFInv);
+	in.ref = l;
+	return 0;
+}
+
+/* nft_ct_get_init's key lengths and direction rules; 0: not supported. */
+int ct_get_len(uint32_t key, bool has_dir, uint32_t &len, Extack *ack)
+{
+	switch (key) {
+	case kCtState:
+	case kCtDirectionKey:
+	case kCtStatus:
+	case kCtMark:
+		if (has_dir)
+			return invalid(ack, "this ct key takes no direction");
+		len = key == kCtDirectionKey ? 1 : 4;
+		return 0;
+	case kCtL3protocol:
+	case kCtProtocol:
+		len = 1;
+		return 0;
+	case kCtZone:
+		len = 2;
+		return 0;
+	case kCtId:
+		len = 4;
+		return 0;
+	case kCtPkts:
+	case kCtBytes:
+		len = 8;
+		return 0;
+	case kCtSrcIp:
+	case kCtDstIp:
+	case kCtSrcIp6:
+	case kCtDstIp6:
+	case kCtProtoSrc:
+	case kCtProtoDst:
+		if (!has_dir)
+			return invalid(ack, "this ct key needs a direction");
+		len = key == kCtProtoSrc || key == kCtProtoDst ? 2 :
+		      key == kCtSrcIp || key == kCtDstIp ? 4 : 16;
+		return 0;
+	default:
+		return fail(ack, kEOPNOTSUPP, "unsupported ct key");
+	}
+}
+
+int parse_ct(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
+{
+	if (!tb[kCtKey].present())
+		return invalid(ack, "ct needs a key");
+	uint32_t key;
+	if (!attr_be32(tb[kCtKey], key))
+		return invalid(ack, "ct key is not a 32-bit value");
+	const bool has_dir = tb[kCtDirection].present();
+	if (has_dir) {
+		if (tb[kCtDirection].len != 1 || tb[kCtDirection].data[0] > 1)
+			return invalid(ack, "ct direction is original or reply");
+		in.size = uint8_t(tb[kCtDirection].data[0] + 1);
+	}
+	if (tb[kCtDreg].present() == tb[kCtSreg].present())
+		return invalid(ack, "ct takes one register: source or destination");
+	out.has_ct = true;
+	in.sub = uint8_t(key);
+	if (tb[kCtSreg].present()) {
+		uint32_t len;
+		if (key == kCtMark) {
+			if (has_dir)
+				return invalid(ack, "ct mark takes no direction");
+			len = 4;
+		} else if (key == kCtZone) {
+			len = 2;
+		} else {
+			return fail(ack, kEOPNOTSUPP, "only ct mark and ct zone can be set");
+		}
+		in.op = Op::CtSet;
+		in.len = uint8_t(len);
+		return load_reg(tb[kCtSreg], len, in.sreg, ack);
+	}
+	uint32_t len;
+	int err = ct_get_len(key, has_dir, len, ack);
+	if (err)
+		return err;
+	in.op = Op::CtGet;
+	in.len = uint8_t(len);
+	return store_reg(tb[kCtDreg], len, false, in.dreg, ack);
+}
+
+int parse_flow_offload(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extack *ack)
+{
+	if (!tb[kFlowTableName].present())
+		return invalid(ack, "flow offload needs a flowtable");
+	char name[kNameMax];
+	if (!attr_string(tb[kFlowTableName], name, sizeof(name)))
+		return invalid(ack, "bad flowtable name");
+	in.ref = res.flowtable(name);
+	if (!in.ref)
+		return fail(ack, kENOENT, "no such flowtable");
+	in.op = Op::FlowOffload;
+	out.has_offload = true;
+	out.has_ct = true;
+	return 0;
+}
+
+constexpr unsigned kExprAttrMax = 8;
+
+int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack *ack)
+{
+	Attr et[kExprData + 1];
+	if (!parse_nested(elem, et, kExprData))
+		return invalid(ack, "malformed expression");
+	if (!et[kExprName].present())
+		return invalid(ack, "expression without a name");
+	Attr tb[kExprAttrMax + 1];
+	Attr empty{};
+	if (!parse_nested(et[kExprData].present() ? et[kExprData] : empty, tb, kExprAttrMax))
+		return invalid(ack, "malformed expression data");
+
+	const Attr &name = et[kExprName];
+	if (attr_equals(name, "immediate"))
+		return parse_immediate(tb, res, in, out, ack);
+	if (attr_equals(name, "cmp"))
+		return parse_cmp(tb, in, ack);
+	if (attr_equals(name, "range"))
+		return parse_range(tb, in, ack);
+	if (attr_equals(name, "bitwise"))
+		return parse_bitwise(tb, in, ack);
+	if (attr_equals(name, "byteorder"))
+		return parse_byteorder(tb, in, ack);
+	if (attr_equals(name, "payload"))
+		return parse_payload(tb, in, ack);
+	if (attr_equals(name, "meta"))
+		return parse_meta(tb, in, ack);
+	if (attr_equals(name, "lookup"))
+		return parse_lookup(tb, res, in, ack);
+	if (attr_equals(name, "counter"))
+		return parse_counter(tb, in, out, ack);
+	if (attr_equals(name, "limit"))
+		return parse_limit(tb, in, out, ack);
+	if (attr_equals(name, "ct"))
+		return parse_ct(tb, in, out, ack);
+	if (attr_equals(name, "flow_offload"))
+		return parse_flow_offload(tb, res, in, out, ack);
+	/* nf_tables answers an expression it has no module for with ENOENT. */
+	return fail(ack, kENOENT, "unknown expression");
+}
+
+} // namespace
+
+bool register_word(uint32_t reg, uint8_t &word)
+{
+	if (reg <= kReg4) {
+		word = uint8_t(reg * 4);
+		return true;
+	}
+	if (reg >= kReg32_00 && reg <= kReg32_15) {
+		word = uint8_t(reg - kReg32_00 + 4);
+		return true;
+	}
+	return false;
+}
+
+int parse_data_value(const Attr &nest, uint8_t *out, uint32_t max, uint32_t &len, Extack *ack)
+{
+	Attr dt[kDataVerdict + 1];
+	if (!parse_nested(nest, dt, kDataVerdict))
+		return invalid(ack, "malformed data");
+	if (!dt[kDataValue].present())
+		return invalid(ack, "expected a value");
+	len = dt[kDataValue].len;
+	if (len == 0)
+		return invalid(ack, "empty value");
+	if (len > max)
+		return fail(ack, kERANGE, "value too long");
+	__builtin_memcpy(out, dt[kDataValue].data, len);
+	return 0;
+}
+
+int parse_data_verdict(const Attr &nest, Resolver &res, int32_t &code, void *&chain,
+		       Extack *ack)
+{
+	Attr dt[kDataVerdict + 1];
+	if (!parse_nested(nest, dt, kDataVerdict) || !dt[kDataVerdict].present())
+		return invalid(ack, "expected a verdict");
+	Attr vt[kVerdictChainId + 1];
+	if (!parse_nested(dt[kDataVerdict], vt, kVerdictChainId) || !vt[kVerdictCode].present())
+		return invalid(ack, "a verdict needs a code");
+	uint32_t raw;
+	if (!attr_be32(vt[kVerdictCode], raw))
+		return invalid(ack, "verdict code is not a 32-bit value");
+	code = int32_t(raw);
+	chain = nullptr;
+	switch (code) {
+	case kNfAccept:
+	case kNfDrop:
+	case kNftContinue:
+	case kNftBreak:
+	case kNftReturn:
+		return 0;
+	case 3:	/* NF_QUEUE */
+		return fail(ack, kEOPNOTSUPP, "queue verdicts are not supported");
+	case kNftJump:
+	case kNftGoto: {
+		char name[kNameMax];
+		uint32_t id;
+		const bool has_id = vt[kVerdictChainId].present();
+		if (has_id && !attr_be32(vt[kVerdictChainId], id))
+			return invalid(ack, "chain id is not a 32-bit value");
+		if (vt[kVerdictChain].present()) {
+			if (!attr_string(vt[kVerdictChain], name, sizeof(name)))
+				return invalid(ack, "bad chain name");
+		} else if (!has_id) {
+			return invalid(ack, "jump and goto need a chain");
+		} else {
+			name[0] = '\0';
+		}
+		chain = res.chain(name, has_id ? &id : nullptr);
+		if (!chain)
+			return fail(ack, kENOENT, "no such chain");
+		return 0;
+	}
+	default:
+		return invalid(ack, "unknown verdict");
+	}
+}
+
+int parse_rule_exprs(const Attr &list, Resolver &res, ParsedRule &out, Extack *ack)
+{
+	out = ParsedRule{};
+	/* Count first: one Insn per expression, one slot per counter or limit. */
+	uint32_t n = 0;
+	{
+		AttrWalker w(list);
+		uint16_t type;
+		Attr a;
+		while (w.next(type, a)) {
+			if (type != kListElem)
+				return invalid(ack, "expression list holds a non-element");
+			n++;
+		}
+		if (w.malformed())
+			return invalid(ack, "malformed expression list");
+	}
+	if (n > kRuleMaxExprs)
+		return invalid(ack, "too many expressions in one rule");
+	if (n) {
+		out.insn = static_cast<Insn *>(xb_alloc(n * sizeof(Insn), XB_ALLOC_SLEEP));
+		out.counters = static_cast<Counter **>(xb_alloc(n * sizeof(Counter *), XB_ALLOC_SLEEP));
+		out.limits = static_cast<Limit **>(xb_alloc(n * sizeof(Limit *), XB_ALLOC_SLEEP));
+		if (!out.insn || !out.counters || !out.limits) {
+			free_parsed_rule(out);
+			return fail(ack, kENOMEM, "out of memory for a rule");
+		}
+	}
+	AttrWalker w(list);
+	uint16_t type;
+	Attr a;
+	while (w.next(type, a)) {
+		Insn &in = out.insn[out.count];
+		int err = parse_one(a, res, in, out, ack);
+		if (err) {
+			free_parsed_rule(out);
+			return err;
+		}
+		out.count++;
+	}
+	return 0;
+}
+
+void free_parsed_rule(ParsedRule &r)
+{
+	for (uint32_t i = 0; i < r.count_counters; i++) {
+		r.counters[i]->cpu.fini();
+		xb_free(r.counters[i]);
+	}
+	for (uint32_t i = 0; i < r.count_limits; i++) {
+		xb_lock_destroy(r.limits[i]->lock);
+		xb_free(r.limits[i]);
+	}
+	if (r.insn)
+		xb_free(r.insn);
+	if (r.counters)
+		xb_free(r.counters);
+	if (r.limits)
+		xb_free(r.limits);
+	r = ParsedRule{};
+}
+
+void counter_read(const Counter &c, uint64_t &packets, uint64_t &bytes)
+{
+	packets = c.base_packets;
+	bytes = c.base_bytes;
+	for (unsigned cpu = 0; cpu < xb_percpu_nr_ids(); cpu++) {
+		const CounterCpu *pc = c.cpu.cpu(cpu);
+		if (!pc)
+			continue;
+		packets += load_once(pc->packets);
+		bytes += load_once(pc->bytes);
+	}
+}
+
+} // namespace xb::nft

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nft_expr.h - a rule's expressions in the form the datapath runs.
+ *
+ * A rule arrives as NFTA_RULE_EXPRESSIONS (the list libnftnl builds and nf_tables
+ * parses). parse_rule_exprs() validates it as nf_tables' init functions do
+ * (register ranges, lengths, keys, operators) and turns each expression into
+ * one fixed-size Insn: an opcode, its registers and its operands inline. The
+ * evaluator (nft_eval.h) runs an Insn array with one switch, without virtual
+ * calls or allocation.
+ *
+ * References to other objects (sets, chains, flowtables) are resolved at
+ * parse time, through a Resolver the ruleset supplies, to control-plane
+ * objects; when a generation is built, each Insn's ref is rewritten to the
+ * generation's own object (nft_ruleset.cc).
+ *
+ * Ownership: a ParsedRule owns its Insn array and its stateful objects
+ * (counters, limits), which outlive every generation that runs them (the
+ * ruleset frees a rule after a grace period). Control context only, except
+ * the state objects' datapath updates (per-CPU counters, a limit's lock).
+ */
+#ifndef XBRIDGE_CORE_NFT_EXPR_H
+#define XBRIDGE_CORE_NFT_EXPR_H
+
+#include <stdint.h>
+
+#include "errors.h"
+#include "nft_attr.h"
+#include "nft_uapi.h"
+#include "percpu.h"
+#include "platform.h"
+
+namespace xb::nft {
+
+enum class Op : uint8_t {
+	Immediate,	/* bytes -> dreg */
+	Verdict,	/* verdict register := code (chain for jump/goto) */
+	Cmp,		/* sreg <op> bytes, else break */
+	Range,		/* from <= sreg <= to (or not), else break */
+	Bitwise,	/* dreg = (sreg & mask) ^ xor */
+	Shift,		/* dreg = sreg << or >> n, per 32-bit word */
+	Byteorder,	/* dreg = ntoh/hton(sreg) in elements of size */
+	Payload,	/* packet bytes at base + offset -> dreg */
+	Meta,		/* a packet or interface property -> dreg */
+	MetaSet,	/* meta mark set sreg */
+	Lookup,		/* key at sreg in set (-> dreg data), else break */
+	Counter,	/* packets and bytes */
+	Limit,		/* token bucket, else break */
+	CtGet,		/* a conntrack property -> dreg, else break */
+	CtSet,		/* ct mark / ct zone set sreg */
+	FlowOffload,	/* flow offload @flowtable */
+};
+
+/* A counter: per-CPU, summed for dumps. */
+struct CounterCpu {
+	uint64_t packets;
+	uint64_t bytes;
+};
+
+struct Counter {
+	PerCpu<CounterCpu> cpu;
+	uint64_t base_packets;	/* the values the rule was created with */
+	uint64_t base_bytes;
+};
+
+/* A limit's token bucket, shared by every CPU (nft_limit's spinlock). */
+struct Limit {
+	xb_lock *lock;
+	uint64_t tokens;
+	uint64_t tokens_max;
+	uint64_t last_ns;
+	uint64_t rate;
+	uint64_t unit_s;	/* the unit as given, seconds */
+	uint64_t nsecs;		/* unit in ns */
+	uint32_t burst;
+	uint32_t type;		/* kLimitPkts or kLimitPktBytes */
+	uint32_t flags;		/* kLimitFInv */
+};
+
+/* What an Insn's ref points at, by opcode. */
+struct Insn {
+	Op op;
+	uint8_t sub;		/* cmp/range op, payload base, meta/ct key,
+				 * byteorder op, shift direction */
+	uint8_t sreg;		/* register word index (0..19 after the verdict) */
+	uint8_t dreg;		/* register word index; kDregVerdict for verdict data */
+	uint8_t len;		/* operand length in bytes */
+	uint8_t size;		/* byteorder element size; ct direction + 1 (0: none) */
+	uint8_t flags;		/* lookup/limit invert */
+	uint8_t pad;
+	uint32_t offset;	/* payload offset; shift amount */
+	int32_t code;		/* Verdict: the code */
+	void *ref;		/* Lookup: set; Verdict: chain; Counter; Limit;
+				 * FlowOffload: flowtable */
+	uint8_t data[32];	/* Cmp/Immediate: value; Range: from, to at 16;
+				 * Bitwise: mask, xor at 16 */
+};
+
+constexpr uint8_t kDregVerdict = 0xff;
+
+/* The control-plane objects a rule may name, resolved by the ruleset. */
+class Resolver {
+public:
+	/* A set of the rule's table by name or (for the batch's own sets) id;
+	 * nullptr if there is none. */
+	virtual void *set(const char *name, const uint32_t *id) = 0;
+	virtual void *chain(const char *name, const uint32_t *id) = 0;
+	virtual void *flowtable(const char *name) = 0;
+	/* Set layout, for lookups: key and data lengths, whether a map and
+	 * whether the data is a verdict. */
+	virtual void set_layout(void *set, uint32_t &key_len, uint32_t &data_len, bool &map,
+				bool &verdict_map) = 0;
+
+protected:
+	~Resolver() = default;
+};
+
+struct ParsedRule {
+	Insn *insn = nullptr;
+	uint32_t count = 0;
+	Counter **counters = nullptr;	/* owned; count_counters entries */
+	uint32_t count_counters = 0;
+	Limit **limits = nullptr;
+	uint32_t count_limits = 0;
+	bool has_ct = false;		/* reads or sets ct: switches conntrack on */
+	bool has_offload = false;
+	uint32_t verdict_refs = 0;	/* jumps and gotos (chain use counts) */
+};
+
+/* Maximum expressions per rule (nf_tables: NFT_RULE_MAXEXPRS). */
+constexpr unsigned kRuleMaxExprs = 128;
+
+/*
+ * Parse and validate NFTA_RULE_EXPRESSIONS (@list, a nest of NFTA_LIST_ELEM)
+ * into @out. Returns 0 or a negative errno (nf_tables' for the same
+ * mistake), with @ack naming it; on error nothing is left allocated.
+ */
+int parse_rule_exprs(const Attr &list, Resolver &res, ParsedRule &out, Extack *ack);
+
+/* Parse nft_data (NFTA_DATA_VALUE or NFTA_DATA_VERDICT) as a value of at
+ * most @max bytes. */
+int parse_data_value(const Attr &nest, uint8_t *out, uint32_t max, uint32_t &len, Extack *ack);
+
+/* Parse a verdict (NFTA_DATA_VERDICT nest inside nft_data); jump/goto
+ * resolve their chain through @res. */
+int parse_data_verdict(const Attr &nest, Resolver &res, int32_t &code, void *&chain,
+		       Extack *ack);
+
+void free_parsed_rule(ParsedRule &r);
+
+/* Sum of a counter over all CPUs, plus its base. */
+void counter_read(const Counter &c, uint64_t &packets, uint64_t &bytes);
+
+/* nft_parse_register: a register number to its word index; false if out
+ * of range. */
+bool register_word(uint32_t reg, uint8_t &word);
+
+} // namespace xb::nft
+
+#endif /* XBRIDGE_CORE_NFT_EXPR_H */

@@ -1,0 +1,1690 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nft_ruleset.cc - nf_tables' objects and batches (net/netfilter/
+ * nf_tables_api.c) for one bridge: each request validated as nf_tables does,
+ * applied with an undo record, the batch committed as one new generation.
+ *
+ * Control context only; the caller serialises every call (see the header).
+ */
+#include "nft_ruleset.h"
+
+#include <new>
+
+#include "compiler.h"
+#include "platform.h"
+
+namespace xb::nft {
+
+/* ---- the undo log ------------------------------------------------------- */
+
+enum class UndoKind : uint8_t {
+	AddTable, DelTable, UpdTable,
+	AddChain, DelChain, UpdChain,
+	AddRule, DelRule,
+	AddSet, DelSet,
+	AddElem, DelElem,
+	AddFlowtable, DelFlowtable,
+};
+
+struct UndoRecord {
+	UndoKind kind;
+	void *obj;
+	void *next;		/* Del*: the sibling it was before (nullptr: last) */
+	uint32_t old_u32;	/* UpdTable: flags; UpdChain: policy; *Elem: index */
+};
+
+namespace {
+
+/* An element marked deleted in this batch; compacted at commit. */
+constexpr uint32_t kElemDead = 0x80000000u;
+constexpr uint32_t kUserdataMax = 256;	/* NFT_USERDATA_MAXLEN */
+
+bool name_is(const char *name, const Attr &a)
+{
+	return a.present() && attr_equals(a, name);
+}
+
+int copy_name(char *dst, const Attr &a, Extack *ack)
+{
+	if (!a.present())
+		return fail(ack, kEINVAL, "a name is required");
+	if (!attr_string(a, dst, kNameMax))
+		return fail(ack, a.len >= kNameMax ? kENAMETOOLONG : kEINVAL,
+			    "bad name: empty or longer than 255 bytes");
+	return 0;
+}
+
+int copy_blob(Blob &b, const Attr &a, uint32_t max, Extack *ack)
+{
+	b = Blob{};
+	if (!a.present() || a.len == 0)
+		return 0;
+	if (a.len > max)
+		return fail(ack, kERANGE, "attribute too long");
+	b.data = static_cast<uint8_t *>(xb_alloc(a.len, XB_ALLOC_SLEEP));
+	if (!b.data)
+		return fail(ack, kENOMEM, "out of memory");
+	__builtin_memcpy(b.data, a.data, a.len);
+	b.len = a.len;
+	return 0;
+}
+
+void free_blob(Blob &b)
+{
+	if (b.data)
+		xb_free(b.data);
+	b = Blob{};
+}
+
+template <typename T> T *alloc_obj()
+{
+	void *p = xb_alloc(sizeof(T), XB_ALLOC_SLEEP);
+	return p ? new (p) T() : nullptr;
+}
+
+template <typename T> void free_obj(T *p)
+{
+	p->~T();
+	xb_free(p);
+}
+
+bool be32_or(const Attr &a, uint32_t def, uint32_t &out)
+{
+	if (!a.present()) {
+		out = def;
+		return true;
+	}
+	return attr_be32(a, out);
+}
+
+/* A family the xbridge ruleset holds: the bridge, or "any" for deletes. */
+int check_family(uint32_t family, bool any_ok, Extack *ack)
+{
+	if (family == kFamilyBridge || (any_ok && family == 0))
+		return 0;
+	return fail(ack, kEAFNOSUPPORT, "xbridge rulesets hold the bridge family only");
+}
+
+} // namespace
+
+/* Resolves a rule's references within its table (and the batch's ids). */
+struct BuildContext final : Resolver {
+	TableObj *table;
+
+	void *set(const char *name, const uint32_t *id) override
+	{
+		for (SetObj &s : table->sets) {
+			if (id && s.batch_id == *id)
+				return &s;
+			if (!id && cstr_equal(s.name, name))
+				return &s;
+		}
+		/* nft names the set and gives its id: accept either. */
+		if (id)
+			for (SetObj &s : table->sets)
+				if (cstr_equal(s.name, name))
+					return &s;
+		return nullptr;
+	}
+	void *chain(const char *name, const uint32_t *id) override
+	{
+		for (ChainObj &c : table->chains) {
+			if (name[0] && cstr_equal(c.name, name))
+				return c.base ? nullptr : &c;
+			if (!name[0] && id && c.batch_id == *id)
+				return c.base ? nullptr : &c;
+		}
+		return nullptr;
+	}
+	void *flowtable(const char *name) override
+	{
+		for (FlowtableObj &f : table->flowtables)
+			if (cstr_equal(f.name, name))
+				return &f;
+		return nullptr;
+	}
+	void set_layout(void *set, uint32_t &key_len, uint32_t &data_len, bool &map,
+			bool &verdict_map) override
+	{
+		const SetObj *s = static_cast<const SetObj *>(set);
+		key_len = s->layout.key_len;
+		map = s->flags & kSetFMap;
+		verdict_map = s->layout.verdict_map;
+		data_len = verdict_map ? 16 : s->layout.data_len;
+	}
+};
+
+/* ---- lifetime ----------------------------------------------------------- */
+
+int Ruleset::init(Extack *)
+{
+	gen_ = nullptr;
+	gen_id_ = 0;
+	return 0;
+}
+
+void Ruleset::fini()
+{
+	abort();
+	while (!tables_.empty()) {
+		TableObj &t = tables_.front();
+		tables_.pop_front();
+		while (!t.chains.empty()) {
+			ChainObj &c = t.chains.front();
+			t.chains.pop_front();
+			while (!c.rules.empty()) {
+				RuleObj &r = c.rules.front();
+				c.rules.pop_front();
+				free_rule(&r);
+			}
+			free_chain(&c);
+		}
+		while (!t.sets.empty()) {
+			SetObj &s = t.sets.front();
+			t.sets.pop_front();
+			free_set(&s);
+		}
+		while (!t.flowtables.empty()) {
+			FlowtableObj &f = t.flowtables.front();
+			t.flowtables.pop_front();
+			free_flowtable(&f);
+		}
+		free_table(&t);
+	}
+	Generation *old = gen_;
+	rcu_publish(gen_, static_cast<Generation *>(nullptr));
+	if (old) {
+		xb_synchronize_rcu();
+		free_generation(old);
+	}
+	if (undo_)
+		xb_free(undo_);
+	undo_ = nullptr;
+	undo_cap_ = 0;
+}
+
+void Ruleset::free_rule(RuleObj *r)
+{
+	free_parsed_rule(r->code);
+	free_blob(r->exprs);
+	free_blob(r->userdata);
+	free_obj(r);
+}
+
+void Ruleset::free_chain(ChainObj *c)
+{
+	free_blob(c->userdata);
+	free_obj(c);
+}
+
+void Ruleset::free_set(SetObj *s)
+{
+	s->elems.fini();
+	free_blob(s->userdata);
+	free_obj(s);
+}
+
+void Ruleset::free_flowtable(FlowtableObj *f)
+{
+	free_blob(f->hook);
+	free_obj(f);
+}
+
+void Ruleset::free_table(TableObj *t)
+{
+	free_blob(t->userdata);
+	free_obj(t);
+}
+
+int Ruleset::log(const UndoRecord &rec, Extack *ack)
+{
+	if (undo_count_ == undo_cap_) {
+		const uint32_t cap = undo_cap_ ? undo_cap_ * 2 : 64;
+		auto *n = static_cast<UndoRecord *>(xb_alloc(cap * sizeof(UndoRecord), XB_ALLOC_SLEEP));
+		if (!n)
+			return fail(ack, kENOMEM, "out of memory for the batch");
+		if (undo_) {
+			__builtin_memcpy(n, undo_, undo_count_ * sizeof(UndoRecord));
+			xb_free(undo_);
+		}
+		undo_ = n;
+		undo_cap_ = cap;
+	}
+	undo_[undo_count_++] = rec;
+	return 0;
+}
+
+/* ---- lookups and use ---------------------------------------------------- */
+
+TableObj *Ruleset::find_table(const Attr &name)
+{
+	for (TableObj &t : tables_)
+		if (name_is(t.name, name))
+			return &t;
+	return nullptr;
+}
+
+bool Ruleset::chain_in_use(const ChainObj *c) const
+{
+	const TableObj *t = c->table;
+	for (const ChainObj &o : t->chains)
+		for (const RuleObj &r : o.rules)
+			for (uint32_t i = 0; i < r.code.count; i++)
+				if (r.code.insn[i].op == Op::Verdict && r.code.insn[i].ref == c)
+					return true;
+	for (const SetObj &s : t->sets) {
+		if (!s.layout.verdict_map)
+			continue;
+		for (uint32_t i = 0; i < s.elems.count(); i++) {
+			const ElemView e = s.elems.at(i);
+			if (!(e.flags & kElemDead) && e.chain == c)
+				return true;
+		}
+	}
+	return false;
+}
+
+bool Ruleset::set_in_use(const SetObj *s) const
+{
+	for (const ChainObj &c : s->table->chains)
+		for (const RuleObj &r : c.rules)
+			for (uint32_t i = 0; i < r.code.count; i++)
+				if (r.code.insn[i].op == Op::Lookup && r.code.insn[i].ref == s)
+					return true;
+	return false;
+}
+
+bool Ruleset::flowtable_in_use(const FlowtableObj *f) const
+{
+	for (const ChainObj &c : f->table->chains)
+		for (const RuleObj &r : c.rules)
+			for (uint32_t i = 0; i < r.code.count; i++)
+				if (r.code.insn[i].op == Op::FlowOffload && r.code.insn[i].ref == f)
+					return true;
+	return false;
+}
+
+/* ---- the batch ---------------------------------------------------------- */
+
+int Ruleset::apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8_t *attrs,
+		   size_t len, Extack *ack)
+{
+	constexpr unsigned kMax = 20;
+	Attr tb[kMax + 1];
+	if (!parse_attrs(attrs, len, tb, kMax))
+		return fail(ack, kEINVAL, "malformed attributes");
+	const bool is_delete = type == kMsgDelTable || type == kMsgDelChain ||
+			       type == kMsgDelRule || type == kMsgDelSet ||
+			       type == kMsgDelSetElem || type == kMsgDelFlowtable;
+	int err = check_family(family, is_delete, ack);
+	if (err)
+		return err;
+
+	const uint32_t mark = undo_count_;
+	switch (type) {
+	case kMsgNewTable: err = new_table(nlflags, tb, ack); break;
+	case kMsgDelTable: err = del_table(nlflags, tb, ack); break;
+	case kMsgNewChain: err = new_chain(nlflags, tb, ack); break;
+	case kMsgDelChain: err = del_chain(nlflags, tb, ack); break;
+	case kMsgNewRule: err = new_rule(nlflags, tb, ack); break;
+	case kMsgDelRule: err = del_rule(nlflags, tb, ack); break;
+	case kMsgNewSet: err = new_set(nlflags, tb, ack); break;
+	case kMsgDelSet: err = del_set(nlflags, tb, ack); break;
+	case kMsgNewSetElem: err = new_setelem(nlflags, tb, ack); break;
+	case kMsgDelSetElem: err = del_setelem(nlflags, tb, ack); break;
+	case kMsgNewFlowtable: err = new_flowtable(nlflags, tb, ack); break;
+	case kMsgDelFlowtable: err = del_flowtable(nlflags, tb, ack); break;
+	default:
+		return fail(ack, kEOPNOTSUPP, "unsupported nf_tables request");
+	}
+	if (err)
+		/* Undo this request's own records: the batch is as before it. */
+		while (undo_count_ > mark)
+			undo_one(undo_[--undo_count_]);
+	return err;
+}
+
+void Ruleset::abort()
+{
+	while (undo_count_)
+		undo_one(undo_[--undo_count_]);
+}
+
+void Ruleset::undo_one(const UndoRecord &rec)
+{
+	switch (rec.kind) {
+	case UndoKind::AddTable: {
+		auto *t = static_cast<TableObj *>(rec.obj);
+		tables_.erase(tables_.iterator_to(*t));
+		free_table(t);
+		break;
+	}
+	case UndoKind::DelTable: {
+		auto *t = static_cast<TableObj *>(rec.obj);
+		auto pos = rec.next ? tables_.iterator_to(*static_cast<TableObj *>(rec.next))
+				    : tables_.end();
+		tables_.insert(pos, *t);
+		break;
+	}
+	case UndoKind::UpdTable:
+		static_cast<TableObj *>(rec.obj)->flags = rec.old_u32;
+		break;
+	case UndoKind::AddChain: {
+		auto *c = static_cast<ChainObj *>(rec.obj);
+		c->table->chains.erase(c->table->chains.iterator_to(*c));
+		free_chain(c);
+		break;
+	}
+	case UndoKind::DelChain: {
+		auto *c = static_cast<ChainObj *>(rec.obj);
+		auto &list = c->table->chains;
+		auto pos = rec.next ? list.iterator_to(*static_cast<ChainObj *>(rec.next))
+				    : list.end();
+		list.insert(pos, *c);
+		break;
+	}
+	case UndoKind::UpdChain:
+		static_cast<ChainObj *>(rec.obj)->policy = int32_t(rec.old_u32);
+		break;
+	case UndoKind::AddRule: {
+		auto *r = static_cast<RuleObj *>(rec.obj);
+		r->chain->rules.erase(r->chain->rules.iterator_to(*r));
+		free_rule(r);
+		break;
+	}
+	case UndoKind::DelRule: {
+		auto *r = static_cast<RuleObj *>(rec.obj);
+		auto &list = r->chain->rules;
+		auto pos = rec.next ? list.iterator_to(*static_cast<RuleObj *>(rec.next))
+				    : list.end();
+		list.insert(pos, *r);
+		break;
+	}
+	case UndoKind::AddSet: {
+		auto *s = static_cast<SetObj *>(rec.obj);
+		s->table->sets.erase(s->table->sets.iterator_to(*s));
+		free_set(s);
+		break;
+	}
+	case UndoKind::DelSet: {
+		auto *s = static_cast<SetObj *>(rec.obj);
+		auto &list = s->table->sets;
+		auto pos = rec.next ? list.iterator_to(*static_cast<SetObj *>(rec.next))
+				    : list.end();
+		list.insert(pos, *s);
+		break;
+	}
+	case UndoKind::AddElem:
+		static_cast<SetObj *>(rec.obj)->elems.remove(rec.old_u32);
+		break;
+	case UndoKind::DelElem: {
+		auto *s = static_cast<SetObj *>(rec.obj);
+		s->elems.set_flags(rec.old_u32, s->elems.at(rec.old_u32).flags & ~kElemDead);
+		break;
+	}
+	case UndoKind::AddFlowtable: {
+		auto *f = static_cast<FlowtableObj *>(rec.obj);
+		f->table->flowtables.erase(f->table->flowtables.iterator_to(*f));
+		free_flowtable(f);
+		break;
+	}
+	case UndoKind::DelFlowtable: {
+		auto *f = static_cast<FlowtableObj *>(rec.obj);
+		auto &list = f->table->flowtables;
+		auto pos = rec.next ? list.iterator_to(*static_cast<FlowtableObj *>(rec.next))
+				    : list.end();
+		list.insert(pos, *f);
+		break;
+	}
+	}
+}
+
+int Ruleset::commit(Extack *ack)
+{
+	Generation *next = nullptr;
+	int err = build(next, ack);
+	if (err) {
+		abort();
+		return err;
+	}
+	gen_id_++;
+	if (next)
+		next->id = gen_id_;
+	Generation *old = gen_;
+	rcu_publish(gen_, next);
+	xb_synchronize_rcu();
+	free_generation(old);
+
+	/* Compact the sets whose elements this batch deleted, then free what
+	 * it deleted: no frame can reach any of it now. */
+	for (uint32_t i = 0; i < undo_count_; i++)
+		if (undo_[i].kind == UndoKind::DelElem)
+			static_cast<SetObj *>(undo_[i].obj)->elems.compact(kElemDead);
+	for (uint32_t i = 0; i < undo_count_; i++) {
+		const UndoRecord &rec = undo_[i];
+		switch (rec.kind) {
+		case UndoKind::DelTable: free_table(static_cast<TableObj *>(rec.obj)); break;
+		case UndoKind::DelChain: free_chain(static_cast<ChainObj *>(rec.obj)); break;
+		case UndoKind::DelRule: free_rule(static_cast<RuleObj *>(rec.obj)); break;
+		case UndoKind::DelSet: free_set(static_cast<SetObj *>(rec.obj)); break;
+		case UndoKind::DelFlowtable:
+			free_flowtable(static_cast<FlowtableObj *>(rec.obj));
+			break;
+		case UndoKind::AddChain: static_cast<ChainObj *>(rec.obj)->batch_id = 0; break;
+		case UndoKind::AddRule: static_cast<RuleObj *>(rec.obj)->batch_id = 0; break;
+		case UndoKind::AddSet: static_cast<SetObj *>(rec.obj)->batch_id = 0; break;
+		default: break;
+		}
+	}
+	undo_count_ = 0;
+	return 0;
+}
+
+/*
+ * An object deleted and later freed by commit must not also be freed by an
+ * earlier Add record: Add records free only on abort, Del records only on
+ * commit, so each object is freed exactly once either way.
+ */
+
+/* ---- tables ------------------------------------------------------------- */
+
+int Ruleset::new_table(uint16_t flags, const Attr *tb, Extack *ack)
+{
+	uint32_t tflags;
+	if (!be32_or(tb[kTableFlags], 0, tflags))
+		return fail(ack, kEINVAL, "table flags are a 32-bit value");
+	if (tflags & ~(kTableFDormant | kTableFOwner))
+		return fail(ack, kEOPNOTSUPP, "unknown table flags");
+	if (tflags & kTableFOwner)
+		return fail(ack, kEOPNOTSUPP, "owned tables are not supported by xbridge");
+	if (!tb[kTableName].present())
+		return fail(ack, kEINVAL, "a table needs a name");
+	if (TableObj *t = find_table(tb[kTableName])) {
+		if (flags & kNlmFExcl)
+			return fail(ack, kEEXIST, "table exists");
+		if (flags & kNlmFReplace)
+			return fail(ack, kEOPNOTSUPP, "tables cannot be replaced");
+		if (!tb[kTableFlags].present() || tflags == t->flags)
+			return 0;
+		int err = log({UndoKind::UpdTable, t, nullptr, t->flags}, ack);
+		if (err)
+			return err;
+		t->flags = tflags;
+		return 0;
+	}
+	TableObj *t = alloc_obj<TableObj>();
+	if (!t)
+		return fail(ack, kENOMEM, "out of memory for a table");
+	int err = copy_name(t->name, tb[kTableName], ack);
+	if (!err)
+		err = copy_blob(t->userdata, tb[kTableUserdata], kUserdataMax, ack);
+	if (!err)
+		err = log({UndoKind::AddTable, t, nullptr, 0}, ack);
+	if (err) {
+		free_table(t);
+		return err;
+	}
+	t->flags = tflags;
+	t->handle = next_table_handle_++;
+	t->next_handle = 1;
+	tables_.push_back(*t);
+	return 0;
+}
+
+int Ruleset::remove_table(TableObj *t, Extack *ack)
+{
+	int err = flush_table(t, ack);
+	if (err)
+		return err;
+	auto it = tables_.iterator_to(*t);
+	auto nx = it;
+	++nx;
+	err = log({UndoKind::DelTable, t, nx == tables_.end() ? nullptr : &*nx, 0}, ack);
+	if (err)
+		return err;
+	tables_.erase(it);
+	return 0;
+}
+
+/* nft_flush_table: rules, then sets, flowtables and chains. */
+int Ruleset::flush_table(TableObj *t, Extack *ack)
+{
+	for (ChainObj &c : t->chains)
+		while (!c.rules.empty()) {
+			int err = remove_rule(&c.rules.front(), ack);
+			if (err)
+				return err;
+		}
+	while (!t->sets.empty()) {
+		int err = remove_set(&t->sets.front(), ack);
+		if (err)
+			return err;
+	}
+	while (!t->flowtables.empty()) {
+		int err = remove_flowtable(&t->flowtables.front(), ack);
+		if (err)
+			return err;
+	}
+	while (!t->chains.empty()) {
+		int err = remove_chain(&t->chains.front(), ack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int Ruleset::del_table(uint16_t, const Attr *tb, Extack *ack)
+{
+	if (!tb[kTableName].present() && !tb[kTableHandle].present()) {
+		/* flush ruleset */
+		while (!tables_.empty()) {
+			int err = remove_table(&tables_.front(), ack);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	TableObj *t = nullptr;
+	if (tb[kTableHandle].present()) {
+		uint64_t h;
+		if (!attr_be64(tb[kTableHandle], h))
+			return fail(ack, kEINVAL, "table handle is a 64-bit value");
+		for (TableObj &o : tables_)
+			if (o.handle == h)
+				t = &o;
+	} else {
+		t = find_table(tb[kTableName]);
+	}
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	return remove_table(t, ack);
+}
+
+/* ---- chains ------------------------------------------------------------- */
+
+int Ruleset::new_chain(uint16_t flags, const Attr *tb, Extack *ack)
+{
+	if (!tb[kChainTable].present())
+		return fail(ack, kEINVAL, "a chain needs a table");
+	TableObj *t = find_table(tb[kChainTable]);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	uint32_t cflags = 0, policy = kNfAccept, id = 0;
+	if (!be32_or(tb[kChainFlags], 0, cflags) || !be32_or(tb[kChainId], 0, id))
+		return fail(ack, kEINVAL, "chain flags and id are 32-bit values");
+	if (cflags & ~kChainFBase)
+		return fail(ack, kEOPNOTSUPP, "unsupported chain flags");
+	const bool has_policy = tb[kChainPolicy].present();
+	if (has_policy) {
+		if (!attr_be32(tb[kChainPolicy], policy))
+			return fail(ack, kEINVAL, "chain policy is a 32-bit value");
+		if (policy != uint32_t(kNfAccept) && policy != uint32_t(kNfDrop))
+			return fail(ack, kEINVAL, "a chain policy is accept or drop");
+	}
+	bool base = false;
+	uint32_t hooknum = 0;
+	int32_t priority = 0;
+	if (tb[kChainHook].present()) {
+		Attr ht[kHookDevs + 1];
+		if (!parse_nested(tb[kChainHook], ht, kHookDevs))
+			return fail(ack, kEINVAL, "malformed chain hook");
+		uint32_t prio;
+		if (!ht[kHookHooknum].present() || !ht[kHookPriority].present() ||
+		    !attr_be32(ht[kHookHooknum], hooknum) || !attr_be32(ht[kHookPriority], prio))
+			return fail(ack, kEINVAL, "a base chain needs a hook number and a priority");
+		if (ht[kHookDev].present() || ht[kHookDevs].present())
+			return fail(ack, kEOPNOTSUPP, "bridge chains take no devices");
+		if (hooknum >= kHookCount)
+			return fail(ack, kEOPNOTSUPP, "no such bridge hook");
+		if (tb[kChainType].present()) {
+			char type[kNameMax];
+			if (!attr_string(tb[kChainType], type, sizeof(type)))
+				return fail(ack, kEINVAL, "bad chain type");
+			if (!cstr_equal(type, "filter"))
+				return fail(ack, kENOENT, "the bridge family has filter chains only");
+		}
+		priority = int32_t(prio);
+		base = true;
+	}
+
+	ChainObj *existing = nullptr;
+	if (tb[kChainHandle].present()) {
+		uint64_t h;
+		if (!attr_be64(tb[kChainHandle], h))
+			return fail(ack, kEINVAL, "chain handle is a 64-bit value");
+		for (ChainObj &c : t->chains)
+			if (c.handle == h)
+				existing = &c;
+		if (!existing)
+			return fail(ack, kENOENT, "no such chain");
+	} else if (tb[kChainName].present()) {
+		for (ChainObj &c : t->chains)
+			if (name_is(c.name, tb[kChainName]))
+				existing = &c;
+	} else {
+		return fail(ack, kEINVAL, "a chain needs a name");
+	}
+
+	if (existing) {
+		if (flags & kNlmFExcl)
+			return fail(ack, kEEXIST, "chain exists");
+		if (flags & kNlmFReplace)
+			return fail(ack, kEOPNOTSUPP, "chains cannot be replaced");
+		if (base != existing->base && tb[kChainHook].present())
+			return fail(ack, kEEXIST, "chain exists with another hook");
+		if (base && (hooknum != existing->hooknum || priority != existing->priority))
+			return fail(ack, kEEXIST, "chain exists with another hook or priority");
+		if (has_policy) {
+			if (!existing->base)
+				return fail(ack, kEOPNOTSUPP, "only base chains have a policy");
+			if (int32_t(policy) != existing->policy) {
+				int err = log({UndoKind::UpdChain, existing, nullptr,
+					       uint32_t(existing->policy)}, ack);
+				if (err)
+					return err;
+				existing->policy = int32_t(policy);
+			}
+		}
+		return 0;
+	}
+	if (has_policy && !base)
+		return fail(ack, kEOPNOTSUPP, "only base chains have a policy");
+
+	ChainObj *c = alloc_obj<ChainObj>();
+	if (!c)
+		return fail(ack, kENOMEM, "out of memory for a chain");
+	int err = copy_name(c->name, tb[kChainName], ack);
+	if (!err)
+		err = copy_blob(c->userdata, tb[kChainUserdata], kUserdataMax, ack);
+	if (!err)
+		err = log({UndoKind::AddChain, c, nullptr, 0}, ack);
+	if (err) {
+		free_chain(c);
+		return err;
+	}
+	c->table = t;
+	c->handle = t->next_handle++;
+	c->batch_id = id;
+	c->base = base;
+	c->hooknum = hooknum;
+	c->priority = priority;
+	c->policy = int32_t(policy);
+	c->flags = base ? kChainFBase : 0;
+	t->chains.push_back(*c);
+	return 0;
+}
+
+int Ruleset::remove_chain(ChainObj *c, Extack *ack)
+{
+	while (!c->rules.empty()) {
+		int err = remove_rule(&c->rules.front(), ack);
+		if (err)
+			return err;
+	}
+	if (chain_in_use(c))
+		return fail(ack, kEBUSY, "chain is the target of a jump or goto");
+	auto &list = c->table->chains;
+	auto it = list.iterator_to(*c);
+	auto nx = it;
+	++nx;
+	int err = log({UndoKind::DelChain, c, nx == list.end() ? nullptr : &*nx, 0}, ack);
+	if (err)
+		return err;
+	list.erase(it);
+	return 0;
+}
+
+int Ruleset::del_chain(uint16_t flags, const Attr *tb, Extack *ack)
+{
+	if (!tb[kChainTable].present())
+		return fail(ack, kEINVAL, "a chain needs a table");
+	TableObj *t = find_table(tb[kChainTable]);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	ChainObj *c = nullptr;
+	if (tb[kChainHandle].present()) {
+		uint64_t h;
+		if (!attr_be64(tb[kChainHandle], h))
+			return fail(ack, kEINVAL, "chain handle is a 64-bit value");
+		for (ChainObj &o : t->chains)
+			if (o.handle == h)
+				c = &o;
+	} else if (tb[kChainName].present()) {
+		for (ChainObj &o : t->chains)
+			if (name_is(o.name, tb[kChainName]))
+				c = &o;
+	} else {
+		return fail(ack, kEINVAL, "a chain needs a name or a handle");
+	}
+	if (!c)
+		return fail(ack, kENOENT, "no such chain");
+	if ((flags & kNlmFNonrec) && !c->rules.empty())
+		return fail(ack, kEBUSY, "chain is not empty");
+	return remove_chain(c, ack);
+}
+
+/* ---- rules -------------------------------------------------------------- */
+
+static ChainObj *rule_chain(TableObj *t, const Attr *tb, Extack *ack, int &err)
+{
+	err = 0;
+	if (tb[kRuleChain].present()) {
+		for (ChainObj &c : t->chains)
+			if (name_is(c.name, tb[kRuleChain]))
+				return &c;
+	} else if (tb[kRuleChainId].present()) {
+		uint32_t id;
+		if (attr_be32(tb[kRuleChainId], id))
+			for (ChainObj &c : t->chains)
+				if (c.batch_id && c.batch_id == id)
+					return &c;
+	} else {
+		err = fail(ack, kEINVAL, "a rule needs a chain");
+		return nullptr;
+	}
+	err = fail(ack, kENOENT, "no such chain");
+	return nullptr;
+}
+
+static RuleObj *rule_by_handle(ChainObj *c, const Attr &a)
+{
+	uint64_t h;
+	if (!attr_be64(a, h))
+		return nullptr;
+	for (RuleObj &r : c->rules)
+		if (r.handle == h)
+			return &r;
+	return nullptr;
+}
+
+int Ruleset::new_rule(uint16_t flags, const Attr *tb, Extack *ack)
+{
+	if (!tb[kRuleTable].present())
+		return fail(ack, kEINVAL, "a rule needs a table");
+	TableObj *t = find_table(tb[kRuleTable]);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	int err;
+	ChainObj *c = rule_chain(t, tb, ack, err);
+	if (!c)
+		return err;
+
+	RuleObj *old = nullptr;
+	if (tb[kRuleHandle].present()) {
+		old = rule_by_handle(c, tb[kRuleHandle]);
+		if (!old)
+			return fail(ack, kENOENT, "no such rule");
+		if (flags & kNlmFExcl)
+			return fail(ack, kEEXIST, "rule exists");
+		if (!(flags & kNlmFReplace))
+			return fail(ack, kEOPNOTSUPP, "a rule handle is only for replace");
+	} else {
+		if (!(flags & kNlmFCreate) || (flags & kNlmFReplace))
+			return fail(ack, kEINVAL, "a new rule needs create and no replace");
+		if (tb[kRulePosition].present()) {
+			old = rule_by_handle(c, tb[kRulePosition]);
+			if (!old)
+				return fail(ack, kENOENT, "no rule at that position");
+		} else if (tb[kRulePositionId].present()) {
+			uint32_t id;
+			if (!attr_be32(tb[kRulePositionId], id))
+				return fail(ack, kEINVAL, "rule position id is a 32-bit value");
+			for (RuleObj &r : c->rules)
+				if (r.batch_id && r.batch_id == id)
+					old = &r;
+			if (!old)
+				return fail(ack, kENOENT, "no rule at that position");
+		}
+	}
+
+	RuleObj *r = alloc_obj<RuleObj>();
+	if (!r)
+		return fail(ack, kENOMEM, "out of memory for a rule");
+	uint32_t id = 0;
+	if (!be32_or(tb[kRuleId], 0, id)) {
+		free_obj(r);
+		return fail(ack, kEINVAL, "rule id is a 32-bit value");
+	}
+	if (tb[kRuleExpressions].present()) {
+		BuildContext res;
+		res.table = t;
+		err = parse_rule_exprs(tb[kRuleExpressions], res, r->code, ack);
+		if (!err)
+			err = copy_blob(r->exprs, tb[kRuleExpressions], 0xffff, ack);
+	} else {
+		err = 0;
+	}
+	if (!err)
+		err = copy_blob(r->userdata, tb[kRuleUserdata], kUserdataMax, ack);
+	if (err) {
+		free_rule(r);
+		return err;
+	}
+	r->chain = c;
+	r->batch_id = id;
+	if ((flags & kNlmFReplace) && old) {
+		r->handle = old->handle;
+		err = log({UndoKind::AddRule, r, nullptr, 0}, ack);
+		if (err) {
+			free_rule(r);
+			return err;
+		}
+		c->rules.insert(c->rules.iterator_to(*old), *r);
+		return remove_rule(old, ack);
+	}
+	err = log({UndoKind::AddRule, r, nullptr, 0}, ack);
+	if (err) {
+		free_rule(r);
+		return err;
+	}
+	r->handle = t->next_handle++;
+	if (flags & kNlmFAppend) {
+		if (old) {
+			auto it = c->rules.iterator_to(*old);
+			++it;
+			c->rules.insert(it, *r);
+		} else {
+			c->rules.push_back(*r);
+		}
+	} else if (old) {
+		c->rules.insert(c->rules.iterator_to(*old), *r);
+	} else {
+		c->rules.push_front(*r);
+	}
+	return 0;
+}
+
+int Ruleset::remove_rule(RuleObj *r, Extack *ack)
+{
+	auto &list = r->chain->rules;
+	auto it = list.iterator_to(*r);
+	auto nx = it;
+	++nx;
+	int err = log({UndoKind::DelRule, r, nx == list.end() ? nullptr : &*nx, 0}, ack);
+	if (err)
+		return err;
+	list.erase(it);
+	/* An anonymous set goes with the last rule that uses it. */
+	for (uint32_t i = 0; i < r->code.count; i++) {
+		const Insn &in = r->code.insn[i];
+		if (in.op != Op::Lookup)
+			continue;
+		SetObj *s = static_cast<SetObj *>(in.ref);
+		if ((s->flags & kSetFAnonymous) && !set_in_use(s)) {
+			bool linked = false;
+			for (SetObj &o : s->table->sets)
+				linked |= &o == s;
+			if (linked && (err = remove_set(s, ack)))
+				return err;
+		}
+	}
+	return 0;
+}
+
+int Ruleset::del_rule(uint16_t, const Attr *tb, Extack *ack)
+{
+	if (!tb[kRuleTable].present())
+		return fail(ack, kEINVAL, "a rule needs a table");
+	TableObj *t = find_table(tb[kRuleTable]);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	if (!tb[kRuleChain].present() && !tb[kRuleChainId].present()) {
+		/* flush table: every rule of every chain */
+		for (ChainObj &c : t->chains)
+			while (!c.rules.empty()) {
+				int err = remove_rule(&c.rules.front(), ack);
+				if (err)
+					return err;
+			}
+		return 0;
+	}
+	int err;
+	ChainObj *c = rule_chain(t, tb, ack, err);
+	if (!c)
+		return err;
+	if (tb[kRuleHandle].present()) {
+		RuleObj *r = rule_by_handle(c, tb[kRuleHandle]);
+		if (!r)
+			return fail(ack, kENOENT, "no such rule");
+		return remove_rule(r, ack);
+	}
+	if (tb[kRuleId].present()) {
+		uint32_t id;
+		if (!attr_be32(tb[kRuleId], id))
+			return fail(ack, kEINVAL, "rule id is a 32-bit value");
+		for (RuleObj &r : c->rules)
+			if (r.batch_id && r.batch_id == id)
+				return remove_rule(&r, ack);
+		return fail(ack, kENOENT, "no such rule");
+	}
+	while (!c->rules.empty())
+		if ((err = remove_rule(&c->rules.front(), ack)))
+			return err;
+	return 0;
+}
+
+/* ---- sets --------------------------------------------------------------- */
+
+int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
+{
+	if (!tb[kSetTable].present())
+		return fail(ack, kEINVAL, "a set needs a table");
+	TableObj *t = find_table(tb[kSetTable]);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	if (!tb[kSetName].present() || !tb[kSetKeyLen].present())
+		return fail(ack, kEINVAL, "a set needs a name and a key length");
+	uint32_t sflags = 0, key_type = 0, key_len, data_type = 0, data_len = 0, policy = 0, id = 0;
+	if (!be32_or(tb[kSetFlags], 0, sflags) || !be32_or(tb[kSetKeyType], 0, key_type) ||
+	    !attr_be32(tb[kSetKeyLen], key_len) || !be32_or(tb[kSetDataType], 0, data_type) ||
+	    !be32_or(tb[kSetDataLen], 0, data_len) || !be32_or(tb[kSetPolicy], 0, policy) ||
+	    !be32_or(tb[kSetId], 0, id))
+		return fail(ack, kEINVAL, "set attributes are 32-bit values");
+	if (key_len == 0 || key_len > kSetKeyMax)
+		return fail(ack, kEINVAL, "set key length is 1 to 64 bytes");
+	if (sflags & (kSetFTimeout | kSetFEval | kSetFObject | kSetFExpr))
+		return fail(ack, kEOPNOTSUPP, "timeouts, dynamic sets and object maps are not supported");
+	if (sflags & ~(kSetFAnonymous | kSetFConstant | kSetFInterval | kSetFMap | kSetFConcat))
+		return fail(ack, kEOPNOTSUPP, "unknown set flags");
+	const bool map = sflags & kSetFMap;
+	if (map != tb[kSetDataType].present())
+		return fail(ack, kEINVAL, "a map, and only a map, has a data type");
+	const bool vmap = map && data_type == kDataTypeVerdict;
+	if (map && !vmap && (data_len == 0 || data_len > kSetKeyMax))
+		return fail(ack, kEINVAL, "map data length is 1 to 64 bytes");
+	if (vmap)
+		data_len = 0;
+	if (tb[kSetTimeout].present() || tb[kSetGcInterval].present())
+		return fail(ack, kEOPNOTSUPP, "set timeouts are not supported");
+
+	SetLayout layout{};
+	layout.key_len = key_len;
+	layout.data_len = data_len;
+	layout.verdict_map = vmap;
+	layout.interval = sflags & kSetFInterval;
+	layout.concat = sflags & kSetFConcat;
+	uint32_t size = 0;
+	if (tb[kSetDesc].present()) {
+		Attr dt[kSetDescConcat + 1];
+		if (!parse_nested(tb[kSetDesc], dt, kSetDescConcat))
+			return fail(ack, kEINVAL, "malformed set description");
+		if (dt[kSetDescSize].present() && !attr_be32(dt[kSetDescSize], size))
+			return fail(ack, kEINVAL, "set size is a 32-bit value");
+		if (dt[kSetDescConcat].present()) {
+			AttrWalker w(dt[kSetDescConcat]);
+			uint16_t type;
+			Attr f;
+			uint32_t total = 0;
+			while (w.next(type, f)) {
+				Attr ft[kSetFieldLen + 1];
+				uint32_t flen;
+				if (type != kListElem || !parse_nested(f, ft, kSetFieldLen) ||
+				    !attr_be32(ft[kSetFieldLen], flen) || flen == 0 || flen > 16)
+					return fail(ack, kEINVAL, "bad concatenation field");
+				if (layout.field_count == kSetFieldsMax)
+					return fail(ack, kE2BIG, "too many concatenated fields");
+				layout.field_len[layout.field_count++] = uint8_t(flen);
+				total += (flen + 3) & ~3u;
+			}
+			if (w.malformed() || total != key_len)
+				return fail(ack, kEINVAL, "concatenation fields do not add up to the key");
+		}
+	}
+	if (layout.concat && layout.interval && layout.field_count == 0)
+		return fail(ack, kEINVAL, "a concatenated interval set needs its fields");
+
+	char name[kNameMax];
+	int err = copy_name(name, tb[kSetName], ack);
+	if (err)
+		return err;
+	for (SetObj &s : t->sets) {
+		if (!cstr_equal(s.name, name))
+			continue;
+		if (flags & kNlmFExcl)
+			return fail(ack, kEEXIST, "set exists");
+		if (flags & kNlmFReplace)
+			return fail(ack, kEOPNOTSUPP, "sets cannot be replaced");
+		if (s.flags != sflags || s.layout.key_len != key_len ||
+		    s.layout.data_len != data_len || s.data_type != data_type)
+			return fail(ack, kEEXIST, "set exists with another type");
+		return 0;
+	}
+	/* "__set%d": the kernel picks the lowest free number. */
+	const char *pct = nullptr;
+	for (const char *q = name; *q && !pct; q++)
+		if (q[0] == '%' && q[1] == 'd')
+			pct = q;
+	if (pct) {
+		char candidate[kNameMax];
+		const size_t pre = size_t(pct - name);
+		for (uint32_t n = 0;; n++) {
+			char digits[12];
+			int nd = 0;
+			uint32_t v = n;
+			do {
+				digits[nd++] = char('0' + v % 10);
+				v /= 10;
+			} while (v);
+			size_t len = cstr_len(name) - 2 + size_t(nd);
+			if (len >= kNameMax)
+				return fail(ack, kENFILE, "no free set name");
+			__builtin_memcpy(candidate, name, pre);
+			for (int i = 0; i < nd; i++)
+				candidate[pre + size_t(i)] = digits[nd - 1 - i];
+			cstr_copy(candidate + pre + nd, pct + 2);
+			bool used = false;
+			for (SetObj &s : t->sets)
+				used |= cstr_equal(s.name, candidate);
+			if (!used)
+				break;
+		}
+		cstr_copy(name, candidate);
+	}
+
+	SetObj *s = alloc_obj<SetObj>();
+	if (!s)
+		return fail(ack, kENOMEM, "out of memory for a set");
+	cstr_copy(s->name, name);
+	err = s->elems.init(layout, ack);
+	if (!err)
+		err = copy_blob(s->userdata, tb[kSetUserdata], kUserdataMax, ack);
+	if (!err)
+		err = log({UndoKind::AddSet, s, nullptr, 0}, ack);
+	if (err) {
+		free_set(s);
+		return err;
+	}
+	s->table = t;
+	s->handle = t->next_handle++;
+	s->batch_id = id;
+	s->flags = sflags;
+	s->key_type = key_type;
+	s->data_type = data_type;
+	s->policy = policy;
+	s->size = size;
+	s->layout = layout;
+	t->sets.push_back(*s);
+	return 0;
+}
+
+int Ruleset::remove_set(SetObj *s, Extack *ack)
+{
+	if (set_in_use(s))
+		return fail(ack, kEBUSY, "set is in use by a rule");
+	auto &list = s->table->sets;
+	auto it = list.iterator_to(*s);
+	auto nx = it;
+	++nx;
+	int err = log({UndoKind::DelSet, s, nx == list.end() ? nullptr : &*nx, 0}, ack);
+	if (err)
+		return err;
+	list.erase(it);
+	return 0;
+}
+
+static SetObj *find_set(TableObj *t, const Attr &name, const Attr &id_attr)
+{
+	uint32_t id;
+	if (id_attr.present() && attr_be32(id_attr, id))
+		for (SetObj &s : t->sets)
+			if (s.batch_id && s.batch_id == id)
+				return &s;
+	if (name.present())
+		for (SetObj &s : t->sets)
+			if (name_is(s.name, name))
+				return &s;
+	return nullptr;
+}
+
+int Ruleset::del_set(uint16_t, const Attr *tb, Extack *ack)
+{
+	if (!tb[kSetTable].present())
+		return fail(ack, kEINVAL, "a set needs a table");
+	TableObj *t = find_table(tb[kSetTable]);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	SetObj *s = nullptr;
+	if (tb[kSetHandle].present()) {
+		uint64_t h;
+		if (!attr_be64(tb[kSetHandle], h))
+			return fail(ack, kEINVAL, "set handle is a 64-bit value");
+		for (SetObj &o : t->sets)
+			if (o.handle == h)
+				s = &o;
+	} else {
+		s = find_set(t, tb[kSetName], Attr{});
+	}
+	if (!s)
+		return fail(ack, kENOENT, "no such set");
+	return remove_set(s, ack);
+}
+
+int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Extack *ack)
+{
+	Attr et[kSetElemExpressions + 1];
+	if (!parse_nested(elem, et, kSetElemExpressions))
+		return fail(ack, kEINVAL, "malformed set element");
+	uint32_t eflags = 0;
+	if (!be32_or(et[kSetElemFlags], 0, eflags))
+		return fail(ack, kEINVAL, "element flags are a 32-bit value");
+	if (eflags & ~(kSetElemFIntervalEnd | kSetElemFCatchall))
+		return fail(ack, kEOPNOTSUPP, "unknown element flags");
+	if ((eflags & kSetElemFIntervalEnd) && !(s->flags & kSetFInterval))
+		return fail(ack, kEINVAL, "interval end in a set without intervals");
+	if (et[kSetElemTimeout].present() || et[kSetElemExpiration].present() ||
+	    et[kSetElemExpr].present() || et[kSetElemExpressions].present() ||
+	    et[kSetElemObjref].present())
+		return fail(ack, kEOPNOTSUPP, "element timeouts, expressions and objects are not supported");
+
+	const SetLayout &l = s->layout;
+	uint8_t key[kSetKeyMax] = {}, key_end[kSetKeyMax] = {}, data[kSetKeyMax] = {};
+	uint32_t len;
+	ElemView e{};
+	e.flags = eflags;
+	const bool catchall = eflags & kSetElemFCatchall;
+	if (catchall) {
+		if (et[kSetElemKey].present())
+			return fail(ack, kEINVAL, "a catch-all element has no key");
+	} else {
+		if (!et[kSetElemKey].present())
+			return fail(ack, kEINVAL, "an element needs a key");
+		int err = parse_data_value(et[kSetElemKey], key, kSetKeyMax, len, ack);
+		if (err)
+			return err;
+		if (len != l.key_len)
+			return fail(ack, kEINVAL, "element key length does not match the set");
+	}
+	e.key = key;
+	if (et[kSetElemKeyEnd].present()) {
+		if (!(l.concat && l.interval))
+			return fail(ack, kEINVAL, "a key end is for concatenated interval sets");
+		int err = parse_data_value(et[kSetElemKeyEnd], key_end, kSetKeyMax, len, ack);
+		if (err)
+			return err;
+		if (len != l.key_len)
+			return fail(ack, kEINVAL, "element key end length does not match the set");
+	} else if (l.concat && l.interval && !catchall) {
+		__builtin_memcpy(key_end, key, l.key_len);
+	}
+	e.key_end = key_end;
+
+	if (add && (s->flags & kSetFMap) && !(eflags & kSetElemFIntervalEnd)) {
+		if (!et[kSetElemData].present())
+			return fail(ack, kEINVAL, "a map element needs data");
+		if (l.verdict_map) {
+			BuildContext res;
+			res.table = s->table;
+			int err = parse_data_verdict(et[kSetElemData], res, e.verdict, e.chain, ack);
+			if (err)
+				return err;
+		} else {
+			int err = parse_data_value(et[kSetElemData], data, kSetKeyMax, len, ack);
+			if (err)
+				return err;
+			if (len != l.data_len)
+				return fail(ack, kEINVAL, "element data length does not match the map");
+			e.data = data;
+		}
+	} else if (add && et[kSetElemData].present()) {
+		return fail(ack, kEINVAL, "data for an element of a set (not a map)");
+	}
+
+	const int64_t at = s->elems.find_live(e, kElemDead);
+	if (!add) {
+		if (at < 0)
+			return fail(ack, kENOENT, "no such element");
+		int err = log({UndoKind::DelElem, s, nullptr, uint32_t(at)}, ack);
+		if (err)
+			return err;
+		s->elems.set_flags(uint32_t(at), s->elems.at(uint32_t(at)).flags | kElemDead);
+		return 0;
+	}
+	if (at >= 0) {
+		if (flags & kNlmFExcl)
+			return fail(ack, kEEXIST, "element exists");
+		const ElemView old = s->elems.at(uint32_t(at));
+		const bool same = l.verdict_map ? old.verdict == e.verdict && old.chain == e.chain :
+				  !l.data_len || !e.data ||
+				  !__builtin_memcmp(old.data, e.data, l.data_len);
+		return same ? 0 : fail(ack, kEBUSY, "element exists with other data");
+	}
+	if (s->size && s->elems.live_count(kElemDead) >= s->size)
+		return fail(ack, kENFILE, "set is full");
+	int err = log({UndoKind::AddElem, s, nullptr, s->elems.count()}, ack);
+	if (err)
+		return err;
+	if ((err = s->elems.append(e, ack))) {
+		undo_count_--;
+		return err;
+	}
+	return 0;
+}
+
+static int elem_request(TableObj *&t, SetObj *&s, const Attr *tb, const TableObjList &tables,
+			Extack *ack)
+{
+	if (!tb[kSetElemListTable].present())
+		return fail(ack, kEINVAL, "elements need a table");
+	t = nullptr;
+	for (const TableObj &o : tables)
+		if (name_is(o.name, tb[kSetElemListTable]))
+			t = const_cast<TableObj *>(&o);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	s = find_set(t, tb[kSetElemListSet], tb[kSetElemListSetId]);
+	if (!s)
+		return fail(ack, kENOENT, "no such set");
+	return 0;
+}
+
+int Ruleset::new_setelem(uint16_t flags, const Attr *tb, Extack *ack)
+{
+	TableObj *t;
+	SetObj *s;
+	int err = elem_request(t, s, tb, tables_, ack);
+	if (err)
+		return err;
+	if (!tb[kSetElemListElements].present())
+		return fail(ack, kEINVAL, "no elements");
+	if ((s->flags & kSetFConstant) && set_in_use(s))
+		return fail(ack, kEBUSY, "the set is constant");
+	AttrWalker w(tb[kSetElemListElements]);
+	uint16_t type;
+	Attr a;
+	while (w.next(type, a))
+		if ((err = set_elem(s, a, true, flags, ack)))
+			return err;
+	return w.malformed() ? fail(ack, kEINVAL, "malformed element list") : 0;
+}
+
+int Ruleset::del_setelem(uint16_t flags, const Attr *tb, Extack *ack)
+{
+	TableObj *t;
+	SetObj *s;
+	int err = elem_request(t, s, tb, tables_, ack);
+	if (err)
+		return err;
+	if ((s->flags & kSetFConstant) && set_in_use(s))
+		return fail(ack, kEBUSY, "the set is constant");
+	if (!tb[kSetElemListElements].present()) {
+		/* flush set */
+		for (uint32_t i = 0; i < s->elems.count(); i++) {
+			const uint32_t f = s->elems.at(i).flags;
+			if (f & kElemDead)
+				continue;
+			if ((err = log({UndoKind::DelElem, s, nullptr, i}, ack)))
+				return err;
+			s->elems.set_flags(i, f | kElemDead);
+		}
+		return 0;
+	}
+	AttrWalker w(tb[kSetElemListElements]);
+	uint16_t type;
+	Attr a;
+	while (w.next(type, a))
+		if ((err = set_elem(s, a, false, flags, ack)))
+			return err;
+	return w.malformed() ? fail(ack, kEINVAL, "malformed element list") : 0;
+}
+
+/* ---- flowtables --------------------------------------------------------- */
+
+int Ruleset::new_flowtable(uint16_t flags, const Attr *tb, Extack *ack)
+{
+	if (!tb[kFlowtableTable].present() || !tb[kFlowtableName].present())
+		return fail(ack, kEINVAL, "a flowtable needs a table and a name");
+	TableObj *t = find_table(tb[kFlowtableTable]);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	uint32_t fflags = 0;
+	if (!be32_or(tb[kFlowtableFlags], 0, fflags))
+		return fail(ack, kEINVAL, "flowtable flags are a 32-bit value");
+	if (fflags & ~(kFlowtableFHwOffload | kFlowtableFCounter))
+		return fail(ack, kEOPNOTSUPP, "unknown flowtable flags");
+	if (fflags & kFlowtableFHwOffload)
+		return fail(ack, kEOPNOTSUPP, "xbridge flowtables have no hardware offload");
+	for (FlowtableObj &f : t->flowtables) {
+		if (!name_is(f.name, tb[kFlowtableName]))
+			continue;
+		if (flags & kNlmFExcl)
+			return fail(ack, kEEXIST, "flowtable exists");
+		if (flags & kNlmFReplace)
+			return fail(ack, kEOPNOTSUPP, "flowtables cannot be replaced");
+		return 0;
+	}
+	if (!tb[kFlowtableHook].present())
+		return fail(ack, kEINVAL, "a flowtable needs a hook");
+	Attr ht[kFlowtableHookDevs + 1];
+	uint32_t hooknum, prio;
+	if (!parse_nested(tb[kFlowtableHook], ht, kFlowtableHookDevs) ||
+	    !ht[kFlowtableHookNum].present() || !ht[kFlowtableHookPriority].present() ||
+	    !attr_be32(ht[kFlowtableHookNum], hooknum) ||
+	    !attr_be32(ht[kFlowtableHookPriority], prio))
+		return fail(ack, kEINVAL, "a flowtable hook needs a number and a priority");
+	if (hooknum != 0)
+		return fail(ack, kEOPNOTSUPP, "a flowtable hooks ingress only");
+	FlowtableObj *f = alloc_obj<FlowtableObj>();
+	if (!f)
+		return fail(ack, kENOMEM, "out of memory for a flowtable");
+	int err = copy_name(f->name, tb[kFlowtableName], ack);
+	if (!err)
+		err = copy_blob(f->hook, tb[kFlowtableHook], 0xffff, ack);
+	if (!err)
+		err = log({UndoKind::AddFlowtable, f, nullptr, 0}, ack);
+	if (err) {
+		free_flowtable(f);
+		return err;
+	}
+	f->table = t;
+	f->handle = t->next_handle++;
+	f->hooknum = hooknum;
+	f->priority = int32_t(prio);
+	f->flags = fflags;
+	t->flowtables.push_back(*f);
+	return 0;
+}
+
+int Ruleset::remove_flowtable(FlowtableObj *f, Extack *ack)
+{
+	if (flowtable_in_use(f))
+		return fail(ack, kEBUSY, "flowtable is in use by a rule");
+	auto &list = f->table->flowtables;
+	auto it = list.iterator_to(*f);
+	auto nx = it;
+	++nx;
+	int err = log({UndoKind::DelFlowtable, f, nx == list.end() ? nullptr : &*nx, 0}, ack);
+	if (err)
+		return err;
+	list.erase(it);
+	return 0;
+}
+
+int Ruleset::del_flowtable(uint16_t, const Attr *tb, Extack *ack)
+{
+	if (!tb[kFlowtableTable].present())
+		return fail(ack, kEINVAL, "a flowtable needs a table");
+	TableObj *t = find_table(tb[kFlowtableTable]);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	for (FlowtableObj &f : t->flowtables)
+		if (name_is(f.name, tb[kFlowtableName]))
+			return remove_flowtable(&f, ack);
+	return fail(ack, kENOENT, "no such flowtable");
+}
+
+/* ---- generations -------------------------------------------------------- */
+
+void Ruleset::free_generation(Generation *g)
+{
+	if (!g)
+		return;
+	for (uint32_t i = 0; i < g->set_count; i++)
+		SetIndex::destroy(g->sets[i]);
+	if (g->sets)
+		xb_free(g->sets);
+	if (g->chains)
+		xb_free(g->chains);
+	if (g->rules)
+		xb_free(g->rules);
+	if (g->insns)
+		xb_free(g->insns);
+	if (g->hook_chains)
+		xb_free(g->hook_chains);
+	xb_free(g);
+}
+
+namespace {
+
+const Chain *map_chain(void *ctx, void *control_chain)
+{
+	Generation *g = static_cast<Generation *>(ctx);
+	return &g->chains[static_cast<ChainObj *>(control_chain)->build_index];
+}
+
+/* The jump graph of the ruleset, for the commit-time checks. */
+struct ChainGraph {
+	ChainObj **chains;
+	uint8_t *color;		/* loop search: 0 new, 1 on the path, 2 done */
+	uint32_t *height;	/* longest jump path below, in jumps */
+	uint32_t *hooks;	/* mask of hooks whose base chains reach it */
+};
+
+template <typename Fn> void for_each_target(const ChainObj &c, Fn fn)
+{
+	for (const RuleObj &r : c.rules)
+		for (uint32_t i = 0; i < r.code.count; i++) {
+			const Insn &in = r.code.insn[i];
+			if (in.op == Op::Verdict && in.ref)
+				fn(static_cast<ChainObj *>(in.ref));
+			if (in.op == Op::Lookup) {
+				const SetObj *s = static_cast<const SetObj *>(in.ref);
+				if (!s->layout.verdict_map)
+					continue;
+				for (uint32_t k = 0; k < s->elems.count(); k++) {
+					const ElemView e = s->elems.at(k);
+					if (!(e.flags & kElemDead) && e.chain)
+						fn(static_cast<ChainObj *>(e.chain));
+				}
+			}
+		}
+}
+
+/* nf_tables_check_loops: no chain may reach itself. Fills height. The
+ * recursion is bounded: a path longer than the jump stack is refused
+ * before it goes deeper. */
+int check_loops(ChainGraph &g, ChainObj *c, unsigned depth, Extack *ack)
+{
+	const uint32_t i = c->build_index;
+	if (g.color[i] == 1)
+		return fail(ack, kELOOP, "jumps and gotos form a loop");
+	if (g.color[i] == 2)
+		return 0;
+	if (depth > kJumpStackSize)
+		return fail(ack, kEMLINK, "jumps nest deeper than 16 chains");
+	g.color[i] = 1;
+	int err = 0;
+	uint32_t height = 0;
+	for_each_target(*c, [&](ChainObj *t) {
+		if (err)
+			return;
+		err = check_loops(g, t, depth + 1, ack);
+		const uint32_t h = g.height[t->build_index] + 1;
+		height = h > height ? h : height;
+	});
+	g.color[i] = 2;
+	g.height[i] = height;
+	return err;
+}
+
+void mark_hooks(ChainGraph &g, ChainObj *c, uint32_t bit)
+{
+	if (g.hooks[c->build_index] & bit)
+		return;
+	g.hooks[c->build_index] |= bit;
+	for_each_target(*c, [&](ChainObj *t) { mark_hooks(g, t, bit); });
+}
+
+/* Commit-time checks: loops (ELOOP), nft_chain_validate's depth (EMLINK:
+ * a base chain's jumps may not reach level 16), and `flow offload` only
+ * where the forward hook alone reaches. */
+int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
+{
+	ChainGraph g{};
+	g.chains = static_cast<ChainObj **>(xb_alloc(chains * sizeof(void *), XB_ALLOC_SLEEP));
+	g.color = static_cast<uint8_t *>(xb_alloc(chains, XB_ALLOC_SLEEP));
+	g.height = static_cast<uint32_t *>(xb_alloc(chains * 4, XB_ALLOC_SLEEP));
+	g.hooks = static_cast<uint32_t *>(xb_alloc(chains * 4, XB_ALLOC_SLEEP));
+	int err = g.chains && g.color && g.height && g.hooks ? 0 :
+		  fail(ack, kENOMEM, "out of memory for the commit");
+	if (!err)
+		for (TableObj &t : tables)
+			for (ChainObj &c : t.chains)
+				g.chains[c.build_index] = &c;
+	for (uint32_t i = 0; i < chains && !err; i++)
+		err = check_loops(g, g.chains[i], 0, ack);
+	for (uint32_t i = 0; i < chains && !err; i++) {
+		ChainObj *c = g.chains[i];
+		if (!c->base)
+			continue;
+		if (g.height[i] >= kJumpStackSize)
+			err = fail(ack, kEMLINK, "jumps nest deeper than 16 chains");
+		else
+			mark_hooks(g, c, 1u << c->hooknum);
+	}
+	for (uint32_t i = 0; i < chains && !err; i++) {
+		if (!(g.hooks[i] & ~(1u << kHookForward)))
+			continue;
+		for (const RuleObj &r : g.chains[i]->rules)
+			if (r.code.has_offload)
+				err = fail(ack, kEOPNOTSUPP, "flow offload runs in forward chains only");
+	}
+	if (g.chains)
+		xb_free(g.chains);
+	if (g.color)
+		xb_free(g.color);
+	if (g.height)
+		xb_free(g.height);
+	if (g.hooks)
+		xb_free(g.hooks);
+	return err;
+}
+
+} // namespace
+
+int Ruleset::build(Generation *&out, Extack *ack)
+{
+	out = nullptr;
+	uint32_t chains = 0, rules = 0, insns = 0, sets = 0, base = 0;
+	for (TableObj &t : tables_) {
+		for (ChainObj &c : t.chains) {
+			c.build_index = chains++;
+			base += c.base && !(t.flags & kTableFDormant);
+			for (RuleObj &r : c.rules) {
+				rules++;
+				insns += r.code.count;
+			}
+		}
+		for (SetObj &s : t.sets)
+			s.build_index = sets++;
+	}
+
+	/* Checks first: loops, depth, where flow offload runs. */
+	if (chains) {
+		int err = check_graph(tables_, chains, ack);
+		if (err)
+			return err;
+	}
+	if (!base)
+		return 0;	/* nothing runs: frames see no generation */
+
+	Generation *g = static_cast<Generation *>(xb_alloc(sizeof(Generation), XB_ALLOC_SLEEP));
+	if (!g)
+		return fail(ack, kENOMEM, "out of memory for the commit");
+	g->chains = static_cast<Chain *>(xb_alloc(chains * sizeof(Chain), XB_ALLOC_SLEEP));
+	g->rules = static_cast<RuleCode *>(xb_alloc((rules ? rules : 1) * sizeof(RuleCode),
+						    XB_ALLOC_SLEEP));
+	g->insns = static_cast<Insn *>(xb_alloc((insns ? insns : 1) * sizeof(Insn), XB_ALLOC_SLEEP));
+	g->hook_chains = static_cast<HookChain *>(xb_alloc(base * sizeof(HookChain), XB_ALLOC_SLEEP));
+	g->sets = static_cast<SetIndex **>(xb_alloc((sets ? sets : 1) * sizeof(void *),
+						    XB_ALLOC_SLEEP));
+	g->chain_count = chains;
+	if (!g->chains || !g->rules || !g->insns || !g->hook_chains || !g->sets) {
+		free_generation(g);
+		return fail(ack, kENOMEM, "out of memory for the commit");
+	}
+	for (TableObj &t : tables_)
+		for (SetObj &s : t.sets) {
+			g->sets[s.build_index] = SetIndex::build(s.layout, s.elems, kElemDead,
+								 map_chain, g, ack);
+			if (!g->sets[s.build_index]) {
+				free_generation(g);
+				return -kENOMEM;
+			}
+			g->set_count++;
+		}
+
+	uint32_t ri = 0, ii = 0;
+	for (TableObj &t : tables_)
+		for (ChainObj &c : t.chains) {
+			Chain &cc = g->chains[c.build_index];
+			cc.rules = &g->rules[ri];
+			cc.policy = c.policy;
+			for (RuleObj &r : c.rules) {
+				RuleCode &rc = g->rules[ri++];
+				rc.insn = &g->insns[ii];
+				rc.count = r.code.count;
+				for (uint32_t k = 0; k < r.code.count; k++) {
+					Insn &in = g->insns[ii++];
+					in = r.code.insn[k];
+					if (in.op == Op::Lookup)
+						in.ref = g->sets[static_cast<SetObj *>(in.ref)->build_index];
+					else if (in.op == Op::Verdict && in.ref)
+						in.ref = &g->chains[static_cast<ChainObj *>(in.ref)->build_index];
+				}
+				g->uses_ct |= r.code.has_ct;
+				g->has_offload |= r.code.has_offload;
+				cc.count++;
+			}
+		}
+
+	/* Hooks: base chains of active tables, stable-sorted by priority
+	 * (equal priorities keep creation order, as nf_register_net_hook). */
+	uint32_t hi = 0;
+	for (unsigned h = 0; h < kHookCount; h++) {
+		Hook &hook = g->hooks[h];
+		hook.chains = &g->hook_chains[hi];
+		for (TableObj &t : tables_) {
+			if (t.flags & kTableFDormant)
+				continue;
+			for (ChainObj &c : t.chains) {
+				if (!c.base || c.hooknum != h)
+					continue;
+				HookChain hc{c.priority, &g->chains[c.build_index]};
+				uint32_t j = hook.count;
+				while (j > 0 && g->hook_chains[hi + j - 1].priority > hc.priority) {
+					g->hook_chains[hi + j] = g->hook_chains[hi + j - 1];
+					j--;
+				}
+				g->hook_chains[hi + j] = hc;
+				hook.count++;
+			}
+		}
+		hi += hook.count;
+	}
+	out = g;
+	return 0;
+}
+
+/* ---- dumps -------------------------------------------------------------- */
+
+void Ruleset::patch_counters(const RuleObj &rule, uint8_t *buf)
+{
+	uint32_t k = 0;
+	AttrWalker w(buf, rule.exprs.len);
+	uint16_t type;
+	Attr elem;
+	while (w.next(type, elem)) {
+		Attr et[kExprData + 1];
+		if (!parse_nested(elem, et, kExprData) || !et[kExprName].present() ||
+		    !attr_equals(et[kExprName], "counter"))
+			continue;
+		if (k >= rule.code.count_counters)
+			return;
+		uint64_t packets, bytes;
+		counter_read(*rule.code.counters[k++], packets, bytes);
+		Attr ct[kCounterPackets + 1];
+		if (!et[kExprData].present() || !parse_nested(et[kExprData], ct, kCounterPackets))
+			continue;
+		static constexpr uint16_t kWhich[] = {kCounterBytes, kCounterPackets};
+		for (uint16_t which : kWhich) {
+			if (ct[which].len != 8)
+				continue;
+			uint64_t v = which == kCounterBytes ? bytes : packets;
+			uint8_t *p = const_cast<uint8_t *>(ct[which].data);
+			for (int i = 7; i >= 0; i--, v >>= 8)
+				p[i] = uint8_t(v);
+		}
+	}
+}
+
+} // namespace xb::nft

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nft_ruleset.h - a bridge's nf_tables ruleset: the objects nft manages
+ * (tables, chains, rules, sets and their elements, flowtables), batches that
+ * apply whole or not at all, and the generation frames run.
+ *
+ * Control plane. Objects live in intrusive lists in the order nf_tables
+ * keeps them. A batch is nfnetlink's: apply() each message in order, each
+ * validated as nf_tables validates it and applied at once to the objects,
+ * with an undo record; then commit() or abort(). abort() undoes every
+ * record in reverse, so that the objects are as before the batch.
+ * commit() compiles the objects into a new Generation (nft_eval.h: hooks,
+ * chains, rule code, set indexes), checks what nf_tables checks at commit
+ * (jump loops, jump depth, where `flow offload` may run), publishes it with
+ * one RCU pointer swap, waits for readers of the old one and frees it with
+ * the objects the batch deleted. A failed commit aborts.
+ *
+ * Datapath. Frames see only generation(): the whole old ruleset or the
+ * whole new one, never a mix. A hook with no chain costs one load.
+ *
+ * Locking: every control call is serialised by the caller (RTNL in the
+ * kernel, the test's thread in userspace); the ruleset itself takes no
+ * lock. commit() sleeps (xb_synchronize_rcu). The datapath holds an RCU
+ * read section across generation() and its use.
+ *
+ * Ownership: the Ruleset owns its objects and its current generation. A
+ * rule owns its stateful expressions (counters, limits); generations point
+ * at them, so a deleted rule is freed only after the generation that ran it.
+ */
+#ifndef XBRIDGE_CORE_NFT_RULESET_H
+#define XBRIDGE_CORE_NFT_RULESET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+#include "intrusive.h"
+#include "nft_eval.h"
+#include "nft_expr.h"
+#include "nft_set.h"
+
+namespace xb::nft {
+
+struct TableObj;
+struct ChainObj;
+
+struct Blob {
+	uint8_t *data = nullptr;
+	uint32_t len = 0;
+};
+
+struct RuleObj {
+	ListHook link;
+	ChainObj *chain;
+	uint64_t handle;
+	uint32_t batch_id;	/* NFTA_RULE_ID within the current batch; 0 none */
+	ParsedRule code;	/* refs: SetObj *, ChainObj *, FlowtableObj * */
+	Blob exprs;		/* NFTA_RULE_EXPRESSIONS as received (dumps) */
+	Blob userdata;
+};
+
+struct ChainObj {
+	ListHook link;
+	TableObj *table;
+	char name[kNameMax];
+	uint64_t handle;
+	uint32_t batch_id;
+	bool base;
+	uint32_t hooknum;
+	int32_t priority;
+	int32_t policy;
+	uint32_t flags;
+	Blob userdata;
+	boost::intrusive::list<RuleObj,
+		boost::intrusive::member_hook<RuleObj, ListHook, &RuleObj::link>> rules;
+	/* Build scratch: this chain's index in the generation being built. */
+	uint32_t build_index;
+};
+
+struct SetObj {
+	ListHook link;
+	TableObj *table;
+	char name[kNameMax];
+	uint64_t handle;
+	uint32_t batch_id;
+	uint32_t flags;
+	uint32_t key_type;
+	uint32_t data_type;
+	uint32_t policy;
+	uint32_t size;		/* NFTA_SET_DESC_SIZE; 0 unbounded */
+	SetLayout layout;
+	ElemStore elems;
+	Blob userdata;
+	uint32_t build_index;
+};
+
+struct FlowtableObj {
+	ListHook link;
+	TableObj *table;
+	char name[kNameMax];
+	uint64_t handle;
+	uint32_t hooknum;
+	int32_t priority;
+	uint32_t flags;
+	Blob hook;		/* NFTA_FLOWTABLE_HOOK as received (devices) */
+};
+
+struct TableObj {
+	ListHook link;
+	char name[kNameMax];
+	uint64_t handle;
+	uint32_t flags;
+	Blob userdata;
+	uint64_t next_handle;	/* nf_tables_alloc_handle */
+	boost::intrusive::list<ChainObj,
+		boost::intrusive::member_hook<ChainObj, ListHook, &ChainObj::link>> chains;
+	boost::intrusive::list<SetObj,
+		boost::intrusive::member_hook<SetObj, ListHook, &SetObj::link>> sets;
+	boost::intrusive::list<FlowtableObj,
+		boost::intrusive::member_hook<FlowtableObj, ListHook, &FlowtableObj::link>> flowtables;
+};
+
+using TableObjList = boost::intrusive::list<TableObj,
+	boost::intrusive::member_hook<TableObj, ListHook, &TableObj::link>>;
+
+/* What frames run: immutable once published. */
+struct Generation {
+	Hook hooks[kHookCount];
+	uint32_t id;
+	bool uses_ct;		/* some rule reads or sets ct: conntrack runs */
+	bool has_offload;
+	/* Storage (one allocation each). */
+	Chain *chains;
+	uint32_t chain_count;
+	RuleCode *rules;
+	Insn *insns;
+	HookChain *hook_chains;
+	SetIndex **sets;
+	uint32_t set_count;
+	xb_rcu_head rcu;
+};
+
+struct UndoRecord;
+
+class Ruleset {
+public:
+	int init(Extack *ack);
+	/* Frees everything; the caller has stopped the datapath's use. */
+	void fini();
+
+	/* ---- batches (control) ---- */
+
+	/*
+	 * Apply one nf_tables request of the current batch: @type is the
+	 * NFT_MSG_* number, @nlflags the netlink flags, @family the nfgen
+	 * family, @attrs/@len the message's attributes. Returns 0 or a
+	 * negative errno with @ack's message; a failed request leaves the
+	 * batch as it was before it (the caller then aborts the batch).
+	 */
+	int apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8_t *attrs,
+		  size_t len, Extack *ack);
+	/* Publish the batch. On failure the batch is aborted. */
+	int commit(Extack *ack);
+	void abort();
+
+	/* ---- datapath ---- */
+	const Generation *generation() const { return rcu_deref(gen_); }
+
+	/* ---- reading (control) ---- */
+	uint32_t generation_id() const { return gen_id_; }
+	const TableObjList &tables() const { return tables_; }
+	/* Live counter values of a rule's NFTA_RULE_EXPRESSIONS, patched into
+	 * @buf (a copy of rule.exprs, @cap bytes at least rule.exprs.len). */
+	static void patch_counters(const RuleObj &rule, uint8_t *buf);
+
+private:
+	friend struct BuildContext;
+
+	int new_table(uint16_t flags, const Attr *tb, Extack *ack);
+	int del_table(uint16_t flags, const Attr *tb, Extack *ack);
+	int new_chain(uint16_t flags, const Attr *tb, Extack *ack);
+	int del_chain(uint16_t flags, const Attr *tb, Extack *ack);
+	int new_rule(uint16_t flags, const Attr *tb, Extack *ack);
+	int del_rule(uint16_t flags, const Attr *tb, Extack *ack);
+	int new_set(uint16_t flags, const Attr *tb, Extack *ack);
+	int del_set(uint16_t flags, const Attr *tb, Extack *ack);
+	int new_setelem(uint16_t flags, const Attr *tb, Extack *ack);
+	int del_setelem(uint16_t flags, const Attr *tb, Extack *ack);
+	int new_flowtable(uint16_t flags, const Attr *tb, Extack *ack);
+	int del_flowtable(uint16_t flags, const Attr *tb, Extack *ack);
+
+	int flush_table(TableObj *t, Extack *ack);
+	int remove_table(TableObj *t, Extack *ack);
+	int remove_chain(ChainObj *c, Extack *ack);
+	int remove_rule(RuleObj *r, Extack *ack);
+	int remove_set(SetObj *s, Extack *ack);
+	int remove_flowtable(FlowtableObj *f, Extack *ack);
+	int set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Extack *ack);
+
+	TableObj *find_table(const Attr &name);
+	bool chain_in_use(const ChainObj *c) const;
+	bool set_in_use(const SetObj *s) const;
+	bool flowtable_in_use(const FlowtableObj *f) const;
+
+	int log(const UndoRecord &rec, Extack *ack);
+	void undo_one(const UndoRecord &rec);
+	void free_rule(RuleObj *r);
+	void free_chain(ChainObj *c);
+	void free_set(SetObj *s);
+	void free_table(TableObj *t);
+	void free_flowtable(FlowtableObj *f);
+
+	int build(Generation *&out, Extack *ack);
+	static void free_generation(Generation *g);
+
+	TableObjList tables_;
+	Generation *gen_ = nullptr;	/* rcu_publish / rcu_deref */
+	uint32_t gen_id_ = 0;
+	uint64_t next_table_handle_ = 1;
+	UndoRecord *undo_ = nullptr;	/* the batch's records */
+	uint32_t undo_count_ = 0;
+	uint32_t undo_cap_ = 0;
+};
+
+} // namespace xb::nft
+
+#endif /* XBRIDGE_CORE_NFT_RULESET_H */

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nft_set.cc - the element store and the lookup index of nf_tables sets.
+ *
+ * Slot layout, shared by ElemStore and SetIndex:
+ *   key (key_len rounded up to 4) | key_end (concatenated intervals only) |
+ *   data (data_len rounded up to 4; verdict maps: code at 0, chain at 8) |
+ *   flags (4 bytes)
+ *
+ * ElemStore: control context (XB_ALLOC_SLEEP), under the ruleset lock.
+ * SetIndex: built in control context, then read-only and lock-free.
+ */
+#include "nft_set.h"
+
+#include "compiler.h"
+#include "platform.h"
+
+namespace xb::nft {
+
+namespace {
+
+uint32_t round4(uint32_t n)
+{
+	return (n + 3u) & ~3u;
+}
+
+struct Offsets {
+	uint32_t key_end;
+	uint32_t data;
+	uint32_t flags;
+	uint32_t stride;
+};
+
+Offsets offsets_of(const SetLayout &l)
+{
+	Offsets o;
+	const uint32_t key = round4(l.key_len);
+	o.key_end = key;
+	o.data = key + (l.concat && l.interval ? key : 0);
+	const uint32_t data = l.verdict_map ? 16 : round4(l.data_len);
+	o.flags = o.data + data;
+	o.stride = (o.flags + 4 + 7) & ~7u;
+	return o;
+}
+
+void copy(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	__builtin_memcpy(dst, src, n);
+}
+
+void write_slot(uint8_t *s, const SetLayout &l, const Offsets &o, const ElemView &e)
+{
+	__builtin_memset(s, 0, o.stride);
+	copy(s, e.key, l.key_len);
+	if (l.concat && l.interval && e.key_end)
+		copy(s + o.key_end, e.key_end, l.key_len);
+	if (l.verdict_map) {
+		copy(s + o.data, reinterpret_cast<const uint8_t *>(&e.verdict), 4);
+		copy(s + o.data + 8, reinterpret_cast<const uint8_t *>(&e.chain), sizeof(void *));
+	} else if (l.data_len && e.data) {
+		copy(s + o.data, e.data, l.data_len);
+	}
+	copy(s + o.flags, reinterpret_cast<const uint8_t *>(&e.flags), 4);
+}
+
+uint32_t read_u32(const uint8_t *p)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, p, 4);
+	return v;
+}
+
+/* A byte-string hash: four bytes a step, murmur-style mixing. */
+uint32_t hash_key(const uint8_t *key, uint32_t len, uint32_t seed)
+{
+	uint32_t h = seed ^ len;
+	uint32_t i = 0;
+	for (; i + 4 <= len; i += 4) {
+		uint32_t k = read_u32(key + i) * 0xcc9e2d51u;
+		k = (k << 15 | k >> 17) * 0x1b873593u;
+		h ^= k;
+		h = (h << 13 | h >> 19) * 5 + 0xe6546b64u;
+	}
+	uint32_t tail = 0;
+	for (uint32_t s = 0; i < len; i++, s += 8)
+		tail |= uint32_t(key[i]) << s;
+	h ^= tail * 0xcc9e2d51u;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	return h ^ (h >> 16);
+}
+
+int memcmp_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+	return __builtin_memcmp(a, b, n);
+}
+
+} // namespace
+
+/* ---- ElemStore ---------------------------------------------------------- */
+
+int ElemStore::init(const SetLayout &layout, Extack *ack)
+{
+	if (layout.key_len == 0 || layout.key_len > kSetKeyMax || layout.data_len > kSetKeyMax)
+		return fail(ack, kEINVAL, "set key or data length out of range");
+	layout_ = layout;
+	stride_ = offsets_of(layout).stride;
+	count_ = capacity_ = 0;
+	items_ = nullptr;
+	return 0;
+}
+
+void ElemStore::fini()
+{
+	if (items_)
+		xb_free(items_);
+	items_ = nullptr;
+	count_ = capacity_ = 0;
+}
+
+ElemView ElemStore::at(uint32_t i) const
+{
+	const Offsets o = offsets_of(layout_);
+	const uint8_t *s = slot(i);
+	ElemView e{};
+	e.key = s;
+	e.key_end = layout_.concat && layout_.interval ? s + o.key_end : nullptr;
+	if (layout_.verdict_map) {
+		__builtin_memcpy(&e.verdict, s + o.data, 4);
+		__builtin_memcpy(&e.chain, s + o.data + 8, sizeof(void *));
+	} else if (layout_.data_len) {
+		e.data = s + o.data;
+	}
+	e.flags = read_u32(s + o.flags);
+	return e;
+}
+
+void ElemStore::set_flags(uint32_t i, uint32_t flags)
+{
+	copy(slot(i) + offsets_of(layout_).flags, reinterpret_cast<const uint8_t *>(&flags), 4);
+}
+
+int64_t ElemStore::find_live(const ElemView &e, uint32_t dead) const
+{
+	const Offsets o = offsets_of(layout_);
+	const uint32_t mask = kSetElemFIntervalEnd | kSetElemFCatchall;
+	for (uint32_t i = 0; i < count_; i++) {
+		const uint8_t *s = slot(i);
+		const uint32_t f = read_u32(s + o.flags);
+		if ((f & dead) || (f & mask) != (e.flags & mask))
+			continue;
+		if (f & kSetElemFCatchall)
+			return i;
+		if (memcmp_bytes(s, e.key, layout_.key_len))
+			continue;
+		if (layout_.concat && layout_.interval && e.key_end &&
+		    memcmp_bytes(s + o.key_end, e.key_end, layout_.key_len))
+			continue;
+		return i;
+	}
+	return -1;
+}
+
+uint32_t ElemStore::live_count(uint32_t dead) const
+{
+	const uint32_t flags_off = offsets_of(layout_).flags;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < count_; i++)
+		n += !(read_u32(slot(i) + flags_off) & dead);
+	return n;
+}
+
+void ElemStore::compact(uint32_t dead)
+{
+	const uint32_t flags_off = offsets_of(layout_).flags;
+	uint32_t out = 0;
+	for (uint32_t i = 0; i < count_; i++) {
+		if (read_u32(slot(i) + flags_off) & dead)
+			continue;
+		if (out != i)
+			__builtin_memcpy(slot(out), slot(i), stride_);
+		out++;
+	}
+	count_ = out;
+}
+
+int ElemStore::grow(Extack *ack)
+{
+	if (count_ < capacity_)
+		return 0;
+	const uint32_t cap = capacity_ ? capacity_ * 2 : 8;
+	uint8_t *items = static_cast<uint8_t *>(xb_alloc(uint64_t(cap) * stride_, XB_ALLOC_SLEEP));
+	if (!items)
+		return fail(ack, kENOMEM, "out of memory for set elements");
+	if (items_) {
+		__builtin_memcpy(items, items_, uint64_t(count_) * stride_);
+		xb_free(items_);
+	}
+	items_ = items;
+	capacity_ = cap;
+	return 0;
+}
+
+int ElemStore::append(const ElemView &e, Extack *ack)
+{
+	return insert_at(count_, e, ack);
+}
+
+int ElemStore::insert_at(uint32_t i, const ElemView &e, Extack *ack)
+{
+	int err = grow(ack);
+	if (err)
+		return err;
+	if (i < count_)
+		__builtin_memmove(slot(i + 1), slot(i), uint64_t(count_ - i) * stride_);
+	write_slot(slot(i), layout_, offsets_of(layout_), e);
+	count_++;
+	return 0;
+}
+
+void ElemStore::remove(uint32_t i)
+{
+	if (i + 1 < count_)
+		__builtin_memmove(slot(i), slot(i + 1), uint64_t(count_ - i - 1) * stride_);
+	count_--;
+}
+
+/* ---- SetIndex ----------------------------------------------------------- */
+
+SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint32_t skip,
+			  ChainMapper map, void *ctx, Extack *ack)
+{
+	SetIndex *ix = static_cast<SetIndex *>(xb_alloc(sizeof(SetIndex), XB_ALLOC_SLEEP));
+	if (!ix)
+		return fail(ack, kENOMEM, "out of memory for a set index"), nullptr;
+	const Offsets o = offsets_of(layout);
+	ix->layout_ = layout;
+	ix->stride_ = o.stride;
+	ix->data_off_ = o.data;
+	ix->flags_off_ = o.flags;
+	ix->kind_ = !layout.interval ? Kind::Hash : layout.concat ? Kind::ConcatRanges : Kind::Interval;
+	ix->seed_ = xb_random_u32();
+
+	const uint32_t n = elems.count();
+	ix->entries_ = static_cast<uint8_t *>(xb_alloc(uint64_t(n + 1) * o.stride, XB_ALLOC_SLEEP));
+	if (!ix->entries_) {
+		xb_free(ix);
+		return fail(ack, kENOMEM, "out of memory for a set index"), nullptr;
+	}
+	uint32_t count = 0;
+	bool have_catchall = false;
+	uint8_t *catchall = ix->entries_ + uint64_t(n) * o.stride;
+	for (uint32_t i = 0; i < n; i++) {
+		ElemView e = elems.at(i);
+		if (e.flags & skip)
+			continue;
+		if (layout.verdict_map && e.chain)
+			e.chain = const_cast<Chain *>(map(ctx, e.chain));
+		if (e.flags & kSetElemFCatchall) {
+			write_slot(catchall, layout, o, e);
+			have_catchall = true;
+			continue;
+		}
+		write_slot(ix->entries_ + uint64_t(count++) * o.stride, layout, o, e);
+	}
+	ix->count_ = count;
+	ix->catchall_ = have_catchall ? catchall : nullptr;
+
+	if (ix->kind_ == Kind::Interval) {
+		/* Insertion sort by key, an interval end before a start at the
+		 * same key (the start then decides, as in the rbtree). Elements
+		 * arrive sorted from nft, so this is linear in practice. */
+		uint8_t tmp[2 * kSetKeyMax + 32];
+		for (uint32_t i = 1; i < count; i++) {
+			__builtin_memcpy(tmp, ix->entries_ + uint64_t(i) * o.stride, o.stride);
+			const bool tmp_end = read_u32(tmp + o.flags) & kSetElemFIntervalEnd;
+			uint32_t j = i;
+			while (j > 0) {
+				const uint8_t *prev = ix->entries_ + uint64_t(j - 1) * o.stride;
+				int d = memcmp_bytes(prev, tmp, layout.key_len);
+				const bool prev_end = read_u32(prev + o.flags) & kSetElemFIntervalEnd;
+				if (d < 0 || (d == 0 && (prev_end || !tmp_end)))
+					break;
+				__builtin_memcpy(ix->entries_ + uint64_t(j) * o.stride, prev, o.stride);
+				j--;
+			}
+			__builtin_memcpy(ix->entries_ + uint64_t(j) * o.stride, tmp, o.stride);
+		}
+	} else if (ix->kind_ == Kind::Hash) {
+		uint32_t slots = 8;
+		while (slots < count * 2)
+			slots <<= 1;
+		ix->slots_ = static_cast<uint32_t *>(xb_alloc(uint64_t(slots) * 4, XB_ALLOC_SLEEP));
+		if (!ix->slots_) {
+			xb_free(ix->entries_);
+			xb_free(ix);
+			return fail(ack, kENOMEM, "out of memory for a set index"), nullptr;
+		}
+		ix->hash_mask_ = slots - 1;
+		for (uint32_t i = 0; i < count; i++) {
+			const uint8_t *key = ix->entry(i);
+			uint32_t h = hash_key(key, layout.key_len, ix->seed_) & ix->hash_mask_;
+			while (ix->slots_[h])
+				h = (h + 1) & ix->hash_mask_;
+			ix->slots_[h] = i + 1;
+		}
+	}
+	return ix;
+}
+
+void SetIndex::destroy(SetIndex *ix)
+{
+	if (!ix)
+		return;
+	if (ix->slots_)
+		xb_free(ix->slots_);
+	xb_free(ix->entries_);
+	xb_free(ix);
+}
+
+void SetIndex::fill_hit(const uint8_t *e, SetHit &hit) const
+{
+	if (layout_.verdict_map) {
+		__builtin_memcpy(&hit.verdict, e + data_off_, 4);
+		__builtin_memcpy(&hit.chain, e + data_off_ + 8, sizeof(void *));
+		hit.data = nullptr;
+	} else {
+		hit.data = e + data_off_;
+	}
+}
+
+bool SetIndex::lookup_hash(const uint8_t *key, SetHit &hit) const
+{
+	uint32_t h = hash_key(key, layout_.key_len, seed_) & hash_mask_;
+	for (;;) {
+		const uint32_t idx = slots_[h];
+		if (!idx)
+			return false;
+		const uint8_t *e = entry(idx - 1);
+		if (!memcmp_bytes(e, key, layout_.key_len)) {
+			fill_hit(e, hit);
+			return true;
+		}
+		h = (h + 1) & hash_mask_;
+	}
+}
+
+bool SetIndex::lookup_interval(const uint8_t *key, SetHit &hit) const
+{
+	/* The last boundary <= key. */
+	uint32_t lo = 0, hi = count_;
+	while (lo < hi) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+		if (memcmp_bytes(entry(mid), key, layout_.key_len) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	const uint8_t *e = entry(lo - 1);
+	if (read_u32(e + flags_off_) & kSetElemFIntervalEnd)
+		return false;
+	fill_hit(e, hit);
+	return true;
+}
+
+bool SetIndex::lookup_ranges(const uint8_t *key, SetHit &hit) const
+{
+	const uint32_t key_end_off = round4(layout_.key_len);
+	for (uint32_t i = 0; i < count_; i++) {
+		const uint8_t *e = entry(i);
+		uint32_t off = 0;
+		bool match = true;
+		for (unsigned f = 0; f < layout_.field_count && match; f++) {
+			const uint32_t flen = layout_.field_len[f];
+			match = memcmp_bytes(key + off, e + off, flen) >= 0 &&
+				memcmp_bytes(key + off, e + key_end_off + off, flen) <= 0;
+			off += round4(flen);
+		}
+		if (match) {
+			fill_hit(e, hit);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool SetIndex::lookup(const uint8_t *key, SetHit &hit) const
+{
+	bool found;
+	switch (kind_) {
+	case Kind::Hash:
+		found = lookup_hash(key, hit);
+		break;
+	case Kind::Interval:
+		found = lookup_interval(key, hit);
+		break;
+	default:
+		found = lookup_ranges(key, hit);
+		break;
+	}
+	if (!found && catchall_) {
+		fill_hit(catchall_, hit);
+		return true;
+	}
+	return found;
+}
+
+} // namespace xb::nft

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nft_set.h - nf_tables sets and maps: the element store the control plane
+ * edits, and the lookup index a generation's frames search.
+ *
+ * ElemStore is the control-plane copy of a set's elements in arrival order
+ * (what a dump lists). It is edited only under the ruleset's control lock.
+ *
+ * SetIndex is built from an ElemStore when a generation is built and is
+ * immutable afterwards: frames read it inside their RCU read section without
+ * any lock. Exact sets are an open-addressed hash; single-field interval sets
+ * a sorted array of boundaries searched by bisection (nft_set_rbtree's
+ * semantics: the greatest boundary <= key decides); concatenated interval
+ * sets a list of per-field ranges (nft_set_pipapo's semantics), scanned.
+ * A map's data (a value, or a verdict resolved to the generation's chain)
+ * sits beside each key.
+ *
+ * Ownership: a Set (nft_ruleset.h) owns its ElemStore; a generation owns
+ * its SetIndexes and frees them after a grace period.
+ */
+#ifndef XBRIDGE_CORE_NFT_SET_H
+#define XBRIDGE_CORE_NFT_SET_H
+
+#include <stdint.h>
+
+#include "errors.h"
+#include "nft_uapi.h"
+
+namespace xb::nft {
+
+constexpr unsigned kSetKeyMax = 64;	/* NFT_DATA_VALUE_MAXLEN */
+constexpr unsigned kSetFieldsMax = 16;	/* NFT_REG32_COUNT */
+
+/* One element as the control plane holds it. */
+struct ElemView {
+	const uint8_t *key;
+	const uint8_t *key_end;	/* concatenated intervals: the range's end */
+	const uint8_t *data;	/* map data (values), or nullptr */
+	int32_t verdict;	/* verdict maps */
+	void *chain;		/* verdict maps: jump/goto target (control chain) */
+	uint32_t flags;		/* kSetElemF* */
+};
+
+/* What a set stores per element, fixed at creation. */
+struct SetLayout {
+	uint32_t key_len;
+	uint32_t data_len;	/* 0: a set, not a map */
+	bool verdict_map;
+	bool interval;
+	bool concat;
+	uint8_t field_count;	/* concatenation: the fields' lengths */
+	uint8_t field_len[kSetFieldsMax];
+};
+
+/* The control-plane element list. */
+class ElemStore {
+public:
+	int init(const SetLayout &layout, Extack *ack);
+	void fini();
+
+	uint32_t count() const { return count_; }
+	ElemView at(uint32_t i) const;
+
+	/* Append; -ENOMEM on failure (nothing changed). */
+	int append(const ElemView &e, Extack *ack);
+	/* Remove the element at @i (order kept). */
+	void remove(uint32_t i);
+	/* Re-insert @e at @i (undo of remove). */
+	int insert_at(uint32_t i, const ElemView &e, Extack *ack);
+
+	/*
+	 * A batch deletes an element by setting a private flag bit (@dead)
+	 * and compacts at commit, so that undoing a delete never allocates.
+	 * find_live() (the index of the live element equal to @e: key,
+	 * key end, interval-end and catch-all bits; or -1) and live_count()
+	 * skip dead elements.
+	 */
+	void set_flags(uint32_t i, uint32_t flags);
+	int64_t find_live(const ElemView &e, uint32_t dead) const;
+	uint32_t live_count(uint32_t dead) const;
+	void compact(uint32_t dead);
+
+private:
+	uint8_t *slot(uint32_t i) const { return items_ + uint64_t(i) * stride_; }
+	int grow(Extack *ack);
+
+	SetLayout layout_{};
+	uint32_t stride_ = 0;
+	uint32_t count_ = 0;
+	uint32_t capacity_ = 0;
+	uint8_t *items_ = nullptr;
+};
+
+struct Chain;	/* a generation's compiled chain (nft_eval.h) */
+
+/* The result of a map lookup: the data, or the verdict. */
+struct SetHit {
+	const uint8_t *data;
+	int32_t verdict;
+	const Chain *chain;
+};
+
+/*
+ * A generation's lookup index over one set. build() copies the elements
+ * (less those with a flag in @skip_flags);
+ * @map_chain maps an element's control chain to the generation's compiled
+ * chain. lookup() is datapath-safe (no lock, no allocation).
+ */
+class SetIndex {
+public:
+	using ChainMapper = const Chain *(*)(void *ctx, void *control_chain);
+
+	static SetIndex *build(const SetLayout &layout, const ElemStore &elems, uint32_t skip_flags,
+			       ChainMapper map, void *ctx, Extack *ack);
+	static void destroy(SetIndex *index);
+
+	/* Find @key (key_len bytes). Fills @hit for maps. */
+	bool lookup(const uint8_t *key, SetHit &hit) const;
+
+	uint32_t size() const { return count_; }
+
+private:
+	enum class Kind : uint8_t { Hash, Interval, ConcatRanges };
+
+	const uint8_t *entry(uint32_t i) const { return entries_ + uint64_t(i) * stride_; }
+	bool lookup_hash(const uint8_t *key, SetHit &hit) const;
+	bool lookup_interval(const uint8_t *key, SetHit &hit) const;
+	bool lookup_ranges(const uint8_t *key, SetHit &hit) const;
+	void fill_hit(const uint8_t *e, SetHit &hit) const;
+
+	Kind kind_;
+	SetLayout layout_;
+	uint32_t stride_;	/* key [+ key_end] [+ flags] + data */
+	uint32_t data_off_;
+	uint32_t flags_off_;
+	uint32_t count_;
+	uint32_t hash_mask_;	/* Hash: slots - 1 */
+	uint32_t seed_;
+	uint32_t *slots_;	/* Hash: entry index + 1, 0 empty */
+	uint8_t *entries_;
+	const uint8_t *catchall_;	/* the `*` element's entry (after the
+					 * others), or nullptr */
+};
+
+} // namespace xb::nft
+
+#endif /* XBRIDGE_CORE_NFT_SET_H */

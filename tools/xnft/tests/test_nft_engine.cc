@@ -1,0 +1,597 @@
+// test_nft_engine.cc - the core's rule engine (core/nft_*) fed exactly what
+// nft sends: nft text compiled by xnft's compiler, encoded by libnftnl
+// (wire.h), applied to an xb::nft::Ruleset as one batch, then frames run
+// through the generation's hooks. Each test asserts what nf_tables decides
+// for the same ruleset and frames (net/netfilter/nf_tables_core.c and the
+// expressions' eval functions), and what it refuses, with its errno.
+//
+// Userspace test code: exceptions and the standard library are fine here.
+#include <catch2/catch.hpp>
+
+#include <net/if.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../../../core/tests/ct_frames.h"
+#include "compiler.h"
+#include "ct_track.h"
+#include "diagnostics.h"
+#include "nft_eval.h"
+#include "nft_ruleset.h"
+#include "parser.h"
+#include "wire.h"
+
+namespace {
+
+using namespace xb::nft;
+using ctf::Bytes;
+
+constexpr uint8_t kPacketOtherhost = 3;
+
+struct Engine {
+	Ruleset rs;
+	// One compiler for the engine's life: later batches refer to objects
+	// of earlier ones, as nft's cache of the kernel's ruleset lets them.
+	xnft::Batch first;
+	xnft::Compiler compiler{first};
+
+	Engine() { REQUIRE(rs.init(nullptr) == 0); }
+	~Engine() { rs.fini(); }
+
+	// Compile @text and apply it as one batch. Returns 0 or the errno
+	// (negative) of the request or commit that failed; @msg gets the
+	// extack message.
+	// With @fresh, a compiler that knows nothing compiles it: xnft then
+	// sends what the ruleset itself must refuse (nft's cache would have
+	// caught it).
+	int load(const std::string &text, std::string *msg = nullptr, bool fresh = false)
+	{
+		xnft::Parser parser;
+		xnft::Batch batch;
+		xnft::Compiler fresh_compiler(batch);
+		xnft::Compiler &c = fresh ? fresh_compiler : compiler;
+		c.retarget(batch);
+		try {
+			for (auto &cmd : parser.parse_text(text))
+				c.compile(cmd);
+		} catch (const xnft::LangError &e) {
+			FAIL("xnft refused the ruleset: " << xnft::format_error(e));
+		}
+		for (const xnft::WireMsg &m : xnft::encode_batch(batch)) {
+			xb::Extack ack;
+			int err = rs.apply(m.type, m.flags, m.family, m.attrs.data(), m.attrs.size(),
+					   &ack);
+			if (err) {
+				rs.abort();
+				if (msg)
+					*msg = ack.msg ? ack.msg : "";
+				else
+					WARN("request " << m.type << " refused: " << err << " "
+						        << (ack.msg ? ack.msg : ""));
+				return err;
+			}
+		}
+		xb::Extack ack;
+		int err = rs.commit(&ack);
+		if (err && msg)
+			*msg = ack.msg ? ack.msg : "";
+		else if (err)
+			WARN("commit refused: " << err << " " << (ack.msg ? ack.msg : ""));
+		return err;
+	}
+
+	int32_t run(unsigned hook, Pkt &p)
+	{
+		xb::RcuReadGuard rcu;
+		const Generation *g = rs.generation();
+		if (!g)
+			return kNfAccept;
+		return run_hook(g->hooks[hook], p);
+	}
+
+	const TableObj &table(const char *name)
+	{
+		for (const TableObj &t : rs.tables())
+			if (!strcmp(t.name, name))
+				return t;
+		FAIL("no table " << name);
+		throw 0;
+	}
+	const ChainObj &chain(const char *table_name, const char *name)
+	{
+		for (const ChainObj &c : table(table_name).chains)
+			if (!strcmp(c.name, name))
+				return c;
+		FAIL("no chain " << name);
+		throw 0;
+	}
+	// The packets counted by the first counter of rule @index of a chain.
+	uint64_t packets(const char *t, const char *c, unsigned index)
+	{
+		unsigned i = 0;
+		for (const RuleObj &r : chain(t, c).rules)
+			if (i++ == index) {
+				REQUIRE(r.code.count_counters > 0);
+				uint64_t pk, by;
+				counter_read(*r.code.counters[0], pk, by);
+				return pk;
+			}
+		FAIL("no rule " << index);
+		return 0;
+	}
+};
+
+IfInfo port_a{11, "swp1", 1, 0, "xbr0"};
+IfInfo port_b{12, "swp2", 1, 0, "xbr0"};
+
+struct Frame {
+	Bytes bytes;
+	Pkt pkt{};
+
+	explicit Frame(Bytes b, const IfInfo *in = &port_a, const IfInfo *out = &port_b)
+		: bytes(std::move(b))
+	{
+		pkt.frame = bytes.data();
+		pkt.len = uint32_t(bytes.size());
+		pkt.in = in;
+		pkt.out = out;
+		pkt.pkttype = kPacketOtherhost;
+		pkt_init(pkt);
+	}
+};
+
+Bytes tcp(uint16_t dport, uint8_t last_octet = 2, uint16_t sport = 40000)
+{
+	ctf::Tcp t;
+	t.sport = sport;
+	t.dport = dport;
+	t.flags = 0x02;
+	t.win = 1000;
+	return ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 0, 0, last_octet), t));
+}
+
+Bytes udp(uint16_t dport)
+{
+	return ctf::frame(ctf::udp_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 0, 0, 2), 5000, dport, 8));
+}
+
+int32_t verdict(Engine &e, unsigned hook, Bytes b)
+{
+	Frame f(std::move(b));
+	return e.run(hook, f.pkt);
+}
+
+} // namespace
+
+TEST_CASE("nft engine: a forward chain with tcp dport, counter and policy", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain fwd { type filter hook forward priority 0; policy accept;\n"
+		       "    tcp dport 23 counter drop\n"
+		       "    ip daddr 10.0.0.9 counter accept\n"
+		       "  }\n"
+		       "}\n") == 0);
+	CHECK(verdict(e, kHookForward, tcp(23)) == kNfDrop);
+	CHECK(verdict(e, kHookForward, tcp(22)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, tcp(23, 9)) == kNfDrop);
+	CHECK(verdict(e, kHookForward, tcp(22, 9)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, udp(23)) == kNfAccept);
+	CHECK(e.packets("t", "fwd", 0) == 2);
+	CHECK(e.packets("t", "fwd", 1) == 1);
+	// Other hooks have no chain: every frame passes.
+	CHECK(verdict(e, kHookPrerouting, tcp(23)) == kNfAccept);
+	CHECK(verdict(e, kHookInput, tcp(23)) == kNfAccept);
+}
+
+TEST_CASE("nft engine: policy drop, jump, goto and return", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain sub { tcp dport 80 accept; tcp dport 81 return; udp dport 53 drop }\n"
+		       "  chain tail { tcp dport 82 accept }\n"
+		       "  chain in { type filter hook input priority 0; policy drop;\n"
+		       "    meta l4proto { tcp, udp } jump sub\n"
+		       "    tcp dport 81 accept\n"
+		       "    tcp dport 82 goto tail\n"
+		       "    tcp dport 83 goto tail\n"
+		       "    tcp dport 84 accept\n"
+		       "  }\n"
+		       "}\n") == 0);
+	CHECK(verdict(e, kHookInput, tcp(80)) == kNfAccept);	// accepted in sub
+	CHECK(verdict(e, kHookInput, tcp(81)) == kNfAccept);	// return, then accept
+	CHECK(verdict(e, kHookInput, udp(53)) == kNfDrop);
+	CHECK(verdict(e, kHookInput, tcp(82)) == kNfAccept);	// goto tail: accept
+	CHECK(verdict(e, kHookInput, tcp(83)) == kNfDrop);	// tail ends: base policy
+	CHECK(verdict(e, kHookInput, tcp(84)) == kNfAccept);
+	CHECK(verdict(e, kHookInput, tcp(99)) == kNfDrop);
+}
+
+TEST_CASE("nft engine: chains of one hook run in priority order, a drop ends the frame", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain late { type filter hook prerouting priority 100; counter }\n"
+		       "  chain early { type filter hook prerouting priority -300; tcp dport 23 drop; counter }\n"
+		       "}\n") == 0);
+	CHECK(verdict(e, kHookPrerouting, tcp(23)) == kNfDrop);
+	CHECK(e.packets("t", "late", 0) == 0);
+	CHECK(e.packets("t", "early", 1) == 0);
+	CHECK(verdict(e, kHookPrerouting, tcp(22)) == kNfAccept);
+	CHECK(e.packets("t", "late", 0) == 1);
+	CHECK(e.packets("t", "early", 1) == 1);
+	// The conntrack split: a window of priorities runs alone.
+	Frame f(tcp(22));
+	{
+		xb::RcuReadGuard rcu;
+		CHECK(run_hook(e.rs.generation()->hooks[kHookPrerouting], f.pkt, INT64_MIN, -200) ==
+		      kNfAccept);
+	}
+	CHECK(e.packets("t", "early", 1) == 2);
+	CHECK(e.packets("t", "late", 0) == 1);
+}
+
+TEST_CASE("nft engine: anonymous, named, interval and concatenated sets", "[nft]")
+{
+	Engine e;
+	std::string big = "  set many { type ipv4_addr; elements = { ";
+	for (int i = 0; i < 1000; i++)
+		big += (i ? ", " : "") + std::string("10.1.") + std::to_string(i / 250) + "." +
+		       std::to_string(i % 250);
+	big += " } }\n";
+	REQUIRE(e.load("table bridge t {\n" + big +
+		       "  set nets { type ipv4_addr; flags interval; elements = { 10.0.0.0/29, 192.168.0.0/16 } }\n"
+		       "  set pairs { type ipv4_addr . inet_service; elements = { 10.0.0.1 . 22, 10.0.0.1 . 25 } }\n"
+		       "  chain fwd { type filter hook forward priority 0; policy drop;\n"
+		       "    tcp dport { 22, 80, 443 } ip daddr @nets accept\n"
+		       "    ip daddr @many accept\n"
+		       "    ip saddr . tcp dport @pairs accept\n"
+		       "    tcp dport 1000-2000 accept\n"
+		       "  }\n"
+		       "}\n") == 0);
+	CHECK(verdict(e, kHookForward, tcp(80, 2)) == kNfAccept);	// 10.0.0.2 in /29
+	CHECK(verdict(e, kHookForward, tcp(81, 200)) == kNfDrop);
+	CHECK(verdict(e, kHookForward, tcp(80, 200)) == kNfDrop);	// 10.0.0.200 outside
+	CHECK(verdict(e, kHookForward, tcp(25, 200)) == kNfAccept);	// the pair 10.0.0.1 . 25
+	CHECK(verdict(e, kHookForward, tcp(26, 200)) == kNfDrop);
+	CHECK(verdict(e, kHookForward, tcp(1500, 200)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, tcp(2001, 200)) == kNfDrop);
+	// 10.1.3.249 is the 1000th element.
+	ctf::Tcp t;
+	t.dport = 9;
+	CHECK(verdict(e, kHookForward,
+		      ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 1, 3, 249), t))) ==
+	      kNfAccept);
+	CHECK(verdict(e, kHookForward,
+		      ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 1, 4, 0), t))) ==
+	      kNfDrop);
+}
+
+TEST_CASE("nft engine: maps set the mark, verdict maps jump", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain web { counter accept }\n"
+		       "  chain pre { type filter hook prerouting priority 0;\n"
+		       "    meta mark set tcp dport map { 22 : 1, 80 : 2 }\n"
+		       "    tcp dport vmap { 80 : jump web, 23 : drop }\n"
+		       "    meta mark 1 counter\n"
+		       "  }\n"
+		       "}\n") == 0);
+	Frame ssh(tcp(22));
+	CHECK(e.run(kHookPrerouting, ssh.pkt) == kNfAccept);
+	CHECK(ssh.pkt.mark == 1);
+	CHECK(e.packets("t", "pre", 2) == 1);
+	Frame web(tcp(80));
+	CHECK(e.run(kHookPrerouting, web.pkt) == kNfAccept);
+	CHECK(web.pkt.mark == 2);
+	CHECK(e.packets("t", "web", 0) == 1);
+	CHECK(verdict(e, kHookPrerouting, tcp(23)) == kNfDrop);
+	// No map entry: the lookup fails and the rule stops (the mark stays).
+	Frame other(tcp(24));
+	other.pkt.mark = 7;
+	CHECK(e.run(kHookPrerouting, other.pkt) == kNfAccept);
+	CHECK(other.pkt.mark == 7);
+}
+
+TEST_CASE("nft engine: the seed's bridge firewall (zones, ct state, iif vmap)", "[nft]")
+{
+	// ../shared/seeds/bridge-flowtable-thread.txt, with lo for the veths
+	// (xnft resolves iif names on the compiling host).
+	REQUIRE(if_nametoindex("lo") == 1);
+	Engine e;
+	REQUIRE(e.load(
+		"add table bridge firewall\n"
+		"add chain bridge firewall zones { type filter hook prerouting priority - 300 ; }\n"
+		"add rule bridge firewall zones counter ct zone set iif map { \"lo\" : 2 }\n"
+		"add chain bridge firewall rule-200-ingress\n"
+		"add rule bridge firewall rule-200-ingress ct zone 2 ct state established,related counter accept\n"
+		"add rule bridge firewall rule-200-ingress ct zone 2 ct state invalid counter drop\n"
+		"add rule bridge firewall rule-200-ingress ct zone 2 tcp dport 23 ct state new counter accept\n"
+		"add rule bridge firewall rule-200-ingress counter drop\n"
+		"add chain bridge firewall rules-all { type filter hook prerouting priority - 150 ; }\n"
+		"add rule bridge firewall rules-all counter meta protocol ip iif vmap { \"lo\" : jump rule-200-ingress }\n"
+		"add flowtable bridge firewall fb2 { hook ingress priority 0 ; devices = { lo } ; }\n"
+		"add chain bridge firewall ftb-all {type filter hook forward priority 0 ; policy accept ; }\n"
+		"add rule bridge firewall ftb-all counter ct zone 2 ip protocol tcp flow offload @fb2\n") == 0);
+	{
+		xb::RcuReadGuard rcu;
+		REQUIRE(e.rs.generation()->uses_ct);
+		REQUIRE(e.rs.generation()->has_offload);
+	}
+	IfInfo lo{1, "lo", 772, 0, "xbr0"};
+
+	// A conntrack entry in zone 2 for the frames to read.
+	xb::Conntrack ct;
+	REQUIRE(ct.init(64, 64, nullptr) == 0);
+	auto track = [&](Frame &f, xb::CtResult &r) {
+		ct.in(f.bytes.data(), uint32_t(f.bytes.size()), false, f.pkt.ct_zone, 1, true, r);
+		f.pkt.ct = &r;
+	};
+
+	// Without conntrack the ct keys find no connection and the ingress
+	// chain's catch-all drop takes the frame.
+	Frame untracked(tcp(23), &lo);
+	CHECK(e.run(kHookPrerouting, untracked.pkt) == kNfDrop);
+	CHECK(untracked.pkt.ct_zone == 2);
+	// New telnet: zone set before conntrack (-300), then accepted.
+	xb::CtResult r;
+	{
+		// run the two prerouting windows around conntrack at -200
+		Frame f(tcp(23), &lo);
+		xb::RcuReadGuard rcu;
+		const Hook &pre = e.rs.generation()->hooks[kHookPrerouting];
+		CHECK(run_hook(pre, f.pkt, INT64_MIN, -200) == kNfAccept);
+		CHECK(f.pkt.ct_zone == 2);
+		track(f, r);
+		CHECK(r.state == xb::kCtStateNew);
+		CHECK(run_hook(pre, f.pkt, -200, INT64_MAX) == kNfAccept);
+		// forward: flow offload requested for the zone-2 TCP frame
+		CHECK(run_hook(e.rs.generation()->hooks[kHookForward], f.pkt) == kNfAccept);
+		CHECK(f.pkt.offload != nullptr);
+		ct.confirm(r, 1);
+		ct.release(r);
+	}
+	{
+		// new TCP to port 22 in zone 2: the catch-all drop
+		Frame f(tcp(22), &lo);
+		xb::CtResult r2;
+		xb::RcuReadGuard rcu;
+		const Hook &pre = e.rs.generation()->hooks[kHookPrerouting];
+		run_hook(pre, f.pkt, INT64_MIN, -200);
+		track(f, r2);
+		CHECK(r2.state == xb::kCtStateNew);
+		CHECK(run_hook(pre, f.pkt, -200, INT64_MAX) == kNfDrop);
+		ct.release(r2);
+	}
+	{
+		// invalid (no connection, not tracked): dropped
+		Frame f(tcp(23), &lo);
+		xb::CtResult inv;
+		inv.state = xb::kCtStateInvalid;
+		f.pkt.ct = &inv;
+		f.pkt.ct_zone = 2;
+		xb::RcuReadGuard rcu;
+		CHECK(run_hook(e.rs.generation()->hooks[kHookPrerouting], f.pkt, -200, INT64_MAX) ==
+		      kNfDrop);
+	}
+	// Frames from another port do not match the vmap: accepted.
+	CHECK(verdict(e, kHookPrerouting, tcp(22)) == kNfAccept);
+	ct.fini();
+}
+
+TEST_CASE("nft engine: VLAN tags, in band or out of band, read as nft reads them", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain fwd { type filter hook forward priority 0; policy drop;\n"
+		       "    vlan id 10 ip daddr 10.0.0.2 accept\n"
+		       "    ether type ip tcp dport 22 accept\n"
+		       "  }\n"
+		       "}\n") == 0);
+	ctf::Tcp t;
+	t.dport = 80;
+	Bytes ip = ctf::tcp_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 0, 0, 2), t);
+	ctf::Eth tagged;
+	tagged.tags = 1;
+	tagged.vid = 10;
+	// The tag in the frame's bytes.
+	Frame inband(ctf::frame(ip, tagged));
+	inband.pkt.band_tag_len = 4;
+	inband.pkt.vlan_present = true;
+	inband.pkt.vlan_proto = 0x8100;
+	inband.pkt.vlan_tci = 10;
+	pkt_init(inband.pkt);
+	CHECK(inband.pkt.protocol == 0x0800);
+	CHECK(e.run(kHookForward, inband.pkt) == kNfAccept);
+	// The same frame with the tag out of band (skb->vlan_tci).
+	Frame oob(ctf::frame(ip));
+	oob.pkt.vlan_present = true;
+	oob.pkt.vlan_proto = 0x8100;
+	oob.pkt.vlan_tci = 10;
+	CHECK(e.run(kHookForward, oob.pkt) == kNfAccept);
+	oob.pkt.vlan_tci = 20;
+	CHECK(e.run(kHookForward, oob.pkt) == kNfDrop);
+	// Untagged: `ether type ip` sees 0x0800 at offset 12.
+	CHECK(verdict(e, kHookForward, tcp(22)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, tcp(80)) == kNfDrop);
+}
+
+TEST_CASE("nft engine: meta keys of the bridge family", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain fwd { type filter hook forward priority 0; policy drop;\n"
+		       "    meta iifname \"swp1\" meta oifname \"swp2\" meta ibrname \"xbr0\" meta pkttype other accept\n"
+		       "    meta iifname \"swp9*\" accept\n"
+		       "  }\n"
+		       "}\n") == 0);
+	CHECK(verdict(e, kHookForward, tcp(1)) == kNfAccept);
+	Frame back(tcp(1), &port_b, &port_a);
+	CHECK(e.run(kHookForward, back.pkt) == kNfDrop);
+	IfInfo wild{13, "swp9x", 1, 0, "xbr0"};
+	Frame w(tcp(1), &wild, &port_a);
+	CHECK(e.run(kHookForward, w.pkt) == kNfAccept);
+}
+
+TEST_CASE("nft engine: a batch applies whole or not at all", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain fwd { type filter hook forward priority 0; tcp dport 23 drop } }\n") == 0);
+	const uint32_t gen = e.rs.generation_id();
+	std::string msg;
+	// The table and chain of this batch are new, its last rule is refused
+	// at commit (flow offload outside forward): nothing of it stays.
+	CHECK(e.load("add table bridge t2\n"
+		     "add chain bridge t2 pre { type filter hook prerouting priority 0; }\n"
+		     "add flowtable bridge t2 ft { hook ingress priority 0; devices = { lo }; }\n"
+		     "add rule bridge t2 pre flow offload @ft\n"
+		     "delete table bridge t\n",
+		     &msg) == -xb::kEOPNOTSUPP);
+	CHECK(msg == "flow offload runs in forward chains only");
+	CHECK(e.rs.generation_id() == gen);
+	unsigned tables = 0;
+	for (const TableObj &t : e.rs.tables()) {
+		tables++;
+		CHECK(std::string(t.name) == "t");
+	}
+	CHECK(tables == 1);
+	CHECK(verdict(e, kHookForward, tcp(23)) == kNfDrop);
+}
+
+TEST_CASE("nft engine: loops, busy objects and missing ones get nf_tables' errno", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  set s { type inet_service; elements = { 22 } }\n"
+		       "  chain a { }\n"
+		       "  chain b { }\n"
+		       "  chain fwd { type filter hook forward priority 0; tcp dport @s jump a }\n"
+		       "}\n") == 0);
+	CHECK(e.load("add rule bridge t a jump b\nadd rule bridge t b jump a\n") == -xb::kELOOP);
+	CHECK(e.chain("t", "a").rules.empty());
+	CHECK(e.load("delete chain bridge t a\n") == -xb::kEBUSY);
+	CHECK(e.load("delete set bridge t s\n") == -xb::kEBUSY);
+	CHECK(e.load("delete chain bridge t b\n") == 0);
+	CHECK(e.load("delete rule bridge t fwd handle 999\n") == -xb::kENOENT);
+	CHECK(e.load("create table bridge t\n", nullptr, true) == -xb::kEEXIST);
+	CHECK(e.load("delete table bridge nosuch\n", nullptr, true) == -xb::kENOENT);
+	// A chain at jump level 16 is too deep (nft_chain_validate: EMLINK):
+	// base -> c1 -> ... -> c16 reaches it, base -> c2 -> ... stops at 15.
+	std::string deep = "add table bridge d\n";
+	for (int i = 0; i <= 16; i++)
+		deep += "add chain bridge d c" + std::to_string(i) + "\n";
+	for (int i = 16; i > 0; i--)
+		deep += "add rule bridge d c" + std::to_string(i - 1) + " jump c" + std::to_string(i) + "\n";
+	CHECK(e.load(deep) == 0);	// no base chain reaches them yet
+	CHECK(e.load("add chain bridge d base { type filter hook input priority 0; }\n"
+		     "add rule bridge d base jump c1\n") == -xb::kEMLINK);
+	CHECK(e.load("add chain bridge d base { type filter hook input priority 0; }\n"
+		     "add rule bridge d base jump c2\n") == 0);
+}
+
+TEST_CASE("nft engine: rules go where nft puts them; flush and delete", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook input priority 0; policy drop; } }\n"
+		       "add rule bridge t c tcp dport 1 accept\n"
+		       "add rule bridge t c tcp dport 3 accept\n"
+		       "insert rule bridge t c tcp dport 0 accept\n") == 0);
+	std::vector<uint64_t> handles;
+	for (const RuleObj &r : e.chain("t", "c").rules)
+		handles.push_back(r.handle);
+	REQUIRE(handles.size() == 3);
+	// insert puts the newest first; handles grow from the table's generator
+	CHECK(handles[0] > handles[2]);
+	CHECK(e.load("add rule bridge t c position " + std::to_string(handles[1]) +
+		     " tcp dport 2 accept\n") == 0);
+	CHECK(verdict(e, kHookInput, tcp(2)) == kNfAccept);
+	CHECK(e.load("replace rule bridge t c handle " + std::to_string(handles[0]) +
+		     " tcp dport 4 accept\n") == 0);
+	CHECK(verdict(e, kHookInput, tcp(0)) == kNfDrop);
+	CHECK(verdict(e, kHookInput, tcp(4)) == kNfAccept);
+	CHECK(e.chain("t", "c").rules.front().handle == handles[0]);
+	CHECK(e.load("flush chain bridge t c\n") == 0);
+	CHECK(verdict(e, kHookInput, tcp(4)) == kNfDrop);
+	CHECK(e.load("flush ruleset\n") == 0);
+	CHECK(e.rs.tables().empty());
+	CHECK(verdict(e, kHookInput, tcp(4)) == kNfAccept);
+}
+
+TEST_CASE("nft engine: set elements added and deleted in later batches", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  set ports { type inet_service; }\n"
+		       "  chain c { type filter hook input priority 0; policy drop; tcp dport @ports accept }\n"
+		       "}\n") == 0);
+	CHECK(verdict(e, kHookInput, tcp(22)) == kNfDrop);
+	CHECK(e.load("add element bridge t ports { 22, 80 }\n") == 0);
+	CHECK(verdict(e, kHookInput, tcp(22)) == kNfAccept);
+	CHECK(e.load("delete element bridge t ports { 22 }\n") == 0);
+	CHECK(verdict(e, kHookInput, tcp(22)) == kNfDrop);
+	CHECK(verdict(e, kHookInput, tcp(80)) == kNfAccept);
+	CHECK(e.load("delete element bridge t ports { 22 }\n") == -xb::kENOENT);
+	// A failed batch leaves the deleted element in place.
+	std::string msg;
+	CHECK(e.load("delete element bridge t ports { 80 }\n"
+		     "add element bridge t ports { 80 }\n"
+		     "create element bridge t ports { 80 }\n", &msg) == -xb::kEEXIST);
+	CHECK(msg == "element exists");
+	CHECK(verdict(e, kHookInput, tcp(80)) == kNfAccept);
+	CHECK(e.load("create element bridge t ports { 80 }\n") == -xb::kEEXIST);
+	CHECK(e.load("add element bridge t ports { 80 }\n") == 0);
+}
+
+TEST_CASE("nft engine: malformed requests are refused and change nothing", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook input priority 0; tcp dport 1 drop } }\n") == 0);
+	// Every prefix and a few byte flips of a real NEWRULE request.
+	xnft::Parser parser;
+	xnft::Batch batch;
+	e.compiler.retarget(batch);
+	for (auto &cmd : parser.parse_text("add rule bridge t c ip saddr 10.0.0.1 tcp dport { 1, 2 } counter drop\n"))
+		e.compiler.compile(cmd);
+	auto msgs = xnft::encode_batch(batch);
+	REQUIRE(msgs.size() >= 2);
+	const xnft::WireMsg &rule = msgs.back();
+	REQUIRE(rule.type == kMsgNewRule);
+	uint32_t seed = 1;
+	for (size_t cut = 0; cut <= rule.attrs.size(); cut++) {
+		for (int flip = 0; flip < 3; flip++) {
+			std::vector<uint8_t> a(rule.attrs.begin(), rule.attrs.begin() + cut);
+			if (flip && !a.empty()) {
+				seed = seed * 1103515245 + 12345;
+				a[seed % a.size()] ^= uint8_t(1u << (seed >> 16) % 8);
+			}
+			xb::Extack ack;
+			int err = 0;
+			for (size_t i = 0; i + 1 < msgs.size() && !err; i++)
+				err = e.rs.apply(msgs[i].type, msgs[i].flags, msgs[i].family,
+						 msgs[i].attrs.data(), msgs[i].attrs.size(), &ack);
+			if (!err)
+				err = e.rs.apply(rule.type, rule.flags, rule.family, a.data(), a.size(), &ack);
+			e.rs.abort();
+		}
+	}
+	CHECK(e.chain("t", "c").rules.size() == 1);
+	CHECK(verdict(e, kHookInput, tcp(1)) == kNfDrop);
+	CHECK(verdict(e, kHookInput, tcp(2)) == kNfAccept);
+	// An unknown expression is ENOENT, as nf_tables answers.
+	std::vector<uint8_t> bogus = {
+		8, 0, kRuleTable, 0, 't', 0, 0, 0,
+		8, 0, kRuleChain, 0, 'c', 0, 0, 0,
+		20, 0, kRuleExpressions, 0x80,
+		16, 0, kListElem, 0x80,
+		12, 0, kExprName, 0, 'n', 'o', 'p', 'e', 0, 0, 0, 0,
+	};
+	xb::Extack ack;
+	CHECK(e.rs.apply(kMsgNewRule, kNlmFCreate | kNlmFAppend, kFamilyBridge, bogus.data(),
+			 bogus.size(), &ack) == -xb::kENOENT);
+	e.rs.abort();
+	CHECK(e.rs.apply(kMsgNewTable, kNlmFCreate, 2 /* ip */, nullptr, 0, &ack) ==
+	      -xb::kEAFNOSUPPORT);
+}
