@@ -32,21 +32,54 @@ uint16_t be16_at(const uint8_t *p)
 	return uint16_t(p[0] << 8 | p[1]);
 }
 
+/*
+ * nft_reg_store8/16: the value in the word's first bytes, the rest zero.
+ * Written as one 32-bit store: a byte store after a zeroing store would
+ * make the next 32-bit load of the register (every cmp) miss store
+ * forwarding and stall.
+ */
+constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
 void store8(uint32_t *dst, uint8_t v)
 {
-	*dst = 0;
-	*reinterpret_cast<uint8_t *>(dst) = v;
+	*dst = kLittleEndian ? uint32_t(v) : uint32_t(v) << 24;
 }
 
 void store16(uint32_t *dst, uint16_t v)
 {
-	*dst = 0;
-	__builtin_memcpy(dst, &v, 2);
+	*dst = kLittleEndian ? uint32_t(v) : uint32_t(v) << 16;
 }
 
-/* nft_data_copy: the last partial word is zeroed first. */
+/* The word whose first @len (1..4) bytes in memory are @src's and the
+ * rest zero, built in a register with fixed-size loads. */
+inline uint32_t short_word(const uint8_t *src, uint32_t len)
+{
+	uint32_t w;
+	uint16_t h;
+	switch (len) {
+	case 1:
+		return kLittleEndian ? uint32_t(src[0]) : uint32_t(src[0]) << 24;
+	case 2:
+		__builtin_memcpy(&h, src, 2);
+		return kLittleEndian ? uint32_t(h) : uint32_t(h) << 16;
+	case 3:
+		__builtin_memcpy(&h, src, 2);
+		return kLittleEndian ? uint32_t(h) | uint32_t(src[2]) << 16
+				     : uint32_t(h) << 16 | uint32_t(src[2]) << 8;
+	default:
+		__builtin_memcpy(&w, src, 4);
+		return w;
+	}
+}
+
+/* nft_data_copy: the bytes, then zeros to the end of the last word; a
+ * short value is stored as one word. */
 void copy_to_reg(uint32_t *dst, const uint8_t *src, uint32_t len)
 {
+	if (len <= 4) {
+		*dst = short_word(src, len);
+		return;
+	}
 	if (len % 4)
 		dst[len / 4] = 0;
 	__builtin_memcpy(dst, src, len);
@@ -93,30 +126,38 @@ bool copy_link(const Pkt &p, uint32_t off, uint8_t *dst, uint32_t len)
 	return true;
 }
 
+/* skb_copy_bits within the frame into a register, its last word zero
+ * padded; short loads are one word store (see store8). */
+inline bool copy_bytes(const Pkt &p, uint64_t off, uint32_t *dst, uint32_t len)
+{
+	if (xb_unlikely(off + len > p.len))
+		return false;
+	const uint8_t *s = p.frame + off;
+	if (len <= 4) {
+		*dst = short_word(s, len);
+		return true;
+	}
+	if (len % 4)
+		dst[len / 4] = 0;
+	__builtin_memcpy(dst, s, len);
+	return true;
+}
+
 bool eval_payload(const Insn &in, const Pkt &p, uint32_t *dst)
 {
-	uint8_t *d = reinterpret_cast<uint8_t *>(dst);
-	if (in.len % 4)
-		dst[in.len / 4] = 0;
 	switch (in.sub) {
 	case kPayloadLL:
-		return copy_link(p, in.offset, d, in.len);
-	case kPayloadNetwork: {
-		const uint64_t off = uint64_t(p.nhoff) + in.offset;
-		if (off + in.len > p.len)
-			return false;
-		__builtin_memcpy(d, p.frame + off, in.len);
-		return true;
-	}
-	default: {
+		if (!p.vlan_present && !p.band_tag_len)
+			return copy_bytes(p, in.offset, dst, in.len);
+		if (in.len % 4)
+			dst[in.len / 4] = 0;
+		return copy_link(p, in.offset, reinterpret_cast<uint8_t *>(dst), in.len);
+	case kPayloadNetwork:
+		return copy_bytes(p, uint64_t(p.nhoff) + in.offset, dst, in.len);
+	default:
 		if (!p.tprot_set || p.fragoff)
 			return false;
-		const uint64_t off = uint64_t(p.thoff) + in.offset;
-		if (off + in.len > p.len)
-			return false;
-		__builtin_memcpy(d, p.frame + off, in.len);
-		return true;
-	}
+		return copy_bytes(p, uint64_t(p.thoff) + in.offset, dst, in.len);
 	}
 }
 
@@ -345,6 +386,20 @@ bool eval_cmp(const Insn &in, const uint32_t *reg)
 	}
 }
 
+bool eval_cmp_eq(const Insn &in, const uint32_t *reg)
+{
+	uint32_t value[4], mask[4];
+	__builtin_memcpy(value, in.data, 16);
+	__builtin_memcpy(mask, in.data + 16, 16);
+	uint32_t diff = (reg[0] ^ value[0]) & mask[0];
+	if (xb_unlikely(in.len > 4)) {
+		const unsigned words = (in.len + 3u) / 4;
+		for (unsigned i = 1; i < words; i++)
+			diff |= (reg[i] ^ value[i]) & mask[i];
+	}
+	return (diff == 0) == (in.sub == kCmpEq);
+}
+
 bool eval_range(const Insn &in, const uint32_t *reg)
 {
 	const int d1 = __builtin_memcmp(reg, in.data, in.len);
@@ -444,6 +499,9 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 			regs.code = in.code;
 			regs.chain = static_cast<const Chain *>(in.ref);
 			return;
+		case Op::CmpEq:
+			ok = eval_cmp_eq(in, src);
+			break;
 		case Op::Cmp:
 			ok = eval_cmp(in, src);
 			break;

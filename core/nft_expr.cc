@@ -130,6 +130,13 @@ int parse_cmp(const Attr *tb, Insn &in, Extack *ack)
 	in.op = Op::Cmp;
 	in.sub = uint8_t(op);
 	in.len = uint8_t(len);
+	if (op == kCmpEq || op == kCmpNeq) {
+		/* Equality compares whole register words under a mask of the
+		 * value's bytes (data[16..31]): no memcmp, no branch a byte. */
+		in.op = Op::CmpEq;
+		for (uint32_t i = 0; i < 16; i++)
+			in.data[16 + i] = i < len ? 0xff : 0;
+	}
 	return 0;
 }
 

@@ -35,7 +35,8 @@ namespace xb::nft {
 enum class Op : uint8_t {
 	Immediate,	/* bytes -> dreg */
 	Verdict,	/* verdict register := code (chain for jump/goto) */
-	Cmp,		/* sreg <op> bytes, else break */
+	Cmp,		/* sreg <op> bytes (ordering), else break */
+	CmpEq,		/* sreg ==/!= bytes, word-wise under a mask */
 	Range,		/* from <= sreg <= to (or not), else break */
 	Bitwise,	/* dreg = (sreg & mask) ^ xor */
 	Shift,		/* dreg = sreg << or >> n, per 32-bit word */
@@ -92,8 +93,9 @@ struct Insn {
 	int32_t code;		/* Verdict: the code */
 	void *ref;		/* Lookup: set; Verdict: chain; Counter; Limit;
 				 * FlowOffload: flowtable */
-	uint8_t data[32];	/* Cmp/Immediate: value; Range: from, to at 16;
-				 * Bitwise: mask, xor at 16 */
+	uint8_t data[32];	/* Cmp/Immediate: value; CmpEq: value, byte mask
+				 * at 16; Range: from, to at 16; Bitwise: mask,
+				 * xor at 16 */
 };
 
 constexpr uint8_t kDregVerdict = 0xff;
