@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_nft.cc - libFuzzer target: arbitrary nf_tables requests and
+ * expression programs through the rule engine's validator (Ruleset::apply,
+ * commit, abort) and arbitrary frames through the generations it commits.
+ *
+ * Input layout, consumed front to back until it runs out:
+ *   op byte, then per op (op % 6):
+ *     0    raw request: type byte (an NFT_MSG_* of the table), flags byte
+ *          (bits: create, excl, append, replace), length (2 bytes, up to
+ *          4096), the attribute bytes (an exact-size heap copy)
+ *     1    a rule of fuzzed expressions in table t, chain by byte: count
+ *          byte (1..8), then per expression a name byte (the engine's
+ *          names and one unknown), an attribute count byte (0..6) and per
+ *          attribute a type byte, a length byte (0..20) and its bytes;
+ *          nested attributes (data, verdicts) are built from the same bytes
+ *     2    commit
+ *     3    abort
+ *     4    a frame at a hook: hook byte, flags byte (in/out devices, an
+ *          out-of-band tag, a conntrack result), length (2 bytes, up to
+ *          1600), the bytes (an exact-size heap copy)
+ *     5    the fixed objects: table t, a base chain at each hook, regular
+ *          chains, a set, a map, a verdict map and a flowtable (one batch)
+ * Checked: a request that fails leaves the batch as it was (the next
+ * commit publishes what the successful requests built), an aborted batch
+ * leaves the generation id unchanged, and nothing crashes, leaks or reads
+ * outside its buffers. A violation aborts (a finding).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include "ct_track.h"
+#include "nft_eval.h"
+#include "nft_ruleset.h"
+#include "platform_user.h"
+
+namespace {
+
+using namespace xb;
+using namespace xb::nft;
+
+class Input {
+public:
+	Input(const uint8_t *data, size_t size) : p_(data), end_(data + size) {}
+	bool more() const { return p_ < end_; }
+	uint8_t u8() { return p_ < end_ ? *p_++ : 0; }
+	uint16_t u16() { return uint16_t(u8() | (u8() << 8)); }
+	std::vector<uint8_t> bytes(size_t n)
+	{
+		std::vector<uint8_t> v;
+		while (n-- && p_ < end_)
+			v.push_back(*p_++);
+		return v;
+	}
+
+private:
+	const uint8_t *p_;
+	const uint8_t *end_;
+};
+
+/* A netlink attribute writer for building requests. */
+class Msg {
+public:
+	size_t begin(uint16_t type)
+	{
+		const size_t at = b_.size();
+		put_hdr(0, type | 0x8000);
+		return at;
+	}
+	void end(size_t at)
+	{
+		const uint16_t len = uint16_t(b_.size() - at);
+		memcpy(&b_[at], &len, 2);
+	}
+	void put(uint16_t type, const void *data, size_t len)
+	{
+		put_hdr(uint16_t(4 + len), type);
+		const uint8_t *d = static_cast<const uint8_t *>(data);
+		b_.insert(b_.end(), d, d + len);
+		while (b_.size() % 4)
+			b_.push_back(0);
+	}
+	void str(uint16_t type, const char *s) { put(type, s, strlen(s) + 1); }
+	void be32(uint16_t type, uint32_t v)
+	{
+		const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+		put(type, b, 4);
+	}
+	const std::vector<uint8_t> &bytes() const { return b_; }
+
+private:
+	void put_hdr(uint16_t len, uint16_t type)
+	{
+		uint8_t h[4];
+		memcpy(h, &len, 2);
+		memcpy(h + 2, &type, 2);
+		b_.insert(b_.end(), h, h + 4);
+	}
+	std::vector<uint8_t> b_;
+};
+
+Ruleset *rs;
+const uint16_t kTypes[] = {kMsgNewTable, kMsgDelTable, kMsgNewChain, kMsgDelChain,
+			   kMsgNewRule,  kMsgDelRule,  kMsgNewSet,   kMsgDelSet,
+			   kMsgNewSetElem, kMsgDelSetElem, kMsgNewFlowtable, kMsgDelFlowtable};
+const char *const kExprs[] = {"immediate", "cmp", "range", "bitwise", "byteorder", "payload",
+			      "meta", "lookup", "counter", "limit", "ct", "flow_offload",
+			      "nosuch"};
+const char *const kChains[] = {"pre", "in", "fwd", "out", "post", "a", "b"};
+
+int apply(uint16_t type, uint16_t flags, const std::vector<uint8_t> &attrs)
+{
+	/* An exact-size copy, so AddressSanitizer sees any over-read. */
+	uint8_t *copy = static_cast<uint8_t *>(malloc(attrs.size() ? attrs.size() : 1));
+	if (!attrs.empty())
+		memcpy(copy, attrs.data(), attrs.size());
+	Extack ack;
+	int err = rs->apply(type, flags, kFamilyBridge, copy, attrs.size(), &ack);
+	free(copy);
+	if (err && !ack.msg)
+		abort();	/* every refusal says why */
+	return err;
+}
+
+void setup()
+{
+	Msg t;
+	t.str(kTableName, "t");
+	apply(kMsgNewTable, kNlmFCreate, t.bytes());
+	for (unsigned h = 0; h < 7; h++) {
+		Msg c;
+		c.str(kChainTable, "t");
+		c.str(kChainName, kChains[h]);
+		if (h < kHookCount) {
+			size_t hook = c.begin(kChainHook);
+			c.be32(kHookHooknum, h);
+			c.be32(kHookPriority, uint32_t(int32_t(h) * 10 - 20));
+			c.end(hook);
+			c.str(kChainType, "filter");
+		}
+		apply(kMsgNewChain, kNlmFCreate, c.bytes());
+	}
+	struct {
+		const char *name;
+		uint32_t flags, klen, dtype, dlen;
+	} sets[] = {
+		{"s", 0, 4, 0, 0},
+		{"iv", kSetFInterval, 4, 0, 0},
+		{"m", kSetFMap, 4, 19, 4},
+		{"v", kSetFMap, 2, kDataTypeVerdict, 0},
+	};
+	for (auto &s : sets) {
+		Msg m;
+		m.str(kSetTable, "t");
+		m.str(kSetName, s.name);
+		m.be32(kSetFlags, s.flags);
+		m.be32(kSetKeyType, 7);
+		m.be32(kSetKeyLen, s.klen);
+		if (s.flags & kSetFMap) {
+			m.be32(kSetDataType, s.dtype);
+			m.be32(kSetDataLen, s.dlen);
+		}
+		apply(kMsgNewSet, kNlmFCreate, m.bytes());
+	}
+	Msg f;
+	f.str(kFlowtableTable, "t");
+	f.str(kFlowtableName, "ft");
+	size_t hook = f.begin(kFlowtableHook);
+	f.be32(kFlowtableHookNum, 0);
+	f.be32(kFlowtableHookPriority, 0);
+	f.end(hook);
+	apply(kMsgNewFlowtable, kNlmFCreate, f.bytes());
+}
+
+/* Attributes from the input; a few become nests (data values, verdicts,
+ * set element lists) so the nested parsers are reached. */
+void fuzzed_attrs(Input &in, Msg &m, unsigned depth)
+{
+	const unsigned n = in.u8() % 7;
+	for (unsigned i = 0; i < n; i++) {
+		const uint16_t type = uint16_t(in.u8() % 12);
+		const uint8_t kind = in.u8();
+		if (depth < 2 && (kind & 0xc0) == 0xc0) {
+			size_t nest = m.begin(type);
+			fuzzed_attrs(in, m, depth + 1);
+			m.end(nest);
+			continue;
+		}
+		const std::vector<uint8_t> v = in.bytes(kind % 21);
+		m.put(type, v.data(), v.size());
+	}
+}
+
+void fuzzed_rule(Input &in)
+{
+	Msg m;
+	m.str(kRuleTable, "t");
+	m.str(kRuleChain, kChains[in.u8() % 7]);
+	size_t list = m.begin(kRuleExpressions);
+	const unsigned count = 1 + in.u8() % 8;
+	for (unsigned e = 0; e < count; e++) {
+		size_t elem = m.begin(kListElem);
+		m.str(kExprName, kExprs[in.u8() % (sizeof(kExprs) / sizeof(kExprs[0]))]);
+		size_t data = m.begin(kExprData);
+		fuzzed_attrs(in, m, 0);
+		m.end(data);
+		m.end(elem);
+	}
+	m.end(list);
+	apply(kMsgNewRule, kNlmFCreate | kNlmFAppend, m.bytes());
+}
+
+void frame(Input &in, Conntrack &ct)
+{
+	const unsigned hook = in.u8() % kHookCount;
+	const uint8_t flags = in.u8();
+	const std::vector<uint8_t> b = in.bytes(in.u16() % 1601);
+	uint8_t *copy = static_cast<uint8_t *>(malloc(b.size() ? b.size() : 1));
+	if (!b.empty())
+		memcpy(copy, b.data(), b.size());
+	static const IfInfo in_if{3, "swp1", 1, 0, "xbr0"};
+	static const IfInfo out_if{4, "swp2", 1, 0, "xbr0"};
+	Pkt p{};
+	p.frame = copy;
+	p.len = uint32_t(b.size());
+	p.in = flags & 1 ? &in_if : nullptr;
+	p.out = flags & 2 ? &out_if : nullptr;
+	p.vlan_present = flags & 4;
+	p.band_tag_len = (flags & 8) && p.len >= 18 ? 4 : 0;
+	p.vlan_proto = 0x8100;
+	p.vlan_tci = uint16_t(flags << 4);
+	p.bridge_vlan_enabled = flags & 16;
+	p.now_ns = 1000000000ull * (flags & 7);
+	pkt_init(p);
+	CtResult r;
+	if (flags & 32) {
+		ct.in(copy, p.len, p.band_tag_len == 0, 0, 1, true, r);
+		p.ct = &r;
+	}
+	{
+		RcuReadGuard rcu;
+		const Generation *g = rs->generation();
+		if (g)
+			run_hook(g->hooks[hook], p);
+	}
+	if (flags & 32) {
+		ct.confirm(r, 1);
+		ct.release(r);
+	}
+	free(copy);
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***)
+{
+	xb_user_log_to_stderr(0);
+	return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	Ruleset ruleset;
+	ruleset.init(nullptr);
+	rs = &ruleset;
+	Conntrack ct;
+	if (ct.init(64, 64, nullptr))
+		abort();
+	Input in(data, size);
+	while (in.more()) {
+		switch (in.u8() % 6) {
+		case 0: {
+			const uint16_t type = kTypes[in.u8() % (sizeof(kTypes) / sizeof(kTypes[0]))];
+			const uint8_t f = in.u8();
+			const uint16_t flags = uint16_t((f & 1 ? kNlmFCreate : 0) | (f & 2 ? kNlmFExcl : 0) |
+						      (f & 4 ? kNlmFAppend : 0) |
+						      (f & 8 ? kNlmFReplace : 0));
+			const std::vector<uint8_t> attrs = in.bytes(in.u16() % 4097);
+			apply(type, flags, attrs);
+			break;
+		}
+		case 1:
+			fuzzed_rule(in);
+			break;
+		case 2: {
+			Extack ack;
+			const uint32_t before = ruleset.generation_id();
+			const int err = ruleset.commit(&ack);
+			if (err ? ruleset.generation_id() != before : ruleset.generation_id() != before + 1)
+				abort();
+			break;
+		}
+		case 3: {
+			const uint32_t before = ruleset.generation_id();
+			ruleset.abort();
+			if (ruleset.generation_id() != before)
+				abort();
+			break;
+		}
+		case 4:
+			frame(in, ct);
+			break;
+		case 5:
+			setup();
+			break;
+		}
+	}
+	ruleset.fini();
+	ct.fini();
+	return 0;
+}
