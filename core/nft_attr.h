@@ -53,6 +53,7 @@ public:
 			bad_ = true;
 			return false;
 		}
+		raw_type_ = atype;
 		type = atype & kAttrTypeMask;
 		attr.data = pos_ + 4;
 		attr.len = uint16_t(alen - 4);
@@ -62,11 +63,14 @@ public:
 		return true;
 	}
 	bool malformed() const { return bad_; }
+	/* The last attribute's type with its NLA_F_* flag bits. */
+	uint16_t raw_type() const { return raw_type_; }
 
 private:
 	const uint8_t *pos_;
 	size_t left_;
 	bool bad_ = false;
+	uint16_t raw_type_ = 0;
 };
 
 /* Fill tb[0..max] from a stream (the last of a repeated type wins, as

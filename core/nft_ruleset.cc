@@ -1655,36 +1655,4 @@ int Ruleset::build(Generation *&out, Extack *ack)
 	return 0;
 }
 
-/* ---- dumps -------------------------------------------------------------- */
-
-void Ruleset::patch_counters(const RuleObj &rule, uint8_t *buf)
-{
-	uint32_t k = 0;
-	AttrWalker w(buf, rule.exprs.len);
-	uint16_t type;
-	Attr elem;
-	while (w.next(type, elem)) {
-		Attr et[kExprData + 1];
-		if (!parse_nested(elem, et, kExprData) || !et[kExprName].present() ||
-		    !attr_equals(et[kExprName], "counter"))
-			continue;
-		if (k >= rule.code.count_counters)
-			return;
-		uint64_t packets, bytes;
-		counter_read(*rule.code.counters[k++], packets, bytes);
-		Attr ct[kCounterPackets + 1];
-		if (!et[kExprData].present() || !parse_nested(et[kExprData], ct, kCounterPackets))
-			continue;
-		static constexpr uint16_t kWhich[] = {kCounterBytes, kCounterPackets};
-		for (uint16_t which : kWhich) {
-			if (ct[which].len != 8)
-				continue;
-			uint64_t v = which == kCounterBytes ? bytes : packets;
-			uint8_t *p = const_cast<uint8_t *>(ct[which].data);
-			for (int i = 7; i >= 0; i--, v >>= 8)
-				p[i] = uint8_t(v);
-		}
-	}
-}
-
 } // namespace xb::nft

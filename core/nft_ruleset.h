@@ -169,9 +169,6 @@ public:
 	/* ---- reading (control) ---- */
 	uint32_t generation_id() const { return gen_id_; }
 	const TableObjList &tables() const { return tables_; }
-	/* Live counter values of a rule's NFTA_RULE_EXPRESSIONS, patched into
-	 * @buf (a copy of rule.exprs, @cap bytes at least rule.exprs.len). */
-	static void patch_counters(const RuleObj &rule, uint8_t *buf);
 
 private:
 	friend struct BuildContext;

@@ -11,6 +11,7 @@
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
 #include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <map>
 #include <vector>
 
@@ -110,6 +111,19 @@ std::string str(const char *s) { return s ? s : ""; }
 
 } // namespace
 
+// A message around dumped attributes, as libnftnl's parsers want it.
+struct DumpMsg {
+	std::vector<char> buf;
+	nlmsghdr *h;
+	DumpMsg(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len)
+		: buf(MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(nfgenmsg)) + len + 8)
+	{
+		h = nftnl_nlmsg_build_hdr(buf.data(), type, static_cast<uint16_t>(family), 0, 0);
+		memcpy(static_cast<char *>(mnl_nlmsg_get_payload_tail(h)), attrs, len);
+		h->nlmsg_len += static_cast<uint32_t>(len);
+	}
+};
+
 RulesetModel::~RulesetModel()
 {
 	for (auto &t : tables)
@@ -129,6 +143,93 @@ void RulesetModel::clear_table(ModelTable &t)
 	for (auto *r : t.rules)
 		nftnl_rule_free(r);
 	t = ModelTable{};
+}
+
+bool RulesetModel::load_dump(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len)
+{
+	DumpMsg m(type, family, attrs, len);
+	switch (type) {
+	case NFT_MSG_NEWTABLE: {
+		nftnl_table *t = nftnl_table_alloc();
+		if (nftnl_table_nlmsg_parse(m.h, t) < 0) {
+			nftnl_table_free(t);
+			return false;
+		}
+		ModelTable mt;
+		mt.table = t;
+		mt.family = family;
+		mt.name = str(nftnl_table_get_str(t, NFTNL_TABLE_NAME));
+		mt.handle = nftnl_table_get_u64(t, NFTNL_TABLE_HANDLE);
+		tables.push_back(std::move(mt));
+		return true;
+	}
+	case NFT_MSG_NEWCHAIN: {
+		nftnl_chain *c = nftnl_chain_alloc();
+		ModelTable *t = nullptr;
+		if (nftnl_chain_nlmsg_parse(m.h, c) >= 0)
+			t = find_table(family, str(nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE)));
+		if (!t) {
+			nftnl_chain_free(c);
+			return false;
+		}
+		t->chains.push_back(c);
+		return true;
+	}
+	case NFT_MSG_NEWRULE: {
+		nftnl_rule *r = nftnl_rule_alloc();
+		ModelTable *t = nullptr;
+		if (nftnl_rule_nlmsg_parse(m.h, r) >= 0)
+			t = find_table(family, str(nftnl_rule_get_str(r, NFTNL_RULE_TABLE)));
+		if (!t) {
+			nftnl_rule_free(r);
+			return false;
+		}
+		t->rules.push_back(r);
+		return true;
+	}
+	case NFT_MSG_NEWSET: {
+		nftnl_set *s = nftnl_set_alloc();
+		ModelTable *t = nullptr;
+		if (nftnl_set_nlmsg_parse(m.h, s) >= 0)
+			t = find_table(family, str(nftnl_set_get_str(s, NFTNL_SET_TABLE)));
+		if (!t) {
+			nftnl_set_free(s);
+			return false;
+		}
+		t->sets.push_back(s);
+		return true;
+	}
+	case NFT_MSG_NEWSETELEM: {
+		nftnl_set *es = nftnl_set_alloc();
+		ModelTable *t = nullptr;
+		if (nftnl_set_elems_nlmsg_parse(m.h, es) >= 0)
+			t = find_table(family, str(nftnl_set_get_str(es, NFTNL_SET_TABLE)));
+		bool found = false;
+		if (t)
+			for (auto *s : t->sets)
+				if (str(nftnl_set_get_str(s, NFTNL_SET_NAME)) ==
+				    str(nftnl_set_get_str(es, NFTNL_SET_NAME))) {
+					copy_elements(es, s);
+					found = true;
+				}
+		nftnl_set_free(es);
+		return found;
+	}
+	case NFT_MSG_NEWFLOWTABLE: {
+		nftnl_flowtable *f = nftnl_flowtable_alloc();
+		ModelTable *t = nullptr;
+		if (nftnl_flowtable_nlmsg_parse(m.h, f) >= 0)
+			t = find_table(family, str(nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_TABLE)));
+		if (!t) {
+			nftnl_flowtable_free(f);
+			return false;
+		}
+		t->flowtables.push_back(f);
+		return true;
+	}
+	default:
+		return false;
+	}
 }
 
 ModelTable *RulesetModel::find_table(uint32_t family, const std::string &name)

@@ -37,6 +37,12 @@ public:
 
 	// Applies a batch as the kernel would commit it.
 	void apply(const Batch &b);
+	// Adds one object of a dump (a NEWTABLE, NEWCHAIN, NEWRULE, NEWSET,
+	// NEWSETELEM or NEWFLOWTABLE message's attributes, as nf_tables or the
+	// xbridge family sends them), in dump order: tables first, then each
+	// table's objects. False if libnftnl cannot parse it or its table is
+	// unknown.
+	bool load_dump(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len);
 	std::vector<ModelTable> tables;
 
 private:

@@ -18,9 +18,12 @@
 #include "compiler.h"
 #include "ct_track.h"
 #include "diagnostics.h"
+#include "nft_dump.h"
 #include "nft_eval.h"
 #include "nft_ruleset.h"
 #include "parser.h"
+#include "printer.h"
+#include "ruleset_model.h"
 #include "wire.h"
 
 namespace {
@@ -594,4 +597,89 @@ TEST_CASE("nft engine: malformed requests are refused and change nothing", "[nft
 	e.rs.abort();
 	CHECK(e.rs.apply(kMsgNewTable, kNlmFCreate, 2 /* ip */, nullptr, 0, &ack) ==
 	      -xb::kEAFNOSUPPORT);
+}
+
+namespace {
+
+// The ruleset as the family dumps it: every object's NFTA_* attributes
+// through libnftnl's parsers into a model the printer prints.
+void dump_into(const Ruleset &rs, xnft::RulesetModel &model)
+{
+	std::vector<uint8_t> buf(1 << 16);
+	auto emit = [&](uint16_t type, auto fill) {
+		AttrWriter w(buf.data(), buf.size());
+		REQUIRE(fill(w));
+		REQUIRE(model.load_dump(type, kFamilyBridge, buf.data(), w.len()));
+	};
+	for (const TableObj &t : rs.tables()) {
+		emit(kMsgNewTable, [&](AttrWriter &w) { return fill_table(t, w); });
+		for (const ChainObj &c : t.chains)
+			emit(kMsgNewChain, [&](AttrWriter &w) { return fill_chain(c, w); });
+		for (const SetObj &s : t.sets) {
+			emit(kMsgNewSet, [&](AttrWriter &w) { return fill_set(s, w); });
+			uint32_t from = 0;
+			while (from < s.elems.count()) {
+				// a small buffer: the elements come in several parts
+				std::vector<uint8_t> small(600);
+				AttrWriter w(small.data(), small.size());
+				REQUIRE(fill_set_elems(s, from, w));
+				REQUIRE(model.load_dump(kMsgNewSetElem, kFamilyBridge, small.data(), w.len()));
+			}
+		}
+		for (const FlowtableObj &f : t.flowtables)
+			emit(kMsgNewFlowtable, [&](AttrWriter &w) { return fill_flowtable(f, w); });
+		for (const ChainObj &c : t.chains) {
+			const RuleObj *prev = nullptr;
+			for (const RuleObj &r : c.rules) {
+				emit(kMsgNewRule, [&](AttrWriter &w) { return fill_rule(r, prev, w); });
+				prev = &r;
+			}
+		}
+	}
+}
+
+} // namespace
+
+TEST_CASE("nft engine: dumps print as the ruleset that was loaded", "[nft]")
+{
+	const std::string text =
+		"table bridge filter {\n"
+		"  set nets { type ipv4_addr; flags interval; elements = { 10.0.0.0/8, 192.168.1.0/24 } }\n"
+		"  set svc { type inet_service; elements = { 22, 80, 443, 8080, 8443, 9000, 9001, 9002,"
+		" 9003, 9004, 9005, 9006, 9007, 9008, 9009, 9010, 9011, 9012, 9013, 9014, 9015 } }\n"
+		"  map marks { type inet_service : mark; elements = { 22 : 1, 80 : 2 } }\n"
+		"  flowtable ft { hook ingress priority 0; devices = { lo }; }\n"
+		"  chain web { counter accept }\n"
+		"  chain fwd { type filter hook forward priority filter; policy drop;\n"
+		"    ct state established,related counter accept\n"
+		"    ip saddr @nets tcp dport @svc counter accept comment \"lan\"\n"
+		"    tcp dport vmap { 80 : jump web, 23 : drop }\n"
+		"    meta mark set tcp dport map @marks\n"
+		"    ip protocol tcp flow add @ft\n"
+		"  }\n"
+		"}\n";
+	Engine e;
+	REQUIRE(e.load(text) == 0);
+	// What `xnft --list-offline` prints for the same batch.
+	xnft::Parser parser;
+	xnft::Batch batch;
+	xnft::Compiler compiler(batch);
+	for (auto &cmd : parser.parse_text(text))
+		compiler.compile(cmd);
+	xnft::RulesetModel offline;
+	offline.apply(batch);
+	xnft::PrintOptions po;
+	po.handles = true;
+	const std::string want = xnft::print_ruleset(offline, po);
+
+	xnft::RulesetModel dumped;
+	dump_into(e.rs, dumped);
+	CHECK(xnft::print_ruleset(dumped, po) == want);
+
+	// Counters in a dump are live.
+	CHECK(verdict(e, kHookForward, tcp(80)) == kNfAccept);
+	xnft::RulesetModel after;
+	dump_into(e.rs, after);
+	const std::string listed = xnft::print_ruleset(after, xnft::PrintOptions{});
+	CHECK(listed.find("counter packets 1 bytes 40 accept") != std::string::npos);
 }

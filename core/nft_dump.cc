@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nft_dump.cc - NFTA_* attributes of the ruleset's objects, in the order
+ * and with the optional parts nf_tables_api.c's fill functions write.
+ *
+ * Control context; no allocation (the rule's expressions are copied into
+ * the output buffer and their counters patched there).
+ */
+#include "nft_dump.h"
+
+namespace xb::nft {
+
+namespace {
+
+constexpr uint16_t kNested = 0x8000;	/* NLA_F_NESTED */
+
+void put_hdr(uint8_t *p, uint16_t len, uint16_t type)
+{
+	__builtin_memcpy(p, &len, 2);
+	__builtin_memcpy(p + 2, &type, 2);
+}
+
+void put_value(AttrWriter &w, uint16_t type, const uint8_t *v, uint32_t len)
+{
+	const size_t nest = w.nest_begin(type);
+	w.put(kDataValue, v, len);
+	w.nest_end(nest);
+}
+
+void put_verdict(AttrWriter &w, uint16_t type, int32_t code, const ChainObj *chain)
+{
+	const size_t data = w.nest_begin(type);
+	const size_t verdict = w.nest_begin(kDataVerdict);
+	w.be32(kVerdictCode, uint32_t(code));
+	if (chain && (code == kNftJump || code == kNftGoto))
+		w.str(kVerdictChain, chain->name);
+	w.nest_end(verdict);
+	w.nest_end(data);
+}
+
+/* One expression's data as received, but with the counter's live values
+ * and the lookup's set by the name it was given (not the batch's id or
+ * "__set%d"), as nf_tables' dump functions write them. */
+void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
+{
+	AttrWalker walk(data);
+	uint16_t type;
+	Attr a;
+	uint64_t packets = 0, bytes = 0;
+	if (in.op == Op::Counter)
+		counter_read(*static_cast<const Counter *>(in.ref), packets, bytes);
+	while (walk.next(type, a)) {
+		if (in.op == Op::Counter && (type == kCounterBytes || type == kCounterPackets)) {
+			w.be64(type, type == kCounterBytes ? bytes : packets);
+			continue;
+		}
+		if (in.op == Op::Lookup && type == kLookupSetId)
+			continue;
+		if (in.op == Op::Lookup && type == kLookupSet) {
+			w.str(type, static_cast<const SetObj *>(in.ref)->name);
+			continue;
+		}
+		w.put(walk.raw_type(), a.data, a.len);	/* as received, flags kept */
+	}
+}
+
+void put_exprs(const RuleObj &r, AttrWriter &w)
+{
+	const size_t list = w.nest_begin(kRuleExpressions);
+	AttrWalker walk(r.exprs.data, r.exprs.len);
+	uint16_t type;
+	Attr elem;
+	uint32_t i = 0;
+	while (walk.next(type, elem) && i < r.code.count) {
+		Attr et[kExprData + 1];
+		if (!parse_nested(elem, et, kExprData))
+			break;
+		const size_t e = w.nest_begin(kListElem);
+		w.put(kExprName, et[kExprName].data, et[kExprName].len);
+		/* one Insn per expression, in order (parse_rule_exprs) */
+		if (et[kExprData].present()) {
+			const size_t d = w.nest_begin(kExprData);
+			put_expr_data(r.code.insn[i], et[kExprData], w);
+			w.nest_end(d);
+		}
+		w.nest_end(e);
+		i++;
+	}
+	w.nest_end(list);
+}
+
+} // namespace
+
+/* ---- AttrWriter --------------------------------------------------------- */
+
+bool AttrWriter::reserve(size_t n)
+{
+	if (full_ || len_ + n > cap_) {
+		full_ = true;
+		return false;
+	}
+	return true;
+}
+
+size_t AttrWriter::nest_begin(uint16_t type)
+{
+	const size_t at = len_;
+	if (reserve(4)) {
+		put_hdr(buf_ + len_, 4, uint16_t(type | kNested));
+		len_ += 4;
+	}
+	return at;
+}
+
+void AttrWriter::nest_end(size_t at)
+{
+	if (full_)
+		return;
+	const size_t n = len_ - at;
+	if (n > 0xffff) {
+		full_ = true;
+		return;
+	}
+	const uint16_t len = uint16_t(n);
+	__builtin_memcpy(buf_ + at, &len, 2);
+}
+
+void AttrWriter::put(uint16_t type, const void *data, size_t len)
+{
+	const size_t total = align4(uint32_t(4 + len));
+	if (len > 0xffff - 4 || !reserve(total))
+		return;
+	put_hdr(buf_ + len_, uint16_t(4 + len), type);
+	if (len)
+		__builtin_memcpy(buf_ + len_ + 4, data, len);
+	for (size_t i = 4 + len; i < total; i++)
+		buf_[len_ + i] = 0;
+	len_ += total;
+}
+
+void AttrWriter::str(uint16_t type, const char *s)
+{
+	put(type, s, cstr_len(s) + 1);
+}
+
+void AttrWriter::be32(uint16_t type, uint32_t v)
+{
+	const uint8_t b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+	put(type, b, 4);
+}
+
+void AttrWriter::be64(uint16_t type, uint64_t v)
+{
+	uint8_t b[8];
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		b[i] = uint8_t(v);
+	put(type, b, 8);
+}
+
+/* ---- objects ------------------------------------------------------------ */
+
+bool fill_table(const TableObj &t, AttrWriter &w)
+{
+	w.str(kTableName, t.name);
+	w.be32(kTableFlags, t.flags);
+	/* table->use: one per chain, set and flowtable */
+	w.be32(kTableUse, uint32_t(t.chains.size() + t.sets.size() + t.flowtables.size()));
+	w.be64(kTableHandle, t.handle);
+	if (t.userdata.len)
+		w.put(kTableUserdata, t.userdata.data, t.userdata.len);
+	return !w.full();
+}
+
+bool fill_chain(const ChainObj &c, AttrWriter &w)
+{
+	w.str(kChainTable, c.table->name);
+	w.str(kChainName, c.name);
+	w.be64(kChainHandle, c.handle);
+	if (c.base) {
+		const size_t hook = w.nest_begin(kChainHook);
+		w.be32(kHookHooknum, c.hooknum);
+		w.be32(kHookPriority, uint32_t(c.priority));
+		w.nest_end(hook);
+		w.be32(kChainPolicy, uint32_t(c.policy));
+		w.str(kChainType, "filter");
+	}
+	if (c.flags)
+		w.be32(kChainFlags, c.flags);
+	w.be32(kChainUse, uint32_t(c.rules.size()));
+	if (c.userdata.len)
+		w.put(kChainUserdata, c.userdata.data, c.userdata.len);
+	return !w.full();
+}
+
+bool fill_rule(const RuleObj &r, const RuleObj *prev, AttrWriter &w)
+{
+	w.str(kRuleTable, r.chain->table->name);
+	w.str(kRuleChain, r.chain->name);
+	w.be64(kRuleHandle, r.handle);
+	if (r.exprs.len)
+		put_exprs(r, w);
+	if (prev)
+		w.be64(kRulePosition, prev->handle);
+	if (r.userdata.len)
+		w.put(kRuleUserdata, r.userdata.data, r.userdata.len);
+	return !w.full();
+}
+
+bool fill_set(const SetObj &s, AttrWriter &w)
+{
+	w.str(kSetTable, s.table->name);
+	w.str(kSetName, s.name);
+	w.be64(kSetHandle, s.handle);
+	if (s.flags)
+		w.be32(kSetFlags, s.flags);
+	w.be32(kSetKeyType, s.key_type);
+	w.be32(kSetKeyLen, s.layout.key_len);
+	if (s.flags & kSetFMap) {
+		w.be32(kSetDataType, s.data_type);
+		w.be32(kSetDataLen, s.layout.verdict_map ? 16 : s.layout.data_len);
+	}
+	if (s.policy)
+		w.be32(kSetPolicy, s.policy);
+	if (s.userdata.len)
+		w.put(kSetUserdata, s.userdata.data, s.userdata.len);
+	if (s.size || s.layout.field_count) {
+		const size_t desc = w.nest_begin(kSetDesc);
+		if (s.size)
+			w.be32(kSetDescSize, s.size);
+		if (s.layout.field_count) {
+			const size_t concat = w.nest_begin(kSetDescConcat);
+			for (unsigned i = 0; i < s.layout.field_count; i++) {
+				const size_t f = w.nest_begin(kListElem);
+				w.be32(kSetFieldLen, s.layout.field_len[i]);
+				w.nest_end(f);
+			}
+			w.nest_end(concat);
+		}
+		w.nest_end(desc);
+	}
+	return !w.full();
+}
+
+bool fill_set_elems(const SetObj &s, uint32_t &from, AttrWriter &w)
+{
+	w.str(kSetElemListTable, s.table->name);
+	w.str(kSetElemListSet, s.name);
+	const size_t list = w.nest_begin(kSetElemListElements);
+	if (w.full())
+		return false;
+	const SetLayout &l = s.layout;
+	uint32_t written = 0;
+	for (; from < s.elems.count(); from++) {
+		const ElemView e = s.elems.at(from);
+		const size_t mark = w.len();
+		const size_t elem = w.nest_begin(kListElem);
+		if (!(e.flags & kSetElemFCatchall))
+			put_value(w, kSetElemKey, e.key, l.key_len);
+		if (e.key_end && l.concat && l.interval && !(e.flags & kSetElemFCatchall))
+			put_value(w, kSetElemKeyEnd, e.key_end, l.key_len);
+		if ((s.flags & kSetFMap) && !(e.flags & kSetElemFIntervalEnd)) {
+			if (l.verdict_map)
+				put_verdict(w, kSetElemData, e.verdict,
+					    static_cast<const ChainObj *>(e.chain));
+			else if (e.data)
+				put_value(w, kSetElemData, e.data, l.data_len);
+		}
+		if (e.flags)
+			w.be32(kSetElemFlags, e.flags);
+		w.nest_end(elem);
+		if (w.full()) {
+			w.rewind(mark);
+			break;
+		}
+		written++;
+	}
+	w.nest_end(list);
+	return written > 0 || from == s.elems.count();
+}
+
+bool fill_flowtable(const FlowtableObj &f, AttrWriter &w)
+{
+	w.str(kFlowtableTable, f.table->name);
+	w.str(kFlowtableName, f.name);
+	w.be64(kFlowtableHandle, f.handle);
+	w.be32(kFlowtableUse, 0);
+	w.be32(kFlowtableFlags, f.flags);
+	if (f.hook.len) {
+		const size_t start = w.len();
+		w.put(kFlowtableHook, f.hook.data, f.hook.len);
+		if (!w.full()) {
+			uint8_t *hdr = w.data() + start;
+			uint16_t type = kFlowtableHook | kNested;
+			__builtin_memcpy(hdr + 2, &type, 2);
+		}
+	}
+	return !w.full();
+}
+
+bool fill_gen(const Ruleset &rs, AttrWriter &w)
+{
+	w.be32(kGenId, rs.generation_id());
+	return !w.full();
+}
+
+} // namespace xb::nft

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nft_dump.h - a ruleset's objects written back as nf_tables dumps them
+ * (nf_tables_fill_*_info): the NFTA_* attributes of one table, chain, rule,
+ * set, element list or flowtable, so that libnftnl parses what the xbridge
+ * family returns exactly as it parses nf_tables' replies.
+ *
+ * AttrWriter appends netlink attributes to a caller's buffer (in the kernel,
+ * an skb's tailroom). A fill function returns false when the buffer is too
+ * small; the caller then sends what it has and resumes (dumps) or fails
+ * with EMSGSIZE.
+ *
+ * Control context: the caller serialises with the ruleset's other control
+ * calls. No allocation, no ownership.
+ */
+#ifndef XBRIDGE_CORE_NFT_DUMP_H
+#define XBRIDGE_CORE_NFT_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nft_ruleset.h"
+
+namespace xb::nft {
+
+class AttrWriter {
+public:
+	AttrWriter(uint8_t *buf, size_t cap) : buf_(buf), cap_(cap) {}
+
+	size_t len() const { return len_; }
+	bool full() const { return full_; }
+	uint8_t *data() { return buf_; }
+	/* Drop everything after @len (a partial element that did not fit). */
+	void rewind(size_t len)
+	{
+		len_ = len;
+		full_ = false;
+	}
+
+	/* A nest: its header now, its length at nest_end(). */
+	size_t nest_begin(uint16_t type);
+	void nest_end(size_t at);
+	void put(uint16_t type, const void *data, size_t len);
+	void str(uint16_t type, const char *s);
+	void be32(uint16_t type, uint32_t v);
+	void be64(uint16_t type, uint64_t v);
+
+private:
+	bool reserve(size_t n);
+
+	uint8_t *buf_;
+	size_t cap_;
+	size_t len_ = 0;
+	bool full_ = false;
+};
+
+bool fill_table(const TableObj &t, AttrWriter &w);
+bool fill_chain(const ChainObj &c, AttrWriter &w);
+/* @prev: the rule before it in its chain (NFTA_RULE_POSITION), or nullptr. */
+bool fill_rule(const RuleObj &r, const RuleObj *prev, AttrWriter &w);
+bool fill_set(const SetObj &s, AttrWriter &w);
+/* The set's elements from index @from, as many as fit; @from is advanced
+ * past those written. False if not even one fit. */
+bool fill_set_elems(const SetObj &s, uint32_t &from, AttrWriter &w);
+bool fill_flowtable(const FlowtableObj &f, AttrWriter &w);
+bool fill_gen(const Ruleset &rs, AttrWriter &w);
+
+} // namespace xb::nft
+
+#endif /* XBRIDGE_CORE_NFT_DUMP_H */
