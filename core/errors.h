@@ -24,6 +24,7 @@ constexpr int kENOSPC = 28;
 constexpr int kEMLINK = 31;
 constexpr int kERANGE = 34;
 constexpr int kENAMETOOLONG = 36;
+constexpr int kEMSGSIZE = 90;
 constexpr int kELOOP = 40;
 constexpr int kEPROTONOSUPPORT = 93;
 constexpr int kEOPNOTSUPP = 95;

@@ -5,7 +5,8 @@
  * of dumps, registration. The policies, the ops table and the family are
  * generated from netlink/xbridge.yaml into xbridge_nl.c (tools/nlgen.py);
  * the handlers live one file per object: xbridge_genl_link.c (bridge and
- * port), xbridge_genl_fdb.c, xbridge_genl_vlan.c, and the notifications in
+ * port), xbridge_genl_fdb.c, xbridge_genl_vlan.c, xbridge_genl_nft.c (the
+ * namespace's nf_tables ruleset), and the notifications in
  * xbridge_genl_monitor.c.
  *
  * Validation: the generated policies check the shape of every attribute
@@ -142,6 +143,12 @@ int xbr_nl_pre_doit(const XBR_NL_OPS_T *ops, struct sk_buff *skb, struct genl_in
 {
 	struct xbr *br;
 
+	/* The nft objects belong to the namespace, not to one bridge. */
+	if (ops->cmd >= XBRIDGE_CMD_NFT_FIRST) {
+		rtnl_lock();
+		info->user_ptr[0] = NULL;
+		return 0;
+	}
 	if (!info->attrs[XBRIDGE_A_IFINDEX]) {
 		xbr_nl_set_missing(info->extack, NULL, XBRIDGE_A_IFINDEX,
 				   "missing the bridge (XBRIDGE_A_IFINDEX)");
@@ -250,12 +257,20 @@ out:
 
 int __init xbr_genl_init(void)
 {
-	return genl_register_family(&xbr_nl_family);
+	int err = xbr_nft_init();
+
+	if (err)
+		return err;
+	err = genl_register_family(&xbr_nl_family);
+	if (err)
+		xbr_nft_exit();
+	return err;
 }
 
 void xbr_genl_exit(void)
 {
 	genl_unregister_family(&xbr_nl_family);
+	xbr_nft_exit();
 	if (xbr_nl_notify_dropped())
 		pr_info("xbridge: %ld monitor notifications dropped\n", xbr_nl_notify_dropped());
 }

@@ -26,6 +26,13 @@ static inline struct xbr *xbr_nl_bridge(const struct genl_info *info)
 	return info->user_ptr[0];
 }
 
+/* ---- the namespace's nf_tables ruleset (xbridge_genl_nft.c) ---- */
+
+struct xbg_nft;
+struct xbg_nft *xbr_nft_ruleset(struct net *net);
+int xbr_nft_init(void);
+void xbr_nft_exit(void);
+
 /* ---- errors (xbridge_genl.c) ---- */
 
 /* A static message that is not a literal (the core's): NL_SET_ERR_MSG's store. */

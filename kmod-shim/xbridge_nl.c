@@ -77,6 +77,13 @@ const struct nla_policy xbridge_vlan_nl_policy[XBRIDGE_VLAN_MAX + 1] = {
 	[XBRIDGE_VLAN_TX_BYTES] = { .type = NLA_REJECT, .reject_message = "TX_BYTES is read-only" },
 };
 
+const struct nla_policy xbridge_nft_msg_nl_policy[XBRIDGE_NFT_MAX + 1] = {
+	[XBRIDGE_NFT_TYPE] = NLA_POLICY_MAX(NLA_U16, 255),
+	[XBRIDGE_NFT_FLAGS] = { .type = NLA_U16 },
+	[XBRIDGE_NFT_FAMILY] = { .type = NLA_U8 },
+	[XBRIDGE_NFT_ATTRS] = { .type = NLA_BINARY },
+};
+
 /* XBRIDGE_CMD_BRIDGE_GET - do/dump */
 static const struct nla_policy xbridge_bridge_get_nl_policy[XBRIDGE_A_IFINDEX + 1] = {
 	[XBRIDGE_A_IFINDEX] = { .type = NLA_U32 },
@@ -156,6 +163,16 @@ static const struct nla_policy xbridge_vlan_del_nl_policy[XBRIDGE_A_VLAN + 1] = 
 static const struct nla_policy xbridge_vlan_set_nl_policy[XBRIDGE_A_VLAN + 1] = {
 	[XBRIDGE_A_IFINDEX] = { .type = NLA_U32 },
 	[XBRIDGE_A_VLAN] = NLA_POLICY_NESTED(xbridge_vlan_nl_policy),
+};
+
+/* XBRIDGE_CMD_NFT_BATCH - do */
+static const struct nla_policy xbridge_nft_batch_nl_policy[XBRIDGE_A_NFT_MSG + 1] = {
+	[XBRIDGE_A_NFT_MSG] = NLA_POLICY_NESTED(xbridge_nft_msg_nl_policy),
+};
+
+/* XBRIDGE_CMD_NFT_GET - dump */
+static const struct nla_policy xbridge_nft_get_nl_policy[XBRIDGE_A_NFT_MSG + 1] = {
+	[XBRIDGE_A_NFT_MSG] = NLA_POLICY_NESTED(xbridge_nft_msg_nl_policy),
 };
 
 /* Ops table for xbridge */
@@ -242,6 +259,19 @@ static const struct genl_ops xbridge_nl_ops[] = {
 		.policy		= xbridge_vlan_set_nl_policy,
 		.maxattr	= XBRIDGE_A_VLAN,
 		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= XBRIDGE_CMD_NFT_BATCH,
+		.doit		= xbr_nl_nft_batch_doit,
+		.policy		= xbridge_nft_batch_nl_policy,
+		.maxattr	= XBRIDGE_A_NFT_MSG,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= XBRIDGE_CMD_NFT_GET,
+		.dumpit		= xbr_nl_nft_get_dumpit,
+		.policy		= xbridge_nft_get_nl_policy,
+		.maxattr	= XBRIDGE_A_NFT_MSG,
 	},
 };
 

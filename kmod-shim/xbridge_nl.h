@@ -24,6 +24,7 @@ extern const struct nla_policy xbridge_port_nl_policy[XBRIDGE_PORT_MAX + 1];
 extern const struct nla_policy xbridge_fdb_nl_policy[XBRIDGE_FDB_MAX + 1];
 extern const struct nla_policy xbridge_flush_nl_policy[XBRIDGE_FLUSH_MAX + 1];
 extern const struct nla_policy xbridge_vlan_nl_policy[XBRIDGE_VLAN_MAX + 1];
+extern const struct nla_policy xbridge_nft_msg_nl_policy[XBRIDGE_NFT_MAX + 1];
 extern const struct nla_policy xbridge_port_get_port_nl_policy[XBRIDGE_PORT_IFINDEX + 1];
 extern const struct nla_policy xbridge_vlan_get_vlan_nl_policy[XBRIDGE_VLAN_PORT_IFINDEX + 1];
 
@@ -48,6 +49,8 @@ int xbr_nl_vlan_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int xbr_nl_vlan_new_doit(struct sk_buff *skb, struct genl_info *info);
 int xbr_nl_vlan_del_doit(struct sk_buff *skb, struct genl_info *info);
 int xbr_nl_vlan_set_doit(struct sk_buff *skb, struct genl_info *info);
+int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info);
+int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 enum {
 	XBRIDGE_NLGRP_MONITOR,

@@ -61,9 +61,22 @@ enum xbridge_attr {
 	XBRIDGE_A_VLAN = 5,	/* nest: enum xbridge_vlan_attr */
 	XBRIDGE_A_FLUSH = 6,	/* nest: enum xbridge_flush_attr */
 	XBRIDGE_A_PAD = 7,
+	XBRIDGE_A_NFT_MSG = 8,	/* nest: enum xbridge_nft_attr; One nf_tables message: a request of an NFT_BATCH (repeated, in batch order) or an object of an NFT_GET dump. */
 
 	__XBRIDGE_A_MAX,
 	XBRIDGE_A_MAX = __XBRIDGE_A_MAX - 1,
+};
+
+/* An nf_tables message carried whole: its NFT_MSG_* type, netlink request flags and nfgen family, and its NFTA_* attributes exactly as libnftnl builds them for nf_tables (the core parses and validates them as nf_tables does). */
+enum xbridge_nft_attr {
+	XBRIDGE_NFT_UNSPEC,
+	XBRIDGE_NFT_TYPE = 1,	/* u16; NFT_MSG_* (NEWTABLE ... DELFLOWTABLE; GET* in a dump request). */
+	XBRIDGE_NFT_FLAGS = 2,	/* u16; NLM_F_CREATE, NLM_F_EXCL, NLM_F_APPEND, NLM_F_REPLACE, NLM_F_NONREC. */
+	XBRIDGE_NFT_FAMILY = 3,	/* u8; The nfgen family (NFPROTO_BRIDGE; 0 in a flush of every table). */
+	XBRIDGE_NFT_ATTRS = 4,	/* binary; The message's NFTA_* attributes. */
+
+	__XBRIDGE_NFT_MAX,
+	XBRIDGE_NFT_MAX = __XBRIDGE_NFT_MAX - 1,
 };
 
 /* Bridge options, as `ip link set BR type bridge ...`. */
@@ -183,6 +196,8 @@ enum xbridge_cmd {
 	XBRIDGE_CMD_VLAN_NEW = 10,	/* Add a VID or range to a port, or change its flags (pvid, untagged) */
 	XBRIDGE_CMD_VLAN_DEL = 11,	/* Delete a VID or range from a port */
 	XBRIDGE_CMD_VLAN_SET = 12,	/* Set the per-VLAN state of a VID or range (every VID must exist) */
+	XBRIDGE_CMD_NFT_BATCH = 64,	/* Apply nf_tables messages to the namespace's bridge-family ruleset as one batch, as nfnetlink applies a batch: each validated as nf_tables validates it, and all of them committed together or none (the extack names the message that failed) */
+	XBRIDGE_CMD_NFT_GET = 65,	/* Dump the ruleset's objects of one kind (the request's nft-msg type: GETTABLE, GETCHAIN, GETRULE, GETSET, GETSETELEM, GETFLOWTABLE or GETGEN), optionally of one table (its NFTA_*_TABLE in attrs), one object a message as nf_tables dumps it */
 
 	__XBRIDGE_CMD_MAX,
 	XBRIDGE_CMD_MAX = __XBRIDGE_CMD_MAX - 1,

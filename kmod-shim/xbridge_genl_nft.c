@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xbridge_genl_nft.c - the nf_tables objects of the `xbridge` family:
+ * NFT_BATCH (a batch of nf_tables requests, applied whole or not at all)
+ * and NFT_GET (dumps of tables, chains, rules, sets, elements, flowtables
+ * and the generation), and the namespace's ruleset they act on.
+ *
+ * Each namespace has one bridge-family ruleset (as nf_tables keeps its
+ * tables per namespace): bridge tables hook every xbridge there. It is
+ * created with the namespace (pernet) and freed when the namespace goes,
+ * after its bridges are gone.
+ *
+ * The messages are nf_tables' own, carried in XBRIDGE_A_NFT_MSG: the core
+ * parses and validates their NFTA_* attributes (core/nft_ruleset.cc); the
+ * generated policy checks only the carrier's shape.
+ *
+ * Locking: as every doit of the family, NFT_BATCH runs under RTNL
+ * (xbr_nl_pre_doit); the dump takes RTNL around each round. The core's
+ * commit sleeps in synchronize_rcu, which RTNL allows.
+ */
+#include <linux/netdevice.h>
+#include <linux/netfilter.h>
+#include <linux/rtnetlink.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/sock.h>
+
+#include "xbridge_genl_priv.h"
+#include "xbridge_glue_nft.h"
+
+static unsigned int xbr_nft_net_id __read_mostly;
+
+struct xbr_nft_net {
+	struct xbg_nft *ruleset;	/* RTNL for control, RCU inside the core */
+};
+
+struct xbg_nft *xbr_nft_ruleset(struct net *net)
+{
+	struct xbr_nft_net *nn = net_generic(net, xbr_nft_net_id);
+
+	return nn->ruleset;
+}
+
+static int __net_init xbr_nft_net_init(struct net *net)
+{
+	struct xbr_nft_net *nn = net_generic(net, xbr_nft_net_id);
+
+	nn->ruleset = xbg_nft_create();
+	return nn->ruleset ? 0 : -ENOMEM;
+}
+
+static void __net_exit xbr_nft_net_exit(struct net *net)
+{
+	struct xbr_nft_net *nn = net_generic(net, xbr_nft_net_id);
+
+	xbg_nft_destroy(nn->ruleset);
+	nn->ruleset = NULL;
+}
+
+static struct pernet_operations xbr_nft_net_ops = {
+	.init = xbr_nft_net_init,
+	.exit = xbr_nft_net_exit,
+	.id = &xbr_nft_net_id,
+	.size = sizeof(struct xbr_nft_net),
+};
+
+int __init xbr_nft_init(void)
+{
+	return register_pernet_subsys(&xbr_nft_net_ops);
+}
+
+void xbr_nft_exit(void)
+{
+	unregister_pernet_subsys(&xbr_nft_net_ops);
+}
+
+/* ---- NFT_BATCH ------------------------------------------------------------ */
+
+/* One XBRIDGE_A_NFT_MSG of a request, its fields parsed. */
+struct xbr_nft_msg {
+	u16 type;
+	u16 flags;
+	u8 family;
+	const void *attrs;
+	size_t len;
+};
+
+static int xbr_nft_msg_parse(const struct nlattr *nest, struct xbr_nft_msg *m,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[XBRIDGE_NFT_MAX + 1];
+	int err;
+
+	err = nla_parse_nested(tb, XBRIDGE_NFT_MAX, nest, xbridge_nft_msg_nl_policy, extack);
+	if (err)
+		return err;
+	if (!tb[XBRIDGE_NFT_TYPE]) {
+		xbr_nl_set_missing(extack, nest, XBRIDGE_NFT_TYPE, "an nft message needs its type");
+		return -EINVAL;
+	}
+	m->type = nla_get_u16(tb[XBRIDGE_NFT_TYPE]);
+	m->flags = tb[XBRIDGE_NFT_FLAGS] ? nla_get_u16(tb[XBRIDGE_NFT_FLAGS]) : 0;
+	m->family = tb[XBRIDGE_NFT_FAMILY] ? nla_get_u8(tb[XBRIDGE_NFT_FAMILY]) : 0;
+	m->attrs = tb[XBRIDGE_NFT_ATTRS] ? nla_data(tb[XBRIDGE_NFT_ATTRS]) : NULL;
+	m->len = tb[XBRIDGE_NFT_ATTRS] ? nla_len(tb[XBRIDGE_NFT_ATTRS]) : 0;
+	return 0;
+}
+
+int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct xbg_nft *rs = xbr_nft_ruleset(genl_info_net(info));
+	const struct nlattr *a;
+	const char *msg = NULL;
+	unsigned int n = 0;
+	int rem, err = 0;
+
+	nlmsg_for_each_attr(a, info->nlhdr, GENL_HDRLEN, rem) {
+		struct xbr_nft_msg m;
+
+		if (nla_type(a) != XBRIDGE_A_NFT_MSG)
+			continue;
+		n++;
+		err = xbr_nft_msg_parse(a, &m, info->extack);
+		if (err)
+			break;
+		err = xbg_nft_apply(rs, m.type, m.flags, m.family, m.attrs, m.len, &msg);
+		if (err) {
+			NL_SET_BAD_ATTR(info->extack, a);
+			xbr_nl_core_err(info->extack, err, msg);
+			break;
+		}
+	}
+	if (err) {
+		xbg_nft_abort(rs);
+		return err;
+	}
+	if (!n) {
+		xbr_nl_set_missing(info->extack, NULL, XBRIDGE_A_NFT_MSG, "an empty batch");
+		return -EINVAL;
+	}
+	err = xbg_nft_commit(rs, &msg);
+	return xbr_nl_core_err(info->extack, err, msg);
+}
+
+/* ---- NFT_GET ---------------------------------------------------------------- */
+
+/*
+ * cb->args: [0..2] the core's dump position; [3] done. Each object is one
+ * message: XBRIDGE_A_NFT_MSG { TYPE (NFT_MSG_NEW*), FAMILY, ATTRS }.
+ */
+int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nlattr **attrs = xbr_nl_dump_attrs(cb);
+	struct xbg_nft *rs = xbr_nft_ruleset(sock_net(skb->sk));
+	char table[256] = "";
+	struct xbr_nft_msg req;
+	int err = 0;
+
+	if (cb->args[3])
+		return 0;
+	if (!attrs[XBRIDGE_A_NFT_MSG]) {
+		NL_SET_ERR_MSG(cb->extack, "a dump names what to list (XBRIDGE_A_NFT_MSG)");
+		return -EINVAL;
+	}
+	err = xbr_nft_msg_parse(attrs[XBRIDGE_A_NFT_MSG], &req, cb->extack);
+	if (err)
+		return err;
+	if (req.len) {
+		/* The filter: the request's NFTA_*_TABLE (attribute 1 of every
+		 * nf_tables object but the table, whose name is also 1). */
+		const struct nlattr *t = nla_find(req.attrs, req.len, 1);
+
+		if (t && nla_len(t) > 1)
+			nla_strscpy(table, t, sizeof(table));
+	}
+
+	rtnl_lock();
+	for (;;) {
+		struct nlattr *nest, *data;
+		size_t room;
+		u16 obj_type = 0;
+		long len;
+		void *hdr;
+
+		hdr = xbr_nl_dump_put(skb, cb, XBRIDGE_CMD_NFT_GET);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		nest = nla_nest_start(skb, XBRIDGE_A_NFT_MSG);
+		if (!nest || nla_put_u8(skb, XBRIDGE_NFT_FAMILY, NFPROTO_BRIDGE) ||
+		    nla_put_u16(skb, XBRIDGE_NFT_TYPE, 0)) {
+			genlmsg_cancel(skb, hdr);
+			err = -EMSGSIZE;
+			break;
+		}
+		/* The core writes the object straight into the skb's tailroom. */
+		room = skb_tailroom(skb);
+		room = room > NLA_HDRLEN + 8 ? min_t(size_t, room - NLA_HDRLEN - 8, 0xfff0) : 0;
+		data = room ? nla_reserve(skb, XBRIDGE_NFT_ATTRS, room) : NULL;
+		if (!data) {
+			genlmsg_cancel(skb, hdr);
+			err = -EMSGSIZE;
+			break;
+		}
+		len = xbg_nft_dump_next(rs, req.type, table[0] ? table : NULL,
+					(unsigned long *)cb->args, nla_data(data), room, &obj_type);
+		if (len <= 0) {
+			genlmsg_cancel(skb, hdr);
+			if (len == 0)
+				cb->args[3] = 1;
+			err = (int)len;
+			break;
+		}
+		/* Shrink the reserved attribute to what was written. */
+		data->nla_len = nla_attr_size(len);
+		skb_trim(skb, (unsigned char *)data + nla_total_size(len) - skb->data);
+		*(u16 *)nla_data(nla_find_nested(nest, XBRIDGE_NFT_TYPE)) = obj_type;
+		nla_nest_end(skb, nest);
+		genlmsg_end(skb, hdr);
+	}
+	rtnl_unlock();
+	/* A full skb ends this round; nothing fit into an empty one: no progress. */
+	if (err == -EMSGSIZE && skb->len)
+		err = 0;
+	return err ? err : skb->len;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xbridge_glue_nft.h - the C view of the core's nf_tables ruleset
+ * (core/nft_ruleset.h) for the shim: one opaque ruleset per network
+ * namespace, its batches and its dumps. Implemented by xbridge_glue_nft.cc.
+ *
+ * Contexts: every call is a control call, serialised by RTNL; commit
+ * sleeps (it waits for the datapath's readers of the old generation).
+ * Messages (@msg) are static strings from the core.
+ */
+#ifndef XBRIDGE_GLUE_NFT_H
+#define XBRIDGE_GLUE_NFT_H
+
+#ifdef __cplusplus
+#include <stddef.h>
+#include <stdint.h>
+extern "C" {
+#else
+#include <linux/types.h>
+#endif
+
+struct xbg_nft;
+
+/* NULL on allocation failure. */
+struct xbg_nft *xbg_nft_create(void);
+/* The datapath no longer reads it (its namespace is going away). */
+void xbg_nft_destroy(struct xbg_nft *rs);
+
+/* One request of the current batch (core Ruleset::apply). */
+int xbg_nft_apply(struct xbg_nft *rs, uint16_t type, uint16_t nlflags, uint32_t family,
+		  const void *attrs, size_t len, const char **msg);
+int xbg_nft_commit(struct xbg_nft *rs, const char **msg);
+void xbg_nft_abort(struct xbg_nft *rs);
+uint32_t xbg_nft_generation(const struct xbg_nft *rs);
+
+/*
+ * Dumps. @get_type is the GET* message of the request; @table, when not
+ * NULL, keeps only that table's objects. @pos (3 words, zero at the start)
+ * is the position, advanced past each object written. Writes the next
+ * object's NFTA_* attributes into @buf (@cap bytes) with its NEW* message
+ * type in @obj_type. Returns its length (> 0), 0 when the dump is done,
+ * -EMSGSIZE when it does not fit in @cap, -EOPNOTSUPP for another type.
+ */
+long xbg_nft_dump_next(struct xbg_nft *rs, uint16_t get_type, const char *table,
+		       unsigned long *pos, void *buf, size_t cap, uint16_t *obj_type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XBRIDGE_GLUE_NFT_H */
