@@ -176,7 +176,7 @@ int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	rtnl_lock();
 	for (;;) {
-		struct nlattr *nest, *data;
+		struct nlattr *nest, *type_attr, *data;
 		size_t room;
 		u16 obj_type = 0;
 		long len;
@@ -188,8 +188,10 @@ int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 		}
 		nest = nla_nest_start(skb, XBRIDGE_A_NFT_MSG);
-		if (!nest || nla_put_u8(skb, XBRIDGE_NFT_FAMILY, NFPROTO_BRIDGE) ||
-		    nla_put_u16(skb, XBRIDGE_NFT_TYPE, 0)) {
+		/* the type is known once the core has written the object */
+		type_attr = (struct nlattr *)skb_tail_pointer(skb);
+		if (!nest || nla_put_u16(skb, XBRIDGE_NFT_TYPE, 0) ||
+		    nla_put_u8(skb, XBRIDGE_NFT_FAMILY, NFPROTO_BRIDGE)) {
 			genlmsg_cancel(skb, hdr);
 			err = -EMSGSIZE;
 			break;
@@ -215,7 +217,7 @@ int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		/* Shrink the reserved attribute to what was written. */
 		data->nla_len = nla_attr_size(len);
 		skb_trim(skb, (unsigned char *)data + nla_total_size(len) - skb->data);
-		*(u16 *)nla_data(nla_find_nested(nest, XBRIDGE_NFT_TYPE)) = obj_type;
+		*(u16 *)nla_data(type_attr) = obj_type;
 		nla_nest_end(skb, nest);
 		genlmsg_end(skb, hdr);
 	}

@@ -1,5 +1,7 @@
 // compiler.cc - commands to libnftnl objects (see compiler.h).
 #include "compiler.h"
+#include "delinearize.h"
+#include "ruleset_model.h"
 
 #include <libnftnl/chain.h>
 #include <libnftnl/flowtable.h>
@@ -45,6 +47,36 @@ static uint16_t add_flags(Verb v)
 	case Verb::Replace: return NLM_F_REPLACE;
 	case Verb::Add: return NLM_F_CREATE | NLM_F_APPEND;
 	default: return 0;
+	}
+}
+
+void Compiler::learn(const RulesetModel &m)
+{
+	for (const ModelTable &t : m.tables) {
+		if (t.family != NFPROTO_BRIDGE)
+			continue;
+		TableInfo &ti = tables_["bridge " + t.name];
+		for (nftnl_chain *c : t.chains)
+			ti.chains[nftnl_chain_get_str(c, NFTNL_CHAIN_NAME)] = true;
+		for (nftnl_flowtable *f : t.flowtables)
+			ti.flowtables[nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME)] = true;
+		for (nftnl_set *s : t.sets) {
+			SetInfo si;
+			si.name = nftnl_set_get_str(s, NFTNL_SET_NAME);
+			si.flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
+			si.key = keyparts_of_set(s);
+			si.is_map = si.flags & NFT_SET_MAP;
+			if (si.is_map) {
+				const uint32_t dt = nftnl_set_get_u32(s, NFTNL_SET_DATA_TYPE);
+				si.verdict_map = dt == NFT_DATA_VERDICT;
+				if (!si.verdict_map) {
+					const DataType &d = datatype(static_cast<TypeId>(dt));
+					const uint32_t dl = nftnl_set_get_u32(s, NFTNL_SET_DATA_LEN);
+					si.data = KeyPart{&d, dl * 8, d.order, dl};
+				}
+			}
+			ti.sets[si.name] = si;
+		}
 	}
 }
 
@@ -323,7 +355,7 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, key_type);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, key_len);
 	if (d.is_map) {
-		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, si.verdict_map ? NFT_DATA_VERDICT : si.data.type->id);
+		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, si.verdict_map ? uint32_t(NFT_DATA_VERDICT) : uint32_t(si.data.type->id));
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, si.verdict_map ? 0 : si.data.bytes);
 	}
 	if (d.timeout_ms)

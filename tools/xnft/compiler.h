@@ -20,6 +20,8 @@ struct nftnl_set;
 
 namespace xnft {
 
+class RulesetModel;
+
 // One component of a set key or of a loaded value.
 struct KeyPart {
 	const DataType *type;
@@ -48,6 +50,9 @@ struct TableInfo {
 class Compiler {
 public:
 	explicit Compiler(Batch &b) : batch_(&b) {}
+	// Know the objects of a ruleset that exists already (the kernel's, as
+	// nft's cache knows them), so commands may refer to them.
+	void learn(const RulesetModel &m);
 	// Compile the next commands into @b, keeping what earlier ones declared
 	// (the tables, chains and sets a later batch may refer to).
 	void retarget(Batch &b) { batch_ = &b; }

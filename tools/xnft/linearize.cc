@@ -736,7 +736,7 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, key_type);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, key_len);
 	if (si.is_map) {
-		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, si.verdict_map ? NFT_DATA_VERDICT : si.data.type->id);
+		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, si.verdict_map ? uint32_t(NFT_DATA_VERDICT) : uint32_t(si.data.type->id));
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, si.verdict_map ? 0 : si.data.bytes);
 	}
 	nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, (si.flags & NFT_SET_INTERVAL) ?

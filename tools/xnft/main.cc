@@ -1,19 +1,31 @@
 // main.cc - `xnft`: nft's command line for xbridge. Parses the options,
 // reads the commands (argv words or -f FILE), compiles them to libnftnl
 // objects, prints nft's --debug=netlink dump when asked, and with -c stops
-// there. Kernel commands go to the xbridge family (not there yet: a clear
-// error). No exception leaves main.
+// there. Otherwise, as nft does, it first reads the kernel's ruleset (the
+// xbridge family's NFT_GET dumps) so that commands may name existing
+// objects, sends every change as one batch (NFT_BATCH: all or nothing), and
+// prints `list` commands from what the kernel returns. No exception leaves
+// main.
+#include <libnftnl/chain.h>
+#include <libnftnl/flowtable.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <linux/netfilter/nf_tables.h>
+
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "batch.h"
 #include "compiler.h"
+#include "family.h"
 #include "parser.h"
 #include "printer.h"
 #include "ruleset_model.h"
+#include "wire.h"
 
 using namespace xnft;
 
@@ -56,6 +68,123 @@ struct Options {
 	std::vector<std::string> defines;
 	std::vector<std::string> words;
 };
+
+// The kernel's ruleset, as nft's cache reads it: every kind of object.
+static void load_kernel(Family &fam, RulesetModel &model)
+{
+	static const uint16_t kinds[] = {NFT_MSG_GETTABLE, NFT_MSG_GETCHAIN, NFT_MSG_GETSET,
+					 NFT_MSG_GETSETELEM, NFT_MSG_GETFLOWTABLE, NFT_MSG_GETRULE};
+	for (uint16_t k : kinds)
+		fam.dump(k, "", [&](uint16_t type, uint32_t family, const uint8_t *attrs, size_t len) {
+			model.load_dump(type, family, attrs, len);
+		});
+}
+
+static std::string name_of(nftnl_chain *c)
+{
+	const char *n = nftnl_chain_get_str(c, NFTNL_CHAIN_NAME);
+	return n ? n : "";
+}
+
+static std::string name_of(nftnl_set *s)
+{
+	const char *n = nftnl_set_get_str(s, NFTNL_SET_NAME);
+	return n ? n : "";
+}
+
+static std::string name_of(nftnl_flowtable *f)
+{
+	const char *n = nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME);
+	return n ? n : "";
+}
+
+// Keep in @m what a `list` command shows: nft prints the table around the
+// one chain, set, map or flowtable asked for. Objects left out are freed.
+template <typename T, typename Free>
+static void keep_only(std::vector<T *> &v, const std::string &name, Free free_fn)
+{
+	std::vector<T *> kept;
+	for (T *o : v) {
+		if (!name.empty() && name_of(o) == name)
+			kept.push_back(o);
+		else
+			free_fn(o);
+	}
+	v = kept;
+}
+
+static bool filter_for_list(RulesetModel &m, const Command &c)
+{
+	if (c.obj == Obj::Ruleset)
+		return true;
+	bool found = false;
+	for (auto it = m.tables.begin(); it != m.tables.end();) {
+		const bool match = it->name == c.table || c.table.empty();
+		if (!match) {
+			++it;
+			continue;
+		}
+		found = true;
+		ModelTable &t = *it;
+		if (c.obj == Obj::Chain || c.obj == Obj::Chains) {
+			// anonymous sets stay: the rules print them inline
+			std::vector<nftnl_set *> anon;
+			for (nftnl_set *st : t.sets) {
+				if (nftnl_set_get_u32(st, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS)
+					anon.push_back(st);
+				else
+					nftnl_set_free(st);
+			}
+			t.sets = anon;
+			keep_only(t.flowtables, "", nftnl_flowtable_free);
+			if (c.obj == Obj::Chain) {
+				keep_only(t.chains, c.chain, nftnl_chain_free);
+				found = !t.chains.empty();
+				std::vector<nftnl_rule *> rules;
+				for (nftnl_rule *r : t.rules) {
+					const char *ch = nftnl_rule_get_str(r, NFTNL_RULE_CHAIN);
+					if (ch && c.chain == ch)
+						rules.push_back(r);
+					else
+						nftnl_rule_free(r);
+				}
+				t.rules = rules;
+			}
+		} else if (c.obj == Obj::Set || c.obj == Obj::Map || c.obj == Obj::Flowtable) {
+			const std::string &n = c.obj == Obj::Flowtable ? c.flowtable : c.set;
+			keep_only(t.chains, "", nftnl_chain_free);
+			for (nftnl_rule *r : t.rules)
+				nftnl_rule_free(r);
+			t.rules.clear();
+			if (c.obj == Obj::Flowtable) {
+				keep_only(t.sets, "", nftnl_set_free);
+				keep_only(t.flowtables, n, nftnl_flowtable_free);
+				found = !t.flowtables.empty();
+			} else {
+				keep_only(t.flowtables, "", nftnl_flowtable_free);
+				keep_only(t.sets, n, nftnl_set_free);
+				found = !t.sets.empty();
+			}
+		}
+		++it;
+	}
+	// Tables the command does not name are left out.
+	for (auto it = m.tables.begin(); it != m.tables.end();) {
+		if (!c.table.empty() && it->name != c.table) {
+			RulesetModel gone;	/* frees the table's objects */
+			gone.tables.push_back(std::move(*it));
+			it->table = nullptr;
+			it->chains.clear();
+			it->sets.clear();
+			it->flowtables.clear();
+			it->rules.clear();
+			it = m.tables.erase(it);
+		} else {
+			++it;
+		}
+	}
+	return found;
+}
 
 static bool parse_options(int argc, char **argv, Options &o)
 {
@@ -159,6 +288,19 @@ int main(int argc, char **argv)
 		fputs(format_error(e).c_str(), stderr);
 		return 1;
 	}
+	// Kernel mode reads the kernel's ruleset first, as nft fills its cache.
+	const bool kernel = !o.check && !o.list_offline;
+	std::unique_ptr<Family> fam;
+	RulesetModel cache;
+	if (kernel) {
+		try {
+			fam = std::make_unique<Family>();
+			load_kernel(*fam, cache);
+		} catch (const KernelError &e) {
+			fprintf(stderr, "Error: %s\n", e.what());
+			return 1;
+		}
+	}
 	// Compile everything first: on any error nothing is printed as bytecode
 	// beyond what came before it, and nothing is sent.
 	Batch batch;
@@ -171,12 +313,13 @@ int main(int argc, char **argv)
 		batch.debug = mem;
 	}
 	Compiler compiler(batch);
+	compiler.learn(cache);
 	int rc = 0;
 	std::string errors;
-	bool lists = false;
+	std::vector<const Command *> lists;
 	for (auto &c : cmds) {
 		if (c.verb == Verb::List || c.verb == Verb::Reset) {
-			lists = true;
+			lists.push_back(&c);
 			continue;
 		}
 		try {
@@ -197,22 +340,37 @@ int main(int argc, char **argv)
 	}
 	fputs(dump.c_str(), stdout);
 	fflush(stdout);
+	PrintOptions po;
+	po.handles = o.handle;
+	po.stateless = o.stateless;
+	po.numeric = o.numeric;
 	if (o.list_offline) {
 		RulesetModel model;
 		model.apply(batch);
-		PrintOptions po;
-		po.handles = o.handle;
-		po.stateless = o.stateless;
-		po.numeric = o.numeric;
 		fputs(print_ruleset(model, po).c_str(), stdout);
 		return 0;
 	}
-	if (o.check && !lists)
+	if (o.check)
 		return 0;
-	if (batch.items().empty() && !lists)
-		return 0;
-	fprintf(stderr, "Error: the xbridge family has no nft objects yet: the kernel side of "
-			"xnft's commands (tables, chains, rules, sets, flowtables in the xbridge "
-			"generic netlink family) does not exist; use -c to compile only\n");
-	return 1;
+	try {
+		if (!batch.items().empty())
+			fam->batch(encode_batch(batch));
+		for (const Command *c : lists) {
+			RulesetModel model;
+			load_kernel(*fam, model);
+			if (!filter_for_list(model, *c)) {
+				fputs(format_error(LangError(c->loc, "Could not process rule: No such file or directory")).c_str(),
+				      stderr);
+				return 1;
+			}
+			fputs(print_ruleset(model, po).c_str(), stdout);
+		}
+	} catch (const KernelError &e) {
+		// As nft reports a refused batch; the kernel's extack says why.
+		fprintf(stderr, "Error: Could not process rule: %s\n", strerror(e.err));
+		if (*e.what())
+			fprintf(stderr, "  %s\n", e.what());
+		return 1;
+	}
+	return 0;
 }

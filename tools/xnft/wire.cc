@@ -96,11 +96,20 @@ std::vector<WireMsg> encode_batch(const Batch &batch)
 						 nftnl_set_get_str(i.set, NFTNL_SET_NAME)));
 			continue;
 		case ItemKind::NewSetElems:
-		case ItemKind::DelSetElems:
+		case ItemKind::DelSetElems: {
+			// As many messages as the elements need: a netlink attribute
+			// (the element list) holds at most 64 KiB, as nft splits them.
 			type = i.kind == ItemKind::NewSetElems ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM;
-			h = hdr(type);
-			nftnl_set_elems_nlmsg_build_payload(h, i.set);
-			break;
+			nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(i.set);
+			int more;
+			do {
+				h = hdr(type);
+				more = nftnl_set_elems_nlmsg_build_payload_iter(h, it);
+				out.push_back(finish(h, type, i.nlflags, i.family));
+			} while (more > 0);
+			nftnl_set_elems_iter_destroy(it);
+			continue;
+		}
 		case ItemKind::NewFlowtable:
 		case ItemKind::DelFlowtable:
 			type = i.kind == ItemKind::NewFlowtable ? NFT_MSG_NEWFLOWTABLE

@@ -1,0 +1,197 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# xbridge_nft.sh [MODULE.ko] - `xnft` against xbridge.ko's nft objects in
+# the test kernel: rulesets applied as one batch and listed back as nft
+# lists them (compared with real nft on the same ruleset where the Linux
+# kernel accepts it), nf_tables' errors for bad batches with nothing
+# changed, one ruleset per network namespace, and the seed's firewall
+# (../shared/seeds/bridge-flowtable-thread.txt) typed verbatim.
+# The tool: $XNFT, else build-test/, build/ or build-tool/ under the repo.
+set -u
+source "$(dirname "$0")/lib.sh"
+TMPDIR=$(mktemp -d)
+ROOT=$(cd "$SELFTESTS_DIR/.." && pwd)
+
+XNFT=${XNFT:-}
+if [[ -z "$XNFT" ]]; then
+	for d in build-test build build-tool build-dev; do
+		[[ -x "$ROOT/$d/tools/xnft/xnft" ]] && { XNFT="$ROOT/$d/tools/xnft/xnft"; break; }
+	done
+fi
+if [[ -z "$XNFT" || ! -x "$XNFT" ]]; then
+	log_test "xnft binary found" 1 "set XNFT or build tools/xnft"
+	summary
+	exit 1
+fi
+xnft() { "$XNFT" "$@"; }
+
+cleanup() {
+	ip link del xbr0 2>/dev/null
+	nft flush ruleset 2>/dev/null
+	hosts_cleanup
+	rm -rf "$TMPDIR"
+}
+trap cleanup EXIT
+
+# check NAME COMMAND... - PASS if COMMAND succeeds.
+check() {
+	local name=$1 out
+	shift
+	out=$("$@" 2>&1)
+	log_test "$name" $? "$out"
+}
+
+# check_fails NAME PATTERN COMMAND... - PASS if COMMAND fails with PATTERN on stderr.
+check_fails() {
+	local name=$1 pattern=$2 out status
+	shift 2
+	out=$("$@" 2>&1)
+	status=$?
+	[[ $status -ne 0 && $out == *$pattern* ]]
+	log_test "$name" $? "status $status: $out"
+}
+
+# same NAME A B - PASS if the two texts are equal (a diff otherwise).
+same() {		# (the guest has no /dev/fd: files, not <(...))
+	local d
+	printf '%s\n' "$2" > "$TMPDIR/a"
+	printf '%s\n' "$3" > "$TMPDIR/b"
+	d=$(diff "$TMPDIR/a" "$TMPDIR/b")
+	log_test "$1" $? "$d"
+}
+
+ip link add xbr0 type xbridge || { log_test "create xbr0" 1; summary; exit 1; }
+ip link set xbr0 up
+host_add h1 xbr0 veth21 02:00:00:00:21:01 10.0.0.7/24
+host_add h2 xbr0 veth22 02:00:00:00:21:02 10.0.0.8/24
+
+# 1. An empty ruleset, then a table, listed back.
+check "list ruleset: empty" test -z "$(xnft list ruleset)"
+check "add table" xnft add table bridge t
+same "list ruleset shows the table" "$(xnft list ruleset)" "table bridge t {
+}"
+check "delete table" xnft delete table bridge t
+check "list ruleset: empty again" test -z "$(xnft list ruleset)"
+
+# 2. A ruleset through xnft and through nft (Linux's nf_tables, same
+#    kernel): both list it the same way.
+cat > "$TMPDIR/fw.nft" <<'EOF'
+table bridge filter {
+	set allowed {
+		type ipv4_addr
+		flags interval
+		elements = { 10.0.0.0/24, 192.168.0.0/16 }
+	}
+
+	map marks {
+		type inet_service : mark
+		elements = { 22 : 0x00000001, 80 : 0x00000002 }
+	}
+
+	chain web {
+		counter packets 0 bytes 0 accept
+	}
+
+	chain forward {
+		type filter hook forward priority filter; policy drop;
+		ct state established,related counter packets 0 bytes 0 accept
+		ip saddr @allowed tcp dport { 22, 80, 443 } counter packets 0 bytes 0 accept comment "lan"
+		tcp dport vmap { 23 : drop, 80 : jump web }
+		meta mark set tcp dport map @marks
+		vlan id 10 ether type ip accept
+		meta iifname "veth21" meta oifname "veth22" accept
+	}
+
+	chain input {
+		type filter hook input priority filter; policy accept;
+		meta pkttype broadcast counter packets 0 bytes 0 accept
+	}
+}
+EOF
+check "xnft -f ruleset" xnft -f "$TMPDIR/fw.nft"
+if nft -f "$TMPDIR/fw.nft" 2>"$TMPDIR/nft.err"; then
+	same "xnft list ruleset = nft list ruleset" "$(xnft list ruleset)" "$(nft list ruleset)"
+	# Handles: the tables' differ (nf_tables counts table handles across
+	# every namespace, xbridge per namespace); the rest must be equal.
+	same "xnft -a list ruleset = nft -a list ruleset (handles)" \
+		"$(xnft -a list ruleset | sed '1s/# handle [0-9]*/# handle T/')" \
+		"$(nft -a list ruleset | sed '1s/# handle [0-9]*/# handle T/')"
+	same "list chain = nft list chain" "$(xnft list chain bridge filter forward)" \
+		"$(nft list chain bridge filter forward)"
+	same "list set = nft list set" "$(xnft list set bridge filter allowed)" \
+		"$(nft list set bridge filter allowed)"
+	nft flush ruleset
+else
+	log_test "nft -f ruleset (Linux's nf_tables)" 1 "$(cat "$TMPDIR/nft.err")"
+fi
+
+# 3. Later batches refer to what the kernel holds (xnft reads it first).
+check "add element to an existing set" xnft add element bridge filter allowed { 172.16.0.0/12 }
+check "the element is listed" grep -q "172.16.0.0/12" <<<"$(xnft list set bridge filter allowed)"
+check "insert rule into an existing chain" xnft insert rule bridge filter forward tcp dport 8080 accept
+check "the rule is first" \
+	bash -c "'$XNFT' list chain bridge filter forward | sed -n 4p | grep -q 'tcp dport 8080 accept'"
+
+# 4. Bad batches: nf_tables' error, nothing changed.
+before=$(xnft -a list ruleset)
+printf 'add chain bridge filter a\nadd chain bridge filter b\nadd rule bridge filter a jump b\nadd rule bridge filter b jump a\n' > "$TMPDIR/loop.nft"
+check_fails "jump loop: ELOOP" "Too many levels of symbolic links" xnft -f "$TMPDIR/loop.nft"
+same "jump loop: ruleset unchanged" "$(xnft -a list ruleset)" "$before"
+check_fails "delete a chain in use: EBUSY" "Device or resource busy" \
+	xnft delete chain bridge filter web
+check_fails "delete a set in use: EBUSY" "Device or resource busy" \
+	xnft delete set bridge filter allowed
+printf 'add table bridge t2\nadd chain bridge t2 c { type filter hook forward priority 0; }\nadd rule bridge t2 c tcp dport 22 accept\ndelete chain bridge filter web\n' > "$TMPDIR/half.nft"
+check_fails "a batch with a failing message: EBUSY" "Device or resource busy" xnft -f "$TMPDIR/half.nft"
+same "the failed batch left nothing (no table t2)" "$(xnft -a list ruleset)" "$before"
+check_fails "unknown table: nft's message and caret" "No such file or directory" \
+	xnft add chain bridge nosuch c
+check "flush ruleset" xnft flush ruleset
+check "empty after flush ruleset" test -z "$(xnft list ruleset)"
+
+# 5. One ruleset per namespace.
+check "a table in the init namespace" xnft add table bridge mine
+check "not in another namespace" test -z "$(ip netns exec h1 "$XNFT" list ruleset)"
+check "a table in h1's namespace" ip netns exec h1 "$XNFT" add table bridge theirs
+same "h1 lists its own" "$(ip netns exec h1 "$XNFT" list ruleset)" "table bridge theirs {
+}"
+same "the init namespace lists its own" "$(xnft list ruleset)" "table bridge mine {
+}"
+xnft flush ruleset
+
+# 6. The seed's firewall, typed verbatim (nft -> xnft).
+cat > "$TMPDIR/seed.sh" <<'EOF'
+xnft add table bridge firewall
+xnft add chain bridge firewall zones { type filter hook prerouting priority - 300 \; }
+xnft add rule bridge firewall zones counter ct zone set iif map { "veth21" : 2, "veth22" : 2 }
+xnft add chain bridge firewall rule-200-ingress
+xnft add rule bridge firewall rule-200-ingress ct zone 2 ct state established,related counter accept
+xnft add rule bridge firewall rule-200-ingress ct zone 2 ct state invalid counter drop
+xnft add rule bridge firewall rule-200-ingress ct zone 2 tcp dport 23 ct state new counter accept
+xnft add rule bridge firewall rule-200-ingress counter drop
+xnft add chain bridge firewall rule-200-egress
+xnft add rule bridge firewall rule-200-egress ct zone 2 ct state established,related counter accept
+xnft add rule bridge firewall rule-200-egress ct zone 2 ct state invalid counter drop
+xnft add rule bridge firewall rule-200-egress ct zone 2 tcp dport 23 ct state new counter drop
+xnft add rule bridge firewall rule-200-egress counter accept
+xnft add chain bridge firewall rules-all { type filter hook prerouting priority - 150 \; }
+xnft add rule bridge firewall rules-all counter meta protocol ip iif vmap { "veth22" : jump rule-200-ingress, "veth21" : jump rule-200-egress }
+xnft add flowtable bridge firewall fb2 { hook ingress priority 0 \; devices = { veth21, veth22 } \; }
+xnft add chain bridge firewall ftb-all {type filter hook forward priority 0 \; policy accept \; }
+xnft add rule bridge firewall ftb-all counter ct zone 2 ip protocol tcp flow offload @fb2
+EOF
+out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$TMPDIR/seed.sh" 2>&1)
+log_test "the seed's nft commands, with xnft for nft" $? "$out"
+listed=$(xnft list ruleset)
+for want in "chain zones" "ct zone set iif map" "chain rule-200-ingress" \
+	"ct zone 2 tcp dport 23 ct state new counter packets 0 bytes 0 accept" \
+	"iif vmap { \"veth21\" : jump rule-200-egress, \"veth22\" : jump rule-200-ingress }" \
+	"flowtable fb2" "flow add @fb2"; do
+	[[ $listed == *"$want"* ]]
+	log_test "seed listed: $want" $? "$listed"
+done
+check "flow offload outside forward is refused" \
+	bash -c "! '$XNFT' add rule bridge firewall zones flow offload @fb2 2>/dev/null"
+check "flush ruleset (seed)" xnft flush ruleset
+
+summary

@@ -1,0 +1,53 @@
+// family.h - xnft's client of the `xbridge` generic netlink family's nft
+// objects (netlink/xbridge.h: NFT_BATCH, NFT_GET) over libmnl: resolves
+// the family (a clear error when the module is not loaded), sends a batch
+// as one request, runs dumps, reports the kernel's error with its extended
+// ack as nft does ("Error: Could not process rule: ...").
+//
+// Ownership: a Family owns its socket. Not thread-safe.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "wire.h"
+
+struct mnl_socket;
+
+namespace xnft {
+
+// A request the kernel refused: errno and the extack message.
+class KernelError : public std::runtime_error {
+public:
+	KernelError(int err, const std::string &what, int failed_msg = -1)
+		: std::runtime_error(what), err(err), failed_msg(failed_msg) {}
+	int err;
+	int failed_msg;   // index of the batch message the kernel named, or -1
+};
+
+class Family {
+public:
+	Family();   // throws KernelError (ENOENT: the module is not loaded)
+	Family(const Family &) = delete;
+	Family &operator=(const Family &) = delete;
+	~Family();
+
+	// Apply @msgs as one batch (all or nothing).
+	void batch(const std::vector<WireMsg> &msgs);
+	// Dump the objects of @get_type (NFT_MSG_GET*), of @table if not empty.
+	using ObjFn = std::function<void(uint16_t type, uint32_t family, const uint8_t *attrs,
+					 size_t len)>;
+	void dump(uint16_t get_type, const std::string &table, const ObjFn &fn);
+
+private:
+	void run(std::vector<char> &req, const ObjFn *fn);
+
+	mnl_socket *sock_ = nullptr;
+	uint16_t family_id_ = 0;
+	uint32_t portid_ = 0;
+	uint32_t seq_ = 1;
+};
+
+} // namespace xnft
