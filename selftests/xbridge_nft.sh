@@ -111,8 +111,9 @@ EOF
 check "xnft -f ruleset" xnft -f "$TMPDIR/fw.nft"
 if nft -f "$TMPDIR/fw.nft" 2>"$TMPDIR/nft.err"; then
 	same "xnft list ruleset = nft list ruleset" "$(xnft list ruleset)" "$(nft list ruleset)"
-	# Handles: the tables' differ (nf_tables counts table handles across
-	# every namespace, xbridge per namespace); the rest must be equal.
+	# Handles: the tables' differ (nf_tables' table handle counter is not
+	# this namespace's bridge tables alone, xbridge's is); the rest must be
+	# equal.
 	same "xnft -a list ruleset = nft -a list ruleset (handles)" \
 		"$(xnft -a list ruleset | sed '1s/# handle [0-9]*/# handle T/')" \
 		"$(nft -a list ruleset | sed '1s/# handle [0-9]*/# handle T/')"
