@@ -243,7 +243,8 @@ class Runner:
             else:
                 self.t.config_ops += 1
                 if self.args.tools:
-                    ea, eb = tool_words.run(self.linux, step), tool_words.run(self.xb, step)
+                    ea = tool_words.run(self.linux, step, apply)
+                    eb = tool_words.run(self.xb, step, apply)
                 else:
                     ea, eb = apply(self.linux, step), apply(self.xb, step)
                 if (ea is None) != (eb is None):
@@ -337,6 +338,9 @@ def main():
              time.monotonic() - start))
     for name, n in sorted(t.known.items()):
         print("conformance: known difference %s applied %d times (--known)" % (name, n))
+    for word, n in sorted(tool_words.netlink_steps.items()):
+        print("conformance: --tools: %d Linux steps with `%s` sent over rtnetlink "
+              "(this iproute2 does not know the word)" % (n, word))
     return 0 if ok else 1
 
 
