@@ -14,7 +14,7 @@ the first step where they differ:
 
   conformance.py [--corpus DIR] [--generate N] [--seed S] [--steps K]
                  [--soak SECONDS] [--replay FILE] [--tools] [--quiet]
-                 [--record FILE] [--known]
+                 [--record FILE] [--known] [--no-mab]
 
 Every scenario prints one PASS or FAIL line (a FAIL prints the step, both
 sides and the scenario text, which --replay runs again); the last line gives
@@ -243,7 +243,8 @@ class Runner:
             else:
                 self.t.config_ops += 1
                 if self.args.tools:
-                    ea, eb = tool_words.run(self.linux, step), tool_words.run(self.xb, step)
+                    ea = tool_words.run(self.linux, step, apply)
+                    eb = tool_words.run(self.xb, step, apply)
                 else:
                     ea, eb = apply(self.linux, step), apply(self.xb, step)
                 if (ea is None) != (eb is None):
@@ -297,6 +298,8 @@ def main():
     ap.add_argument("--soak", type=float, default=0,
                     help="keep generating scenarios for this many seconds")
     ap.add_argument("--replay", action="append", default=[], help="a scenario file to run")
+    ap.add_argument("--no-mab", action="store_true",
+                    help="generate without MAB even on Linux 6.2+ (the scenarios 6.1 runs)")
     ap.add_argument("--quiet", action="store_true", help="print only FAIL lines and totals")
     ap.add_argument("--tools", action="store_true",
                     help="configure through `bridge`/`ip` and the `xbridge` tool (one process a step)")
@@ -322,13 +325,15 @@ def main():
     for s in scenarios:
         ok &= r.run_one(s)
     seed = args.seed
+    # MAB in generated scenarios where the Linux bridge has it (6.2+).
+    mab = not args.no_mab and kernel_version() >= (6, 2)
     for _ in range(args.generate):
-        ok &= r.run_one(generator.scenario(seed, args.steps))
+        ok &= r.run_one(generator.scenario(seed, args.steps, mab))
         seed += 1
     if args.soak:
         end = time.monotonic() + args.soak
         while time.monotonic() < end:
-            ok &= r.run_one(generator.scenario(seed, args.steps))
+            ok &= r.run_one(generator.scenario(seed, args.steps, mab))
             seed += 1
     t = r.t
     print("conformance: %d scenarios (%d passed, %d skipped on this kernel), %d steps, %d config ops, "
@@ -337,6 +342,9 @@ def main():
              time.monotonic() - start))
     for name, n in sorted(t.known.items()):
         print("conformance: known difference %s applied %d times (--known)" % (name, n))
+    for word, n in sorted(tool_words.netlink_steps.items()):
+        print("conformance: --tools: %d Linux steps with `%s` sent over rtnetlink "
+              "(this iproute2 does not know the word)" % (n, word))
     return 0 if ok else 1
 
 

@@ -8,6 +8,13 @@ VLANs that are deleted under them; flood flags, isolation, hairpin, locked
 ports, port state, ageing and learning switched off; frames from the bridge
 device, to the bridge, to link-local groups, priority-tagged, 802.1ad,
 QinQ and foreign TPIDs; and invalid configuration both bridges must refuse.
+
+With mab=True (the harness passes it on Linux 6.2 and later) locked ports
+may also run MAC Authentication Bypass, so frames from unknown sources
+create locked entries that later roam, age and are flushed; a scenario
+that uses `mab` then says `requires linux 6.2`. The draws for mab=False are
+those of a generator that never heard of MAB, so a seed gives the same
+scenario on every kernel unless MAB is on.
 """
 import random
 
@@ -35,9 +42,10 @@ def _w(rng, table):
 
 
 class _Gen:
-    def __init__(self, seed, nsteps):
+    def __init__(self, seed, nsteps, mab=False):
         self.rng = random.Random(seed)
         self.nsteps = nsteps
+        self.mab = mab
         self.nports = self.rng.choice([2, 3, 4, 4, 5, 6, 8])
         self.ports = sc.PORTS[:self.nports]
         self.removed = set()
@@ -89,6 +97,8 @@ class _Gen:
             self.lines.append("link set dev %s %s off" % (self.port(), flag))
         if rng.random() < 0.15:
             self.lines.append("link set dev %s hairpin on" % self.port())
+        if self.mab and rng.random() < 0.3:
+            self.lines.append("link set dev %s locked on mab on" % self.port())
 
     # -- steps -----------------------------------------------------------------
     def frame(self):
@@ -171,9 +181,12 @@ class _Gen:
     def link(self):
         rng = self.rng
         words = ["link", "set", "dev", self.port()]
+        table = [(14, "isolated"), (10, "hairpin"), (10, "flood"), (8, "mcast_flood"),
+                 (8, "bcast_flood"), (10, "learning"), (8, "locked"), (10, "state")]
+        if self.mab:
+            table.append((8, "mab"))
         for _ in range(rng.randint(1, 2)):
-            k = _w(rng, [(14, "isolated"), (10, "hairpin"), (10, "flood"), (8, "mcast_flood"),
-                         (8, "bcast_flood"), (10, "learning"), (8, "locked"), (10, "state")])
+            k = _w(rng, table)
             if k == "state":
                 words += ["state", str(_w(rng, [(5, 3), (2, 2), (2, 0), (1, 1), (2, 4)]))]
             else:
@@ -215,9 +228,12 @@ class _Gen:
     def text(self, name):
         self.setup()
         self.lines += [self.step() for _ in range(self.nsteps)]
+        if any(" mab " in l for l in self.lines):
+            self.lines.insert(1, "requires linux 6.2")
         return "# %s\n" % name + "\n".join(self.lines) + "\n"
 
 
-def scenario(seed, nsteps=24):
-    name = "gen-seed-%d" % seed
-    return sc.parse(_Gen(seed, nsteps).text(name), name)
+def scenario(seed, nsteps=24, mab=False):
+    """The scenario of @seed; @mab: locked ports may run MAB (Linux 6.2+)."""
+    name = "gen-seed-%d%s" % (seed, "-mab" if mab else "")
+    return sc.parse(_Gen(seed, nsteps, mab).text(name), name)

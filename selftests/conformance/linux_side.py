@@ -14,7 +14,11 @@ scenario words mean the bridge's view:
     BRIDGE_FLAGS_SELF): the kernel sends NTF_MASTER requests only to the
     master of a port, and the bridge device has none.
 Struct layouts and attribute numbers are those of the Linux 6.1 uapi
-headers (linux/if_link.h, if_bridge.h, neighbour.h, rtnetlink.h).
+headers (linux/if_link.h, if_bridge.h, neighbour.h, rtnetlink.h), plus the
+few newer ones marked with the release that added them (IFLA_BRPORT_MAB,
+6.2; IFLA_BR_FDB_MAX_LEARNED, 6.8; numbers from 6.12's if_link.h). An older
+kernel skips attributes above its maximum without an error, so scenarios
+that use them say `requires linux X.Y`.
 
 Ownership: a LinuxBridge owns one Linux bridge device and its ports for the
 whole run, through the base class's rtnetlink socket (self.rtnl); it keeps
@@ -53,6 +57,7 @@ IFLA_BR_VLAN_FILTERING = 7             # u8
 IFLA_BR_VLAN_PROTOCOL = 8              # be16
 IFLA_BR_GROUP_FWD_MASK = 9             # u16
 IFLA_BR_VLAN_DEFAULT_PVID = 39         # u16
+IFLA_BR_FDB_MAX_LEARNED = 49           # u32, 6.8+ (0: no limit)
 
 IFLA_BRPORT_STATE = 1                  # u8, BR_STATE_*
 IFLA_BRPORT_MODE = 4                   # u8, hairpin
@@ -62,6 +67,7 @@ IFLA_BRPORT_MCAST_FLOOD = 27
 IFLA_BRPORT_BCAST_FLOOD = 30
 IFLA_BRPORT_ISOLATED = 33
 IFLA_BRPORT_LOCKED = 39
+IFLA_BRPORT_MAB = 40                   # u8, 6.2+ (iproute2 6.2's `mab on|off`)
 
 # scenario.PORT_FLAGS -> the IFLA_BRPORT_* u8 that `bridge link set` sends
 PORT_FLAG_ATTR = {
@@ -72,6 +78,7 @@ PORT_FLAG_ATTR = {
     "hairpin": IFLA_BRPORT_MODE,
     "isolated": IFLA_BRPORT_ISOLATED,
     "locked": IFLA_BRPORT_LOCKED,
+    "mab": IFLA_BRPORT_MAB,
 }
 
 # linux/if_bridge.h
@@ -166,6 +173,8 @@ class LinuxBridge(BridgeSide):
             data += nl.be16(IFLA_BR_VLAN_PROTOCOL, opts["vlan_protocol"])
         if "group_fwd_mask" in opts:
             data += nl.u16(IFLA_BR_GROUP_FWD_MASK, opts["group_fwd_mask"])
+        if "fdb_max_learned" in opts:
+            data += nl.u32(IFLA_BR_FDB_MAX_LEARNED, opts["fdb_max_learned"])
         linkinfo = nl.nest(IFLA_LINKINFO, nl.string(IFLA_INFO_KIND, "bridge"),
                            nl.nest(IFLA_INFO_DATA, data))
         # An existing device: RTM_NEWLINK without NLM_F_CREATE is changelink.

@@ -8,11 +8,17 @@ bridge and to xbridge, so a scenario cannot say something to one bridge that
 it does not say to the other.
 
     ports N                                   first line: ports p1..pN attached
+    requires linux X.Y                        right after `ports`: the Linux
+                                              bridge behaviour compared first
+                                              appeared in X.Y; older kernels
+                                              skip the scenario
     br set OPT VAL [OPT VAL]...               ip link set BR type bridge ...
         vlan_filtering 0|1, vlan_default_pvid N, ageing_time CS,
-        vlan_protocol 802.1Q|802.1ad, group_fwd_mask N
+        vlan_protocol 802.1Q|802.1ad, group_fwd_mask N,
+        fdb_max_learned N (Linux 6.8+; 0: no limit)
     link set dev P [learning|flood|mcast_flood|bcast_flood|hairpin|
-                    isolated|locked on|off]... [state 0..4]
+                    isolated|locked|mab on|off]... [state 0..4]
+                                              (mab: Linux 6.2+)
     fdb add|append|replace|del MAC dev P [vlan VID]
                     [local|permanent|static|dynamic] [sticky] [extern_learn]
     fdb flush dev P|br [vlan VID] [dynamic|static|permanent]
@@ -33,9 +39,9 @@ import struct
 MAX_PORTS = 8
 PORTS = ["p%d" % i for i in range(1, MAX_PORTS + 1)]
 PORT_FLAGS = ("learning", "flood", "mcast_flood", "bcast_flood", "hairpin",
-              "isolated", "locked")
+              "isolated", "locked", "mab")
 BRIDGE_OPTS = ("vlan_filtering", "vlan_default_pvid", "ageing_time", "vlan_protocol",
-               "group_fwd_mask")
+               "group_fwd_mask", "fdb_max_learned")
 VLAN_PROTOCOLS = {"802.1Q": 0x8100, "802.1ad": 0x88a8}
 FDB_KINDS = ("local", "permanent", "static", "dynamic")
 
@@ -142,6 +148,8 @@ def parse_step(line, lineno, nports):
                 opts["default_pvid"] = _int(v, 0, 4095, k)
             elif k == "ageing_time":
                 opts[k] = _int(v, 0, 100000000, k)
+            elif k == "fdb_max_learned":
+                opts[k] = _int(v, 0, 0xffffffff, k)
             else:
                 opts[k] = _int(v, 0, 0xffff, k)
         if not opts:
