@@ -66,6 +66,7 @@ fail:
 
 void Bridge::destroy(Bridge *br)
 {
+	br->set_conntrack(false, nullptr);
 	while (!br->port_list_.empty())
 		br->remove_port(&br->port_list_.front());
 

@@ -8,6 +8,7 @@
 #include "xbridge_glue.h"
 
 #include "bridge.h"
+#include "bridge_ct.h"
 #include "forward.h"
 #include "xbridge.h"	/* the uAPI, for the drop-counter attribute types */
 
@@ -52,9 +53,10 @@ static_assert(XBRIDGE_PORT_DROP_MAX + 1 == kDropReasonCount &&
 	      XBRIDGE_PORT_DROP_VLAN_STATE == unsigned(DropReason::VlanState) &&
 	      XBRIDGE_PORT_DROP_LOCKED_PORT == unsigned(DropReason::LockedPort) &&
 	      XBRIDGE_PORT_DROP_NO_EGRESS == unsigned(DropReason::NoEgress) &&
-	      XBRIDGE_PORT_DROP_HOST_VLAN == unsigned(DropReason::HostVlan),
+	      XBRIDGE_PORT_DROP_HOST_VLAN == unsigned(DropReason::HostVlan) &&
+	      XBRIDGE_PORT_DROP_CONNTRACK == unsigned(DropReason::Conntrack),
 	      "enum xbridge_port_drop is DropReason");
-
+static_assert(XBG_CT_GC_INTERVAL_MS == kBridgeCtGcIntervalMs, "the GC period is the core's");
 
 namespace {
 
@@ -228,6 +230,7 @@ void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_fra
 	rx.oob.tpid = frame->vlan_proto;
 	rx.oob.tci = frame->vlan_tci;
 	rx.ingress = core(in);
+	rx.csum_ok = frame->csum_ok;
 
 	Verdict v;
 	decide(*core(br), rx, Bridge::now_ticks(), v);
@@ -268,6 +271,7 @@ void xbg_bridge_get(const struct xbg_bridge *br, struct xbg_bridge_opts *out)
 	out->ageing_ms = b->fdb().ageing_ms();
 	out->fdb_max_learned = b->fdb().max_learned();
 	out->group_fwd_mask = load_once(o.group_fwd_mask);
+	out->conntrack = b->conntrack_on();
 	out->fdb_n_learned = b->fdb().learned_count();
 	out->fdb_n_entries = b->fdb().count();
 }
@@ -286,6 +290,7 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 	const uint16_t old_proto = b->vlan_protocol();
 	const uint16_t old_fwd_mask = load_once(b->opts().group_fwd_mask);
 	const uint32_t old_ageing_ms = b->fdb().ageing_ms();
+	const bool old_conntrack = b->conntrack_on();
 	Extack ack;
 	int err = 0;
 
@@ -295,6 +300,9 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 		err = b->set_group_fwd_mask(o->group_fwd_mask, &ack);
 	if (!err && (mask & XBG_OPT_AGEING))
 		err = b->set_ageing_time_ms(o->ageing_ms, &ack);
+	/* Turning conntrack on can fail (ENOMEM); turning it back off cannot. */
+	if (!err && (mask & XBG_OPT_CONNTRACK))
+		err = b->set_conntrack(o->conntrack, &ack);
 	/* Linux's netlink path moves the default PVID whether filtering is on
 	 * or not (only its sysfs file refuses with filtering on). */
 	if (!err && (mask & XBG_OPT_DEFAULT_PVID))
@@ -304,6 +312,8 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 		b->set_vlan_protocol(old_proto, nullptr);
 		b->set_group_fwd_mask(old_fwd_mask, nullptr);
 		b->set_ageing_time_ms(old_ageing_ms, nullptr);
+		if (!old_conntrack)
+			b->set_conntrack(false, nullptr);
 		return err;
 	}
 	if (mask & XBG_OPT_VLAN_FILTERING)
@@ -444,6 +454,25 @@ uint32_t xbg_now_ticks(void)
 unsigned int xbg_run_ageing(struct xbg_bridge *br)
 {
 	return core(br)->run_ageing(Bridge::now_ticks());
+}
+
+} // extern "C"
+
+/* ---- conntrack ------------------------------------------------------------ */
+
+extern "C" {
+
+bool xbg_conntrack_on(const struct xbg_bridge *br)
+{
+	return core(br)->conntrack_on();
+}
+
+bool xbg_ct_gc(struct xbg_bridge *br)
+{
+	if (!core(br)->conntrack_on())
+		return false;
+	core(br)->run_ct_gc(Bridge::now_ticks(), kBridgeCtGcBuckets);
+	return true;
 }
 
 } // extern "C"

@@ -8,7 +8,8 @@
  * Contexts follow core/bridge.h: xbg_decide() and xbg_flood() are datapath
  * calls (RCU read section held, bh disabled); everything else is a control
  * call made under RTNL, except xbg_run_ageing(), which runs from the
- * bridge's delayed work and touches only the FDB.
+ * bridge's delayed work and touches only the FDB, and xbg_ct_gc(), which
+ * runs from the conntrack GC work inside an RCU read section of its own.
  */
 #ifndef XBRIDGE_GLUE_H
 #define XBRIDGE_GLUE_H
@@ -44,6 +45,7 @@ struct xbg_frame {
 	bool vlan_present;	/* out-of-band (hwaccel) tag */
 	uint16_t vlan_proto;	/* host order */
 	uint16_t vlan_tci;
+	bool csum_ok;		/* layer-4 checksum verified or to be offloaded */
 };
 
 struct xbg_verdict {
@@ -143,6 +145,7 @@ struct xbg_bridge_opts {
 	uint32_t ageing_ms;
 	uint32_t fdb_max_learned;
 	uint16_t group_fwd_mask;
+	bool conntrack;
 	uint32_t fdb_n_learned;
 	uint32_t fdb_n_entries;
 };
@@ -154,6 +157,7 @@ struct xbg_bridge_opts {
 #define XBG_OPT_AGEING		(1u << 3)
 #define XBG_OPT_FDB_MAX_LEARNED	(1u << 4)
 #define XBG_OPT_GROUP_FWD_MASK	(1u << 5)
+#define XBG_OPT_CONNTRACK	(1u << 6)
 
 struct xbg_vlan_info {
 	uint16_t vid;
@@ -237,6 +241,14 @@ void xbg_flood(struct xbg_bridge *br, const struct xbg_verdict *v, xbg_flood_fn 
 
 /* FDB ageing. */
 unsigned int xbg_run_ageing(struct xbg_bridge *br);
+
+/* Conntrack (the bridge's `conntrack` option, core/bridge_ct.h). */
+/* The GC work's period: one slice of the table each run. */
+#define XBG_CT_GC_INTERVAL_MS	100
+
+bool xbg_conntrack_on(const struct xbg_bridge *br);
+/* Deferred context: one GC slice; false when conntrack is off (stop). */
+bool xbg_ct_gc(struct xbg_bridge *br);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,7 @@ const struct nla_policy xbridge_bridge_nl_policy[XBRIDGE_BR_MAX + 1] = {
 	[XBRIDGE_BR_AGEING_TIME] = NLA_POLICY_FULL_RANGE(NLA_U32, &xbridge_br_ageing_time_range),
 	[XBRIDGE_BR_FDB_MAX_LEARNED] = { .type = NLA_U32 },
 	[XBRIDGE_BR_GROUP_FWD_MASK] = { .type = NLA_U16 },
+	[XBRIDGE_BR_CONNTRACK] = NLA_POLICY_MAX(NLA_U8, 1),
 	[XBRIDGE_BR_FDB_N_LEARNED] = { .type = NLA_REJECT, .reject_message = "FDB_N_LEARNED is read-only" },
 	[XBRIDGE_BR_FDB_N_ENTRIES] = { .type = NLA_REJECT, .reject_message = "FDB_N_ENTRIES is read-only" },
 };

@@ -77,8 +77,9 @@ enum xbridge_bridge_attr {
 	XBRIDGE_BR_AGEING_TIME = 6,	/* u32; Centiseconds, as iproute2; 0 disables learning. */
 	XBRIDGE_BR_FDB_MAX_LEARNED = 7,	/* u32; 0 means no limit. */
 	XBRIDGE_BR_GROUP_FWD_MASK = 8,	/* u16; Bits 0-2 (802.1D, pause, LACP) may not be set. */
-	XBRIDGE_BR_FDB_N_LEARNED = 9,	/* u32; read-only */
-	XBRIDGE_BR_FDB_N_ENTRIES = 10,	/* u32; read-only */
+	XBRIDGE_BR_CONNTRACK = 9,	/* u8; Track every frame entering through a port, as nf_conntrack_bridge (default 0). Turning it off frees every entry. */
+	XBRIDGE_BR_FDB_N_LEARNED = 10,	/* u32; read-only */
+	XBRIDGE_BR_FDB_N_ENTRIES = 11,	/* u32; read-only */
 
 	__XBRIDGE_BR_MAX,
 	XBRIDGE_BR_MAX = __XBRIDGE_BR_MAX - 1,
@@ -118,6 +119,7 @@ enum xbridge_port_drop {
 	XBRIDGE_PORT_DROP_LOCKED_PORT = 9,	/* u64 */
 	XBRIDGE_PORT_DROP_NO_EGRESS = 10,	/* u64 */
 	XBRIDGE_PORT_DROP_HOST_VLAN = 11,	/* u64 */
+	XBRIDGE_PORT_DROP_CONNTRACK = 12,	/* u64 */
 
 	__XBRIDGE_PORT_DROP_MAX,
 	XBRIDGE_PORT_DROP_MAX = __XBRIDGE_PORT_DROP_MAX - 1,

@@ -176,7 +176,8 @@ inline Bytes tcp_packet(const Ip &src, const Ip &dst, const Tcp &t)
 	l4[12] = uint8_t(((20 + opt.size()) / 4) << 4);
 	l4[13] = t.flags;
 	put16(l4, 14, t.win);
-	std::memcpy(&l4[20], opt.data(), opt.size());
+	if (!opt.empty())
+		std::memcpy(&l4[20], opt.data(), opt.size());
 	for (uint32_t i = 0; i < t.payload; i++)
 		l4[20 + opt.size() + i] = uint8_t(i);
 	Bytes p = ip_packet(src, dst, 6, l4);

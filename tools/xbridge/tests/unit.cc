@@ -164,6 +164,12 @@ TEST_CASE("link set parser")
 	CHECK_THROWS_AS(parse_link_set(d), UsageError);
 	auto e = A({"dev", "veth1", "cost", "5"});
 	CHECK_THROWS_AS(parse_link_set(e), UsageError);
+	auto f = A({"dev", "xbr0", "conntrack", "on"});
+	l = parse_link_set(f);
+	CHECK(*l.conntrack == true);
+	CHECK(l.has_bridge_words());
+	auto g = A({"dev", "xbr0", "conntrack", "yes"});
+	CHECK_THROWS_AS(parse_link_set(g), UsageError);
 }
 
 TEST_CASE("monitor objects")
