@@ -57,6 +57,11 @@ static_assert(XBRIDGE_PORT_DROP_MAX + 1 == kDropReasonCount &&
 	      XBRIDGE_PORT_DROP_CONNTRACK == unsigned(DropReason::Conntrack),
 	      "enum xbridge_port_drop is DropReason");
 static_assert(XBG_CT_GC_INTERVAL_MS == kBridgeCtGcIntervalMs, "the GC period is the core's");
+static_assert(unsigned(XBRIDGE_CT_S_SEEN_REPLY) == kCtSeenReply &&
+	      unsigned(XBRIDGE_CT_S_ASSURED) == kCtAssured &&
+	      unsigned(XBRIDGE_CT_S_CONFIRMED) == kCtConfirmed &&
+	      unsigned(XBRIDGE_CT_S_DYING) == kCtDying &&
+	      unsigned(XBRIDGE_CT_S_OFFLOAD) == kCtOffload, "enum xbridge_ct_status is CtStatusBit");
 
 namespace {
 
@@ -460,6 +465,55 @@ unsigned int xbg_run_ageing(struct xbg_bridge *br)
 
 /* ---- conntrack ------------------------------------------------------------ */
 
+namespace {
+
+void tuple_to_glue(const CtTuple &t, struct xbg_ct_tuple *out)
+{
+	out->l3 = t.l3;
+	out->proto = t.l4proto;
+	out->zone = t.zone;
+	out->sport = t.sport;
+	out->dport = t.dport;
+	__builtin_memcpy(out->src, t.src, sizeof(out->src));
+	__builtin_memcpy(out->dst, t.dst, sizeof(out->dst));
+}
+
+CtTuple tuple_from_glue(const struct xbg_ct_tuple *t)
+{
+	CtTuple out;
+	__builtin_memset(&out, 0, sizeof(out));
+	out.l3 = t->l3;
+	out.l4proto = t->proto;
+	out.zone = t->zone;
+	out.sport = t->sport;
+	out.dport = t->dport;
+	__builtin_memcpy(out.src, t->src, sizeof(out.src));
+	__builtin_memcpy(out.dst, t->dst, sizeof(out.dst));
+	return out;
+}
+
+void entry_to_glue(const CtEntry &e, uint32_t now, struct xbg_ct_entry *out)
+{
+	CtTuple reply;
+	tuple_to_glue(e.tuple, &out->orig);
+	if (!ct_invert_tuple(e.tuple, reply))
+		reply = e.tuple;	/* cannot happen: checked at creation */
+	tuple_to_glue(reply, &out->reply);
+	out->status = e.status_bits();
+	out->tcp_state = e.tuple.l4proto == kIpProtoTcp ? e.tcp_state() : 0;
+	const uint32_t expires = load_once(e.expires);
+	out->timeout_s = ct_ticks_after(expires, now) ? (expires - now) / 1000 : 0;
+	out->mark = load_once(e.mark);
+	for (unsigned d = 0; d < 2; d++) {
+		out->packets[d] = __atomic_load_n(&e.packets[d], __ATOMIC_RELAXED);
+		out->bytes[d] = __atomic_load_n(&e.bytes[d], __ATOMIC_RELAXED);
+	}
+}
+
+const char *const kCtOff = "conntrack is off on this bridge";
+
+} // namespace
+
 extern "C" {
 
 bool xbg_conntrack_on(const struct xbg_bridge *br)
@@ -473,6 +527,102 @@ bool xbg_ct_gc(struct xbg_bridge *br)
 		return false;
 	core(br)->run_ct_gc(Bridge::now_ticks(), kBridgeCtGcBuckets);
 	return true;
+}
+
+int xbg_ct_get(struct xbg_bridge *br, const struct xbg_ct_tuple *t, struct xbg_ct_entry *out,
+	       const char **msg)
+{
+	Conntrack *ct = core(br)->conntrack();
+	Extack ack;
+	*msg = nullptr;
+	if (!ct) {
+		*msg = kCtOff;
+		return -kENOENT;
+	}
+	const CtTuple key = tuple_from_glue(t);
+	int err = ct_tuple_check(key, &ack);
+	if (err) {
+		*msg = ack.msg;
+		return err;
+	}
+	const uint32_t now = Bridge::now_ticks();
+	RcuReadGuard rcu;
+	uint8_t dir;
+	CtEntry *e = ct->table().lookup(key, now, &dir);
+	if (!e) {
+		*msg = "no such conntrack entry";
+		return -kENOENT;
+	}
+	entry_to_glue(*e, now, out);
+	return 0;
+}
+
+int xbg_ct_del(struct xbg_bridge *br, const struct xbg_ct_tuple *t, const char **msg)
+{
+	Conntrack *ct = core(br)->conntrack();
+	Extack ack;
+	*msg = nullptr;
+	if (!ct) {
+		*msg = kCtOff;
+		return -kENOENT;
+	}
+	int err = ct->table().del(tuple_from_glue(t), CtFilter(), &ack);
+	*msg = ack.msg;
+	return err;
+}
+
+unsigned int xbg_ct_flush(struct xbg_bridge *br, int32_t zone)
+{
+	Conntrack *ct = core(br)->conntrack();
+	if (!ct)
+		return 0;
+	CtFilter f;
+	f.zone = zone;
+	return ct->table().flush(f);
+}
+
+int xbg_ct_stats(const struct xbg_bridge *br, struct xbg_ct_stats *out, const char **msg)
+{
+	const Conntrack *ct = core(br)->conntrack();
+	*msg = nullptr;
+	if (!ct) {
+		*msg = kCtOff;
+		return -kENOENT;
+	}
+	const CtTable &t = ct->table();
+	const CtStats s = t.stats_sum();
+	out->count = t.count();
+	out->max = t.max();
+	out->buckets = t.buckets();
+	out->found = s.found;
+	out->invalid = s.invalid;
+	out->insert = s.insert;
+	out->insert_failed = s.insert_failed;
+	out->drop = s.drop;
+	out->early_drop = s.early_drop;
+	out->error = s.error;
+	out->search_restart = s.search_restart;
+	out->clash_resolve = s.clash_resolve;
+	out->chaintoolong = s.chaintoolong;
+	return 0;
+}
+
+bool xbg_ct_dump_from(struct xbg_bridge *br, int32_t zone, uint32_t *bucket, uint32_t *skip,
+		      xbg_ct_entry_fn fn, void *ctx)
+{
+	const Conntrack *ct = core(br)->conntrack();
+	if (!ct)
+		return true;
+	const uint32_t now = Bridge::now_ticks();
+	return ct->table().for_each_from(*bucket, *skip, [&](const CtEntry &e) {
+		/* Expired or dying entries are not shown (ctnetlink skips them). */
+		if ((e.status_bits() & kCtDying) || ct_expired(e, now) ||
+		    (zone >= 0 && e.tuple.zone != uint16_t(zone)))
+			return true;
+		struct xbg_ct_entry out;
+		entry_to_glue(e, now, &out);
+		return fn(ctx, &out);
+	});
 }
 
 } // extern "C"

@@ -242,13 +242,60 @@ void xbg_flood(struct xbg_bridge *br, const struct xbg_verdict *v, xbg_flood_fn 
 /* FDB ageing. */
 unsigned int xbg_run_ageing(struct xbg_bridge *br);
 
-/* Conntrack (the bridge's `conntrack` option, core/bridge_ct.h). */
+/*
+ * Conntrack (the bridge's `conntrack` option, core/bridge_ct.h). Tuples
+ * are the core's: l3 4 or 6, addresses in network order (IPv4 in the
+ * first 4 bytes), ports in host order; ICMP's sport is its identifier and
+ * dport type << 8 | code. Status bits are IPS_*, TCP states
+ * TCP_CONNTRACK_* (static_asserts in xbridge_glue.cc and the handlers).
+ */
+struct xbg_ct_tuple {
+	uint8_t l3;
+	uint8_t proto;
+	uint16_t zone;
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t src[16];
+	uint8_t dst[16];
+};
+
+struct xbg_ct_entry {
+	struct xbg_ct_tuple orig;
+	struct xbg_ct_tuple reply;
+	uint16_t status;
+	uint8_t tcp_state;	/* 0 unless TCP */
+	uint32_t timeout_s;
+	uint32_t mark;
+	uint64_t packets[2];	/* original, reply */
+	uint64_t bytes[2];
+};
+
+struct xbg_ct_stats {
+	uint32_t count, max, buckets;
+	uint64_t found, invalid, insert, insert_failed, drop, early_drop, error;
+	uint64_t search_restart, clash_resolve, chaintoolong;
+};
+
 /* The GC work's period: one slice of the table each run. */
 #define XBG_CT_GC_INTERVAL_MS	100
+
+typedef bool (*xbg_ct_entry_fn)(void *ctx, const struct xbg_ct_entry *e);
 
 bool xbg_conntrack_on(const struct xbg_bridge *br);
 /* Deferred context: one GC slice; false when conntrack is off (stop). */
 bool xbg_ct_gc(struct xbg_bridge *br);
+/* Control. -ENOENT (with @msg) when conntrack is off or there is no such
+ * entry; -EINVAL for a tuple that cannot name a connection. */
+int xbg_ct_get(struct xbg_bridge *br, const struct xbg_ct_tuple *t, struct xbg_ct_entry *out,
+	       const char **msg);
+int xbg_ct_del(struct xbg_bridge *br, const struct xbg_ct_tuple *t, const char **msg);
+/* Remove every entry (@zone < 0) or those of @zone; returns how many. */
+unsigned int xbg_ct_flush(struct xbg_bridge *br, int32_t zone);
+int xbg_ct_stats(const struct xbg_bridge *br, struct xbg_ct_stats *out, const char **msg);
+/* As xbg_fdb_dump_from, over live entries of @zone (< 0: all); true at
+ * the end (also when conntrack is off). */
+bool xbg_ct_dump_from(struct xbg_bridge *br, int32_t zone, uint32_t *bucket, uint32_t *skip,
+		      xbg_ct_entry_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }
