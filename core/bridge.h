@@ -21,6 +21,7 @@
 
 #include "errors.h"
 #include "ethernet.h"
+#include "ct_table.h"
 #include "fdb.h"
 #include "intrusive.h"
 #include "port.h"
@@ -54,6 +55,7 @@ struct BridgeSetup {
 	uint32_t ifindex;		/* the bridge device's id */
 	void *priv;			/* the environment's handle */
 	FdbEventSink fdb_events;
+	CtEventSink ct_events;		/* for the table `conntrack on` creates */
 };
 
 struct PortSetup {
@@ -171,6 +173,7 @@ private:
 	PortTable *ports_spare_ = nullptr;	/* the unpublished copy */
 	PortList port_list_;		/* non-host ports, control only */
 	Conntrack *ct_ = nullptr;	/* rcu_publish/rcu_deref; owned */
+	CtEventSink ct_events_;
 	uint16_t next_index_ = 1;
 };
 

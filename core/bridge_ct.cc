@@ -32,6 +32,7 @@ int Bridge::set_conntrack(bool on, Extack *ack)
 			xb_free(ct);
 			return err;
 		}
+		ct->table().set_event_sink(ct_events_);
 		rcu_publish(ct_, ct);
 		store_once(opts_.conntrack, true);
 		return 0;

@@ -258,4 +258,6 @@ void xbr_genl_exit(void)
 	genl_unregister_family(&xbr_nl_family);
 	if (xbr_nl_notify_dropped())
 		pr_info("xbridge: %ld monitor notifications dropped\n", xbr_nl_notify_dropped());
+	if (xbr_nl_ct_events_dropped())
+		pr_info("xbridge: %ld ct events dropped\n", xbr_nl_ct_events_dropped());
 }

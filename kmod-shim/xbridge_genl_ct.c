@@ -10,6 +10,11 @@
  * core walks the table under its own lock (bottom halves off) while one
  * skb is filled, and resumes from the cursor in cb->args[1], [2]. Only
  * shape is checked here; what a tuple means is the core's to check.
+ *
+ * Events (a connection confirmed: CT_GET; removed: CT_DEL) go to the `ct`
+ * group from the core's sink, under the table lock and possibly in
+ * softirq: allocated atomically, only when someone listens, dropped and
+ * counted when that fails (reported at module unload).
  */
 #include <linux/build_bug.h>
 #include <linux/netfilter/nf_conntrack_tcp.h>
@@ -294,4 +299,38 @@ int xbr_nl_ct_stats_get_doit(struct sk_buff *skb_in, struct genl_info *info)
 	if (!skb)
 		return -ENOMEM;
 	return xbr_nl_reply_send(skb, hdr, info, xbr_fill_ct_stats(skb, br, &s));
+}
+
+/* ---- events ------------------------------------------------------------------- */
+
+static atomic_long_t xbr_ct_events_dropped = ATOMIC_LONG_INIT(0);
+
+long xbr_nl_ct_events_dropped(void)
+{
+	return atomic_long_read(&xbr_ct_events_dropped);
+}
+
+void xbr_genl_ct_event(void *ctx, u8 type, const struct xbg_ct_entry *e)
+{
+	struct xbr *br = ctx;
+	struct net *net = dev_net(br->dev);
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!genl_has_listeners(&xbr_nl_family, net, XBRIDGE_NLGRP_CT))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!skb)
+		goto drop;
+	hdr = genlmsg_put(skb, 0, 0, &xbr_nl_family, 0,
+			  type == XBG_CT_EV_NEW ? XBRIDGE_CMD_CT_GET : XBRIDGE_CMD_CT_DEL);
+	if (!hdr || xbr_fill_ct(skb, br, e)) {
+		nlmsg_free(skb);
+		goto drop;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast_netns(&xbr_nl_family, net, skb, 0, XBRIDGE_NLGRP_CT, GFP_ATOMIC);
+	return;
+drop:
+	atomic_long_inc(&xbr_ct_events_dropped);
 }

@@ -57,6 +57,8 @@ static_assert(XBRIDGE_PORT_DROP_MAX + 1 == kDropReasonCount &&
 	      XBRIDGE_PORT_DROP_CONNTRACK == unsigned(DropReason::Conntrack),
 	      "enum xbridge_port_drop is DropReason");
 static_assert(XBG_CT_GC_INTERVAL_MS == kBridgeCtGcIntervalMs, "the GC period is the core's");
+static_assert(XBG_CT_EV_NEW == unsigned(CtEventType::New) &&
+	      XBG_CT_EV_DESTROY == unsigned(CtEventType::Destroy), "xbg_ct_event_type is CtEventType");
 static_assert(unsigned(XBRIDGE_CT_S_SEEN_REPLY) == kCtSeenReply &&
 	      unsigned(XBRIDGE_CT_S_ASSURED) == kCtAssured &&
 	      unsigned(XBRIDGE_CT_S_CONFIRMED) == kCtConfirmed &&
@@ -126,6 +128,20 @@ void fill_vlan(struct xbg_vlan_info *out, const Port *p, const PortVlan *v)
  */
 xbg_fdb_event_fn g_event_fn;
 
+void entry_to_glue(const CtEntry &e, uint32_t now, struct xbg_ct_entry *out);
+
+xbg_ct_event_fn g_ct_event_fn;
+
+void ct_sink_fn(void *ctx, CtEventType type, const CtEntry &e)
+{
+	xbg_ct_event_fn fn = load_once(g_ct_event_fn);
+	if (!fn)
+		return;
+	struct xbg_ct_entry out;
+	entry_to_glue(e, Bridge::now_ticks(), &out);
+	fn(ctx, uint8_t(type), &out);
+}
+
 void sink_fn(void *ctx, const FdbEvent &ev)
 {
 	xbg_fdb_event_fn fn = load_once(g_event_fn);
@@ -141,13 +157,19 @@ void sink_fn(void *ctx, const FdbEvent &ev)
 extern "C" {
 
 struct xbg_bridge *xbg_bridge_create(const uint8_t addr[6], uint32_t ifindex, void *priv,
-				     xbg_fdb_event_fn events, void *events_ctx, int *err)
+				     xbg_fdb_event_fn events, xbg_ct_event_fn ct_events,
+				     void *events_ctx, int *err)
 {
-	BridgeSetup setup = {mac_from_bytes(addr), ifindex, priv, {}};
+	BridgeSetup setup = {mac_from_bytes(addr), ifindex, priv, {}, {}};
 	if (events) {
 		store_once(g_event_fn, events);
 		setup.fdb_events.fn = sink_fn;
 		setup.fdb_events.ctx = events_ctx;
+	}
+	if (ct_events) {
+		store_once(g_ct_event_fn, ct_events);
+		setup.ct_events.fn = ct_sink_fn;
+		setup.ct_events.ctx = events_ctx;
 	}
 	return reinterpret_cast<struct xbg_bridge *>(Bridge::create(setup, err));
 }

@@ -24,6 +24,7 @@ extern "C" {
 
 struct xbg_bridge;
 struct xbg_port;
+struct xbg_ct_entry;
 
 enum xbg_kind {
 	XBG_DROP = 0,
@@ -114,6 +115,14 @@ struct xbg_fdb_entry {
  */
 typedef void (*xbg_fdb_event_fn)(void *ctx, uint8_t type, uint8_t reason,
 				 const struct xbg_fdb_entry *e);
+/* Connection events, as the core's CtEventType. */
+enum xbg_ct_event_type {
+	XBG_CT_EV_NEW = 0,
+	XBG_CT_EV_DESTROY = 1,
+};
+/* The ct event sink: under the table lock, possibly in softirq. */
+typedef void (*xbg_ct_event_fn)(void *ctx, uint8_t type, const struct xbg_ct_entry *e);
+
 /* Resumable dumps: return false to stop (the entry was not taken). */
 typedef bool (*xbg_fdb_entry_fn)(void *ctx, const struct xbg_fdb_entry *e);
 
@@ -173,8 +182,11 @@ typedef bool (*xbg_vlan_info_fn)(void *ctx, const struct xbg_vlan_info *v);
 #define XBG_VLAN_PVID		(1u << 0)
 #define XBG_VLAN_UNTAGGED	(1u << 1)
 
+/* @events_ctx is handed to both sinks; the sinks are the same for every
+ * bridge (kept module-wide). */
 struct xbg_bridge *xbg_bridge_create(const uint8_t addr[6], uint32_t ifindex, void *priv,
-				     xbg_fdb_event_fn events, void *events_ctx, int *err);
+				     xbg_fdb_event_fn events, xbg_ct_event_fn ct_events,
+				     void *events_ctx, int *err);
 void xbg_bridge_destroy(struct xbg_bridge *br);
 int xbg_set_addr(struct xbg_bridge *br, const uint8_t addr[6]);
 bool xbg_vlan_filtering(const struct xbg_bridge *br);
@@ -280,6 +292,7 @@ struct xbg_ct_stats {
 #define XBG_CT_GC_INTERVAL_MS	100
 
 typedef bool (*xbg_ct_entry_fn)(void *ctx, const struct xbg_ct_entry *e);
+
 
 bool xbg_conntrack_on(const struct xbg_bridge *br);
 /* Deferred context: one GC slice; false when conntrack is off (stop). */

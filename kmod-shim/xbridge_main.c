@@ -501,8 +501,8 @@ static int xbr_dev_init(struct net_device *dev)
 	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
 	if (!dev->tstats)
 		return -ENOMEM;
-	br->core = xbg_bridge_create(dev->dev_addr, dev->ifindex, br, xbr_genl_fdb_event, br,
-				     &err);
+	br->core = xbg_bridge_create(dev->dev_addr, dev->ifindex, br, xbr_genl_fdb_event,
+				     xbr_genl_ct_event, br, &err);
 	if (!br->core) {
 		free_percpu(dev->tstats);
 		dev->tstats = NULL;

@@ -326,6 +326,7 @@ static const struct genl_ops xbridge_nl_ops[] = {
 
 static const struct genl_multicast_group xbridge_nl_mcgrps[] = {
 	[XBRIDGE_NLGRP_MONITOR] = { "monitor", },
+	[XBRIDGE_NLGRP_CT] = { "ct", },
 };
 
 struct genl_family xbr_nl_family __ro_after_init = {

@@ -18,6 +18,7 @@
 #define XBRIDGE_FAMILY_NAME		"xbridge"
 #define XBRIDGE_FAMILY_VERSION		1
 #define XBRIDGE_MCGRP_MONITOR		"monitor"
+#define XBRIDGE_MCGRP_CT		"ct"
 
 /* The first operation value of the nft objects. */
 #define XBRIDGE_CMD_NFT_FIRST	64

@@ -4,7 +4,8 @@
 # test kernel (module loaded): the option set and shown; a real TCP
 # connection through xbr0 shown by `xbridge ct show` as conntrack -L shows
 # it (ESTABLISHED [ASSURED]), in JSON, counted, and removed by a flush; ICMP;
-# zones; the family's ct requests with bad attributes refused with an extack
+# zones; new/destroy events on the ct group (`xbridge monitor ct`); the
+# family's ct requests with bad attributes refused with an extack
 # and nothing changed; switching conntrack off and on and deleting the
 # bridge under traffic, and (given the module path) rmmod under traffic with
 # conntrack on. The runner fails the run on any kernel WARNING/BUG/RCU stall.
@@ -198,6 +199,25 @@ test_bad_requests() {
 	log_test "CT_DEL: the entry is gone" $? "$($GENL ct-dump xbr0)"
 }
 
+test_events() {
+	local out err=0 mon
+	xb ct flush dev xbr0
+	xb monitor ct >"$TMPDIR/events" 2>&1 &
+	mon=$!
+	sleep 1
+	ip netns exec h1 ping -c 1 -W 2 192.0.2.2 >/dev/null
+	xb ct flush dev xbr0
+	sleep 1
+	kill $mon 2>/dev/null
+	wait $mon 2>/dev/null
+	out=$(cat "$TMPDIR/events")
+	grep -Eq '^    \[NEW\] icmp     1 [0-9]+ src=192\.0\.2\.1 dst=192\.0\.2\.2 type=8 code=0 id=[0-9]+ \[UNREPLIED\] src=192\.0\.2\.2 ' \
+		<<<"$out" || err=1
+	grep -Eq '^\[DESTROY\] icmp     1 src=192\.0\.2\.1 dst=192\.0\.2\.2 type=8 code=0 id=[0-9]+ src=192\.0\.2\.2 ' \
+		<<<"$out" || err=1
+	log_test "monitor ct: [NEW] at confirm, [DESTROY] at flush, as conntrack -E" $err "$out"
+}
+
 test_off() {
 	local err=0
 	xb link set dev xbr0 conntrack off || err=1
@@ -260,6 +280,7 @@ test_ping_tracked
 test_tcp_tracked
 test_icmp_tracked
 test_bad_requests
+test_events
 test_off
 test_toggle_under_traffic
 test_delete_under_traffic

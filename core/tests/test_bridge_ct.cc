@@ -324,3 +324,65 @@ TEST_CASE("bridge ct: batches see the entry a previous frame of the batch confir
 	CHECK(f.entry()->tcp_state() == kTcpEstablished);
 	CHECK(f.table().count() == 1);
 }
+
+TEST_CASE("bridge ct: new and destroy events", "[ct][bridge]")
+{
+	struct Log {
+		std::vector<std::pair<CtEventType, uint16_t>> ev;	/* type, sport */
+	} log;
+	xb_user_fail_alloc_after(-1);
+	xb_user_set_time_ns(kT0Ns);
+	BridgeSetup setup{};
+	setup.addr = kBrAddr;
+	setup.ifindex = kBrIfindex;
+	setup.ct_events.ctx = &log;
+	setup.ct_events.fn = [](void *ctx, CtEventType type, const CtEntry &e) {
+		static_cast<Log *>(ctx)->ev.push_back({type, e.tuple.sport});
+	};
+	int err = 0;
+	Bridge *br = Bridge::create(setup, &err);
+	REQUIRE(br != nullptr);
+	Port *p[2];
+	for (unsigned i = 0; i < 2; i++) {
+		PortSetup ps{};
+		ps.addr = port_mac(i + 1);
+		ps.ifindex = i + 1;
+		REQUIRE(br->add_port(ps, &p[i], nullptr) == 0);
+	}
+	REQUIRE(br->set_conntrack(true, nullptr) == 0);
+	auto send = [&](Port *in, const std::vector<uint8_t> &f) {
+		RcuReadGuard g;
+		RxFrame rx{f.data(), uint32_t(f.size()), OobTag{false, 0, 0}, in};
+		Verdict v;
+		decide(*br, rx, Bridge::now_ticks(), v);
+		return v;
+	};
+	send(p[1], make_frame(kBcast, kB));	/* learn B on port 2 */
+	send(p[0], syn());
+	send(p[1], synack());
+	REQUIRE(log.ev.size() == 1);		/* one new, at the SYN's confirm */
+	CHECK(log.ev[0] == std::make_pair(CtEventType::New, uint16_t(40000)));
+
+	/* A frame that is released (dropped after prerouting) reports nothing. */
+	REQUIRE(br->port_set_state(p[0], uint8_t(PortState::Learning), nullptr) == 0);
+	send(p[0], tcp(kB, kA, kIpA, kIpB, 40001, 80, 1, 0, ctf::SYN));
+	CHECK(log.ev.size() == 1);
+	REQUIRE(br->port_set_state(p[0], uint8_t(PortState::Forwarding), nullptr) == 0);
+
+	send(p[0], eth(kB, kA, ctf::udp_packet(kIpA, kIpB, 5000, 53)));
+	REQUIRE(log.ev.size() == 2);
+	CHECK(log.ev[1] == std::make_pair(CtEventType::New, uint16_t(5000)));
+	/* GC of the expired UDP entry: a destroy. */
+	xb_user_advance_time_ns(31ull * 1000 * 1000000);
+	for (unsigned i = 0; i < kBridgeCtBuckets / kBridgeCtGcBuckets; i++)
+		br->run_ct_gc(Bridge::now_ticks(), kBridgeCtGcBuckets);
+	REQUIRE(log.ev.size() == 3);
+	CHECK(log.ev[2] == std::make_pair(CtEventType::Destroy, uint16_t(5000)));
+	/* A flush: a destroy per entry. */
+	CtFilter all;
+	CHECK(br->conntrack()->table().flush(all) == 1);
+	REQUIRE(log.ev.size() == 4);
+	CHECK(log.ev[3] == std::make_pair(CtEventType::Destroy, uint16_t(40000)));
+	Bridge::destroy(br);
+	CHECK(log.ev.size() == 4);
+}

@@ -175,13 +175,16 @@ std::string counters_str(uint64_t packets, uint64_t bytes)
 
 }  // namespace
 
-std::string format_ct_line(const CtRow &r, bool counters)
+/* @live: the timeout and the TCP state (a destroy event, as ctnetlink's,
+ * carries neither). */
+static std::string ct_line(const CtRow &r, bool counters, bool live)
 {
 	char head[32];
 	snprintf(head, sizeof(head), "%-8s %u ", proto_name(r.proto), r.proto);
 	std::string s = head;
-	s += std::to_string(r.timeout) + " ";
-	if (r.tcp_state)
+	if (live)
+		s += std::to_string(r.timeout) + " ";
+	if (live && r.tcp_state)
 		s += std::string(tcp_state_name(*r.tcp_state)) + " ";
 	s += tuple_str(r, r.orig);
 	if (counters)
@@ -201,6 +204,33 @@ std::string format_ct_line(const CtRow &r, bool counters)
 		s += "zone=" + std::to_string(r.zone) + " ";
 	s += "use=" + std::to_string(r.use);
 	return s;
+}
+
+std::string format_ct_line(const CtRow &r, bool counters)
+{
+	return ct_line(r, counters, true);
+}
+
+std::string format_ct_event(const CtRow &r, bool destroy, bool counters)
+{
+	char head[16];
+	snprintf(head, sizeof(head), "%9s ", destroy ? "[DESTROY]" : "[NEW]");
+	return head + ct_line(r, counters, !destroy);
+}
+
+void print_ct_event(Printer &p, const CtRow &r, const std::string &bridge, bool destroy,
+		    bool counters)
+{
+	if (!p.json()) {
+		p.text(format_ct_event(r, destroy, counters) + "\n");
+		return;
+	}
+	Printer row(true, false);
+	print_ct(row, r, bridge, counters);
+	std::string obj = row.take();
+	/* {"event":"new"|"destroy", ...the row's keys} */
+	p.buf() += std::string("{\"event\":\"") + (destroy ? "destroy" : "new") + "\"," +
+		   obj.substr(1);
 }
 
 static void print_tuple_json(Printer &p, const char *key, const CtRow &r, const CtTupleRow &t,

@@ -48,6 +48,12 @@ bool decode_ct_stats(nlmsghdr *nlh, CtStatsRow &s);
 std::string format_ct_line(const CtRow &r, bool counters);
 // The row as text (format_ct_line) or a JSON object.
 void print_ct(Printer &p, const CtRow &r, const std::string &bridge, bool counters);
+// One event of `xbridge monitor ct` as `conntrack -E` prints it: "[NEW]" or
+// "[DESTROY]" right-aligned in 9 columns, then the row (a destroyed
+// connection without its timeout and TCP state, as ctnetlink sends it).
+std::string format_ct_event(const CtRow &r, bool destroy, bool counters);
+void print_ct_event(Printer &p, const CtRow &r, const std::string &bridge, bool destroy,
+		    bool counters);
 // `conntrack -S`'s counters on one line.
 std::string format_ct_stats(const CtStatsRow &s);
 

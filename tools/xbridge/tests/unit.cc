@@ -246,6 +246,29 @@ TEST_CASE("ct rows as conntrack -L prints them")
 	      "src=2001:db8::2 dst=2001:db8::1 type=129 code=0 id=0 mark=0 use=1");
 }
 
+TEST_CASE("ct events as conntrack -E prints them")
+{
+	CtRow r = ct_row(6);
+	r.orig.sport = 40000;
+	r.orig.dport = 80;
+	r.reply.sport = 80;
+	r.reply.dport = 40000;
+	r.timeout = 120;
+	r.tcp_state = 1;
+	CHECK(format_ct_event(r, false, false) ==
+	      "    [NEW] tcp      6 120 SYN_SENT src=10.0.0.1 dst=10.0.0.2 sport=40000 dport=80 "
+	      "[UNREPLIED] src=10.0.0.2 dst=10.0.0.1 sport=80 dport=40000 mark=0 use=1");
+	r.tcp_state = 7;
+	r.status = XBRIDGE_CT_S_SEEN_REPLY | XBRIDGE_CT_S_ASSURED;
+	CHECK(format_ct_event(r, true, false) ==
+	      "[DESTROY] tcp      6 src=10.0.0.1 dst=10.0.0.2 sport=40000 dport=80 "
+	      "src=10.0.0.2 dst=10.0.0.1 sport=80 dport=40000 [ASSURED] mark=0 use=1");
+	auto a = A({"ct"});
+	MonitorWhat w = parse_monitor(a);
+	CHECK(w.ct);
+	CHECK_FALSE(w.fdb);
+}
+
 TEST_CASE("ct JSON rows and stats")
 {
 	CtRow r = ct_row(6);
