@@ -218,6 +218,25 @@ test_events() {
 	log_test "monitor ct: [NEW] at confirm, [DESTROY] at flush, as conntrack -E" $err "$out"
 }
 
+# Dumps and stats need no privilege; changes need CAP_NET_ADMIN.
+test_unprivileged() {
+	local out err=0
+	if ! command -v setpriv >/dev/null; then
+		log_test "unprivileged ct requests (no setpriv)" 0
+		return
+	fi
+	local nobody="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
+	ip netns exec h1 ping -c 1 -W 2 192.0.2.2 >/dev/null
+	out=$($nobody /usr/bin/python3 "$SELFTESTS_DIR/genl_raw.py" ct-dump xbr0 2>&1)
+	[[ $out == *"proto=1 "* ]] || err=1
+	out+=" | "$($nobody /usr/bin/python3 "$SELFTESTS_DIR/genl_raw.py" ct-stats xbr0 2>&1)
+	[[ $out == *"count="* ]] || err=1
+	log_test "unprivileged ct dump and stats are allowed" $err "$out"
+	out=$($nobody /usr/bin/python3 "$SELFTESTS_DIR/genl_raw.py" ct-flush xbr0 2>&1)
+	[[ $out == "error EPERM"* && $($GENL ct-dump xbr0) == *"proto=1 "* ]]
+	log_test "unprivileged ct flush: EPERM, nothing flushed" $? "$out"
+}
+
 test_off() {
 	local err=0
 	xb link set dev xbr0 conntrack off || err=1
@@ -281,6 +300,7 @@ test_tcp_tracked
 test_icmp_tracked
 test_bad_requests
 test_events
+test_unprivileged
 test_off
 test_toggle_under_traffic
 test_delete_under_traffic
