@@ -38,6 +38,7 @@ Bridge *Bridge::create(const BridgeSetup &setup, int *err)
 	}
 	Bridge *br = new (mem) Bridge();
 	br->addr_ = setup.addr & kMacMask;
+	br->ct_events_ = setup.ct_events;
 
 	br->ports_ = static_cast<PortTable *>(xb_alloc(sizeof(PortTable), XB_ALLOC_SLEEP));
 	br->ports_spare_ = static_cast<PortTable *>(xb_alloc(sizeof(PortTable), XB_ALLOC_SLEEP));
@@ -66,6 +67,7 @@ fail:
 
 void Bridge::destroy(Bridge *br)
 {
+	br->set_conntrack(false, nullptr);
 	while (!br->port_list_.empty())
 		br->remove_port(&br->port_list_.front());
 

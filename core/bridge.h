@@ -3,7 +3,8 @@
  * bridge.h - a bridge: its options, ports, VLANs and FDB.
  *
  * Ownership. A Bridge owns its ports (including the host port that stands
- * for the bridge device), their VLAN sets, and its FDB. Bridge::destroy()
+ * for the bridge device), their VLAN sets, its FDB and, while the
+ * `conntrack` option is on, its conntrack table (bridge_ct.h). Bridge::destroy()
  * frees everything after the readers are gone.
  *
  * Locking. Control methods (everything not marked "datapath") must be
@@ -20,11 +21,14 @@
 
 #include "errors.h"
 #include "ethernet.h"
+#include "ct_table.h"
 #include "fdb.h"
 #include "intrusive.h"
 #include "port.h"
 
 namespace xb {
+
+class Conntrack;
 
 constexpr uint16_t kMaxPorts = 1024;
 /* Link-local groups that may never be forwarded: 802.1D, pause, LACP. */
@@ -41,6 +45,9 @@ struct BridgeOptions {
 	 * destination is only the port and egress looks the VLAN up, as
 	 * Linux did before; kept switchable for the benchmark's ablation. */
 	bool fdb_cache_vlan = true;
+	/* Track every frame entering through a port (bridge_ct.h), as
+	 * nf_conntrack_bridge does once a ruleset uses ct. */
+	bool conntrack = false;
 };
 
 struct BridgeSetup {
@@ -48,6 +55,7 @@ struct BridgeSetup {
 	uint32_t ifindex;		/* the bridge device's id */
 	void *priv;			/* the environment's handle */
 	FdbEventSink fdb_events;
+	CtEventSink ct_events;		/* for the table `conntrack on` creates */
 };
 
 struct PortSetup {
@@ -127,6 +135,17 @@ public:
 	Fdb &fdb() { return fdb_; }
 	const Fdb &fdb() const { return fdb_; }
 
+	/* Conntrack (bridge_ct.cc). set_conntrack(false) waits for readers
+	 * and frees every entry. The table is conntrack() for the control
+	 * path (serialised with set_conntrack), conntrack_rcu() for the
+	 * datapath and deferred GC (RCU read section); nullptr when off. */
+	int set_conntrack(bool on, Extack *ack);
+	bool conntrack_on() const { return load_once(opts_.conntrack); }
+	Conntrack *conntrack() const { return ct_; }
+	Conntrack *conntrack_rcu() const { return rcu_deref(ct_); }
+	/* Deferred context: one GC slice of @max_buckets buckets. */
+	unsigned run_ct_gc(uint32_t now, uint32_t max_buckets);
+
 	/* The time the bridge uses for learning: 32-bit ms ticks. */
 	static uint32_t now_ticks() { return ticks_from_ns(xb_now_ns()); }
 
@@ -153,6 +172,8 @@ private:
 	PortTable *ports_ = nullptr;	/* rcu_publish/rcu_deref */
 	PortTable *ports_spare_ = nullptr;	/* the unpublished copy */
 	PortList port_list_;		/* non-host ports, control only */
+	Conntrack *ct_ = nullptr;	/* rcu_publish/rcu_deref; owned */
+	CtEventSink ct_events_;
 	uint16_t next_index_ = 1;
 };
 

@@ -160,6 +160,22 @@ struct CtStats {
 	uint64_t chaintoolong;
 };
 
+/*
+ * Connection events (ctnetlink's IPCT_NEW / IPCT_DESTROY): an entry was
+ * confirmed (inserted) or removed from the table (expired, killed, early
+ * dropped, flushed, deleted). Called under the table lock, possibly from
+ * the datapath (softirq): must not sleep. The entry is readable for the
+ * call. Freeing the table (fini) reports nothing.
+ */
+enum class CtEventType : uint8_t {
+	New = 0,
+	Destroy = 1,
+};
+struct CtEventSink {
+	void (*fn)(void *ctx, CtEventType type, const CtEntry &e) = nullptr;
+	void *ctx = nullptr;
+};
+
 /* Which entries a flush or delete takes; unset fields match anything. */
 struct CtFilter {
 	int32_t zone = -1;
@@ -272,6 +288,8 @@ public:
 	uint32_t max() const { return load_once(max_); }
 	void set_max(uint32_t max) { store_once(max_, max); }
 	uint32_t buckets() const { return mask_ + 1; }
+	/* Control, before the table is published to the datapath. */
+	void set_event_sink(CtEventSink sink) { sink_ = sink; }
 	CtStats *stats_this_cpu() const { return stats_.this_cpu(); }
 	/* Sum of every CPU's counters. */
 	CtStats stats_sum() const;
@@ -295,6 +313,7 @@ private:
 	uint32_t count_ = 0;		/* confirmed + unconfirmed */
 	uint32_t max_ = 0;
 	uint32_t gc_cursor_ = 0;
+	CtEventSink sink_;
 	PerCpu<CtStats> stats_;
 };
 

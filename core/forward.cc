@@ -13,6 +13,8 @@
  */
 #include "forward.h"
 
+#include "bridge_ct.h"
+
 namespace xb {
 
 namespace {
@@ -30,6 +32,7 @@ struct Ctx {
 	bool cache_vlan;
 	bool promisc;
 	bool vlan_stats;
+	Conntrack *ct;		/* nullptr: conntrack off */
 };
 
 /*
@@ -58,7 +61,8 @@ Ctx make_ctx(Bridge &br, uint32_t now)
 		   filtering,
 		   load_once(o.fdb_cache_vlan),
 		   load_once(o.promisc),
-		   load_once(o.vlan_stats)};
+		   load_once(o.vlan_stats),
+		   br.conntrack_rcu()};
 }
 
 /* FDB probes prepared ahead (batch), valid if their keys still match. */
@@ -285,8 +289,9 @@ bool locked_port_allows(const Ctx &c, const Ingress &in, uint32_t port_flags,
 	return true;
 }
 
-void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probes *ahead,
-	       Verdict &v)
+/* @ct: the frame's conntrack result when conntrack is on (bridge_ct.h). */
+void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probes *ahead,
+		  CtResult *ct, Verdict &v)
 {
 	v = Verdict();
 	v.ingress = frame.ingress;
@@ -335,6 +340,11 @@ void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probe
 	}
 	if (xb_unlikely(!state_accepts_ingress(in.state))) {
 		set_drop(v, DropReason::PortState);
+		goto drop;
+	}
+	/* NF_BR_PRE_ROUTING: conntrack at priority -200. */
+	if (xb_unlikely(ct) && !ct_bridge_pre(*c.ct, frame, c.now, *ct, v)) {
+		set_drop(v, DropReason::Conntrack);
 		goto drop;
 	}
 	if (c.filtering) {
@@ -386,6 +396,18 @@ void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probe
 
 drop:
 	port_count_drop(in.port, v.reason);
+}
+
+void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probes *ahead,
+	       Verdict &v)
+{
+	if (xb_likely(!c.ct)) {
+		decide_frame(c, frame, l2, ahead, nullptr, v);
+		return;
+	}
+	CtResult ct;
+	decide_frame(c, frame, l2, ahead, &ct, v);
+	ct_bridge_post(*c.ct, c.br, frame, l2, c.promisc, c.now, ct, v);
 }
 
 /* The VID a frame will most likely be decided in, for probing ahead. */

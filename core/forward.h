@@ -58,6 +58,7 @@ struct Verdict {
 	uint16_t vid;		/* the frame's VID inside the bridge; 0 unfiltered */
 	uint16_t tag_proto;	/* the bridge's vlan_protocol, for TagAction::Tag */
 	uint8_t pcp_dei;	/* PCP and DEI to keep when tagging (TCI >> 12) */
+	uint8_t ct_state;	/* conntrack's CtStateBit; 0: not tracked */
 	bool src_isolated;	/* ingress port isolated (for flood_targets) */
 	Port *ingress;
 	Egress out;		/* Forward: the port and its tag action */
@@ -69,6 +70,7 @@ struct RxFrame {
 	uint32_t len;
 	OobTag oob;
 	Port *ingress;		/* the host port: sent by the bridge device */
+	bool csum_ok = false;	/* layer-4 checksum known good (conntrack) */
 };
 
 /* Decide one frame. @now is Bridge::now_ticks() read by the caller. */

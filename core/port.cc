@@ -33,6 +33,7 @@ const char *drop_reason_name(DropReason reason)
 	case DropReason::LockedPort: return "locked_port";
 	case DropReason::NoEgress: return "no_egress";
 	case DropReason::HostVlan: return "host_vlan";
+	case DropReason::Conntrack: return "conntrack";
 	case DropReason::Count: break;
 	}
 	return "unknown";

@@ -58,6 +58,7 @@ enum class DropReason : uint8_t {
 	LockedPort,		/* source not authorised on a locked port */
 	NoEgress,		/* the one destination may not take the frame */
 	HostVlan,		/* bridge device not a member of the VID */
+	Conntrack,		/* conntrack dropped it (table full, lost insert) */
 	Count,
 };
 

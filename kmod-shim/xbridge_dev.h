@@ -18,6 +18,7 @@ struct xbr {
 	struct xbg_bridge *core;
 	struct list_head ports;		/* struct xbr_port, RTNL */
 	struct delayed_work gc_work;	/* FDB ageing */
+	struct delayed_work ct_gc_work;	/* conntrack GC slices, while on */
 };
 
 /* A port: the enslaved device and its core port. Freed after a grace period. */

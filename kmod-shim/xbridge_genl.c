@@ -144,7 +144,7 @@ int xbr_nl_pre_doit(const XBR_NL_OPS_T *ops, struct sk_buff *skb, struct genl_in
 	struct xbr *br;
 
 	/* The nft objects belong to the namespace, not to one bridge. */
-	if (ops->cmd >= XBRIDGE_CMD_NFT_FIRST) {
+	if (ops->cmd >= XBRIDGE_CMD_NFT_FIRST && ops->cmd < XBRIDGE_CMD_CT_FIRST) {
 		rtnl_lock();
 		info->user_ptr[0] = NULL;
 		return 0;
@@ -273,4 +273,6 @@ void xbr_genl_exit(void)
 	xbr_nft_exit();
 	if (xbr_nl_notify_dropped())
 		pr_info("xbridge: %ld monitor notifications dropped\n", xbr_nl_notify_dropped());
+	if (xbr_nl_ct_events_dropped())
+		pr_info("xbridge: %ld ct events dropped\n", xbr_nl_ct_events_dropped());
 }

@@ -33,6 +33,7 @@ static int xbr_fill_bridge(struct sk_buff *skb, struct xbr *br)
 	    nla_put_u32(skb, XBRIDGE_BR_AGEING_TIME, o.ageing_ms / 10) ||
 	    nla_put_u32(skb, XBRIDGE_BR_FDB_MAX_LEARNED, o.fdb_max_learned) ||
 	    nla_put_u16(skb, XBRIDGE_BR_GROUP_FWD_MASK, o.group_fwd_mask) ||
+	    nla_put_u8(skb, XBRIDGE_BR_CONNTRACK, o.conntrack) ||
 	    nla_put_u32(skb, XBRIDGE_BR_FDB_N_LEARNED, o.fdb_n_learned) ||
 	    nla_put_u32(skb, XBRIDGE_BR_FDB_N_ENTRIES, o.fdb_n_entries)) {
 		nla_nest_cancel(skb, nest);
@@ -112,6 +113,10 @@ int xbr_nl_bridge_set_doit(struct sk_buff *skb, struct genl_info *info)
 		o.group_fwd_mask = nla_get_u16(tb[XBRIDGE_BR_GROUP_FWD_MASK]);
 		mask |= XBG_OPT_GROUP_FWD_MASK;
 	}
+	if (tb[XBRIDGE_BR_CONNTRACK]) {
+		o.conntrack = nla_get_u8(tb[XBRIDGE_BR_CONNTRACK]);
+		mask |= XBG_OPT_CONNTRACK;
+	}
 	/* The core validates every option (vlan_protocol, group_fwd_mask, ...)
 	 * and changes nothing on failure. */
 	err = xbg_bridge_set(br->core, &o, mask, &msg);
@@ -120,6 +125,9 @@ int xbr_nl_bridge_set_doit(struct sk_buff *skb, struct genl_info *info)
 	 * next periodic run (ageing_time 0 expires every dynamic entry). */
 	if (!err && (mask & XBG_OPT_AGEING))
 		mod_delayed_work(system_long_wq, &br->gc_work, 0);
+	if (!err && (mask & XBG_OPT_CONNTRACK) && o.conntrack)
+		mod_delayed_work(system_long_wq, &br->ct_gc_work,
+				 msecs_to_jiffies(XBG_CT_GC_INTERVAL_MS));
 	return err;
 }
 

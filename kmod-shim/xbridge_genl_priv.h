@@ -99,5 +99,6 @@ bool xbr_nl_has_listeners(struct net *net);
 void xbr_nl_notify_port(struct xbr *br, struct xbr_port *p);
 void xbr_nl_notify_vlan(struct xbr *br, u32 port_ifindex, const struct xbg_vlan_info *v, u8 cmd);
 long xbr_nl_notify_dropped(void);
+long xbr_nl_ct_events_dropped(void);						/* _ct.c */
 
 #endif /* XBRIDGE_GENL_PRIV_H */

@@ -8,6 +8,7 @@
 #include "xbridge_glue.h"
 
 #include "bridge.h"
+#include "bridge_ct.h"
 #include "forward.h"
 #include "xbridge.h"	/* the uAPI, for the drop-counter attribute types */
 
@@ -52,9 +53,17 @@ static_assert(XBRIDGE_PORT_DROP_MAX + 1 == kDropReasonCount &&
 	      XBRIDGE_PORT_DROP_VLAN_STATE == unsigned(DropReason::VlanState) &&
 	      XBRIDGE_PORT_DROP_LOCKED_PORT == unsigned(DropReason::LockedPort) &&
 	      XBRIDGE_PORT_DROP_NO_EGRESS == unsigned(DropReason::NoEgress) &&
-	      XBRIDGE_PORT_DROP_HOST_VLAN == unsigned(DropReason::HostVlan),
+	      XBRIDGE_PORT_DROP_HOST_VLAN == unsigned(DropReason::HostVlan) &&
+	      XBRIDGE_PORT_DROP_CONNTRACK == unsigned(DropReason::Conntrack),
 	      "enum xbridge_port_drop is DropReason");
-
+static_assert(XBG_CT_GC_INTERVAL_MS == kBridgeCtGcIntervalMs, "the GC period is the core's");
+static_assert(XBG_CT_EV_NEW == unsigned(CtEventType::New) &&
+	      XBG_CT_EV_DESTROY == unsigned(CtEventType::Destroy), "xbg_ct_event_type is CtEventType");
+static_assert(unsigned(XBRIDGE_CT_S_SEEN_REPLY) == kCtSeenReply &&
+	      unsigned(XBRIDGE_CT_S_ASSURED) == kCtAssured &&
+	      unsigned(XBRIDGE_CT_S_CONFIRMED) == kCtConfirmed &&
+	      unsigned(XBRIDGE_CT_S_DYING) == kCtDying &&
+	      unsigned(XBRIDGE_CT_S_OFFLOAD) == kCtOffload, "enum xbridge_ct_status is CtStatusBit");
 
 namespace {
 
@@ -119,6 +128,20 @@ void fill_vlan(struct xbg_vlan_info *out, const Port *p, const PortVlan *v)
  */
 xbg_fdb_event_fn g_event_fn;
 
+void entry_to_glue(const CtEntry &e, uint32_t now, struct xbg_ct_entry *out);
+
+xbg_ct_event_fn g_ct_event_fn;
+
+void ct_sink_fn(void *ctx, CtEventType type, const CtEntry &e)
+{
+	xbg_ct_event_fn fn = load_once(g_ct_event_fn);
+	if (!fn)
+		return;
+	struct xbg_ct_entry out;
+	entry_to_glue(e, Bridge::now_ticks(), &out);
+	fn(ctx, uint8_t(type), &out);
+}
+
 void sink_fn(void *ctx, const FdbEvent &ev)
 {
 	xbg_fdb_event_fn fn = load_once(g_event_fn);
@@ -134,13 +157,19 @@ void sink_fn(void *ctx, const FdbEvent &ev)
 extern "C" {
 
 struct xbg_bridge *xbg_bridge_create(const uint8_t addr[6], uint32_t ifindex, void *priv,
-				     xbg_fdb_event_fn events, void *events_ctx, int *err)
+				     xbg_fdb_event_fn events, xbg_ct_event_fn ct_events,
+				     void *events_ctx, int *err)
 {
-	BridgeSetup setup = {mac_from_bytes(addr), ifindex, priv, {}};
+	BridgeSetup setup = {mac_from_bytes(addr), ifindex, priv, {}, {}};
 	if (events) {
 		store_once(g_event_fn, events);
 		setup.fdb_events.fn = sink_fn;
 		setup.fdb_events.ctx = events_ctx;
+	}
+	if (ct_events) {
+		store_once(g_ct_event_fn, ct_events);
+		setup.ct_events.fn = ct_sink_fn;
+		setup.ct_events.ctx = events_ctx;
 	}
 	return reinterpret_cast<struct xbg_bridge *>(Bridge::create(setup, err));
 }
@@ -228,6 +257,7 @@ void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_fra
 	rx.oob.tpid = frame->vlan_proto;
 	rx.oob.tci = frame->vlan_tci;
 	rx.ingress = core(in);
+	rx.csum_ok = frame->csum_ok;
 
 	Verdict v;
 	decide(*core(br), rx, Bridge::now_ticks(), v);
@@ -268,6 +298,7 @@ void xbg_bridge_get(const struct xbg_bridge *br, struct xbg_bridge_opts *out)
 	out->ageing_ms = b->fdb().ageing_ms();
 	out->fdb_max_learned = b->fdb().max_learned();
 	out->group_fwd_mask = load_once(o.group_fwd_mask);
+	out->conntrack = b->conntrack_on();
 	out->fdb_n_learned = b->fdb().learned_count();
 	out->fdb_n_entries = b->fdb().count();
 }
@@ -286,6 +317,7 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 	const uint16_t old_proto = b->vlan_protocol();
 	const uint16_t old_fwd_mask = load_once(b->opts().group_fwd_mask);
 	const uint32_t old_ageing_ms = b->fdb().ageing_ms();
+	const bool old_conntrack = b->conntrack_on();
 	Extack ack;
 	int err = 0;
 
@@ -295,6 +327,9 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 		err = b->set_group_fwd_mask(o->group_fwd_mask, &ack);
 	if (!err && (mask & XBG_OPT_AGEING))
 		err = b->set_ageing_time_ms(o->ageing_ms, &ack);
+	/* Turning conntrack on can fail (ENOMEM); turning it back off cannot. */
+	if (!err && (mask & XBG_OPT_CONNTRACK))
+		err = b->set_conntrack(o->conntrack, &ack);
 	/* Linux's netlink path moves the default PVID whether filtering is on
 	 * or not (only its sysfs file refuses with filtering on). */
 	if (!err && (mask & XBG_OPT_DEFAULT_PVID))
@@ -304,6 +339,8 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 		b->set_vlan_protocol(old_proto, nullptr);
 		b->set_group_fwd_mask(old_fwd_mask, nullptr);
 		b->set_ageing_time_ms(old_ageing_ms, nullptr);
+		if (!old_conntrack)
+			b->set_conntrack(false, nullptr);
 		return err;
 	}
 	if (mask & XBG_OPT_VLAN_FILTERING)
@@ -444,6 +481,170 @@ uint32_t xbg_now_ticks(void)
 unsigned int xbg_run_ageing(struct xbg_bridge *br)
 {
 	return core(br)->run_ageing(Bridge::now_ticks());
+}
+
+} // extern "C"
+
+/* ---- conntrack ------------------------------------------------------------ */
+
+namespace {
+
+void tuple_to_glue(const CtTuple &t, struct xbg_ct_tuple *out)
+{
+	out->l3 = t.l3;
+	out->proto = t.l4proto;
+	out->zone = t.zone;
+	out->sport = t.sport;
+	out->dport = t.dport;
+	__builtin_memcpy(out->src, t.src, sizeof(out->src));
+	__builtin_memcpy(out->dst, t.dst, sizeof(out->dst));
+}
+
+CtTuple tuple_from_glue(const struct xbg_ct_tuple *t)
+{
+	CtTuple out;
+	__builtin_memset(&out, 0, sizeof(out));
+	out.l3 = t->l3;
+	out.l4proto = t->proto;
+	out.zone = t->zone;
+	out.sport = t->sport;
+	out.dport = t->dport;
+	__builtin_memcpy(out.src, t->src, sizeof(out.src));
+	__builtin_memcpy(out.dst, t->dst, sizeof(out.dst));
+	return out;
+}
+
+void entry_to_glue(const CtEntry &e, uint32_t now, struct xbg_ct_entry *out)
+{
+	CtTuple reply;
+	tuple_to_glue(e.tuple, &out->orig);
+	if (!ct_invert_tuple(e.tuple, reply))
+		reply = e.tuple;	/* cannot happen: checked at creation */
+	tuple_to_glue(reply, &out->reply);
+	out->status = e.status_bits();
+	out->tcp_state = e.tuple.l4proto == kIpProtoTcp ? e.tcp_state() : 0;
+	const uint32_t expires = load_once(e.expires);
+	out->timeout_s = ct_ticks_after(expires, now) ? (expires - now) / 1000 : 0;
+	out->mark = load_once(e.mark);
+	for (unsigned d = 0; d < 2; d++) {
+		out->packets[d] = __atomic_load_n(&e.packets[d], __ATOMIC_RELAXED);
+		out->bytes[d] = __atomic_load_n(&e.bytes[d], __ATOMIC_RELAXED);
+	}
+}
+
+const char *const kCtOff = "conntrack is off on this bridge";
+
+} // namespace
+
+extern "C" {
+
+bool xbg_conntrack_on(const struct xbg_bridge *br)
+{
+	return core(br)->conntrack_on();
+}
+
+bool xbg_ct_gc(struct xbg_bridge *br)
+{
+	if (!core(br)->conntrack_on())
+		return false;
+	core(br)->run_ct_gc(Bridge::now_ticks(), kBridgeCtGcBuckets);
+	return true;
+}
+
+int xbg_ct_get(struct xbg_bridge *br, const struct xbg_ct_tuple *t, struct xbg_ct_entry *out,
+	       const char **msg)
+{
+	Conntrack *ct = core(br)->conntrack();
+	Extack ack;
+	*msg = nullptr;
+	if (!ct) {
+		*msg = kCtOff;
+		return -kENOENT;
+	}
+	const CtTuple key = tuple_from_glue(t);
+	int err = ct_tuple_check(key, &ack);
+	if (err) {
+		*msg = ack.msg;
+		return err;
+	}
+	const uint32_t now = Bridge::now_ticks();
+	RcuReadGuard rcu;
+	uint8_t dir;
+	CtEntry *e = ct->table().lookup(key, now, &dir);
+	if (!e) {
+		*msg = "no such conntrack entry";
+		return -kENOENT;
+	}
+	entry_to_glue(*e, now, out);
+	return 0;
+}
+
+int xbg_ct_del(struct xbg_bridge *br, const struct xbg_ct_tuple *t, const char **msg)
+{
+	Conntrack *ct = core(br)->conntrack();
+	Extack ack;
+	*msg = nullptr;
+	if (!ct) {
+		*msg = kCtOff;
+		return -kENOENT;
+	}
+	int err = ct->table().del(tuple_from_glue(t), CtFilter(), &ack);
+	*msg = ack.msg;
+	return err;
+}
+
+unsigned int xbg_ct_flush(struct xbg_bridge *br, int32_t zone)
+{
+	Conntrack *ct = core(br)->conntrack();
+	if (!ct)
+		return 0;
+	CtFilter f;
+	f.zone = zone;
+	return ct->table().flush(f);
+}
+
+int xbg_ct_stats(const struct xbg_bridge *br, struct xbg_ct_stats *out, const char **msg)
+{
+	const Conntrack *ct = core(br)->conntrack();
+	*msg = nullptr;
+	if (!ct) {
+		*msg = kCtOff;
+		return -kENOENT;
+	}
+	const CtTable &t = ct->table();
+	const CtStats s = t.stats_sum();
+	out->count = t.count();
+	out->max = t.max();
+	out->buckets = t.buckets();
+	out->found = s.found;
+	out->invalid = s.invalid;
+	out->insert = s.insert;
+	out->insert_failed = s.insert_failed;
+	out->drop = s.drop;
+	out->early_drop = s.early_drop;
+	out->error = s.error;
+	out->search_restart = s.search_restart;
+	out->clash_resolve = s.clash_resolve;
+	out->chaintoolong = s.chaintoolong;
+	return 0;
+}
+
+bool xbg_ct_dump_from(struct xbg_bridge *br, int32_t zone, uint32_t *bucket, uint32_t *skip,
+		      xbg_ct_entry_fn fn, void *ctx)
+{
+	const Conntrack *ct = core(br)->conntrack();
+	if (!ct)
+		return true;
+	const uint32_t now = Bridge::now_ticks();
+	return ct->table().for_each_from(*bucket, *skip, [&](const CtEntry &e) {
+		/* Expired or dying entries are not shown (ctnetlink skips them). */
+		if ((e.status_bits() & kCtDying) || ct_expired(e, now) ||
+		    (zone >= 0 && e.tuple.zone != uint16_t(zone)))
+			return true;
+		struct xbg_ct_entry out;
+		entry_to_glue(e, now, &out);
+		return fn(ctx, &out);
+	});
 }
 
 } // extern "C"

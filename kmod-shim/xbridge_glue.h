@@ -8,7 +8,8 @@
  * Contexts follow core/bridge.h: xbg_decide() and xbg_flood() are datapath
  * calls (RCU read section held, bh disabled); everything else is a control
  * call made under RTNL, except xbg_run_ageing(), which runs from the
- * bridge's delayed work and touches only the FDB.
+ * bridge's delayed work and touches only the FDB, and xbg_ct_gc(), which
+ * runs from the conntrack GC work inside an RCU read section of its own.
  */
 #ifndef XBRIDGE_GLUE_H
 #define XBRIDGE_GLUE_H
@@ -23,6 +24,7 @@ extern "C" {
 
 struct xbg_bridge;
 struct xbg_port;
+struct xbg_ct_entry;
 
 enum xbg_kind {
 	XBG_DROP = 0,
@@ -44,6 +46,7 @@ struct xbg_frame {
 	bool vlan_present;	/* out-of-band (hwaccel) tag */
 	uint16_t vlan_proto;	/* host order */
 	uint16_t vlan_tci;
+	bool csum_ok;		/* layer-4 checksum verified or to be offloaded */
 };
 
 struct xbg_verdict {
@@ -112,6 +115,14 @@ struct xbg_fdb_entry {
  */
 typedef void (*xbg_fdb_event_fn)(void *ctx, uint8_t type, uint8_t reason,
 				 const struct xbg_fdb_entry *e);
+/* Connection events, as the core's CtEventType. */
+enum xbg_ct_event_type {
+	XBG_CT_EV_NEW = 0,
+	XBG_CT_EV_DESTROY = 1,
+};
+/* The ct event sink: under the table lock, possibly in softirq. */
+typedef void (*xbg_ct_event_fn)(void *ctx, uint8_t type, const struct xbg_ct_entry *e);
+
 /* Resumable dumps: return false to stop (the entry was not taken). */
 typedef bool (*xbg_fdb_entry_fn)(void *ctx, const struct xbg_fdb_entry *e);
 
@@ -143,6 +154,7 @@ struct xbg_bridge_opts {
 	uint32_t ageing_ms;
 	uint32_t fdb_max_learned;
 	uint16_t group_fwd_mask;
+	bool conntrack;
 	uint32_t fdb_n_learned;
 	uint32_t fdb_n_entries;
 };
@@ -154,6 +166,7 @@ struct xbg_bridge_opts {
 #define XBG_OPT_AGEING		(1u << 3)
 #define XBG_OPT_FDB_MAX_LEARNED	(1u << 4)
 #define XBG_OPT_GROUP_FWD_MASK	(1u << 5)
+#define XBG_OPT_CONNTRACK	(1u << 6)
 
 struct xbg_vlan_info {
 	uint16_t vid;
@@ -169,8 +182,11 @@ typedef bool (*xbg_vlan_info_fn)(void *ctx, const struct xbg_vlan_info *v);
 #define XBG_VLAN_PVID		(1u << 0)
 #define XBG_VLAN_UNTAGGED	(1u << 1)
 
+/* @events_ctx is handed to both sinks; the sinks are the same for every
+ * bridge (kept module-wide). */
 struct xbg_bridge *xbg_bridge_create(const uint8_t addr[6], uint32_t ifindex, void *priv,
-				     xbg_fdb_event_fn events, void *events_ctx, int *err);
+				     xbg_fdb_event_fn events, xbg_ct_event_fn ct_events,
+				     void *events_ctx, int *err);
 void xbg_bridge_destroy(struct xbg_bridge *br);
 int xbg_set_addr(struct xbg_bridge *br, const uint8_t addr[6]);
 bool xbg_vlan_filtering(const struct xbg_bridge *br);
@@ -237,6 +253,62 @@ void xbg_flood(struct xbg_bridge *br, const struct xbg_verdict *v, xbg_flood_fn 
 
 /* FDB ageing. */
 unsigned int xbg_run_ageing(struct xbg_bridge *br);
+
+/*
+ * Conntrack (the bridge's `conntrack` option, core/bridge_ct.h). Tuples
+ * are the core's: l3 4 or 6, addresses in network order (IPv4 in the
+ * first 4 bytes), ports in host order; ICMP's sport is its identifier and
+ * dport type << 8 | code. Status bits are IPS_*, TCP states
+ * TCP_CONNTRACK_* (static_asserts in xbridge_glue.cc and the handlers).
+ */
+struct xbg_ct_tuple {
+	uint8_t l3;
+	uint8_t proto;
+	uint16_t zone;
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t src[16];
+	uint8_t dst[16];
+};
+
+struct xbg_ct_entry {
+	struct xbg_ct_tuple orig;
+	struct xbg_ct_tuple reply;
+	uint16_t status;
+	uint8_t tcp_state;	/* 0 unless TCP */
+	uint32_t timeout_s;
+	uint32_t mark;
+	uint64_t packets[2];	/* original, reply */
+	uint64_t bytes[2];
+};
+
+struct xbg_ct_stats {
+	uint32_t count, max, buckets;
+	uint64_t found, invalid, insert, insert_failed, drop, early_drop, error;
+	uint64_t search_restart, clash_resolve, chaintoolong;
+};
+
+/* The GC work's period: one slice of the table each run. */
+#define XBG_CT_GC_INTERVAL_MS	100
+
+typedef bool (*xbg_ct_entry_fn)(void *ctx, const struct xbg_ct_entry *e);
+
+
+bool xbg_conntrack_on(const struct xbg_bridge *br);
+/* Deferred context: one GC slice; false when conntrack is off (stop). */
+bool xbg_ct_gc(struct xbg_bridge *br);
+/* Control. -ENOENT (with @msg) when conntrack is off or there is no such
+ * entry; -EINVAL for a tuple that cannot name a connection. */
+int xbg_ct_get(struct xbg_bridge *br, const struct xbg_ct_tuple *t, struct xbg_ct_entry *out,
+	       const char **msg);
+int xbg_ct_del(struct xbg_bridge *br, const struct xbg_ct_tuple *t, const char **msg);
+/* Remove every entry (@zone < 0) or those of @zone; returns how many. */
+unsigned int xbg_ct_flush(struct xbg_bridge *br, int32_t zone);
+int xbg_ct_stats(const struct xbg_bridge *br, struct xbg_ct_stats *out, const char **msg);
+/* As xbg_fdb_dump_from, over live entries of @zone (< 0: all); true at
+ * the end (also when conntrack is off). */
+bool xbg_ct_dump_from(struct xbg_bridge *br, int32_t zone, uint32_t *bucket, uint32_t *skip,
+		      xbg_ct_entry_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,8 @@
  * netlink handlers run under RTNL, which serialises the core's control calls.
  * The datapath (rx_handler in softirq; ndo_start_xmit with bh disabled)
  * runs under RCU and never sleeps. The ageing work touches only the FDB,
- * which the core protects with its own bh-safe lock.
+ * which the core protects with its own bh-safe lock; the conntrack GC work
+ * reaches the table through RCU (the core's xbg_ct_gc) and takes its lock.
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
@@ -189,6 +190,8 @@ static void xbr_frame_of(struct sk_buff *skb, struct xbg_frame *f)
 	f->vlan_present = skb_vlan_tag_present(skb);
 	f->vlan_proto = ntohs(skb->vlan_proto);
 	f->vlan_tci = skb_vlan_tag_get(skb);
+	f->csum_ok = skb->ip_summed == CHECKSUM_UNNECESSARY ||
+		     skb->ip_summed == CHECKSUM_PARTIAL;
 }
 
 static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
@@ -215,6 +218,14 @@ static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 	skb = xbr_foreign_tag_to_payload(br, skb);
 	if (!skb)
 		return RX_HANDLER_CONSUMED;
+	/* Conntrack reads the whole packet from the core's linear view (its
+	 * length checks, checksums): a paged skb (GSO from a local socket)
+	 * is made linear first, as only conntrack needs it. */
+	if (unlikely(xbg_conntrack_on(br->core)) && skb_is_nonlinear(skb) &&
+	    skb_linearize(skb)) {
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
 	xbr_frame_of(skb, &frame);
 	xbg_decide(br->core, p->core, &frame, &v);
 
@@ -467,6 +478,17 @@ static void xbr_gc_work(struct work_struct *work)
 	queue_delayed_work(system_long_wq, &br->gc_work, xbr_gc_delay(br));
 }
 
+/* One GC slice of the conntrack table per run, while conntrack is on; the
+ * BRIDGE_SET handler starts it again when conntrack is turned on. */
+static void xbr_ct_gc_work(struct work_struct *work)
+{
+	struct xbr *br = container_of(work, struct xbr, ct_gc_work.work);
+
+	if (xbg_ct_gc(br->core))
+		queue_delayed_work(system_long_wq, &br->ct_gc_work,
+				   msecs_to_jiffies(XBG_CT_GC_INTERVAL_MS));
+}
+
 static int xbr_dev_init(struct net_device *dev)
 {
 	struct xbr *br = netdev_priv(dev);
@@ -475,11 +497,12 @@ static int xbr_dev_init(struct net_device *dev)
 	br->dev = dev;
 	INIT_LIST_HEAD(&br->ports);
 	INIT_DELAYED_WORK(&br->gc_work, xbr_gc_work);
+	INIT_DELAYED_WORK(&br->ct_gc_work, xbr_ct_gc_work);
 	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
 	if (!dev->tstats)
 		return -ENOMEM;
-	br->core = xbg_bridge_create(dev->dev_addr, dev->ifindex, br, xbr_genl_fdb_event, br,
-				     &err);
+	br->core = xbg_bridge_create(dev->dev_addr, dev->ifindex, br, xbr_genl_fdb_event,
+				     xbr_genl_ct_event, br, &err);
 	if (!br->core) {
 		free_percpu(dev->tstats);
 		dev->tstats = NULL;
@@ -498,6 +521,7 @@ static void xbr_dev_uninit(struct net_device *dev)
 	list_for_each_entry_safe(p, n, &br->ports, list)
 		xbr_port_remove(p);
 	cancel_delayed_work_sync(&br->gc_work);
+	cancel_delayed_work_sync(&br->ct_gc_work);
 	if (br->core)
 		xbg_bridge_destroy(br->core);
 	br->core = NULL;

@@ -27,6 +27,7 @@ const struct nla_policy xbridge_bridge_nl_policy[XBRIDGE_BR_MAX + 1] = {
 	[XBRIDGE_BR_GROUP_FWD_MASK] = { .type = NLA_U16 },
 	[XBRIDGE_BR_FDB_N_LEARNED] = { .type = NLA_REJECT, .reject_message = "FDB_N_LEARNED is read-only" },
 	[XBRIDGE_BR_FDB_N_ENTRIES] = { .type = NLA_REJECT, .reject_message = "FDB_N_ENTRIES is read-only" },
+	[XBRIDGE_BR_CONNTRACK] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 const struct nla_policy xbridge_port_nl_policy[XBRIDGE_PORT_MAX + 1] = {
@@ -82,6 +83,29 @@ const struct nla_policy xbridge_nft_msg_nl_policy[XBRIDGE_NFT_MAX + 1] = {
 	[XBRIDGE_NFT_FLAGS] = { .type = NLA_U16 },
 	[XBRIDGE_NFT_FAMILY] = { .type = NLA_U8 },
 	[XBRIDGE_NFT_ATTRS] = { .type = NLA_BINARY },
+};
+
+const struct nla_policy xbridge_ct_nl_policy[XBRIDGE_CT_MAX + 1] = {
+	[XBRIDGE_CT_L3] = { .type = NLA_U8 },
+	[XBRIDGE_CT_PROTO] = { .type = NLA_U8 },
+	[XBRIDGE_CT_SRC] = NLA_POLICY_EXACT_LEN(16),
+	[XBRIDGE_CT_DST] = NLA_POLICY_EXACT_LEN(16),
+	[XBRIDGE_CT_SPORT] = { .type = NLA_U16 },
+	[XBRIDGE_CT_DPORT] = { .type = NLA_U16 },
+	[XBRIDGE_CT_ZONE] = { .type = NLA_U16 },
+	[XBRIDGE_CT_REPLY_SRC] = { .type = NLA_REJECT, .reject_message = "REPLY_SRC is read-only" },
+	[XBRIDGE_CT_REPLY_DST] = { .type = NLA_REJECT, .reject_message = "REPLY_DST is read-only" },
+	[XBRIDGE_CT_REPLY_SPORT] = { .type = NLA_REJECT, .reject_message = "REPLY_SPORT is read-only" },
+	[XBRIDGE_CT_REPLY_DPORT] = { .type = NLA_REJECT, .reject_message = "REPLY_DPORT is read-only" },
+	[XBRIDGE_CT_STATUS] = { .type = NLA_REJECT, .reject_message = "STATUS is read-only" },
+	[XBRIDGE_CT_TCP_STATE] = { .type = NLA_REJECT, .reject_message = "TCP_STATE is read-only" },
+	[XBRIDGE_CT_TIMEOUT] = { .type = NLA_REJECT, .reject_message = "TIMEOUT is read-only" },
+	[XBRIDGE_CT_MARK] = { .type = NLA_REJECT, .reject_message = "MARK is read-only" },
+	[XBRIDGE_CT_USE] = { .type = NLA_REJECT, .reject_message = "USE is read-only" },
+	[XBRIDGE_CT_ORIG_PACKETS] = { .type = NLA_REJECT, .reject_message = "ORIG_PACKETS is read-only" },
+	[XBRIDGE_CT_ORIG_BYTES] = { .type = NLA_REJECT, .reject_message = "ORIG_BYTES is read-only" },
+	[XBRIDGE_CT_REPLY_PACKETS] = { .type = NLA_REJECT, .reject_message = "REPLY_PACKETS is read-only" },
+	[XBRIDGE_CT_REPLY_BYTES] = { .type = NLA_REJECT, .reject_message = "REPLY_BYTES is read-only" },
 };
 
 /* XBRIDGE_CMD_BRIDGE_GET - do/dump */
@@ -173,6 +197,34 @@ static const struct nla_policy xbridge_nft_batch_nl_policy[XBRIDGE_A_NFT_MSG + 1
 /* XBRIDGE_CMD_NFT_GET - dump */
 static const struct nla_policy xbridge_nft_get_nl_policy[XBRIDGE_A_NFT_MSG + 1] = {
 	[XBRIDGE_A_NFT_MSG] = NLA_POLICY_NESTED(xbridge_nft_msg_nl_policy),
+};
+
+/* XBRIDGE_CMD_CT_GET - do/dump */
+static const struct nla_policy xbridge_ct_get_nl_policy[XBRIDGE_A_CT + 1] = {
+	[XBRIDGE_A_IFINDEX] = { .type = NLA_U32 },
+	[XBRIDGE_A_CT] = NLA_POLICY_NESTED(xbridge_ct_nl_policy),
+};
+
+/* XBRIDGE_CMD_CT_DEL - do */
+static const struct nla_policy xbridge_ct_del_nl_policy[XBRIDGE_A_CT + 1] = {
+	[XBRIDGE_A_IFINDEX] = { .type = NLA_U32 },
+	[XBRIDGE_A_CT] = NLA_POLICY_NESTED(xbridge_ct_nl_policy),
+};
+
+/* XBRIDGE_CMD_CT_FLUSH - CT nest */
+const struct nla_policy xbridge_ct_flush_ct_nl_policy[XBRIDGE_CT_ZONE + 1] = {
+	[XBRIDGE_CT_ZONE] = { .type = NLA_U16 },
+};
+
+/* XBRIDGE_CMD_CT_FLUSH - do */
+static const struct nla_policy xbridge_ct_flush_nl_policy[XBRIDGE_A_CT + 1] = {
+	[XBRIDGE_A_IFINDEX] = { .type = NLA_U32 },
+	[XBRIDGE_A_CT] = NLA_POLICY_NESTED(xbridge_ct_flush_ct_nl_policy),
+};
+
+/* XBRIDGE_CMD_CT_STATS_GET - do */
+static const struct nla_policy xbridge_ct_stats_get_nl_policy[XBRIDGE_A_IFINDEX + 1] = {
+	[XBRIDGE_A_IFINDEX] = { .type = NLA_U32 },
 };
 
 /* Ops table for xbridge */
@@ -273,10 +325,38 @@ static const struct genl_ops xbridge_nl_ops[] = {
 		.policy		= xbridge_nft_get_nl_policy,
 		.maxattr	= XBRIDGE_A_NFT_MSG,
 	},
+	{
+		.cmd		= XBRIDGE_CMD_CT_GET,
+		.doit		= xbr_nl_ct_get_doit,
+		.dumpit		= xbr_nl_ct_get_dumpit,
+		.policy		= xbridge_ct_get_nl_policy,
+		.maxattr	= XBRIDGE_A_CT,
+	},
+	{
+		.cmd		= XBRIDGE_CMD_CT_DEL,
+		.doit		= xbr_nl_ct_del_doit,
+		.policy		= xbridge_ct_del_nl_policy,
+		.maxattr	= XBRIDGE_A_CT,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= XBRIDGE_CMD_CT_FLUSH,
+		.doit		= xbr_nl_ct_flush_doit,
+		.policy		= xbridge_ct_flush_nl_policy,
+		.maxattr	= XBRIDGE_A_CT,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= XBRIDGE_CMD_CT_STATS_GET,
+		.doit		= xbr_nl_ct_stats_get_doit,
+		.policy		= xbridge_ct_stats_get_nl_policy,
+		.maxattr	= XBRIDGE_A_IFINDEX,
+	},
 };
 
 static const struct genl_multicast_group xbridge_nl_mcgrps[] = {
 	[XBRIDGE_NLGRP_MONITOR] = { "monitor", },
+	[XBRIDGE_NLGRP_CT] = { "ct", },
 };
 
 struct genl_family xbr_nl_family __ro_after_init = {

@@ -25,8 +25,10 @@ extern const struct nla_policy xbridge_fdb_nl_policy[XBRIDGE_FDB_MAX + 1];
 extern const struct nla_policy xbridge_flush_nl_policy[XBRIDGE_FLUSH_MAX + 1];
 extern const struct nla_policy xbridge_vlan_nl_policy[XBRIDGE_VLAN_MAX + 1];
 extern const struct nla_policy xbridge_nft_msg_nl_policy[XBRIDGE_NFT_MAX + 1];
+extern const struct nla_policy xbridge_ct_nl_policy[XBRIDGE_CT_MAX + 1];
 extern const struct nla_policy xbridge_port_get_port_nl_policy[XBRIDGE_PORT_IFINDEX + 1];
 extern const struct nla_policy xbridge_vlan_get_vlan_nl_policy[XBRIDGE_VLAN_PORT_IFINDEX + 1];
+extern const struct nla_policy xbridge_ct_flush_ct_nl_policy[XBRIDGE_CT_ZONE + 1];
 
 /* Hand-written: the shared pre/post of every doit, the MAC check. */
 int xbr_nl_pre_doit(const XBR_NL_OPS_T *ops, struct sk_buff *skb, struct genl_info *info);
@@ -51,9 +53,15 @@ int xbr_nl_vlan_del_doit(struct sk_buff *skb, struct genl_info *info);
 int xbr_nl_vlan_set_doit(struct sk_buff *skb, struct genl_info *info);
 int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info);
 int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int xbr_nl_ct_get_doit(struct sk_buff *skb, struct genl_info *info);
+int xbr_nl_ct_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int xbr_nl_ct_del_doit(struct sk_buff *skb, struct genl_info *info);
+int xbr_nl_ct_flush_doit(struct sk_buff *skb, struct genl_info *info);
+int xbr_nl_ct_stats_get_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	XBRIDGE_NLGRP_MONITOR,
+	XBRIDGE_NLGRP_CT,
 };
 
 extern struct genl_family xbr_nl_family;

@@ -18,9 +18,22 @@
 #define XBRIDGE_FAMILY_NAME		"xbridge"
 #define XBRIDGE_FAMILY_VERSION		1
 #define XBRIDGE_MCGRP_MONITOR		"monitor"
+#define XBRIDGE_MCGRP_CT		"ct"
 
 /* The first operation value of the nft objects. */
 #define XBRIDGE_CMD_NFT_FIRST	64
+
+/* The first operation value of the conntrack objects (after the nft ones). */
+#define XBRIDGE_CMD_CT_FIRST	128
+
+/* Connection status bits, as enum ip_conntrack_status (IPS_*). */
+enum xbridge_ct_status {
+	XBRIDGE_CT_S_SEEN_REPLY = 0x2,
+	XBRIDGE_CT_S_ASSURED = 0x4,
+	XBRIDGE_CT_S_CONFIRMED = 0x8,
+	XBRIDGE_CT_S_DYING = 0x200,
+	XBRIDGE_CT_S_OFFLOAD = 0x4000,
+};
 
 /* FDB entry state, as ndm_state (NUD_*); exactly one is set. */
 enum xbridge_fdb_state {
@@ -61,7 +74,9 @@ enum xbridge_attr {
 	XBRIDGE_A_VLAN = 5,	/* nest: enum xbridge_vlan_attr */
 	XBRIDGE_A_FLUSH = 6,	/* nest: enum xbridge_flush_attr */
 	XBRIDGE_A_PAD = 7,
-	XBRIDGE_A_NFT_MSG = 8,	/* nest: enum xbridge_nft_attr; One nf_tables message: a request of an NFT_BATCH (repeated, in batch order) or an object of an NFT_GET dump. */
+	XBRIDGE_A_CT = 8,	/* nest: enum xbridge_ct_attr */
+	XBRIDGE_A_CT_STATS = 9,	/* nest: enum xbridge_ct_stats_attr; read-only */
+	XBRIDGE_A_NFT_MSG = 10,	/* nest: enum xbridge_nft_attr; One nf_tables message: a request of an NFT_BATCH (repeated, in batch order) or an object of an NFT_GET dump. */
 
 	__XBRIDGE_A_MAX,
 	XBRIDGE_A_MAX = __XBRIDGE_A_MAX - 1,
@@ -92,6 +107,7 @@ enum xbridge_bridge_attr {
 	XBRIDGE_BR_GROUP_FWD_MASK = 8,	/* u16; Bits 0-2 (802.1D, pause, LACP) may not be set. */
 	XBRIDGE_BR_FDB_N_LEARNED = 9,	/* u32; read-only */
 	XBRIDGE_BR_FDB_N_ENTRIES = 10,	/* u32; read-only */
+	XBRIDGE_BR_CONNTRACK = 11,	/* u8; Track every frame entering through a port, as nf_conntrack_bridge (default 0). Turning it off frees every entry. */
 
 	__XBRIDGE_BR_MAX,
 	XBRIDGE_BR_MAX = __XBRIDGE_BR_MAX - 1,
@@ -131,6 +147,7 @@ enum xbridge_port_drop {
 	XBRIDGE_PORT_DROP_LOCKED_PORT = 9,	/* u64 */
 	XBRIDGE_PORT_DROP_NO_EGRESS = 10,	/* u64 */
 	XBRIDGE_PORT_DROP_HOST_VLAN = 11,	/* u64 */
+	XBRIDGE_PORT_DROP_CONNTRACK = 12,	/* u64 */
 
 	__XBRIDGE_PORT_DROP_MAX,
 	XBRIDGE_PORT_DROP_MAX = __XBRIDGE_PORT_DROP_MAX - 1,
@@ -182,6 +199,57 @@ enum xbridge_flush_attr {
 	XBRIDGE_FLUSH_MAX = __XBRIDGE_FLUSH_MAX - 1,
 };
 
+/* A connection (CT_GET, CT_DEL), or the filter of a dump or flush (zone). The tuple is the original direction's; for ICMP/ICMPv6, sport is the identifier and dport is type << 8 | code, as the core keys them. */
+enum xbridge_ct_attr {
+	XBRIDGE_CT_UNSPEC,
+	XBRIDGE_CT_L3 = 1,	/* u8; 4 (IPv4) or 6 (IPv6). */
+	XBRIDGE_CT_PROTO = 2,	/* u8; The layer-4 protocol (IPPROTO_*). */
+	XBRIDGE_CT_SRC = 3,	/* binary; Network order; an IPv4 address in the first 4 bytes, the rest zero. */
+	XBRIDGE_CT_DST = 4,	/* binary */
+	XBRIDGE_CT_SPORT = 5,	/* u16; Host order. */
+	XBRIDGE_CT_DPORT = 6,	/* u16; Host order. */
+	XBRIDGE_CT_ZONE = 7,	/* u16; Default 0 in CT_GET and CT_DEL; absent in a dump or flush - every zone. */
+	XBRIDGE_CT_REPLY_SRC = 8,	/* binary; read-only */
+	XBRIDGE_CT_REPLY_DST = 9,	/* binary; read-only */
+	XBRIDGE_CT_REPLY_SPORT = 10,	/* u16; read-only */
+	XBRIDGE_CT_REPLY_DPORT = 11,	/* u16; read-only */
+	XBRIDGE_CT_STATUS = 12,	/* u32; read-only */
+	XBRIDGE_CT_TCP_STATE = 13,	/* u8; read-only; TCP_CONNTRACK_* (1 syn_sent .. 9 syn_sent2); TCP only. */
+	XBRIDGE_CT_TIMEOUT = 14,	/* u32; read-only; Seconds until the entry expires. */
+	XBRIDGE_CT_MARK = 15,	/* u32; read-only */
+	XBRIDGE_CT_USE = 16,	/* u32; read-only; References, as ctnetlink's CTA_USE (1 for a confirmed entry). */
+	XBRIDGE_CT_ORIG_PACKETS = 17,	/* u64; read-only */
+	XBRIDGE_CT_ORIG_BYTES = 18,	/* u64; read-only */
+	XBRIDGE_CT_REPLY_PACKETS = 19,	/* u64; read-only */
+	XBRIDGE_CT_REPLY_BYTES = 20,	/* u64; read-only */
+	XBRIDGE_CT_PAD = 21,
+
+	__XBRIDGE_CT_MAX,
+	XBRIDGE_CT_MAX = __XBRIDGE_CT_MAX - 1,
+};
+
+/* The table's counters (`conntrack -S`), summed over the CPUs, and its size. */
+enum xbridge_ct_stats_attr {
+	XBRIDGE_CT_STATS_UNSPEC,
+	XBRIDGE_CT_STATS_COUNT = 1,	/* u32 */
+	XBRIDGE_CT_STATS_MAX_ENTRIES = 2,	/* u32 */
+	XBRIDGE_CT_STATS_BUCKETS = 3,	/* u32 */
+	XBRIDGE_CT_STATS_FOUND = 4,	/* u64 */
+	XBRIDGE_CT_STATS_INVALID = 5,	/* u64 */
+	XBRIDGE_CT_STATS_INSERT = 6,	/* u64 */
+	XBRIDGE_CT_STATS_INSERT_FAILED = 7,	/* u64 */
+	XBRIDGE_CT_STATS_DROP = 8,	/* u64 */
+	XBRIDGE_CT_STATS_EARLY_DROP = 9,	/* u64 */
+	XBRIDGE_CT_STATS_ERROR = 10,	/* u64 */
+	XBRIDGE_CT_STATS_SEARCH_RESTART = 11,	/* u64 */
+	XBRIDGE_CT_STATS_CLASH_RESOLVE = 12,	/* u64 */
+	XBRIDGE_CT_STATS_CHAINTOOLONG = 13,	/* u64 */
+	XBRIDGE_CT_STATS_PAD = 14,
+
+	__XBRIDGE_CT_STATS_MAX,
+	XBRIDGE_CT_STATS_MAX = __XBRIDGE_CT_STATS_MAX - 1,
+};
+
 enum xbridge_cmd {
 	XBRIDGE_CMD_UNSPEC,
 	XBRIDGE_CMD_BRIDGE_GET = 1,	/* Get a bridge's options and counters; dump every xbridge in the namespace */
@@ -198,6 +266,10 @@ enum xbridge_cmd {
 	XBRIDGE_CMD_VLAN_SET = 12,	/* Set the per-VLAN state of a VID or range (every VID must exist) */
 	XBRIDGE_CMD_NFT_BATCH = 64,	/* Apply nf_tables messages to the namespace's bridge-family ruleset as one batch, as nfnetlink applies a batch: each validated as nf_tables validates it, and all of them committed together or none (the extack names the message that failed) */
 	XBRIDGE_CMD_NFT_GET = 65,	/* Dump the ruleset's objects of one kind (the request's nft-msg type: GETTABLE, GETCHAIN, GETRULE, GETSET, GETSETELEM, GETFLOWTABLE or GETGEN), optionally of one table (its NFTA_*_TABLE in attrs), one object a message as nf_tables dumps it */
+	XBRIDGE_CMD_CT_GET = 128,	/* Get one connection (by tuple and zone), or dump every connection (of one bridge with ifindex; of one zone with ct zone, the only ct attribute a dump takes) */
+	XBRIDGE_CMD_CT_DEL = 129,	/* Delete one connection (by tuple and zone) */
+	XBRIDGE_CMD_CT_FLUSH = 130,	/* Delete every connection (of one zone with ct zone); nothing when conntrack is off */
+	XBRIDGE_CMD_CT_STATS_GET = 131,	/* The table's counters summed over the CPUs, its count and bounds (ENOENT when off) */
 
 	__XBRIDGE_CMD_MAX,
 	XBRIDGE_CMD_MAX = __XBRIDGE_CMD_MAX - 1,

@@ -16,6 +16,9 @@ xbridge tool never would (unknown attributes, wrong lengths, VID 4095).
   genl_raw.py vlan-dump BR
   genl_raw.py port-get BR DEV
   genl_raw.py port-set BR DEV [learning 0|1] [state N] ...
+  genl_raw.py ct-get|ct-del|ct-flush BR [KEY=VALUE...]   (the CT nest: l3 proto src
+                     dst sport dport zone ...; addresses as IP strings)
+  genl_raw.py ct-dump BR [KEY=VALUE...]  ct-stats BR
   genl_raw.py raw CMD BR HEXATTRS      (extra top-level attributes, hex TLVs)
   genl_raw.py bad KIND BR [DEV]        (a malformed request, see BAD below)
   genl_raw.py monitor --count N [--seconds S] [--ready-file F]
@@ -50,13 +53,14 @@ NLA_F_NESTED = 0x8000
 
 # netlink/xbridge.h
 CMD = dict(BRIDGE_GET=1, BRIDGE_SET=2, PORT_GET=3, PORT_SET=4, FDB_GET=5, FDB_NEW=6,
-           FDB_DEL=7, FDB_FLUSH=8, VLAN_GET=9, VLAN_NEW=10, VLAN_DEL=11, VLAN_SET=12)
+           FDB_DEL=7, FDB_FLUSH=8, VLAN_GET=9, VLAN_NEW=10, VLAN_DEL=11, VLAN_SET=12,
+           CT_GET=128, CT_DEL=129, CT_FLUSH=130, CT_STATS_GET=131)
 CMD_NAME = {v: k for k, v in CMD.items()}
-A_IFINDEX, A_BRIDGE, A_PORT, A_FDB, A_VLAN, A_FLUSH = 1, 2, 3, 4, 5, 6
+A_IFINDEX, A_BRIDGE, A_PORT, A_FDB, A_VLAN, A_FLUSH, A_CT, A_CT_STATS = 1, 2, 3, 4, 5, 6, 8, 9
 BR = dict(ifname=(1, "str"), address=(2, "mac"), vlan_filtering=(3, "u8"),
           vlan_protocol=(4, "u16"), default_pvid=(5, "u16"), ageing_time=(6, "u32"),
           fdb_max_learned=(7, "u32"), group_fwd_mask=(8, "u16"), fdb_n_learned=(9, "u32"),
-          fdb_n_entries=(10, "u32"))
+          fdb_n_entries=(10, "u32"), conntrack=(11, "u8"))
 PORT = dict(ifindex=(1, "u32"), ifname=(2, "str"), state=(3, "u8"), learning=(4, "u8"),
             flood=(5, "u8"), mcast_flood=(6, "u8"), bcast_flood=(7, "u8"), hairpin=(8, "u8"),
             isolated=(9, "u8"), locked=(10, "u8"), mab=(11, "u8"), neigh_suppress=(12, "u8"),
@@ -68,6 +72,17 @@ VLAN = dict(port=(1, "u32"), vid=(2, "u16"), vid_end=(3, "u16"), flags=(4, "u16"
             tx_packets=(8, "u64"), tx_bytes=(9, "u64"))
 FLUSH = dict(port=(1, "u32"), vlan=(2, "u16"), state=(3, "u16"), state_mask=(4, "u16"),
              flags=(5, "u32"), flags_mask=(6, "u32"))
+CT = dict(l3=(1, "u8"), proto=(2, "u8"), src=(3, "ip"), dst=(4, "ip"), sport=(5, "u16"),
+          dport=(6, "u16"), zone=(7, "u16"), reply_src=(8, "ip"), reply_dst=(9, "ip"),
+          reply_sport=(10, "u16"), reply_dport=(11, "u16"), status=(12, "u32"),
+          tcp_state=(13, "u8"), timeout=(14, "u32"), mark=(15, "u32"), use=(16, "u32"),
+          orig_packets=(17, "u64"), orig_bytes=(18, "u64"), reply_packets=(19, "u64"),
+          reply_bytes=(20, "u64"))
+CT_STATS = dict(count=(1, "u32"), max_entries=(2, "u32"), buckets=(3, "u32"),
+                found=(4, "u64"), invalid=(5, "u64"), insert=(6, "u64"),
+                insert_failed=(7, "u64"), drop=(8, "u64"), early_drop=(9, "u64"),
+                error=(10, "u64"), search_restart=(11, "u64"), clash_resolve=(12, "u64"),
+                chaintoolong=(13, "u64"))
 STATE = dict(dynamic=0x02, static=0x40, permanent=0x80)
 STATE_NAME = {v: k for k, v in STATE.items()}
 # `bridge fdb flush` state words: (XBRIDGE_FLUSH_STATE, XBRIDGE_FLUSH_STATE_MASK)
@@ -104,6 +119,9 @@ def enc(kind, value):
         return bytes(int(b, 16) for b in value.split(":"))
     if kind == "str":
         return value.encode() + b"\0"
+    if kind == "ip":
+        fam = socket.AF_INET6 if ":" in value else socket.AF_INET
+        return socket.inet_pton(fam, value).ljust(16, b"\0")
     raise ValueError(kind)
 
 
@@ -120,6 +138,10 @@ def dec(kind, data):
         return ":".join("%02x" % b for b in data)
     if kind == "str":
         return data.rstrip(b"\0").decode()
+    if kind == "ip":
+        if data[4:] == bytes(12):
+            return socket.inet_ntop(socket.AF_INET, data[:4])
+        return socket.inet_ntop(socket.AF_INET6, data)
     return data
 
 
@@ -194,6 +216,10 @@ def show(cmd, body):
     a = parse_attrs(body)
     if A_BRIDGE in a:
         return words(decode(BR, a[A_BRIDGE]))
+    if A_CT in a:
+        return words(decode(CT, a[A_CT]))
+    if A_CT_STATS in a:
+        return words(decode(CT_STATS, a[A_CT_STATS]))
     if A_PORT in a:
         d = decode(PORT, a[A_PORT])
         d.pop("drops", None)
@@ -217,7 +243,7 @@ def kv_attrs(table, items):
     out = b""
     for k, v in zip(items[::2], items[1::2]):
         t, kind = table[k]
-        out += attr(t, enc(kind, int(v, 0) if kind != "mac" else v))
+        out += attr(t, enc(kind, int(v, 0) if kind not in ("mac", "ip") else v))
     return out
 
 
@@ -322,6 +348,13 @@ def run(args, g):
         return g.request(cmd, br_attr(args.br) + nest(A_VLAN, p))
     if c == "vlan-dump":
         return g.request(CMD["VLAN_GET"], br_attr(args.br), NLM_F_DUMP)
+    if c in ("ct-get", "ct-del", "ct-flush", "ct-dump"):
+        cmd = dict(get="CT_GET", dump="CT_GET", flush="CT_FLUSH", delete="CT_DEL",
+                   **{"del": "CT_DEL"})[c[3:]]
+        p = nest(A_CT, kv_attrs(CT, args.rest)) if args.rest else b""
+        return g.request(CMD[cmd], br_attr(args.br) + p, NLM_F_DUMP if c == "ct-dump" else 0)
+    if c == "ct-stats":
+        return g.request(CMD["CT_STATS_GET"], br_attr(args.br))
     if c == "raw":
         cmd = CMD[args.br]
         extra = args.rest[1] if len(args.rest) > 1 else ""

@@ -175,6 +175,13 @@ class NlSocket:
                 if t == NLMSG_DONE:
                     if not flags & NLM_F_DUMP:
                         return out
+                    # A dump that failed carries its error in DONE, with
+                    # the extended ack's TLVs after it.
+                    err = struct.unpack_from("=i", payload, 0)[0] if len(payload) >= 4 else 0
+                    if err < 0:
+                        tlv = parse(payload[4:])
+                        text = tlv.get(NLMSGERR_ATTR_MSG, b"").rstrip(b"\0").decode()
+                        raise NlError(-err, text)
                     # A dump with NLM_F_ACK gets an ACK after DONE; some
                     # families omit it, so DONE ends the dump.
                     return out

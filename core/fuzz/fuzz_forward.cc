@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "bridge.h"
+#include "bridge_ct.h"
 #include "forward.h"
 #include "frame.h"
 #include "platform_user.h"
@@ -197,6 +198,10 @@ void run_config(uint8_t op, Input &in)
 		br->set_fdb_cache_vlan(bits & 4);
 		br->set_promisc(bits & 8);
 		br->set_group_fwd_mask(in.u16(), nullptr);
+		/* Rarely (each switch waits for a grace period): conntrack
+		 * off or on again, with whatever the table holds. */
+		if ((bits & 0x30) == 0x30)
+			br->set_conntrack(!br->conntrack_on(), nullptr);
 		break;
 	}
 	case 9: {
@@ -233,13 +238,15 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
 	xb_user_log_to_stderr(0);
 	rig = new Rig();
 	int err;
-	xb::BridgeSetup setup = {0x0000a0b0c0d0e002ull, 100, nullptr, {}};
+	xb::BridgeSetup setup = {0x0000a0b0c0d0e002ull, 100, nullptr, {}, {}};
 	rig->br = xb::Bridge::create(setup, &err);
 	check(rig->br != nullptr);
 	for (unsigned i = 0; i < kPorts; i++) {
 		xb::PortSetup ps = {0x000011223344a0ull + i * 0x10000000000ull, 1 + i, nullptr};
 		check(rig->br->add_port(ps, &rig->port[i], nullptr) == 0);
 	}
+	/* Frames go through the bridge's conntrack hooks too. */
+	check(rig->br->set_conntrack(true, nullptr) == 0);
 	rig->now = 1000;
 	return 0;
 }
@@ -258,5 +265,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	xb::FdbFilter all;
 	all.flags_clear = xb::kFdbLocal;
 	rig->br->fdb_flush(all);
+	if (xb::Conntrack *ct = rig->br->conntrack())
+		ct->table().flush(xb::CtFilter());
 	return 0;
 }

@@ -26,6 +26,7 @@ const char link_usage[] =
 	"                               [ vlan_protocol {802.1Q | 802.1ad} ]\n"
 	"                               [ vlan_default_pvid VID ] [ ageing_time CENTISECONDS ]\n"
 	"                               [ fdb_max_learned N ] [ group_fwd_mask MASK ]\n"
+	"                               [ conntrack {on | off} ]\n"
 	"       xbridge link [ show ] [ dev DEV ]\n";
 
 bool LinkSet::has_port_words() const
@@ -37,7 +38,7 @@ bool LinkSet::has_port_words() const
 bool LinkSet::has_bridge_words() const
 {
 	return vlan_filtering || vlan_protocol || default_pvid || group_fwd_mask || ageing_time ||
-	       fdb_max_learned;
+	       fdb_max_learned || conntrack;
 }
 
 static uint16_t parse_proto(const std::string &v)
@@ -100,6 +101,8 @@ LinkSet parse_link_set(Args &a)
 			r.fdb_max_learned = parse_u32(w, a.value(w), 0xffffffffu);
 		} else if (w == "group_fwd_mask") {
 			r.group_fwd_mask = static_cast<uint16_t>(parse_u32(w, a.value(w), 0xffff));
+		} else if (w == "conntrack") {
+			r.conntrack = parse_on_off(w, a.value(w));
 		} else if (w == "help") {
 			throw UsageError(link_usage);
 		} else {
@@ -152,6 +155,8 @@ static int link_set(Context &c, const LinkSet &r)
 			nla_put_u32(m.get(), XBRIDGE_BR_FDB_MAX_LEARNED, *r.fdb_max_learned);
 		if (r.group_fwd_mask)
 			nla_put_u16(m.get(), XBRIDGE_BR_GROUP_FWD_MASK, *r.group_fwd_mask);
+		if (r.conntrack)
+			nla_put_u8(m.get(), XBRIDGE_BR_CONNTRACK, *r.conntrack ? 1 : 0);
 		nla_nest_end(m.get(), n);
 		c.genl().run(m.get());
 		return 0;
@@ -224,6 +229,7 @@ static void print_bridge(Context &c, Printer &p, const BridgeInfo &b)
 		snprintf(buf, sizeof(buf), "%#x", *b.group_fwd_mask);
 		p.str("group_fwd_mask", buf, std::string("group_fwd_mask ") + buf + " ");
 	}
+	u("conntrack", b.conntrack);
 	u("fdb_n_learned", b.fdb_n_learned);
 	u("fdb_n_entries", b.fdb_n_entries);
 	p.text("\n");

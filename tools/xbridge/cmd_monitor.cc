@@ -4,6 +4,7 @@
 #include <linux/netlink.h>
 
 #include "../../netlink/xbridge.h"
+#include "cmd_ct.h"
 #include "context.h"
 #include "errors.h"
 #include "objects.h"
@@ -22,12 +23,14 @@ MonitorWhat parse_monitor(Args &a)
 			w.vlan = any = true;
 		else if (matches(x, "link"))
 			w.link = any = true;
+		else if (x == "ct" || matches(x, "conntrack"))
+			w.ct = any = true;
 		else if (matches(x, "all"))
-			w.fdb = w.vlan = w.link = w.banner = any = true;
+			w.fdb = w.vlan = w.link = w.ct = w.banner = any = true;
 		else if (x == "mdb" || x == "stats")
 			throw UsageError("Error: monitoring \"" + x + "\" is not supported by xbridge.");
 		else if (matches(x, "help"))
-			throw UsageError("Usage: xbridge monitor [file | link | fdb | vlan | all]");
+			throw UsageError("Usage: xbridge monitor [file | link | fdb | vlan | ct | all]");
 		else
 			throw UsageError("Argument \"" + x + "\" is unknown, try \"xbridge monitor help\".");
 	}
@@ -104,13 +107,26 @@ int do_monitor(Context &c, Args &a)
 			print_link(p, r, c.opt.details);
 			break;
 		}
+		case XBRIDGE_CMD_CT_GET:
+		case XBRIDGE_CMD_CT_DEL: {
+			if (!w.ct)
+				return;
+			CtRow r;
+			if (!decode_ct(nlh, r)) {
+				fprintf(stderr, "xbridge monitor: malformed conntrack event\n");
+				return;
+			}
+			print_ct_event(p, r, c.name(r.bridge_ifindex),
+				       genl_cmd_of(nlh) == XBRIDGE_CMD_CT_DEL, c.opt.stats > 0);
+			break;
+		}
 		default:
 			return;
 		}
 		if (p.json())
 			p.buf() += '\n';
 		c.emit(p.take());
-	});
+	}, w.fdb || w.vlan || w.link, w.ct);
 }
 
 }  // namespace xbridge

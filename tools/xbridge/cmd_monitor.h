@@ -8,7 +8,7 @@ namespace xbridge {
 class Context;
 
 struct MonitorWhat {
-	bool fdb = false, vlan = false, link = false, banner = false;
+	bool fdb = false, vlan = false, link = false, ct = false, banner = false;
 };
 MonitorWhat parse_monitor(Args &a);
 int do_monitor(Context &c, Args &a);

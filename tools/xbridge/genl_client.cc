@@ -190,14 +190,23 @@ int no_seq(nl_msg *, void *)
 }
 }  // namespace
 
-void GenlClient::monitor(const MsgFn &cb)
+void GenlClient::monitor(const MsgFn &cb, bool monitor_group, bool ct_group)
 {
-	int grp = genl_ctrl_resolve_grp(sk_.get(), XBRIDGE_FAMILY_NAME, XBRIDGE_MCGRP_MONITOR);
-	if (grp < 0)
-		throw Error("Error: the xbridge family has no \"" XBRIDGE_MCGRP_MONITOR "\" group");
-	int err = nl_socket_add_membership(sk_.get(), grp);
-	if (err < 0)
-		throw Error(std::string("Cannot join the monitor group: ") + nl_geterror(err));
+	auto join = [&](const char *name) {
+		int grp = genl_ctrl_resolve_grp(sk_.get(), XBRIDGE_FAMILY_NAME, name);
+		if (grp < 0)
+			throw Error(std::string("Error: the xbridge family has no \"") + name +
+				    "\" group");
+		int e = nl_socket_add_membership(sk_.get(), grp);
+		if (e < 0)
+			throw Error(std::string("Cannot join the ") + name + " group: " +
+				    nl_geterror(e));
+	};
+	if (monitor_group)
+		join(XBRIDGE_MCGRP_MONITOR);
+	if (ct_group)
+		join(XBRIDGE_MCGRP_CT);
+	int err;
 	std::unique_ptr<nl_cb, NlCbDeleter> c(nl_cb_alloc(NL_CB_DEFAULT));
 	if (!c)
 		throw Error("Cannot allocate netlink callbacks");

@@ -37,8 +37,9 @@ public:
 	// A new request: CMD with NLM_F_REQUEST | FLAGS (NLM_F_DUMP for dumps).
 	NlMsg request(uint8_t cmd, int flags = 0);
 	void run(nl_msg *msg, const MsgFn &cb = {});
-	// Join the monitor group and call CB for every notification, forever.
-	[[noreturn]] void monitor(const MsgFn &cb);
+	// Join the monitor group (and/or the ct group) and call CB for every
+	// notification, forever.
+	[[noreturn]] void monitor(const MsgFn &cb, bool monitor_group = true, bool ct_group = false);
 
 private:
 	NlSock sk_;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "args.h"
+#include "cmd_ct.h"
 #include "cmd_fdb.h"
 #include "cmd_link.h"
 #include "cmd_monitor.h"
@@ -25,7 +26,7 @@ using namespace xbridge;
 static const char usage_text[] =
 	"Usage: xbridge [ OPTIONS ] OBJECT { COMMAND | help }\n"
 	"       xbridge [ -force ] -batch filename\n"
-	"where  OBJECT := { link | fdb | vlan | monitor }\n"
+	"where  OBJECT := { link | fdb | vlan | ct | monitor }\n"
 	"       OPTIONS := { -V[ersion] | -s[tatistics] | -d[etails] |\n"
 	"                    -j[son] | -p[retty] | -c[ompressvlans] |\n"
 	"                    -n[etns] name | -b[atch] filename | -force }\n";
@@ -44,6 +45,8 @@ static int dispatch(Context &c, std::vector<std::string> words)
 		return do_link(c, a);
 	if (matches(obj, "monitor"))
 		return do_monitor(c, a);
+	if (obj == "ct" || matches(obj, "conntrack"))
+		return do_ct(c, a);
 	if (matches(obj, "help"))
 		throw UsageError(usage_text);
 	throw UsageError("Object \"" + obj + "\" is unknown, try \"xbridge help\".");

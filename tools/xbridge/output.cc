@@ -83,6 +83,14 @@ void Printer::close_obj()
 		jw_->end_object();
 }
 
+void Printer::open_obj_key(const char *key)
+{
+	if (jw_) {
+		jw_->name(key);
+		jw_->start_object();
+	}
+}
+
 void Printer::open_arr(const char *key)
 {
 	if (jw_) {

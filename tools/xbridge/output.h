@@ -29,6 +29,7 @@ public:
 	void elem(std::string_view val, std::string_view txt);
 	void open_obj();
 	void close_obj();
+	void open_obj_key(const char *key);  // JSON only: "key": {
 	void open_arr(const char *key);  // JSON only, as open_json_array(PRINT_JSON)
 	void close_arr();
 	// new_json_obj / delete_json_obj: the top-level array of rows.

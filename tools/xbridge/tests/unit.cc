@@ -5,6 +5,7 @@
 
 #include "../../../netlink/xbridge.h"
 #include "../args.h"
+#include "../cmd_ct.h"
 #include "../cmd_fdb.h"
 #include "../cmd_link.h"
 #include "../cmd_monitor.h"
@@ -164,6 +165,145 @@ TEST_CASE("link set parser")
 	CHECK_THROWS_AS(parse_link_set(d), UsageError);
 	auto e = A({"dev", "veth1", "cost", "5"});
 	CHECK_THROWS_AS(parse_link_set(e), UsageError);
+	auto f = A({"dev", "xbr0", "conntrack", "on"});
+	l = parse_link_set(f);
+	CHECK(*l.conntrack == true);
+	CHECK(l.has_bridge_words());
+	auto g = A({"dev", "xbr0", "conntrack", "yes"});
+	CHECK_THROWS_AS(parse_link_set(g), UsageError);
+}
+
+static CtRow ct_row(uint8_t proto)
+{
+	CtRow r;
+	r.l3 = 4;
+	r.proto = proto;
+	r.orig.src = {10, 0, 0, 1};
+	r.orig.dst = {10, 0, 0, 2};
+	r.reply.src = r.orig.dst;
+	r.reply.dst = r.orig.src;
+	r.use = 1;
+	return r;
+}
+
+TEST_CASE("ct rows as conntrack -L prints them")
+{
+	CtRow r = ct_row(6);
+	r.orig.sport = 40000;
+	r.orig.dport = 80;
+	r.reply.sport = 80;
+	r.reply.dport = 40000;
+	r.timeout = 431999;
+	r.tcp_state = 3;
+	r.status = XBRIDGE_CT_S_SEEN_REPLY | XBRIDGE_CT_S_ASSURED | XBRIDGE_CT_S_CONFIRMED;
+	r.zone = 2;
+	CHECK(format_ct_line(r, false) ==
+	      "tcp      6 431999 ESTABLISHED src=10.0.0.1 dst=10.0.0.2 sport=40000 dport=80 "
+	      "src=10.0.0.2 dst=10.0.0.1 sport=80 dport=40000 [ASSURED] mark=0 zone=2 use=1");
+	r.zone = 0;
+	r.packets[0] = 3;
+	r.bytes[0] = 180;
+	r.packets[1] = 2;
+	r.bytes[1] = 120;
+	CHECK(format_ct_line(r, true) ==
+	      "tcp      6 431999 ESTABLISHED src=10.0.0.1 dst=10.0.0.2 sport=40000 dport=80 "
+	      "packets=3 bytes=180 src=10.0.0.2 dst=10.0.0.1 sport=80 dport=40000 "
+	      "packets=2 bytes=120 [ASSURED] mark=0 use=1");
+
+	CtRow u = ct_row(17);
+	u.orig.sport = 5353;
+	u.orig.dport = 53;
+	u.reply.sport = 53;
+	u.reply.dport = 5353;
+	u.timeout = 29;
+	u.status = XBRIDGE_CT_S_CONFIRMED;
+	CHECK(format_ct_line(u, false) ==
+	      "udp      17 29 src=10.0.0.1 dst=10.0.0.2 sport=5353 dport=53 [UNREPLIED] "
+	      "src=10.0.0.2 dst=10.0.0.1 sport=53 dport=5353 mark=0 use=1");
+
+	CtRow i = ct_row(1);
+	i.orig.sport = 77;		/* identifier */
+	i.orig.dport = 8 << 8;		/* echo request */
+	i.reply.sport = 77;
+	i.reply.dport = 0;		/* echo reply */
+	i.timeout = 30;
+	i.status = XBRIDGE_CT_S_SEEN_REPLY | XBRIDGE_CT_S_CONFIRMED;
+	CHECK(format_ct_line(i, false) ==
+	      "icmp     1 30 src=10.0.0.1 dst=10.0.0.2 type=8 code=0 id=77 "
+	      "src=10.0.0.2 dst=10.0.0.1 type=0 code=0 id=77 mark=0 use=1");
+
+	CtRow v6 = ct_row(58);
+	v6.l3 = 6;
+	v6.orig.src = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	v6.orig.dst = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+	v6.reply.src = v6.orig.dst;
+	v6.reply.dst = v6.orig.src;
+	v6.orig.dport = 128 << 8;
+	v6.reply.dport = 129 << 8;
+	v6.status = XBRIDGE_CT_S_CONFIRMED;
+	CHECK(format_ct_line(v6, false) ==
+	      "icmpv6   58 0 src=2001:db8::1 dst=2001:db8::2 type=128 code=0 id=0 [UNREPLIED] "
+	      "src=2001:db8::2 dst=2001:db8::1 type=129 code=0 id=0 mark=0 use=1");
+}
+
+TEST_CASE("ct events as conntrack -E prints them")
+{
+	CtRow r = ct_row(6);
+	r.orig.sport = 40000;
+	r.orig.dport = 80;
+	r.reply.sport = 80;
+	r.reply.dport = 40000;
+	r.timeout = 120;
+	r.tcp_state = 1;
+	CHECK(format_ct_event(r, false, false) ==
+	      "    [NEW] tcp      6 120 SYN_SENT src=10.0.0.1 dst=10.0.0.2 sport=40000 dport=80 "
+	      "[UNREPLIED] src=10.0.0.2 dst=10.0.0.1 sport=80 dport=40000 mark=0 use=1");
+	r.tcp_state = 7;
+	r.status = XBRIDGE_CT_S_SEEN_REPLY | XBRIDGE_CT_S_ASSURED;
+	CHECK(format_ct_event(r, true, false) ==
+	      "[DESTROY] tcp      6 src=10.0.0.1 dst=10.0.0.2 sport=40000 dport=80 "
+	      "src=10.0.0.2 dst=10.0.0.1 sport=80 dport=40000 [ASSURED] mark=0 use=1");
+	auto a = A({"ct"});
+	MonitorWhat w = parse_monitor(a);
+	CHECK(w.ct);
+	CHECK_FALSE(w.fdb);
+}
+
+TEST_CASE("ct JSON rows and stats")
+{
+	CtRow r = ct_row(6);
+	r.tcp_state = 2;
+	r.status = XBRIDGE_CT_S_SEEN_REPLY;
+	Printer p(true, false);
+	p.begin_rows();
+	print_ct(p, r, "xbr0", false);
+	p.end_rows();
+	std::string j = p.take();
+	CHECK(j.find("\"ifname\":\"xbr0\"") != std::string::npos);
+	CHECK(j.find("\"state\":\"SYN_RECV\"") != std::string::npos);
+	CHECK(j.find("\"orig\":{\"src\":\"10.0.0.1\"") != std::string::npos);
+	CHECK(j.find("\"flags\":[]") != std::string::npos);
+
+	CtStatsRow s;
+	s.invalid = 4;
+	s.drop = 1;
+	CHECK(format_ct_stats(s) ==
+	      "found=0 invalid=4 insert=0 insert_failed=0 drop=1 early_drop=0 error=0 "
+	      "search_restart=0 clash_resolve=0 chaintoolong=0");
+}
+
+TEST_CASE("ct command words")
+{
+	auto a = A({"dev", "xbr0", "zone", "2"});
+	CtShow s = parse_ct_filter(a, "show");
+	CHECK(s.dev == "xbr0");
+	CHECK(*s.zone == 2);
+	auto b = A({"zone", "70000"});
+	CHECK_THROWS_AS(parse_ct_filter(b, "show"), UsageError);
+	auto c = A({"zone", "1"});
+	CHECK_THROWS_AS(parse_ct_filter(c, "count"), UsageError);
+	auto d = A({"bogus"});
+	CHECK_THROWS_AS(parse_ct_filter(d, "flush"), UsageError);
 }
 
 TEST_CASE("monitor objects")

@@ -1,0 +1,309 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# xbridge_conntrack.sh [MODULE.ko] - the bridge's `conntrack` option in the
+# test kernel (module loaded): the option set and shown; a real TCP
+# connection through xbr0 shown by `xbridge ct show` as conntrack -L shows
+# it (ESTABLISHED [ASSURED]), in JSON, counted, and removed by a flush; ICMP;
+# zones; new/destroy events on the ct group (`xbridge monitor ct`); the
+# family's ct requests with bad attributes refused with an extack
+# and nothing changed; switching conntrack off and on and deleting the
+# bridge under traffic, and (given the module path) rmmod under traffic with
+# conntrack on. The runner fails the run on any kernel WARNING/BUG/RCU stall.
+set -u
+source "$(dirname "$0")/lib.sh"
+GENL="python3 $SELFTESTS_DIR/genl_raw.py"
+MODULE=${1:-}
+TMPDIR=$(mktemp -d)
+
+MAC1=02:00:00:00:02:01
+MAC2=02:00:00:00:02:02
+
+setup() {
+	ip link add xbr0 type xbridge
+	ip link set xbr0 up
+	host_add h1 xbr0 swp1 $MAC1 192.0.2.1/24
+	host_add h2 xbr0 swp2 $MAC2 192.0.2.2/24
+}
+
+cleanup() {
+	ip link del xbr0 2>/dev/null
+	hosts_cleanup
+	ip link del swp1 2>/dev/null
+	ip link del swp2 2>/dev/null
+}
+
+# tcp_start HOLD - a TCP connection 192.0.2.1:40000 -> 192.0.2.2:80 that
+# exchanges one message each way and then stays open, idle, for HOLD
+# seconds. Returns once the exchange is done.
+tcp_start() {
+	local hold=$1
+	rm -f "$TMPDIR/listening" "$TMPDIR/exchanged"
+	ip netns exec h2 python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("192.0.2.2", 80))
+s.listen(1)
+open(sys.argv[1], "w").close()
+c, _ = s.accept()
+c.recv(16)
+c.sendall(b"pong")
+time.sleep(float(sys.argv[2]))
+c.close()
+' "$TMPDIR/listening" "$hold" &
+	for _ in $(seq 100); do
+		[[ -e $TMPDIR/listening ]] && break
+		sleep 0.1
+	done
+	ip netns exec h1 python3 -c '
+import socket, sys, time
+c = socket.socket()
+c.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+c.bind(("192.0.2.1", 40000))
+c.settimeout(5)
+c.connect(("192.0.2.2", 80))
+c.sendall(b"ping")
+c.recv(16)
+open(sys.argv[1], "w").close()
+time.sleep(float(sys.argv[2]))
+c.close()
+' "$TMPDIR/exchanged" "$hold" &
+	for _ in $(seq 100); do
+		[[ -e $TMPDIR/exchanged ]] && break
+		sleep 0.1
+	done
+	sleep 0.3	# the client's ACK of "pong"
+}
+
+tcp_stop() {
+	wait
+}
+
+test_option() {
+	local err=0
+	[[ $(xb -j -d link show dev xbr0 | jq '.[0].conntrack') == 0 ]] || err=1
+	xb link set dev xbr0 conntrack on || err=1
+	[[ $(xb -j -d link show dev xbr0 | jq '.[0].conntrack') == 1 ]] || err=1
+	xb -d link show dev xbr0 | grep -q ' conntrack 1 ' || err=1
+	xb link set dev xbr0 conntrack maybe 2>/dev/null && err=1
+	log_test "conntrack option: off by default, set on, shown in link show (-d, -j)" $err
+}
+
+test_ping_tracked() {
+	ip netns exec h1 ping -c 3 -i 0.2 -W 2 192.0.2.2 >/dev/null
+	log_test "ping h1 -> h2 through xbr0 with conntrack on" $?
+}
+
+TCP_ROW='^tcp      6 43[0-9]{4} ESTABLISHED src=192\.0\.2\.1 dst=192\.0\.2\.2 sport=40000 dport=80 src=192\.0\.2\.2 dst=192\.0\.2\.1 sport=80 dport=40000 \[ASSURED\] mark=0 use=1$'
+
+test_tcp_tracked() {
+	local out err=0
+	xb ct flush dev xbr0
+	tcp_start 8
+	[[ -e $TMPDIR/exchanged ]] || err=1
+	out=$(xb ct show dev xbr0 2>/dev/null)
+	grep -Eq "$TCP_ROW" <<<"$out" || err=1
+	log_test "ct show: the TCP connection is ESTABLISHED [ASSURED], as conntrack -L prints it" \
+		$err "$out"
+
+	err=0
+	out=$(xb -s ct show dev xbr0 2>/dev/null | grep 'sport=40000')
+	grep -Eq 'dport=80 packets=[0-9]+ bytes=[0-9]+ src=192\.0\.2\.2 .* dport=40000 packets=[0-9]+ bytes=[0-9]+ \[ASSURED\]' \
+		<<<"$out" || err=1
+	log_test "ct show -s: per-direction packets and bytes" $err "$out"
+
+	err=0
+	xb -j ct show | jq -e '.[] | select(.orig.sport == 40000) |
+		.ifname == "xbr0" and .proto == "tcp" and .state == "ESTABLISHED" and
+		.reply.sport == 80 and (.flags | index("ASSURED")) != null and .zone == 0' \
+		>/dev/null || err=1
+	log_test "ct show -j: the connection as JSON" $err "$(xb -j ct show)"
+
+	err=0
+	xb ct show dev xbr0 zone 0 2>/dev/null | grep -Eq "$TCP_ROW" || err=1
+	[[ -z $(xb ct show dev xbr0 zone 1 2>/dev/null) ]] || err=1
+	log_test "ct show zone: zone 0 has it, zone 1 is empty" $err
+
+	err=0
+	out=$(xb ct count dev xbr0)
+	((out >= 1)) || err=1
+	out=$(xb -s ct stats dev xbr0)
+	grep -Eq 'insert=[1-9][0-9]* ' <<<"$out" || err=1
+	grep -q 'insert_failed=0 drop=0 early_drop=0' <<<"$out" || err=1
+	log_test "ct count and -s ct stats (conntrack -S's counters)" $err "$out"
+
+	err=0
+	out=$($GENL ct-get xbr0 l3 4 proto 6 src 192.0.2.1 dst 192.0.2.2 sport 40000 dport 80)
+	[[ $out == *"tcp_state=3 "* && $out == *"reply_sport=80 "* ]] || err=1
+	out=$($GENL ct-get xbr0 l3 4 proto 6 src 192.0.2.2 dst 192.0.2.1 sport 80 dport 40000)
+	[[ $out == *"sport=40000 dport=80 "* ]] || err=1
+	log_test "CT_GET by either direction's tuple" $err "$out"
+
+	xb ct flush dev xbr0
+	out=$(xb ct show dev xbr0 2>/dev/null)
+	! grep -q 'sport=40000' <<<"$out"
+	log_test "ct flush removes the connection" $? "$out"
+	tcp_stop
+}
+
+test_icmp_tracked() {
+	local out
+	ip netns exec h1 ping -c 2 -i 0.2 -W 2 192.0.2.2 >/dev/null
+	out=$(xb ct show dev xbr0 2>/dev/null)
+	grep -Eq '^icmp     1 [0-9]+ src=192\.0\.2\.1 dst=192\.0\.2\.2 type=8 code=0 id=[0-9]+ src=192\.0\.2\.2 dst=192\.0\.2\.1 type=0 code=0 id=[0-9]+ mark=0 use=1$' \
+		<<<"$out"
+	log_test "ct show: ping is an icmp entry with the echo reply's tuple" $? "$out"
+}
+
+# expect_err WHAT PATTERN CMD... - CMD fails with an error matching PATTERN.
+expect_err() {
+	local what=$1 pattern=$2 out
+	shift 2
+	out=$("$@" 2>&1)
+	[[ $? != 0 && $out == *"$pattern"* ]]
+	log_test "bad request refused: $what" $? "$out"
+}
+
+# The table without the ageing timeouts: equal while nothing is sent.
+ct_table() {
+	$GENL ct-dump xbr0 | sed 's/ timeout=[0-9]*//'
+}
+
+test_bad_requests() {
+	local before after id
+	xb ct flush dev xbr0
+	ip netns exec h1 ping -c 1 -W 2 192.0.2.2 >/dev/null	# one icmp entry, 30 s
+	before=$(ct_table)
+	id=$(sed -n 's/.* proto=1 .* sport=\([0-9]*\) dport=2048 .*/\1/p' <<<"$before")
+	expect_err "CT_DEL without a source" "EINVAL: missing the source address" \
+		$GENL ct-del xbr0 l3 4 proto 1 dst 192.0.2.2 sport "${id:-0}" dport 2048
+	expect_err "CT_DEL with family 5" "EINVAL" \
+		$GENL ct-del xbr0 l3 5 proto 1 src 192.0.2.1 dst 192.0.2.2 sport "${id:-0}" dport 2048
+	expect_err "CT_DEL of GRE with ports" "EINVAL" \
+		$GENL ct-del xbr0 l3 4 proto 47 src 192.0.2.1 dst 192.0.2.2 sport 1 dport 2048
+	expect_err "CT_DEL of no such entry" "ENOENT: no such conntrack entry" \
+		$GENL ct-del xbr0 l3 4 proto 6 src 192.0.2.1 dst 192.0.2.2 sport 40001 dport 80
+	expect_err "CT_GET with a read-only attribute" "STATUS is read-only" \
+		$GENL ct-get xbr0 l3 4 proto 6 src 192.0.2.1 dst 192.0.2.2 status 4
+	expect_err "CT_FLUSH with a tuple attribute" "EINVAL" \
+		$GENL ct-flush xbr0 proto 1
+	expect_err "a dump filtered by protocol" "filters by zone only" \
+		$GENL ct-dump xbr0 proto 1
+	after=$(ct_table)
+	[[ -n $id && $before == "$after" ]]
+	log_test "bad requests changed nothing" $? "$before / $after"
+	$GENL ct-del xbr0 l3 4 proto 1 src 192.0.2.1 dst 192.0.2.2 sport "${id:-0}" dport 2048 \
+		>/dev/null
+	log_test "CT_DEL of the icmp entry by its tuple" $?
+	[[ $($GENL ct-dump xbr0) == "count 0" ]]
+	log_test "CT_DEL: the entry is gone" $? "$($GENL ct-dump xbr0)"
+}
+
+test_events() {
+	local out err=0 mon
+	xb ct flush dev xbr0
+	xb monitor ct >"$TMPDIR/events" 2>&1 &
+	mon=$!
+	sleep 1
+	ip netns exec h1 ping -c 1 -W 2 192.0.2.2 >/dev/null
+	xb ct flush dev xbr0
+	sleep 1
+	kill $mon 2>/dev/null
+	wait $mon 2>/dev/null
+	out=$(cat "$TMPDIR/events")
+	grep -Eq '^    \[NEW\] icmp     1 [0-9]+ src=192\.0\.2\.1 dst=192\.0\.2\.2 type=8 code=0 id=[0-9]+ \[UNREPLIED\] src=192\.0\.2\.2 ' \
+		<<<"$out" || err=1
+	grep -Eq '^\[DESTROY\] icmp     1 src=192\.0\.2\.1 dst=192\.0\.2\.2 type=8 code=0 id=[0-9]+ src=192\.0\.2\.2 ' \
+		<<<"$out" || err=1
+	log_test "monitor ct: [NEW] at confirm, [DESTROY] at flush, as conntrack -E" $err "$out"
+}
+
+# Dumps and stats need no privilege; changes need CAP_NET_ADMIN.
+test_unprivileged() {
+	local out err=0
+	if ! command -v setpriv >/dev/null; then
+		log_test "unprivileged ct requests (no setpriv)" 0
+		return
+	fi
+	local nobody="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
+	ip netns exec h1 ping -c 1 -W 2 192.0.2.2 >/dev/null
+	out=$($nobody /usr/bin/python3 "$SELFTESTS_DIR/genl_raw.py" ct-dump xbr0 2>&1)
+	[[ $out == *"proto=1 "* ]] || err=1
+	out+=" | "$($nobody /usr/bin/python3 "$SELFTESTS_DIR/genl_raw.py" ct-stats xbr0 2>&1)
+	[[ $out == *"count="* ]] || err=1
+	log_test "unprivileged ct dump and stats are allowed" $err "$out"
+	out=$($nobody /usr/bin/python3 "$SELFTESTS_DIR/genl_raw.py" ct-flush xbr0 2>&1)
+	[[ $out == "error EPERM"* && $($GENL ct-dump xbr0) == *"proto=1 "* ]]
+	log_test "unprivileged ct flush: EPERM, nothing flushed" $? "$out"
+}
+
+test_off() {
+	local err=0
+	xb link set dev xbr0 conntrack off || err=1
+	[[ -z $(xb ct show dev xbr0 2>/dev/null) ]] || err=1
+	expect_err "ct stats while conntrack is off" "conntrack is off on this bridge" \
+		xb ct stats dev xbr0
+	xb link set dev xbr0 conntrack on || err=1
+	[[ $(xb ct count dev xbr0) == 0 ]] || err=1
+	log_test "conntrack off empties the table; on again starts empty" $err
+}
+
+test_toggle_under_traffic() {
+	local err=0 i
+	ip netns exec h1 ping -i 0.01 -q 192.0.2.2 >/dev/null 2>&1 &
+	local ping=$!
+	sleep 0.5
+	for i in 1 2 3 4 5; do
+		xb link set dev xbr0 conntrack off || err=1
+		sleep 0.2
+		xb link set dev xbr0 conntrack on || err=1
+		sleep 0.2
+	done
+	kill $ping 2>/dev/null
+	wait $ping 2>/dev/null
+	ip netns exec h1 ping -c 2 -i 0.2 -W 2 192.0.2.2 >/dev/null || err=1
+	log_test "conntrack off/on five times under ping traffic, still forwarding" $err
+}
+
+test_delete_under_traffic() {
+	ip netns exec h1 ping -i 0.01 -q 192.0.2.2 >/dev/null 2>&1 &
+	local ping=$!
+	sleep 1
+	ip link del xbr0
+	local err=$?
+	kill $ping 2>/dev/null
+	wait $ping 2>/dev/null
+	log_test "bridge deletion with conntrack on under ping traffic" $err
+}
+
+test_rmmod_under_traffic() {
+	[[ -n "$MODULE" ]] || return 0
+	setup
+	xb link set dev xbr0 conntrack on
+	ip netns exec h1 ping -i 0.01 -q 192.0.2.2 >/dev/null 2>&1 &
+	local ping=$!
+	sleep 1
+	rmmod xbridge
+	local err=$?
+	kill $ping 2>/dev/null
+	wait $ping 2>/dev/null
+	hosts_cleanup
+	log_test "rmmod xbridge with conntrack on and traffic" $err
+	insmod "$MODULE"
+}
+
+trap cleanup EXIT
+setup
+test_option
+test_ping_tracked
+test_tcp_tracked
+test_icmp_tracked
+test_bad_requests
+test_events
+test_unprivileged
+test_off
+test_toggle_under_traffic
+test_delete_under_traffic
+cleanup
+test_rmmod_under_traffic
+summary
