@@ -252,6 +252,8 @@ bool fill_set_elems(const SetObj &s, uint32_t &from, AttrWriter &w)
 	uint32_t written = 0;
 	for (; from < s.elems.count(); from++) {
 		const ElemView e = s.elems.at(from);
+		if (e.flags & ElemStore::kDead)
+			continue;	/* deleted by a batch not yet committed */
 		const size_t mark = w.len();
 		const size_t elem = w.nest_begin(kListElem);
 		if (!(e.flags & kSetElemFCatchall))

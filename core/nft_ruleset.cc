@@ -36,7 +36,7 @@ struct UndoRecord {
 namespace {
 
 /* An element marked deleted in this batch; compacted at commit. */
-constexpr uint32_t kElemDead = 0x80000000u;
+constexpr uint32_t kElemDead = ElemStore::kDead;
 constexpr uint32_t kUserdataMax = 256;	/* NFT_USERDATA_MAXLEN */
 
 bool name_is(const char *name, const Attr &a)
@@ -415,11 +415,11 @@ void Ruleset::undo_one(const UndoRecord &rec)
 		break;
 	}
 	case UndoKind::AddElem:
-		static_cast<SetObj *>(rec.obj)->elems.remove(rec.old_u32);
+		static_cast<SetObj *>(rec.obj)->elems.remove_last();
 		break;
 	case UndoKind::DelElem: {
 		auto *s = static_cast<SetObj *>(rec.obj);
-		s->elems.set_flags(rec.old_u32, s->elems.at(rec.old_u32).flags & ~kElemDead);
+		s->elems.revive(rec.old_u32);
 		break;
 	}
 	case UndoKind::AddFlowtable: {
@@ -459,7 +459,7 @@ int Ruleset::commit(Extack *ack)
 	 * it deleted: no frame can reach any of it now. */
 	for (uint32_t i = 0; i < undo_count_; i++)
 		if (undo_[i].kind == UndoKind::DelElem)
-			static_cast<SetObj *>(undo_[i].obj)->elems.compact(kElemDead);
+			static_cast<SetObj *>(undo_[i].obj)->elems.compact();
 	for (uint32_t i = 0; i < undo_count_; i++) {
 		const UndoRecord &rec = undo_[i];
 		switch (rec.kind) {
@@ -1229,14 +1229,14 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		return fail(ack, kEINVAL, "data for an element of a set (not a map)");
 	}
 
-	const int64_t at = s->elems.find_live(e, kElemDead);
+	const int64_t at = s->elems.find_live(e);
 	if (!add) {
 		if (at < 0)
 			return fail(ack, kENOENT, "no such element");
 		int err = log({UndoKind::DelElem, s, nullptr, uint32_t(at)}, ack);
 		if (err)
 			return err;
-		s->elems.set_flags(uint32_t(at), s->elems.at(uint32_t(at)).flags | kElemDead);
+		s->elems.mark_dead(uint32_t(at));
 		return 0;
 	}
 	if (at >= 0) {
@@ -1248,7 +1248,7 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 				  !__builtin_memcmp(old.data, e.data, l.data_len);
 		return same ? 0 : fail(ack, kEBUSY, "element exists with other data");
 	}
-	if (s->size && s->elems.live_count(kElemDead) >= s->size)
+	if (s->size && s->elems.live_count() >= s->size)
 		return fail(ack, kENFILE, "set is full");
 	int err = log({UndoKind::AddElem, s, nullptr, s->elems.count()}, ack);
 	if (err)
@@ -1314,7 +1314,7 @@ int Ruleset::del_setelem(uint16_t flags, const Attr *tb, Extack *ack)
 				continue;
 			if ((err = log({UndoKind::DelElem, s, nullptr, i}, ack)))
 				return err;
-			s->elems.set_flags(i, f | kElemDead);
+			s->elems.mark_dead(i);
 		}
 		return 0;
 	}

@@ -130,8 +130,11 @@ int ElemStore::init(const SetLayout &layout, Extack *ack)
 		return fail(ack, kEINVAL, "set key or data length out of range");
 	layout_ = layout;
 	stride_ = offsets_of(layout).stride;
-	count_ = capacity_ = 0;
+	count_ = dead_ = capacity_ = 0;
 	items_ = nullptr;
+	index_ = nullptr;
+	index_mask_ = 0;
+	seed_ = xb_random_u32();
 	return 0;
 }
 
@@ -139,8 +142,11 @@ void ElemStore::fini()
 {
 	if (items_)
 		xb_free(items_);
+	if (index_)
+		xb_free(index_);
 	items_ = nullptr;
-	count_ = capacity_ = 0;
+	index_ = nullptr;
+	count_ = dead_ = capacity_ = index_mask_ = 0;
 }
 
 ElemView ElemStore::at(uint32_t i) const
@@ -160,53 +166,139 @@ ElemView ElemStore::at(uint32_t i) const
 	return e;
 }
 
+uint32_t ElemStore::flags_at(uint32_t i) const
+{
+	return read_u32(slot(i) + offsets_of(layout_).flags);
+}
+
 void ElemStore::set_flags(uint32_t i, uint32_t flags)
 {
 	copy(slot(i) + offsets_of(layout_).flags, reinterpret_cast<const uint8_t *>(&flags), 4);
 }
 
-int64_t ElemStore::find_live(const ElemView &e, uint32_t dead) const
+/* An element's identity: what makes two of them the same element. */
+constexpr uint32_t kIdentityFlags = kSetElemFIntervalEnd | kSetElemFCatchall;
+
+uint32_t ElemStore::identity_hash(const uint8_t *key, const uint8_t *key_end, uint32_t flags) const
+{
+	const uint32_t f = flags & kIdentityFlags;
+	if (f & kSetElemFCatchall)
+		return hash_key(reinterpret_cast<const uint8_t *>(&f), 4, seed_);
+	uint32_t h = hash_key(key, layout_.key_len, seed_ ^ f);
+	if (layout_.concat && layout_.interval && key_end)
+		h ^= hash_key(key_end, layout_.key_len, h);
+	return h;
+}
+
+bool ElemStore::same_identity(uint32_t i, const ElemView &e) const
 {
 	const Offsets o = offsets_of(layout_);
-	const uint32_t mask = kSetElemFIntervalEnd | kSetElemFCatchall;
-	for (uint32_t i = 0; i < count_; i++) {
-		const uint8_t *s = slot(i);
-		const uint32_t f = read_u32(s + o.flags);
-		if ((f & dead) || (f & mask) != (e.flags & mask))
+	const uint8_t *s = slot(i);
+	const uint32_t f = read_u32(s + o.flags);
+	if ((f & kIdentityFlags) != (e.flags & kIdentityFlags))
+		return false;
+	if (f & kSetElemFCatchall)
+		return true;
+	if (memcmp_bytes(s, e.key, layout_.key_len))
+		return false;
+	return !(layout_.concat && layout_.interval && e.key_end) ||
+	       !memcmp_bytes(s + o.key_end, e.key_end, layout_.key_len);
+}
+
+int ElemStore::rebuild_index(uint32_t slots, Extack *ack)
+{
+	auto *index = static_cast<uint32_t *>(xb_alloc(uint64_t(slots) * 4, XB_ALLOC_SLEEP));
+	if (!index)
+		return fail(ack, kENOMEM, "out of memory for set elements");
+	if (index_)
+		xb_free(index_);
+	index_ = index;
+	index_mask_ = slots - 1;
+	for (uint32_t i = 0; i < count_; i++)
+		index_insert(i);
+	return 0;
+}
+
+void ElemStore::index_insert(uint32_t i)
+{
+	const ElemView e = at(i);
+	uint32_t h = identity_hash(e.key, e.key_end, e.flags) & index_mask_;
+	while (index_[h])
+		h = (h + 1) & index_mask_;
+	index_[h] = i + 1;
+}
+
+/* Linear probing's deletion: later members of the cluster move back into
+ * the hole unless their home lies cyclically between the hole and them. */
+void ElemStore::index_erase(uint32_t i)
+{
+	const ElemView e = at(i);
+	uint32_t hole = identity_hash(e.key, e.key_end, e.flags) & index_mask_;
+	while (index_[hole] != i + 1)
+		hole = (hole + 1) & index_mask_;
+	index_[hole] = 0;
+	for (uint32_t j = (hole + 1) & index_mask_; index_[j]; j = (j + 1) & index_mask_) {
+		const ElemView o = at(index_[j] - 1);
+		const uint32_t home = identity_hash(o.key, o.key_end, o.flags) & index_mask_;
+		const bool stays = hole < j ? (hole < home && home <= j) : (hole < home || home <= j);
+		if (stays)
 			continue;
-		if (f & kSetElemFCatchall)
+		index_[hole] = index_[j];
+		index_[j] = 0;
+		hole = j;
+	}
+}
+
+int64_t ElemStore::find_live(const ElemView &e) const
+{
+	if (!index_)
+		return -1;
+	uint32_t h = identity_hash(e.key, e.key_end, e.flags) & index_mask_;
+	for (; index_[h]; h = (h + 1) & index_mask_) {
+		const uint32_t i = index_[h] - 1;
+		if (!(flags_at(i) & kDead) && same_identity(i, e))
 			return i;
-		if (memcmp_bytes(s, e.key, layout_.key_len))
-			continue;
-		if (layout_.concat && layout_.interval && e.key_end &&
-		    memcmp_bytes(s + o.key_end, e.key_end, layout_.key_len))
-			continue;
-		return i;
 	}
 	return -1;
 }
 
-uint32_t ElemStore::live_count(uint32_t dead) const
+void ElemStore::mark_dead(uint32_t i)
 {
-	const uint32_t flags_off = offsets_of(layout_).flags;
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < count_; i++)
-		n += !(read_u32(slot(i) + flags_off) & dead);
-	return n;
+	const uint32_t f = flags_at(i);
+	if (!(f & kDead)) {
+		set_flags(i, f | kDead);
+		dead_++;
+	}
 }
 
-void ElemStore::compact(uint32_t dead)
+void ElemStore::revive(uint32_t i)
 {
-	const uint32_t flags_off = offsets_of(layout_).flags;
+	const uint32_t f = flags_at(i);
+	if (f & kDead) {
+		set_flags(i, f & ~kDead);
+		dead_--;
+	}
+}
+
+void ElemStore::compact()
+{
+	if (!dead_)
+		return;
 	uint32_t out = 0;
 	for (uint32_t i = 0; i < count_; i++) {
-		if (read_u32(slot(i) + flags_off) & dead)
+		if (flags_at(i) & kDead)
 			continue;
 		if (out != i)
 			__builtin_memcpy(slot(out), slot(i), stride_);
 		out++;
 	}
 	count_ = out;
+	dead_ = 0;
+	/* Indexes moved: rebuild in place (same size, so it cannot fail). */
+	for (uint32_t k = 0; k <= index_mask_ && index_; k++)
+		index_[k] = 0;
+	for (uint32_t i = 0; i < count_ && index_; i++)
+		index_insert(i);
 }
 
 int ElemStore::grow(Extack *ack)
@@ -228,25 +320,30 @@ int ElemStore::grow(Extack *ack)
 
 int ElemStore::append(const ElemView &e, Extack *ack)
 {
-	return insert_at(count_, e, ack);
-}
-
-int ElemStore::insert_at(uint32_t i, const ElemView &e, Extack *ack)
-{
+	/* Room first (items, then an index at most half full), so that a
+	 * failure changes nothing. */
 	int err = grow(ack);
 	if (err)
 		return err;
-	if (i < count_)
-		__builtin_memmove(slot(i + 1), slot(i), uint64_t(count_ - i) * stride_);
-	write_slot(slot(i), layout_, offsets_of(layout_), e);
+	if (!index_ || uint64_t(count_ + 1) * 2 > uint64_t(index_mask_) + 1) {
+		uint32_t slots = 16;
+		while (uint64_t(slots) < uint64_t(count_ + 1) * 2)
+			slots <<= 1;
+		if ((err = rebuild_index(slots, ack)))
+			return err;
+	}
+	write_slot(slot(count_), layout_, offsets_of(layout_), e);
 	count_++;
+	index_insert(count_ - 1);
 	return 0;
 }
 
-void ElemStore::remove(uint32_t i)
+void ElemStore::remove_last()
 {
-	if (i + 1 < count_)
-		__builtin_memmove(slot(i), slot(i + 1), uint64_t(count_ - i - 1) * stride_);
+	const uint32_t i = count_ - 1;
+	index_erase(i);
+	if (flags_at(i) & kDead)
+		dead_--;
 	count_--;
 }
 

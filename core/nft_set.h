@@ -52,43 +52,58 @@ struct SetLayout {
 	uint8_t field_len[kSetFieldsMax];
 };
 
-/* The control-plane element list. */
+/*
+ * The control-plane element list, in arrival order, with a hash index of
+ * the elements' identities (key, key end, the interval-end and catch-all
+ * bits) so that adding or finding one costs O(1), not a scan.
+ *
+ * A batch deletes an element by marking it dead (kDead in its flags): the
+ * element stays in place until commit() compacts, so undoing a delete never
+ * allocates. find_live() and live_count() skip dead elements; a dump or a
+ * SetIndex skips them by their flag.
+ */
 class ElemStore {
 public:
+	static constexpr uint32_t kDead = 0x80000000u;
+
 	int init(const SetLayout &layout, Extack *ack);
 	void fini();
 
 	uint32_t count() const { return count_; }
+	uint32_t live_count() const { return count_ - dead_; }
 	ElemView at(uint32_t i) const;
 
 	/* Append; -ENOMEM on failure (nothing changed). */
 	int append(const ElemView &e, Extack *ack);
-	/* Remove the element at @i (order kept). */
-	void remove(uint32_t i);
-	/* Re-insert @e at @i (undo of remove). */
-	int insert_at(uint32_t i, const ElemView &e, Extack *ack);
-
-	/*
-	 * A batch deletes an element by setting a private flag bit (@dead)
-	 * and compacts at commit, so that undoing a delete never allocates.
-	 * find_live() (the index of the live element equal to @e: key,
-	 * key end, interval-end and catch-all bits; or -1) and live_count()
-	 * skip dead elements.
-	 */
-	void set_flags(uint32_t i, uint32_t flags);
-	int64_t find_live(const ElemView &e, uint32_t dead) const;
-	uint32_t live_count(uint32_t dead) const;
-	void compact(uint32_t dead);
+	/* Remove the last element (the undo of an append). */
+	void remove_last();
+	void mark_dead(uint32_t i);
+	void revive(uint32_t i);
+	/* The index of the live element with @e's identity, or -1. */
+	int64_t find_live(const ElemView &e) const;
+	/* Drop the dead elements (after commit: nothing reads them). */
+	void compact();
 
 private:
 	uint8_t *slot(uint32_t i) const { return items_ + uint64_t(i) * stride_; }
+	uint32_t flags_at(uint32_t i) const;
+	void set_flags(uint32_t i, uint32_t flags);
 	int grow(Extack *ack);
+	uint32_t identity_hash(const uint8_t *key, const uint8_t *key_end, uint32_t flags) const;
+	bool same_identity(uint32_t i, const ElemView &e) const;
+	int rebuild_index(uint32_t slots, Extack *ack);
+	void index_insert(uint32_t i);
+	void index_erase(uint32_t i);
 
 	SetLayout layout_{};
 	uint32_t stride_ = 0;
 	uint32_t count_ = 0;
+	uint32_t dead_ = 0;
 	uint32_t capacity_ = 0;
 	uint8_t *items_ = nullptr;
+	uint32_t *index_ = nullptr;	/* element index + 1; 0 empty */
+	uint32_t index_mask_ = 0;
+	uint32_t seed_ = 0;
 };
 
 struct Chain;	/* a generation's compiled chain (nft_eval.h) */

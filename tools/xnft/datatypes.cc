@@ -296,6 +296,12 @@ bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::st
 	default:
 		if (quoted)
 			return false;
+		// Numbers first where the symbols come from the system's databases:
+		// getservbyname()/getprotobyname() read /etc/services or
+		// /etc/protocols on every call (a 10,000-rule file spent most of
+		// its time there).
+		if ((t.id == TYPE_INET_SERVICE || t.id == TYPE_INET_PROTOCOL) && parse_number(w, v))
+			break;
 		if (!symbolic(t, w, v) && !parse_number(w, v))
 			return false;
 		break;

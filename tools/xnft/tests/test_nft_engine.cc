@@ -683,3 +683,49 @@ TEST_CASE("nft engine: dumps print as the ruleset that was loaded", "[nft]")
 	const std::string listed = xnft::print_ruleset(after, xnft::PrintOptions{});
 	CHECK(listed.find("counter packets 1 bytes 40 accept") != std::string::npos);
 }
+
+TEST_CASE("nft engine: a large set survives churn, failed batches and undo", "[nft]")
+{
+	Engine e;
+	std::string text = "table bridge t {\n  set s { type ipv4_addr; }\n"
+			   "  chain c { type filter hook input priority 0; policy drop; ip daddr @s accept }\n}\n"
+			   "add element bridge t s { ";
+	for (int i = 0; i < 20000; i++)
+		text += (i ? ", " : "") + std::string("10.") + std::to_string(i / 65536) + "." +
+			std::to_string((i / 256) % 256) + "." + std::to_string(i % 256);
+	text += " }\n";
+	REQUIRE(e.load(text) == 0);
+	auto to = [](int i) {
+		ctf::Tcp t;
+		t.dport = 1;
+		return ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 1),
+						  ctf::v4(10, uint8_t(i / 65536), uint8_t((i / 256) % 256),
+							  uint8_t(i % 256)), t));
+	};
+	CHECK(verdict(e, kHookInput, to(19999)) == kNfAccept);
+	CHECK(verdict(e, kHookInput, to(20000)) == kNfDrop);
+	// Delete 10,000, add 5,000 new ones, then fail: nothing changed.
+	std::string churn = "delete element bridge t s { ";
+	for (int i = 0; i < 10000; i++)
+		churn += (i ? ", " : "") + std::string("10.") + std::to_string(i / 65536) + "." +
+			 std::to_string((i / 256) % 256) + "." + std::to_string(i % 256);
+	churn += " }\nadd element bridge t s { ";
+	for (int i = 20000; i < 25000; i++)
+		churn += (i > 20000 ? ", " : "") + std::string("10.") + std::to_string(i / 65536) + "." +
+			 std::to_string((i / 256) % 256) + "." + std::to_string(i % 256);
+	churn += " }\n";
+	CHECK(e.load(churn + "create element bridge t s { 10.0.0.0 }\n") == 0);	// 10.0.0.0 was deleted above
+	CHECK(verdict(e, kHookInput, to(0)) == kNfAccept);
+	CHECK(verdict(e, kHookInput, to(1)) == kNfDrop);
+	CHECK(verdict(e, kHookInput, to(24999)) == kNfAccept);
+	const SetObj &set = e.table("t").sets.front();
+	CHECK(set.elems.count() == 15001);
+	CHECK(set.elems.live_count() == 15001);
+	// The same churn again fails (the elements are gone): all undone.
+	std::string msg;
+	CHECK(e.load(churn, &msg) == -xb::kENOENT);
+	CHECK(set.elems.count() == 15001);
+	CHECK(verdict(e, kHookInput, to(24999)) == kNfAccept);
+	CHECK(verdict(e, kHookInput, to(10000)) == kNfAccept);
+	CHECK(verdict(e, kHookInput, to(9999)) == kNfDrop);
+}
