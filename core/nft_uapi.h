@@ -4,8 +4,8 @@
  *
  * These are the values of <linux/netfilter/nf_tables.h>, which the core
  * cannot include (it includes no kernel or libc header). They are ABI and
- * never change; core/tests/test_nft_uapi.cc checks every one against the
- * installed uAPI header. No state, no ownership.
+ * never change; tools/xnft/tests/test_nft_engine.cc checks every one
+ * against the installed uAPI header at compile time. No state, no ownership.
  */
 #ifndef XBRIDGE_CORE_NFT_UAPI_H
 #define XBRIDGE_CORE_NFT_UAPI_H
