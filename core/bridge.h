@@ -29,6 +29,10 @@
 namespace xb {
 
 class Conntrack;
+namespace nft {
+class Ruleset;
+struct Generation;
+}
 
 constexpr uint16_t kMaxPorts = 1024;
 /* Link-local groups that may never be forwarded: 802.1D, pause, LACP. */
@@ -146,6 +150,15 @@ public:
 	/* Deferred context: one GC slice of @max_buckets buckets. */
 	unsigned run_ct_gc(uint32_t now, uint32_t max_buckets);
 
+	/* nf_tables (bridge_nft.h): the ruleset whose bridge chains run on
+	 * this bridge's frames - its namespace's, which outlives the bridge.
+	 * Control sets it; the datapath reads its generation (RCU). */
+	void set_nft_ruleset(const nft::Ruleset *rs) { rcu_publish(nft_, rs); }
+	const nft::Generation *nft_generation_rcu() const;
+	/* The name nft's iifname/oifname read for a port (control; the
+	 * environment keeps the string valid while the port exists). */
+	void set_port_ifname(Port *port, const char *name) { rcu_publish(port->ifname, name); }
+
 	/* The time the bridge uses for learning: 32-bit ms ticks. */
 	static uint32_t now_ticks() { return ticks_from_ns(xb_now_ns()); }
 
@@ -173,6 +186,7 @@ private:
 	PortTable *ports_spare_ = nullptr;	/* the unpublished copy */
 	PortList port_list_;		/* non-host ports, control only */
 	Conntrack *ct_ = nullptr;	/* rcu_publish/rcu_deref; owned */
+	const nft::Ruleset *nft_ = nullptr;	/* rcu_publish/rcu_deref; not owned */
 	CtEventSink ct_events_;
 	uint16_t next_index_ = 1;
 };

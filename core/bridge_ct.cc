@@ -58,9 +58,10 @@ unsigned Bridge::run_ct_gc(uint32_t now, uint32_t max_buckets)
 
 /* ---- the hooks (datapath) ------------------------------------------------- */
 
-bool ct_bridge_pre(Conntrack &ct, const RxFrame &f, uint32_t now, CtResult &r, Verdict &v)
+bool ct_bridge_pre(Conntrack &ct, const RxFrame &f, uint32_t now, uint16_t zone, CtResult &r,
+		   Verdict &v)
 {
-	ct.in(f.data, f.len, f.oob.present, 0, now, f.csum_ok, r);
+	ct.in(f.data, f.len, f.oob.present, zone, now, f.csum_ok, r);
 	v.ct_state = r.state;
 	return !r.drop;
 }

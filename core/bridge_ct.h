@@ -48,10 +48,12 @@ constexpr uint32_t kBridgeCtGcIntervalMs = 100;
 
 /*
  * Datapath, prerouting: track a frame that entered on a port in the
- * learning or forwarding state (zone 0: no rule sets one yet). Sets
+ * learning or forwarding state, in @zone (0, or what `ct zone set` chose
+ * in a chain below -200). Sets
  * @v.ct_state. False when conntrack drops the frame (table full).
  */
-bool ct_bridge_pre(Conntrack &ct, const RxFrame &f, uint32_t now, CtResult &r, Verdict &v);
+bool ct_bridge_pre(Conntrack &ct, const RxFrame &f, uint32_t now, uint16_t zone, CtResult &r,
+		   Verdict &v);
 
 /*
  * Datapath, after the decision: confirm the frame's new connection where

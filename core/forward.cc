@@ -14,6 +14,8 @@
 #include "forward.h"
 
 #include "bridge_ct.h"
+#include "bridge_nft.h"
+#include "nft_ruleset.h"
 
 namespace xb {
 
@@ -33,6 +35,7 @@ struct Ctx {
 	bool promisc;
 	bool vlan_stats;
 	Conntrack *ct;		/* nullptr: conntrack off */
+	const nft::Hook *nft_pre;	/* prerouting chains, or nullptr: none */
 };
 
 /*
@@ -42,6 +45,15 @@ struct Ctx {
  * group_fwd_mask says.
  */
 constexpr uint16_t kGroupFwd8021adRequired = 0xb800;
+
+/* The generation's prerouting chains, if it has any. */
+inline const nft::Hook *nft_prerouting(const Bridge &br)
+{
+	const nft::Generation *g = br.nft_generation_rcu();
+	if (xb_likely(!g) || !g->hooks[nft::kHookPrerouting].count)
+		return nullptr;
+	return &g->hooks[nft::kHookPrerouting];
+}
 
 Ctx make_ctx(Bridge &br, uint32_t now)
 {
@@ -62,7 +74,8 @@ Ctx make_ctx(Bridge &br, uint32_t now)
 		   load_once(o.fdb_cache_vlan),
 		   load_once(o.promisc),
 		   load_once(o.vlan_stats),
-		   br.conntrack_rcu()};
+		   br.conntrack_rcu(),
+		   nft_prerouting(br)};
 }
 
 /* FDB probes prepared ahead (batch), valid if their keys still match. */
@@ -342,8 +355,14 @@ void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Pr
 		set_drop(v, DropReason::PortState);
 		goto drop;
 	}
-	/* NF_BR_PRE_ROUTING: conntrack at priority -200. */
-	if (xb_unlikely(ct) && !ct_bridge_pre(*c.ct, frame, c.now, *ct, v)) {
+	/* NF_BR_PRE_ROUTING: the ruleset's chains, conntrack at -200. */
+	if (xb_unlikely(c.nft_pre)) {
+		const NftOutcome o = nft_bridge_pre(*c.nft_pre, c.br, c.ct, frame, l2, c.now, ct, v);
+		if (xb_unlikely(o != NftOutcome::Accept)) {
+			set_drop(v, o == NftOutcome::Drop ? DropReason::Netfilter : DropReason::Conntrack);
+			goto drop;
+		}
+	} else if (xb_unlikely(ct) && !ct_bridge_pre(*c.ct, frame, c.now, 0, *ct, v)) {
 		set_drop(v, DropReason::Conntrack);
 		goto drop;
 	}

@@ -59,6 +59,7 @@ struct Verdict {
 	uint16_t tag_proto;	/* the bridge's vlan_protocol, for TagAction::Tag */
 	uint8_t pcp_dei;	/* PCP and DEI to keep when tagging (TCI >> 12) */
 	uint8_t ct_state;	/* conntrack's CtStateBit; 0: not tracked */
+	uint32_t mark;		/* skb->mark the ruleset set (meta mark set); 0: none */
 	bool src_isolated;	/* ingress port isolated (for flood_targets) */
 	Port *ingress;
 	Egress out;		/* Forward: the port and its tag action */

@@ -34,6 +34,7 @@ const char *drop_reason_name(DropReason reason)
 	case DropReason::NoEgress: return "no_egress";
 	case DropReason::HostVlan: return "host_vlan";
 	case DropReason::Conntrack: return "conntrack";
+	case DropReason::Netfilter: return "netfilter";
 	case DropReason::Count: break;
 	}
 	return "unknown";

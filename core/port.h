@@ -59,6 +59,7 @@ enum class DropReason : uint8_t {
 	NoEgress,		/* the one destination may not take the frame */
 	HostVlan,		/* bridge device not a member of the VID */
 	Conntrack,		/* conntrack dropped it (table full, lost insert) */
+	Netfilter,		/* a chain of the nf_tables ruleset dropped it */
 	Count,
 };
 
@@ -77,6 +78,8 @@ struct Port {
 	bool is_host;		/* the bridge device itself */
 	uint16_t index;		/* slot in the bridge's port table */
 	MacKey addr;
+	const char *ifname;	/* the environment's name for it (nft's iifname);
+				 * the environment keeps it valid, may be nullptr */
 	VlanSet vlans;
 	PerCpu<PortStats> stats;
 	ListHook list_hook;	/* Bridge::ports_ (control) */

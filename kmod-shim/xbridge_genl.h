@@ -24,4 +24,8 @@ void xbr_genl_ct_event(void *ctx, u8 type, const struct xbg_ct_entry *e);
 /* From xbridge_main.c: is @dev an xbridge device? */
 bool xbr_is_bridge_dev(const struct net_device *dev);
 
+/* Point a new bridge at its namespace's nf_tables ruleset (RTNL held). */
+struct xbr;
+void xbr_nft_bind(struct xbr *br);
+
 #endif /* XBRIDGE_GENL_H */

@@ -21,6 +21,7 @@
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/rtnetlink.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
@@ -72,6 +73,18 @@ int __init xbr_nft_init(void)
 void xbr_nft_exit(void)
 {
 	unregister_pernet_subsys(&xbr_nft_net_ops);
+}
+
+/*
+ * Point @br's frames at its namespace's ruleset; a ruleset whose rules use
+ * ct turns the bridge's conntrack on (as nf_ct_netns_get), with its GC.
+ * RTNL held: at bridge creation and after every commit.
+ */
+void xbr_nft_bind(struct xbr *br)
+{
+	if (xbg_nft_attach(br->core, xbr_nft_ruleset(dev_net(br->dev))) > 0)
+		mod_delayed_work(system_long_wq, &br->ct_gc_work,
+				 msecs_to_jiffies(XBG_CT_GC_INTERVAL_MS));
 }
 
 /* ---- NFT_BATCH ------------------------------------------------------------ */
@@ -139,6 +152,13 @@ int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	err = xbg_nft_commit(rs, &msg);
+	if (!err) {
+		struct net_device *dev;
+
+		for_each_netdev(genl_info_net(info), dev)
+			if (xbr_is_bridge_dev(dev) && ((struct xbr *)netdev_priv(dev))->core)
+				xbr_nft_bind(netdev_priv(dev));
+	}
 	return xbr_nl_core_err(info->extack, err, msg);
 }
 

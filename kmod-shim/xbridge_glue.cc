@@ -54,7 +54,8 @@ static_assert(XBRIDGE_PORT_DROP_MAX + 1 == kDropReasonCount &&
 	      XBRIDGE_PORT_DROP_LOCKED_PORT == unsigned(DropReason::LockedPort) &&
 	      XBRIDGE_PORT_DROP_NO_EGRESS == unsigned(DropReason::NoEgress) &&
 	      XBRIDGE_PORT_DROP_HOST_VLAN == unsigned(DropReason::HostVlan) &&
-	      XBRIDGE_PORT_DROP_CONNTRACK == unsigned(DropReason::Conntrack),
+	      XBRIDGE_PORT_DROP_CONNTRACK == unsigned(DropReason::Conntrack) &&
+	      XBRIDGE_PORT_DROP_NETFILTER == unsigned(DropReason::Netfilter),
 	      "enum xbridge_port_drop is DropReason");
 static_assert(XBG_CT_GC_INTERVAL_MS == kBridgeCtGcIntervalMs, "the GC period is the core's");
 static_assert(XBG_CT_EV_NEW == unsigned(CtEventType::New) &&
@@ -273,6 +274,7 @@ void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_fra
 	out->local_tag = uint8_t(v.local.tag);
 	out->out_priv = v.out.port ? v.out.port->priv : nullptr;
 	out->ingress = in;
+	out->mark = v.mark;
 }
 
 void xbg_flood(struct xbg_bridge *br, const struct xbg_verdict *gv, xbg_flood_fn fn, void *ctx)

@@ -62,6 +62,7 @@ struct xbg_verdict {
 	uint8_t local_tag;	/* XBG_LOCAL or local_too */
 	void *out_priv;		/* XBG_FORWARD: the egress port's priv */
 	struct xbg_port *ingress;
+	uint32_t mark;		/* skb->mark the ruleset set; 0: leave it */
 };
 
 typedef void (*xbg_flood_fn)(void *ctx, void *port_priv, uint8_t tag);

@@ -10,6 +10,7 @@
 
 #include <new>
 
+#include "bridge.h"
 #include "nft_dump.h"
 #include "nft_ruleset.h"
 #include "platform.h"
@@ -204,6 +205,35 @@ long xbg_nft_dump_next(struct xbg_nft *n, uint16_t get_type, const char *table,
 		if (r)
 			return r;
 	}
+}
+
+int xbg_nft_attach(struct xbg_bridge *br, struct xbg_nft *n)
+{
+	Bridge *b = reinterpret_cast<Bridge *>(br);
+	b->set_nft_ruleset(n ? &n->rs : nullptr);
+	if (!n || b->conntrack_on())
+		return 0;
+	bool uses_ct;
+	{
+		RcuReadGuard rcu;
+		const Generation *g = n->rs.generation();
+		uses_ct = g && g->uses_ct;
+	}
+	if (!uses_ct)
+		return 0;
+	const int err = b->set_conntrack(true, nullptr);
+	return err ? err : 1;
+}
+
+void xbg_nft_port_name(struct xbg_bridge *br, struct xbg_port *port, const char *name)
+{
+	reinterpret_cast<Bridge *>(br)->set_port_ifname(reinterpret_cast<Port *>(port), name);
+}
+
+bool xbg_nft_prerouting(struct xbg_bridge *br)
+{
+	const Generation *g = reinterpret_cast<Bridge *>(br)->nft_generation_rcu();
+	return g && g->hooks[kHookPrerouting].count;
 }
 
 } // extern "C"

@@ -44,6 +44,22 @@ uint32_t xbg_nft_generation(const struct xbg_nft *rs);
 long xbg_nft_dump_next(struct xbg_nft *rs, uint16_t get_type, const char *table,
 		       unsigned long *pos, void *buf, size_t cap, uint16_t *obj_type);
 
+/*
+ * Bridges. xbg_nft_attach() points @br's frames at @rs (its namespace's);
+ * when @rs's rules use ct it turns the bridge's conntrack on, as a ct
+ * expression makes nf_tables take nf_conntrack (nf_ct_netns_get): returns 1
+ * then, 0 when nothing changed, or a negative errno. Call it at bridge
+ * creation and after every commit (RTNL).
+ */
+struct xbg_bridge;
+struct xbg_port;
+int xbg_nft_attach(struct xbg_bridge *br, struct xbg_nft *rs);
+/* The name nft's iifname/oifname match for @port (a net_device's name,
+ * valid while the port exists). */
+void xbg_nft_port_name(struct xbg_bridge *br, struct xbg_port *port, const char *name);
+/* Datapath: the ruleset has prerouting chains (they read the whole frame). */
+bool xbg_nft_prerouting(struct xbg_bridge *br);
+
 #ifdef __cplusplus
 }
 #endif

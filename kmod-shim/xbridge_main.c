@@ -31,6 +31,7 @@
 #include <net/rtnetlink.h>
 
 #include "xbridge_glue.h"
+#include "xbridge_glue_nft.h"
 #include "xbridge_dev.h"
 #include "xbridge_genl.h"
 
@@ -221,13 +222,15 @@ static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 	/* Conntrack reads the whole packet from the core's linear view (its
 	 * length checks, checksums): a paged skb (GSO from a local socket)
 	 * is made linear first, as only conntrack needs it. */
-	if (unlikely(xbg_conntrack_on(br->core)) && skb_is_nonlinear(skb) &&
-	    skb_linearize(skb)) {
+	if (unlikely(xbg_conntrack_on(br->core) || xbg_nft_prerouting(br->core)) &&
+	    skb_is_nonlinear(skb) && skb_linearize(skb)) {
 		kfree_skb(skb);
 		return RX_HANDLER_CONSUMED;
 	}
 	xbr_frame_of(skb, &frame);
 	xbg_decide(br->core, p->core, &frame, &v);
+	if (unlikely(v.mark))
+		skb->mark = v.mark;	/* meta mark set, at prerouting */
 
 	switch (v.kind) {
 	case XBG_PORT_STACK:
@@ -368,6 +371,7 @@ static int xbr_add_slave(struct net_device *dev, struct net_device *slave,
 	err = xbg_port_add(br->core, slave->dev_addr, slave->ifindex, p, &p->core);
 	if (err)
 		goto err_free;
+	xbg_nft_port_name(br->core, p->core, slave->name);
 	err = netdev_rx_handler_register(slave, xbr_handle_frame, p);
 	if (err)
 		goto err_core;
@@ -509,6 +513,8 @@ static int xbr_dev_init(struct net_device *dev)
 		return err;
 	}
 	queue_delayed_work(system_long_wq, &br->gc_work, XBR_GC_INTERVAL);
+	xbg_nft_port_name(br->core, xbg_host_port(br->core), dev->name);
+	xbr_nft_bind(br);
 	netif_carrier_off(dev);	/* no port yet */
 	return 0;
 }

@@ -193,6 +193,64 @@ for want in "chain zones" "ct zone set iif map" "chain rule-200-ingress" \
 done
 check "flow offload outside forward is refused" \
 	bash -c "! '$XNFT' add rule bridge firewall zones flow offload @fb2 2>/dev/null"
+
+# 7. The seed's firewall filters (its policy chains are prerouting chains):
+#    from veth21 (h1) new TCP to port 23 is dropped and other ports pass;
+#    from veth22 (h2) only new TCP to 23 passes; return traffic of
+#    established connections passes both ways. The ruleset uses ct, so it
+#    turned the bridge's conntrack on; the connections are in zone 2.
+tcp_try() {		# tcp_try NS ADDR PORT - connect within 3 s?
+	ip netns exec "$1" python3 -c '
+import socket, sys
+s = socket.socket()
+s.settimeout(3)
+try:
+    s.connect((sys.argv[1], int(sys.argv[2])))
+except OSError:
+    sys.exit(1)
+' "$2" "$3"
+}
+serve() {		# serve NS PORT - a TCP listener in the background
+	ip netns exec "$1" python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+s.listen(16)
+end = time.time() + 120
+s.settimeout(1)
+while time.time() < end:
+    try:
+        c, _ = s.accept()
+        c.close()
+    except OSError:
+        pass
+' "$2" &
+	SERVERS+=" $!"
+}
+SERVERS=""
+serve h2 22; serve h2 23; serve h1 23; serve h1 80
+sleep 1
+check "no ruleset: h1 -> h2:23 connects" tcp_try h1 10.0.0.8 23
+check "no ruleset: h2 -> h1:80 connects" tcp_try h2 10.0.0.7 80
+out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$TMPDIR/seed.sh" 2>&1)
+log_test "the seed's firewall loaded again" $? "$out"
+check "seed: ping h1 -> h2 passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
+check "seed: new TCP h1 -> h2:23 (zone-2 side, veth21) is dropped" bash -c "! $(declare -f tcp_try); tcp_try h1 10.0.0.8 23"
+check "seed: new TCP h1 -> h2:22 passes, and its replies (established)" tcp_try h1 10.0.0.8 22
+check "seed: new TCP h2 -> h1:80 (veth22) is dropped" bash -c "! $(declare -f tcp_try); tcp_try h2 10.0.0.7 80"
+check "seed: new TCP h2 -> h1:23 passes, and its replies" tcp_try h2 10.0.0.7 23
+ctx=$(xb -j -d link show dev xbr0 2>&1)
+[[ $(jq '.[0].conntrack' <<<"$ctx") == 1 ]]
+log_test "the ruleset's ct rules turned the bridge's conntrack on" $? "$ctx"
+cts=$(xb ct show 2>&1)
+[[ $cts == *"dport=22"*"zone=2"* ]]
+log_test "the h1 -> h2:22 connection is tracked in zone 2" $? "$cts"
+listed=$(xnft list chain bridge firewall rule-200-egress)
+[[ $listed == *"tcp dport 23 ct state new counter packets "[1-9]* ]]
+log_test "the egress chain counted the dropped telnet SYNs" $? "$listed"
+kill $SERVERS 2>/dev/null
 check "flush ruleset (seed)" xnft flush ruleset
+check "after the flush, h1 -> h2:23 connects again" tcp_try h1 10.0.0.8 23
 
 summary
