@@ -1,6 +1,7 @@
 // ruleset_model.cc - batch -> kernel-like ruleset (see ruleset_model.h).
 #include "ruleset_model.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <libmnl/libmnl.h>
 #include <linux/netfilter.h>
@@ -450,8 +451,14 @@ void RulesetModel::apply(const Batch &b)
 					continue;
 				if (nftnl_expr_is_set(e, NFTNL_EXPR_LOOKUP_SET_ID)) {
 					auto n = id_names.find(nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_SET_ID));
-					if (n != id_names.end())
+					if (n != id_names.end()) {
+						// libnftnl 1.2.4's lookup setter strdup()s the
+						// new name without freeing the old one, which
+						// the expression owns: free it first.
+						free(const_cast<char *>(
+							nftnl_expr_get_str(e, NFTNL_EXPR_LOOKUP_SET)));
 						nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, n->second.c_str());
+					}
 				}
 			}
 			nftnl_expr_iter_destroy(it);
