@@ -9,8 +9,14 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 trap 'ip link del xbr0 2>/dev/null; hosts_cleanup' EXIT
 
-# The tool under its installed name, so the commands read as a user types them.
+# The tools under their installed names, so the commands read as a user types them.
 xbridge() { xb "$@"; }
+XNFT=${XNFT:-}
+for _d in build build-test build-tool build-dev; do
+	[[ -z "$XNFT" && -x "$SELFTESTS_DIR/../$_d/tools/xnft/xnft" ]] &&
+		XNFT="$(cd "$SELFTESTS_DIR/.." && pwd)/$_d/tools/xnft/xnft"
+done
+xnft() { "$XNFT" "$@"; }
 
 # run COMMAND... - print the command, run it, indent its output; its status is
 # the command's.
@@ -54,4 +60,18 @@ for want in "02:00:00:00:00:01 dev veth1" "02:00:00:00:00:02 dev veth2"; do
 	fi
 done
 echo
-echo "demo: xbr0 forwarded the ping and learned both hosts"
+echo "## a bridge firewall in nft's language (xnft): h1 may not ping h2"
+run xnft add table bridge filter
+run xnft add chain bridge filter pre "{ type filter hook prerouting priority 0 ; }"
+run xnft add rule bridge filter pre meta iifname veth1 icmp type echo-request counter drop
+run xnft list ruleset
+if run ip netns exec h1 ping -c 2 -i 0.3 -W 1 192.0.2.2; then
+	echo "demo: FAIL: the firewall let the ping through" >&2
+	exit 1
+fi
+echo "(dropped, as the rule says; its counter:)"
+run xnft list chain bridge filter pre
+run xnft flush ruleset
+run ip netns exec h1 ping -c 1 -W 2 192.0.2.2
+echo
+echo "demo: xbr0 forwarded the ping, learned both hosts, and filtered with an nft ruleset"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # demo.sh - the main job: install what is needed, build xbridge, run the
 # core demo in userspace, then boot the test kernel (Debian's kernel under
-# qemu), load xbridge.ko, and show two namespaces pinging through xbr0 with
-# the FDB the bridge learned.
+# qemu), load xbridge.ko, and show two namespaces pinging through xbr0, the
+# FDB the bridge learned, and an nft ruleset (xnft) filtering the ping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
