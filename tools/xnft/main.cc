@@ -46,7 +46,7 @@ static const char usage_text[] =
 	"  -a, --handle                    Output rule handle.\n"
 	"  -s, --stateless                 Omit stateful information of ruleset.\n"
 	"  -n, --numeric                   Print fully numerical output.\n"
-	"  -j, --json                      Format output in JSON\n"
+	"  -j, --json                      Format output in JSON (not supported yet)\n"
 	"\n"
 	"  --list-offline                  Print the ruleset the input builds as `list ruleset`\n"
 	"                                  does, from the compiled objects (no kernel).\n"
@@ -256,6 +256,10 @@ int main(int argc, char **argv)
 	Options o;
 	if (!parse_options(argc, argv, o))
 		return 1;
+	if (o.json) {
+		fprintf(stderr, "Error: JSON output (-j) is not supported by xnft yet\n");
+		return 1;
+	}
 	if (o.file.empty() && o.words.empty()) {
 		fputs(usage_text, stderr);
 		return 1;
