@@ -228,17 +228,28 @@ while time.time() < end:
 ' "$2" &
 	SERVERS+=" $!"
 }
+tcp_blocked() { ! tcp_try "$@"; }
+wait_listen() {		# wait_listen NS PORT - until the listener accepts (python starts slowly under TCG)
+	local i
+	for ((i = 0; i < 40; i++)); do
+		tcp_try "$1" 127.0.0.1 "$2" && return 0
+		sleep 0.5
+	done
+	return 1
+}
 SERVERS=""
 serve h2 22; serve h2 23; serve h1 23; serve h1 80
-sleep 1
+for hp in "h2 22" "h2 23" "h1 23" "h1 80"; do
+	check "listener $hp is up" wait_listen $hp
+done
 check "no ruleset: h1 -> h2:23 connects" tcp_try h1 10.0.0.8 23
 check "no ruleset: h2 -> h1:80 connects" tcp_try h2 10.0.0.7 80
 out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$TMPDIR/seed.sh" 2>&1)
 log_test "the seed's firewall loaded again" $? "$out"
 check "seed: ping h1 -> h2 passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
-check "seed: new TCP h1 -> h2:23 (zone-2 side, veth21) is dropped" bash -c "! $(declare -f tcp_try); tcp_try h1 10.0.0.8 23"
+check "seed: new TCP h1 -> h2:23 (zone-2 side, veth21) is dropped" tcp_blocked h1 10.0.0.8 23
 check "seed: new TCP h1 -> h2:22 passes, and its replies (established)" tcp_try h1 10.0.0.8 22
-check "seed: new TCP h2 -> h1:80 (veth22) is dropped" bash -c "! $(declare -f tcp_try); tcp_try h2 10.0.0.7 80"
+check "seed: new TCP h2 -> h1:80 (veth22) is dropped" tcp_blocked h2 10.0.0.7 80
 check "seed: new TCP h2 -> h1:23 passes, and its replies" tcp_try h2 10.0.0.7 23
 ctx=$(xb -j -d link show dev xbr0 2>&1)
 [[ $(jq '.[0].conntrack' <<<"$ctx") == 1 ]]
