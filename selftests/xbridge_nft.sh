@@ -261,8 +261,8 @@ log_test "the h1 -> h2:22 connection is tracked in zone 2" $? "$cts"
 listed=$(xnft list chain bridge firewall rule-200-egress)
 [[ $listed == *"tcp dport 23 ct state new counter packets "[1-9]* ]]
 log_test "the egress chain counted the dropped telnet SYNs" $? "$listed"
-kill $SERVERS 2>/dev/null
 check "flush ruleset (seed)" xnft flush ruleset
 check "after the flush, h1 -> h2:23 connects again" tcp_try h1 10.0.0.8 23
+kill $SERVERS 2>/dev/null
 
 summary
