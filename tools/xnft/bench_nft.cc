@@ -29,6 +29,7 @@
 
 #include "../../core/tests/ct_frames.h"
 #include "compiler.h"
+#include "tests/engine_load.h"
 #include "ct_track.h"
 #include "diagnostics.h"
 #include "nft_eval.h"
@@ -56,30 +57,10 @@ double tsc_hz()
 
 bool load(Ruleset &rs, const std::string &text)
 {
-	xnft::Parser parser;
-	xnft::Batch batch;
-	xnft::Compiler compiler(batch);
-	try {
-		for (auto &cmd : parser.parse_text(text))
-			compiler.compile(cmd);
-	} catch (const xnft::LangError &e) {
-		fputs(xnft::format_error(e).c_str(), stderr);
-		return false;
-	}
-	for (const xnft::WireMsg &m : xnft::encode_batch(batch)) {
-		xb::Extack ack;
-		if (rs.apply(m.type, m.flags, m.family, m.attrs.data(), m.attrs.size(), &ack)) {
-			fprintf(stderr, "xnft-bench: refused: %s\n", ack.msg ? ack.msg : "?");
-			rs.abort();
-			return false;
-		}
-	}
-	xb::Extack ack;
-	if (rs.commit(&ack)) {
-		fprintf(stderr, "xnft-bench: commit refused: %s\n", ack.msg ? ack.msg : "?");
-		return false;
-	}
-	return true;
+	const xnft::LoadResult r = xnft::load_text(rs, text);
+	if (r.err)
+		fprintf(stderr, "xnft-bench: refused: %s%s\n", r.lang_error.c_str(), r.msg.c_str());
+	return r.err == 0;
 }
 
 struct Frames {

@@ -13,7 +13,7 @@
 #include "../../../core/tests/ct_frames.h"
 #include "../../../core/tests/test_util.h"
 #include "bridge_ct.h"
-#include "compiler.h"
+#include "engine_load.h"
 #include "diagnostics.h"
 #include "nft_ruleset.h"
 #include "parser.h"
@@ -25,20 +25,9 @@ using namespace xbt;
 
 int load(xb::nft::Ruleset &rs, const std::string &text)
 {
-	xnft::Parser parser;
-	xnft::Batch batch;
-	xnft::Compiler compiler(batch);
-	for (auto &cmd : parser.parse_text(text))
-		compiler.compile(cmd);
-	for (const xnft::WireMsg &m : xnft::encode_batch(batch)) {
-		Extack ack;
-		int err = rs.apply(m.type, m.flags, m.family, m.attrs.data(), m.attrs.size(), &ack);
-		if (err) {
-			rs.abort();
-			return err;
-		}
-	}
-	return rs.commit(nullptr);
+	const xnft::LoadResult r = xnft::load_text(rs, text);
+	INFO(r.lang_error << r.msg);
+	return r.err;
 }
 
 struct NftBridge : BridgeFixture {

@@ -16,6 +16,7 @@
 
 #include "../../../core/tests/ct_frames.h"
 #include "compiler.h"
+#include "engine_load.h"
 #include "ct_track.h"
 #include "diagnostics.h"
 #include "nft_dump.h"
@@ -191,38 +192,17 @@ struct Engine {
 	// caught it).
 	int load(const std::string &text, std::string *msg = nullptr, bool fresh = false)
 	{
-		xnft::Parser parser;
-		xnft::Batch batch;
-		xnft::Compiler fresh_compiler(batch);
-		xnft::Compiler &c = fresh ? fresh_compiler : compiler;
-		c.retarget(batch);
-		try {
-			for (auto &cmd : parser.parse_text(text))
-				c.compile(cmd);
-		} catch (const xnft::LangError &e) {
-			FAIL("xnft refused the ruleset: " << xnft::format_error(e));
-		}
-		for (const xnft::WireMsg &m : xnft::encode_batch(batch)) {
-			xb::Extack ack;
-			int err = rs.apply(m.type, m.flags, m.family, m.attrs.data(), m.attrs.size(),
-					   &ack);
-			if (err) {
-				rs.abort();
-				if (msg)
-					*msg = ack.msg ? ack.msg : "";
-				else
-					WARN("request " << m.type << " refused: " << err << " "
-						        << (ack.msg ? ack.msg : ""));
-				return err;
-			}
-		}
-		xb::Extack ack;
-		int err = rs.commit(&ack);
-		if (err && msg)
-			*msg = ack.msg ? ack.msg : "";
-		else if (err)
-			WARN("commit refused: " << err << " " << (ack.msg ? ack.msg : ""));
-		return err;
+		xnft::Batch scratch;
+		xnft::Compiler fresh_compiler(scratch);
+		const xnft::LoadResult r =
+			xnft::load_text(rs, fresh ? fresh_compiler : compiler, text);
+		if (!r.lang_error.empty())
+			FAIL("xnft refused the ruleset: " << r.lang_error);
+		if (msg)
+			*msg = r.msg;
+		else if (r.err)
+			WARN("refused: " << r.err << " " << r.msg);
+		return r.err;
 	}
 
 	int32_t run(unsigned hook, Pkt &p)
