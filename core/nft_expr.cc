@@ -669,9 +669,14 @@ int parse_data_verdict(const Attr &nest, Resolver &res, int32_t &code, void *&ch
 		} else {
 			name[0] = '\0';
 		}
-		chain = res.chain(name, has_id ? &id : nullptr);
+		bool base = false;
+		chain = res.chain(name, has_id ? &id : nullptr, base);
 		if (!chain)
 			return fail(ack, kENOENT, "no such chain");
+		if (base) {
+			chain = nullptr;
+			return fail(ack, kEOPNOTSUPP, "a base chain cannot be the target of a jump or goto");
+		}
 		return 0;
 	}
 	default:

@@ -106,7 +106,9 @@ public:
 	/* A set of the rule's table by name or (for the batch's own sets) id;
 	 * nullptr if there is none. */
 	virtual void *set(const char *name, const uint32_t *id) = 0;
-	virtual void *chain(const char *name, const uint32_t *id) = 0;
+	/* A chain of the table; @base tells a base chain (which nothing may
+	 * jump to). */
+	virtual void *chain(const char *name, const uint32_t *id, bool &base) = 0;
 	virtual void *flowtable(const char *name) = 0;
 	/* Set layout, for lookups: key and data lengths, whether a map and
 	 * whether the data is a verdict. */

@@ -126,13 +126,14 @@ struct BuildContext final : Resolver {
 					return &s;
 		return nullptr;
 	}
-	void *chain(const char *name, const uint32_t *id) override
+	void *chain(const char *name, const uint32_t *id, bool &base) override
 	{
 		for (ChainObj &c : table->chains) {
-			if (name[0] && cstr_equal(c.name, name))
-				return c.base ? nullptr : &c;
-			if (!name[0] && id && c.batch_id == *id)
-				return c.base ? nullptr : &c;
+			if ((name[0] && cstr_equal(c.name, name)) ||
+			    (!name[0] && id && c.batch_id == *id)) {
+				base = c.base;
+				return &c;
+			}
 		}
 		return nullptr;
 	}

@@ -598,6 +598,8 @@ TEST_CASE("nft engine: loops, busy objects and missing ones get nf_tables' errno
 	CHECK(e.load("delete chain bridge t a\n") == -xb::kEBUSY);
 	CHECK(e.load("delete set bridge t s\n") == -xb::kEBUSY);
 	CHECK(e.load("delete chain bridge t b\n") == 0);
+	// nft_verdict_init: a base chain is no jump target.
+	CHECK(e.load("add chain bridge t x\nadd rule bridge t x jump fwd\n") == -xb::kEOPNOTSUPP);
 	CHECK(e.load("delete rule bridge t fwd handle 999\n") == -xb::kENOENT);
 	CHECK(e.load("create table bridge t\n", nullptr, true) == -xb::kEEXIST);
 	CHECK(e.load("delete table bridge nosuch\n", nullptr, true) == -xb::kENOENT);
