@@ -221,9 +221,11 @@ static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 		return RX_HANDLER_CONSUMED;
 	/* Conntrack reads the whole packet from the core's linear view (its
 	 * length checks, checksums): a paged skb (GSO from a local socket)
-	 * is made linear first, as only conntrack needs it. */
-	if (unlikely(xbg_conntrack_on(br->core) || xbg_nft_prerouting(br->core)) &&
-	    skb_is_nonlinear(skb) && skb_linearize(skb)) {
+	 * is made linear first, only when conntrack or the ruleset's
+	 * prerouting chains will read it. */
+	if (unlikely(skb_is_nonlinear(skb)) &&
+	    (xbg_conntrack_on(br->core) || xbg_nft_prerouting(br->core)) &&
+	    skb_linearize(skb)) {
 		kfree_skb(skb);
 		return RX_HANDLER_CONSUMED;
 	}
