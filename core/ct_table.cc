@@ -234,6 +234,8 @@ void CtTable::unlink_locked(CtEntry *e)
 
 void CtTable::remove_locked(CtEntry *e)
 {
+	if ((e->status_bits() & kCtOffload) && offload_sink_.fn)
+		offload_sink_.fn(offload_sink_.ctx, *e);
 	e->set_status(kCtDying);
 	unlink_locked(e);
 	__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);

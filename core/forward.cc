@@ -14,6 +14,7 @@
 #include "forward.h"
 
 #include "bridge_ct.h"
+#include "bridge_flow.h"
 #include "bridge_nft.h"
 #include "nft_ruleset.h"
 
@@ -35,6 +36,7 @@ struct Ctx {
 	bool promisc;
 	bool vlan_stats;
 	Conntrack *ct;		/* nullptr: conntrack off */
+	FlowTable *flows;	/* the flowtable's flows (with conntrack) */
 	NftHooks nft;		/* the ruleset's chains per hook */
 };
 
@@ -66,6 +68,7 @@ Ctx make_ctx(Bridge &br, uint32_t now)
 		   load_once(o.promisc),
 		   load_once(o.vlan_stats),
 		   br.conntrack_rcu(),
+		   br.flows_rcu(),
 		   nft_hooks(br)};
 }
 
@@ -517,7 +520,8 @@ void cancel_copy(Verdict &v, bool local)
  * forwards before br_pass_frame_up), input for the one that goes up.
  * Returns whether some copy still leaves through a port.
  */
-bool run_copy_hooks(const Ctx &c, const NftFrame &nf, Verdict &v)
+bool run_copy_hooks(const Ctx &c, const RxFrame &frame, const L2Info &l2, const NftFrame &nf,
+		    const CtResult *ct, Verdict &v)
 {
 	const bool egress_chains = c.nft.post || (nf.from_host ? c.nft.output : c.nft.forward);
 	bool out_any = false;
@@ -525,9 +529,14 @@ bool run_copy_hooks(const Ctx &c, const NftFrame &nf, Verdict &v)
 	v.local_mark = v.mark;
 	if (v.kind == VerdictKind::Forward) {
 		uint32_t mark = nf.pkt.mark;
-		if (!egress_chains || nft_bridge_egress(c.nft, nf, v, v.out.port, v.out.tag, mark)) {
+		const void *offload = nullptr;
+		if (!egress_chains ||
+		    nft_bridge_egress(c.nft, nf, v, v.out.port, v.out.tag, mark, &offload)) {
 			v.mark = mark;
 			out_any = true;
+			if (xb_unlikely(offload) && ct && c.flows)
+				flow_offload(c.br, *c.flows, c.nft.gen_id, offload, frame, l2, *ct,
+					     v, c.now);
 		} else {
 			cancel_copy(v, false);
 		}
@@ -550,6 +559,11 @@ bool run_copy_hooks(const Ctx &c, const NftFrame &nf, Verdict &v)
 void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probes *ahead,
 	       Verdict &v)
 {
+	/* The flowtable first, as its ingress hook runs before the bridge. */
+	if (xb_unlikely(c.flows) && c.flows->count() && l2.status == FrameStatus::Ok &&
+	    !frame.ingress->is_host &&
+	    flow_hit(c.br, *c.flows, c.nft.gen_id, frame, l2, c.now, v))
+		return;
 	if (xb_likely(!c.ct && !c.nft.any)) {
 		decide_frame(c, frame, l2, ahead, nullptr, nullptr, v);
 		if (v.kind == VerdictKind::Flood)
@@ -563,7 +577,7 @@ void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probe
 		nft_frame_init(nf, c.br, frame, l2);
 	decide_frame(c, frame, l2, ahead, c.nft.any ? &nf : nullptr, c.ct ? &ct : nullptr, v);
 	if (c.nft.any)
-		out_any = run_copy_hooks(c, nf, v);
+		out_any = run_copy_hooks(c, frame, l2, nf, c.ct ? &ct : nullptr, v);
 	else if (v.kind == VerdictKind::Flood)
 		out_any = flood_set(c, nullptr, v);
 	else

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flow_table.cc - the bridge flowtable's flows. Ownership and locking as in
+ * flow_table.h: one table lock for adding and removing, RCU lookups, flows
+ * freed through call_rcu.
+ */
+#include "flow_table.h"
+
+#include "ct_timeouts.h"
+
+namespace xb {
+
+namespace {
+
+uint32_t roundup_pow2(uint32_t n)
+{
+	uint32_t p = 16;
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/*
+ * nf_flow_table's flow_offload_fixup_ct: the connection goes back to
+ * conntrack with its TCP windows forgotten (the next segment of each side
+ * is picked up as tcp_in_window does mid-stream, liberal until then) and
+ * the protocol's timeout less the flow timeout, if that is sooner.
+ */
+void fixup_ct(CtEntry &e, uint32_t now)
+{
+	uint32_t timeout = 0;
+	if (e.tuple.l4proto == kIpProtoTcp) {
+		store_once(e.proto.tcp.seen[0].td_maxwin, uint32_t(0));
+		store_once(e.proto.tcp.seen[1].td_maxwin, uint32_t(0));
+		const uint8_t state = e.tcp_state();
+		timeout = state < kTcpStateCount ? kCtTcpTimeout[state] : 0;
+	} else if (e.tuple.l4proto == kIpProtoUdp) {
+		timeout = kCtUdpTimeoutStream;
+	}
+	timeout = timeout > kFlowTimeoutMs ? timeout - kFlowTimeoutMs : 0;
+	if (ct_ticks_after(load_once(e.expires), now + timeout))
+		store_once(e.expires, now + timeout);
+}
+
+} // namespace
+
+int FlowTable::init(uint32_t buckets, uint32_t max, Extack *ack)
+{
+	if (buckets == 0 || buckets > (1u << 22))
+		return fail(ack, kERANGE, "flowtable bucket count out of range");
+	const uint32_t n = roundup_pow2(buckets);
+	xb_lock *lock = xb_lock_create();
+	if (!lock)
+		return fail(ack, kENOMEM, "no memory for the flowtable lock");
+	auto *b = static_cast<FlowDir **>(xb_alloc(sizeof(FlowDir *) * n, XB_ALLOC_SLEEP));
+	if (!b) {
+		xb_lock_destroy(lock);
+		return fail(ack, kENOMEM, "no memory for the flowtable");
+	}
+	if (!stats_.init(XB_ALLOC_SLEEP)) {
+		xb_free(b);
+		xb_lock_destroy(lock);
+		return fail(ack, kENOMEM, "no memory for the flowtable counters");
+	}
+	buckets_ = b;
+	mask_ = n - 1;
+	seed_ = ((uint64_t(xb_random_u32()) << 32) | xb_random_u32()) | 1;
+	lock_ = lock;
+	count_ = 0;
+	max_ = max;
+	gc_cursor_ = 0;
+	return 0;
+}
+
+void FlowTable::fini(uint32_t now)
+{
+	if (!buckets_)
+		return;
+	for (uint32_t b = 0; b <= mask_; b++) {
+		FlowDir *d = buckets_[b];
+		while (d) {
+			FlowDir *next = d->next;
+			Flow *f = d->flow;
+			/* each flow is in two chains: free it from the second */
+			if (f->dead) {
+				xb_free(f);
+			} else {
+				f->dead = true;
+				f->ct->flow = nullptr;
+				f->ct->clear_status(kCtOffload);
+				fixup_ct(*f->ct, now);
+			}
+			d = next;
+		}
+	}
+	xb_free(buckets_);
+	buckets_ = nullptr;
+	stats_.fini();
+	xb_lock_destroy(lock_);
+	lock_ = nullptr;
+}
+
+uint32_t FlowTable::bucket_of(const FlowKey &k) const
+{
+	uint64_t w[9];
+	__builtin_memcpy(w, &k, sizeof(w));
+	uint64_t h = ct_tuple_hash(k.tuple, seed_);
+	h ^= (w[5] ^ w[6]) * 0x9e3779b97f4a7c15ull;
+	h += (w[7] + w[8]) * 0xc2b2ae3d27d4eb4full;
+	h ^= h >> 31;
+	return uint32_t(h) & mask_;
+}
+
+FlowDir *FlowTable::lookup(const FlowKey &k) const
+{
+	for (FlowDir *d = rcu_deref(buckets_[bucket_of(k)]); d; d = rcu_deref(d->next))
+		if (d->key == k)
+			return d;
+	return nullptr;
+}
+
+Flow *FlowTable::alloc()
+{
+	Flow *f = nullptr;
+	if (load_once(count_) < max_)
+		f = static_cast<Flow *>(xb_alloc(sizeof(Flow), XB_ALLOC_ATOMIC));
+	if (!f)
+		counter_add(stats_.this_cpu()->add_failed, 1);
+	return f;
+}
+
+bool FlowTable::add(Flow *f, uint32_t now)
+{
+	{
+		LockGuard guard(lock_);
+		CtEntry *ct = f->ct;
+		bool taken = count_ >= max_ || ct->flow || (ct->status_bits() & (kCtOffload | kCtDying));
+		for (unsigned i = 0; i < 2 && !taken; i++)
+			for (FlowDir *d = buckets_[bucket_of(f->d[i].key)]; d && !taken; d = d->next)
+				taken = d->key == f->d[i].key;
+		if (!taken) {
+			f->expires = now + kFlowTimeoutMs;
+			for (unsigned i = 0; i < 2; i++) {
+				FlowDir &d = f->d[i];
+				d.flow = f;
+				d.dir = uint8_t(i);
+				d.learned = now;
+				FlowDir **head = &buckets_[bucket_of(d.key)];
+				d.next = *head;
+				rcu_publish(*head, &d);
+			}
+			ct->flow = f;
+			ct->set_status(kCtOffload);
+			/* nf_ct_offload_timeout: conntrack keeps the entry */
+			store_once(ct->expires, now + kFlowCtTimeoutMs);
+			store_once(count_, count_ + 1);
+			counter_add(stats_.this_cpu()->adds, 1);
+			return true;
+		}
+	}
+	counter_add(stats_.this_cpu()->add_failed, 1);
+	xb_free(f);
+	return false;
+}
+
+void FlowTable::unlink_locked(FlowDir *d)
+{
+	FlowDir **pp = &buckets_[bucket_of(d->key)];
+	while (*pp && *pp != d)
+		pp = &(*pp)->next;
+	if (*pp)
+		rcu_publish(*pp, d->next);
+}
+
+void FlowTable::remove_locked(Flow *f, FlowTeardown why, uint32_t now)
+{
+	if (f->dead)
+		return;
+	f->dead = true;
+	unlink_locked(&f->d[0]);
+	unlink_locked(&f->d[1]);
+	store_once(count_, count_ - 1);
+	if (why != FlowTeardown::Conntrack)
+		fixup_ct(*f->ct, now);
+	f->ct->flow = nullptr;
+	f->ct->clear_status(kCtOffload);
+	counter_add(stats_.this_cpu()->teardown[unsigned(why)], 1);
+	xb_call_rcu(&f->rcu, free_rcu);
+}
+
+void FlowTable::free_rcu(xb_rcu_head *head)
+{
+	xb_free(reinterpret_cast<Flow *>(reinterpret_cast<char *>(head) - offsetof(Flow, rcu)));
+}
+
+void FlowTable::teardown(Flow *f, FlowTeardown why, uint32_t now)
+{
+	LockGuard guard(lock_);
+	remove_locked(f, why, now);
+}
+
+void FlowTable::ct_removed(CtEntry *e)
+{
+	LockGuard guard(lock_);
+	if (e->flow)
+		remove_locked(static_cast<Flow *>(e->flow), FlowTeardown::Conntrack, 0);
+}
+
+unsigned FlowTable::gc_slice(uint32_t now, uint32_t gen, uint32_t nft_gen, uint32_t max_buckets)
+{
+	unsigned removed = 0;
+	LockGuard guard(lock_);
+	for (uint32_t i = 0; i < max_buckets && i <= mask_; i++) {
+		const uint32_t b = gc_cursor_;
+		gc_cursor_ = (gc_cursor_ + 1) & mask_;
+		FlowDir *d = buckets_[b];
+		while (d) {
+			FlowDir *next = d->next;
+			Flow *f = d->flow;
+			if (d->dir == 0) {
+				if (f->gen != gen || f->nft_gen != nft_gen) {
+					remove_locked(f, FlowTeardown::Stale, now);
+					removed++;
+				} else if (ct_ticks_after(now, load_once(f->expires))) {
+					remove_locked(f, FlowTeardown::Timeout, now);
+					removed++;
+				} else if (!ct_ticks_after(load_once(f->ct->expires),
+							   now + kFlowCtTimeoutMs / 2)) {
+					store_once(f->ct->expires, now + kFlowCtTimeoutMs);
+				}
+			}
+			d = next;
+		}
+	}
+	return removed;
+}
+
+FlowStats FlowTable::stats_sum() const
+{
+	FlowStats sum = {};
+	for (unsigned cpu = 0; cpu < xb_percpu_nr_ids(); cpu++) {
+		const FlowStats *s = stats_.cpu(cpu);
+		if (!s)
+			continue;
+		sum.hits += load_once(s->hits);
+		sum.adds += load_once(s->adds);
+		sum.add_failed += load_once(s->add_failed);
+		for (unsigned i = 0; i < kFlowTeardownCount; i++)
+			sum.teardown[i] += load_once(s->teardown[i]);
+	}
+	return sum;
+}
+
+} // namespace xb
