@@ -90,7 +90,7 @@ unsigned Bridge::run_ct_gc(uint32_t now, uint32_t max_buckets)
 	/* The flows first: a live flow keeps its entry from expiring. */
 	if (flows && flows->count()) {
 		const nft::Generation *g = nft_generation_rcu();
-		flows->gc_slice(now, flow_generation(), g ? g->id : 0,
+		flows->gc_slice(now, flow_stamp(flow_generation(), g ? g->id : 0),
 				max_buckets * FlowTable::kDefaultBuckets / kBridgeCtBuckets);
 	}
 	return ct->table().gc_slice(now, max_buckets);

@@ -57,13 +57,15 @@ const char *name_of(const Port *p)
 	return n ? n : "";
 }
 
-/* The sender keeps its FDB entry alive, as learning on each frame would,
- * where the ingress port learns at all. */
-void refresh_learning(Bridge &br, FlowDir &d, const L2Info &l2, uint32_t now)
+/*
+ * Once a second per direction: the flow's timeout, and the sender's FDB
+ * entry, as learning on each frame would keep it (where the ingress port
+ * learns at all).
+ */
+void refresh(Bridge &br, FlowDir &d, const L2Info &l2, uint32_t now)
 {
-	if (now - load_once(d.learned) < kFlowLearnIntervalMs)
-		return;
 	store_once(d.learned, now);
+	store_once(d.flow->expires, now + kFlowTimeoutMs);
 	Port *in = const_cast<Port *>(d.key.in);
 	if (!in->has_flag(kPortLearning))
 		return;
@@ -89,17 +91,14 @@ bool flow_hit(Bridge &br, FlowTable &flows, uint32_t nft_gen, const RxFrame &f, 
 	if (!key_of(f, l2, k, pkt))
 		return false;
 	FlowDir *d = flows.lookup(k);
-	if (!d)
+	if (!d || xb_unlikely(load_once(d->dead)))
 		return false;
-	Flow *fl = d->flow;
-	if (xb_unlikely(load_once(fl->dead)))
-		return false;
-	if (xb_unlikely(fl->gen != br.flow_generation() || fl->nft_gen != nft_gen)) {
-		flows.teardown(fl, FlowTeardown::Stale, now);
+	if (xb_unlikely(d->stamp != flow_stamp(br.flow_generation(), nft_gen))) {
+		flows.teardown(d->flow, FlowTeardown::Stale, now);
 		return false;
 	}
 	if (pkt.tuple.l4proto == kIpProtoTcp && (tcp_flags(pkt) & (kTcpFin | kTcpRst))) {
-		flows.teardown(fl, FlowTeardown::FinRst, now);
+		flows.teardown(d->flow, FlowTeardown::FinRst, now);
 		return false;
 	}
 
@@ -113,12 +112,10 @@ bool flow_hit(Bridge &br, FlowTable &flows, uint32_t nft_gen, const RxFrame &f, 
 	v.out.port = d->out;
 	v.out.tag = TagAction(d->tag);
 
-	if (load_once(fl->expires) != now + kFlowTimeoutMs)
-		store_once(fl->expires, now + kFlowTimeoutMs);
-	CtEntry *ct = fl->ct;
-	__atomic_fetch_add(&ct->packets[d->ct_dir], 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&ct->bytes[d->ct_dir], pkt.l3_len, __ATOMIC_RELAXED);
-	refresh_learning(br, *d, l2, now);
+	store_once(d->packets, load_once(d->packets) + 1);
+	store_once(d->bytes, load_once(d->bytes) + pkt.l3_len);
+	if (xb_unlikely(now - load_once(d->learned) >= kFlowLearnIntervalMs))
+		refresh(br, *d, l2, now);
 	counter_add(flows.stats_this_cpu()->hits, 1);
 	return true;
 }
@@ -205,8 +202,7 @@ void flow_offload(Bridge &br, FlowTable &flows, uint32_t nft_gen, const void *fl
 	fl->d[1].vid = v.vid;
 	fl->ct = ct;
 	fl->flowtable = flowtable;
-	fl->gen = gen;
-	fl->nft_gen = nft_gen;
+	fl->d[0].stamp = flow_stamp(gen, nft_gen);
 	fl->zone = ct->tuple.zone;
 	flows.add(fl, now);
 }

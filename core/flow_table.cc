@@ -145,6 +145,7 @@ bool FlowTable::add(Flow *f, uint32_t now)
 				d.flow = f;
 				d.dir = uint8_t(i);
 				d.learned = now;
+				d.stamp = f->d[0].stamp;
 				FlowDir **head = &buckets_[bucket_of(d.key)];
 				d.next = *head;
 				rcu_publish(*head, &d);
@@ -177,15 +178,34 @@ void FlowTable::remove_locked(Flow *f, FlowTeardown why, uint32_t now)
 	if (f->dead)
 		return;
 	f->dead = true;
+	store_once(f->d[0].dead, uint8_t(1));
+	store_once(f->d[1].dead, uint8_t(1));
 	unlink_locked(&f->d[0]);
 	unlink_locked(&f->d[1]);
 	store_once(count_, count_ - 1);
+	fold_counters(f);
 	if (why != FlowTeardown::Conntrack)
 		fixup_ct(*f->ct, now);
 	f->ct->flow = nullptr;
 	f->ct->clear_status(kCtOffload);
 	counter_add(stats_.this_cpu()->teardown[unsigned(why)], 1);
 	xb_call_rcu(&f->rcu, free_rcu);
+}
+
+/* The hits' counters into the conntrack entry (hits racing with this may
+ * lose a count to the reset: the counters are statistics). */
+void FlowTable::fold_counters(Flow *f)
+{
+	for (FlowDir &d : f->d) {
+		const uint32_t packets = load_once(d.packets);
+		const uint64_t bytes = load_once(d.bytes);
+		if (!packets)
+			continue;
+		store_once(d.packets, uint32_t(0));
+		store_once(d.bytes, uint64_t(0));
+		__atomic_fetch_add(&f->ct->packets[d.ct_dir], packets, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&f->ct->bytes[d.ct_dir], bytes, __ATOMIC_RELAXED);
+	}
 }
 
 void FlowTable::free_rcu(xb_rcu_head *head)
@@ -206,7 +226,7 @@ void FlowTable::ct_removed(CtEntry *e)
 		remove_locked(static_cast<Flow *>(e->flow), FlowTeardown::Conntrack, 0);
 }
 
-unsigned FlowTable::gc_slice(uint32_t now, uint32_t gen, uint32_t nft_gen, uint32_t max_buckets)
+unsigned FlowTable::gc_slice(uint32_t now, uint64_t stamp, uint32_t max_buckets)
 {
 	unsigned removed = 0;
 	LockGuard guard(lock_);
@@ -218,15 +238,17 @@ unsigned FlowTable::gc_slice(uint32_t now, uint32_t gen, uint32_t nft_gen, uint3
 			FlowDir *next = d->next;
 			Flow *f = d->flow;
 			if (d->dir == 0) {
-				if (f->gen != gen || f->nft_gen != nft_gen) {
+				if (d->stamp != stamp) {
 					remove_locked(f, FlowTeardown::Stale, now);
 					removed++;
 				} else if (ct_ticks_after(now, load_once(f->expires))) {
 					remove_locked(f, FlowTeardown::Timeout, now);
 					removed++;
-				} else if (!ct_ticks_after(load_once(f->ct->expires),
-							   now + kFlowCtTimeoutMs / 2)) {
-					store_once(f->ct->expires, now + kFlowCtTimeoutMs);
+				} else {
+					fold_counters(f);
+					if (!ct_ticks_after(load_once(f->ct->expires),
+							    now + kFlowCtTimeoutMs / 2))
+						store_once(f->ct->expires, now + kFlowCtTimeoutMs);
 				}
 			}
 			d = next;

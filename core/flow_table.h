@@ -64,24 +64,48 @@ struct FlowKey {
 
 	bool operator==(const FlowKey &o) const
 	{
-		return __builtin_memcmp(this, &o, sizeof(*this)) == 0;
+		uint64_t a[9], b[9], diff = 0;
+		__builtin_memcpy(a, this, sizeof(a));
+		__builtin_memcpy(b, &o, sizeof(b));
+		for (unsigned i = 0; i < 9; i++)
+			diff |= a[i] ^ b[i];
+		return diff == 0;
 	}
 };
 static_assert(sizeof(FlowKey) == 72, "a flow key is nine words, no padding");
 
 struct Flow;
 
+/*
+ * One direction: everything a hit reads and writes is here, in two cache
+ * lines (the kernel allocates a Flow from a 512-byte, 512-aligned slab)
+ * - the key, the decision, the validity stamp and the counters the
+ * GC folds into conntrack's entry (so a hit touches no other memory).
+ */
 struct FlowDir {
 	FlowDir *next;		/* bucket chain (rcu_publish / rcu_deref) */
 	Flow *flow;
 	FlowKey key;
 	Port *out;		/* the egress port */
+	uint64_t stamp;		/* flow_stamp() when added */
+	uint64_t bytes;		/* not yet folded into conntrack (IP length) */
+	uint32_t packets;	/* not yet folded into conntrack */
+	uint32_t learned;	/* tick of the last refresh (learning, expiry) */
+	uint16_t vid;		/* the VID inside the bridge (0: no filtering) */
 	uint8_t tag;		/* TagAction */
 	uint8_t dir;		/* its index in Flow::d (0: the frame that added it) */
 	uint8_t ct_dir;		/* its conntrack direction (0 original, 1 reply) */
-	uint16_t vid;		/* the VID inside the bridge (0: no filtering) */
-	uint32_t learned;	/* tick of the last learning refresh */
+	uint8_t dead;		/* unlinked (set under the lock) */
+	uint16_t pad;
 };
+static_assert(sizeof(FlowDir) == 128, "a flow direction is two cache lines");
+
+/* What a flow is valid under: the bridge's flow generation and the
+ * ruleset generation's id. */
+inline uint64_t flow_stamp(uint32_t bridge_gen, uint32_t nft_gen)
+{
+	return uint64_t(nft_gen) << 32 | bridge_gen;
+}
 
 enum class FlowTeardown : uint8_t {
 	Stale,		/* the bridge's flow generation moved (bridge_flow.h) */
@@ -97,9 +121,7 @@ struct Flow {
 	FlowDir d[2];
 	CtEntry *ct;
 	const void *flowtable;	/* the ruleset's flowtable object that asked */
-	uint32_t gen;		/* the bridge's flow generation when added */
-	uint32_t nft_gen;	/* the ruleset generation's id when added */
-	uint32_t expires;	/* ticks */
+	uint32_t expires;	/* ticks; refreshed once a second by hits */
 	uint16_t zone;
 	bool dead;		/* unlinked (under the lock) */
 	xb_rcu_head rcu;
@@ -114,7 +136,7 @@ struct FlowStats {
 
 class FlowTable {
 public:
-	static constexpr uint32_t kDefaultBuckets = 4096;
+	static constexpr uint32_t kDefaultBuckets = 131072;	/* kDefaultMax flows, two directions each */
 	static constexpr uint32_t kDefaultMax = 65536;
 
 	/* Control. */
@@ -144,11 +166,11 @@ public:
 	/*
 	 * Deferred context, RCU read section: visit up to @max_buckets
 	 * buckets from where the last slice stopped; tear down flows that
-	 * timed out or whose generation is not @gen / @nft_gen, and keep the
-	 * live ones' conntrack entries from expiring. Returns the flows torn
-	 * down.
+	 * timed out or whose stamp is not @stamp, fold the live ones'
+	 * counters into their conntrack entries and keep those from
+	 * expiring. Returns the flows torn down.
 	 */
-	unsigned gc_slice(uint32_t now, uint32_t gen, uint32_t nft_gen, uint32_t max_buckets);
+	unsigned gc_slice(uint32_t now, uint64_t stamp, uint32_t max_buckets);
 
 	/* Control: visit every flow (under the lock) until @fn returns false. */
 	template <typename Fn> void for_each(Fn fn) const
@@ -169,6 +191,7 @@ private:
 	void unlink_locked(FlowDir *d);
 	void remove_locked(Flow *f, FlowTeardown why, uint32_t now);
 	static void free_rcu(xb_rcu_head *head);
+	static void fold_counters(Flow *f);
 
 	FlowDir **buckets_ = nullptr;
 	uint32_t mask_ = 0;
