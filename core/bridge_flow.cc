@@ -18,37 +18,69 @@ constexpr uint8_t kTcpFin = 0x01;
 constexpr uint8_t kTcpRst = 0x04;
 
 /*
- * The key @f arrives with, and its packet as conntrack parses it. False
- * when it cannot have a flow: not TCP or UDP over IPv4/IPv6, a fragment,
- * headers conntrack would not accept.
+ * The key @f arrives with. False when it cannot have a flow: not TCP or
+ * UDP over IPv4/IPv6, a fragment, headers conntrack would not accept. The
+ * common case - IPv4 without options - is read here directly, as
+ * nf_flow_table's hook reads it; anything else goes through conntrack's
+ * own parse. Both give the tuple conntrack keys the connection by.
  */
-bool key_of(const RxFrame &f, const L2Info &l2, FlowKey &k, CtPacket &pkt)
+bool key_of(const RxFrame &f, const L2Info &l2, FlowProbe &fp)
 {
-	if (ct_parse(f.data, f.len, f.oob.present, 0, pkt) != CtParse::Ok || pkt.fragment)
-		return false;
-	if (pkt.tuple.l4proto != kIpProtoTcp && pkt.tuple.l4proto != kIpProtoUdp)
-		return false;
+	FlowKey &k = fp.key;
 	k = FlowKey{};
-	k.tuple = pkt.tuple;
 	k.in = f.ingress;
 	k.src = l2.src;
 	k.dst = l2.dst;
+	const uint8_t *p = f.data;
+	uint32_t off = 12;
 	if (f.oob.present) {
 		k.vlan_proto = f.oob.tpid;
 		k.vlan_id = f.oob.tci & 0xfff;
 	} else if (f.len >= kEthHeaderLen + 4) {
-		const uint16_t type = uint16_t(f.data[12] << 8 | f.data[13]);
+		const uint16_t type = uint16_t(p[12] << 8 | p[13]);
 		if (type == kEthP8021Q || type == kEthP8021AD) {
 			k.vlan_proto = type;
-			k.vlan_id = uint16_t((f.data[14] << 8 | f.data[15]) & 0xfff);
+			k.vlan_id = uint16_t((p[14] << 8 | p[15]) & 0xfff);
+			off = 16;
 		}
 	}
+	if (f.len >= off + 2 + 20 && p[off] == 0x08 && p[off + 1] == 0x00 && p[off + 2] == 0x45) {
+		const uint8_t *ip = p + off + 2;
+		const uint32_t total = uint32_t(ip[2] << 8 | ip[3]);
+		const uint8_t proto = ip[9];
+		if (total > f.len - off - 2 || (ip[6] & 0x3f) || ip[7])
+			return false;	/* cut short, or a fragment */
+		if (proto == kIpProtoTcp) {
+			if (total < 40 || (ip[32] >> 4) < 5 || uint32_t(ip[32] >> 4) * 4 > total - 20)
+				return false;
+			fp.tcp_flags = ip[33];
+		} else if (proto == kIpProtoUdp) {
+			if (total < 28)
+				return false;
+			fp.tcp_flags = 0;
+		} else {
+			return false;
+		}
+		__builtin_memcpy(k.tuple.src, ip + 12, 4);
+		__builtin_memcpy(k.tuple.dst, ip + 16, 4);
+		k.tuple.sport = uint16_t(ip[20] << 8 | ip[21]);
+		k.tuple.dport = uint16_t(ip[22] << 8 | ip[23]);
+		k.tuple.l3 = kCtL3Ipv4;
+		k.tuple.l4proto = proto;
+		fp.l3_len = total;
+		return true;
+	}
+	CtPacket pkt;
+	if (ct_parse(f.data, f.len, f.oob.present, 0, pkt) != CtParse::Ok || pkt.fragment)
+		return false;
+	if (pkt.tuple.l4proto != kIpProtoTcp && pkt.tuple.l4proto != kIpProtoUdp)
+		return false;
+	k.tuple = pkt.tuple;
+	fp.tcp_flags = pkt.tuple.l4proto == kIpProtoTcp && pkt.l4_len >= 14
+			       ? pkt.l3[pkt.l4_off + 13]
+			       : 0;
+	fp.l3_len = pkt.l3_len;
 	return true;
-}
-
-uint8_t tcp_flags(const CtPacket &p)
-{
-	return p.l4_len >= 14 ? p.l3[p.l4_off + 13] : 0;
 }
 
 const char *name_of(const Port *p)
@@ -80,24 +112,38 @@ void refresh(Bridge &br, FlowDir &d, const L2Info &l2, uint32_t now)
 
 } // namespace
 
+void flow_probe(const FlowTable &flows, const RxFrame &f, const L2Info &l2, FlowProbe &fp)
+{
+	fp.keyed = key_of(f, l2, fp);
+	if (fp.keyed) {
+		fp.bucket = flows.bucket_of(fp.key);
+		flows.prefetch_bucket(fp.bucket);
+	}
+}
+
 bool flow_hit(Bridge &br, FlowTable &flows, uint32_t nft_gen, const RxFrame &f, const L2Info &l2,
-	      uint32_t now, Verdict &v)
+	      uint32_t now, const FlowProbe *ahead, Verdict &v)
 {
 	const BridgeOptions &o = br.opts();
 	if (load_once(o.promisc) || load_once(o.vlan_stats))
 		return false;
-	FlowKey k;
-	CtPacket pkt;
-	if (!key_of(f, l2, k, pkt))
+	FlowProbe here;
+	if (!ahead) {
+		here.keyed = key_of(f, l2, here);
+		if (here.keyed)
+			here.bucket = flows.bucket_of(here.key);
+		ahead = &here;
+	}
+	if (!ahead->keyed)
 		return false;
-	FlowDir *d = flows.lookup(k);
+	FlowDir *d = flows.lookup_in(ahead->key, ahead->bucket);
 	if (!d || xb_unlikely(load_once(d->dead)))
 		return false;
 	if (xb_unlikely(d->stamp != flow_stamp(br.flow_generation(), nft_gen))) {
 		flows.teardown(d->flow, FlowTeardown::Stale, now);
 		return false;
 	}
-	if (pkt.tuple.l4proto == kIpProtoTcp && (tcp_flags(pkt) & (kTcpFin | kTcpRst))) {
+	if (xb_unlikely(ahead->tcp_flags & (kTcpFin | kTcpRst))) {
 		flows.teardown(d->flow, FlowTeardown::FinRst, now);
 		return false;
 	}
@@ -113,10 +159,9 @@ bool flow_hit(Bridge &br, FlowTable &flows, uint32_t nft_gen, const RxFrame &f, 
 	v.out.tag = TagAction(d->tag);
 
 	store_once(d->packets, load_once(d->packets) + 1);
-	store_once(d->bytes, load_once(d->bytes) + pkt.l3_len);
+	store_once(d->bytes, load_once(d->bytes) + ahead->l3_len);
 	if (xb_unlikely(now - load_once(d->learned) >= kFlowLearnIntervalMs))
 		refresh(br, *d, l2, now);
-	counter_add(flows.stats_this_cpu()->hits, 1);
 	return true;
 }
 
@@ -133,12 +178,12 @@ void flow_offload(Bridge &br, FlowTable &flows, uint32_t nft_gen, const void *fl
 		return;
 	if (load_once(br.opts().promisc) || load_once(br.opts().vlan_stats))
 		return;
-	FlowKey k0;
-	CtPacket pkt;
-	if (!key_of(f, l2, k0, pkt))
+	FlowProbe fp;
+	if (!key_of(f, l2, fp))
 		return;
-	if (pkt.tuple.l4proto == kIpProtoTcp &&
-	    (ct->tcp_state() != kTcpEstablished || (tcp_flags(pkt) & (kTcpFin | kTcpRst))))
+	const FlowKey &k0 = fp.key;
+	if (k0.tuple.l4proto == kIpProtoTcp &&
+	    (ct->tcp_state() != kTcpEstablished || (fp.tcp_flags & (kTcpFin | kTcpRst))))
 		return;
 
 	Port *in = f.ingress;

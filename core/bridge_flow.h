@@ -49,13 +49,32 @@
 
 namespace xb {
 
+/* A frame's flow key and what a hit needs of its headers, worked out
+ * ahead of its decision in batches. */
+struct FlowProbe {
+	bool keyed;		/* the frame can have a flow */
+	uint8_t tcp_flags;	/* 0 unless TCP */
+	uint32_t l3_len;	/* the IP packet's length (conntrack's bytes) */
+	uint32_t bucket;
+	FlowKey key;
+};
+
+/* Datapath (batches): @fp for @f, with its bucket prefetched; then
+ * flow_probe_chain() a step later prefetches the chain's first entry. */
+void flow_probe(const FlowTable &flows, const RxFrame &f, const L2Info &l2, FlowProbe &fp);
+inline void flow_probe_chain(const FlowTable &flows, const FlowProbe &fp)
+{
+	if (fp.keyed)
+		flows.prefetch_chain(fp.bucket);
+}
+
 /*
  * Datapath: the frame's live flow, if it has one. True: @v is the verdict,
  * as the slow path decided for the flow's connection. @nft_gen is the
- * ruleset generation's id (0: none).
+ * ruleset generation's id (0: none); @ahead the frame's probe, or nullptr.
  */
 bool flow_hit(Bridge &br, FlowTable &flows, uint32_t nft_gen, const RxFrame &f, const L2Info &l2,
-	      uint32_t now, Verdict &v);
+	      uint32_t now, const FlowProbe *ahead, Verdict &v);
 
 /*
  * Datapath: a `flow offload` for @flowtable (the ruleset's FlowtableObj)

@@ -100,20 +100,27 @@ void FlowTable::fini(uint32_t now)
 	lock_ = nullptr;
 }
 
+/* Independent multiplies over the key's words (they overlap in the
+ * pipeline), then one mixing round with the table's seed. */
 uint32_t FlowTable::bucket_of(const FlowKey &k) const
 {
 	uint64_t w[9];
 	__builtin_memcpy(w, &k, sizeof(w));
-	uint64_t h = ct_tuple_hash(k.tuple, seed_);
-	h ^= (w[5] ^ w[6]) * 0x9e3779b97f4a7c15ull;
-	h += (w[7] + w[8]) * 0xc2b2ae3d27d4eb4full;
-	h ^= h >> 31;
-	return uint32_t(h) & mask_;
+	uint64_t h = (w[0] + seed_) * 0x9e3779b97f4a7c15ull;
+	h += w[1] * 0xc2b2ae3d27d4eb4full;
+	h += w[2] * 0x165667b19e3779f9ull;
+	h += w[3] * 0xd6e8feb86659fd93ull;
+	h += w[4] * 0xff51afd7ed558ccdull;
+	h += (w[5] ^ w[7]) * 0x94d049bb133111ebull;
+	h += (w[6] ^ w[8]) * 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	h *= seed_;
+	return uint32_t(h ^ (h >> 29)) & mask_;
 }
 
-FlowDir *FlowTable::lookup(const FlowKey &k) const
+FlowDir *FlowTable::lookup_in(const FlowKey &k, uint32_t bucket) const
 {
-	for (FlowDir *d = rcu_deref(buckets_[bucket_of(k)]); d; d = rcu_deref(d->next))
+	for (FlowDir *d = rcu_deref(buckets_[bucket]); d; d = rcu_deref(d->next))
 		if (d->key == k)
 			return d;
 	return nullptr;
@@ -192,8 +199,9 @@ void FlowTable::remove_locked(Flow *f, FlowTeardown why, uint32_t now)
 	xb_call_rcu(&f->rcu, free_rcu);
 }
 
-/* The hits' counters into the conntrack entry (hits racing with this may
- * lose a count to the reset: the counters are statistics). */
+/* The hits' counters into the conntrack entry and the table's hit count,
+ * so that a hit itself writes only its own direction (hits racing with
+ * this may lose a count to the reset: the counters are statistics). */
 void FlowTable::fold_counters(Flow *f)
 {
 	for (FlowDir &d : f->d) {
@@ -205,6 +213,7 @@ void FlowTable::fold_counters(Flow *f)
 		store_once(d.bytes, uint64_t(0));
 		__atomic_fetch_add(&f->ct->packets[d.ct_dir], packets, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&f->ct->bytes[d.ct_dir], bytes, __ATOMIC_RELAXED);
+		counter_add(stats_.this_cpu()->hits, packets);
 	}
 }
 
@@ -270,6 +279,11 @@ FlowStats FlowTable::stats_sum() const
 		for (unsigned i = 0; i < kFlowTeardownCount; i++)
 			sum.teardown[i] += load_once(s->teardown[i]);
 	}
+	/* and the hits not folded in yet */
+	LockGuard guard(lock_);
+	for (uint32_t b = 0; b <= mask_; b++)
+		for (FlowDir *d = buckets_[b]; d; d = d->next)
+			sum.hits += load_once(d->packets);
 	return sum;
 }
 

@@ -62,14 +62,18 @@ struct FlowKey {
 	uint16_t vlan_id;
 	uint32_t pad;
 
+	uint64_t word(unsigned i) const
+	{
+		uint64_t w;
+		__builtin_memcpy(&w, reinterpret_cast<const char *>(this) + 8 * i, 8);
+		return w;
+	}
+	/* Word by word, no branch until the end (straight-line loads). */
 	bool operator==(const FlowKey &o) const
 	{
-		uint64_t a[9], b[9], diff = 0;
-		__builtin_memcpy(a, this, sizeof(a));
-		__builtin_memcpy(b, &o, sizeof(b));
-		for (unsigned i = 0; i < 9; i++)
-			diff |= a[i] ^ b[i];
-		return diff == 0;
+		return ((word(0) ^ o.word(0)) | (word(1) ^ o.word(1)) | (word(2) ^ o.word(2)) |
+			(word(3) ^ o.word(3)) | (word(4) ^ o.word(4)) | (word(5) ^ o.word(5)) |
+			(word(6) ^ o.word(6)) | (word(7) ^ o.word(7)) | (word(8) ^ o.word(8))) == 0;
 	}
 };
 static_assert(sizeof(FlowKey) == 72, "a flow key is nine words, no padding");
@@ -128,7 +132,7 @@ struct Flow {
 };
 
 struct FlowStats {
-	uint64_t hits;
+	uint64_t hits;		/* folded in from the flows by the GC and teardowns */
 	uint64_t adds;
 	uint64_t add_failed;	/* no memory, table full, lost a race */
 	uint64_t teardown[kFlowTeardownCount];
@@ -146,7 +150,21 @@ public:
 	void fini(uint32_t now);
 
 	/* Datapath, RCU read section: the direction whose key is @k. */
-	FlowDir *lookup(const FlowKey &k) const;
+	FlowDir *lookup(const FlowKey &k) const { return lookup_in(k, bucket_of(k)); }
+	/* The same in @k's bucket_of() (batches compute it ahead). */
+	FlowDir *lookup_in(const FlowKey &k, uint32_t bucket) const;
+	uint32_t bucket_of(const FlowKey &k) const;
+	/* Datapath (batches): prefetch a bucket, then (a later step) the
+	 * first direction in it, both of its lines. */
+	void prefetch_bucket(uint32_t bucket) const { prefetch(&buckets_[bucket]); }
+	void prefetch_chain(uint32_t bucket) const
+	{
+		const FlowDir *d = __atomic_load_n(&buckets_[bucket], __ATOMIC_RELAXED);
+		if (d) {
+			prefetch(d);
+			prefetch(reinterpret_cast<const char *>(d) + 64);
+		}
+	}
 
 	/* Datapath: a zeroed flow, or nullptr (full, no memory: counted). */
 	Flow *alloc();
@@ -184,14 +202,14 @@ public:
 
 	uint32_t count() const { return load_once(count_); }
 	FlowStats *stats_this_cpu() const { return stats_.this_cpu(); }
+	/* Control: every CPU's counters, with the hits not folded in yet. */
 	FlowStats stats_sum() const;
 
 private:
-	uint32_t bucket_of(const FlowKey &k) const;
 	void unlink_locked(FlowDir *d);
 	void remove_locked(Flow *f, FlowTeardown why, uint32_t now);
 	static void free_rcu(xb_rcu_head *head);
-	static void fold_counters(Flow *f);
+	void fold_counters(Flow *f);
 
 	FlowDir **buckets_ = nullptr;
 	uint32_t mask_ = 0;

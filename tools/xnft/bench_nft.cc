@@ -144,6 +144,7 @@ int main(int argc, char **argv)
 {
 	unsigned passes = 20;
 	uint32_t flow_scale = 60000;
+	bool flow_only = false;
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--passes") && i + 1 < argc)
@@ -152,8 +153,10 @@ int main(int argc, char **argv)
 			json = true;
 		else if (!strcmp(argv[i], "--flows") && i + 1 < argc)
 			flow_scale = uint32_t(atoi(argv[++i]));
+		else if (!strcmp(argv[i], "--flow-only"))
+			flow_only = true;
 		else {
-			fprintf(stderr, "usage: xnft-bench [--passes N] [--flows N] [--json]\n");
+			fprintf(stderr, "usage: xnft-bench [--passes N] [--flows N] [--flow-only] [--json]\n");
 			return 2;
 		}
 	}
@@ -163,6 +166,16 @@ int main(int argc, char **argv)
 	}
 	const double hz = tsc_hz();
 	bool ok = true;
+	if (flow_only) {	/* the flowtable rows alone (profiling) */
+		for (uint32_t conns : {1000u, flow_scale}) {
+			xnft_bench::FlowRow r;
+			ok &= xnft_bench::run_flow_rows(conns, passes, r);
+			printf("%u connections: plain %.1f/%.1f slow %.1f/%.1f hit %.1f/%.1f\n", conns,
+			       r.plain.single, r.plain.batch, r.slow.single, r.slow.batch, r.hit.single,
+			       r.hit.batch);
+		}
+		return ok ? 0 : 1;
+	}
 	struct Row {
 		std::string name;
 		double cycles;
