@@ -42,6 +42,12 @@ void fixup_ct(CtEntry &e, uint32_t now)
 		store_once(e.expires, now + timeout);
 }
 
+/* The flow's conntrack entry, or nullptr once conntrack removed it. */
+CtEntry *ct_of(const Flow *f)
+{
+	return __atomic_load_n(&f->ct, __ATOMIC_ACQUIRE);
+}
+
 } // namespace
 
 int FlowTable::init(uint32_t buckets, uint32_t max, Extack *ack)
@@ -86,9 +92,11 @@ void FlowTable::fini(uint32_t now)
 				xb_free(f);
 			} else {
 				f->dead = true;
-				f->ct->flow = nullptr;
-				f->ct->clear_status(kCtOffload);
-				fixup_ct(*f->ct, now);
+				if (CtEntry *ct = ct_of(f)) {
+					ct->flow = nullptr;
+					ct->clear_status(kCtOffload);
+					fixup_ct(*ct, now);
+				}
 			}
 			d = next;
 		}
@@ -141,6 +149,15 @@ bool FlowTable::add(Flow *f, uint32_t now)
 	{
 		LockGuard guard(lock_);
 		CtEntry *ct = f->ct;
+		/* A flow conntrack detached (ct_removed) still holds its keys
+		 * until the GC meets it: it goes now. */
+		for (unsigned i = 0; i < 2; i++) {
+			FlowDir *d = buckets_[bucket_of(f->d[i].key)];
+			while (d && !(d->key == f->d[i].key))
+				d = d->next;
+			if (d && !ct_of(d->flow))
+				remove_locked(d->flow, FlowTeardown::Conntrack, now);
+		}
 		bool taken = count_ >= max_ || ct->flow || (ct->status_bits() & (kCtOffload | kCtDying));
 		for (unsigned i = 0; i < 2 && !taken; i++)
 			for (FlowDir *d = buckets_[bucket_of(f->d[i].key)]; d && !taken; d = d->next)
@@ -157,12 +174,22 @@ bool FlowTable::add(Flow *f, uint32_t now)
 				d.next = *head;
 				rcu_publish(*head, &d);
 			}
-			ct->flow = f;
-			ct->set_status(kCtOffload);
-			/* nf_ct_offload_timeout: conntrack keeps the entry */
-			store_once(ct->expires, now + kFlowCtTimeoutMs);
 			store_once(count_, count_ + 1);
 			counter_add(stats_.this_cpu()->adds, 1);
+			ct->flow = f;
+			/*
+			 * Against conntrack removing the entry meanwhile (its lock
+			 * is not ours): it sets DYING and then looks at OFFLOAD,
+			 * we set OFFLOAD and then look at DYING, both sequentially
+			 * consistent - so it calls ct_removed() or we see DYING.
+			 */
+			__atomic_fetch_or(&ct->status, uint16_t(kCtOffload), __ATOMIC_SEQ_CST);
+			if (__atomic_load_n(&ct->status, __ATOMIC_SEQ_CST) & kCtDying) {
+				remove_locked(f, FlowTeardown::Conntrack, now);
+				return false;
+			}
+			/* nf_ct_offload_timeout: conntrack keeps the entry */
+			store_once(ct->expires, now + kFlowCtTimeoutMs);
 			return true;
 		}
 	}
@@ -190,19 +217,24 @@ void FlowTable::remove_locked(Flow *f, FlowTeardown why, uint32_t now)
 	unlink_locked(&f->d[0]);
 	unlink_locked(&f->d[1]);
 	store_once(count_, count_ - 1);
-	fold_counters(f);
-	if (why != FlowTeardown::Conntrack)
-		fixup_ct(*f->ct, now);
-	f->ct->flow = nullptr;
-	f->ct->clear_status(kCtOffload);
-	counter_add(stats_.this_cpu()->teardown[unsigned(why)], 1);
+	/* Conntrack may have removed the entry already (ct_removed): then it
+	 * is gone from the flow, and was counted there. */
+	if (CtEntry *ct = __atomic_exchange_n(&f->ct, static_cast<CtEntry *>(nullptr),
+					      __ATOMIC_ACQ_REL)) {
+		fold_counters(f, ct);
+		if (why != FlowTeardown::Conntrack)
+			fixup_ct(*ct, now);
+		ct->flow = nullptr;
+		ct->clear_status(kCtOffload);
+		counter_add(stats_.this_cpu()->teardown[unsigned(why)], 1);
+	}
 	xb_call_rcu(&f->rcu, free_rcu);
 }
 
 /* The hits' counters into the conntrack entry and the table's hit count,
  * so that a hit itself writes only its own direction (hits racing with
  * this may lose a count to the reset: the counters are statistics). */
-void FlowTable::fold_counters(Flow *f)
+void FlowTable::fold_counters(Flow *f, CtEntry *ct)
 {
 	for (FlowDir &d : f->d) {
 		const uint32_t packets = load_once(d.packets);
@@ -211,8 +243,8 @@ void FlowTable::fold_counters(Flow *f)
 			continue;
 		store_once(d.packets, uint32_t(0));
 		store_once(d.bytes, uint64_t(0));
-		__atomic_fetch_add(&f->ct->packets[d.ct_dir], packets, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&f->ct->bytes[d.ct_dir], bytes, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&ct->packets[d.ct_dir], packets, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&ct->bytes[d.ct_dir], bytes, __ATOMIC_RELAXED);
 		counter_add(stats_.this_cpu()->hits, packets);
 	}
 }
@@ -228,11 +260,24 @@ void FlowTable::teardown(Flow *f, FlowTeardown why, uint32_t now)
 	remove_locked(f, why, now);
 }
 
+/*
+ * Under conntrack's lock, which is not nested with ours (the platform's
+ * locks share one lockdep class): the flow is made unusable - its
+ * directions dead, so no hit touches it again, and its entry pointer gone,
+ * so nothing else will - and the GC unlinks it later. The entry itself is
+ * freed after a grace period, which covers any reader that got it before.
+ */
 void FlowTable::ct_removed(CtEntry *e)
 {
-	LockGuard guard(lock_);
-	if (e->flow)
-		remove_locked(static_cast<Flow *>(e->flow), FlowTeardown::Conntrack, 0);
+	auto *f = static_cast<Flow *>(__atomic_load_n(&e->flow, __ATOMIC_ACQUIRE));
+	if (!f || __atomic_exchange_n(&f->ct, static_cast<CtEntry *>(nullptr), __ATOMIC_ACQ_REL) != e)
+		return;
+	store_once(f->d[0].dead, uint8_t(1));
+	store_once(f->d[1].dead, uint8_t(1));
+	fold_counters(f, e);
+	e->flow = nullptr;
+	e->clear_status(kCtOffload);
+	counter_add(stats_.this_cpu()->teardown[unsigned(FlowTeardown::Conntrack)], 1);
 }
 
 unsigned FlowTable::gc_slice(uint32_t now, uint64_t stamp, uint32_t max_buckets)
@@ -247,17 +292,21 @@ unsigned FlowTable::gc_slice(uint32_t now, uint64_t stamp, uint32_t max_buckets)
 			FlowDir *next = d->next;
 			Flow *f = d->flow;
 			if (d->dir == 0) {
-				if (d->stamp != stamp) {
+				CtEntry *ct = ct_of(f);
+				if (!ct) {
+					remove_locked(f, FlowTeardown::Conntrack, now);
+					removed++;
+				} else if (d->stamp != stamp) {
 					remove_locked(f, FlowTeardown::Stale, now);
 					removed++;
 				} else if (ct_ticks_after(now, load_once(f->expires))) {
 					remove_locked(f, FlowTeardown::Timeout, now);
 					removed++;
 				} else {
-					fold_counters(f);
-					if (!ct_ticks_after(load_once(f->ct->expires),
+					fold_counters(f, ct);
+					if (!ct_ticks_after(load_once(ct->expires),
 							    now + kFlowCtTimeoutMs / 2))
-						store_once(f->ct->expires, now + kFlowCtTimeoutMs);
+						store_once(ct->expires, now + kFlowCtTimeoutMs);
 				}
 			}
 			d = next;

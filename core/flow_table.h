@@ -20,13 +20,14 @@
  *
  * Ownership. The table owns its buckets and its flows. A flow points at its
  * conntrack entry, which points back (CtEntry::flow) while kCtOffload is
- * set: conntrack removing an offloaded entry tears its flow down first
+ * set: conntrack removing an offloaded entry detaches its flow first
  * (ct_removed(), under the conntrack table's lock), so a flow never points
- * at a freed entry.
+ * at a freed entry; the GC then unlinks the flow.
  *
  * Locking. One table lock (bottom-half safe in the kernel) serialises
- * adding and removing flows and the CtEntry::flow links; it nests inside
- * the conntrack table's lock, never around it. Lookups walk a bucket chain
+ * adding and removing flows; it never nests with the conntrack table's
+ * (ct_removed() takes none, and works with atomics against add() and
+ * remove). Lookups walk a bucket chain
  * under RCU; removed flows are freed through call_rcu, so a flow a reader
  * found stays readable for its read section. The datapath writes a flow's
  * expiry and learning stamps with store_once, only when they change.
@@ -123,7 +124,7 @@ constexpr unsigned kFlowTeardownCount = unsigned(FlowTeardown::Count);
 
 struct Flow {
 	FlowDir d[2];
-	CtEntry *ct;
+	CtEntry *ct;		/* atomic: nullptr once conntrack removed it */
 	const void *flowtable;	/* the ruleset's flowtable object that asked */
 	uint32_t expires;	/* ticks; refreshed once a second by hits */
 	uint16_t zone;
@@ -209,7 +210,7 @@ private:
 	void unlink_locked(FlowDir *d);
 	void remove_locked(Flow *f, FlowTeardown why, uint32_t now);
 	static void free_rcu(xb_rcu_head *head);
-	void fold_counters(Flow *f);
+	void fold_counters(Flow *f, CtEntry *ct);
 
 	FlowDir **buckets_ = nullptr;
 	uint32_t mask_ = 0;

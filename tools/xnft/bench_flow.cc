@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <string>
 #include <vector>
@@ -215,6 +216,13 @@ bool run_case(uint32_t conns, bool ruleset, bool offload, unsigned passes, FlowC
 		out.single = time_frames(rig, frames, false, passes, ok);
 		out.batch = time_frames(rig, frames, true, passes, ok);
 		if (offload) {
+			const FlowStats st = rig.br->flows()->stats_sum();
+			if (getenv("XNFT_BENCH_DEBUG"))
+				fprintf(stderr, "flows %u adds %llu failed %llu stale %llu fin %llu to %llu ct %llu\n",
+					rig.br->flows()->count(), (unsigned long long)st.adds,
+					(unsigned long long)st.add_failed,
+					(unsigned long long)st.teardown[0], (unsigned long long)st.teardown[1],
+					(unsigned long long)st.teardown[2], (unsigned long long)st.teardown[3]);
 			out.flows = rig.br->flows()->count();
 			out.hit_ratio = double(rig.br->flows()->stats_sum().hits - hits0) /
 					double(2 * passes * (frames.size() / kChunk) * kChunk);

@@ -240,10 +240,29 @@ TEST_CASE("bridge flowtable: every stale destination goes back to the slow path"
 	SECTION("conntrack flushes the connection")
 	{
 		CHECK(b.table().flush(xb::CtFilter()) == 1);
+		CHECK(b.teardowns(FlowTeardown::Conntrack) == 1);
+		// Detached at once (no hit touches it), unlinked by the GC.
+		Outcome o = b.send(b.p(1), b.a_to_b(ctf::ACK, 10));
+		CHECK(b.hits() == 1);
+		CHECK(o.to(b.p(2)));
+		b.br->run_ct_gc(b.now(), xb::kBridgeCtBuckets);
 		CHECK(b.flows().count() == 0);
 		CHECK(b.teardowns(FlowTeardown::Conntrack) == 1);
+	}
+	SECTION("conntrack flushes it, conntrack picks it up again, it is offloaded again at once")
+	{
+		CHECK(b.table().flush(xb::CtFilter()) == 1);
+		// Mid-stream pickup (nf_conntrack_tcp_loose): the first segment
+		// creates the entry, the reply finds it established and confirmed
+		// and offloads it, replacing the detached flow's keys (no GC yet).
 		b.send(b.p(1), b.a_to_b(ctf::ACK, 10));
+		b.send(b.p(2), b.b_to_a(ctf::ACK, 10));
+		CHECK(b.flows().count() == 1);
+		CHECK(b.flows().stats_sum().add_failed == 0);
 		CHECK(b.hits() == 1);
+		CHECK(b.send(b.p(1), b.a_to_b(ctf::ACK, 10)).to(b.p(2)));
+		CHECK(b.send(b.p(2), b.b_to_a(ctf::ACK, 10)).to(b.p(1)));
+		CHECK(b.hits() == 3);
 	}
 	SECTION("no hit for 30 s: the GC times it out, conntrack keeps the entry")
 	{
