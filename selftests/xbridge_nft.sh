@@ -10,20 +10,8 @@
 set -u
 source "$(dirname "$0")/lib.sh"
 TMPDIR=$(mktemp -d)
-ROOT=$(cd "$SELFTESTS_DIR/.." && pwd)
 
-XNFT=${XNFT:-}
-if [[ -z "$XNFT" ]]; then
-	for d in build-test build build-tool build-dev; do
-		[[ -x "$ROOT/$d/tools/xnft/xnft" ]] && { XNFT="$ROOT/$d/tools/xnft/xnft"; break; }
-	done
-fi
-if [[ -z "$XNFT" || ! -x "$XNFT" ]]; then
-	log_test "xnft binary found" 1 "set XNFT or build tools/xnft"
-	summary
-	exit 1
-fi
-xnft() { "$XNFT" "$@"; }
+need_xnft
 
 cleanup() {
 	ip link del xbr0 2>/dev/null
