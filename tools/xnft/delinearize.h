@@ -22,6 +22,7 @@ struct PrintOptions {
 	bool handles = false;    // -a
 	bool stateless = false;  // -s
 	bool numeric = false;    // -n: symbols as numbers (JSON); priorities as numbers
+	bool json = false;       // -j
 };
 
 // The rule's statements as nft prints them, space-joined (no handle).
