@@ -549,7 +549,13 @@ void Delinearizer::range(const RegVal &v, const Bytes &lo_in, const Bytes &hi_in
 	Json r = Json::array();
 	r.push(range_value_json(f.part, lo));
 	r.push(range_value_json(f.part, hi));
-	emit(f.name + " " + (neq ? "!= " : "") + value_text(f.part, lo) + "-" + value_text(f.part, hi),
+	// ranges print protocols as numbers (expression.c range_expr_print)
+	auto end_text = [&](const Bytes &b) {
+		if (f.part.type->id == TYPE_INET_PROTOCOL)
+			return std::to_string(bytes_value(unshifted(f.part, b), f.part.order));
+		return value_text(f.part, b);
+	};
+	emit(f.name + " " + (neq ? "!= " : "") + end_text(lo) + "-" + end_text(hi),
 	     match_json(neq ? "!=" : "==", f.json, Json::wrap("range", std::move(r))));
 }
 
@@ -1028,7 +1034,12 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 					pj.set("len", Json::integer(plen));
 					j = Json::wrap("prefix", std::move(pj));
 				} else {
-					t = one(e.key) + "-" + one(hi);
+					auto end_text = [&](const Bytes &b) {
+						if (keys.size() == 1 && keys[0].type->id == TYPE_INET_PROTOCOL)
+							return std::to_string(bytes_value(b, keys[0].order));
+						return one(b);
+					};
+					t = end_text(e.key) + "-" + end_text(hi);
 					Json r = Json::array();
 					r.push(one_json(e.key, true));
 					r.push(one_json(hi, true));

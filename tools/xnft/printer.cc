@@ -122,13 +122,19 @@ static std::string print_set(nftnl_set *s, const PrintOptions &o)
 		if (nftnl_set_is_set(s, NFTNL_SET_DESC_SIZE))
 			out += "\t\tsize " + std::to_string(nftnl_set_get_u32(s, NFTNL_SET_DESC_SIZE)) + "\n";
 	}
-	std::string fl;
-	if (flags & NFT_SET_CONSTANT) fl += ",constant";
-	if (flags & NFT_SET_INTERVAL) fl += ",interval";
-	if ((flags & NFT_SET_TIMEOUT) && !nftnl_set_is_set(s, NFTNL_SET_TIMEOUT)) fl += ",timeout";
-	if (flags & NFT_SET_EVAL) fl += ",dynamic";
-	if (!fl.empty())
+	// nft 1.0.6 leaves the flags line out when timeout is the only flag
+	// and a default timeout says so; otherwise every flag, dynamic before
+	// timeout
+	const bool has_timeout = nftnl_set_is_set(s, NFTNL_SET_TIMEOUT);
+	if ((flags & (NFT_SET_CONSTANT | NFT_SET_INTERVAL | NFT_SET_EVAL)) ||
+	    ((flags & NFT_SET_TIMEOUT) && !has_timeout)) {
+		std::string fl;
+		if (flags & NFT_SET_CONSTANT) fl += ",constant";
+		if (flags & NFT_SET_INTERVAL) fl += ",interval";
+		if (flags & NFT_SET_EVAL) fl += ",dynamic";
+		if (flags & NFT_SET_TIMEOUT) fl += ",timeout";
 		out += "\t\tflags " + fl.substr(1) + "\n";
+	}
 	if (nftnl_set_is_set(s, NFTNL_SET_TIMEOUT))
 		out += "\t\ttimeout " + format_value(datatype(TYPE_TIME), 64, ByteOrder::Host,
 						     [&] {
