@@ -165,7 +165,7 @@ Bytes Delinearizer::unshifted(const KeyPart &p, const Bytes &b)
 
 std::string Delinearizer::value_text(const KeyPart &p, const Bytes &b)
 {
-	return format_value(*p.type, p.bits, p.order, unshifted(p, b));
+	return format_value(*p.type, p.bits, p.order, unshifted(p, b), opt_.numeric);
 }
 
 Json Delinearizer::value_js(const KeyPart &p, const Bytes &b)
@@ -498,9 +498,16 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 		} else {
 			Json list = flags_json(*p.type, p.order, data, numeric);
 			std::string joined;
-			for (auto &item : list.items())
-				joined += (joined.empty() ? "" : " | ") +
-					  (item.is_string() ? item.str() : item.dump());
+			for (unsigned bit = 0; bit < 64; bit++) {
+				if (!(x & (1ull << bit)))
+					continue;
+				Bytes one(data.size(), 0);
+				for (size_t i = 0; i < one.size(); i++) {
+					size_t at = p.order == ByteOrder::Big ? one.size() - 1 - i : i;
+					one[at] = static_cast<uint8_t>((1ull << bit) >> (8 * i));
+				}
+				joined += (joined.empty() ? "" : " | ") + value_text(p, one);
+			}
 			value = joined;
 			right = Json::wrap("|", std::move(list));
 		}
@@ -609,7 +616,7 @@ void Delinearizer::lookup(nftnl_expr *e)
 			data = KeyPart{&datatype(static_cast<TypeId>(dt)), dl * 8, datatype(static_cast<TypeId>(dt)).order, dl};
 			has_data = true;
 		}
-		rhs = format_elements(s, keys, has_data ? &data : nullptr, verdict);
+		rhs = format_elements(s, keys, has_data ? &data : nullptr, verdict, opt_.numeric);
 		rhs_json = Json::wrap("set", elements_json(s, keys, has_data ? &data : nullptr, verdict, opt_.numeric));
 	} else {
 		rhs = "@" + name;
@@ -910,7 +917,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		} else if (data && nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_DATA)) {
 			uint32_t dl = 0;
 			const uint8_t *d = static_cast<const uint8_t *>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_DATA, &dl));
-			el.data = format_value(*data->type, data->bits, data->order, Bytes(d, d + dl));
+			el.data = format_value(*data->type, data->bits, data->order, Bytes(d, d + dl), numeric);
 			el.data_json = value_json(*data->type, data->bits, data->order, Bytes(d, d + dl), numeric);
 		}
 		els.push_back(el);
@@ -933,16 +940,16 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 			Bytes v(p.bytes, 0);
 			for (unsigned i = 0; i < p.bytes; i++)
 				v[p.bytes - 1 - i] = static_cast<uint8_t>(x >> (8 * i));
-			return format_value(*p.type, p.bits, p.order, v);
+			return format_value(*p.type, p.bits, p.order, v, numeric);
 		}
 		if (keys.size() == 1)
-			return format_value(*keys[0].type, keys[0].bits, keys[0].order, k);
+			return format_value(*keys[0].type, keys[0].bits, keys[0].order, k, numeric);
 		std::string t;
 		size_t at = 0;
 		for (auto &p : keys) {
 			Bytes part(k.begin() + static_cast<long>(at), k.begin() + static_cast<long>(std::min(k.size(), at + p.bytes)));
 			at += (p.bytes + 3) / 4 * 4;
-			t += (t.empty() ? "" : " . ") + format_value(*p.type, p.bits, p.order, part);
+			t += (t.empty() ? "" : " . ") + format_value(*p.type, p.bits, p.order, part, numeric);
 		}
 		return t;
 	};
@@ -1055,11 +1062,11 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 } // namespace
 
 std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
-			    const KeyPart *data, bool verdict_map)
+			    const KeyPart *data, bool verdict_map, bool numeric)
 {
 	std::vector<KeyPart> keys = keys_in.empty() ? keyparts_of_set(s) : keys_in;
 	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
-	auto items = element_items(s, keys, data, verdict_map, false);
+	auto items = element_items(s, keys, data, verdict_map, numeric);
 	bool anonymous = flags & NFT_SET_ANONYMOUS;
 	unsigned per_line = keys.size() == 1 ? elements_per_line(*keys[0].type) : 1;
 	std::string out = "{ ";

@@ -45,7 +45,7 @@ struct KeyPart;
 // Named sets wrap lines as nft does (elements_per_line); anonymous sets
 // print on one line.
 std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys,
-			    const KeyPart *data, bool verdict_map);
+			    const KeyPart *data, bool verdict_map, bool numeric = false);
 // The same elements as `-j` prints them: values, {"range": [a, b]},
 // {"prefix": {...}}, {"concat": [...]}, [key, data] for maps.
 Json elements_json(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data, bool verdict_map,

@@ -143,12 +143,12 @@ static std::string print_set(nftnl_set *s, const PrintOptions &o)
 							     for (int i = 0; i < 8; i++)
 								     b[i] = static_cast<uint8_t>(v >> (8 * i));
 							     return b;
-						     }()) + "\n";
+						     }(), o.numeric) + "\n";
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
 	bool any = nftnl_set_elems_iter_next(it) != nullptr;
 	nftnl_set_elems_iter_destroy(it);
 	if (any)
-		out += "\t\telements = " + format_elements(s, {}, is_map && !verdict ? &data : nullptr, verdict) + "\n";
+		out += "\t\telements = " + format_elements(s, {}, is_map && !verdict ? &data : nullptr, verdict, o.numeric) + "\n";
 	return out + "\t}\n";
 }
 
