@@ -12,6 +12,7 @@
 #include <libnftnl/set.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -81,6 +82,20 @@ static void load_kernel(Family &fam, RulesetModel &model)
 		fam.dump(k, "", [&](uint16_t type, uint32_t family, const uint8_t *attrs, size_t len) {
 			model.load_dump(type, family, attrs, len);
 		});
+}
+
+// nft -j -f reads JSON when the file holds JSON: its first character
+// that is not white space opens an object or an array.
+static bool looks_like_json(const std::string &path)
+{
+	FILE *f = fopen(path.c_str(), "r");
+	if (!f)
+		return false;
+	int c;
+	while ((c = fgetc(f)) != EOF && isspace(c))
+		;
+	fclose(f);
+	return c == '{' || c == '[';
 }
 
 static bool parse_options(int argc, char **argv, Options &o)
@@ -156,9 +171,9 @@ int main(int argc, char **argv)
 	Options o;
 	if (!parse_options(argc, argv, o))
 		return 1;
-	if (o.json && !o.file.empty() && o.file.size() > 5 && o.file.substr(o.file.size() - 5) == ".json") {
-		fprintf(stderr, "Error: xnft reads nft's language only: JSON input (-j -f FILE.json) is not "
-				"supported; -j formats `list` output\n");
+	if (o.json && !o.file.empty() && looks_like_json(o.file)) {
+		fprintf(stderr, "Error: xnft reads nft's language only: JSON input (-j -f FILE with JSON in it) "
+				"is not supported; -j formats `list` output\n");
 		return 1;
 	}
 	if (o.file.empty() && o.words.empty()) {
