@@ -466,6 +466,10 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 		table = find_table(m, c);
 		if (!table)
 			throw no_such(c.table_loc);
+	} else if (c.obj == Obj::Table || c.obj == Obj::Chain || c.obj == Obj::Set || c.obj == Obj::Map ||
+		   c.obj == Obj::Flowtable) {
+		// `list table handle N` and the like: xnft lists by name only
+		throw LangError(c.loc, "Could not process rule: Operation not supported");
 	}
 	auto chain_name = [](nftnl_chain *ch) { return nftnl_chain_get_str(ch, NFTNL_CHAIN_NAME); };
 	auto set_name = [](nftnl_set *st) { return nftnl_set_get_str(st, NFTNL_SET_NAME); };
