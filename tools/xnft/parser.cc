@@ -319,6 +319,7 @@ void Parser::parse_line(std::vector<Command> &out)
 		if (peek().kind == Tok::Word && (cmd.obj != Obj::Tables) && peek().text == "table") {
 			take();
 			cmd.family = parse_family_opt();
+			cmd.table_loc = peek().loc;
 			cmd.table = expect_name("table name");
 		}
 	} else if (o == "table") {
@@ -391,6 +392,7 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
 		cmd.table = expect_name("table name");
+		cmd.name_loc = peek().loc;
 		cmd.set = expect_name("set name");
 		if (peek().punct("{")) {
 			take();
@@ -416,6 +418,7 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
 		cmd.table = expect_name("table name");
+		cmd.name_loc = peek().loc;
 		cmd.flowtable = expect_name("flowtable name");
 		if (accept("{")) {
 			FlowtableDecl f;
