@@ -52,20 +52,27 @@ static std::string userdata_comment(const void *ud, uint32_t len)
 	return "";
 }
 
-// nft prints a priority as a standard name when it is within 10 of one.
-static std::string priority_text(int32_t prio, bool bridge_chain, bool numeric)
+// nft prints a priority as a standard name when it is within 10 of one
+// that belongs to the chain's hook (@hook < 0: a flowtable's).
+static std::string priority_text(int32_t prio, bool bridge_chain, bool numeric, int hook = -1)
 {
 	if (numeric)
 		return std::to_string(prio);
 	struct Std {
 		int32_t v;
 		const char *n;
+		int hook;	/* the one hook it names a priority at; -1: all */
 	};
-	static const Std bridge[] = {{-300, "dstnat"}, {-200, "filter"}, {100, "out"}, {300, "srcnat"}};
-	static const Std netdev[] = {{0, "filter"}};
+	static const Std bridge[] = {{-300, "dstnat", NF_BR_PRE_ROUTING},
+				     {-200, "filter", -1},
+				     {100, "out", NF_BR_LOCAL_OUT},
+				     {300, "srcnat", NF_BR_POST_ROUTING}};
+	static const Std netdev[] = {{0, "filter", -1}};
 	const Std *tbl = bridge_chain ? bridge : netdev;
 	size_t n = bridge_chain ? 4 : 1;
 	for (size_t i = 0; i < n; i++) {
+		if (tbl[i].hook >= 0 && tbl[i].hook != hook)
+			continue;
 		int32_t off = prio - tbl[i].v;
 		if (off == 0)
 			return tbl[i].n;
@@ -201,7 +208,8 @@ static std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintO
 	if (nftnl_chain_is_set(c, NFTNL_CHAIN_HOOKNUM)) {
 		out += "\t\ttype " + str(nftnl_chain_get_str(c, NFTNL_CHAIN_TYPE)) + " hook " +
 		       hook_name(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM)) + " priority " +
-		       priority_text(nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO), t.family == NFPROTO_BRIDGE, o.numeric) +
+		       priority_text(nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO), t.family == NFPROTO_BRIDGE, o.numeric,
+				     static_cast<int>(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM))) +
 		       "; policy " + (nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY) == NF_DROP ? "drop" : "accept") +
 		       ";\n";
 	}
