@@ -485,6 +485,9 @@ void Linearizer::dependency(const Expr &e)
 		return;
 	} else if (p == "vlan") {
 		if (link_ != "vlan") {
+			/* the ether type is already known to be another protocol */
+			if (!net_.empty())
+				throw LangError(e.loc, "conflicting protocols specified: ether vs. vlan");
 			emit_dep_eq_payload(NFT_PAYLOAD_LL_HEADER, 12, 2, be16(0x8100));
 			link_ = "vlan";
 		}
