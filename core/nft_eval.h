@@ -41,6 +41,7 @@ struct Chain {
 struct HookChain {
 	int32_t priority;
 	const Chain *chain;
+	uint64_t seq;		/* registration order (the build's tie-break) */
 };
 
 struct Hook {

@@ -763,6 +763,7 @@ int Ruleset::new_chain(uint16_t flags, const Attr *tb, Extack *ack)
 	c->base = base;
 	c->hooknum = hooknum;
 	c->priority = priority;
+	c->hook_seq = base ? next_hook_seq_++ : 0;
 	c->policy = int32_t(policy);
 	c->flags = base ? kChainFBase : 0;
 	t->chains.push_back(*c);
@@ -1692,8 +1693,10 @@ int Ruleset::build(Generation *&out, Extack *ack)
 			}
 		}
 
-	/* Hooks: base chains of active tables, stable-sorted by priority
-	 * (equal priorities keep creation order, as nf_register_net_hook). */
+	/* Hooks: base chains of active tables, sorted by priority; at equal
+	 * priorities the chain registered last runs first, as
+	 * nf_hook_entries_grow inserts a hook before the first one whose
+	 * priority is not lower (the conformance harness shows it). */
 	uint32_t hi = 0;
 	for (unsigned h = 0; h < kHookCount; h++) {
 		Hook &hook = g->hooks[h];
@@ -1704,9 +1707,11 @@ int Ruleset::build(Generation *&out, Extack *ack)
 			for (ChainObj &c : t.chains) {
 				if (!c.base || c.hooknum != h)
 					continue;
-				HookChain hc{c.priority, &g->chains[c.build_index]};
+				HookChain hc{c.priority, &g->chains[c.build_index], c.hook_seq};
 				uint32_t j = hook.count;
-				while (j > 0 && g->hook_chains[hi + j - 1].priority > hc.priority) {
+				while (j > 0 && (g->hook_chains[hi + j - 1].priority > hc.priority ||
+						 (g->hook_chains[hi + j - 1].priority == hc.priority &&
+						  g->hook_chains[hi + j - 1].seq < hc.seq))) {
 					g->hook_chains[hi + j] = g->hook_chains[hi + j - 1];
 					j--;
 				}

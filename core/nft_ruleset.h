@@ -68,6 +68,7 @@ struct ChainObj {
 	bool base;
 	uint32_t hooknum;
 	int32_t priority;
+	uint64_t hook_seq;	/* when its hook was registered (base chains) */
 	int32_t policy;
 	uint32_t flags;
 	Blob userdata;
@@ -218,6 +219,7 @@ private:
 	Generation *gen_ = nullptr;	/* rcu_publish / rcu_deref */
 	uint32_t gen_id_ = 0;
 	uint64_t next_table_handle_ = 1;
+	uint64_t next_hook_seq_ = 1;	/* base chains' registration order */
 	UndoRecord *undo_ = nullptr;	/* the batch's records */
 	uint32_t undo_count_ = 0;
 	uint32_t undo_cap_ = 0;

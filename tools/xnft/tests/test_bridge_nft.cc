@@ -351,3 +351,27 @@ TEST_CASE("bridge nft: a hook without a device reads ifindex 0 and the empty nam
 	REQUIRE(o.v.kind == VerdictKind::Flood);
 	CHECK(o.egress.empty());
 }
+
+TEST_CASE("bridge nft: base chains of equal priority run newest first", "[nft]")
+{
+	// nf_hook_entries_grow puts a new hook before the first one whose
+	// priority is not lower: the chain registered last runs first (the
+	// conformance harness's corpus 126 shows Linux doing it).
+	NftBridge b;
+	REQUIRE(load(b.rs, "table bridge t {\n"
+			   "  chain c1 { type filter hook forward priority 0; meta mark set 1; }\n"
+			   "  chain c2 { type filter hook forward priority 0; meta mark 1 drop; }\n"
+			   "}\n") == 0);
+	Outcome o = b.send(b.p(1), make_frame(kBcast, host_mac(1)));
+	CHECK(egress_ports(o) == std::set<Port *>{b.p(2), b.p(3)});	// c2 first: mark 0
+	REQUIRE(load(b.rs, "table bridge u {\n"
+			   "  chain c3 { type filter hook forward priority 0; meta mark 1 drop; }\n"
+			   "}\n") == 0);
+	o = b.send(b.p(1), make_frame(kBcast, host_mac(1)));
+	CHECK(egress_ports(o) == std::set<Port *>{b.p(2), b.p(3)});	// c3, c2, then c1
+	REQUIRE(load(b.rs, "table bridge v {\n"
+			   "  chain c0 { type filter hook forward priority 0; meta mark set 1; }\n"
+			   "}\n") == 0);
+	o = b.send(b.p(1), make_frame(kBcast, host_mac(1)));
+	CHECK(o.egress.empty());	// c0 marks first, then c3 drops
+}
