@@ -24,11 +24,13 @@ Ownership: single process, single thread; the two bridges are reset (not
 rebuilt) before each scenario.
 """
 import argparse
+import difflib
 import glob
 import json
 import os
 import platform
 import re
+import subprocess
 import sys
 import time
 
@@ -38,6 +40,7 @@ sys.path[:0] = [_HERE, os.path.dirname(_HERE)]   # and selftests/, for nlsock
 import capture                          # noqa: E402
 import generator                        # noqa: E402
 import known                            # noqa: E402
+import nft_words                        # noqa: E402
 import nlsock as nl                     # noqa: E402
 import scenario as sc                   # noqa: E402
 import tool_words                       # noqa: E402
@@ -55,10 +58,14 @@ class Difference(Exception):
         self.step, self.what, self.left, self.right = step, what, left, right
 
 
+def _indent(text):
+    return "\n".join("    " + l for l in text.splitlines()) or "    (empty)"
+
+
 class Totals:
     def __init__(self):
         self.scenarios = self.passed = self.skipped = self.steps = self.sent = self.arrivals = 0
-        self.config_ops = 0
+        self.config_ops = self.nft_ops = self.nft_compares = self.known_skipped = 0
         self.known = {}         # known difference name -> times it applied
 
 
@@ -131,6 +138,62 @@ class Runner:
         self.t = Totals()
         self.scenario = None
         self.trace = open(args.record, "w") if args.record else None
+        self.nft = {"linux": nft_words.Side("nft", self._names("l")),
+                    "xbridge": None}
+        self.nft_dirty = self.ct_dirty = True     # flush both at the first reset
+        self.nft_used = False
+
+    @staticmethod
+    def _names(prefix):
+        names = {"p%d" % i: "%sp%d" % (prefix, i) for i in range(1, sc.MAX_PORTS + 1)}
+        names["br"] = prefix + "br"
+        return names
+
+    def xnft(self):
+        if not self.nft["xbridge"]:
+            self.nft["xbridge"] = nft_words.Side(nft_words.xnft_tool(), self._names("x"))
+        return self.nft["xbridge"]
+
+    def nft_reset(self):
+        """Flush both rulesets (and conntrack tables, if a ct rule may have
+        filled them) after a scenario that had nft steps."""
+        if self.nft_dirty:
+            self.nft["linux"].flush()
+            self.xnft().flush()
+            self.nft_dirty = False
+        if self.ct_dirty:
+            for argv in (["conntrack", "-F"],
+                         [tool_words.xbridge_tool(), "ct", "flush", "dev", self.xb.br]):
+                subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True)
+            self.ct_dirty = False
+        self.nft_used = False
+
+    def compare_rulesets(self, step, contains=None):
+        a, b = self.nft["linux"].listing(), self.xnft().listing()
+        if a != b:
+            # Counters of a late frame: one more look.
+            time.sleep(RECHECK_DELAY)
+            capture.settle(self.cap.values())
+            a, b = self.nft["linux"].listing(), self.xnft().listing()
+        if a != b:
+            diff = "\n".join(difflib.unified_diff(a.splitlines(), b.splitlines(),
+                                                  "linux", "xbridge", lineterm="", n=2))
+            raise Difference(step, "list ruleset differs",
+                             _indent(a), _indent(b) + "\n  diff:\n" + _indent(diff))
+        if contains and nft_words.squash(contains) not in nft_words.squash(a):
+            raise Difference(step, "expected the listing to contain %r" % contains,
+                             _indent(a), "    (same on both)")
+        self.t.nft_compares += 1
+
+    def nft_step(self, step):
+        self.nft_dirty = self.nft_used = True
+        if re.search(r"\bct\b", step.cmd):
+            self.ct_dirty = True
+        self.t.nft_ops += 1
+        ea, eb = self.nft["linux"].run(step.cmd), self.xnft().run(step.cmd)
+        if (ea is None) != (eb is None):
+            raise Difference(step, "the nft step succeeds on one bridge only",
+                             "    %s" % (ea or "ok"), "    %s" % (eb or "ok"))
 
     def record(self, step, **what):
         """One JSON line of the trace (--record): the step and what both
@@ -222,6 +285,7 @@ class Runner:
                                      "    %s has it on %s" % (s.label, port), "")
 
     def run(self, scen):
+        self.nft_reset()
         for s in self.sides:
             s.reset(scen.nports)
         capture.settle(self.cap.values(), quiet=0.01)
@@ -235,11 +299,18 @@ class Runner:
             self.t.steps += 1
             if step.kind == "send":
                 last_rx = self.send(step)
+                if self.nft_used and self.args.nft_every_frame:
+                    self.compare_rulesets(step)
             elif step.kind == "age":
                 self.age(ageing)
+            elif step.kind in ("expect counters", "expect listed"):
+                self.compare_rulesets(step, getattr(step, "text", None))
+                continue
             elif step.kind.startswith("expect"):
                 self.expect(step, last_rx)
                 continue
+            elif step.kind == "nft":
+                self.nft_step(step)
             else:
                 self.t.config_ops += 1
                 if self.args.tools:
@@ -262,6 +333,8 @@ class Runner:
             if a != b:
                 raise Difference(None, "late frames of send #%d differ" % (seq - first_seq + 1),
                                  fmt_frames(a), fmt_frames(b))
+        if self.nft_used:
+            self.compare_rulesets(None)
 
     def run_one(self, scen):
         if scen.requires and kernel_version() < scen.requires:
@@ -269,6 +342,13 @@ class Runner:
             print("SKIP: conformance %s (the Linux bridge behaviour it compares needs %d.%d; "
                   "this kernel is %s)" % (scen.name, scen.requires[0], scen.requires[1],
                                          platform.release()))
+            return True
+        if self.args.tools and any(st.kind == "nft" for st in scen.steps):
+            return True     # its nft steps run the tools already; its config is not the point
+        why = known.skip_reason(scen.name)
+        if why and not self.args.no_known_skip:
+            self.t.known_skipped += 1
+            print("SKIP: conformance %s (known xbridge difference: %s)" % (scen.name, why))
             return True
         self.t.scenarios += 1
         self.scenario = scen.name
@@ -308,10 +388,21 @@ def main():
                     help="write every step's agreed outcome (deliveries, normalised FDB "
                          "and VLAN table) to FILE as JSON lines")
     ap.add_argument("--known", action="store_true", help="list the known differences and exit")
+    ap.add_argument("--no-known-skip", action="store_true",
+                    help="run the scenarios known.py skips (known xbridge bugs) too")
+    ap.add_argument("--generate-nft", type=int, default=0,
+                    help="generated nft scenarios to run (seeds from --nft-seed)")
+    ap.add_argument("--nft-seed", type=int, default=1, help="seed of the first generated nft scenario")
+    ap.add_argument("--nft-steps", type=int, default=20, help="steps per generated nft scenario")
+    ap.add_argument("--nft-every-frame", action="store_true",
+                    help="compare the rulesets' listings after every frame, not only at "
+                         "`expect counters` and the scenario's end")
     args = ap.parse_args()
     if args.known:
         for name, what, why in known.KNOWN:
             print("%s: %s\n    %s" % (name, what, why))
+        for name, why in sorted(known.KNOWN_SCENARIOS.items()):
+            print("skipped %s: %s" % (name, why))
         return 0
 
     scenarios = []
@@ -330,6 +421,8 @@ def main():
     for _ in range(args.generate):
         ok &= r.run_one(generator.scenario(seed, args.steps, mab))
         seed += 1
+    for seed in range(args.nft_seed, args.nft_seed + args.generate_nft):
+        ok &= r.run_one(generator.nft_scenario(seed, args.nft_steps))
     if args.soak:
         end = time.monotonic() + args.soak
         while time.monotonic() < end:
@@ -340,6 +433,10 @@ def main():
           "%d frames sent to both bridges, %d deliveries compared, %.0f s"
           % (t.scenarios, t.passed, t.skipped, t.steps, t.config_ops, t.sent, t.arrivals,
              time.monotonic() - start))
+    if t.nft_ops or t.known_skipped:
+        print("conformance: %d nft steps on both sides, %d ruleset listings compared, "
+              "%d scenarios skipped as known xbridge differences (known.py)"
+              % (t.nft_ops, t.nft_compares, t.known_skipped))
     for name, n in sorted(t.known.items()):
         print("conformance: known difference %s applied %d times (--known)" % (name, n))
     for word, n in sorted(tool_words.netlink_steps.items()):
