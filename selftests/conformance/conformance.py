@@ -38,6 +38,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [_HERE, os.path.dirname(_HERE)]   # and selftests/, for nlsock
 
 import capture                          # noqa: E402
+import genl_raw as xb_raw               # noqa: E402
 import generator                        # noqa: E402
 import known                            # noqa: E402
 import nft_words                        # noqa: E402
@@ -48,6 +49,7 @@ from linux_side import LinuxBridge      # noqa: E402
 from xbridge_side import XBridge        # noqa: E402
 
 BR_MAC = "02:00:00:00:0b:00"
+NETLINK_NETFILTER = 12
 AGE_SETTLE = 1.6        # xbridge's ageing work runs every second
 RECHECK_DELAY = 0.3     # one more look before calling a difference real
 
@@ -141,6 +143,8 @@ class Runner:
         self.nft = {"linux": nft_words.Side("nft", self._names("l")),
                     "xbridge": None}
         self.nft_dirty = self.ct_dirty = True     # flush both at the first reset
+        self.ctnl = None
+        self.xnft_flush_pending = False
         self.nft_used = False
 
     @staticmethod
@@ -156,15 +160,22 @@ class Runner:
 
     def nft_reset(self):
         """Flush both rulesets (and conntrack tables, if a ct rule may have
-        filled them) after a scenario that had nft steps."""
+        filled them) after a scenario that had nft steps. xnft's flush
+        waits for the next scenario's first nft batch when it has one (a
+        process less: about a second under TCG)."""
         if self.nft_dirty:
             self.nft["linux"].flush()
-            self.xnft().flush()
+            self.xnft_flush_pending = True
             self.nft_dirty = False
         if self.ct_dirty:
-            for argv in (["conntrack", "-F"],
-                         [tool_words.xbridge_tool(), "ct", "flush", "dev", self.xb.br]):
-                subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True)
+            # conntrack -F and `xbridge ct flush dev xbr`, over netlink.
+            if not self.ctnl:
+                self.ctnl = nl.NlSocket(NETLINK_NETFILTER)
+            nft_words.flush_linux_conntrack(self.ctnl)
+            try:
+                self.xb.genl.do(xb_raw.CMD["CT_FLUSH"], nl.u32(xb_raw.A_IFINDEX, self.xb.br_ifindex))
+            except nl.NlError:
+                pass        # conntrack off: nothing to flush
             self.ct_dirty = False
         self.nft_used = False
 
@@ -185,32 +196,28 @@ class Runner:
                              _indent(a), "    (same on both)")
         self.t.nft_compares += 1
 
-    def nft_step(self, step):
+    def nft_steps(self, steps):
+        """Consecutive nft @steps: each on Linux (libnftables, in-process),
+        all of them as one xnft batch (a process costs about a second under
+        TCG). When the batch fails, or a step failed on Linux, xnft runs
+        them again one by one (a failed batch applies nothing), so each step
+        still must succeed on both bridges or fail on both."""
         self.nft_dirty = self.nft_used = True
-        if re.search(r"\bct\b", step.cmd):
+        if any(re.search(r"\bct\b", st.cmd) for st in steps):
             self.ct_dirty = True
-        self.t.nft_ops += 1
-        ea, eb = self.nft["linux"].run(step.cmd), self.xnft().run(step.cmd)
-        if (ea is None) != (eb is None):
-            raise Difference(step, "the nft step succeeds on one bridge only",
-                             "    %s" % (ea or "ok"), "    %s" % (eb or "ok"))
-
-    def record(self, step, **what):
-        """One JSON line of the trace (--record): the step and what both
-        bridges agreed on after it - deliveries, or FDB and VLAN table."""
-        if not self.trace:
-            return
-        row = {"scenario": self.scenario, "line": step.lineno if step else 0,
-               "step": step.line if step else "reset"}
-        if "frames" in what:
-            row["frames"] = [[p, b.hex()] for p, b in what["frames"]]
-        if "state" in what:
-            fdb, vlans = what["state"]
-            row["fdb"] = [{"port": p, "mac": m, "vlan": v, "kind": k, "flags": list(f)}
-                          for p, m, v, k, f in fdb]
-            row["vlans"] = {port: [{"vlan": vid, "flags": fl, "state": s} for vid, fl, s in rows]
-                            for port, rows in vlans.items()}
-        self.trace.write(json.dumps(row, sort_keys=True) + "\n")
+        self.t.nft_ops += len(steps)
+        errs = [self.nft["linux"].run(st.cmd) for st in steps]
+        flush, self.xnft_flush_pending = self.xnft_flush_pending, False
+        if all(e is None for e in errs):
+            if self.xnft().run_batch([st.cmd for st in steps], flush_first=flush) is None:
+                return
+        elif flush:
+            self.xnft().flush()
+        for st, ea in zip(steps, errs):
+            eb = self.xnft().run(st.cmd)
+            if (ea is None) != (eb is None):
+                raise Difference(st, "the nft step succeeds on one bridge only",
+                                 "    %s" % (ea or "ok"), "    %s" % (eb or "ok"))
 
     def state(self, side):
         return known.normalise_state(side.label, (side.fdb_dump(), side.vlan_dump()))
@@ -286,6 +293,9 @@ class Runner:
 
     def run(self, scen):
         self.nft_reset()
+        if self.xnft_flush_pending and not any(st.kind == "nft" for st in scen.steps):
+            self.xnft().flush()
+            self.xnft_flush_pending = False
         for s in self.sides:
             s.reset(scen.nports)
         capture.settle(self.cap.values(), quiet=0.01)
@@ -295,8 +305,11 @@ class Runner:
         last_rx = None
         first_seq = self.seq + 1
         self.compare_state(None)
-        for step in scen.steps:
+        steps = scen.steps
+        for i, step in enumerate(steps):
             self.t.steps += 1
+            if step.kind == "nft" and i and steps[i - 1].kind == "nft":
+                continue        # ran with the group it belongs to
             if step.kind == "send":
                 last_rx = self.send(step)
                 if self.nft_used and self.args.nft_every_frame:
@@ -310,7 +323,10 @@ class Runner:
                 self.expect(step, last_rx)
                 continue
             elif step.kind == "nft":
-                self.nft_step(step)
+                group = [step]
+                while i + len(group) < len(steps) and steps[i + len(group)].kind == "nft":
+                    group.append(steps[i + len(group)])
+                self.nft_steps(group)
             else:
                 self.t.config_ops += 1
                 if self.args.tools:

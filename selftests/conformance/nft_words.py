@@ -103,6 +103,23 @@ class Side:
         rc, _, err = self._run(self.words(cmd))
         return None if rc == 0 else (err.strip() or "exit status %d" % rc)
 
+    def run_batch(self, cmds, flush_first=False):
+        """Run @cmds (logical names) as one `-f` batch, one process: None,
+        or the error text (nf_tables then applied none of them). With
+        @flush_first the batch starts with `flush ruleset`."""
+        lines = (["flush ruleset"] if flush_first else []) + [self.words(c) for c in cmds]
+        if self.lib:
+            rc, _, err = self.lib.run("\n".join(lines) + "\n")
+        else:
+            path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "conformance-%d.nft" % os.getpid())
+            with open(path, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            self.processes += 1
+            r = subprocess.run([self.argv0, "-f", path], stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, timeout=120)
+            rc, err = r.returncode, r.stderr
+        return None if rc == 0 else (err.strip() or "exit status %d" % rc)
+
     def listing(self):
         """`list ruleset`, names mapped back to p1..p8 / br."""
         rc, out, err = self._run("list ruleset")
@@ -114,6 +131,19 @@ class Side:
         rc, _, err = self._run("flush ruleset")
         if rc != 0:
             raise NftError("flush ruleset: %s" % err.strip())
+
+
+# Conntrack flushes, in-process (a process costs about a second under TCG).
+NFNL_SUBSYS_CTNETLINK = 1
+IPCTNL_MSG_CT_DELETE = 2
+
+
+def flush_linux_conntrack(sock):
+    """`conntrack -F` over @sock (an nlsock.NlSocket(NETLINK_NETFILTER)):
+    CT_DELETE without a tuple flushes every family and zone."""
+    import struct
+    body = struct.pack("=BBH", 0, 0, 0)     # nfgenmsg: AF_UNSPEC, version 0
+    sock.request((NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_DELETE, body)
 
 
 def squash(text):
