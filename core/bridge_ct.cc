@@ -66,40 +66,18 @@ bool ct_bridge_pre(Conntrack &ct, const RxFrame &f, uint32_t now, uint16_t zone,
 	return !r.drop;
 }
 
-namespace {
-
-/* Where the frame's connection is confirmed (see bridge_ct.h). */
-bool confirms(const Bridge &br, const RxFrame &f, const L2Info &l2, bool promisc,
-	      const Verdict &v)
-{
-	const bool host = !promisc && (l2.dest_class == DestClass::Host ||
-				       (l2.dest_class == DestClass::OtherHost &&
-					l2.dst == f.ingress->addr));
-	switch (v.kind) {
-	case VerdictKind::Forward:
-		return true;
-	case VerdictKind::Local:
-		return host;
-	case VerdictKind::Flood: {
-		if (host && v.local_too)
-			return true;
-		bool any = false;
-		for_each_flood_target(br, v, [&](const Egress &) { any = true; });
-		return any;
-	}
-	default:
-		return false;
-	}
-}
-
-} // namespace
-
-void ct_bridge_post(Conntrack &ct, const Bridge &br, const RxFrame &f, const L2Info &l2,
-		    bool promisc, uint32_t now, CtResult &r, Verdict &v)
+void ct_bridge_post(Conntrack &ct, const RxFrame &f, const L2Info &l2, bool promisc, bool out_any,
+		    uint32_t now, CtResult &r, Verdict &v)
 {
 	if (!r.unconfirmed)
 		return;	/* nothing new to insert (or nothing tracked) */
-	if (!confirms(br, f, l2, promisc, v)) {
+	const bool up = v.kind == VerdictKind::Local ||
+			((v.kind == VerdictKind::Forward || v.kind == VerdictKind::Flood) &&
+			 v.local_too);
+	const bool host = !promisc && (l2.dest_class == DestClass::Host ||
+				       (l2.dest_class == DestClass::OtherHost &&
+					l2.dst == f.ingress->addr));
+	if (!out_any && !(up && host)) {
 		ct.release(r);
 		return;
 	}

@@ -56,16 +56,17 @@ bool ct_bridge_pre(Conntrack &ct, const RxFrame &f, uint32_t now, uint16_t zone,
 		   Verdict &v);
 
 /*
- * Datapath, after the decision: confirm the frame's new connection where
- * Linux does - the frame leaves through a port (forward, or a flood with at
- * least one target), or goes up the bridge device as PACKET_HOST (to the
+ * Datapath, after the decision and the ruleset's later hooks: confirm the
+ * frame's new connection where Linux does - some copy leaves through a
+ * port (@out_any: past the postrouting chains, where nf_ct_bridge_post
+ * confirms), or a copy goes up the bridge device as PACKET_HOST (to the
  * bridge's or the ingress port's address, bridge not promiscuous) - and
  * release it otherwise (dropped, or only delivered up as broadcast,
  * multicast or promiscuous copy). A confirm that loses the insert race
  * turns the verdict into a Conntrack drop, counted on the ingress port.
  */
-void ct_bridge_post(Conntrack &ct, const Bridge &br, const RxFrame &f, const L2Info &l2,
-		    bool promisc, uint32_t now, CtResult &r, Verdict &v);
+void ct_bridge_post(Conntrack &ct, const RxFrame &f, const L2Info &l2, bool promisc, bool out_any,
+		    uint32_t now, CtResult &r, Verdict &v);
 
 } // namespace xb
 

@@ -24,14 +24,26 @@ constexpr int64_t kCtPriority = -200;
 
 enum : uint8_t { kPacketHost = 0, kPacketBroadcast = 1, kPacketMulticast = 2, kPacketOtherhost = 3 };
 
-/* eth_type_trans() on the ingress port: relative to the port's address. */
-uint8_t pkttype_at_port(const L2Info &l2, const Port *in)
+/*
+ * skb->pkt_type at the bridge's hooks: eth_type_trans() on the ingress
+ * port (relative to the port's address), then br_handle_frame's
+ * PACKET_HOST for the bridge's own address. A frame the bridge device
+ * sends keeps the stack's PACKET_HOST (0).
+ */
+uint8_t pkttype_of(const L2Info &l2, const Port *in)
 {
-	if (l2.dest_class == DestClass::Broadcast)
+	if (in->is_host)
+		return kPacketHost;
+	switch (l2.dest_class) {
+	case DestClass::Host:
+		return kPacketHost;
+	case DestClass::Broadcast:
 		return kPacketBroadcast;
-	if (l2.dest_class == DestClass::Multicast)
+	case DestClass::Multicast:
 		return kPacketMulticast;
-	return l2.dst == in->addr ? kPacketHost : kPacketOtherhost;
+	default:
+		return l2.dst == in->addr ? kPacketHost : kPacketOtherhost;
+	}
 }
 
 const char *name_of(const Port *p)
@@ -75,22 +87,48 @@ const nft::Generation *Bridge::nft_generation_rcu() const
 	return rs ? rs->generation() : nullptr;
 }
 
-NftOutcome nft_bridge_pre(const nft::Hook &pre, const Bridge &br, Conntrack *ct,
-			  const RxFrame &f, const L2Info &l2, uint32_t now, CtResult *r,
-			  Verdict &v)
+NftHooks nft_hooks(const Bridge &br)
+{
+	NftHooks h{};
+	const nft::Generation *g = br.nft_generation_rcu();
+	if (xb_likely(!g))
+		return h;
+	auto hook = [g](uint32_t n) -> const nft::Hook * {
+		return g->hooks[n].count ? &g->hooks[n] : nullptr;
+	};
+	h.pre = hook(nft::kHookPrerouting);
+	h.input = hook(nft::kHookInput);
+	h.forward = hook(nft::kHookForward);
+	h.output = hook(nft::kHookOutput);
+	h.post = hook(nft::kHookPostrouting);
+	h.any = h.pre || h.input || h.forward || h.output || h.post;
+	return h;
+}
+
+void nft_frame_init(NftFrame &nf, const Bridge &br, const RxFrame &f, const L2Info &l2)
 {
 	const Port *in = f.ingress;
-	const nft::IfInfo in_if{in->ifindex, name_of(in), kArphrdEther, 0, name_of(br.host())};
-	nft::Pkt p{};
+	nf.bridge_name = name_of(br.host());
+	nf.from_host = in->is_host;
+	nf.in_if = nft::IfInfo{in->ifindex, name_of(in), kArphrdEther, 0, nf.bridge_name};
+	nft::Pkt &p = nf.pkt;
+	p = nft::Pkt{};
 	pkt_frame(f, p);
-	p.pkttype = pkttype_at_port(l2, in);
-	p.in = &in_if;
+	nf.rx_tag_is_bridge_tag = p.band_tag_len && l2.bridge_tagged;
+	p.pkttype = pkttype_of(l2, in);
+	p.in = nf.from_host ? nullptr : &nf.in_if;
 	p.bridge_vlan_enabled = br.vlan_filtering();
 	p.in_pvid = in->vlans.pvid();
 	p.bridge_vlan_proto = br.vlan_protocol();
+	p.mark = f.mark;
 	p.now_ns = xb_now_ns();
 	nft::pkt_init(p);
+}
 
+NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, const RxFrame &f,
+			  uint32_t now, CtResult *r, Verdict &v)
+{
+	nft::Pkt &p = nf.pkt;
 	if (nft::run_hook(pre, p, INT64_MIN, kCtPriority) == nft::kNfDrop) {
 		v.mark = p.mark;
 		return NftOutcome::Drop;
@@ -103,6 +141,55 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, const Bridge &br, Conntrack *ct,
 	const int32_t verdict = nft::run_hook(pre, p, kCtPriority, INT64_MAX);
 	v.mark = p.mark;
 	return verdict == nft::kNfDrop ? NftOutcome::Drop : NftOutcome::Accept;
+}
+
+namespace {
+
+/*
+ * The copy's link layer after br_handle_vlan: with VLAN filtering, the
+ * bridge's tag is out of band (or gone, for an untagged egress) and an
+ * in-band tag of another TPID is payload; without it, the frame as it came.
+ */
+void egress_view(const NftFrame &nf, const Verdict &v, TagAction tag, nft::Pkt &p)
+{
+	if (tag == TagAction::Keep)
+		return;
+	p.band_tag_len = nf.rx_tag_is_bridge_tag ? 4 : 0;
+	p.vlan_present = tag == TagAction::Tag;
+	p.vlan_proto = v.tag_proto;
+	p.vlan_tci = uint16_t(v.vid | v.pcp_dei << 12);
+	nft::pkt_init(p);
+}
+
+} // namespace
+
+bool nft_bridge_egress(const NftHooks &h, const NftFrame &nf, const Verdict &v, const Port *out,
+		       TagAction tag, uint32_t &mark)
+{
+	const nft::Hook *first = nf.from_host ? h.output : h.forward;
+	const nft::IfInfo out_if{out->ifindex, name_of(out), kArphrdEther, 0, nf.bridge_name};
+	nft::Pkt p = nf.pkt;
+	egress_view(nf, v, tag, p);
+	p.out = &out_if;
+	if (first && nft::run_hook(*first, p) == nft::kNfDrop)
+		return false;
+	if (h.post) {
+		p.in = nullptr;		/* br_forward_finish: NF_HOOK(..., NULL, skb->dev) */
+		if (nft::run_hook(*h.post, p) == nft::kNfDrop)
+			return false;
+	}
+	mark = p.mark;
+	return true;
+}
+
+bool nft_bridge_input(const NftHooks &h, const NftFrame &nf, const Verdict &v, uint32_t &mark)
+{
+	nft::Pkt p = nf.pkt;
+	egress_view(nf, v, v.local.tag, p);
+	if (h.input && nft::run_hook(*h.input, p) == nft::kNfDrop)
+		return false;
+	mark = p.mark;
+	return true;
 }
 
 } // namespace xb

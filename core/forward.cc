@@ -4,9 +4,9 @@
  *
  * Runs in the datapath: the caller holds an RCU read section; nothing here
  * allocates or sleeps, and the FDB lock is taken only inside Fdb::learn()
- * to create or roam an entry. Every Verdict field is written for every
- * frame (the verdict starts zeroed), so a recycled Verdict never carries
- * the previous frame's decision.
+ * to create or roam an entry. Every VerdictHead field is written for every
+ * frame (it starts zeroed) and the flood set for every Flood verdict, so a
+ * recycled Verdict never carries the previous frame's decision.
  *
  * The steps mirror the Linux bridge (br_handle_frame, br_handle_frame_finish,
  * br_dev_xmit, br_forward, br_flood): see Documentation/design.md.
@@ -35,7 +35,7 @@ struct Ctx {
 	bool promisc;
 	bool vlan_stats;
 	Conntrack *ct;		/* nullptr: conntrack off */
-	const nft::Hook *nft_pre;	/* prerouting chains, or nullptr: none */
+	NftHooks nft;		/* the ruleset's chains per hook */
 };
 
 /*
@@ -45,15 +45,6 @@ struct Ctx {
  * group_fwd_mask says.
  */
 constexpr uint16_t kGroupFwd8021adRequired = 0xb800;
-
-/* The generation's prerouting chains, if it has any. */
-inline const nft::Hook *nft_prerouting(const Bridge &br)
-{
-	const nft::Generation *g = br.nft_generation_rcu();
-	if (xb_likely(!g) || !g->hooks[nft::kHookPrerouting].count)
-		return nullptr;
-	return &g->hooks[nft::kHookPrerouting];
-}
 
 Ctx make_ctx(Bridge &br, uint32_t now)
 {
@@ -75,7 +66,7 @@ Ctx make_ctx(Bridge &br, uint32_t now)
 		   load_once(o.promisc),
 		   load_once(o.vlan_stats),
 		   br.conntrack_rcu(),
-		   nft_prerouting(br)};
+		   nft_hooks(br)};
 }
 
 /* FDB probes prepared ahead (batch), valid if their keys still match. */
@@ -106,6 +97,44 @@ inline bool vlan_forwarding(const PortVlan *v)
 inline TagAction tag_action(const PortVlan *v)
 {
 	return (load_once(v->flags) & kVlanUntagged) ? TagAction::Untag : TagAction::Tag;
+}
+
+/* should_deliver + br_allowed_egress for one egress port. @vlan is the
+ * cached port VLAN from the FDB destination, or nullptr to look it up. */
+inline bool egress_allowed(const Verdict &v, bool filtering, Port *p, PortVlan *vlan,
+			   TagAction &tag)
+{
+	if (xb_unlikely(p == v.ingress) && !p->has_flag(kPortHairpin))
+		return false;
+	if (xb_unlikely(p->port_state() != PortState::Forwarding))
+		return false;
+	if (xb_unlikely(v.src_isolated) && p->has_flag(kPortIsolated))
+		return false;
+	if (!filtering) {
+		tag = TagAction::Keep;
+		return true;
+	}
+	if (!vlan)
+		vlan = p->vlans.find(v.vid);
+	if (xb_unlikely(!vlan || PortState(load_once(vlan->state)) != PortState::Forwarding))
+		return false;
+	tag = (load_once(vlan->flags) & kVlanUntagged) ? TagAction::Untag : TagAction::Tag;
+	return true;
+}
+
+/* The port flag a flood class needs; frames the bridge sends ignore the
+ * multicast and broadcast ones (br_flood's local_orig). */
+inline uint32_t flood_flag_needed(const Verdict &v)
+{
+	const bool from_host = v.ingress && v.ingress->is_host;
+	switch (v.flood_class) {
+	case FloodClass::Unicast:
+		return kPortFlood;
+	case FloodClass::Multicast:
+		return from_host ? 0u : uint32_t(kPortMcastFlood);
+	default:
+		return from_host ? 0u : uint32_t(kPortBcastFlood);
+	}
 }
 
 inline Fdb::Probe probe_for(const Ctx &c, const Fdb::Probe *ahead, MacKey mac, uint16_t vid)
@@ -302,11 +331,15 @@ bool locked_port_allows(const Ctx &c, const Ingress &in, uint32_t port_flags,
 	return true;
 }
 
-/* @ct: the frame's conntrack result when conntrack is on (bridge_ct.h). */
+/*
+ * The decision up to the egress ports: @nf is the frame as the ruleset sees
+ * it when the generation has chains, @ct its conntrack result when
+ * conntrack is on (bridge_ct.h).
+ */
 void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probes *ahead,
-		  CtResult *ct, Verdict &v)
+		  NftFrame *nf, CtResult *ct, Verdict &v)
 {
-	v = Verdict();
+	static_cast<VerdictHead &>(v) = VerdictHead();
 	v.ingress = frame.ingress;
 	v.tag_proto = c.vlan_proto;
 	v.pcp_dei = l2.pcp_dei;
@@ -356,15 +389,19 @@ void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Pr
 		goto drop;
 	}
 	/* NF_BR_PRE_ROUTING: the ruleset's chains, conntrack at -200. */
-	if (xb_unlikely(c.nft_pre)) {
-		const NftOutcome o = nft_bridge_pre(*c.nft_pre, c.br, c.ct, frame, l2, c.now, ct, v);
+	if (xb_unlikely(c.nft.pre)) {
+		const NftOutcome o = nft_bridge_pre(*c.nft.pre, *nf, c.ct, frame, c.now, ct, v);
 		if (xb_unlikely(o != NftOutcome::Accept)) {
 			set_drop(v, o == NftOutcome::Drop ? DropReason::Netfilter : DropReason::Conntrack);
 			goto drop;
 		}
-	} else if (xb_unlikely(ct) && !ct_bridge_pre(*c.ct, frame, c.now, 0, *ct, v)) {
-		set_drop(v, DropReason::Conntrack);
-		goto drop;
+	} else if (xb_unlikely(ct)) {
+		if (!ct_bridge_pre(*c.ct, frame, c.now, 0, *ct, v)) {
+			set_drop(v, DropReason::Conntrack);
+			goto drop;
+		}
+		if (nf)
+			nf->pkt.ct = ct;	/* for the later hooks' ct expressions */
 	}
 	if (c.filtering) {
 		if (!vlan_ingress(l2, in, true, v))
@@ -417,16 +454,122 @@ drop:
 	port_count_drop(in.port, v.reason);
 }
 
+/*
+ * br_flood: the ports a Flood verdict leaves through - the flood flag of
+ * its class, the egress checks and, when @nf, the copy's forward (or
+ * output) and postrouting chains. Returns whether there is any.
+ */
+bool flood_set(const Ctx &c, const NftFrame *nf, Verdict &v)
+{
+	const PortTable *table = c.br.ports_rcu();
+	FloodSet &set = v.flood;
+	const uint32_t need = flood_flag_needed(v);
+	bool any = false;
+
+	set.table = table;
+	set.keep_tags = !c.filtering;
+	set.words = uint16_t((table->count + 63) / 64);
+	for (unsigned w = 0; w < set.words; w++) {
+		set.pass[w] = 0;
+		set.untag[w] = 0;
+	}
+	for (uint32_t i = 0; i < table->count; i++) {
+		Port *p = table->port[i];
+		TagAction tag;
+		if ((p->flag_bits() & need) != need)
+			continue;
+		if (!egress_allowed(v, c.filtering, p, nullptr, tag))
+			continue;
+		if (xb_unlikely(nf)) {
+			uint32_t mark = nf->pkt.mark;
+			if (!nft_bridge_egress(c.nft, *nf, v, p, tag, mark))
+				continue;
+		}
+		set.pass[i / 64] |= uint64_t(1) << (i % 64);
+		if (tag == TagAction::Untag)
+			set.untag[i / 64] |= uint64_t(1) << (i % 64);
+		any = true;
+	}
+	return any;
+}
+
+/* A chain refused the one egress copy (or the local copy, @local). */
+void cancel_copy(Verdict &v, bool local)
+{
+	if (local && v.kind != VerdictKind::Local) {
+		v.local_too = false;
+		return;
+	}
+	if (!local && v.local_too) {
+		v.kind = VerdictKind::Local;
+		v.local_too = false;
+		return;
+	}
+	set_drop(v, DropReason::Netfilter);
+	v.local_too = false;
+	port_count_drop(v.ingress, v.reason);
+}
+
+/*
+ * After the decision, with a ruleset: each copy meets the chains of its
+ * hooks (bridge_nft.h), forward/output and postrouting for the copies that
+ * leave through ports (before the local copy, as br_handle_frame_finish
+ * forwards before br_pass_frame_up), input for the one that goes up.
+ * Returns whether some copy still leaves through a port.
+ */
+bool run_copy_hooks(const Ctx &c, const NftFrame &nf, Verdict &v)
+{
+	const bool egress_chains = c.nft.post || (nf.from_host ? c.nft.output : c.nft.forward);
+	bool out_any = false;
+
+	v.local_mark = v.mark;
+	if (v.kind == VerdictKind::Forward) {
+		uint32_t mark = nf.pkt.mark;
+		if (!egress_chains || nft_bridge_egress(c.nft, nf, v, v.out.port, v.out.tag, mark)) {
+			v.mark = mark;
+			out_any = true;
+		} else {
+			cancel_copy(v, false);
+		}
+	} else if (v.kind == VerdictKind::Flood) {
+		out_any = flood_set(c, egress_chains ? &nf : nullptr, v);
+	}
+	const bool local = v.kind == VerdictKind::Local ||
+			   ((v.kind == VerdictKind::Forward || v.kind == VerdictKind::Flood) &&
+			    v.local_too);
+	if (local && c.nft.input) {
+		uint32_t mark = nf.pkt.mark;
+		if (nft_bridge_input(c.nft, nf, v, mark))
+			v.local_mark = mark;
+		else
+			cancel_copy(v, true);
+	}
+	return out_any;
+}
+
 void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probes *ahead,
 	       Verdict &v)
 {
-	if (xb_likely(!c.ct)) {
-		decide_frame(c, frame, l2, ahead, nullptr, v);
+	if (xb_likely(!c.ct && !c.nft.any)) {
+		decide_frame(c, frame, l2, ahead, nullptr, nullptr, v);
+		if (v.kind == VerdictKind::Flood)
+			flood_set(c, nullptr, v);
 		return;
 	}
+	NftFrame nf;
 	CtResult ct;
-	decide_frame(c, frame, l2, ahead, &ct, v);
-	ct_bridge_post(*c.ct, c.br, frame, l2, c.promisc, c.now, ct, v);
+	bool out_any;
+	if (c.nft.any)
+		nft_frame_init(nf, c.br, frame, l2);
+	decide_frame(c, frame, l2, ahead, c.nft.any ? &nf : nullptr, c.ct ? &ct : nullptr, v);
+	if (c.nft.any)
+		out_any = run_copy_hooks(c, nf, v);
+	else if (v.kind == VerdictKind::Flood)
+		out_any = flood_set(c, nullptr, v);
+	else
+		out_any = v.kind == VerdictKind::Forward;
+	if (c.ct)
+		ct_bridge_post(*c.ct, frame, l2, c.promisc, out_any, c.now, ct, v);
 }
 
 /* The VID a frame will most likely be decided in, for probing ahead. */
@@ -484,10 +627,10 @@ void decide_batch(Bridge &br, const RxFrame *frames, unsigned n, uint32_t now, V
 	}
 }
 
-unsigned flood_targets(const Bridge &br, const Verdict &verdict, Egress *out, unsigned cap)
+unsigned flood_targets(const Bridge &, const Verdict &verdict, Egress *out, unsigned cap)
 {
 	unsigned n = 0;
-	for_each_flood_target(br, verdict, [&](const Egress &e) {
+	for_each_flood_target(verdict, [&](const Egress &e) {
 		if (n < cap)
 			out[n++] = e;
 	});

@@ -9,9 +9,12 @@
  * (Documentation/design.md): source checks, link-local groups, port state,
  * VLAN ingress, locked port, learning, destination, egress checks.
  *
- * A verdict owns nothing. A Flood verdict does not list its ports: the
- * caller enumerates them with flood_targets() in the same read section,
- * into a buffer it owns (kMaxPorts entries always suffice).
+ * A verdict owns nothing. A Flood verdict lists its ports in flood, a set
+ * over the port table the decision read: the caller enumerates them with
+ * flood_targets() or for_each_flood_target() in the same read section.
+ * The set is decided once, egress checks and the ruleset's forward/output
+ * and postrouting chains included, so delivering a flood re-decides
+ * nothing.
  */
 #ifndef XBRIDGE_CORE_FORWARD_H
 #define XBRIDGE_CORE_FORWARD_H
@@ -50,7 +53,23 @@ struct Egress {
 	TagAction tag;
 };
 
-struct Verdict {
+/* The ports a flood leaves through: bits over @table's slots. Only the
+ * first @words words are written (the table's count rounded up). */
+constexpr unsigned kPortWords = kMaxPorts / 64;
+struct FloodSet {
+	const PortTable *table;
+	uint16_t words;
+	bool keep_tags;			/* VLAN filtering off: TagAction::Keep */
+	uint64_t pass[kPortWords];	/* slot i takes a copy */
+	uint64_t untag[kPortWords];	/* and sends it without the bridge tag */
+};
+
+/*
+ * The decision. Every field of VerdictHead is reset for every frame; the
+ * flood set is written only for a Flood verdict (it is large, and most
+ * frames are unicast).
+ */
+struct VerdictHead {
 	VerdictKind kind;
 	DropReason reason;	/* Drop */
 	FloodClass flood_class;	/* Flood */
@@ -59,11 +78,17 @@ struct Verdict {
 	uint16_t tag_proto;	/* the bridge's vlan_protocol, for TagAction::Tag */
 	uint8_t pcp_dei;	/* PCP and DEI to keep when tagging (TCI >> 12) */
 	uint8_t ct_state;	/* conntrack's CtStateBit; 0: not tracked */
-	uint32_t mark;		/* skb->mark the ruleset set (meta mark set); 0: none */
-	bool src_isolated;	/* ingress port isolated (for flood_targets) */
+	uint32_t mark;		/* skb->mark of the copies that leave through
+				 * ports (meta mark set); 0: leave it */
+	uint32_t local_mark;	/* skb->mark of the copy that goes up */
+	bool src_isolated;	/* ingress port isolated */
 	Port *ingress;
 	Egress out;		/* Forward: the port and its tag action */
 	Egress local;		/* Local or local_too: host port tag action */
+};
+
+struct Verdict : VerdictHead {
+	FloodSet flood;		/* Flood only */
 };
 
 struct RxFrame {
@@ -72,6 +97,7 @@ struct RxFrame {
 	OobTag oob;
 	Port *ingress;		/* the host port: sent by the bridge device */
 	bool csum_ok = false;	/* layer-4 checksum known good (conntrack) */
+	uint32_t mark = 0;	/* skb->mark as the frame arrived */
 };
 
 /* Decide one frame. @now is Bridge::now_ticks() read by the caller. */
@@ -84,7 +110,7 @@ void decide_batch(Bridge &br, const RxFrame *frames, unsigned n, uint32_t now,
 		  Verdict *out);
 
 /* Visit the ports a Flood verdict goes to: @fn(const Egress &) for each. */
-template <typename Fn> void for_each_flood_target(const Bridge &br, const Verdict &verdict, Fn fn);
+template <typename Fn> void for_each_flood_target(const Verdict &verdict, Fn fn);
 
 /* The ports a Flood verdict goes to, each with its tag action. Returns the
  * count written to @out (at most @cap). */
@@ -92,60 +118,32 @@ unsigned flood_targets(const Bridge &br, const Verdict &verdict, Egress *out, un
 
 /* ---- inline implementation ---------------------------------------------- */
 
-/* should_deliver + br_allowed_egress for one egress port. @vlan is the
- * cached port VLAN from the FDB destination, or nullptr to look it up. */
-inline bool egress_allowed(const Verdict &v, bool filtering, Port *p, PortVlan *vlan,
-			   TagAction &tag)
+/* The ports of a flood set given by its parts (the kernel glue keeps them
+ * in a C struct of its own): @fn(const Egress &) for each. */
+template <typename Fn>
+void for_each_port_of_set(const PortTable *table, const uint64_t *pass, const uint64_t *untag,
+			  unsigned words, bool keep_tags, Fn fn)
 {
-	if (xb_unlikely(p == v.ingress) && !p->has_flag(kPortHairpin))
-		return false;
-	if (xb_unlikely(p->port_state() != PortState::Forwarding))
-		return false;
-	if (xb_unlikely(v.src_isolated) && p->has_flag(kPortIsolated))
-		return false;
-	if (!filtering) {
-		tag = TagAction::Keep;
-		return true;
-	}
-	if (!vlan)
-		vlan = p->vlans.find(v.vid);
-	if (xb_unlikely(!vlan || PortState(load_once(vlan->state)) != PortState::Forwarding))
-		return false;
-	tag = (load_once(vlan->flags) & kVlanUntagged) ? TagAction::Untag : TagAction::Tag;
-	return true;
-}
-
-/* The port flag a flood class needs; frames the bridge sends ignore the
- * multicast and broadcast ones (br_flood's local_orig). */
-inline uint32_t flood_flag_needed(const Verdict &v)
-{
-	const bool from_host = v.ingress && v.ingress->is_host;
-	switch (v.flood_class) {
-	case FloodClass::Unicast:
-		return kPortFlood;
-	case FloodClass::Multicast:
-		return from_host ? 0u : uint32_t(kPortMcastFlood);
-	default:
-		return from_host ? 0u : uint32_t(kPortBcastFlood);
+	for (unsigned w = 0; w < words; w++) {
+		uint64_t bits = pass[w];
+		while (bits) {
+			const unsigned bit = unsigned(__builtin_ctzll(bits));
+			bits &= bits - 1;
+			Egress e;
+			e.port = table->port[w * 64 + bit];
+			if (keep_tags)
+				e.tag = TagAction::Keep;
+			else
+				e.tag = (untag[w] >> bit) & 1 ? TagAction::Untag : TagAction::Tag;
+			fn(e);
+		}
 	}
 }
 
-template <typename Fn> void for_each_flood_target(const Bridge &br, const Verdict &verdict, Fn fn)
+template <typename Fn> void for_each_flood_target(const Verdict &verdict, Fn fn)
 {
-	const PortTable *table = br.ports_rcu();
-	const bool filtering = br.vlan_filtering();
-	const uint32_t need = flood_flag_needed(verdict);
-
-	for (uint32_t i = 0; i < table->count; i++) {
-		Port *p = table->port[i];
-		if ((p->flag_bits() & need) != need)
-			continue;
-		Egress e;
-		if (!egress_allowed(verdict, filtering, p, nullptr, e.tag))
-			continue;
-		e.port = p;
-		fn(e);
-	}
+	const FloodSet &set = verdict.flood;
+	for_each_port_of_set(set.table, set.pass, set.untag, set.words, set.keep_tags, fn);
 }
 
 } // namespace xb

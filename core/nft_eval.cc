@@ -176,25 +176,19 @@ bool eval_meta(const Insn &in, const Pkt &p, uint32_t *dst)
 	case kMetaMark:
 		*dst = p.mark;
 		return true;
+	/* nft_meta_store_ifindex/ifname: no device at this hook reads as
+	 * ifindex 0 and the empty name, not a break. */
 	case kMetaIif:
-		if (!p.in)
-			return false;
-		*dst = p.in->ifindex;
+		*dst = p.in ? p.in->ifindex : 0;
 		return true;
 	case kMetaOif:
-		if (!p.out)
-			return false;
-		*dst = p.out->ifindex;
+		*dst = p.out ? p.out->ifindex : 0;
 		return true;
 	case kMetaIifname:
-		if (!p.in)
-			return false;
-		copy_name(dst, p.in->name);
+		copy_name(dst, p.in ? p.in->name : "");
 		return true;
 	case kMetaOifname:
-		if (!p.out)
-			return false;
-		copy_name(dst, p.out->name);
+		copy_name(dst, p.out ? p.out->name : "");
 		return true;
 	case kMetaIiftype:
 		if (!p.in)
@@ -227,15 +221,13 @@ bool eval_meta(const Insn &in, const Pkt &p, uint32_t *dst)
 	case kMetaPkttype:
 		store8(dst, p.pkttype);
 		return true;
+	/* nft_meta_bridge_get_eval: the empty name where there is no
+	 * device or it is no bridge port. */
 	case kMetaBriIifname:
-		if (!p.in || !p.in->bridge_name)
-			return false;
-		copy_name(dst, p.in->bridge_name);
+		copy_name(dst, p.in && p.in->bridge_name ? p.in->bridge_name : "");
 		return true;
 	case kMetaBriOifname:
-		if (!p.out || !p.out->bridge_name)
-			return false;
-		copy_name(dst, p.out->bridge_name);
+		copy_name(dst, p.out && p.out->bridge_name ? p.out->bridge_name : "");
 		return true;
 	case kMetaBriIifpvid:
 		if (!p.in || !p.in->bridge_name || !p.bridge_vlan_enabled)

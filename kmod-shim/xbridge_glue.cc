@@ -248,6 +248,8 @@ int xbg_vlan_del(struct xbg_bridge *br, struct xbg_port *port, uint16_t start, u
 	return err;
 }
 
+static_assert(XBG_PORT_WORDS == kPortWords, "xbg_flood_set holds a FloodSet");
+
 void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_frame *frame,
 		struct xbg_verdict *out)
 {
@@ -259,6 +261,7 @@ void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_fra
 	rx.oob.tci = frame->vlan_tci;
 	rx.ingress = core(in);
 	rx.csum_ok = frame->csum_ok;
+	rx.mark = frame->mark;
 
 	Verdict v;
 	decide(*core(br), rx, Bridge::now_ticks(), v);
@@ -275,19 +278,24 @@ void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_fra
 	out->out_priv = v.out.port ? v.out.port->priv : nullptr;
 	out->ingress = in;
 	out->mark = v.mark;
+	out->local_mark = v.local_mark;
+	if (v.kind == VerdictKind::Flood) {
+		xbg_flood_set &f = out->flood;
+		f.table = v.flood.table;
+		f.words = v.flood.words;
+		f.keep_tags = v.flood.keep_tags;
+		for (unsigned w = 0; w < v.flood.words; w++) {
+			f.pass[w] = v.flood.pass[w];
+			f.untag[w] = v.flood.untag[w];
+		}
+	}
 }
 
-void xbg_flood(struct xbg_bridge *br, const struct xbg_verdict *gv, xbg_flood_fn fn, void *ctx)
+void xbg_flood(const struct xbg_verdict *v, xbg_flood_fn fn, void *ctx)
 {
-	Verdict v = Verdict();
-	v.kind = VerdictKind::Flood;
-	v.flood_class = FloodClass(gv->flood_class);
-	v.vid = gv->vid;
-	v.src_isolated = gv->src_isolated;
-	v.ingress = core(gv->ingress);
-	for_each_flood_target(*core(br), v, [&](const Egress &e) {
-		fn(ctx, e.port->priv, uint8_t(e.tag));
-	});
+	const xbg_flood_set &f = v->flood;
+	for_each_port_of_set(static_cast<const PortTable *>(f.table), f.pass, f.untag, f.words,
+			     f.keep_tags, [&](const Egress &e) { fn(ctx, e.port->priv, uint8_t(e.tag)); });
 }
 
 void xbg_bridge_get(const struct xbg_bridge *br, struct xbg_bridge_opts *out)

@@ -47,6 +47,19 @@ struct xbg_frame {
 	uint16_t vlan_proto;	/* host order */
 	uint16_t vlan_tci;
 	bool csum_ok;		/* layer-4 checksum verified or to be offloaded */
+	uint32_t mark;		/* skb->mark as it arrived */
+};
+
+/* A flood's ports, decided with the verdict (core/forward.h FloodSet):
+ * bits over the port table the decision read, valid in the same RCU read
+ * section. Only the first @words words are written. */
+#define XBG_PORT_WORDS		16	/* 1024 ports */
+struct xbg_flood_set {
+	const void *table;
+	uint16_t words;
+	bool keep_tags;
+	uint64_t pass[XBG_PORT_WORDS];
+	uint64_t untag[XBG_PORT_WORDS];
 };
 
 struct xbg_verdict {
@@ -62,7 +75,10 @@ struct xbg_verdict {
 	uint8_t local_tag;	/* XBG_LOCAL or local_too */
 	void *out_priv;		/* XBG_FORWARD: the egress port's priv */
 	struct xbg_port *ingress;
-	uint32_t mark;		/* skb->mark the ruleset set; 0: leave it */
+	uint32_t mark;		/* skb->mark of the copies sent through ports,
+				 * as the ruleset left it; 0: leave it */
+	uint32_t local_mark;	/* the same for the copy that goes up */
+	struct xbg_flood_set flood;	/* XBG_FLOOD */
 };
 
 typedef void (*xbg_flood_fn)(void *ctx, void *port_priv, uint8_t tag);
@@ -250,7 +266,8 @@ uint32_t xbg_now_ticks(void);
 /* Datapath. */
 void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_frame *frame,
 		struct xbg_verdict *out);
-void xbg_flood(struct xbg_bridge *br, const struct xbg_verdict *v, xbg_flood_fn fn, void *ctx);
+/* Visit the ports of an XBG_FLOOD verdict: no decision is made again. */
+void xbg_flood(const struct xbg_verdict *v, xbg_flood_fn fn, void *ctx);
 
 /* FDB ageing. */
 unsigned int xbg_run_ageing(struct xbg_bridge *br);

@@ -11,6 +11,7 @@
 #include <new>
 
 #include "bridge.h"
+#include "bridge_nft.h"
 #include "nft_dump.h"
 #include "nft_ruleset.h"
 #include "platform.h"
@@ -230,10 +231,9 @@ void xbg_nft_port_name(struct xbg_bridge *br, struct xbg_port *port, const char 
 	reinterpret_cast<Bridge *>(br)->set_port_ifname(reinterpret_cast<Port *>(port), name);
 }
 
-bool xbg_nft_prerouting(struct xbg_bridge *br)
+bool xbg_nft_active(struct xbg_bridge *br)
 {
-	const Generation *g = reinterpret_cast<Bridge *>(br)->nft_generation_rcu();
-	return g && g->hooks[kHookPrerouting].count;
+	return nft_hooks(*reinterpret_cast<Bridge *>(br)).any;
 }
 
 } // extern "C"

@@ -57,8 +57,9 @@ int xbg_nft_attach(struct xbg_bridge *br, struct xbg_nft *rs);
 /* The name nft's iifname/oifname match for @port (a net_device's name,
  * valid while the port exists). */
 void xbg_nft_port_name(struct xbg_bridge *br, struct xbg_port *port, const char *name);
-/* Datapath: the ruleset has prerouting chains (they read the whole frame). */
-bool xbg_nft_prerouting(struct xbg_bridge *br);
+/* Datapath: the ruleset has chains at some bridge hook (they read the
+ * whole frame). */
+bool xbg_nft_active(struct xbg_bridge *br);
 
 #ifdef __cplusplus
 }

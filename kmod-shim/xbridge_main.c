@@ -105,6 +105,8 @@ static void xbr_pass_up(struct xbr *br, struct sk_buff *skb, const struct xbg_ve
 	bool to_port = ether_addr_equal(dest, in->dev_addr);
 
 	xbr_apply_tag(skb, v->local_tag, v);
+	if (unlikely(v->local_mark))
+		skb->mark = v->local_mark;	/* meta mark set, up to input */
 	skb->dev = dev;
 	skb->pkt_type = PACKET_HOST;
 	skb->protocol = eth_type_trans(skb, dev);
@@ -150,6 +152,8 @@ static void xbr_deliver(struct xbr *br, struct sk_buff *skb, const struct xbg_ve
 		if (!local)
 			dev_core_stats_rx_dropped_inc(br->dev);
 	}
+	if (unlikely(v->mark))
+		skb->mark = v->mark;	/* meta mark set, up to postrouting */
 
 	if (v->kind == XBG_FORWARD) {
 		xbr_xmit_port(skb, v->out_priv, v->out_tag, v, forwarded);
@@ -158,7 +162,7 @@ static void xbr_deliver(struct xbr *br, struct sk_buff *skb, const struct xbg_ve
 			.skb = skb, .v = v, .forwarded = forwarded,
 		};
 
-		xbg_flood(br->core, v, xbr_flood_one, &ctx);
+		xbg_flood(v, xbr_flood_one, &ctx);
 		if (ctx.prev)
 			xbr_xmit_port(skb, ctx.prev, ctx.prev_tag, v, forwarded);
 		else
@@ -193,6 +197,22 @@ static void xbr_frame_of(struct sk_buff *skb, struct xbg_frame *f)
 	f->vlan_tci = skb_vlan_tag_get(skb);
 	f->csum_ok = skb->ip_summed == CHECKSUM_UNNECESSARY ||
 		     skb->ip_summed == CHECKSUM_PARTIAL;
+	f->mark = skb->mark;
+}
+
+/*
+ * Conntrack and the ruleset's chains read the whole packet from the core's
+ * linear view (length checks, checksums, payload): a paged skb (GSO from a
+ * local socket) is made linear first, only when one of them will read it.
+ * Non-zero if that failed.
+ */
+static int xbr_linearize_for_core(struct xbr *br, struct sk_buff *skb)
+{
+	if (likely(!skb_is_nonlinear(skb)))
+		return 0;
+	if (!xbg_conntrack_on(br->core) && !xbg_nft_active(br->core))
+		return 0;
+	return skb_linearize(skb);
 }
 
 static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
@@ -219,20 +239,12 @@ static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 	skb = xbr_foreign_tag_to_payload(br, skb);
 	if (!skb)
 		return RX_HANDLER_CONSUMED;
-	/* Conntrack reads the whole packet from the core's linear view (its
-	 * length checks, checksums): a paged skb (GSO from a local socket)
-	 * is made linear first, only when conntrack or the ruleset's
-	 * prerouting chains will read it. */
-	if (unlikely(skb_is_nonlinear(skb)) &&
-	    (xbg_conntrack_on(br->core) || xbg_nft_prerouting(br->core)) &&
-	    skb_linearize(skb)) {
+	if (unlikely(xbr_linearize_for_core(br, skb))) {
 		kfree_skb(skb);
 		return RX_HANDLER_CONSUMED;
 	}
 	xbr_frame_of(skb, &frame);
 	xbg_decide(br->core, p->core, &frame, &v);
-	if (unlikely(v.mark))
-		skb->mark = v.mark;	/* meta mark set, at prerouting */
 
 	switch (v.kind) {
 	case XBG_PORT_STACK:
@@ -286,6 +298,10 @@ static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 		return NETDEV_TX_OK;
 
 	rcu_read_lock();
+	if (unlikely(xbr_linearize_for_core(br, skb))) {
+		kfree_skb(skb);
+		goto out;
+	}
 	xbr_frame_of(skb, &frame);
 	xbg_decide(br->core, xbg_host_port(br->core), &frame, &v);
 	if (v.kind == XBG_FORWARD || v.kind == XBG_FLOOD) {
@@ -294,6 +310,7 @@ static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 	} else {
 		kfree_skb(skb);
 	}
+out:
 	rcu_read_unlock();
 	return NETDEV_TX_OK;
 }

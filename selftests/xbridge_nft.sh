@@ -265,4 +265,51 @@ check "flush ruleset (seed)" xnft flush ruleset
 check "after the flush, h1 -> h2:23 connects again" tcp_try h1 10.0.0.8 23
 kill $SERVERS 2>/dev/null
 
+# 8. The later hooks on real traffic, each with the devices Linux's bridge
+#    gives it: forward (in: the ingress port, out: the egress port), input
+#    (frames up to xbr0, in: the ingress port), output (frames xbr0 sends,
+#    out: the egress port) and postrouting (every copy that leaves; no
+#    input device).
+ip addr add 10.0.0.1/24 dev xbr0
+cat > "$TMPDIR/hooks.nft" <<'EOF'
+table bridge t {
+	chain fwd {
+		type filter hook forward priority filter; policy accept;
+		iifname "veth21" oifname "veth22" icmp type echo-request counter drop
+	}
+	chain in {
+		type filter hook input priority filter; policy accept;
+		iifname "veth21" icmp type echo-request counter drop
+	}
+	chain out {
+		type filter hook output priority filter; policy accept;
+		oifname "veth22" icmp type echo-request counter drop
+	}
+	chain post {
+		type filter hook postrouting priority filter; policy accept;
+		iifname "veth21" counter drop
+		oifname "veth22" icmp type echo-reply counter
+	}
+}
+EOF
+check "a ruleset at forward, input, output and postrouting" xnft -f "$TMPDIR/hooks.nft"
+no_reply() { ! "$@" >/dev/null 2>&1; }
+check "forward: h1 -> h2 echo request dropped" no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.8
+check "forward: h2 -> h1 passes (its reply too)" ip netns exec h2 ping -c 1 -W 2 10.0.0.7
+check "input: h1 -> xbr0 echo request dropped" no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.1
+check "input: h2 -> xbr0 passes" ip netns exec h2 ping -c 1 -W 2 10.0.0.1
+check "output: xbr0 -> h2 echo request dropped" no_reply ping -c 1 -W 1 10.0.0.8
+check "output: xbr0 -> h1 passes" ping -c 1 -W 2 10.0.0.7
+for c in fwd in out; do
+	listed=$(xnft list chain bridge t $c)
+	[[ $listed == *"counter packets "[1-9]* ]]
+	log_test "the $c chain counted its drops" $? "$listed"
+done
+listed=$(xnft list chain bridge t post)
+[[ $listed == *'iifname "veth21" counter packets 0 bytes 0 drop'* &&
+   $listed == *'echo-reply counter packets '[1-9]* ]]
+log_test "postrouting has no input device; it counted the echo replies to h2" $? "$listed"
+check "flush ruleset (hooks)" xnft flush ruleset
+check "after the flush, h1 -> h2 passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
+
 summary
