@@ -219,6 +219,23 @@ class Runner:
                 raise Difference(st, "the nft step succeeds on one bridge only",
                                  "    %s" % (ea or "ok"), "    %s" % (eb or "ok"))
 
+    def record(self, step, **what):
+        """One JSON line of the trace (--record): the step and what both
+        bridges agreed on after it - deliveries, or FDB and VLAN table."""
+        if not self.trace:
+            return
+        row = {"scenario": self.scenario, "line": step.lineno if step else 0,
+               "step": step.line if step else "reset"}
+        if "frames" in what:
+            row["frames"] = [[p, b.hex()] for p, b in what["frames"]]
+        if "state" in what:
+            fdb, vlans = what["state"]
+            row["fdb"] = [{"port": p, "mac": m, "vlan": v, "kind": k, "flags": list(f)}
+                          for p, m, v, k, f in fdb]
+            row["vlans"] = {port: [{"vlan": vid, "flags": fl, "state": s} for vid, fl, s in rows]
+                            for port, rows in vlans.items()}
+        self.trace.write(json.dumps(row, sort_keys=True) + "\n")
+
     def state(self, side):
         return known.normalise_state(side.label, (side.fdb_dump(), side.vlan_dump()))
 
