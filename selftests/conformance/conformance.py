@@ -9,16 +9,23 @@ the first step where they differ:
   - a frame step delivers different frames (port and bytes, tags included)
     to the hosts and the bridge device;
   - after any step, the FDB (port, mac, vid, kind, flags) or the VLAN table
-    (vid, pvid/untagged, per-VLAN state) differ.
+    (vid, pvid/untagged, per-VLAN state) differ;
+  - an nft step succeeds on one bridge only (nft on lbr, xnft on xbr,
+    nft_words.py), or the two `list ruleset` outputs (names mapped back,
+    every counter included) differ at `expect counters` or at the end of a
+    scenario with nft steps.
 `expect` steps of the hand-written corpus also check the outcome itself.
 
   conformance.py [--corpus DIR] [--generate N] [--seed S] [--steps K]
-                 [--soak SECONDS] [--replay FILE] [--tools] [--quiet]
-                 [--record FILE] [--known] [--no-mab]
+                 [--generate-nft N] [--nft-seed S] [--nft-steps K]
+                 [--nft-every-frame] [--soak SECONDS] [--replay FILE]
+                 [--tools] [--quiet] [--record FILE] [--known]
+                 [--no-known-skip] [--no-mab]
 
 Every scenario prints one PASS or FAIL line (a FAIL prints the step, both
 sides and the scenario text, which --replay runs again); the last line gives
-the totals. Known, intended differences are in known.py, not here.
+the totals. Known, intended differences are in known.py, not here; so are
+the scenarios skipped because of a known xbridge bug (SKIP: lines).
 
 Ownership: single process, single thread; the two bridges are reset (not
 rebuilt) before each scenario.
