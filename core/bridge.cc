@@ -39,6 +39,7 @@ Bridge *Bridge::create(const BridgeSetup &setup, int *err)
 	Bridge *br = new (mem) Bridge();
 	br->addr_ = setup.addr & kMacMask;
 	br->ct_events_ = setup.ct_events;
+	br->fdb_.set_flow_generation(&br->flow_gen_);
 
 	br->ports_ = static_cast<PortTable *>(xb_alloc(sizeof(PortTable), XB_ALLOC_SLEEP));
 	br->ports_spare_ = static_cast<PortTable *>(xb_alloc(sizeof(PortTable), XB_ALLOC_SLEEP));
@@ -207,6 +208,7 @@ int Bridge::add_port(const PortSetup &setup, Port **out, Extack *ack)
 
 void Bridge::remove_port(Port *port)
 {
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
 	/* Frames already on their way in see a disabled port and drop. */
 	store_once(port->state, uint8_t(PortState::Disabled));
 	port_list_.erase(port_list_.iterator_to(*port));
@@ -230,6 +232,7 @@ void Bridge::remove_port(Port *port)
 
 void Bridge::port_link_changed(Port *port, bool up)
 {
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
 	/* As br_port_carrier_check: carrier only enables a disabled port and
 	 * disables an enabled one; a state the user set otherwise stays. */
 	PortState state = port->port_state();
@@ -249,6 +252,7 @@ void Bridge::port_link_changed(Port *port, bool up)
 
 int Bridge::port_set_flags(Port *port, uint32_t set, uint32_t clear, Extack *ack)
 {
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
 	if ((set | clear) & ~kPortFlagsAll)
 		return fail(ack, kEINVAL, "unknown port flag");
 	uint32_t flags = (port->flags | set) & ~clear;
@@ -268,6 +272,7 @@ int Bridge::port_set_flags(Port *port, uint32_t set, uint32_t clear, Extack *ack
 
 int Bridge::port_set_state(Port *port, uint8_t state, Extack *ack)
 {
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
 	if (state > kPortStateMax)
 		return fail(ack, kEINVAL, "port state must be 0..4");
 	/* br_set_port_state then br_port_state_selection: with no STP every
@@ -283,12 +288,14 @@ int Bridge::port_set_state(Port *port, uint8_t state, Extack *ack)
 
 int Bridge::set_vlan_filtering(bool on, Extack *)
 {
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
 	store_once(opts_.vlan_filtering, on);
 	return 0;
 }
 
 int Bridge::set_vlan_protocol(uint16_t proto, Extack *ack)
 {
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
 	if (proto != kEthP8021Q && proto != kEthP8021AD)
 		return fail(ack, kEPROTONOSUPPORT, "vlan_protocol must be 802.1Q or 802.1ad");
 	store_once(opts_.vlan_protocol, proto);
@@ -321,6 +328,7 @@ bool Bridge::vlan_is_default_pvid(Port *port, uint16_t vid) const
 
 int Bridge::set_default_pvid(uint16_t pvid, Extack *ack)
 {
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
 	if (pvid > kVidMax)
 		return fail(ack, kEINVAL, "default_pvid must be 0..4094");
 	if (pvid == opts_.default_pvid)
@@ -381,6 +389,7 @@ int Bridge::set_default_pvid(uint16_t pvid, Extack *ack)
 
 int Bridge::set_addr(MacKey addr, Extack *ack)
 {
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
 	addr &= kMacMask;
 	if (!mac_is_valid_unicast(addr))
 		return fail(ack, kEINVAL, "invalid Ethernet address");
@@ -427,6 +436,7 @@ void Bridge::vlan_update_flags(Port *port, PortVlan *vlan, uint8_t flags)
 int Bridge::vlan_add(Port *port, uint16_t vid_start, uint16_t vid_end, uint8_t flags,
 		     Extack *ack)
 {
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
 	if (!vid_is_valid(vid_start) || !vid_is_valid(vid_end))
 		return fail(ack, kEINVAL, "VLAN ID must be 1..4094");
 	if (vid_end < vid_start)
@@ -518,6 +528,7 @@ void Bridge::vlans_remove(Port *port, PortVlan **vlans, unsigned n)
 
 int Bridge::vlan_del(Port *port, uint16_t vid_start, uint16_t vid_end, Extack *ack)
 {
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
 	if (!vid_is_valid(vid_start) || !vid_is_valid(vid_end))
 		return fail(ack, kEINVAL, "VLAN ID must be 1..4094");
 	if (vid_end < vid_start)
@@ -541,6 +552,7 @@ int Bridge::vlan_del(Port *port, uint16_t vid_start, uint16_t vid_end, Extack *a
 
 int Bridge::vlan_set_state(Port *port, uint16_t vid, uint8_t state, Extack *ack)
 {
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
 	if (state > kPortStateMax)
 		return fail(ack, kEINVAL, "VLAN state must be 0..4");
 	PortVlan *v = port->vlans.find(vid);

@@ -29,6 +29,7 @@
 namespace xb {
 
 class Conntrack;
+class FlowTable;
 namespace nft {
 class Ruleset;
 struct Generation;
@@ -150,6 +151,18 @@ public:
 	/* Deferred context: one GC slice of @max_buckets buckets. */
 	unsigned run_ct_gc(uint32_t now, uint32_t max_buckets);
 
+	/*
+	 * The flowtable's flows (bridge_flow.h): created and freed with the
+	 * conntrack table, whose entries they carry. flows_rcu() for the
+	 * datapath (RCU read section), nullptr when conntrack is off.
+	 * flows_stale() makes every flow stale (control, or the FDB under
+	 * its lock); flow_generation() is what a live flow was added under.
+	 */
+	FlowTable *flows_rcu() const { return rcu_deref(flows_); }
+	FlowTable *flows() const { return flows_; }
+	void flows_stale() { __atomic_fetch_add(&flow_gen_, 1, __ATOMIC_RELAXED); }
+	uint32_t flow_generation() const { return __atomic_load_n(&flow_gen_, __ATOMIC_RELAXED); }
+
 	/* nf_tables (bridge_nft.h): the ruleset whose bridge chains run on
 	 * this bridge's frames - its namespace's, which outlives the bridge.
 	 * Control sets it; the datapath reads its generation (RCU). */
@@ -186,6 +199,8 @@ private:
 	PortTable *ports_spare_ = nullptr;	/* the unpublished copy */
 	PortList port_list_;		/* non-host ports, control only */
 	Conntrack *ct_ = nullptr;	/* rcu_publish/rcu_deref; owned */
+	FlowTable *flows_ = nullptr;	/* rcu_publish/rcu_deref; owned, with ct_ */
+	uint32_t flow_gen_ = 0;		/* atomic; see flows_stale() */
 	const nft::Ruleset *nft_ = nullptr;	/* rcu_publish/rcu_deref; not owned */
 	CtEventSink ct_events_;
 	uint16_t next_index_ = 1;

@@ -11,11 +11,22 @@
 #include <new>
 
 #include "bridge.h"
+#include "flow_table.h"
 #include "forward.h"
+#include "nft_ruleset.h"
 
 namespace xb {
 
 /* ---- the option (control) ------------------------------------------------- */
+
+namespace {
+
+void ct_removed_offloaded(void *ctx, CtEntry &e)
+{
+	static_cast<FlowTable *>(ctx)->ct_removed(&e);
+}
+
+} // namespace
 
 int Bridge::set_conntrack(bool on, Extack *ack)
 {
@@ -23,26 +34,46 @@ int Bridge::set_conntrack(bool on, Extack *ack)
 		return 0;
 	if (on) {
 		void *mem = xb_alloc(sizeof(Conntrack), XB_ALLOC_SLEEP);
-		if (!mem)
+		void *fmem = xb_alloc(sizeof(FlowTable), XB_ALLOC_SLEEP);
+		if (!mem || !fmem) {
+			xb_free(mem);
+			xb_free(fmem);
 			return fail(ack, kENOMEM, "no memory for the conntrack table");
+		}
 		Conntrack *ct = new (mem) Conntrack();
-		const int err = ct->init(kBridgeCtBuckets, kBridgeCtMax, ack);
+		FlowTable *flows = new (fmem) FlowTable();
+		int err = ct->init(kBridgeCtBuckets, kBridgeCtMax, ack);
+		if (!err) {
+			err = flows->init(FlowTable::kDefaultBuckets, FlowTable::kDefaultMax, ack);
+			if (err)
+				ct->fini();
+		}
 		if (err) {
 			ct->~Conntrack();
+			flows->~FlowTable();
 			xb_free(ct);
+			xb_free(flows);
 			return err;
 		}
 		ct->table().set_event_sink(ct_events_);
+		ct->table().set_offload_sink({ct_removed_offloaded, flows});
+		rcu_publish(flows_, flows);
 		rcu_publish(ct_, ct);
 		store_once(opts_.conntrack, true);
 		return 0;
 	}
 	Conntrack *ct = ct_;
+	FlowTable *flows = flows_;
 	store_once(opts_.conntrack, false);
 	rcu_publish(ct_, static_cast<Conntrack *>(nullptr));
-	/* No frame and no GC slice can reach the table after this; frames
-	 * never keep an unconfirmed entry past their decide(). */
+	rcu_publish(flows_, static_cast<FlowTable *>(nullptr));
+	/* No frame and no GC slice can reach the tables after this; frames
+	 * never keep an unconfirmed entry past their decide(). The flows go
+	 * first: they point at the entries. */
 	xb_synchronize_rcu();
+	flows->fini(now_ticks());
+	flows->~FlowTable();
+	xb_free(flows);
 	ct->fini();
 	ct->~Conntrack();
 	xb_free(ct);
@@ -53,7 +84,16 @@ unsigned Bridge::run_ct_gc(uint32_t now, uint32_t max_buckets)
 {
 	RcuReadGuard rcu;
 	Conntrack *ct = rcu_deref(ct_);
-	return ct ? ct->table().gc_slice(now, max_buckets) : 0;
+	FlowTable *flows = rcu_deref(flows_);
+	if (!ct)
+		return 0;
+	/* The flows first: a live flow keeps its entry from expiring. */
+	if (flows && flows->count()) {
+		const nft::Generation *g = nft_generation_rcu();
+		flows->gc_slice(now, flow_stamp(flow_generation(), g ? g->id : 0),
+				max_buckets * FlowTable::kDefaultBuckets / kBridgeCtBuckets);
+	}
+	return ct->table().gc_slice(now, max_buckets);
 }
 
 /* ---- the hooks (datapath) ------------------------------------------------- */

@@ -101,6 +101,7 @@ NftHooks nft_hooks(const Bridge &br)
 	h.forward = hook(nft::kHookForward);
 	h.output = hook(nft::kHookOutput);
 	h.post = hook(nft::kHookPostrouting);
+	h.gen_id = g->id;
 	h.any = h.pre || h.input || h.forward || h.output || h.post;
 	return h;
 }
@@ -164,7 +165,7 @@ void egress_view(const NftFrame &nf, const Verdict &v, TagAction tag, nft::Pkt &
 } // namespace
 
 bool nft_bridge_egress(const NftHooks &h, const NftFrame &nf, const Verdict &v, const Port *out,
-		       TagAction tag, uint32_t &mark)
+		       TagAction tag, uint32_t &mark, const void **offload)
 {
 	const nft::Hook *first = nf.from_host ? h.output : h.forward;
 	const nft::IfInfo out_if{out->ifindex, name_of(out), kArphrdEther, 0, nf.bridge_name};
@@ -179,6 +180,8 @@ bool nft_bridge_egress(const NftHooks &h, const NftFrame &nf, const Verdict &v, 
 			return false;
 	}
 	mark = p.mark;
+	if (offload)
+		*offload = p.offload;
 	return true;
 }
 

@@ -54,6 +54,7 @@ struct NftHooks {
 	const nft::Hook *forward;
 	const nft::Hook *output;
 	const nft::Hook *post;
+	uint32_t gen_id;	/* the generation's id; 0: no ruleset */
 	bool any;
 };
 
@@ -89,10 +90,12 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 /*
  * Datapath, the copy that leaves through @out with @tag: the forward (or,
  * for a frame the bridge device sends, output) chains, then postrouting.
- * True if none dropped it; @mark is the copy's mark as they left it.
+ * True if none dropped it; @mark is the copy's mark as they left it and
+ * *@offload (if @offload) the flowtable a `flow offload` asked for, or
+ * nullptr.
  */
 bool nft_bridge_egress(const NftHooks &h, const NftFrame &nf, const Verdict &v, const Port *out,
-		       TagAction tag, uint32_t &mark);
+		       TagAction tag, uint32_t &mark, const void **offload = nullptr);
 
 /* Datapath, the copy that goes up the bridge device: the input chains.
  * True if none dropped it; @mark as for nft_bridge_egress(). */

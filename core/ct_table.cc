@@ -234,7 +234,10 @@ void CtTable::unlink_locked(CtEntry *e)
 
 void CtTable::remove_locked(CtEntry *e)
 {
-	e->set_status(kCtDying);
+	/* DYING first, then OFFLOAD: see FlowTable::add() for the other side. */
+	__atomic_fetch_or(&e->status, uint16_t(kCtDying), __ATOMIC_SEQ_CST);
+	if ((__atomic_load_n(&e->status, __ATOMIC_SEQ_CST) & kCtOffload) && offload_sink_.fn)
+		offload_sink_.fn(offload_sink_.ctx, *e);
 	unlink_locked(e);
 	__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);
 	if (sink_.fn)

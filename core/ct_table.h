@@ -51,7 +51,7 @@ enum CtStatusBit : uint16_t {
 	kCtAssured = 1 << 2,
 	kCtConfirmed = 1 << 3,
 	kCtDying = 1 << 9,
-	kCtOffload = 1 << 14,	/* owned by the flowtable (future) */
+	kCtOffload = 1 << 14,	/* a flowtable flow carries it (flow_table.h) */
 };
 
 /* TCP window tracking flags (IP_CT_TCP_FLAG_*). */
@@ -106,6 +106,8 @@ struct CtEntry {
 				 * or (confirm, kill) the table lock */
 	uint8_t lock;		/* the entry's spin bit (datapath only) */
 	uint8_t reserved;
+	void *flow;		/* the flow carrying it while kCtOffload
+				 * (flow_table.h; under the flow table's lock) */
 	union {
 		CtTcp tcp;
 		CtUdp udp;
@@ -173,6 +175,16 @@ enum class CtEventType : uint8_t {
 };
 struct CtEventSink {
 	void (*fn)(void *ctx, CtEventType type, const CtEntry &e) = nullptr;
+	void *ctx = nullptr;
+};
+
+/*
+ * The flowtable's hook into removal: an entry with kCtOffload is being
+ * removed (table lock held); the sink unlinks its flow before the entry
+ * can be freed. Must not sleep.
+ */
+struct CtOffloadSink {
+	void (*fn)(void *ctx, CtEntry &e) = nullptr;
 	void *ctx = nullptr;
 };
 
@@ -290,6 +302,7 @@ public:
 	uint32_t buckets() const { return mask_ + 1; }
 	/* Control, before the table is published to the datapath. */
 	void set_event_sink(CtEventSink sink) { sink_ = sink; }
+	void set_offload_sink(CtOffloadSink sink) { offload_sink_ = sink; }
 	CtStats *stats_this_cpu() const { return stats_.this_cpu(); }
 	/* Sum of every CPU's counters. */
 	CtStats stats_sum() const;
@@ -314,6 +327,7 @@ private:
 	uint32_t max_ = 0;
 	uint32_t gc_cursor_ = 0;
 	CtEventSink sink_;
+	CtOffloadSink offload_sink_;
 	PerCpu<CtStats> stats_;
 };
 

@@ -20,6 +20,7 @@ constexpr int kEBUSY = 16;
 constexpr int kEEXIST = 17;
 constexpr int kEINVAL = 22;
 constexpr int kENFILE = 23;
+constexpr int kEFBIG = 27;
 constexpr int kENOSPC = 28;
 constexpr int kEMLINK = 31;
 constexpr int kERANGE = 34;

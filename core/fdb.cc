@@ -92,6 +92,10 @@ FdbEntry *Fdb::find_locked(uint64_t key) const
 void Fdb::notify(FdbEventType type, FdbReason reason, const FdbEntry *e,
 		 Port *old_port) const
 {
+	/* Every change and delete is notified (under the lock): a flow that
+	 * cached this entry's port is stale from here on. */
+	if (xb_unlikely(e->flow_pinned) && type != FdbEventType::Created && flow_gen_)
+		__atomic_fetch_add(flow_gen_, 1, __ATOMIC_RELAXED);
 	if (!sink_.fn)
 		return;
 	FdbEvent ev;
@@ -160,6 +164,17 @@ void Fdb::delete_locked(FdbEntry *e, FdbReason reason)
 	notify(FdbEventType::Deleted, reason, e, nullptr);
 	store_once(e->flags, uint16_t(e->flags | kFdbUnlinked));
 	xb_call_rcu(&e->rcu, free_entry_rcu);
+}
+
+bool Fdb::pin_for_flow(MacKey mac, uint16_t vid, const Port *port)
+{
+	LockGuard guard(lock_);
+	FdbEntry *e = find_locked(fdb_key(mac, vid));
+	if (!e || (e->flags & (kFdbUnlinked | kFdbLocal | kFdbLocked)) ||
+	    e->destination().port() != port)
+		return false;
+	store_once(e->flow_pinned, uint8_t(1));
+	return true;
 }
 
 void Fdb::roam(FdbEntry *e, FdbDest dest, Port *old_port)

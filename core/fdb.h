@@ -76,7 +76,10 @@ struct alignas(64) FdbEntry {
 	uint32_t used;		/* last forwarded to (ticks) */
 	uint32_t updated;	/* last learned/refreshed (ticks) */
 	uint16_t flags;		/* FdbFlag; changed under the lock */
-	uint16_t reserved;
+	uint8_t flow_pinned;	/* a flowtable flow caches this entry's port:
+				 * a change or delete makes flows stale (set
+				 * under the lock, never cleared) */
+	uint8_t reserved;
 	uint32_t reserved2;
 	xb_rcu_head rcu;
 
@@ -291,6 +294,17 @@ public:
 		return true;
 	}
 
+	/*
+	 * The bridge's flow generation (bridge_flow.h): a change to or the
+	 * deletion of an entry a flow pinned bumps it. Control, once, before
+	 * the datapath runs.
+	 */
+	void set_flow_generation(uint32_t *gen) { flow_gen_ = gen; }
+	/* Datapath: pin the entry (@mac, @vid) for a flow that sends to @port:
+	 * true if it exists, is not being deleted, is on @port and is an
+	 * ordinary forwarding entry (not local, not locked). */
+	bool pin_for_flow(MacKey mac, uint16_t vid, const Port *port);
+
 	void set_ageing_ms(uint32_t ms) { store_once(ageing_ms_, ms); }
 	uint32_t ageing_ms() const { return load_once(ageing_ms_); }
 	void set_max_learned(uint32_t n) { store_once(max_learned_, n); }
@@ -328,6 +342,7 @@ private:
 	Table *table_ = nullptr;	/* rcu_publish/rcu_deref */
 	xb_lock *lock_ = nullptr;
 	FdbEventSink sink_;
+	uint32_t *flow_gen_ = nullptr;	/* the bridge's; bumped atomically */
 	uint32_t count_ = 0;
 	uint32_t n_learned_ = 0;
 	uint32_t ageing_ms_ = kFdbDefaultAgeingMs;

@@ -14,6 +14,7 @@
 #include "forward.h"
 
 #include "bridge_ct.h"
+#include "bridge_flow.h"
 #include "bridge_nft.h"
 #include "nft_ruleset.h"
 
@@ -35,6 +36,7 @@ struct Ctx {
 	bool promisc;
 	bool vlan_stats;
 	Conntrack *ct;		/* nullptr: conntrack off */
+	FlowTable *flows;	/* the flowtable's flows (with conntrack) */
 	NftHooks nft;		/* the ruleset's chains per hook */
 };
 
@@ -66,6 +68,7 @@ Ctx make_ctx(Bridge &br, uint32_t now)
 		   load_once(o.promisc),
 		   load_once(o.vlan_stats),
 		   br.conntrack_rcu(),
+		   br.flows_rcu(),
 		   nft_hooks(br)};
 }
 
@@ -517,7 +520,8 @@ void cancel_copy(Verdict &v, bool local)
  * forwards before br_pass_frame_up), input for the one that goes up.
  * Returns whether some copy still leaves through a port.
  */
-bool run_copy_hooks(const Ctx &c, const NftFrame &nf, Verdict &v)
+bool run_copy_hooks(const Ctx &c, const RxFrame &frame, const L2Info &l2, const NftFrame &nf,
+		    const CtResult *ct, Verdict &v)
 {
 	const bool egress_chains = c.nft.post || (nf.from_host ? c.nft.output : c.nft.forward);
 	bool out_any = false;
@@ -525,9 +529,14 @@ bool run_copy_hooks(const Ctx &c, const NftFrame &nf, Verdict &v)
 	v.local_mark = v.mark;
 	if (v.kind == VerdictKind::Forward) {
 		uint32_t mark = nf.pkt.mark;
-		if (!egress_chains || nft_bridge_egress(c.nft, nf, v, v.out.port, v.out.tag, mark)) {
+		const void *offload = nullptr;
+		if (!egress_chains ||
+		    nft_bridge_egress(c.nft, nf, v, v.out.port, v.out.tag, mark, &offload)) {
 			v.mark = mark;
 			out_any = true;
+			if (xb_unlikely(offload) && ct && c.flows)
+				flow_offload(c.br, *c.flows, c.nft.gen_id, offload, frame, l2, *ct,
+					     v, c.now);
 		} else {
 			cancel_copy(v, false);
 		}
@@ -547,9 +556,21 @@ bool run_copy_hooks(const Ctx &c, const NftFrame &nf, Verdict &v)
 	return out_any;
 }
 
-void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probes *ahead,
-	       Verdict &v)
+/* Whether a frame looks its flow up first (bridge_flow.h). */
+inline bool flow_first(const Ctx &c, const RxFrame &frame, const L2Info &l2)
 {
+	return xb_unlikely(c.flows) && c.flows->count() && l2.status == FrameStatus::Ok &&
+	       !frame.ingress->is_host;
+}
+
+/* @flow: the frame's flow probe when a batch worked it out, or nullptr. */
+void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probes *ahead,
+	       const FlowProbe *flow, Verdict &v)
+{
+	/* The flowtable first, as its ingress hook runs before the bridge. */
+	if (flow_first(c, frame, l2) &&
+	    flow_hit(c.br, *c.flows, c.nft.gen_id, frame, l2, c.now, flow, v))
+		return;
 	if (xb_likely(!c.ct && !c.nft.any)) {
 		decide_frame(c, frame, l2, ahead, nullptr, nullptr, v);
 		if (v.kind == VerdictKind::Flood)
@@ -563,7 +584,7 @@ void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probe
 		nft_frame_init(nf, c.br, frame, l2);
 	decide_frame(c, frame, l2, ahead, c.nft.any ? &nf : nullptr, c.ct ? &ct : nullptr, v);
 	if (c.nft.any)
-		out_any = run_copy_hooks(c, nf, v);
+		out_any = run_copy_hooks(c, frame, l2, nf, c.ct ? &ct : nullptr, v);
 	else if (v.kind == VerdictKind::Flood)
 		out_any = flood_set(c, nullptr, v);
 	else
@@ -580,34 +601,26 @@ inline uint16_t expected_vid(const Ctx &c, const RxFrame &f, const L2Info &l2)
 	return l2.vid ? l2.vid : f.ingress->vlans.pvid();
 }
 
-} // namespace
-
-void decide(Bridge &br, const RxFrame &frame, uint32_t now, Verdict &out)
-{
-	const Ctx c = make_ctx(br, now);
-	L2Info l2;
-	classify_l2(frame.data, frame.len, frame.oob, c.host_addr, c.vlan_proto, l2);
-	decide_l2(c, frame, l2, nullptr, out);
-}
-
 /*
  * Batches are decided in groups small enough for a kernel stack. For each
  * group: classify every frame and probe its destination and source buckets
- * (prefetching the bucket slots); then load each slot and prefetch the
- * first entry of its chain; then decide each frame with its probes. The
- * memory of the whole group is in flight before the first decision.
+ * (prefetching the bucket slots) and, with @Flows, its flow's bucket; then
+ * load each slot and prefetch the first entry of its chain; then decide
+ * each frame with its probes. The memory of the whole group is in flight
+ * before the first decision. With flows the group is smaller (a flow probe
+ * holds its key).
  */
-void decide_batch(Bridge &br, const RxFrame *frames, unsigned n, uint32_t now, Verdict *out)
+template <unsigned N, bool Flows>
+__attribute__((noinline)) void decide_groups(const Ctx &c, const RxFrame *frames, unsigned n,
+					     Verdict *out)
 {
-	constexpr unsigned kGroup = 16;
-	const Ctx c = make_ctx(br, now);
-	L2Info l2[kGroup];
-	Probes probes[kGroup];
+	L2Info l2[N];
+	Probes probes[N];
+	FlowProbe flow[Flows ? N : 1];
+	bool keyed[N] = {};
 
-	if (n > kBatchMax)
-		n = kBatchMax;
-	for (unsigned base = 0; base < n; base += kGroup) {
-		const unsigned count = n - base < kGroup ? n - base : kGroup;
+	for (unsigned base = 0; base < n; base += N) {
+		const unsigned count = n - base < N ? n - base : N;
 		const RxFrame *f = frames + base;
 
 		for (unsigned i = 0; i < count; i++) {
@@ -617,14 +630,43 @@ void decide_batch(Bridge &br, const RxFrame *frames, unsigned n, uint32_t now, V
 			probes[i].src = c.fdb.probe(fdb_key(l2[i].src, vid));
 			prefetch(probes[i].dst.slot);
 			prefetch(probes[i].src.slot);
+			if (Flows) {
+				keyed[i] = flow_first(c, f[i], l2[i]);
+				if (keyed[i])
+					flow_probe(*c.flows, f[i], l2[i], flow[i]);
+			}
 		}
 		for (unsigned i = 0; i < count; i++) {
 			prefetch(load_once(*probes[i].dst.slot));
 			prefetch(load_once(*probes[i].src.slot));
+			if (Flows && keyed[i])
+				flow_probe_chain(*c.flows, flow[i]);
 		}
 		for (unsigned i = 0; i < count; i++)
-			decide_l2(c, f[i], l2[i], &probes[i], out[base + i]);
+			decide_l2(c, f[i], l2[i], &probes[i], Flows && keyed[i] ? &flow[i] : nullptr,
+				  out[base + i]);
 	}
+}
+
+} // namespace
+
+void decide(Bridge &br, const RxFrame &frame, uint32_t now, Verdict &out)
+{
+	const Ctx c = make_ctx(br, now);
+	L2Info l2;
+	classify_l2(frame.data, frame.len, frame.oob, c.host_addr, c.vlan_proto, l2);
+	decide_l2(c, frame, l2, nullptr, nullptr, out);
+}
+
+void decide_batch(Bridge &br, const RxFrame *frames, unsigned n, uint32_t now, Verdict *out)
+{
+	const Ctx c = make_ctx(br, now);
+	if (n > kBatchMax)
+		n = kBatchMax;
+	if (xb_unlikely(c.flows) && c.flows->count())
+		decide_groups<8, true>(c, frames, n, out);
+	else
+		decide_groups<16, false>(c, frames, n, out);
 }
 
 unsigned flood_targets(const Bridge &, const Verdict &verdict, Egress *out, unsigned cap)

@@ -69,6 +69,59 @@ int copy_blob(Blob &b, const Attr &a, uint32_t max, Extack *ack)
 	return 0;
 }
 
+/*
+ * NFTA_FLOWTABLE_HOOK_DEVS: a list of NFTA_DEVICE_NAME strings (at most
+ * NFT_NETDEVICE_MAX, each shorter than IFNAMSIZ, as nft_netdev_hook_alloc
+ * takes them) into @b as NUL-padded names. The devices need not exist:
+ * a name that is no port of an xbridge offloads nothing.
+ */
+constexpr unsigned kNetdeviceMax = 256;
+
+int copy_devices(Blob &b, const Attr &devs, Extack *ack)
+{
+	b = Blob{};
+	if (!devs.present())
+		return 0;
+	unsigned n = 0;
+	{
+		AttrWalker w(devs);
+		uint16_t type;
+		Attr a;
+		while (w.next(type, a)) {
+			if (type != kDeviceName)
+				return fail(ack, kEINVAL, "a flowtable device list holds device names");
+			if (++n > kNetdeviceMax)
+				return fail(ack, kEFBIG, "too many flowtable devices");
+		}
+		if (w.malformed())
+			return fail(ack, kEINVAL, "malformed flowtable device list");
+	}
+	if (!n)
+		return 0;
+	auto *names = static_cast<char *>(xb_alloc(n * kIfnameSize, XB_ALLOC_SLEEP));
+	if (!names)
+		return fail(ack, kENOMEM, "out of memory");
+	AttrWalker w(devs);
+	uint16_t type;
+	Attr a;
+	for (unsigned i = 0; w.next(type, a); i++) {
+		char *name = names + i * kIfnameSize;
+		bool dup = false;
+		if (attr_string(a, name, kIfnameSize) && name[0])
+			for (unsigned j = 0; j < i && !dup; j++)
+				dup = cstr_equal(names + j * kIfnameSize, name);
+		else
+			dup = true;
+		if (dup) {
+			xb_free(names);
+			return fail(ack, kEINVAL, "bad or repeated flowtable device name");
+		}
+	}
+	b.data = reinterpret_cast<uint8_t *>(names);
+	b.len = n * kIfnameSize;
+	return 0;
+}
+
 void free_blob(Blob &b)
 {
 	if (b.data)
@@ -228,6 +281,7 @@ void Ruleset::free_set(SetObj *s)
 void Ruleset::free_flowtable(FlowtableObj *f)
 {
 	free_blob(f->hook);
+	free_blob(f->devices);
 	free_obj(f);
 }
 
@@ -1330,6 +1384,14 @@ int Ruleset::del_setelem(uint16_t flags, const Attr *tb, Extack *ack)
 
 /* ---- flowtables --------------------------------------------------------- */
 
+bool FlowtableObj::has_device(const char *name) const
+{
+	for (uint32_t off = 0; off + kIfnameSize <= devices.len; off += kIfnameSize)
+		if (cstr_equal(reinterpret_cast<const char *>(devices.data + off), name))
+			return true;
+	return false;
+}
+
 int Ruleset::new_flowtable(uint16_t flags, const Attr *tb, Extack *ack)
 {
 	if (!tb[kFlowtableTable].present() || !tb[kFlowtableName].present())
@@ -1370,6 +1432,8 @@ int Ruleset::new_flowtable(uint16_t flags, const Attr *tb, Extack *ack)
 	int err = copy_name(f->name, tb[kFlowtableName], ack);
 	if (!err)
 		err = copy_blob(f->hook, tb[kFlowtableHook], 0xffff, ack);
+	if (!err)
+		err = copy_devices(f->devices, ht[kFlowtableHookDevs], ack);
 	if (!err)
 		err = log({UndoKind::AddFlowtable, f, nullptr, 0}, ack);
 	if (err) {

@@ -103,6 +103,10 @@ struct FlowtableObj {
 	int32_t priority;
 	uint32_t flags;
 	Blob hook;		/* NFTA_FLOWTABLE_HOOK as received (devices) */
+	Blob devices;		/* its device names, kIfnameSize bytes each */
+
+	/* Datapath too (immutable once added): is @name one of its devices? */
+	bool has_device(const char *name) const;
 };
 
 struct TableObj {

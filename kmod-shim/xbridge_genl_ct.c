@@ -275,7 +275,20 @@ static int xbr_fill_ct_stats(struct sk_buff *skb, struct xbr *br, const struct x
 	    nla_put_u64_64bit(skb, XBRIDGE_CT_STATS_CLASH_RESOLVE, s->clash_resolve,
 			      XBRIDGE_CT_STATS_PAD) ||
 	    nla_put_u64_64bit(skb, XBRIDGE_CT_STATS_CHAINTOOLONG, s->chaintoolong,
-			      XBRIDGE_CT_STATS_PAD)) {
+			      XBRIDGE_CT_STATS_PAD) ||
+	    nla_put_u32(skb, XBRIDGE_CT_STATS_FLOWS, s->flows) ||
+	    nla_put_u64_64bit(skb, XBRIDGE_CT_STATS_FLOW_HITS, s->flow_hits, XBRIDGE_CT_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, XBRIDGE_CT_STATS_FLOW_ADDS, s->flow_adds, XBRIDGE_CT_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, XBRIDGE_CT_STATS_FLOW_ADD_FAILED, s->flow_add_failed,
+			      XBRIDGE_CT_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, XBRIDGE_CT_STATS_FLOW_TEARDOWN_STALE, s->flow_teardown_stale,
+			      XBRIDGE_CT_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, XBRIDGE_CT_STATS_FLOW_TEARDOWN_FIN_RST,
+			      s->flow_teardown_fin_rst, XBRIDGE_CT_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, XBRIDGE_CT_STATS_FLOW_TEARDOWN_TIMEOUT,
+			      s->flow_teardown_timeout, XBRIDGE_CT_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, XBRIDGE_CT_STATS_FLOW_TEARDOWN_CONNTRACK,
+			      s->flow_teardown_conntrack, XBRIDGE_CT_STATS_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

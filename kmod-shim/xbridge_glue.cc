@@ -9,6 +9,7 @@
 
 #include "bridge.h"
 #include "bridge_ct.h"
+#include "flow_table.h"
 #include "forward.h"
 #include "xbridge.h"	/* the uAPI, for the drop-counter attribute types */
 
@@ -636,6 +637,16 @@ int xbg_ct_stats(const struct xbg_bridge *br, struct xbg_ct_stats *out, const ch
 	out->search_restart = s.search_restart;
 	out->clash_resolve = s.clash_resolve;
 	out->chaintoolong = s.chaintoolong;
+	const FlowTable *flows = core(br)->flows();
+	const FlowStats f = flows ? flows->stats_sum() : FlowStats{};
+	out->flows = flows ? flows->count() : 0;
+	out->flow_hits = f.hits;
+	out->flow_adds = f.adds;
+	out->flow_add_failed = f.add_failed;
+	out->flow_teardown_stale = f.teardown[unsigned(FlowTeardown::Stale)];
+	out->flow_teardown_fin_rst = f.teardown[unsigned(FlowTeardown::FinRst)];
+	out->flow_teardown_timeout = f.teardown[unsigned(FlowTeardown::Timeout)];
+	out->flow_teardown_conntrack = f.teardown[unsigned(FlowTeardown::Conntrack)];
 	return 0;
 }
 

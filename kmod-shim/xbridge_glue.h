@@ -304,6 +304,11 @@ struct xbg_ct_stats {
 	uint32_t count, max, buckets;
 	uint64_t found, invalid, insert, insert_failed, drop, early_drop, error;
 	uint64_t search_restart, clash_resolve, chaintoolong;
+	/* The bridge flowtable (core/bridge_flow.h). */
+	uint32_t flows;
+	uint64_t flow_hits, flow_adds, flow_add_failed;
+	uint64_t flow_teardown_stale, flow_teardown_fin_rst, flow_teardown_timeout,
+		 flow_teardown_conntrack;
 };
 
 /* The GC work's period: one slice of the table each run. */

@@ -229,7 +229,7 @@ enum xbridge_ct_attr {
 	XBRIDGE_CT_MAX = __XBRIDGE_CT_MAX - 1,
 };
 
-/* The table's counters (`conntrack -S`), summed over the CPUs, and its size. */
+/* The table's counters (`conntrack -S`), summed over the CPUs, and its size; then the bridge flowtable's flows and counters (teardowns by cause). */
 enum xbridge_ct_stats_attr {
 	XBRIDGE_CT_STATS_UNSPEC,
 	XBRIDGE_CT_STATS_COUNT = 1,	/* u32 */
@@ -246,6 +246,14 @@ enum xbridge_ct_stats_attr {
 	XBRIDGE_CT_STATS_CLASH_RESOLVE = 12,	/* u64 */
 	XBRIDGE_CT_STATS_CHAINTOOLONG = 13,	/* u64 */
 	XBRIDGE_CT_STATS_PAD = 14,
+	XBRIDGE_CT_STATS_FLOWS = 15,	/* u32; the flowtable's live flows */
+	XBRIDGE_CT_STATS_FLOW_HITS = 16,	/* u64 */
+	XBRIDGE_CT_STATS_FLOW_ADDS = 17,	/* u64 */
+	XBRIDGE_CT_STATS_FLOW_ADD_FAILED = 18,	/* u64 */
+	XBRIDGE_CT_STATS_FLOW_TEARDOWN_STALE = 19,	/* u64 */
+	XBRIDGE_CT_STATS_FLOW_TEARDOWN_FIN_RST = 20,	/* u64 */
+	XBRIDGE_CT_STATS_FLOW_TEARDOWN_TIMEOUT = 21,	/* u64 */
+	XBRIDGE_CT_STATS_FLOW_TEARDOWN_CONNTRACK = 22,	/* u64 */
 
 	__XBRIDGE_CT_STATS_MAX,
 	XBRIDGE_CT_STATS_MAX = __XBRIDGE_CT_STATS_MAX - 1,

@@ -49,6 +49,34 @@ xb() {
 	"$XB" "$@"
 }
 
+# The xnft tool (tools/xnft): $XNFT, else the first build of it under the
+# repo, as for the xbridge tool. xnft ARGS... runs it; a missing tool is an
+# error (and need_xnft, at a suite's start, logs it and ends the suite).
+XNFT=${XNFT:-}
+if [[ -z "$XNFT" ]]; then
+	for _d in build-test build build-tool build-dev; do
+		if [[ -x "$SELFTESTS_DIR/../$_d/tools/xnft/xnft" ]]; then
+			XNFT="$(cd "$SELFTESTS_DIR/.." && pwd)/$_d/tools/xnft/xnft"
+			break
+		fi
+	done
+	unset _d
+fi
+xnft() {
+	if [[ -z "$XNFT" || ! -x "$XNFT" ]]; then
+		echo "lib.sh: no xnft tool (set XNFT or build tools/xnft)" >&2
+		return 127
+	fi
+	"$XNFT" "$@"
+}
+need_xnft() {
+	if [[ -z "$XNFT" || ! -x "$XNFT" ]]; then
+		log_test "xnft binary found" 1 "set XNFT or build tools/xnft"
+		summary
+		exit 1
+	fi
+}
+
 # fdb_show BR - the bridge's FDB in iproute2's `bridge fdb show` format.
 fdb_show() {
 	xb fdb show br "$1"

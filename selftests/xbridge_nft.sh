@@ -10,20 +10,8 @@
 set -u
 source "$(dirname "$0")/lib.sh"
 TMPDIR=$(mktemp -d)
-ROOT=$(cd "$SELFTESTS_DIR/.." && pwd)
 
-XNFT=${XNFT:-}
-if [[ -z "$XNFT" ]]; then
-	for d in build-test build build-tool build-dev; do
-		[[ -x "$ROOT/$d/tools/xnft/xnft" ]] && { XNFT="$ROOT/$d/tools/xnft/xnft"; break; }
-	done
-fi
-if [[ -z "$XNFT" || ! -x "$XNFT" ]]; then
-	log_test "xnft binary found" 1 "set XNFT or build tools/xnft"
-	summary
-	exit 1
-fi
-xnft() { "$XNFT" "$@"; }
+need_xnft
 
 cleanup() {
 	ip link del xbr0 2>/dev/null
@@ -121,6 +109,16 @@ if nft -f "$TMPDIR/fw.nft" 2>"$TMPDIR/nft.err"; then
 		"$(nft list chain bridge filter forward)"
 	same "list set = nft list set" "$(xnft list set bridge filter allowed)" \
 		"$(nft list set bridge filter allowed)"
+	for what in tables chains sets maps flowtables; do
+		same "list $what = nft list $what" "$(xnft list $what)" "$(nft list $what)"
+	done
+	same "-a list chains = nft -a list chains" "$(xnft -a list chains)" "$(nft -a list chains)"
+	# JSON: the table's handle differs as above
+	tablehandle='s/\("table": {"family": "bridge", "name": "filter", "handle": \)[0-9]*/\1T/'
+	same "-j list ruleset = nft -j list ruleset" "$(xnft -j list ruleset | sed "$tablehandle")" \
+		"$(nft -j list ruleset | sed "$tablehandle")"
+	same "-j list chain = nft -j list chain" "$(xnft -j list chain bridge filter forward)" \
+		"$(nft -j list chain bridge filter forward)"
 	nft flush ruleset
 else
 	log_test "nft -f ruleset (Linux's nf_tables)" 1 "$(cat "$TMPDIR/nft.err")"

@@ -94,6 +94,24 @@ bool decode_ct_stats(nlmsghdr *nlh, CtStatsRow &s)
 	if (!parse_top(nlh, tb) || !tb[XBRIDGE_A_CT_STATS] ||
 	    nla_parse_nested(a, XBRIDGE_CT_STATS_MAX, tb[XBRIDGE_A_CT_STATS], nullptr) != 0)
 		return false;
+	// The flowtable's counters are optional (a module without them).
+	const struct {
+		int type;
+		uint64_t *val;
+	} flow64[] = {
+		{XBRIDGE_CT_STATS_FLOW_HITS, &s.flow_hits},
+		{XBRIDGE_CT_STATS_FLOW_ADDS, &s.flow_adds},
+		{XBRIDGE_CT_STATS_FLOW_ADD_FAILED, &s.flow_add_failed},
+		{XBRIDGE_CT_STATS_FLOW_TEARDOWN_STALE, &s.flow_teardown_stale},
+		{XBRIDGE_CT_STATS_FLOW_TEARDOWN_FIN_RST, &s.flow_teardown_fin_rst},
+		{XBRIDGE_CT_STATS_FLOW_TEARDOWN_TIMEOUT, &s.flow_teardown_timeout},
+		{XBRIDGE_CT_STATS_FLOW_TEARDOWN_CONNTRACK, &s.flow_teardown_conntrack},
+	};
+	for (const auto &f : flow64)
+		if (a[f.type] && !get_val(a[f.type], *f.val))
+			return false;
+	if (a[XBRIDGE_CT_STATS_FLOWS] && !get_val(a[XBRIDGE_CT_STATS_FLOWS], s.flows))
+		return false;
 	return get_val(a[XBRIDGE_CT_STATS_COUNT], s.count) &&
 	       get_val(a[XBRIDGE_CT_STATS_MAX_ENTRIES], s.max_entries) &&
 	       get_val(a[XBRIDGE_CT_STATS_BUCKETS], s.buckets) &&
@@ -284,6 +302,20 @@ void print_ct(Printer &p, const CtRow &r, const std::string &bridge, bool counte
 	p.close_obj();
 }
 
+std::string format_flow_stats(const CtStatsRow &s)
+{
+	char buf[384];
+	snprintf(buf, sizeof(buf),
+		 "flowtable: flows=%u hits=%llu adds=%llu add_failed=%llu teardown_stale=%llu "
+		 "teardown_fin_rst=%llu teardown_timeout=%llu teardown_conntrack=%llu",
+		 s.flows, (unsigned long long)s.flow_hits, (unsigned long long)s.flow_adds,
+		 (unsigned long long)s.flow_add_failed, (unsigned long long)s.flow_teardown_stale,
+		 (unsigned long long)s.flow_teardown_fin_rst,
+		 (unsigned long long)s.flow_teardown_timeout,
+		 (unsigned long long)s.flow_teardown_conntrack);
+	return buf;
+}
+
 std::string format_ct_stats(const CtStatsRow &s)
 {
 	char buf[512];
@@ -428,12 +460,22 @@ static int ct_stats(Context &c, const CtShow &s)
 			p.uint("search_restart", st.search_restart, "");
 			p.uint("clash_resolve", st.clash_resolve, "");
 			p.uint("chaintoolong", st.chaintoolong, "");
+			p.uint("flows", st.flows, "");
+			p.uint("flow_hits", st.flow_hits, "");
+			p.uint("flow_adds", st.flow_adds, "");
+			p.uint("flow_add_failed", st.flow_add_failed, "");
+			p.uint("flow_teardown_stale", st.flow_teardown_stale, "");
+			p.uint("flow_teardown_fin_rst", st.flow_teardown_fin_rst, "");
+			p.uint("flow_teardown_timeout", st.flow_teardown_timeout, "");
+			p.uint("flow_teardown_conntrack", st.flow_teardown_conntrack, "");
 		} else {
 			p.text("count=" + std::to_string(st.count) +
 			       " max=" + std::to_string(st.max_entries) +
 			       " buckets=" + std::to_string(st.buckets) + "\n");
-			if (c.opt.stats > 0)
+			if (c.opt.stats > 0) {
 				p.text("    " + format_ct_stats(st) + "\n");
+				p.text("    " + format_flow_stats(st) + "\n");
+			}
 		}
 		p.close_obj();
 	}

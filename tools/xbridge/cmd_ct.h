@@ -38,10 +38,16 @@ struct CtStatsRow {
 	uint32_t count = 0, max_entries = 0, buckets = 0;
 	uint64_t found = 0, invalid = 0, insert = 0, insert_failed = 0, drop = 0, early_drop = 0,
 		 error = 0, search_restart = 0, clash_resolve = 0, chaintoolong = 0;
+	// The bridge flowtable: live flows and counters (absent from older modules: 0).
+	uint32_t flows = 0;
+	uint64_t flow_hits = 0, flow_adds = 0, flow_add_failed = 0, flow_teardown_stale = 0,
+		 flow_teardown_fin_rst = 0, flow_teardown_timeout = 0, flow_teardown_conntrack = 0;
 };
 
 bool decode_ct(nlmsghdr *nlh, CtRow &r);
 bool decode_ct_stats(nlmsghdr *nlh, CtStatsRow &s);
+// The flowtable's line of `-s ct stats` (no newline).
+std::string format_flow_stats(const CtStatsRow &s);
 
 // One row of `conntrack -L` (no newline); COUNTERS adds packets= bytes=
 // after each tuple, as conntrack does with nf_conntrack_acct on.

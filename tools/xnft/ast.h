@@ -146,6 +146,7 @@ struct Command {
 	std::string family = "ip";
 	std::string table, chain, set, flowtable;
 	Location table_loc, chain_loc;
+	Location name_loc;                    // set, map or flowtable name
 	uint64_t handle = 0;
 	bool has_handle = false;
 	TableDecl table_decl;                 // Table

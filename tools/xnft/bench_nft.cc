@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "../../core/tests/ct_frames.h"
+#include "bench_flow.h"
 #include "compiler.h"
 #include "tests/engine_load.h"
 #include "ct_track.h"
@@ -142,14 +143,20 @@ double measure(Ruleset &rs, Frames &f, const std::vector<unsigned> &hooks, int32
 int main(int argc, char **argv)
 {
 	unsigned passes = 20;
+	uint32_t flow_scale = 60000;
+	bool flow_only = false;
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--passes") && i + 1 < argc)
 			passes = unsigned(atoi(argv[++i]));
 		else if (!strcmp(argv[i], "--json"))
 			json = true;
+		else if (!strcmp(argv[i], "--flows") && i + 1 < argc)
+			flow_scale = uint32_t(atoi(argv[++i]));
+		else if (!strcmp(argv[i], "--flow-only"))
+			flow_only = true;
 		else {
-			fprintf(stderr, "usage: xnft-bench [--passes N] [--json]\n");
+			fprintf(stderr, "usage: xnft-bench [--passes N] [--flows N] [--flow-only] [--json]\n");
 			return 2;
 		}
 	}
@@ -159,6 +166,16 @@ int main(int argc, char **argv)
 	}
 	const double hz = tsc_hz();
 	bool ok = true;
+	if (flow_only) {	/* the flowtable rows alone (profiling) */
+		for (uint32_t conns : {1000u, flow_scale}) {
+			xnft_bench::FlowRow r;
+			ok &= xnft_bench::run_flow_rows(conns, passes, r);
+			printf("%u connections: plain %.1f/%.1f slow %.1f/%.1f hit %.1f/%.1f\n", conns,
+			       r.plain.single, r.plain.batch, r.slow.single, r.slow.batch, r.hit.single,
+			       r.hit.batch);
+		}
+		return ok ? 0 : 1;
+	}
 	struct Row {
 		std::string name;
 		double cycles;
@@ -312,12 +329,31 @@ int main(int argc, char **argv)
 	set += " } }\n}\n";
 	const double rules_ms = commit_ms(rules), set_ms = commit_ms(set);
 
+	// The flowtable: plain forward, the seed's slow path, the seed offloaded.
+	std::vector<xnft_bench::FlowRow> flow_rows;
+	for (uint32_t conns : {1000u, flow_scale}) {
+		xnft_bench::FlowRow r;
+		if (!xnft_bench::run_flow_rows(conns, passes, r)) {
+			fprintf(stderr, "xnft-bench: the flowtable rows at %u connections failed\n", conns);
+			ok = false;
+		}
+		flow_rows.push_back(r);
+	}
+
 	if (json) {
 		printf("{\"tsc_hz\": %.0f, \"ok\": %s, \"rows\": {", hz, ok ? "true" : "false");
 		for (size_t i = 0; i < rows.size(); i++)
 			printf("%s\"%s\": %.1f", i ? ", " : "", rows[i].name.c_str(), rows[i].cycles);
 		printf("}, \"cycles_per_rule\": %.2f, \"commit_10k_rules_ms\": %.1f, "
-		       "\"commit_100k_elements_ms\": %.1f}\n", per_rule, rules_ms, set_ms);
+		       "\"commit_100k_elements_ms\": %.1f, \"flowtable\": [", per_rule, rules_ms, set_ms);
+		for (size_t i = 0; i < flow_rows.size(); i++) {
+			const xnft_bench::FlowRow &r = flow_rows[i];
+			printf("%s{\"connections\": %u, \"plain\": [%.1f, %.1f], \"slow\": [%.1f, %.1f], "
+			       "\"hit\": [%.1f, %.1f], \"hit_ratio\": %.4f}", i ? ", " : "", r.conns,
+			       r.plain.single, r.plain.batch, r.slow.single, r.slow.batch, r.hit.single,
+			       r.hit.batch, r.hit.hit_ratio);
+		}
+		printf("]}\n");
 	} else {
 		printf("xnft-bench: TSC %.2f GHz, %u passes, median of 64-frame chunks\n", hz / 1e9,
 		       passes);
@@ -329,6 +365,15 @@ int main(int argc, char **argv)
 		       rows[1].cycles - rows[0].cycles, rows[2].cycles - rows[3].cycles);
 		printf("apply + commit in the core: 10,000 rules %.1f ms, 100,000 set elements %.1f ms\n",
 		       rules_ms, set_ms);
+		printf("\nflowtable: an established TCP segment through the seed's bridge, cycles/frame\n"
+		       "(single: decide(); batch: decide_batch() of 64)\n");
+		printf("%-12s %14s %14s %14s %10s\n", "connections", "plain fwd", "seed, no ft",
+		       "seed + ft hit", "hit/plain");
+		for (const xnft_bench::FlowRow &r : flow_rows) {
+			printf("%-12u %6.1f / %5.1f %6.1f / %5.1f %6.1f / %5.1f %4.2f/%4.2f\n", r.conns,
+			       r.plain.single, r.plain.batch, r.slow.single, r.slow.batch, r.hit.single,
+			       r.hit.batch, r.hit.single / r.plain.single, r.hit.batch / r.plain.batch);
+		}
 	}
 	if (!ok)
 		fprintf(stderr, "xnft-bench: a frame got a verdict it should not have\n");

@@ -364,6 +364,10 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		nftnl_set_set_u32(s, NFTNL_SET_POLICY, NFT_SET_POL_MEMORY);
 	if (d.size)
 		nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, d.size);
+	else if ((si.flags & NFT_SET_CONSTANT) && !elems.empty())
+		// a constant set is sized by its elements, as anonymous ones are
+		nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, (si.flags & NFT_SET_INTERVAL) ?
+				  interval_desc_size(elems) : static_cast<uint32_t>(elems.size()));
 	t.sets[d.name] = si;
 	batch_->add_set(ItemKind::NewSet, s, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert));
 	if (!elems.empty()) {

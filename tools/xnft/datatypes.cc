@@ -1,6 +1,8 @@
 // datatypes.cc - value encoding for nft's data types (see datatypes.h).
 #include "datatypes.h"
 
+#include <algorithm>
+
 #include <arpa/inet.h>
 #include <cstring>
 #include <net/if.h>
@@ -352,12 +354,67 @@ static std::string flag_names(const Sym (&table)[N], uint64_t v)
 	return out;
 }
 
-std::string format_value(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b)
+// -n: what nft prints for a symbolic type's value, numerically
+static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
+{
+	char buf[32];
+	switch (t.id) {
+	case TYPE_ETHERTYPE:
+		snprintf(buf, sizeof buf, "0x%04llx", static_cast<unsigned long long>(v));
+		break;
+	case TYPE_DSCP:
+		snprintf(buf, sizeof buf, "0x%02llx", static_cast<unsigned long long>(v));
+		break;
+	case TYPE_ECN:
+		snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+		break;
+	case TYPE_CT_STATE:
+	case TYPE_CT_STATUS:
+	case TYPE_TCP_FLAG: {
+		// every flag on its own, in hex
+		if (!v) {
+			out = "0x0";
+			return true;
+		}
+		out.clear();
+		for (unsigned bit = 0; bit < 64; bit++)
+			if (v & (1ull << bit)) {
+				snprintf(buf, sizeof buf, "0x%llx", 1ull << bit);
+				out += (out.empty() ? "" : ",") + std::string(buf);
+			}
+		return true;
+	}
+	case TYPE_INET_PROTOCOL:
+	case TYPE_CT_DIR:
+	case TYPE_PKTTYPE:
+	case TYPE_ICMP_TYPE:
+	case TYPE_ICMP6_TYPE:
+	case TYPE_ICMP_CODE:
+	case TYPE_ICMPV6_CODE:
+	case TYPE_DEVGROUP:
+	case TYPE_NFPROTO:
+		snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
+		break;
+	case TYPE_TIME:
+		// -n includes numeric time: whole seconds
+		snprintf(buf, sizeof buf, "%llus", static_cast<unsigned long long>(v / 1000));
+		break;
+	default:
+		return false;
+	}
+	out = buf;
+	return true;
+}
+
+std::string format_value(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b, bool numeric)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
 	uint64_t v = (b.size() <= 8) ? bytes_value(b, order) : 0;
 	(void)bits;
 	const char *n = nullptr;
+	std::string num;
+	if (numeric && b.size() <= 8 && format_numeric(t, v, num))
+		return num;
 	switch (t.id) {
 	case TYPE_IPADDR:
 		if (b.size() == 4 && inet_ntop(AF_INET, b.data(), buf, sizeof buf))
@@ -445,6 +502,108 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 		return buf;
 	}
 	return std::to_string(v);
+}
+
+static bool is_symbol_name(const std::string &t)
+{
+	if (t.empty() || t.rfind("0x", 0) == 0)
+		return false;
+	for (char c : t)
+		if (c < '0' || c > '9')
+			return true;
+	return false;
+}
+
+static std::string unquoted(const std::string &t)
+{
+	if (t.size() >= 2 && t.front() == '"' && t.back() == '"')
+		return t.substr(1, t.size() - 2);
+	return t;
+}
+
+Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b, bool numeric)
+{
+	uint64_t v = (b.size() <= 8) ? bytes_value(b, order) : 0;
+	switch (t.id) {
+	case TYPE_IPADDR:
+	case TYPE_IP6ADDR:
+	case TYPE_ETHERADDR:
+	case TYPE_LLADDR:
+	case TYPE_IFNAME:
+	case TYPE_STRING:
+	case TYPE_IFINDEX:
+		return Json::string(unquoted(format_value(t, bits, order, b)));
+	case TYPE_TIME:
+		return Json::uinteger(v / 1000);
+	case TYPE_BOOLEAN:
+		return Json::boolean(v != 0);
+	case TYPE_INET_PROTOCOL: {
+		std::string s = format_value(t, bits, order, b);
+		if (!numeric && is_symbol_name(s))
+			return Json::string(s);
+		return Json::uinteger(v);
+	}
+	case TYPE_ETHERTYPE:
+	case TYPE_CT_STATE:
+	case TYPE_CT_STATUS:
+	case TYPE_TCP_FLAG:
+	case TYPE_CT_DIR:
+	case TYPE_PKTTYPE:
+	case TYPE_ICMP_TYPE:
+	case TYPE_ICMP6_TYPE:
+	case TYPE_ICMP_CODE:
+	case TYPE_ICMPV6_CODE:
+	case TYPE_DEVGROUP:
+	case TYPE_DSCP:
+	case TYPE_ECN:
+	case TYPE_NFPROTO: {
+		std::string s = unquoted(format_value(t, bits, order, b));
+		if (!is_symbol_name(s) || s.find(',') != std::string::npos)
+			return Json::uinteger(v);
+		if (!numeric)
+			return Json::string(s);
+		// json.c symbolic_constant_json exports the value, in its own
+		// byte order, into the first (bits+7)/8 bytes of a host integer
+		size_t nb = std::min(b.size(), static_cast<size_t>((bits + 7) / 8));
+		Bytes low = order == ByteOrder::Big ? Bytes(b.end() - static_cast<long>(nb), b.end())
+						    : Bytes(b.begin(), b.begin() + static_cast<long>(nb));
+		return Json::uinteger(bytes_value(low, ByteOrder::Host));
+	}
+	default:
+		return Json::uinteger(v);
+	}
+}
+
+Json flags_json(const DataType &t, ByteOrder order, const Bytes &b, bool numeric)
+{
+	uint64_t v = bytes_value(b, order);
+	unsigned n = 0;
+	for (uint64_t x = v; x; x &= x - 1)
+		n++;
+	if (n <= 1)
+		return value_json(t, t.bits, order, b, numeric);
+	Json out = Json::array();
+	std::string names = format_value(t, t.bits, order, b);
+	if (numeric) {
+		// the flags' values, in the order the names print
+		for (unsigned bit = 0; bit < 64; bit++)
+			if (v & (1ull << bit))
+				out.push(Json::uinteger(1ull << bit));
+		return out;
+	}
+	size_t at = 0;
+	while (at <= names.size()) {
+		size_t comma = names.find(',', at);
+		std::string one = names.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+		if (is_symbol_name(one))
+			out.push(Json::string(one));
+		else
+			out.push(Json::uinteger(std::stoull(one, nullptr, 0)));
+		if (comma == std::string::npos)
+			break;
+		at = comma + 1;
+	}
+	return out;
 }
 
 unsigned elements_per_line(const DataType &t)

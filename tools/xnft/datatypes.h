@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ast.h"
+#include "json.h"
 
 namespace xnft {
 
@@ -52,7 +53,19 @@ bool try_encode(const DataType &type, unsigned bits, ByteOrder order, const std:
 // Formats BYTES (a value of TYPE, BITS wide, in ORDER) as nft's `list`
 // prints it: names for symbolic types, comma lists for flag types, quoted
 // interface names, 0x%08x marks, decimal integers.
-std::string format_value(const DataType &type, unsigned bits, ByteOrder order, const Bytes &bytes);
+// NUMERIC (-n): symbols as numbers, as nft 1.0.6's -n prints them (flags
+// and ether types in hex, protocols, ICMP types and the like in decimal).
+std::string format_value(const DataType &type, unsigned bits, ByteOrder order, const Bytes &bytes,
+			 bool numeric = false);
+// BYTES as nft's `-j` output prints a value of TYPE (json.c datatype_json):
+// addresses and interface names as strings, symbolic types by name (a
+// number when the value has none), integers, marks and ports as numbers,
+// times in seconds. NUMERIC (-n) prints symbols as numbers, as nft 1.0.6
+// does: big-endian ones (ether type) read in host byte order.
+Json value_json(const DataType &type, unsigned bits, ByteOrder order, const Bytes &bytes, bool numeric);
+// The names (or, NUMERIC, the values) of the flags set in BYTES, a value of
+// flag TYPE, in nft's order: ["established", "related"].
+Json flags_json(const DataType &type, ByteOrder order, const Bytes &bytes, bool numeric);
 // The numeric value of BYTES in ORDER.
 uint64_t bytes_value(const Bytes &bytes, ByteOrder order);
 // How many elements nft prints per line in a named set of TYPE.

@@ -38,6 +38,46 @@ unsigned internal_reg(uint32_t r)
 	return (r - NFT_REG_1) * 4 + 1;
 }
 
+Json verdict_json(int32_t code, const char *chain)
+{
+	switch (code) {
+	case NF_ACCEPT: return Json::wrap("accept", Json());
+	case NF_DROP: return Json::wrap("drop", Json());
+	case NFT_CONTINUE: return Json::wrap("continue", Json());
+	case NFT_RETURN: return Json::wrap("return", Json());
+	case NFT_BREAK: return Json::wrap("break", Json());
+	case NFT_JUMP: return Json::wrap("jump", Json::wrap("target", Json::string(str(chain))));
+	case NFT_GOTO: return Json::wrap("goto", Json::wrap("target", Json::string(str(chain))));
+	default: return Json::wrap("verdict", Json::integer(code));
+	}
+}
+
+Json payload_json(const std::string &proto, const std::string &field)
+{
+	Json p = Json::object();
+	p.set("protocol", Json::string(proto));
+	p.set("field", Json::string(field));
+	return Json::wrap("payload", std::move(p));
+}
+
+// {"match": {"op": OP, "left": L, "right": R}}
+Json match_json(const std::string &op, Json left, Json right)
+{
+	Json m = Json::object();
+	m.set("op", Json::string(op));
+	m.set("left", std::move(left));
+	m.set("right", std::move(right));
+	return Json::wrap("match", std::move(m));
+}
+
+Json mangle_json(Json key, Json value)
+{
+	Json m = Json::object();
+	m.set("key", std::move(key));
+	m.set("value", std::move(value));
+	return Json::wrap("mangle", std::move(m));
+}
+
 std::string verdict_text(int32_t code, const char *chain)
 {
 	switch (code) {
@@ -61,10 +101,12 @@ struct RegVal {
 	bool hton = false;
 	Bytes imm;
 	std::string text;         // MapResult: "lhs map { ... }"
+	Json json;                // MapResult: {"map": {...}}
 };
 
 struct Printed {
 	std::string text;
+	Json json;
 	int provides = 0;         // 1 network (value in proto), 2 transport, 3 vlan link
 	std::string proto;
 	bool killed = false;
@@ -73,11 +115,12 @@ struct Printed {
 class Delinearizer {
 public:
 	Delinearizer(const ModelTable &t, const PrintOptions &o) : table_(t), opt_(o) {}
-	std::string run(nftnl_rule *r);
+	DelinearizedRule run(nftnl_rule *r);
 
 private:
 	struct Field {
 		std::string name;      // "tcp dport"
+		Json json;             // {"payload": {"protocol": "tcp", "field": "dport"}}
 		KeyPart part;
 		std::string proto;     // payload protocol or ""
 		Layer layer = Layer::None;
@@ -88,8 +131,12 @@ private:
 	void range(const RegVal &v, const Bytes &lo, const Bytes &hi, bool neq);
 	void lookup(nftnl_expr *e);
 	void consumed_by(const Field &f);
-	void emit(const std::string &text, int provides = 0, const std::string &proto = "");
+	void emit(const std::string &text, Json json, int provides = 0, const std::string &proto = "");
 	std::string value_text(const KeyPart &p, const Bytes &b);
+	Json value_js(const KeyPart &p, const Bytes &b);
+	// range ends print protocols as numbers (json.c range_expr_json)
+	Json range_value_json(const KeyPart &p, const Bytes &b);
+	Bytes unshifted(const KeyPart &p, const Bytes &b);
 	nftnl_set *find_set(const std::string &name);
 
 	const ModelTable &table_;
@@ -99,12 +146,12 @@ private:
 	std::string link_ = "ether", net_, l4_;
 };
 
-void Delinearizer::emit(const std::string &text, int provides, const std::string &proto)
+void Delinearizer::emit(const std::string &text, Json json, int provides, const std::string &proto)
 {
-	out_.push_back(Printed{text, provides, proto, false});
+	out_.push_back(Printed{text, std::move(json), provides, proto, false});
 }
 
-std::string Delinearizer::value_text(const KeyPart &p, const Bytes &b)
+Bytes Delinearizer::unshifted(const KeyPart &p, const Bytes &b)
 {
 	Bytes v = b;
 	if (p.shift) {
@@ -113,7 +160,24 @@ std::string Delinearizer::value_text(const KeyPart &p, const Bytes &b)
 		for (unsigned i = 0; i < p.bytes; i++)
 			v[p.bytes - 1 - i] = static_cast<uint8_t>(x >> (8 * i));
 	}
-	return format_value(*p.type, p.bits, p.order, v);
+	return v;
+}
+
+std::string Delinearizer::value_text(const KeyPart &p, const Bytes &b)
+{
+	return format_value(*p.type, p.bits, p.order, unshifted(p, b), opt_.numeric);
+}
+
+Json Delinearizer::value_js(const KeyPart &p, const Bytes &b)
+{
+	return value_json(*p.type, p.bits, p.order, unshifted(p, b), opt_.numeric);
+}
+
+Json Delinearizer::range_value_json(const KeyPart &p, const Bytes &b)
+{
+	if (p.type->id == TYPE_INET_PROTOCOL)
+		return Json::uinteger(bytes_value(unshifted(p, b), p.order));
+	return value_js(p, b);
 }
 
 nftnl_set *Delinearizer::find_set(const std::string &name)
@@ -155,6 +219,12 @@ Delinearizer::Field Delinearizer::field_exact(const RegVal &v)
 		return fs[0];
 	Field f;
 	f.name = "payload";
+	Json raw = Json::object();
+	raw.set("base", Json::string(v.base == NFT_PAYLOAD_LL_HEADER ? "ll" :
+				      v.base == NFT_PAYLOAD_NETWORK_HEADER ? "nh" : "th"));
+	raw.set("offset", Json::integer(v.offset * 8));
+	raw.set("len", Json::integer(v.len * 8));
+	f.json = Json::wrap("payload", std::move(raw));
 	f.part = KeyPart{&datatype(TYPE_INTEGER), v.len * 8, ByteOrder::Big, v.len};
 	return f;
 }
@@ -168,6 +238,7 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 		const MetaKey *m = meta_by_key(v.key);
 		Field f;
 		f.name = meta_name(v.key, m);
+		f.json = Json::wrap("meta", Json::wrap("key", Json::string(m ? m->name : "key" + std::to_string(v.key))));
 		f.part = m ? KeyPart{&datatype(m->type), m->bits, m->order, (m->bits + 7) / 8}
 			   : KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
 		out.push_back(f);
@@ -183,6 +254,11 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 			name = "ip6 " + name;
 		std::string dir = v.dir == 0 ? "original " : v.dir == 1 ? "reply " : "";
 		f.name = "ct " + dir + name;
+		Json ct = Json::object();
+		ct.set("key", Json::string(name));
+		if (v.dir == 0 || v.dir == 1)
+			ct.set("dir", Json::string(v.dir == 0 ? "original" : "reply"));
+		f.json = Json::wrap("ct", std::move(ct));
 		f.part = k ? KeyPart{&datatype(k->type), k->bits, k->order, (k->bits + 7) / 8}
 			   : KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
 		out.push_back(f);
@@ -210,6 +286,7 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 			if (mb == v.mask && (f.offset % 8 || f.bits % 8)) {
 				Field o;
 				o.name = std::string(f.proto) + " " + f.name;
+				o.json = payload_json(f.proto, f.name);
 				o.part = KeyPart{&datatype(f.type), f.bits, ByteOrder::Big, v.len, shift};
 				o.proto = f.proto;
 				o.layer = proto_layer(f.proto);
@@ -233,6 +310,7 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 				plen = end - start;
 				Field o;
 				o.name = std::string(f.proto) + " " + f.name;
+				o.json = payload_json(f.proto, f.name);
 				o.part = KeyPart{&datatype(f.type), f.bits, ByteOrder::Big, f.bits / 8};
 				o.proto = f.proto;
 				o.layer = proto_layer(f.proto);
@@ -246,12 +324,19 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 			o.name = "@" + std::string(v.base == NFT_PAYLOAD_LL_HEADER ? "ll" :
 						   v.base == NFT_PAYLOAD_NETWORK_HEADER ? "nh" : "th") +
 				 "," + std::to_string(start) + "," + std::to_string(end - start);
+			Json raw = Json::object();
+			raw.set("base", Json::string(v.base == NFT_PAYLOAD_LL_HEADER ? "ll" :
+						      v.base == NFT_PAYLOAD_NETWORK_HEADER ? "nh" : "th"));
+			raw.set("offset", Json::integer(start));
+			raw.set("len", Json::integer(end - start));
+			o.json = Json::wrap("payload", std::move(raw));
 			o.part = KeyPart{&datatype(TYPE_INTEGER), end - start, ByteOrder::Big, v.len};
 			out.push_back(o);
 			return out;
 		}
 		Field o;
 		o.name = std::string(best->proto) + " " + best->name;
+		o.json = payload_json(best->proto, best->name);
 		o.part = KeyPart{&datatype(best->type), best->bits, ByteOrder::Big, best->bits / 8};
 		o.proto = best->proto;
 		o.layer = proto_layer(best->proto);
@@ -298,6 +383,26 @@ static std::string op_text(uint32_t op)
 	}
 }
 
+static std::string op_json(uint32_t op)
+{
+	switch (op) {
+	case NFT_CMP_NEQ: return "!=";
+	case NFT_CMP_LT: return "<";
+	case NFT_CMP_LTE: return "<=";
+	case NFT_CMP_GT: return ">";
+	case NFT_CMP_GTE: return ">=";
+	default: return "==";
+	}
+}
+
+static unsigned popcount(const Bytes &b)
+{
+	unsigned n = 0;
+	for (uint8_t x : b)
+		n += static_cast<unsigned>(__builtin_popcount(x));
+	return n;
+}
+
 void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in)
 {
 	Bytes data = data_in;
@@ -307,7 +412,7 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 	unsigned plen;
 	auto fs = fields_of(v, prefix, plen);
 	if (fs.empty()) {
-		emit("# unknown expression");
+		emit("# unknown expression", Json::string("# unknown expression"));
 		return;
 	}
 	if (prefix) {
@@ -315,7 +420,11 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 		consumed_by(f);
 		Bytes full(f.part.bytes, 0);
 		std::copy(data.begin(), data.end(), full.begin());
-		emit(f.name + " " + op_text(op) + value_text(f.part, full) + "/" + std::to_string(plen));
+		Json pj = Json::object();
+		pj.set("addr", value_js(f.part, full));
+		pj.set("len", Json::integer(plen));
+		emit(f.name + " " + op_text(op) + value_text(f.part, full) + "/" + std::to_string(plen),
+		     match_json(op_json(op), f.json, Json::wrap("prefix", std::move(pj))));
 		return;
 	}
 	if (fs.size() > 1) {
@@ -324,26 +433,37 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			Bytes part(data.begin() + static_cast<long>(at), data.begin() + static_cast<long>(at + f.part.bytes));
 			at += f.part.bytes;
 			consumed_by(f);
-			emit(f.name + " " + value_text(f.part, part));
+			emit(f.name + " " + value_text(f.part, part), match_json("==", f.json, value_js(f.part, part)));
 		}
 		return;
 	}
 	const Field &f = fs[0];
 	const KeyPart &p = f.part;
 	consumed_by(f);
+	const bool numeric = opt_.numeric;
 	if (!v.mask.empty() && p.shift == 0 && !(f.proto.size() && p.bits % 8)) {
 		// a mask on a whole field: flags, or a prefix on an address
 		bool zero = std::all_of(data.begin(), data.end(), [](uint8_t x) { return x == 0; });
+		if (p.type->bitmask && zero && (op == NFT_CMP_NEQ || op == NFT_CMP_EQ)) {
+			// `ct state established,related` / `tcp flags ! syn,ack`
+			bool implicit = op == NFT_CMP_NEQ;
+			emit(f.name + (implicit ? " " : " ! ") + value_text(p, v.mask),
+			     match_json(implicit ? "in" : "!", f.json, flags_json(*p.type, p.order, v.mask, numeric)));
+			return;
+		}
 		if (p.type->bitmask || p.type->id == TYPE_INTEGER || p.type->id == TYPE_MARK) {
-			if (zero && op == NFT_CMP_NEQ) {
-				emit(f.name + " " + value_text(p, v.mask));
-				return;
-			}
-			if (zero && op == NFT_CMP_EQ) {
-				emit(f.name + " ! " + value_text(p, v.mask));
-				return;
-			}
-			emit(f.name + " " + op_text(op) + value_text(p, data) + " / " + value_text(p, v.mask));
+			Json and_args = Json::array();
+			and_args.push(f.json);
+			and_args.push(p.type->bitmask ? flags_json(*p.type, p.order, v.mask, numeric)
+						      : value_js(p, v.mask));
+			Json left = Json::wrap("&", std::move(and_args));
+			Json m = match_json(op_json(op), std::move(left), value_js(p, data));
+			if (p.type->bitmask && op == NFT_CMP_EQ && popcount(v.mask) > 1)
+				// nft prints a flag list under a mask as `value / mask`
+				emit(f.name + " " + value_text(p, data) + " / " + value_text(p, v.mask), std::move(m));
+			else
+				emit(f.name + " & " + value_text(p, v.mask) + " " + op_json(op) + " " +
+				     value_text(p, data), std::move(m));
 			return;
 		}
 		unsigned bits = 0;
@@ -355,12 +475,45 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			}
 		}
 	done:
-		emit(f.name + " " + op_text(op) + value_text(p, data) + "/" + std::to_string(bits));
+		Json pj = Json::object();
+		pj.set("addr", value_js(p, data));
+		pj.set("len", Json::integer(bits));
+		emit(f.name + " " + op_text(op) + value_text(p, data) + "/" + std::to_string(bits),
+		     match_json(op_json(op), f.json, Json::wrap("prefix", std::move(pj))));
 		return;
 	}
 	// a flag type compared whole says so: `tcp flags == syn`
 	std::string op_str = (p.type->bitmask && op == NFT_CMP_EQ) ? "== " : op_text(op);
-	std::string text = f.name + " " + op_str + value_text(p, data);
+	std::string value = value_text(p, data);
+	Json right = value_js(p, data);
+	if (p.type->bitmask && popcount(data) > 1) {
+		// several flags compared whole: a payload's print as a number
+		// (`tcp flags == 0x12`), ct's as `established | related`
+		uint64_t x = bytes_value(data, p.order);
+		if (!f.proto.empty()) {
+			char buf[32];
+			snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(x));
+			value = buf;
+			right = Json::uinteger(x);
+		} else {
+			Json list = flags_json(*p.type, p.order, data, numeric);
+			std::string joined;
+			for (unsigned bit = 0; bit < 64; bit++) {
+				if (!(x & (1ull << bit)))
+					continue;
+				Bytes one(data.size(), 0);
+				for (size_t i = 0; i < one.size(); i++) {
+					size_t at = p.order == ByteOrder::Big ? one.size() - 1 - i : i;
+					one[at] = static_cast<uint8_t>((1ull << bit) >> (8 * i));
+				}
+				joined += (joined.empty() ? "" : " | ") + value_text(p, one);
+			}
+			value = joined;
+			right = Json::wrap("|", std::move(list));
+		}
+	}
+	std::string text = f.name + " " + op_str + value;
+	Json json = match_json(op_json(op), f.json, std::move(right));
 	int provides = 0;
 	std::string proto;
 	if (op == NFT_CMP_EQ) {
@@ -388,7 +541,7 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			}
 		}
 	}
-	emit(text, provides, proto);
+	emit(text, std::move(json), provides, proto);
 }
 
 void Delinearizer::range(const RegVal &v, const Bytes &lo_in, const Bytes &hi_in, bool neq)
@@ -400,7 +553,17 @@ void Delinearizer::range(const RegVal &v, const Bytes &lo_in, const Bytes &hi_in
 	}
 	Field f = field_exact(v);
 	consumed_by(f);
-	emit(f.name + " " + (neq ? "!= " : "") + value_text(f.part, lo) + "-" + value_text(f.part, hi));
+	Json r = Json::array();
+	r.push(range_value_json(f.part, lo));
+	r.push(range_value_json(f.part, hi));
+	// ranges print protocols as numbers (expression.c range_expr_print)
+	auto end_text = [&](const Bytes &b) {
+		if (f.part.type->id == TYPE_INET_PROTOCOL)
+			return std::to_string(bytes_value(unshifted(f.part, b), f.part.order));
+		return value_text(f.part, b);
+	};
+	emit(f.name + " " + (neq ? "!= " : "") + end_text(lo) + "-" + end_text(hi),
+	     match_json(neq ? "!=" : "==", f.json, Json::wrap("range", std::move(r))));
 }
 
 void Delinearizer::lookup(nftnl_expr *e)
@@ -411,6 +574,7 @@ void Delinearizer::lookup(nftnl_expr *e)
 	uint32_t key_len = s ? nftnl_set_get_u32(s, NFTNL_SET_KEY_LEN) : 4;
 	std::vector<Field> parts;
 	std::string lhs;
+	Json parts_json = Json::array();
 	unsigned covered = 0;
 	bool concat = false;
 	while (covered < key_len) {
@@ -427,9 +591,11 @@ void Delinearizer::lookup(nftnl_expr *e)
 			concat = true;
 		}
 		lhs += f.name;
+		parts_json.push(f.json);
 		reg += slots;
 	}
 	(void)concat;
+	Json lhs_json = parts_json.size() == 1 ? parts_json.items()[0] : Json::wrap("concat", parts_json);
 	bool inv = nftnl_expr_is_set(e, NFTNL_EXPR_LOOKUP_FLAGS) &&
 		   (nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_FLAGS) & NFT_LOOKUP_F_INV);
 	bool anon = s && (nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS);
@@ -438,6 +604,7 @@ void Delinearizer::lookup(nftnl_expr *e)
 	for (auto &p : parts)
 		keys.push_back(p.part);
 	std::string rhs;
+	Json rhs_json;
 	if (anon) {
 		bool verdict = is_map && nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_DREG) == NFT_REG_VERDICT;
 		KeyPart data{};
@@ -449,26 +616,35 @@ void Delinearizer::lookup(nftnl_expr *e)
 			data = KeyPart{&datatype(static_cast<TypeId>(dt)), dl * 8, datatype(static_cast<TypeId>(dt)).order, dl};
 			has_data = true;
 		}
-		rhs = format_elements(s, keys, has_data ? &data : nullptr, verdict);
+		rhs = format_elements(s, keys, has_data ? &data : nullptr, verdict, opt_.numeric);
+		rhs_json = Json::wrap("set", elements_json(s, keys, has_data ? &data : nullptr, verdict, opt_.numeric));
 	} else {
 		rhs = "@" + name;
+		rhs_json = Json::string(rhs);
 	}
+	auto map_json = [&](const char *kind) {
+		Json m = Json::object();
+		m.set("key", lhs_json);
+		m.set("data", rhs_json);
+		return Json::wrap(kind, std::move(m));
+	};
 	if (is_map) {
 		uint32_t dreg = nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_DREG);
 		if (dreg == NFT_REG_VERDICT) {
-			emit(lhs + " vmap " + rhs);
+			emit(lhs + " vmap " + rhs, map_json("vmap"));
 			return;
 		}
 		RegVal m;
 		m.kind = RegVal::MapResult;
 		m.text = lhs + " map " + rhs;
+		m.json = map_json("map");
 		regs_[internal_reg(dreg)] = m;
 		return;
 	}
-	emit(lhs + " " + (inv ? "!= " : "") + rhs);
+	emit(lhs + " " + (inv ? "!= " : "") + rhs, match_json(inv ? "!=" : "==", lhs_json, rhs_json));
 }
 
-std::string Delinearizer::run(nftnl_rule *r)
+DelinearizedRule Delinearizer::run(nftnl_rule *r)
 {
 	std::vector<nftnl_expr *> xs;
 	nftnl_expr_iter *it = nftnl_expr_iter_create(r);
@@ -496,7 +672,11 @@ std::string Delinearizer::run(nftnl_rule *r)
 					      : KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
 				std::string val = src.kind == RegVal::Imm ? value_text(p, src.imm) :
 						  src.kind == RegVal::MapResult ? src.text : field_exact(src).name;
-				emit(target + " set " + val);
+				Json jval = src.kind == RegVal::Imm ? value_js(p, src.imm) :
+					    src.kind == RegVal::MapResult ? src.json : field_exact(src).json;
+				Json key = Json::wrap("meta", Json::wrap("key", Json::string(
+					m ? m->name : "key" + std::to_string(nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY)))));
+				emit(target + " set " + val, mangle_json(std::move(key), std::move(jval)));
 				continue;
 			}
 			RegVal v;
@@ -512,7 +692,11 @@ std::string Delinearizer::run(nftnl_rule *r)
 					      : KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
 				std::string val = src.kind == RegVal::Imm ? value_text(p, src.imm) :
 						  src.kind == RegVal::MapResult ? src.text : field_exact(src).name;
-				emit("ct " + std::string(k ? k->name : "?") + " set " + val);
+				Json jval = src.kind == RegVal::Imm ? value_js(p, src.imm) :
+					    src.kind == RegVal::MapResult ? src.json : field_exact(src).json;
+				Json target = Json::wrap("ct", Json::wrap("key", Json::string(k ? k->name : "?")));
+				emit("ct " + std::string(k ? k->name : "?") + " set " + val,
+				     mangle_json(std::move(target), std::move(jval)));
 				continue;
 			}
 			RegVal v;
@@ -549,8 +733,9 @@ std::string Delinearizer::run(nftnl_rule *r)
 		} else if (n == "immediate") {
 			uint32_t dreg = nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_DREG);
 			if (dreg == NFT_REG_VERDICT) {
-				emit(verdict_text(static_cast<int32_t>(nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_VERDICT)),
-						  nftnl_expr_get_str(e, NFTNL_EXPR_IMM_CHAIN)));
+				int32_t code = static_cast<int32_t>(nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_VERDICT));
+				const char *chain = nftnl_expr_get_str(e, NFTNL_EXPR_IMM_CHAIN);
+				emit(verdict_text(code, chain), verdict_json(code, chain));
 			} else {
 				RegVal v;
 				v.kind = RegVal::Imm;
@@ -558,11 +743,17 @@ std::string Delinearizer::run(nftnl_rule *r)
 				regs_[internal_reg(dreg)] = v;
 			}
 		} else if (n == "counter") {
-			if (opt_.stateless)
-				emit("counter");
-			else
-				emit("counter packets " + std::to_string(nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS)) +
-				     " bytes " + std::to_string(nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES)));
+			if (opt_.stateless) {
+				emit("counter", Json::wrap("counter", Json()));
+			} else {
+				uint64_t pk = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
+				uint64_t by = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
+				Json c = Json::object();
+				c.set("packets", Json::uinteger(pk));
+				c.set("bytes", Json::uinteger(by));
+				emit("counter packets " + std::to_string(pk) + " bytes " + std::to_string(by),
+				     Json::wrap("counter", std::move(c)));
+			}
 		} else if (n == "limit") {
 			uint64_t rate = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_RATE);
 			uint64_t unit = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_UNIT);
@@ -572,15 +763,35 @@ std::string Delinearizer::run(nftnl_rule *r)
 			std::string u = unit == 1 ? "second" : unit == 60 ? "minute" : unit == 3600 ? "hour" :
 					unit == 86400 ? "day" : "week";
 			std::string t = std::string("limit rate ") + (over ? "over " : "");
-			auto scaled = [](uint64_t v) {
+			// nft's get_rate: the largest unit the value divides into
+			auto rate_of = [](uint64_t v, std::string &unit) {
 				const char *units[] = {"bytes", "kbytes", "mbytes"};
 				int i = 0;
 				while (i < 2 && v >= 1024 && v % 1024 == 0) {
 					v /= 1024;
 					i++;
 				}
-				return std::to_string(v) + " " + units[i];
+				unit = units[i];
+				return v;
 			};
+			auto scaled = [&](uint64_t v) {
+				std::string unit;
+				uint64_t n = rate_of(v, unit);
+				return std::to_string(n) + " " + unit;
+			};
+			Json lj = Json::object();
+			std::string rate_unit, burst_unit;
+			uint64_t jrate = bytes ? rate_of(rate, rate_unit) : rate;
+			uint64_t jburst = bytes ? rate_of(burst, burst_unit) : burst;
+			lj.set("rate", Json::uinteger(jrate));
+			lj.set("burst", Json::uinteger(jburst));
+			lj.set("per", Json::string(u));
+			if (over)
+				lj.set("inv", Json::boolean(true));
+			if (bytes) {
+				lj.set("rate_unit", Json::string(rate_unit));
+				lj.set("burst_unit", Json::string(burst_unit));
+			}
 			if (bytes) {
 				t += scaled(rate) + "/" + u;
 				if (burst)
@@ -590,25 +801,35 @@ std::string Delinearizer::run(nftnl_rule *r)
 				if (burst != 5)
 					t += " burst " + std::to_string(burst) + " packets";
 			}
-			emit(t);
+			emit(t, Json::wrap("limit", std::move(lj)));
 		} else if (n == "log") {
 			std::string t = "log";
-			if (nftnl_expr_is_set(e, NFTNL_EXPR_LOG_PREFIX))
+			Json lj;
+			if (nftnl_expr_is_set(e, NFTNL_EXPR_LOG_PREFIX)) {
 				t += " prefix \"" + str(nftnl_expr_get_str(e, NFTNL_EXPR_LOG_PREFIX)) + "\"";
-			emit(t);
+				lj = Json::wrap("prefix", Json::string(str(nftnl_expr_get_str(e, NFTNL_EXPR_LOG_PREFIX))));
+			}
+			emit(t, Json::wrap("log", std::move(lj)));
 		} else if (n == "flow_offload") {
-			emit("flow add @" + str(nftnl_expr_get_str(e, NFTNL_EXPR_FLOW_TABLE_NAME)));
+			std::string ft = str(nftnl_expr_get_str(e, NFTNL_EXPR_FLOW_TABLE_NAME));
+			Json fj = Json::object();
+			fj.set("op", Json::string("add"));
+			fj.set("flowtable", Json::string("@" + ft));
+			emit("flow add @" + ft, Json::wrap("flow", std::move(fj)));
 		} else if (n == "notrack") {
-			emit("notrack");
+			emit("notrack", Json::wrap("notrack", Json()));
 		} else {
-			emit("# " + n);
+			emit("# " + n, Json::string("# " + n));
 		}
 	}
-	std::string text;
+	DelinearizedRule res;
+	res.expr = Json::array();
+	std::string &text = res.text;
 	for (auto &p : out_) {
 		if (p.killed)
 			continue;
 		text += (text.empty() ? "" : " ") + p.text;
+		res.expr.push(std::move(p.json));
 	}
 	uint32_t ulen = 0;
 	const void *ud = nftnl_rule_get_data(r, NFTNL_RULE_USERDATA, &ulen);
@@ -620,12 +841,15 @@ std::string Delinearizer::run(nftnl_rule *r)
 			uint8_t type = u[at], len = u[at + 1];
 			if (at + 2 + len > ulen)
 				break;
-			if (type == 0 && len > 0)
-				text += " comment \"" + std::string(reinterpret_cast<const char *>(u + at + 2), len - 1) + "\"";
+			if (type == 0 && len > 0) {
+				res.comment = std::string(reinterpret_cast<const char *>(u + at + 2), len - 1);
+				res.has_comment = true;
+				text += " comment \"" + res.comment + "\"";
+			}
 			at += 2 + len;
 		}
 	}
-	return text;
+	return res;
 }
 
 } // namespace
@@ -652,16 +876,23 @@ std::vector<KeyPart> keyparts_of_set(nftnl_set *s)
 	return parts;
 }
 
-std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
-			    const KeyPart *data, bool verdict_map)
+namespace {
+
+struct ElementItem {
+	std::string text;
+	Json json;
+};
+
+std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data,
+				       bool verdict_map, bool numeric)
 {
-	std::vector<KeyPart> keys = keys_in.empty() ? keyparts_of_set(s) : keys_in;
 	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
 	bool interval = flags & NFT_SET_INTERVAL;
 	struct El {
 		Bytes key;
 		uint32_t flags;
 		std::string data;
+		Json data_json;
 		bool open;
 	};
 	std::vector<El> els;
@@ -681,10 +912,13 @@ std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
 		if (verdict_map && nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_VERDICT)) {
 			el.data = verdict_text(static_cast<int32_t>(nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_VERDICT)),
 					       nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN));
+			el.data_json = verdict_json(static_cast<int32_t>(nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_VERDICT)),
+						    nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN));
 		} else if (data && nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_DATA)) {
 			uint32_t dl = 0;
 			const uint8_t *d = static_cast<const uint8_t *>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_DATA, &dl));
-			el.data = format_value(*data->type, data->bits, data->order, Bytes(d, d + dl));
+			el.data = format_value(*data->type, data->bits, data->order, Bytes(d, d + dl), numeric);
+			el.data_json = value_json(*data->type, data->bits, data->order, Bytes(d, d + dl), numeric);
 		}
 		els.push_back(el);
 	}
@@ -706,23 +940,58 @@ std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
 			Bytes v(p.bytes, 0);
 			for (unsigned i = 0; i < p.bytes; i++)
 				v[p.bytes - 1 - i] = static_cast<uint8_t>(x >> (8 * i));
-			return format_value(*p.type, p.bits, p.order, v);
+			return format_value(*p.type, p.bits, p.order, v, numeric);
 		}
 		if (keys.size() == 1)
-			return format_value(*keys[0].type, keys[0].bits, keys[0].order, k);
+			return format_value(*keys[0].type, keys[0].bits, keys[0].order, k, numeric);
 		std::string t;
 		size_t at = 0;
 		for (auto &p : keys) {
 			Bytes part(k.begin() + static_cast<long>(at), k.begin() + static_cast<long>(std::min(k.size(), at + p.bytes)));
 			at += (p.bytes + 3) / 4 * 4;
-			t += (t.empty() ? "" : " . ") + format_value(*p.type, p.bits, p.order, part);
+			t += (t.empty() ? "" : " . ") + format_value(*p.type, p.bits, p.order, part, numeric);
 		}
 		return t;
 	};
-	std::vector<std::string> items;
+	auto unshift = [&](const KeyPart &p, const Bytes &k) {
+		if (!p.shift)
+			return k;
+		uint64_t x = bytes_value(k, ByteOrder::Big) >> p.shift;
+		Bytes v(p.bytes, 0);
+		for (unsigned i = 0; i < p.bytes; i++)
+			v[p.bytes - 1 - i] = static_cast<uint8_t>(x >> (8 * i));
+		return v;
+	};
+	// RANGE_END: an end of a range (protocols print as numbers there)
+	auto one_json = [&](const Bytes &k, bool range_end) {
+		auto part_json = [&](const KeyPart &p, const Bytes &b) {
+			if (range_end && p.type->id == TYPE_INET_PROTOCOL)
+				return Json::uinteger(bytes_value(b, p.order));
+			return value_json(*p.type, p.bits, p.order, b, numeric);
+		};
+		if (keys.size() == 1)
+			return part_json(keys[0], unshift(keys[0], k));
+		Json c = Json::array();
+		size_t at = 0;
+		for (auto &p : keys) {
+			Bytes part(k.begin() + static_cast<long>(at), k.begin() + static_cast<long>(std::min(k.size(), at + p.bytes)));
+			at += (p.bytes + 3) / 4 * 4;
+			c.push(part_json(p, part));
+		}
+		return Json::wrap("concat", std::move(c));
+	};
+	auto with_data = [&](Json key, const El &e) {
+		if (e.data.empty())
+			return key;
+		Json pair = Json::array();
+		pair.push(std::move(key));
+		pair.push(e.data_json);
+		return pair;
+	};
+	std::vector<ElementItem> items;
 	if (!interval) {
 		for (auto &e : els)
-			items.push_back(one(e.key) + (e.data.empty() ? "" : " : " + e.data));
+			items.push_back({one(e.key) + (e.data.empty() ? "" : " : " + e.data), with_data(one_json(e.key, false), e)});
 	} else {
 		for (size_t i = 0; i < els.size(); i++) {
 			const El &e = els[i];
@@ -740,8 +1009,10 @@ std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
 				hi.assign(e.key.size(), 0xff);
 			}
 			std::string t;
+			Json j;
 			if (hi == e.key) {
 				t = one(e.key);
+				j = one_json(e.key, false);
 			} else {
 				// a prefix when [lo, hi] is aligned, for address types
 				const KeyPart &p = keys[0];
@@ -763,26 +1034,67 @@ std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
 							is_prefix = false;
 					}
 				}
-				if (is_prefix)
+				if (is_prefix) {
 					t = one(e.key) + "/" + std::to_string(plen);
-				else
-					t = one(e.key) + "-" + one(hi);
+					Json pj = Json::object();
+					pj.set("addr", one_json(e.key, false));
+					pj.set("len", Json::integer(plen));
+					j = Json::wrap("prefix", std::move(pj));
+				} else {
+					auto end_text = [&](const Bytes &b) {
+						if (keys.size() == 1 && keys[0].type->id == TYPE_INET_PROTOCOL)
+							return std::to_string(bytes_value(b, keys[0].order));
+						return one(b);
+					};
+					t = end_text(e.key) + "-" + end_text(hi);
+					Json r = Json::array();
+					r.push(one_json(e.key, true));
+					r.push(one_json(hi, true));
+					j = Json::wrap("range", std::move(r));
+				}
 			}
-			items.push_back(t + (e.data.empty() ? "" : " : " + e.data));
+			items.push_back({t + (e.data.empty() ? "" : " : " + e.data), with_data(std::move(j), e)});
 		}
 	}
+	return items;
+}
+
+} // namespace
+
+std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
+			    const KeyPart *data, bool verdict_map, bool numeric)
+{
+	std::vector<KeyPart> keys = keys_in.empty() ? keyparts_of_set(s) : keys_in;
+	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
+	auto items = element_items(s, keys, data, verdict_map, numeric);
 	bool anonymous = flags & NFT_SET_ANONYMOUS;
 	unsigned per_line = keys.size() == 1 ? elements_per_line(*keys[0].type) : 1;
 	std::string out = "{ ";
 	for (size_t i = 0; i < items.size(); i++) {
 		if (i)
 			out += (!anonymous && i % per_line == 0) ? ",\n\t\t\t     " : ", ";
-		out += items[i];
+		out += items[i].text;
 	}
 	return out + " }";
 }
 
+Json elements_json(nftnl_set *s, const std::vector<KeyPart> &keys_in, const KeyPart *data, bool verdict_map,
+		   bool numeric)
+{
+	std::vector<KeyPart> keys = keys_in.empty() ? keyparts_of_set(s) : keys_in;
+	Json out = Json::array();
+	for (auto &i : element_items(s, keys, data, verdict_map, numeric))
+		out.push(std::move(i.json));
+	return out;
+}
+
 std::string delinearize_rule(nftnl_rule *r, const ModelTable &table, const PrintOptions &o)
+{
+	Delinearizer d(table, o);
+	return d.run(r).text;
+}
+
+DelinearizedRule delinearize(nftnl_rule *r, const ModelTable &table, const PrintOptions &o)
 {
 	Delinearizer d(table, o);
 	return d.run(r);

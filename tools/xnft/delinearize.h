@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "json.h"
 #include "ruleset_model.h"
 
 struct nftnl_rule;
@@ -20,11 +21,23 @@ namespace xnft {
 struct PrintOptions {
 	bool handles = false;    // -a
 	bool stateless = false;  // -s
-	bool numeric = false;    // -n (accepted; nft 1.0.6 prints ports numerically anyway)
+	bool numeric = false;    // -n: symbols as numbers (JSON); priorities as numbers
+	bool json = false;       // -j
 };
 
 // The rule's statements as nft prints them, space-joined (no handle).
 std::string delinearize_rule(nftnl_rule *r, const ModelTable &table, const PrintOptions &o);
+
+// A rule both ways: its text (as delinearize_rule) and its statements as
+// `nft -j` prints a rule's "expr" array; the comment separately (JSON puts
+// it beside "expr").
+struct DelinearizedRule {
+	std::string text;
+	Json expr;
+	std::string comment;
+	bool has_comment = false;
+};
+DelinearizedRule delinearize(nftnl_rule *r, const ModelTable &table, const PrintOptions &o);
 
 // "{ a, b-c, d/8 }" for a set's elements, typed by its key (named sets
 // decode the key type from the set; KEYS overrides it for anonymous sets).
@@ -32,7 +45,11 @@ struct KeyPart;
 // Named sets wrap lines as nft does (elements_per_line); anonymous sets
 // print on one line.
 std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys,
-			    const KeyPart *data, bool verdict_map);
+			    const KeyPart *data, bool verdict_map, bool numeric = false);
+// The same elements as `-j` prints them: values, {"range": [a, b]},
+// {"prefix": {...}}, {"concat": [...]}, [key, data] for maps.
+Json elements_json(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data, bool verdict_map,
+		   bool numeric);
 // The key parts a set's KEY_TYPE (concatenation of 6-bit type ids) means.
 std::vector<KeyPart> keyparts_of_set(nftnl_set *s);
 

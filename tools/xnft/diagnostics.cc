@@ -17,9 +17,13 @@ std::string format_error(const LangError &err)
 	std::string out;
 	if (!l.valid())
 		return std::string("Error: ") + err.what() + "\n";
-	std::string name = l.file->name.empty() ? "<cmdline>" : l.file->name;
-	out += name + ":" + std::to_string(l.line) + ":" + std::to_string(l.first_col) +
-	       "-" + std::to_string(l.last_col) + ": Error: " + err.what() + "\n";
+	// nft names the place for files only: commands given as words print
+	// just the line and the carets
+	if (l.file->name.empty())
+		out += std::string("Error: ") + err.what() + "\n";
+	else
+		out += l.file->name + ":" + std::to_string(l.line) + ":" + std::to_string(l.first_col) +
+		       "-" + std::to_string(l.last_col) + ": Error: " + err.what() + "\n";
 	size_t end = l.file->text.find('\n', l.line_offset);
 	if (end == std::string::npos)
 		end = l.file->text.size();

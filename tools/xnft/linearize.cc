@@ -485,6 +485,9 @@ void Linearizer::dependency(const Expr &e)
 		return;
 	} else if (p == "vlan") {
 		if (link_ != "vlan") {
+			/* the ether type is already known to be another protocol */
+			if (!net_.empty())
+				throw LangError(e.loc, "conflicting protocols specified: ether vs. vlan");
 			emit_dep_eq_payload(NFT_PAYLOAD_LL_HEADER, 12, 2, be16(0x8100));
 			link_ = "vlan";
 		}
@@ -912,8 +915,15 @@ void Linearizer::set_stmt(const Stmt &s)
 }
 
 // nft merges consecutive equality matches on adjacent bytes of the same
-// header into one load and one compare (payload_try_merge).
+// header into one load and one compare (payload_try_merge), after sorting
+// them by offset: merge the rule's last two matches while they merge.
 void Linearizer::merge_payloads()
+{
+	while (merge_last_payloads())
+		;
+}
+
+bool Linearizer::merge_last_payloads()
 {
 	std::vector<nftnl_expr *> xs;
 	nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
@@ -926,7 +936,7 @@ void Linearizer::merge_payloads()
 		       nftnl_expr_get_u32(xs[i + 1], NFTNL_EXPR_CMP_OP) == NFT_CMP_EQ;
 	};
 	if (xs.size() < 4 || !is_eq_pair(xs.size() - 4) || !is_eq_pair(xs.size() - 2))
-		return;
+		return false;
 	nftnl_expr *p1 = xs[xs.size() - 4], *c1 = xs[xs.size() - 3];
 	nftnl_expr *p2 = xs[xs.size() - 2], *c2 = xs[xs.size() - 1];
 	uint32_t b1 = nftnl_expr_get_u32(p1, NFTNL_EXPR_PAYLOAD_BASE);
@@ -938,19 +948,28 @@ void Linearizer::merge_payloads()
 	// Loads of up to 32 bits above the link layer take the kernel's fast
 	// path, so nft merges those only into a 32-bit load (payload_can_merge).
 	uint32_t limit = b1 == NFT_PAYLOAD_LL_HEADER ? 16 : 4;
-	if (b1 != b2 || o1 + l1 != o2 || l1 + l2 > limit)
-		return;
+	// nft sorts a run of such matches by offset before it merges them,
+	// so the later match may also be the lower bytes.
+	const bool after = o1 + l1 == o2, before = o2 + l2 == o1;
+	if (b1 != b2 || (!after && !before) || l1 + l2 > limit)
+		return false;
 	uint32_t n1, n2;
 	const uint8_t *d1 = static_cast<const uint8_t *>(nftnl_expr_get(c1, NFTNL_EXPR_CMP_DATA, &n1));
 	const uint8_t *d2 = static_cast<const uint8_t *>(nftnl_expr_get(c2, NFTNL_EXPR_CMP_DATA, &n2));
-	Bytes d(d1, d1 + n1);
-	d.insert(d.end(), d2, d2 + n2);
+	Bytes d = after ? Bytes(d1, d1 + n1) : Bytes(d2, d2 + n2);
+	if (after)
+		d.insert(d.end(), d2, d2 + n2);
+	else
+		d.insert(d.end(), d1, d1 + n1);
+	if (before)
+		nftnl_expr_set_u32(p1, NFTNL_EXPR_PAYLOAD_OFFSET, o2);
 	nftnl_expr_set_u32(p1, NFTNL_EXPR_PAYLOAD_LEN, l1 + l2);
 	nftnl_expr_set(c1, NFTNL_EXPR_CMP_DATA, d.data(), static_cast<uint32_t>(d.size()));
 	nftnl_rule_del_expr(p2);
 	nftnl_expr_free(p2);
 	nftnl_rule_del_expr(c2);
 	nftnl_expr_free(c2);
+	return true;
 }
 
 void Linearizer::statement(const Stmt &s)

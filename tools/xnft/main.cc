@@ -12,6 +12,7 @@
 #include <libnftnl/set.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -46,10 +47,12 @@ static const char usage_text[] =
 	"  -a, --handle                    Output rule handle.\n"
 	"  -s, --stateless                 Omit stateful information of ruleset.\n"
 	"  -n, --numeric                   Print fully numerical output.\n"
-	"  -j, --json                      Format output in JSON (not supported yet)\n"
+	"  -j, --json                      Format output in JSON (nft 1.0.6's schema; output only)\n"
 	"\n"
-	"  --list-offline                  Print the ruleset the input builds as `list ruleset`\n"
-	"                                  does, from the compiled objects (no kernel).\n"
+	"  --list-offline[=COMMAND]        Answer the input's `list` commands, then COMMAND\n"
+	"                                  (default: `list ruleset`), from the ruleset the input\n"
+	"                                  builds, without a kernel:\n"
+	"                                  xnft -j -f fw.nft --list-offline='list chains'\n"
 	"\n"
 	"Options (debugging):\n"
 	"  -d, --debug <level>             Specify debugging level (netlink)\n"
@@ -58,10 +61,13 @@ static const char usage_text[] =
 	"tables, base and regular chains, rules with ether/vlan/ip/ip6/tcp/udp/icmp/\n"
 	"icmpv6 fields, meta and ct keys, counter, limit, log, verdicts, ct/meta set,\n"
 	"flow offload, anonymous and named sets, maps and verdict maps, intervals,\n"
-	"concatenations, flowtables, define and include.\n";
+	"concatenations, flowtables, define and include. Listings as nft 1.0.6's:\n"
+	"list ruleset|tables|chains|sets|maps|flowtables [bridge], list table|chain|\n"
+	"set|map|flowtable bridge NAME..., in text or (-j) JSON; -j reads no JSON.\n";
 
 struct Options {
 	std::string file;
+	std::string offline_list;  // --list-offline=COMMAND
 	bool check = false, debug_netlink = false, handle = false, json = false;
 	bool numeric = false, stateless = false, list_offline = false;
 	std::vector<std::string> include_dirs;
@@ -80,110 +86,18 @@ static void load_kernel(Family &fam, RulesetModel &model)
 		});
 }
 
-static std::string name_of(nftnl_chain *c)
+// nft -j -f reads JSON when the file holds JSON: its first character
+// that is not white space opens an object or an array.
+static bool looks_like_json(const std::string &path)
 {
-	const char *n = nftnl_chain_get_str(c, NFTNL_CHAIN_NAME);
-	return n ? n : "";
-}
-
-static std::string name_of(nftnl_set *s)
-{
-	const char *n = nftnl_set_get_str(s, NFTNL_SET_NAME);
-	return n ? n : "";
-}
-
-static std::string name_of(nftnl_flowtable *f)
-{
-	const char *n = nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME);
-	return n ? n : "";
-}
-
-// Keep in @m what a `list` command shows: nft prints the table around the
-// one chain, set, map or flowtable asked for. Objects left out are freed.
-template <typename T, typename Free>
-static void keep_only(std::vector<T *> &v, const std::string &name, Free free_fn)
-{
-	std::vector<T *> kept;
-	for (T *o : v) {
-		if (!name.empty() && name_of(o) == name)
-			kept.push_back(o);
-		else
-			free_fn(o);
-	}
-	v = kept;
-}
-
-static bool filter_for_list(RulesetModel &m, const Command &c)
-{
-	if (c.obj == Obj::Ruleset)
-		return true;
-	bool found = false;
-	for (auto it = m.tables.begin(); it != m.tables.end();) {
-		const bool match = it->name == c.table || c.table.empty();
-		if (!match) {
-			++it;
-			continue;
-		}
-		found = true;
-		ModelTable &t = *it;
-		if (c.obj == Obj::Chain || c.obj == Obj::Chains) {
-			// anonymous sets stay: the rules print them inline
-			std::vector<nftnl_set *> anon;
-			for (nftnl_set *st : t.sets) {
-				if (nftnl_set_get_u32(st, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS)
-					anon.push_back(st);
-				else
-					nftnl_set_free(st);
-			}
-			t.sets = anon;
-			keep_only(t.flowtables, "", nftnl_flowtable_free);
-			if (c.obj == Obj::Chain) {
-				keep_only(t.chains, c.chain, nftnl_chain_free);
-				found = !t.chains.empty();
-				std::vector<nftnl_rule *> rules;
-				for (nftnl_rule *r : t.rules) {
-					const char *ch = nftnl_rule_get_str(r, NFTNL_RULE_CHAIN);
-					if (ch && c.chain == ch)
-						rules.push_back(r);
-					else
-						nftnl_rule_free(r);
-				}
-				t.rules = rules;
-			}
-		} else if (c.obj == Obj::Set || c.obj == Obj::Map || c.obj == Obj::Flowtable) {
-			const std::string &n = c.obj == Obj::Flowtable ? c.flowtable : c.set;
-			keep_only(t.chains, "", nftnl_chain_free);
-			for (nftnl_rule *r : t.rules)
-				nftnl_rule_free(r);
-			t.rules.clear();
-			if (c.obj == Obj::Flowtable) {
-				keep_only(t.sets, "", nftnl_set_free);
-				keep_only(t.flowtables, n, nftnl_flowtable_free);
-				found = !t.flowtables.empty();
-			} else {
-				keep_only(t.flowtables, "", nftnl_flowtable_free);
-				keep_only(t.sets, n, nftnl_set_free);
-				found = !t.sets.empty();
-			}
-		}
-		++it;
-	}
-	// Tables the command does not name are left out.
-	for (auto it = m.tables.begin(); it != m.tables.end();) {
-		if (!c.table.empty() && it->name != c.table) {
-			RulesetModel gone;	/* frees the table's objects */
-			gone.tables.push_back(std::move(*it));
-			it->table = nullptr;
-			it->chains.clear();
-			it->sets.clear();
-			it->flowtables.clear();
-			it->rules.clear();
-			it = m.tables.erase(it);
-		} else {
-			++it;
-		}
-	}
-	return found;
+	FILE *f = fopen(path.c_str(), "r");
+	if (!f)
+		return false;
+	int c;
+	while ((c = fgetc(f)) != EOF && isspace(c))
+		;
+	fclose(f);
+	return c == '{' || c == '[';
 }
 
 static bool parse_options(int argc, char **argv, Options &o)
@@ -213,6 +127,9 @@ static bool parse_options(int argc, char **argv, Options &o)
 			o.file = a.substr(7);
 		} else if (a == "--list-offline") {
 			o.list_offline = true;
+		} else if (a.rfind("--list-offline=", 0) == 0) {
+			o.list_offline = true;
+			o.offline_list = a.substr(15);
 		} else if (a == "-c" || a == "--check") {
 			o.check = true;
 		} else if (a == "-a" || a == "--handle") {
@@ -256,8 +173,9 @@ int main(int argc, char **argv)
 	Options o;
 	if (!parse_options(argc, argv, o))
 		return 1;
-	if (o.json) {
-		fprintf(stderr, "Error: JSON output (-j) is not supported by xnft yet\n");
+	if (o.json && !o.file.empty() && looks_like_json(o.file)) {
+		fprintf(stderr, "Error: xnft reads nft's language only: JSON input (-j -f FILE with JSON in it) "
+				"is not supported; -j formats `list` output\n");
 		return 1;
 	}
 	if (o.file.empty() && o.words.empty()) {
@@ -348,10 +266,27 @@ int main(int argc, char **argv)
 	po.handles = o.handle;
 	po.stateless = o.stateless;
 	po.numeric = o.numeric;
+	po.json = o.json;
 	if (o.list_offline) {
 		RulesetModel model;
 		model.apply(batch);
-		fputs(print_ruleset(model, po).c_str(), stdout);
+		// the input's own list commands, then --list-offline=COMMAND;
+		// `list ruleset` when there are none
+		std::vector<Command> extra;
+		Parser p2;  // owns the locations errors point into
+		try {
+			if (!o.offline_list.empty())
+				extra = p2.parse_text(o.offline_list);
+			else if (lists.empty())
+				extra = p2.parse_text("list ruleset");
+			for (auto &c : extra)
+				lists.push_back(&c);
+			for (const Command *c : lists)
+				fputs(print_list(model, *c, po).c_str(), stdout);
+		} catch (const LangError &e) {
+			fputs(format_error(e).c_str(), stderr);
+			return 1;
+		}
 		return 0;
 	}
 	if (o.check)
@@ -362,12 +297,13 @@ int main(int argc, char **argv)
 		for (const Command *c : lists) {
 			RulesetModel model;
 			load_kernel(*fam, model);
-			if (!filter_for_list(model, *c)) {
-				fputs(format_error(LangError(c->loc, "Could not process rule: No such file or directory")).c_str(),
-				      stderr);
+			try {
+				fputs(print_list(model, *c, po).c_str(), stdout);
+			} catch (const LangError &e) {
+				fflush(stdout);
+				fputs(format_error(e).c_str(), stderr);
 				return 1;
 			}
-			fputs(print_ruleset(model, po).c_str(), stdout);
 		}
 	} catch (const KernelError &e) {
 		// As nft reports a refused batch; the kernel's extack says why.

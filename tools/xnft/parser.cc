@@ -319,6 +319,7 @@ void Parser::parse_line(std::vector<Command> &out)
 		if (peek().kind == Tok::Word && (cmd.obj != Obj::Tables) && peek().text == "table") {
 			take();
 			cmd.family = parse_family_opt();
+			cmd.table_loc = peek().loc;
 			cmd.table = expect_name("table name");
 		}
 	} else if (o == "table") {
@@ -391,6 +392,7 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
 		cmd.table = expect_name("table name");
+		cmd.name_loc = peek().loc;
 		cmd.set = expect_name("set name");
 		if (peek().punct("{")) {
 			take();
@@ -416,6 +418,7 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
 		cmd.table = expect_name("table name");
+		cmd.name_loc = peek().loc;
 		cmd.flowtable = expect_name("flowtable name");
 		if (accept("{")) {
 			FlowtableDecl f;
@@ -485,7 +488,8 @@ void Parser::parse_table_body(TableDecl &t)
 	}
 }
 
-int32_t Parser::parse_priority(const std::string &family, bool flowtable, Location &loc)
+int32_t Parser::parse_priority(const std::string &family, bool flowtable, Location &loc,
+				const std::string &hook, const Location &keyword)
 {
 	loc = peek().loc;
 	bool neg = false;
@@ -511,11 +515,14 @@ int32_t Parser::parse_priority(const std::string &family, bool flowtable, Locati
 	if (neg)
 		unexpected(t, "number");
 	// Standard priority names (nftables rule.c std_prios / bridge_std_prios).
+	// A bridge name other than filter belongs to one hook
+	// (std_prio_family_hook_compat); elsewhere nft refuses the expression.
+	bool wrong_hook = false;
 	if (family == "bridge" && !flowtable) {
-		if (s == "dstnat") base = -300;
+		if (s == "dstnat") base = -300, wrong_hook = hook != "prerouting";
 		else if (s == "filter") base = -200;
-		else if (s == "out") base = 100;
-		else if (s == "srcnat") base = 300;
+		else if (s == "out") base = 100, wrong_hook = hook != "output";
+		else if (s == "srcnat") base = 300, wrong_hook = hook != "postrouting";
 		else throw LangError(t.loc, "'" + s + "' is invalid priority in this context.");
 	} else {
 		if (s == "raw") base = -300;
@@ -538,6 +545,8 @@ int32_t Parser::parse_priority(const std::string &family, bool flowtable, Locati
 		loc = span(loc, n.loc);
 		base += minus ? -off : off;
 	}
+	if (wrong_hook)
+		throw LangError(span(keyword, loc), "invalid priority expression value in this context.");
 	return static_cast<int32_t>(base);
 }
 
@@ -580,8 +589,9 @@ void Parser::parse_chain_body(ChainDecl &c)
 				expect("=", "'='");
 				c.devices = parse_devices();
 			}
+			const Location prio_kw = peek().loc;
 			expect("priority", "priority");
-			c.prio = parse_priority("bridge", false, c.prio_loc);
+			c.prio = parse_priority("bridge", false, c.prio_loc, c.hook, prio_kw);
 			continue;
 		}
 		if (t.is("policy")) {
@@ -713,7 +723,7 @@ void Parser::parse_flowtable_body(FlowtableDecl &f)
 			f.hook = expect_name("hook name");
 			expect("priority", "priority");
 			Location l;
-			f.prio = parse_priority("netdev", true, l);
+			f.prio = parse_priority("netdev", true, l, "", l);
 		} else if (w.text == "devices") {
 			expect("=", "'='");
 			f.devices = parse_devices();

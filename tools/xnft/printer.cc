@@ -10,7 +10,10 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter_bridge.h>
 
+#include <algorithm>
+
 #include "compiler.h"
+#include "diagnostics.h"
 
 namespace xnft {
 
@@ -49,18 +52,27 @@ static std::string userdata_comment(const void *ud, uint32_t len)
 	return "";
 }
 
-// nft prints a priority as a standard name when it is within 10 of one.
-static std::string priority_text(int32_t prio, bool bridge_chain)
+// nft prints a priority as a standard name when it is within 10 of one
+// that belongs to the chain's hook (@hook < 0: a flowtable's).
+static std::string priority_text(int32_t prio, bool bridge_chain, bool numeric, int hook = -1)
 {
+	if (numeric)
+		return std::to_string(prio);
 	struct Std {
 		int32_t v;
 		const char *n;
+		int hook;	/* the one hook it names a priority at; -1: all */
 	};
-	static const Std bridge[] = {{-300, "dstnat"}, {-200, "filter"}, {100, "out"}, {300, "srcnat"}};
-	static const Std netdev[] = {{0, "filter"}};
+	static const Std bridge[] = {{-300, "dstnat", NF_BR_PRE_ROUTING},
+				     {-200, "filter", -1},
+				     {100, "out", NF_BR_LOCAL_OUT},
+				     {300, "srcnat", NF_BR_POST_ROUTING}};
+	static const Std netdev[] = {{0, "filter", -1}};
 	const Std *tbl = bridge_chain ? bridge : netdev;
 	size_t n = bridge_chain ? 4 : 1;
 	for (size_t i = 0; i < n; i++) {
+		if (tbl[i].hook >= 0 && tbl[i].hook != hook)
+			continue;
 		int32_t off = prio - tbl[i].v;
 		if (off == 0)
 			return tbl[i].n;
@@ -110,13 +122,26 @@ static std::string print_set(nftnl_set *s, const PrintOptions &o)
 		}
 	}
 	out += "\t\ttype " + type + "\n";
-	std::string fl;
-	if (flags & NFT_SET_CONSTANT) fl += ",constant";
-	if (flags & NFT_SET_INTERVAL) fl += ",interval";
-	if ((flags & NFT_SET_TIMEOUT) && !nftnl_set_is_set(s, NFTNL_SET_TIMEOUT)) fl += ",timeout";
-	if (flags & NFT_SET_EVAL) fl += ",dynamic";
-	if (!fl.empty())
+	if (!(flags & NFT_SET_CONSTANT)) {
+		if (nftnl_set_is_set(s, NFTNL_SET_POLICY) &&
+		    nftnl_set_get_u32(s, NFTNL_SET_POLICY) == NFT_SET_POL_MEMORY)
+			out += "\t\tpolicy memory\n";
+		if (nftnl_set_is_set(s, NFTNL_SET_DESC_SIZE))
+			out += "\t\tsize " + std::to_string(nftnl_set_get_u32(s, NFTNL_SET_DESC_SIZE)) + "\n";
+	}
+	// nft 1.0.6 leaves the flags line out when timeout is the only flag
+	// and a default timeout says so; otherwise every flag, dynamic before
+	// timeout
+	const bool has_timeout = nftnl_set_is_set(s, NFTNL_SET_TIMEOUT);
+	if ((flags & (NFT_SET_CONSTANT | NFT_SET_INTERVAL | NFT_SET_EVAL)) ||
+	    ((flags & NFT_SET_TIMEOUT) && !has_timeout)) {
+		std::string fl;
+		if (flags & NFT_SET_CONSTANT) fl += ",constant";
+		if (flags & NFT_SET_INTERVAL) fl += ",interval";
+		if (flags & NFT_SET_EVAL) fl += ",dynamic";
+		if (flags & NFT_SET_TIMEOUT) fl += ",timeout";
 		out += "\t\tflags " + fl.substr(1) + "\n";
+	}
 	if (nftnl_set_is_set(s, NFTNL_SET_TIMEOUT))
 		out += "\t\ttimeout " + format_value(datatype(TYPE_TIME), 64, ByteOrder::Host,
 						     [&] {
@@ -125,15 +150,27 @@ static std::string print_set(nftnl_set *s, const PrintOptions &o)
 							     for (int i = 0; i < 8; i++)
 								     b[i] = static_cast<uint8_t>(v >> (8 * i));
 							     return b;
-						     }()) + "\n";
-	if (nftnl_set_is_set(s, NFTNL_SET_DESC_SIZE) && !(flags & NFT_SET_CONSTANT))
-		out += "\t\tsize " + std::to_string(nftnl_set_get_u32(s, NFTNL_SET_DESC_SIZE)) + "\n";
+						     }(), o.numeric) + "\n";
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
 	bool any = nftnl_set_elems_iter_next(it) != nullptr;
 	nftnl_set_elems_iter_destroy(it);
 	if (any)
-		out += "\t\telements = " + format_elements(s, {}, is_map && !verdict ? &data : nullptr, verdict) + "\n";
+		out += "\t\telements = " + format_elements(s, {}, is_map && !verdict ? &data : nullptr, verdict, o.numeric) + "\n";
 	return out + "\t}\n";
+}
+
+// The devices in the order nft prints them (its dev_array).
+static std::vector<std::string> flowtable_devices(nftnl_flowtable *f)
+{
+	std::vector<std::string> names;
+	if (!nftnl_flowtable_is_set(f, NFTNL_FLOWTABLE_DEVICES))
+		return names;
+	const char *const *devs = nftnl_flowtable_get_array(f, NFTNL_FLOWTABLE_DEVICES);
+	for (size_t i = 0; devs && devs[i]; i++)
+		names.push_back(devs[i]);
+	if (names.size() > 1)
+		std::reverse(names.begin(), names.end());
+	return names;
 }
 
 static std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o)
@@ -141,18 +178,15 @@ static std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o)
 	std::string out = "\tflowtable " + str(nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME)) + " {" +
 			  handle_comment(o, nftnl_flowtable_get_u64(f, NFTNL_FLOWTABLE_HANDLE)) + "\n";
 	out += "\t\thook ingress priority " +
-	       priority_text(static_cast<int32_t>(nftnl_flowtable_get_u32(f, NFTNL_FLOWTABLE_PRIO)), false) + "\n";
-	if (nftnl_flowtable_is_set(f, NFTNL_FLOWTABLE_DEVICES)) {
-		const char *const *devs = nftnl_flowtable_get_array(f, NFTNL_FLOWTABLE_DEVICES);
-		std::vector<std::string> names;
-		for (size_t i = 0; devs && devs[i]; i++)
-			names.push_back(devs[i]);
+	       priority_text(static_cast<int32_t>(nftnl_flowtable_get_u32(f, NFTNL_FLOWTABLE_PRIO)), false, o.numeric) + "\n";
+	std::vector<std::string> names = flowtable_devices(f);
+	if (!names.empty()) {
 		std::string d;
 		if (names.size() == 1) {
 			d = names[0];
 		} else {
-			for (auto it = names.rbegin(); it != names.rend(); ++it)
-				d += (d.empty() ? "" : ", ") + *it;
+			for (auto &n : names)
+				d += (d.empty() ? "" : ", ") + n;
 			d = "{ " + d + " }";
 		}
 		out += "\t\tdevices = " + d + "\n";
@@ -162,7 +196,7 @@ static std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o)
 	return out + "\t}\n";
 }
 
-static std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintOptions &o)
+static std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintOptions &o, bool rules = true)
 {
 	std::string name = str(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
 	std::string out = "\tchain " + name + " {" + handle_comment(o, nftnl_chain_get_u64(c, NFTNL_CHAIN_HANDLE)) + "\n";
@@ -174,12 +208,13 @@ static std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintO
 	if (nftnl_chain_is_set(c, NFTNL_CHAIN_HOOKNUM)) {
 		out += "\t\ttype " + str(nftnl_chain_get_str(c, NFTNL_CHAIN_TYPE)) + " hook " +
 		       hook_name(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM)) + " priority " +
-		       priority_text(nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO), t.family == NFPROTO_BRIDGE) +
+		       priority_text(nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO), t.family == NFPROTO_BRIDGE, o.numeric,
+				     static_cast<int>(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM))) +
 		       "; policy " + (nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY) == NF_DROP ? "drop" : "accept") +
 		       ";\n";
 	}
 	for (auto *r : t.rules) {
-		if (str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN)) != name)
+		if (!rules || str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN)) != name)
 			continue;
 		out += "\t\t" + delinearize_rule(r, t, o) +
 		       handle_comment(o, nftnl_rule_get_u64(r, NFTNL_RULE_HANDLE)) + "\n";
@@ -193,10 +228,10 @@ std::string print_table(const ModelTable &t, const PrintOptions &o)
 	uint32_t ulen = 0;
 	const void *ud = nftnl_table_get_data(t.table, NFTNL_TABLE_USERDATA, &ulen);
 	std::string comment = userdata_comment(ud, ulen);
-	if (!comment.empty())
-		out += "\tcomment \"" + comment + "\"\n";
 	if (nftnl_table_get_u32(t.table, NFTNL_TABLE_FLAGS) & NFT_TABLE_F_DORMANT)
 		out += "\tflags dormant\n";
+	if (!comment.empty())
+		out += "\tcomment \"" + comment + "\"\n";
 	bool first = true;
 	auto block = [&](const std::string &b) {
 		if (!first)
@@ -220,6 +255,350 @@ std::string print_ruleset(const RulesetModel &m, const PrintOptions &o)
 	for (auto &t : m.tables)
 		out += print_table(t, o);
 	return out;
+}
+
+
+// ---- plural listings and single objects (rule.c do_list_*) ----
+
+static bool is_anonymous(nftnl_set *s)
+{
+	return nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS;
+}
+
+static bool is_map(nftnl_set *s)
+{
+	return nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_MAP;
+}
+
+static bool family_matches(const ModelTable &t, const std::string &family)
+{
+	return family.empty() || family_name(t.family) == family;
+}
+
+// `table bridge t {`: the header `list chain|set|sets|chains ...` print
+// around their objects (no handle, flags or comment).
+static std::string table_header(const ModelTable &t)
+{
+	return "table " + family_name(t.family) + " " + t.name + " {\n";
+}
+
+// ---- JSON (json.c) ----
+
+static Json table_json(const ModelTable &t)
+{
+	Json j = Json::object();
+	j.set("family", Json::string(family_name(t.family)));
+	j.set("name", Json::string(t.name));
+	j.set("handle", Json::uinteger(t.handle));
+	// nft 1.0.6 means to print one flag as a string here (table_flags_json)
+	// but prints freed memory; xnft prints the flag.
+	if (nftnl_table_get_u32(t.table, NFTNL_TABLE_FLAGS) & NFT_TABLE_F_DORMANT)
+		j.set("flags", Json::string("dormant"));
+	return Json::wrap("table", std::move(j));
+}
+
+static Json chain_json(nftnl_chain *c, const ModelTable &t)
+{
+	Json j = Json::object();
+	j.set("family", Json::string(family_name(t.family)));
+	j.set("table", Json::string(t.name));
+	j.set("name", Json::string(str(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME))));
+	j.set("handle", Json::uinteger(nftnl_chain_get_u64(c, NFTNL_CHAIN_HANDLE)));
+	if (nftnl_chain_is_set(c, NFTNL_CHAIN_HOOKNUM)) {
+		j.set("type", Json::string(str(nftnl_chain_get_str(c, NFTNL_CHAIN_TYPE))));
+		j.set("hook", Json::string(hook_name(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM))));
+		j.set("prio", Json::integer(nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO)));
+		j.set("policy", Json::string(nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY) == NF_DROP ? "drop" : "accept"));
+	}
+	return Json::wrap("chain", std::move(j));
+}
+
+static Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
+{
+	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
+	bool map = flags & NFT_SET_MAP;
+	Json j = Json::object();
+	j.set("family", Json::string(family_name(t.family)));
+	j.set("name", Json::string(str(nftnl_set_get_str(s, NFTNL_SET_NAME))));
+	j.set("table", Json::string(t.name));
+	auto keys = keyparts_of_set(s);
+	if (keys.size() == 1) {
+		j.set("type", Json::string(keys[0].type->name));
+	} else {
+		Json types = Json::array();
+		for (auto &k : keys)
+			types.push(Json::string(k.type->name));
+		j.set("type", std::move(types));
+	}
+	j.set("handle", Json::uinteger(nftnl_set_get_u64(s, NFTNL_SET_HANDLE)));
+	KeyPart data{};
+	bool verdict = false;
+	if (map) {
+		uint32_t dt = nftnl_set_get_u32(s, NFTNL_SET_DATA_TYPE);
+		if (dt == NFT_DATA_VERDICT) {
+			verdict = true;
+			j.set("map", Json::string("verdict"));
+		} else {
+			const DataType &d = datatype(static_cast<TypeId>(dt));
+			uint32_t dl = nftnl_set_get_u32(s, NFTNL_SET_DATA_LEN);
+			data = KeyPart{&d, dl * 8, d.order, dl};
+			j.set("map", Json::string(d.name));
+		}
+	}
+	if (!(flags & NFT_SET_CONSTANT)) {
+		if (nftnl_set_is_set(s, NFTNL_SET_POLICY) && nftnl_set_get_u32(s, NFTNL_SET_POLICY) == NFT_SET_POL_MEMORY)
+			j.set("policy", Json::string("memory"));
+		if (nftnl_set_is_set(s, NFTNL_SET_DESC_SIZE) && nftnl_set_get_u32(s, NFTNL_SET_DESC_SIZE))
+			j.set("size", Json::uinteger(nftnl_set_get_u32(s, NFTNL_SET_DESC_SIZE)));
+	}
+	// nft 1.0.6 names these three (not dynamic)
+	Json fl = Json::array();
+	if (flags & NFT_SET_CONSTANT)
+		fl.push(Json::string("constant"));
+	if (flags & NFT_SET_INTERVAL)
+		fl.push(Json::string("interval"));
+	if (flags & NFT_SET_TIMEOUT)
+		fl.push(Json::string("timeout"));
+	if (fl.size())
+		j.set("flags", std::move(fl));
+	if (nftnl_set_is_set(s, NFTNL_SET_TIMEOUT) && nftnl_set_get_u64(s, NFTNL_SET_TIMEOUT))
+		j.set("timeout", Json::uinteger(nftnl_set_get_u64(s, NFTNL_SET_TIMEOUT) / 1000));
+	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
+	bool any = nftnl_set_elems_iter_next(it) != nullptr;
+	nftnl_set_elems_iter_destroy(it);
+	if (any)
+		j.set("elem", elements_json(s, {}, map && !verdict ? &data : nullptr, verdict, o.numeric));
+	return Json::wrap(map ? "map" : "set", std::move(j));
+}
+
+static Json flowtable_json(nftnl_flowtable *f, const ModelTable &t)
+{
+	Json j = Json::object();
+	j.set("family", Json::string(family_name(t.family)));
+	j.set("name", Json::string(str(nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME))));
+	j.set("table", Json::string(t.name));
+	j.set("handle", Json::uinteger(nftnl_flowtable_get_u64(f, NFTNL_FLOWTABLE_HANDLE)));
+	j.set("hook", Json::string("ingress"));
+	j.set("prio", Json::integer(static_cast<int32_t>(nftnl_flowtable_get_u32(f, NFTNL_FLOWTABLE_PRIO))));
+	std::vector<std::string> names = flowtable_devices(f);
+	if (names.size() == 1) {
+		j.set("dev", Json::string(names[0]));
+	} else if (!names.empty()) {
+		Json devs = Json::array();
+		for (auto &n : names)
+			devs.push(Json::string(n));
+		j.set("dev", std::move(devs));
+	}
+	return Json::wrap("flowtable", std::move(j));
+}
+
+static Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o)
+{
+	DelinearizedRule d = delinearize(r, t, o);
+	Json j = Json::object();
+	j.set("family", Json::string(family_name(t.family)));
+	j.set("table", Json::string(t.name));
+	j.set("chain", Json::string(str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN))));
+	j.set("handle", Json::uinteger(nftnl_rule_get_u64(r, NFTNL_RULE_HANDLE)));
+	if (d.has_comment)
+		j.set("comment", Json::string(d.comment));
+	if (d.expr.size())
+		j.set("expr", std::move(d.expr));
+	return Json::wrap("rule", std::move(j));
+}
+
+// json.c table_print_json_full as nft 1.0.6 orders it: the table, its
+// named sets and maps, flowtables, chains, then every chain's rules.
+static void table_json_full(const ModelTable &t, const PrintOptions &o, Json &out)
+{
+	out.push(table_json(t));
+	for (auto *s : t.sets)
+		if (!is_anonymous(s))
+			out.push(set_json(s, t, o));
+	for (auto *f : t.flowtables)
+		out.push(flowtable_json(f, t));
+	for (auto *c : t.chains)
+		out.push(chain_json(c, t));
+	for (auto *c : t.chains) {
+		std::string name = str(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
+		for (auto *r : t.rules)
+			if (str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN)) == name)
+				out.push(rule_json(r, t, o));
+	}
+}
+
+std::string json_document(Json items)
+{
+	Json meta = Json::object();
+	meta.set("version", Json::string(NFT_JSON_VERSION));
+	meta.set("release_name", Json::string(NFT_JSON_RELEASE_NAME));
+	meta.set("json_schema_version", Json::integer(1));
+	Json all = Json::array();
+	all.push(Json::wrap("metainfo", std::move(meta)));
+	for (auto &i : items.items())
+		all.push(i);
+	return Json::wrap("nftables", std::move(all)).dump() + "\n";
+}
+
+// ---- one `list` command ----
+
+static const ModelTable *find_table(const RulesetModel &m, const Command &c)
+{
+	for (auto &t : m.tables)
+		if (t.name == c.table && family_name(t.family) == (c.family.empty() ? "ip" : c.family))
+			return &t;
+	return nullptr;
+}
+
+template <typename T, typename NameOf>
+static T *find_named(const std::vector<T *> &v, const std::string &name, NameOf name_of)
+{
+	for (T *o : v)
+		if (str(name_of(o)) == name)
+			return o;
+	return nullptr;
+}
+
+static LangError no_such(const Location &at)
+{
+	return LangError(at, "No such file or directory");
+}
+
+std::string print_list(const RulesetModel &m, const Command &c, const PrintOptions &o)
+{
+	Json items = Json::array();
+	std::string out;
+	const ModelTable *table = nullptr;
+	const bool named_table = !c.table.empty();
+	if (named_table) {
+		table = find_table(m, c);
+		if (!table)
+			throw no_such(c.table_loc);
+	} else if (c.obj == Obj::Table || c.obj == Obj::Chain || c.obj == Obj::Set || c.obj == Obj::Map ||
+		   c.obj == Obj::Flowtable) {
+		// `list table handle N` and the like: xnft lists by name only
+		throw LangError(c.loc, "Could not process rule: Operation not supported");
+	}
+	auto chain_name = [](nftnl_chain *ch) { return nftnl_chain_get_str(ch, NFTNL_CHAIN_NAME); };
+	auto set_name = [](nftnl_set *st) { return nftnl_set_get_str(st, NFTNL_SET_NAME); };
+	auto ft_name = [](nftnl_flowtable *f) { return nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME); };
+	switch (c.obj) {
+	case Obj::Ruleset:
+		for (auto &t : m.tables) {
+			if (!family_matches(t, c.family))
+				continue;
+			if (o.json)
+				table_json_full(t, o, items);
+			else
+				out += print_table(t, o);
+		}
+		break;
+	case Obj::Table:
+		if (o.json)
+			table_json_full(*table, o, items);
+		else
+			out += print_table(*table, o);
+		break;
+	case Obj::Tables:
+		for (auto &t : m.tables) {
+			if (!family_matches(t, c.family))
+				continue;
+			if (o.json)
+				items.push(table_json(t));
+			else
+				out += "table " + family_name(t.family) + " " + t.name + "\n";
+		}
+		break;
+	case Obj::Chain: {
+		nftnl_chain *ch = find_named(table->chains, c.chain, chain_name);
+		if (!ch)
+			throw no_such(c.chain_loc);
+		if (o.json) {
+			items.push(chain_json(ch, *table));
+			for (auto *r : table->rules)
+				if (str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN)) == c.chain)
+					items.push(rule_json(r, *table, o));
+		} else {
+			out += table_header(*table) + print_chain(ch, *table, o) + "}\n";
+		}
+		break;
+	}
+	case Obj::Chains:
+		for (auto &t : m.tables) {
+			if (!family_matches(t, c.family) || (named_table && &t != table))
+				continue;
+			if (!o.json)
+				out += table_header(t);
+			for (auto *ch : t.chains) {
+				if (o.json)
+					items.push(chain_json(ch, t));
+				else
+					out += print_chain(ch, t, o, false);
+			}
+			if (!o.json)
+				out += "}\n";
+		}
+		break;
+	case Obj::Set:
+	case Obj::Map: {
+		nftnl_set *st = find_named(table->sets, c.set, set_name);
+		if (!st || is_anonymous(st) || is_map(st) != (c.obj == Obj::Map))
+			throw no_such(c.name_loc);
+		if (o.json)
+			items.push(set_json(st, *table, o));
+		else
+			out += table_header(*table) + print_set(st, o) + "}\n";
+		break;
+	}
+	case Obj::Sets:
+	case Obj::Maps:
+		for (auto &t : m.tables) {
+			if (!family_matches(t, c.family) || (named_table && &t != table))
+				continue;
+			if (!o.json)
+				out += table_header(t);
+			for (auto *st : t.sets) {
+				if (is_anonymous(st) || is_map(st) != (c.obj == Obj::Maps))
+					continue;
+				if (o.json)
+					items.push(set_json(st, t, o));
+				else
+					out += print_set(st, o);
+			}
+			if (!o.json)
+				out += "}\n";
+		}
+		break;
+	case Obj::Flowtable: {
+		nftnl_flowtable *f = find_named(table->flowtables, c.flowtable, ft_name);
+		if (!f)
+			throw no_such(c.name_loc);
+		if (o.json)
+			items.push(flowtable_json(f, *table));
+		else
+			out += table_header(*table) + print_flowtable(f, o) + "}\n";
+		break;
+	}
+	case Obj::Flowtables:
+		for (auto &t : m.tables) {
+			if (!family_matches(t, c.family) || (named_table && &t != table))
+				continue;
+			if (!o.json)
+				out += table_header(t);
+			for (auto *f : t.flowtables) {
+				if (o.json)
+					items.push(flowtable_json(f, t));
+				else
+					out += print_flowtable(f, o);
+			}
+			if (!o.json)
+				out += "}\n";
+		}
+		break;
+	default:
+		throw LangError(c.loc, "Could not process rule: Operation not supported");
+	}
+	return o.json ? json_document(std::move(items)) : out;
 }
 
 } // namespace xnft

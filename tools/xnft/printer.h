@@ -1,17 +1,36 @@
-// printer.h - `list ruleset` / `list table` text from libnftnl objects, as
-// nft 1.0.6 prints it (rule.c: table_print, chain_print, set_print,
-// flowtable_print), rules through the delinearizer.
+// printer.h - `list` output from libnftnl objects, as nft 1.0.6 prints it:
+// text (rule.c: table_print, chain_print, set_print, flowtable_print and
+// the do_list_* commands) and `-j` JSON (json.c), rules through the
+// delinearizer.
 //
 // Ownership: reads the model; owns nothing. Not thread-safe.
 #pragma once
 #include <string>
 
+#include "ast.h"
 #include "delinearize.h"
+#include "json.h"
 #include "ruleset_model.h"
 
 namespace xnft {
 
 std::string print_table(const ModelTable &t, const PrintOptions &o);
 std::string print_ruleset(const RulesetModel &m, const PrintOptions &o);
+
+// The metainfo nft 1.0.6 opens every JSON document with: its own version
+// and release name, so that xnft's output equals nft's byte for byte.
+#define NFT_JSON_VERSION "1.0.6"
+#define NFT_JSON_RELEASE_NAME "Lester Gooch #5"
+
+// {"nftables": [{"metainfo": ...}, ITEMS...]} on one line, as nft -j
+// prints a `list` command's answer.
+std::string json_document(Json items);
+
+// What one `list` command (ruleset, table, tables, chain, chains, set,
+// sets, map, maps, flowtable, flowtables) prints from M, as nft 1.0.6
+// prints it: text, or with o.json the JSON document. A table, chain, set,
+// map or flowtable that does not exist throws LangError("No such file or
+// directory") at its name, as nft reports it.
+std::string print_list(const RulesetModel &m, const Command &c, const PrintOptions &o);
 
 } // namespace xnft

@@ -6,6 +6,11 @@ byte-for-byte what `nft --debug=netlink -c -f FILE` prints (stdout; nft's
 kernel-side complaints on stderr are not part of the comparison, the host
 kernel lacks bridge conntrack and flowtables).
 
+Every file this kernel can load is also listed back: nft's `list ruleset`,
+`list tables|chains|sets|maps|flowtables` (with -a, -n, -s where they
+apply) and `-j` JSON must equal xnft's --list-offline output byte for byte
+(see LISTINGS).
+
 For every tests/errors/*.nft: xnft must exit non-zero, print nothing on
 stdout, and print an nft-style error ("FILE:LINE:COL-COL: Error: ...", the
 source line, carets) containing the text of the file's first-line comment
@@ -23,34 +28,72 @@ import sys
 SKIP = 77
 
 
+# What the round trip compares: (name, nft's arguments, xnft's extra
+# arguments). xnft answers with --list-offline=COMMAND from the batch it
+# compiled; nft lists what the kernel took.
+LISTINGS = [
+    ("list ruleset", ["list", "ruleset"], []),
+    ("-a list ruleset", ["-a", "list", "ruleset"], ["-a"]),
+    ("list tables", ["list", "tables"], []),
+    ("list chains", ["list", "chains"], []),
+    ("-a list chains", ["-a", "list", "chains"], ["-a"]),
+    ("-n list chains", ["-n", "list", "chains"], ["-n"]),
+    ("list sets", ["list", "sets"], []),
+    ("list maps", ["list", "maps"], []),
+    ("list flowtables", ["list", "flowtables"], []),
+    ("-n list ruleset", ["-n", "list", "ruleset"], ["-n"]),
+    ("-s list ruleset", ["-s", "list", "ruleset"], ["-s"]),
+    ("-j list ruleset", ["-j", "list", "ruleset"], ["-j"]),
+    ("-j -n list ruleset", ["-j", "-n", "list", "ruleset"], ["-j", "-n"]),
+    ("-j -s list ruleset", ["-j", "-s", "list", "ruleset"], ["-j", "-s"]),
+    ("-j list tables", ["-j", "list", "tables"], ["-j"]),
+    ("-j list chains", ["-j", "list", "chains"], ["-j"]),
+    ("-j list sets", ["-j", "list", "sets"], ["-j"]),
+    ("-j list maps", ["-j", "list", "maps"], ["-j"]),
+]
+
+
 def round_trip(xnft, path, name, counts):
-    """xnft's --list-offline (with and without -a) equals what nft lists
-    after loading the file into a fresh namespace, when this kernel can
-    load it (handles start afresh in a new namespace)."""
+    """Every listing in LISTINGS that xnft prints from --list-offline equals,
+    byte for byte, what nft prints after loading the file into a fresh
+    namespace, when this kernel can load it (handles start afresh in a new
+    namespace). JSON is compared as printed: both are nft's one-line
+    format, nothing is normalised."""
     sep = "=====xnft-separator====="
-    script = ("ip link add veth21 type veth peer name veth22 && nft -f \"$1\" && "
-              "nft list ruleset && echo " + sep + " && nft -a list ruleset")
+    script = "ip link add veth21 type veth peer name veth22 && nft -f \"$1\""
+    for _, nft_args, _ in LISTINGS:
+        script += " && echo " + sep + " && nft " + " ".join(nft_args)
     load = subprocess.run(["unshare", "-n", "sh", "-c", script, "sh", path],
                           capture_output=True, text=True, cwd=os.path.dirname(path))
     if load.returncode != 0:
         counts["not_loadable"] += 1
         print(f"     {name}: kernel cannot load it, round trip not checked here")
         return 0
-    wants = load.stdout.split(sep + "\n")
+    wants = load.stdout.split(sep + "\n")[1:]
     bad = 0
-    for extra, want in zip(([], ["-a"]), wants):
-        got = subprocess.run([xnft] + extra + ["-f", path, "--list-offline"], capture_output=True,
-                             text=True, cwd=os.path.dirname(path))
-        if got.stdout != want:
+    for (what, _, extra), want in zip(LISTINGS, wants):
+        command = what.split(" list ", 1)[-1] if " list " in what else what[len("list "):]
+        got = subprocess.run([xnft] + extra + ["-f", path, "--list-offline=list " + command],
+                             capture_output=True, text=True, cwd=os.path.dirname(path))
+        counts["listings"] += 1
+        if got.stdout != want or got.returncode != 0:
             bad = 1
-            print(f"FAIL {name}: list ruleset {' '.join(extra)} differs")
+            print(f"FAIL {name}: {what} differs (xnft rc={got.returncode}) {got.stderr[:300]}")
             import difflib
-            for line in difflib.unified_diff(want.splitlines(), got.stdout.splitlines(),
-                                             "nft", "xnft", lineterm="", n=1):
+            wl, gl = want.splitlines(), got.stdout.splitlines()
+            if what.startswith("-j"):
+                # one line each: show the differing items
+                import json
+                try:
+                    wl = [json.dumps(o) for o in json.loads(want)["nftables"]]
+                    gl = [json.dumps(o) for o in json.loads(got.stdout)["nftables"]]
+                except ValueError:
+                    pass
+            for line in difflib.unified_diff(wl, gl, "nft", "xnft", lineterm="", n=1):
                 print(line)
     if not bad:
         counts["round_trip"] += 1
-        print(f"ok   {name} (list ruleset round trip)")
+        print(f"ok   {name} ({len(LISTINGS)} listings round trip)")
     return bad
 
 
@@ -73,7 +116,7 @@ def main():
         return SKIP
 
     failures = 0
-    counts = {"round_trip": 0, "not_loadable": 0}
+    counts = {"round_trip": 0, "not_loadable": 0, "listings": 0}
     corpus = sorted(os.listdir(os.path.join(testdir, "corpus")))
     rules = 0
     for name in corpus:
@@ -132,8 +175,8 @@ def main():
             print(f"ok   error/{name}")
 
     print(f"{rules} rules compared; {counts['round_trip']} files round-tripped through "
-          f"`nft -f` + `nft list ruleset` ({counts['not_loadable']} not loadable by this "
-          f"kernel); {failures} failure(s)")
+          f"`nft -f` + {len(LISTINGS)} listings ({counts['listings']} listings compared; "
+          f"{counts['not_loadable']} files not loadable by this kernel); {failures} failure(s)")
     return 1 if failures else 0
 
 

@@ -1,0 +1,56 @@
+// json.h - the JSON values xnft's `-j` output is made of, printed as
+// nft's libnftables prints them with jansson (json_dumpf, flags 0): one
+// line, ", " between items, ": " after keys, object keys in insertion
+// order, strings escaped as jansson escapes them.
+//
+// Ownership: a Json owns its children (values, copied). Not thread-safe.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace xnft {
+
+class Json {
+public:
+	enum class Kind { Null, Bool, Int, String, Array, Object };
+
+	Json() = default;  // null
+	static Json null() { return Json(); }
+	static Json boolean(bool b);
+	static Json integer(int64_t v);
+	static Json uinteger(uint64_t v);  // clamped to INT64_MAX (jansson integers are signed)
+	static Json string(const std::string &s);
+	static Json array();
+	static Json object();
+	// {"KEY": VALUE}
+	static Json wrap(const std::string &key, Json value);
+
+	Kind kind() const { return kind_; }
+	bool is_null() const { return kind_ == Kind::Null; }
+	bool is_array() const { return kind_ == Kind::Array; }
+	bool is_string() const { return kind_ == Kind::String; }
+	const std::string &str() const { return s_; }
+	size_t size() const { return kind_ == Kind::Array ? items_.size() : members_.size(); }
+
+	// Arrays.
+	Json &push(Json v);
+	const std::vector<Json> &items() const { return items_; }
+	// Objects: adds KEY (or replaces its value, keeping its place).
+	Json &set(const std::string &key, Json v);
+	const Json *get(const std::string &key) const;
+
+	std::string dump() const;
+
+private:
+	void dump_to(std::string &out) const;
+	Kind kind_ = Kind::Null;
+	bool b_ = false;
+	int64_t i_ = 0;
+	std::string s_;
+	std::vector<Json> items_;
+	std::vector<std::pair<std::string, Json>> members_;
+};
+
+} // namespace xnft
