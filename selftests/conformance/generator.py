@@ -254,8 +254,8 @@ NFT_HOOKS = [(4, "prerouting"), (5, "forward"), (2, "input"), (2, "output"),
              (3, "postrouting")]
 # Not -300, 100, 300 (nor within 10 of them): nft names those after the
 # bridge's standard priorities only at one hook each (dstnat at prerouting,
-# out at output, srcnat at postrouting), xnft at every hook - a known xnft
-# printer difference (corpus 9x-nft-list-priority-names, known.py).
+# out at output, srcnat at postrouting); xnft named them at every hook
+# (corpus 120, fixed on main since).
 NFT_PRIOS = [(1, -250), (1, -150), (4, 0), (1, 10), (1, 50), (1, -10)]
 UDP_PORTS = [53, 1024, 4001]
 TCP_PORTS = [80, 2000]
@@ -348,8 +348,8 @@ class _NftGen:
             if k in a and k in b and a[k] != b[k]:
                 return True
         # Two fields of one header: nft merges adjacent ones into one
-        # load and lists them in header order, xnft does not (a known xnft
-        # difference, corpus 9x-nft-list-payload-merge).
+        # load and lists them in header order; xnft did not (corpus 121,
+        # fixed on main since).
         if "hdr" in a and a.get("hdr") == b.get("hdr"):
             return True
         # nft takes `vlan id` after an ip/udp/tcp match as a conflict

@@ -63,24 +63,6 @@ _TCP_PICKUP = ("xbridge conntrack (not yet reduced): after a FIN|ACK with no "
                "mid-stream (nf_conntrack_tcp_loose) and delivers it. The short "
                "form, corpus 127, agrees, so it depends on this seed's history")
 KNOWN_SCENARIOS = {
-    "120-nft-list-priority-names.scn":
-        "xnft printer: names a chain priority after the bridge's standard ones "
-        "(dstnat -300, out 100, srcnat 300, +-10) at every hook; nft 1.0.6 does "
-        "only at the hook each belongs to (dstnat at prerouting, out at output, "
-        "srcnat at postrouting) and prints a number elsewhere "
-        "(tools/xnft/printer.cc priority_text)",
-    "121-nft-list-payload-merge.scn":
-        "xnft compiler: nft merges adjacent matches on one header (ether saddr + "
-        "ether type, udp sport + dport, ether daddr + saddr) into one payload "
-        "load and cmp and lists them in header order; xnft keeps two loads, so "
-        "the bytecode and the listing differ (same verdicts)",
-    "122-nft-list-flags-mask.scn":
-        "xnft printer: nft 1.0.6 lists `tcp flags & ack == ack` and `meta mark & "
-        "0x000000ff == 0x00000001`; xnft lists `tcp flags ack / ack` and `meta "
-        "mark 0x00000001 / 0x000000ff` (tools/xnft/delinearize.cc)",
-    "123-nft-vlan-after-ip-refused.scn":
-        "xnft grammar: `ip saddr X vlan id 10` is refused by nft (conflicting "
-        "protocols specified: ether vs. vlan) and accepted by xnft",
     "126-nft-same-priority-order.scn": _SAME_PRIO,
     "gen-nft-seed-30": _SAME_PRIO,
     "gen-nft-seed-38": _SAME_PRIO,
