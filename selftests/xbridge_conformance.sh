@@ -9,6 +9,9 @@
 # scenario per rule of the Linux bridge behaviour xbridge mirrors) and
 # $CONFORMANCE_GENERATED (default 100) generated scenarios of
 # $CONFORMANCE_STEPS (default 24) steps from seed $CONFORMANCE_SEED
+# (default 1), and $CONFORMANCE_NFT_GENERATED (default 100) generated nft
+# scenarios (random small rulesets, compared through nft and xnft) of
+# $CONFORMANCE_NFT_STEPS (default 20) steps from seed $CONFORMANCE_NFT_SEED
 # (default 1). CONFORMANCE_SOAK=SECONDS keeps generating for that long.
 # Then the corpus again through the tools (`bridge`/`ip` and `xbridge`
 # with the same words; CONFORMANCE_NO_TOOLS=1 skips it). One PASS/FAIL
@@ -31,7 +34,10 @@ fi
 args=(--corpus "$here/conformance/corpus"
 	--generate "${CONFORMANCE_GENERATED:-100}"
 	--seed "${CONFORMANCE_SEED:-1}"
-	--steps "${CONFORMANCE_STEPS:-24}")
+	--steps "${CONFORMANCE_STEPS:-24}"
+	--generate-nft "${CONFORMANCE_NFT_GENERATED:-100}"
+	--nft-seed "${CONFORMANCE_NFT_SEED:-1}"
+	--nft-steps "${CONFORMANCE_NFT_STEPS:-20}")
 [[ -n ${CONFORMANCE_SOAK:-} ]] && args+=(--soak "$CONFORMANCE_SOAK")
 
 # conformance.py prints its own PASS/FAIL lines; a crash of the harness

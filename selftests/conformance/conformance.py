@@ -9,26 +9,35 @@ the first step where they differ:
   - a frame step delivers different frames (port and bytes, tags included)
     to the hosts and the bridge device;
   - after any step, the FDB (port, mac, vid, kind, flags) or the VLAN table
-    (vid, pvid/untagged, per-VLAN state) differ.
+    (vid, pvid/untagged, per-VLAN state) differ;
+  - an nft step succeeds on one bridge only (nft on lbr, xnft on xbr,
+    nft_words.py), or the two `list ruleset` outputs (names mapped back,
+    every counter included) differ at `expect counters` or at the end of a
+    scenario with nft steps.
 `expect` steps of the hand-written corpus also check the outcome itself.
 
   conformance.py [--corpus DIR] [--generate N] [--seed S] [--steps K]
-                 [--soak SECONDS] [--replay FILE] [--tools] [--quiet]
-                 [--record FILE] [--known] [--no-mab]
+                 [--generate-nft N] [--nft-seed S] [--nft-steps K]
+                 [--nft-every-frame] [--soak SECONDS] [--replay FILE]
+                 [--tools] [--quiet] [--record FILE] [--known]
+                 [--no-known-skip] [--no-mab]
 
 Every scenario prints one PASS or FAIL line (a FAIL prints the step, both
 sides and the scenario text, which --replay runs again); the last line gives
-the totals. Known, intended differences are in known.py, not here.
+the totals. Known, intended differences are in known.py, not here; so are
+the scenarios skipped because of a known xbridge bug (SKIP: lines).
 
 Ownership: single process, single thread; the two bridges are reset (not
 rebuilt) before each scenario.
 """
 import argparse
+import difflib
 import glob
 import json
 import os
 import platform
 import re
+import subprocess
 import sys
 import time
 
@@ -36,8 +45,10 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [_HERE, os.path.dirname(_HERE)]   # and selftests/, for nlsock
 
 import capture                          # noqa: E402
+import genl_raw as xb_raw               # noqa: E402
 import generator                        # noqa: E402
 import known                            # noqa: E402
+import nft_words                        # noqa: E402
 import nlsock as nl                     # noqa: E402
 import scenario as sc                   # noqa: E402
 import tool_words                       # noqa: E402
@@ -45,6 +56,7 @@ from linux_side import LinuxBridge      # noqa: E402
 from xbridge_side import XBridge        # noqa: E402
 
 BR_MAC = "02:00:00:00:0b:00"
+NETLINK_NETFILTER = 12
 AGE_SETTLE = 1.6        # xbridge's ageing work runs every second
 RECHECK_DELAY = 0.3     # one more look before calling a difference real
 
@@ -55,10 +67,14 @@ class Difference(Exception):
         self.step, self.what, self.left, self.right = step, what, left, right
 
 
+def _indent(text):
+    return "\n".join("    " + l for l in text.splitlines()) or "    (empty)"
+
+
 class Totals:
     def __init__(self):
         self.scenarios = self.passed = self.skipped = self.steps = self.sent = self.arrivals = 0
-        self.config_ops = 0
+        self.config_ops = self.nft_ops = self.nft_compares = self.known_skipped = 0
         self.known = {}         # known difference name -> times it applied
 
 
@@ -131,6 +147,84 @@ class Runner:
         self.t = Totals()
         self.scenario = None
         self.trace = open(args.record, "w") if args.record else None
+        self.nft = {"linux": nft_words.Side("nft", self._names("l")),
+                    "xbridge": None}
+        self.nft_dirty = self.ct_dirty = True     # flush both at the first reset
+        self.ctnl = None
+        self.xnft_flush_pending = False
+        self.nft_used = False
+
+    @staticmethod
+    def _names(prefix):
+        names = {"p%d" % i: "%sp%d" % (prefix, i) for i in range(1, sc.MAX_PORTS + 1)}
+        names["br"] = prefix + "br"
+        return names
+
+    def xnft(self):
+        if not self.nft["xbridge"]:
+            self.nft["xbridge"] = nft_words.Side(nft_words.xnft_tool(), self._names("x"))
+        return self.nft["xbridge"]
+
+    def nft_reset(self):
+        """Flush both rulesets (and conntrack tables, if a ct rule may have
+        filled them) after a scenario that had nft steps. xnft's flush
+        waits for the next scenario's first nft batch when it has one (a
+        process less: about a second under TCG)."""
+        if self.nft_dirty:
+            self.nft["linux"].flush()
+            self.xnft_flush_pending = True
+            self.nft_dirty = False
+        if self.ct_dirty:
+            # conntrack -F and `xbridge ct flush dev xbr`, over netlink.
+            if not self.ctnl:
+                self.ctnl = nl.NlSocket(NETLINK_NETFILTER)
+            nft_words.flush_linux_conntrack(self.ctnl)
+            try:
+                self.xb.genl.do(xb_raw.CMD["CT_FLUSH"], nl.u32(xb_raw.A_IFINDEX, self.xb.br_ifindex))
+            except nl.NlError:
+                pass        # conntrack off: nothing to flush
+            self.ct_dirty = False
+        self.nft_used = False
+
+    def compare_rulesets(self, step, contains=None):
+        a, b = self.nft["linux"].listing(), self.xnft().listing()
+        if a != b:
+            # Counters of a late frame: one more look.
+            time.sleep(RECHECK_DELAY)
+            capture.settle(self.cap.values())
+            a, b = self.nft["linux"].listing(), self.xnft().listing()
+        if a != b:
+            diff = "\n".join(difflib.unified_diff(a.splitlines(), b.splitlines(),
+                                                  "linux", "xbridge", lineterm="", n=2))
+            raise Difference(step, "list ruleset differs",
+                             _indent(a), _indent(b) + "\n  diff:\n" + _indent(diff))
+        if contains and nft_words.squash(contains) not in nft_words.squash(a):
+            raise Difference(step, "expected the listing to contain %r" % contains,
+                             _indent(a), "    (same on both)")
+        self.t.nft_compares += 1
+
+    def nft_steps(self, steps):
+        """Consecutive nft @steps: each on Linux (libnftables, in-process),
+        all of them as one xnft batch (a process costs about a second under
+        TCG). When the batch fails, or a step failed on Linux, xnft runs
+        them again one by one (a failed batch applies nothing), so each step
+        still must succeed on both bridges or fail on both."""
+        self.nft_dirty = self.nft_used = True
+        if any(re.search(r"\bct\b", st.cmd) for st in steps):
+            self.ct_dirty = True
+        self.t.nft_ops += len(steps)
+        errs = [self.nft["linux"].run(st.cmd) for st in steps]
+        flush, self.xnft_flush_pending = self.xnft_flush_pending, False
+        if all(e is None for e in errs):
+            if self.xnft().run_batch([st.cmd for st in steps], flush_first=flush) is None:
+                return
+        elif flush:
+            self.xnft().flush()
+        for st, ea in zip(steps, errs):
+            eb = self.xnft().run(st.cmd)
+            if (ea is None) != (eb is None):
+                raise Difference(st, "the nft step succeeds on one bridge only",
+                                 "    %s" % (ea or "ok"), "    %s" % (eb or "ok"))
 
     def record(self, step, **what):
         """One JSON line of the trace (--record): the step and what both
@@ -222,6 +316,10 @@ class Runner:
                                      "    %s has it on %s" % (s.label, port), "")
 
     def run(self, scen):
+        self.nft_reset()
+        if self.xnft_flush_pending and not any(st.kind == "nft" for st in scen.steps):
+            self.xnft().flush()
+            self.xnft_flush_pending = False
         for s in self.sides:
             s.reset(scen.nports)
         capture.settle(self.cap.values(), quiet=0.01)
@@ -231,15 +329,28 @@ class Runner:
         last_rx = None
         first_seq = self.seq + 1
         self.compare_state(None)
-        for step in scen.steps:
+        steps = scen.steps
+        for i, step in enumerate(steps):
             self.t.steps += 1
+            if step.kind == "nft" and i and steps[i - 1].kind == "nft":
+                continue        # ran with the group it belongs to
             if step.kind == "send":
                 last_rx = self.send(step)
+                if self.nft_used and self.args.nft_every_frame:
+                    self.compare_rulesets(step)
             elif step.kind == "age":
                 self.age(ageing)
+            elif step.kind in ("expect counters", "expect listed"):
+                self.compare_rulesets(step, getattr(step, "text", None))
+                continue
             elif step.kind.startswith("expect"):
                 self.expect(step, last_rx)
                 continue
+            elif step.kind == "nft":
+                group = [step]
+                while i + len(group) < len(steps) and steps[i + len(group)].kind == "nft":
+                    group.append(steps[i + len(group)])
+                self.nft_steps(group)
             else:
                 self.t.config_ops += 1
                 if self.args.tools:
@@ -262,6 +373,8 @@ class Runner:
             if a != b:
                 raise Difference(None, "late frames of send #%d differ" % (seq - first_seq + 1),
                                  fmt_frames(a), fmt_frames(b))
+        if self.nft_used:
+            self.compare_rulesets(None)
 
     def run_one(self, scen):
         if scen.requires and kernel_version() < scen.requires:
@@ -269,6 +382,13 @@ class Runner:
             print("SKIP: conformance %s (the Linux bridge behaviour it compares needs %d.%d; "
                   "this kernel is %s)" % (scen.name, scen.requires[0], scen.requires[1],
                                          platform.release()))
+            return True
+        if self.args.tools and any(st.kind == "nft" for st in scen.steps):
+            return True     # its nft steps run the tools already; its config is not the point
+        why = known.skip_reason(scen.name)
+        if why and not self.args.no_known_skip:
+            self.t.known_skipped += 1
+            print("SKIP: conformance %s (known xbridge difference: %s)" % (scen.name, why))
             return True
         self.t.scenarios += 1
         self.scenario = scen.name
@@ -308,10 +428,21 @@ def main():
                     help="write every step's agreed outcome (deliveries, normalised FDB "
                          "and VLAN table) to FILE as JSON lines")
     ap.add_argument("--known", action="store_true", help="list the known differences and exit")
+    ap.add_argument("--no-known-skip", action="store_true",
+                    help="run the scenarios known.py skips (known xbridge bugs) too")
+    ap.add_argument("--generate-nft", type=int, default=0,
+                    help="generated nft scenarios to run (seeds from --nft-seed)")
+    ap.add_argument("--nft-seed", type=int, default=1, help="seed of the first generated nft scenario")
+    ap.add_argument("--nft-steps", type=int, default=20, help="steps per generated nft scenario")
+    ap.add_argument("--nft-every-frame", action="store_true",
+                    help="compare the rulesets' listings after every frame, not only at "
+                         "`expect counters` and the scenario's end")
     args = ap.parse_args()
     if args.known:
         for name, what, why in known.KNOWN:
             print("%s: %s\n    %s" % (name, what, why))
+        for name, why in sorted(known.KNOWN_SCENARIOS.items()):
+            print("skipped %s: %s" % (name, why))
         return 0
 
     scenarios = []
@@ -330,6 +461,8 @@ def main():
     for _ in range(args.generate):
         ok &= r.run_one(generator.scenario(seed, args.steps, mab))
         seed += 1
+    for seed in range(args.nft_seed, args.nft_seed + args.generate_nft):
+        ok &= r.run_one(generator.nft_scenario(seed, args.nft_steps))
     if args.soak:
         end = time.monotonic() + args.soak
         while time.monotonic() < end:
@@ -340,6 +473,10 @@ def main():
           "%d frames sent to both bridges, %d deliveries compared, %.0f s"
           % (t.scenarios, t.passed, t.skipped, t.steps, t.config_ops, t.sent, t.arrivals,
              time.monotonic() - start))
+    if t.nft_ops or t.known_skipped:
+        print("conformance: %d nft steps on both sides, %d ruleset listings compared, "
+              "%d scenarios skipped as known xbridge differences (known.py)"
+              % (t.nft_ops, t.nft_compares, t.known_skipped))
     for name, n in sorted(t.known.items()):
         print("conformance: known difference %s applied %d times (--known)" % (name, n))
     for word, n in sorted(tool_words.netlink_steps.items()):

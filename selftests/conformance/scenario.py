@@ -25,15 +25,39 @@ it does not say to the other.
     vlan add|del vid VID[-END] dev P|br [pvid] [untagged]
     vlan set vid VID dev P state 0..4
     port del P | port add P                   ip link set P nomaster / master BR
-    send P SRC DST [tag TPID:TCI]... [ipv4|ipv6|arp|eth ETHERTYPE] [len N]
-                                              a frame from host P (or from br)
+    send P SRC DST [tag TPID:TCI]... [ipv4 [A B]|ipv6 [A B]|arp|eth ETHERTYPE]
+               [udp SPORT DPORT|tcp SPORT DPORT FLAGS [seq N] [ack N]|icmp TYPE]
+               [len N]                        a frame from host P (or from br)
+        ipv4/ipv6 alone carry UDP 4000 -> 4001 without checksum; A B are
+        the addresses (default 192.0.2.1 192.0.2.2, 2001:db8::1 2001:db8::2).
+        udp/tcp/icmp (ipv4 unless ipv6 is given) carry correct checksums;
+        FLAGS are letters of FSRPAU (e.g. S, SA, A, PA, FA, R); icmp TYPE is
+        a number or echo-request|echo-reply (ICMPv6 under ipv6). TCP seq and
+        ack follow the connection when not given: each direction of a
+        (addresses, ports) flow starts at 1000 + its source port and moves on
+        by the payload (8 marker bytes + len) plus SYN and FIN; ack is the
+        other direction's next seq when A is set.
     age                                       every dynamic entry ages out
+    nft COMMAND...                            one nft command line: `nft ...`
+        on the Linux side (libnftables, what the nft tool runs), `xnft ...`
+        on the xbridge side; both must succeed or both fail. The whole words
+        p1..p8 and br (also inside quotes, sets and maps: "p1", {p1,p2}) are
+        rewritten to each side's devices (lp1/xp1, lbr/xbr); `@br`/`$br` are
+        not. While a scenario has nft steps, the harness compares both
+        `list ruleset` outputs (device names mapped back) at its end.
     expect rx P... | expect rx none           hand-written checks of the
     expect fdb MAC vlan VID P|none            step before, on both bridges
+    expect counters                           `nft list ruleset` and `xnft list
+                                              ruleset` (names mapped back to
+                                              p1../br) are equal: every
+                                              counter's packets and bytes
+    expect listed TEXT...                     ... and contain TEXT (whitespace
+                                              runs count as one space)
 
 Ownership: pure data; parsing raises ScenarioError with the line number.
 """
 import re
+import socket
 import struct
 
 MAX_PORTS = 8
@@ -46,6 +70,11 @@ VLAN_PROTOCOLS = {"802.1Q": 0x8100, "802.1ad": 0x88a8}
 FDB_KINDS = ("local", "permanent", "static", "dynamic")
 
 MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
+TCP_FLAGS = {"F": 0x01, "S": 0x02, "R": 0x04, "P": 0x08, "A": 0x10, "U": 0x20}
+ICMP_TYPES = {"echo-request": 8, "echo-reply": 0}
+DEFAULT_ADDRS = {"ipv4": ("192.0.2.1", "192.0.2.2"),
+                 "ipv6": ("2001:db8::1", "2001:db8::2")}
+MARKER_LEN = 8          # capture.marker(): every frame's payload starts with it
 
 
 class ScenarioError(Exception):
@@ -115,6 +144,15 @@ class _Words:
             raise ScenarioError("missing %s" % what)
         self.i += 1
         return self.w[self.i - 1]
+
+
+def _addr(family, word):
+    """@word as an address of @family ('ipv4'|'ipv6'), normalised; else None."""
+    try:
+        af = socket.AF_INET if family == "ipv4" else socket.AF_INET6
+        return socket.inet_ntop(af, socket.inet_pton(af, word))
+    except (OSError, ValueError):
+        return None
 
 
 def _port(word, nports, allow_br=True):
@@ -250,23 +288,64 @@ def parse_step(line, lineno, nports):
         src = _mac(w.next("source MAC"))
         dst = _mac(w.next("destination MAC"))
         tags, payload, ethertype, length = [], "eth", 0x88b5, 0
+        addrs, l4, seq, ack = None, None, None, None
         while w.more():
             k = w.next()
             if k == "tag":
                 tpid, _, tci = w.next("TPID:TCI").partition(":")
                 tags.append((_int("0x" + tpid, 0, 0xffff, "tpid"),
                              _int(tci, 0, 0xffff, "tci")))
-            elif k in ("ipv4", "ipv6", "arp"):
+            elif k in ("ipv4", "ipv6"):
+                payload = k
+                if w.peek() and _addr(k, w.peek()):
+                    addrs = (_addr(k, w.next()), _addr(k, w.next("destination address")))
+                    if not addrs[1]:
+                        raise ScenarioError("%s: two addresses, SRC DST" % k)
+            elif k == "arp":
                 payload = k
             elif k == "eth":
                 payload = "eth"
                 ethertype = _int(w.next("ethertype"), 0x600, 0xffff, "ethertype")
+            elif k in ("udp", "tcp"):
+                sp = _int(w.next("source port"), 0, 0xffff, "port")
+                dp = _int(w.next("destination port"), 0, 0xffff, "port")
+                flags = 0
+                if k == "tcp":
+                    fw = w.next("TCP flags")
+                    for c in fw:
+                        if c not in TCP_FLAGS:
+                            raise ScenarioError("TCP flags are letters of FSRPAU, not %r" % fw)
+                        flags |= TCP_FLAGS[c]
+                l4 = (k, sp, dp, flags)
+            elif k == "icmp":
+                t = w.next("ICMP type")
+                l4 = ("icmp", ICMP_TYPES[t] if t in ICMP_TYPES else _int(t, 0, 255, "icmp type"), 0, 0)
+            elif k in ("seq", "ack"):
+                v = _int(w.next(k), 0, 0xffffffff, k)
+                if k == "seq":
+                    seq = v
+                else:
+                    ack = v
             elif k == "len":
                 length = _int(w.next("length"), 0, 1400, "len")
             else:
                 raise ScenarioError("send: unknown word %r" % k)
+        if l4 and payload not in ("ipv4", "ipv6"):
+            if payload != "eth" or ethertype != 0x88b5:
+                raise ScenarioError("send: %s goes over ipv4 or ipv6" % l4[0])
+            payload = "ipv4"
+        if (seq is not None or ack is not None) and not (l4 and l4[0] == "tcp"):
+            raise ScenarioError("send: seq/ack are for tcp")
+        if addrs is None:
+            addrs = DEFAULT_ADDRS[payload] if payload in DEFAULT_ADDRS else None
         return Step("send", line, lineno, port=port, src=src, dst=dst, tags=tags,
-                    payload=payload, ethertype=ethertype, length=length)
+                    payload=payload, ethertype=ethertype, length=length,
+                    addrs=addrs, l4=l4, seq=seq, ack=ack)
+    if verb == "nft":
+        cmd = line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
+        if not cmd:
+            raise ScenarioError("nft: a command")
+        return Step("nft", line, lineno, cmd=cmd)
     if verb == "age":
         return Step("age", line, lineno)
     if verb == "expect":
@@ -289,12 +368,37 @@ def parse_step(line, lineno, nports):
             p = w.next("port")
             return Step("expect fdb", line, lineno, mac=mac, vid=vid,
                         port=None if p == "none" else _port(p, nports))
-        raise ScenarioError("expect rx|fdb")
+        if what == "counters":
+            if w.more():
+                raise ScenarioError("expect counters: no more words")
+            return Step("expect counters", line, lineno)
+        if what == "listed":
+            text = " ".join(w.w[w.i:])
+            if not text:
+                raise ScenarioError("expect listed TEXT")
+            return Step("expect listed", line, lineno, text=text)
+        raise ScenarioError("expect rx|fdb|counters|listed")
     raise ScenarioError("unknown step %r" % verb)
+
+
+def _tcp_numbers(step, nxt):
+    """Fill in a TCP segment's seq and ack (the docstring's rule) and move
+    its direction's next seq on."""
+    _, sp, dp, flags = step.l4
+    key = (step.addrs[0], step.addrs[1], sp, dp)
+    back = (step.addrs[1], step.addrs[0], dp, sp)
+    if step.seq is None:
+        step.seq = nxt.get(key, 1000 + sp)
+    if step.ack is None:
+        step.ack = nxt.get(back, 1000 + dp) if flags & TCP_FLAGS["A"] else 0
+    grow = MARKER_LEN + step.length + (1 if flags & TCP_FLAGS["S"] else 0) + \
+        (1 if flags & TCP_FLAGS["F"] else 0)
+    nxt[key] = (step.seq + grow) & 0xffffffff
 
 
 def parse(text, name="scenario"):
     steps, nports, requires = [], None, None
+    tcp_next = {}           # (src, dst, sport, dport) -> the next seq that way
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -315,7 +419,10 @@ def parse(text, name="scenario"):
                 major, _, minor = w[2].partition(".")
                 requires = (_int(major, 2, 99, "major"), _int(minor or "0", 0, 99, "minor"))
                 continue
-            steps.append(parse_step(line, lineno, nports))
+            step = parse_step(line, lineno, nports)
+            if step.kind == "send" and step.l4 and step.l4[0] == "tcp":
+                _tcp_numbers(step, tcp_next)
+            steps.append(step)
         except ScenarioError as e:
             raise ScenarioError("%s:%d: %s" % (name, lineno, e))
     if nports is None:
@@ -334,6 +441,25 @@ def _csum(data):
     return ~s & 0xffff
 
 
+def _l4(step, body, pseudo):
+    """The transport header and @body of a send step with udp/tcp/icmp;
+    @pseudo(proto, length) is the checksum's pseudo-header."""
+    kind, sp, dp, flags = step.l4
+    if kind == "udp":
+        h = struct.pack("!HHHH", sp, dp, 8 + len(body), 0)
+        c = _csum(pseudo(17, len(h) + len(body)) + h + body) or 0xffff
+        return 17, h[:6] + struct.pack("!H", c) + body
+    if kind == "tcp":
+        h = struct.pack("!HHIIBBHHH", sp, dp, step.seq, step.ack, 5 << 4, flags, 64240, 0, 0)
+        c = _csum(pseudo(6, len(h) + len(body)) + h + body)
+        return 6, h[:16] + struct.pack("!H", c) + h[18:] + body
+    v6 = step.payload == "ipv6"
+    proto, typ = (58, {8: 128, 0: 129}.get(sp, sp)) if v6 else (1, sp)
+    h = struct.pack("!BBHHH", typ, 0, 0, 0x4242, 1)
+    c = _csum((pseudo(58, len(h) + len(body)) if v6 else b"") + h + body)
+    return proto, h[:2] + struct.pack("!H", c) + h[4:] + body
+
+
 def build_frame(step, marker):
     """The bytes of a `send` step. @marker (bytes) ends the payload, so the
     harness can tell its frames, and which step sent them, from any other."""
@@ -343,17 +469,23 @@ def build_frame(step, marker):
         b += struct.pack("!HH", tpid, tci)
     body = marker + b"\0" * step.length
     if step.payload == "ipv4":
-        udp = struct.pack("!HHHH", 4000, 4001, 8 + len(body), 0) + body
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
-                         bytes([192, 0, 2, 1]), bytes([192, 0, 2, 2]))
+        sa, da = (socket.inet_pton(socket.AF_INET, a) for a in step.addrs)
+        if step.l4:
+            proto, l4 = _l4(step, body, lambda p, n: sa + da + struct.pack("!BBH", 0, p, n))
+        else:
+            proto, l4 = 17, struct.pack("!HHHH", 4000, 4001, 8 + len(body), 0) + body
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), 1, 0, 64, proto, 0, sa, da)
         ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
-        b += struct.pack("!H", 0x0800) + ip + udp
+        b += struct.pack("!H", 0x0800) + ip + l4
     elif step.payload == "ipv6":
-        udp = struct.pack("!HHHH", 4000, 4001, 8 + len(body), 0) + body
+        sa, da = (socket.inet_pton(socket.AF_INET6, a) for a in step.addrs)
+        if step.l4:
+            proto, l4 = _l4(step, body, lambda p, n: sa + da + struct.pack("!IxxxB", n, p))
+        else:
+            proto, l4 = 17, struct.pack("!HHHH", 4000, 4001, 8 + len(body), 0) + body
         b += struct.pack("!H", 0x86dd)
-        b += struct.pack("!IHBB", 0x60000000, len(udp), 17, 64)
-        b += bytes.fromhex("20010db8000000000000000000000001")
-        b += bytes.fromhex("20010db8000000000000000000000002") + udp
+        b += struct.pack("!IHBB", 0x60000000, len(l4), proto, 64)
+        b += sa + da + l4
     elif step.payload == "arp":
         src = bytes(int(x, 16) for x in step.src.split(":"))
         b += struct.pack("!HHHBBH", 0x0806, 1, 0x0800, 6, 4, 1)

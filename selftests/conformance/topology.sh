@@ -33,6 +33,8 @@ fi
 
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 modprobe bridge 2>/dev/null || true
+# Bridge conntrack for the nft scenarios' ct rules (they would load it too).
+modprobe nf_conntrack_bridge 2>/dev/null || true
 ip link add lbr address $BR_MAC type bridge stp_state 0 mcast_snooping 0 \
 	forward_delay 0
 ip link add xbr address $BR_MAC type xbridge
