@@ -53,21 +53,12 @@ def fdb_add_partial(step, before, linux_after, xbridge_after):
 # intent: the runner skips them (SKIP: ... known xbridge difference) unless
 # --no-known-skip. Each stays in the corpus so that it runs again the day
 # the entry goes. name (corpus file name or generated name) -> reason.
-_SAME_PRIO = ("xbridge core: base chains at one hook with the same priority run in "
-              "the order they were added; Linux runs the one registered last first "
-              "(nf_hook_entries_grow inserts before the first hook of equal or "
-              "higher priority), so counters and verdicts differ")
 _TCP_PICKUP = ("xbridge conntrack (not yet reduced): after a FIN|ACK with no "
                "connection (invalid on both), a broadcast plain ACK of that flow "
                "is ct state invalid on xbridge and dropped; Linux picks it up "
                "mid-stream (nf_conntrack_tcp_loose) and delivers it. The short "
                "form, corpus 127, agrees, so it depends on this seed's history")
 KNOWN_SCENARIOS = {
-    "126-nft-same-priority-order.scn": _SAME_PRIO,
-    "gen-nft-seed-30": _SAME_PRIO,
-    "gen-nft-seed-38": _SAME_PRIO,
-    "gen-nft-seed-51": _SAME_PRIO,
-    "gen-nft-seed-54": _SAME_PRIO,
     "gen-nft-seed-89": _TCP_PICKUP,
 }
 
