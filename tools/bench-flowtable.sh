@@ -11,15 +11,19 @@
 #   c   the Linux bridge + nf_conntrack_bridge + the seed's ruleset (nft)
 #   dx  xbridge, no rules;  dl  the Linux bridge, no rules
 #   e   no bridge: the veths joined by tc mirred redirect (the ideal forwarder)
+#   dn  (only if asked for with --paths) xbridge with one empty forward chain:
+#       no rules, no conntrack, but the shim linearizes paged skbs once any
+#       chain exists - what that copy costs a TCP stream
 # Traffic: 64-byte UDP frames over 1,000 flows from pktgen in ns21 (src
-# ports 1000-1999), counted at ns22's eth0 (rx_packets; a tc ingress rule
+# ports 1000-1999: pktgen's udp_src_max is exclusive), counted at ns22's eth0 (rx_packets; a tc ingress rule
 # drops them there), frames/s; and one iperf3 TCP stream ns21 -> ns22,
 # Gbit/s. Prints medians, each path's cost over (e) per frame
 # (1/rate - 1/rate_e, ns), the ratios the targets of issue 15 are about, and
 # whether (a) really offloaded (`xbridge -s ct stats` hits).
 #
 #   tools/bench-flowtable.sh [--quick] [--rounds N] [--udp-secs S]
-#                            [--tcp-secs S] [--kernel SPEC] [--out FILE]
+#                            [--tcp-secs S] [--paths "a b c dx dl e"]
+#                            [--no-warmup] [--kernel SPEC] [--out FILE]
 #   tools/bench-flowtable.sh --summarize FILE   # the table of a saved run
 #
 # Needs build-kmod/xbridge.ko (bash kmod-shim/build.sh build-kmod), the tools
@@ -33,6 +37,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 
 rounds=5 udp_secs=4 tcp_secs=10 warmup=1 quick="" kernel="" out="" guest=""
+paths="a b c dx dl e"
 while (($#)); do
 	case $1 in
 	--quick) quick=1; rounds=1; udp_secs=2; tcp_secs=3; warmup=0; shift ;;
@@ -40,6 +45,7 @@ while (($#)); do
 	--udp-secs) udp_secs=$2; shift 2 ;;
 	--tcp-secs) tcp_secs=$2; shift 2 ;;
 	--no-warmup) warmup=0; shift ;;
+	--paths) paths=$2; shift 2 ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--guest) guest=1; shift ;;
@@ -72,6 +78,7 @@ names = [("a", "(a) xbridge + seed rules + flowtable"),
          ("c", "(c) Linux bridge + nft + conntrack"),
          ("dx", "(d) xbridge, no rules"),
          ("dl", "(d) Linux bridge, no rules"),
+         ("dn", "(dn) xbridge, one empty chain"),
          ("e", "(e) tc mirred (ideal)")]
 def med(t, p):
     v = vals.get((t, p))
@@ -87,6 +94,8 @@ print("bench-flowtable: medians of %d round(s); UDP 64-byte frames over 1,000 fl
 print()
 print("%-38s %12s %14s %10s   %s" % ("path", "UDP frames/s", "cost over (e)", "TCP Gbit/s", "rounds (UDP kfps | TCP Gbit/s)"))
 for p, name in names:
+    if ("udp", p) not in vals and ("tcp", p) not in vals:
+        continue
     u, t = vals.get(("udp", p), []), vals.get(("tcp", p), [])
     print("%-38s %12s %11s ns %10s   %s | %s" % (
         name, f(med("udp", p), ",.0f"), f(cost(p), ".0f"), f(med("tcp", p), ".3f"),
@@ -136,9 +145,10 @@ if [[ -z $guest ]]; then
 	out=${out:-$root/build-vm/bench-flowtable.out}
 	mkdir -p "$(dirname "$out")"
 	# boot + setup ~1 min; per round and path ~ udp+tcp+10 s; a short warm-up round.
-	per_round=$((6 * (udp_secs + tcp_secs + 12)))
+	npaths=$(wc -w <<<"$paths")
+	per_round=$((npaths * (udp_secs + tcp_secs + 12)))
 	timeout=$((180 + (rounds + warmup) * per_round * 2))
-	args=(--rounds "$rounds" --udp-secs "$udp_secs" --tcp-secs "$tcp_secs")
+	args=(--rounds "$rounds" --udp-secs "$udp_secs" --tcp-secs "$tcp_secs" --paths "$paths")
 	((warmup)) || args+=(--no-warmup)
 	start=$(date +%s)
 	flock /tmp/xbridge-vm.lock "$root/tools/vm/run.sh" --output-only --smp 2 \
@@ -209,6 +219,8 @@ add rule bridge firewall ftb-all counter ct zone 2 ip protocol tcp flow offload 
 add rule bridge firewall ftb-all counter ct zone 2 ip protocol udp flow offload @fb2
 EOF
 } > "$T/seed-ft.nft"
+printf '%s\n' 'add table bridge t' \
+	'add chain bridge t fwd { type filter hook forward priority 0 ; policy accept ; }' > "$T/empty.nft"
 
 # The fixed part: the namespaces and their veths; the receiver drops the
 # UDP frames at its tc ingress (after eth0 counted them); iperf3 server.
@@ -238,7 +250,7 @@ pg() { ip netns exec ns21 sh -c "echo '$1' > /proc/net/pktgen/$2"; }
 pg rem_device_all kpktgend_0
 pg "add_device eth0" kpktgend_0
 for c in "count 0" "clone_skb 0" "pkt_size 60" "delay 0" "dst 10.0.0.8" "src_min 10.0.0.7" \
-	"src_max 10.0.0.7" "dst_mac $MAC22" "udp_src_min 1000" "udp_src_max 1999" \
+	"src_max 10.0.0.7" "dst_mac $MAC22" "udp_src_min 1000" "udp_src_max 2000" \
 	"udp_dst_min 9" "udp_dst_max 9"; do
 	pg "$c" eth0 || err "pktgen: $c"
 done
@@ -260,7 +272,7 @@ teardown() {
 setup() {
 	local p=$1 i
 	case $p in
-	a | b | dx)
+	a | b | dx | dn)
 		ip link add xbr0 type xbridge || { err "$p: ip link add xbr0 type xbridge"; return 1; }
 		"$XB" link set dev xbr0 vlan_filtering 1
 		ip link set xbr0 up
@@ -271,6 +283,7 @@ setup() {
 		case $p in
 		a) "$XNFT" -f "$T/seed-ft.nft" || { err "$p: xnft -f seed-ft.nft"; return 1; } ;;
 		b) "$XNFT" -f "$T/seed.nft" || { err "$p: xnft -f seed.nft"; return 1; } ;;
+		dn) "$XNFT" -f "$T/empty.nft" || { err "$p: xnft -f empty.nft"; return 1; } ;;
 		esac
 		;;
 	c | dl)
@@ -360,7 +373,8 @@ one() {
 	fi
 }
 
-paths=(a b c dx dl e)
+read -ra paths <<<"$paths"
+np=${#paths[@]}
 echo "BENCH info test kernel $(uname -r), $(nproc) vCPUs (TCG); $rounds round(s) after ${warmup} warm-up round(s), UDP ${udp_secs} s + 1 s warm-up, TCP ${tcp_secs} s + 1 s omitted, per path and round"
 if ((warmup)); then
 	log "warm-up round (not counted)"
@@ -368,7 +382,7 @@ if ((warmup)); then
 fi
 for ((r = 1; r <= rounds; r++)); do
 	# rotate the order every round
-	order=("${paths[@]:$(((r - 1) % 6))}" "${paths[@]:0:$(((r - 1) % 6))}")
+	order=("${paths[@]:$(((r - 1) % np))}" "${paths[@]:0:$(((r - 1) % np))}")
 	log "round $r: ${order[*]}"
 	for p in "${order[@]}"; do one "$p" "$r" "$udp_secs" "$tcp_secs"; done
 done
