@@ -17,6 +17,8 @@ packages=(
 	valgrind
 	libnl-3-dev libnl-genl-3-dev libnl-utils
 	libnftnl-dev libmnl-dev nftables conntrack
+	# tools/bench-flowtable.sh's TCP stream (the guest runs the host's binary)
+	iperf3
 	# Debian packaging (debian/, selftests/host_packages.sh) and the man page
 	dpkg-dev debhelper dh-dkms dkms lintian fakeroot pandoc bash-completion
 )
