@@ -44,18 +44,22 @@ bool key_of(const RxFrame &f, const L2Info &l2, FlowProbe &fp)
 			off = 16;
 		}
 	}
+	/* Only the headers may be here (RxFrame::wire_len): the lengths are
+	 * checked against the whole frame, the reads against what is here. */
+	const uint32_t wire = f.wire_len ? f.wire_len : f.len;
 	if (f.len >= off + 2 + 20 && p[off] == 0x08 && p[off + 1] == 0x00 && p[off + 2] == 0x45) {
 		const uint8_t *ip = p + off + 2;
 		const uint32_t total = uint32_t(ip[2] << 8 | ip[3]);
 		const uint8_t proto = ip[9];
-		if (total > f.len - off - 2 || (ip[6] & 0x3f) || ip[7])
+		if (total > wire - off - 2 || (ip[6] & 0x3f) || ip[7])
 			return false;	/* cut short, or a fragment */
 		if (proto == kIpProtoTcp) {
-			if (total < 40 || (ip[32] >> 4) < 5 || uint32_t(ip[32] >> 4) * 4 > total - 20)
+			if (total < 40 || f.len < off + 2 + 34 || (ip[32] >> 4) < 5 ||
+			    uint32_t(ip[32] >> 4) * 4 > total - 20)
 				return false;
 			fp.tcp_flags = ip[33];
 		} else if (proto == kIpProtoUdp) {
-			if (total < 28)
+			if (total < 28 || f.len < off + 2 + 24)
 				return false;
 			fp.tcp_flags = 0;
 		} else {
@@ -71,6 +75,8 @@ bool key_of(const RxFrame &f, const L2Info &l2, FlowProbe &fp)
 		return true;
 	}
 	CtPacket pkt;
+	if (f.wire_len && f.wire_len != f.len)
+		return false;	/* conntrack's parse wants the whole packet */
 	if (ct_parse(f.data, f.len, f.oob.present, 0, pkt) != CtParse::Ok || pkt.fragment)
 		return false;
 	if (pkt.tuple.l4proto != kIpProtoTcp && pkt.tuple.l4proto != kIpProtoUdp)

@@ -658,6 +658,19 @@ void decide(Bridge &br, const RxFrame &frame, uint32_t now, Verdict &out)
 	decide_l2(c, frame, l2, nullptr, nullptr, out);
 }
 
+bool flow_fast_path(Bridge &br, const RxFrame &frame, uint32_t now, Verdict &out)
+{
+	FlowTable *flows = br.flows_rcu();
+	if (xb_likely(!flows) || !flows->count() || frame.ingress->is_host)
+		return false;
+	L2Info l2;
+	classify_l2(frame.data, frame.len, frame.oob, br.addr(), br.vlan_protocol(), l2);
+	if (l2.status != FrameStatus::Ok)
+		return false;
+	const nft::Generation *g = br.nft_generation_rcu();
+	return flow_hit(br, *flows, g ? g->id : 0, frame, l2, now, nullptr, out);
+}
+
 void decide_batch(Bridge &br, const RxFrame *frames, unsigned n, uint32_t now, Verdict *out)
 {
 	const Ctx c = make_ctx(br, now);

@@ -98,10 +98,22 @@ struct RxFrame {
 	Port *ingress;		/* the host port: sent by the bridge device */
 	bool csum_ok = false;	/* layer-4 checksum known good (conntrack) */
 	uint32_t mark = 0;	/* skb->mark as the frame arrived */
+	/* The whole frame's length when only its first @len bytes are
+	 * here (a paged skb's headers: flow_fast_path() only); 0: @len. */
+	uint32_t wire_len = 0;
 };
 
 /* Decide one frame. @now is Bridge::now_ticks() read by the caller. */
 void decide(Bridge &br, const RxFrame &frame, uint32_t now, Verdict &out);
+
+/*
+ * The flowtable's hit alone (bridge_flow.h), for a frame of which only the
+ * headers may be at hand (@frame.wire_len): true with @out filled if the
+ * frame hits a live flow, else false and the caller decides the whole
+ * frame with decide(). The shim tries it before it copies a paged skb into
+ * one piece, which only the slow path needs.
+ */
+bool flow_fast_path(Bridge &br, const RxFrame &frame, uint32_t now, Verdict &out);
 
 /* Decide @n frames (up to kBatchMax per call): hashes and prefetches every
  * FDB bucket first, then decides each frame as decide() would. */

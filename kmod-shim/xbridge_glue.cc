@@ -251,8 +251,7 @@ int xbg_vlan_del(struct xbg_bridge *br, struct xbg_port *port, uint16_t start, u
 
 static_assert(XBG_PORT_WORDS == kPortWords, "xbg_flood_set holds a FloodSet");
 
-void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_frame *frame,
-		struct xbg_verdict *out)
+static RxFrame rx_frame(struct xbg_port *in, const struct xbg_frame *frame)
 {
 	RxFrame rx;
 	rx.data = frame->data;
@@ -263,9 +262,34 @@ void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_fra
 	rx.ingress = core(in);
 	rx.csum_ok = frame->csum_ok;
 	rx.mark = frame->mark;
+	rx.wire_len = frame->wire_len;
+	return rx;
+}
 
+static void verdict_out(const Verdict &v, struct xbg_port *in, struct xbg_verdict *out);
+
+void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_frame *frame,
+		struct xbg_verdict *out)
+{
+	RxFrame rx = rx_frame(in, frame);
+	rx.wire_len = 0;
 	Verdict v;
 	decide(*core(br), rx, Bridge::now_ticks(), v);
+	verdict_out(v, in, out);
+}
+
+bool xbg_flow_fast_path(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_frame *frame,
+			struct xbg_verdict *out)
+{
+	Verdict v;
+	if (!flow_fast_path(*core(br), rx_frame(in, frame), Bridge::now_ticks(), v))
+		return false;
+	verdict_out(v, in, out);
+	return true;
+}
+
+static void verdict_out(const Verdict &v, struct xbg_port *in, struct xbg_verdict *out)
+{
 	out->kind = uint8_t(v.kind);
 	out->drop_reason = uint8_t(v.reason);
 	out->flood_class = uint8_t(v.flood_class);

@@ -48,6 +48,8 @@ struct xbg_frame {
 	uint16_t vlan_tci;
 	bool csum_ok;		/* layer-4 checksum verified or to be offloaded */
 	uint32_t mark;		/* skb->mark as it arrived */
+	uint32_t wire_len;	/* xbg_flow_fast_path(): the whole frame's length
+				 * (@len is what is linear); 0 elsewhere */
 };
 
 /* A flood's ports, decided with the verdict (core/forward.h FloodSet):
@@ -266,6 +268,13 @@ uint32_t xbg_now_ticks(void);
 /* Datapath. */
 void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_frame *frame,
 		struct xbg_verdict *out);
+/*
+ * The bridge flowtable's hit alone, on a frame whose headers are linear
+ * but whose payload may not be: true with @out filled (a forward) if it
+ * hits a live flow; false: linearize and xbg_decide() it.
+ */
+bool xbg_flow_fast_path(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_frame *frame,
+			struct xbg_verdict *out);
 /* Visit the ports of an XBG_FLOOD verdict: no decision is made again. */
 void xbg_flood(const struct xbg_verdict *v, xbg_flood_fn fn, void *ctx);
 

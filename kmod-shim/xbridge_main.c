@@ -198,6 +198,7 @@ static void xbr_frame_of(struct sk_buff *skb, struct xbg_frame *f)
 	f->csum_ok = skb->ip_summed == CHECKSUM_UNNECESSARY ||
 		     skb->ip_summed == CHECKSUM_PARTIAL;
 	f->mark = skb->mark;
+	f->wire_len = 0;
 }
 
 /*
@@ -213,6 +214,27 @@ static int xbr_linearize_for_core(struct xbr *br, struct sk_buff *skb)
 	if (!xbg_conntrack_on(br->core) && !xbg_nft_active(br->core))
 		return 0;
 	return skb_linearize(skb);
+}
+
+/* Ethernet, a VLAN tag, IPv4 and TCP headers with options: what a flow hit reads. */
+#define XBR_FLOW_HEADERS	(ETH_HLEN + VLAN_HLEN + 60 + 60)
+
+/*
+ * A paged skb of an offloaded connection needs no copy: the flowtable
+ * reads only its headers. Pull those and try the flow; true if it hit
+ * (@v is its verdict).
+ */
+static bool xbr_flow_fast_path(struct xbr *br, struct xbr_port *p, struct sk_buff *skb,
+			       struct xbg_verdict *v)
+{
+	struct xbg_frame frame;
+
+	if (likely(!skb_is_nonlinear(skb)) || !xbg_conntrack_on(br->core) ||
+	    !pskb_may_pull(skb, min_t(unsigned int, skb->len, XBR_FLOW_HEADERS)))
+		return false;
+	xbr_frame_of(skb, &frame);
+	frame.wire_len = skb->len;
+	return xbg_flow_fast_path(br->core, p->core, &frame, v);
 }
 
 static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
@@ -239,6 +261,10 @@ static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 	skb = xbr_foreign_tag_to_payload(br, skb);
 	if (!skb)
 		return RX_HANDLER_CONSUMED;
+	if (unlikely(xbr_flow_fast_path(br, p, skb, &v))) {
+		xbr_deliver(br, skb, &v, true);
+		return RX_HANDLER_CONSUMED;
+	}
 	if (unlikely(xbr_linearize_for_core(br, skb))) {
 		kfree_skb(skb);
 		return RX_HANDLER_CONSUMED;

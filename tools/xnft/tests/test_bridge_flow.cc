@@ -390,3 +390,33 @@ TEST_CASE("bridge flowtable: a long offloaded flow keeps both endpoints learned"
 	CHECK(o.v.kind == VerdictKind::Flood);
 	CHECK(b.hits() == 80);
 }
+
+TEST_CASE("bridge flowtable: a hit needs only the headers (a paged skb's)", "[flow]")
+{
+	FlowBridge b;
+	b.establish();
+	const std::vector<uint8_t> seg = b.a_to_b(ctf::ACK, 1000);
+	xb::Verdict v;
+	{
+		xb::RcuReadGuard g;
+		// 14 + 20 + 20 bytes at hand, the rest of the 1,054 elsewhere.
+		xb::RxFrame rx{seg.data(), 54, xb::OobTag{false, 0, 0}, b.p(1)};
+		rx.wire_len = uint32_t(seg.size());
+		REQUIRE(xb::flow_fast_path(*b.br, rx, b.now(), v));
+		CHECK(v.kind == VerdictKind::Forward);
+		CHECK(v.out.port == b.p(2));
+		// Not even the TCP flags at hand: no hit, the caller decides.
+		rx.len = 40;
+		CHECK(!xb::flow_fast_path(*b.br, rx, b.now(), v));
+		// The whole frame shorter than its IP header says: no hit.
+		rx.len = 54;
+		rx.wire_len = 60;
+		CHECK(!xb::flow_fast_path(*b.br, rx, b.now(), v));
+	}
+	CHECK(b.hits() == 1);
+	// No flows (conntrack off): no hit.
+	REQUIRE(b.br->set_conntrack(false, nullptr) == 0);
+	xb::RcuReadGuard g;
+	xb::RxFrame rx{seg.data(), uint32_t(seg.size()), xb::OobTag{false, 0, 0}, b.p(1)};
+	CHECK(!xb::flow_fast_path(*b.br, rx, b.now(), v));
+}
