@@ -47,27 +47,10 @@ xb vlan add dev veth22 vid 200 pvid untagged
 
 # The seed's ruleset, verbatim with xnft for nft; then its flowtable and
 # forward chain, offloading UDP as well as TCP.
-cat > "$TMPDIR/seed.sh" <<'EOF'
-xnft add table bridge firewall
-xnft add chain bridge firewall zones { type filter hook prerouting priority - 300 \; }
-xnft add rule bridge firewall zones counter ct zone set iif map { "veth21" : 2, "veth22" : 2 }
-xnft add chain bridge firewall rule-200-ingress
-xnft add rule bridge firewall rule-200-ingress ct zone 2 ct state established,related counter accept
-xnft add rule bridge firewall rule-200-ingress ct zone 2 ct state invalid counter drop
-xnft add rule bridge firewall rule-200-ingress ct zone 2 tcp dport 23 ct state new counter accept
-xnft add rule bridge firewall rule-200-ingress counter drop
-xnft add chain bridge firewall rule-200-egress
-xnft add rule bridge firewall rule-200-egress ct zone 2 ct state established,related counter accept
-xnft add rule bridge firewall rule-200-egress ct zone 2 ct state invalid counter drop
-xnft add rule bridge firewall rule-200-egress ct zone 2 tcp dport 23 ct state new counter drop
-xnft add rule bridge firewall rule-200-egress counter accept
-xnft add chain bridge firewall rules-all { type filter hook prerouting priority - 150 \; }
-xnft add rule bridge firewall rules-all counter meta protocol ip iif vmap { "veth22" : jump rule-200-ingress, "veth21" : jump rule-200-egress }
-xnft add flowtable bridge firewall fb2 { hook ingress priority 0 \; devices = { veth21, veth22 } \; }
-xnft add chain bridge firewall ftb-all {type filter hook forward priority 0 \; policy accept \; }
-xnft add rule bridge firewall ftb-all counter ct zone 2 ip protocol tcp flow offload @fb2
-xnft add rule bridge firewall ftb-all counter ct zone 2 ip protocol udp flow offload @fb2
-EOF
+{
+	cat "$SELFTESTS_DIR/seed_firewall.sh"
+	echo 'xnft add rule bridge firewall ftb-all counter ct zone 2 ip protocol udp flow offload @fb2'
+} > "$TMPDIR/seed.sh"
 out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$TMPDIR/seed.sh" 2>&1)
 log_test "the seed's ruleset and flowtable, with xnft for nft" $? "$out"
 check "ping ns21 -> ns22 through the firewall" ip netns exec ns21 ping -c 1 -W 2 10.0.0.8

@@ -159,27 +159,7 @@ same "the init namespace lists its own" "$(xnft list ruleset)" "table bridge min
 xnft flush ruleset
 
 # 6. The seed's firewall, typed verbatim (nft -> xnft).
-cat > "$TMPDIR/seed.sh" <<'EOF'
-xnft add table bridge firewall
-xnft add chain bridge firewall zones { type filter hook prerouting priority - 300 \; }
-xnft add rule bridge firewall zones counter ct zone set iif map { "veth21" : 2, "veth22" : 2 }
-xnft add chain bridge firewall rule-200-ingress
-xnft add rule bridge firewall rule-200-ingress ct zone 2 ct state established,related counter accept
-xnft add rule bridge firewall rule-200-ingress ct zone 2 ct state invalid counter drop
-xnft add rule bridge firewall rule-200-ingress ct zone 2 tcp dport 23 ct state new counter accept
-xnft add rule bridge firewall rule-200-ingress counter drop
-xnft add chain bridge firewall rule-200-egress
-xnft add rule bridge firewall rule-200-egress ct zone 2 ct state established,related counter accept
-xnft add rule bridge firewall rule-200-egress ct zone 2 ct state invalid counter drop
-xnft add rule bridge firewall rule-200-egress ct zone 2 tcp dport 23 ct state new counter drop
-xnft add rule bridge firewall rule-200-egress counter accept
-xnft add chain bridge firewall rules-all { type filter hook prerouting priority - 150 \; }
-xnft add rule bridge firewall rules-all counter meta protocol ip iif vmap { "veth22" : jump rule-200-ingress, "veth21" : jump rule-200-egress }
-xnft add flowtable bridge firewall fb2 { hook ingress priority 0 \; devices = { veth21, veth22 } \; }
-xnft add chain bridge firewall ftb-all {type filter hook forward priority 0 \; policy accept \; }
-xnft add rule bridge firewall ftb-all counter ct zone 2 ip protocol tcp flow offload @fb2
-EOF
-out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$TMPDIR/seed.sh" 2>&1)
+out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$SELFTESTS_DIR/seed_firewall.sh" 2>&1)
 log_test "the seed's nft commands, with xnft for nft" $? "$out"
 listed=$(xnft list ruleset)
 for want in "chain zones" "ct zone set iif map" "chain rule-200-ingress" \
@@ -243,7 +223,7 @@ done
 check "flush ruleset (seed, from section 6)" xnft flush ruleset
 check "no ruleset: h1 -> h2:23 connects" tcp_try h1 10.0.0.8 23
 check "no ruleset: h2 -> h1:80 connects" tcp_try h2 10.0.0.7 80
-out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$TMPDIR/seed.sh" 2>&1)
+out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$SELFTESTS_DIR/seed_firewall.sh" 2>&1)
 log_test "the seed's firewall loaded" $? "$out"
 check "seed: ping h1 -> h2 passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
 check "seed: new TCP h1 -> h2:23 (zone-2 side, veth21) is dropped" tcp_blocked h1 10.0.0.8 23
