@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <new>
 #include <string>
 #include <vector>
@@ -79,8 +78,12 @@ ctf::Bytes segment(uint32_t conn, bool reply, uint8_t flags)
 	const ctf::Ip a = ctf::v4(10, 1, uint8_t(conn / 60000 >> 8), uint8_t(conn / 60000));
 	const ctf::Ip b = ctf::v4(10, 0, 0, 8);
 	const ctf::Bytes ip = reply ? ctf::tcp_packet(b, a, t) : ctf::tcp_packet(a, b, t);
-	ctf::Bytes f(reply ? kMacA : kMacB, (reply ? kMacA : kMacB) + 6);
-	f.insert(f.end(), reply ? kMacB : kMacA, (reply ? kMacB : kMacA) + 6);
+	const uint8_t *dst = reply ? kMacA : kMacB, *src = reply ? kMacB : kMacA;
+	ctf::Bytes f;
+	for (int i = 0; i < 6; i++)
+		f.push_back(dst[i]);
+	for (int i = 0; i < 6; i++)
+		f.push_back(src[i]);
 	f.push_back(0x08);
 	f.push_back(0x00);
 	f.insert(f.end(), ip.begin(), ip.end());
@@ -216,13 +219,6 @@ bool run_case(uint32_t conns, bool ruleset, bool offload, unsigned passes, FlowC
 		out.single = time_frames(rig, frames, false, passes, ok);
 		out.batch = time_frames(rig, frames, true, passes, ok);
 		if (offload) {
-			const FlowStats st = rig.br->flows()->stats_sum();
-			if (getenv("XNFT_BENCH_DEBUG"))
-				fprintf(stderr, "flows %u adds %llu failed %llu stale %llu fin %llu to %llu ct %llu\n",
-					rig.br->flows()->count(), (unsigned long long)st.adds,
-					(unsigned long long)st.add_failed,
-					(unsigned long long)st.teardown[0], (unsigned long long)st.teardown[1],
-					(unsigned long long)st.teardown[2], (unsigned long long)st.teardown[3]);
 			out.flows = rig.br->flows()->count();
 			out.hit_ratio = double(rig.br->flows()->stats_sum().hits - hits0) /
 					double(2 * passes * (frames.size() / kChunk) * kChunk);
