@@ -106,6 +106,16 @@ bool ct_bridge_pre(Conntrack &ct, const RxFrame &f, uint32_t now, uint16_t zone,
 	return !r.drop;
 }
 
+bool ct_bridge_local_out(Conntrack &ct, const RxFrame &f, uint32_t now, CtResult &r, Verdict &v)
+{
+	/* nf_conntrack verifies checksums at PRE_ROUTING only. */
+	ct.in(f.data, f.len, f.oob.present, 0, now, true, r);
+	v.ct_state = r.state;
+	if (r.drop)
+		return false;
+	return !r.unconfirmed || ct.confirm(r, now);
+}
+
 void ct_bridge_post(Conntrack &ct, const RxFrame &f, const L2Info &l2, bool promisc, bool out_any,
 		    uint32_t now, CtResult &r, Verdict &v)
 {

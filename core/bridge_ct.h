@@ -5,6 +5,8 @@
  * is on, as nf_conntrack_bridge hooks the Linux bridge.
  *
  *   prerouting, priority -200  ct_bridge_pre()   (nf_ct_bridge_pre)
+ *   sent by the host's stack   ct_bridge_local_out() (the IP layer's
+ *                              LOCAL_OUT tracking and POSTROUTING confirm)
  *   postrouting / local input  ct_bridge_post()  (nf_ct_bridge_post,
  *                              nf_ct_bridge_in, and the IP stack's confirm
  *                              for a frame that goes up as PACKET_HOST)
@@ -54,6 +56,16 @@ constexpr uint32_t kBridgeCtGcIntervalMs = 100;
  */
 bool ct_bridge_pre(Conntrack &ct, const RxFrame &f, uint32_t now, uint16_t zone, CtResult &r,
 		   Verdict &v);
+
+/*
+ * Datapath, a frame the bridge device's IP stack sends (RxFrame::host_stack):
+ * tracked in zone 0 without checksum verification and confirmed at once,
+ * as the IP layer's conntrack does at LOCAL_OUT and POSTROUTING before the
+ * frame reaches the bridge (nf_ct_netns_get for the bridge family switches
+ * those on too). A chain that drops the frame later leaves the entry, as
+ * on Linux. Sets @v.ct_state; false when conntrack drops the frame.
+ */
+bool ct_bridge_local_out(Conntrack &ct, const RxFrame &f, uint32_t now, CtResult &r, Verdict &v);
 
 /*
  * Datapath, after the decision and the ruleset's later hooks: confirm the

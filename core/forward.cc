@@ -360,6 +360,14 @@ void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Pr
 	in.state = in.port->port_state();
 
 	if (xb_unlikely(in.port->is_host)) {
+		if (xb_unlikely(ct) && frame.host_stack &&
+		    !ct_bridge_local_out(*c.ct, frame, c.now, *ct, v)) {
+			set_drop(v, DropReason::Conntrack);
+			port_count_drop(frame.ingress, v.reason);
+			return;
+		}
+		if (ct && nf)
+			nf->pkt.ct = ct;	/* the output chains' ct expressions */
 		decide_from_host(c, l2, in, ahead, frame.len, v);
 		if (v.kind == VerdictKind::Drop)
 			port_count_drop(frame.ingress, v.reason);

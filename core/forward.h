@@ -101,6 +101,11 @@ struct RxFrame {
 	/* The whole frame's length when only its first @len bytes are
 	 * here (a paged skb's headers: flow_fast_path() only); 0: @len. */
 	uint32_t wire_len = 0;
+	/* Sent by the bridge device's own IP stack (not a packet socket):
+	 * conntrack tracks and confirms it before the output chains, as the
+	 * IP layer's LOCAL_OUT and POSTROUTING conntrack hooks do on Linux,
+	 * which a bridge-family ct rule switches on with nf_conntrack_bridge. */
+	bool host_stack = false;
 };
 
 /* Decide one frame. @now is Bridge::now_ticks() read by the caller. */

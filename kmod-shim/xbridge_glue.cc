@@ -262,6 +262,7 @@ static RxFrame rx_frame(struct xbg_port *in, const struct xbg_frame *frame)
 	rx.ingress = core(in);
 	rx.csum_ok = frame->csum_ok;
 	rx.mark = frame->mark;
+	rx.host_stack = frame->host_stack;
 	rx.wire_len = frame->wire_len;
 	return rx;
 }

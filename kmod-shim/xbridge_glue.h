@@ -50,6 +50,8 @@ struct xbg_frame {
 	uint32_t mark;		/* skb->mark as it arrived */
 	uint32_t wire_len;	/* xbg_flow_fast_path(): the whole frame's length
 				 * (@len is what is linear); 0 elsewhere */
+	bool host_stack;	/* sent by the bridge device's IP stack, not a
+				 * packet socket (core/forward.h RxFrame) */
 };
 
 /* A flood's ports, decided with the verdict (core/forward.h FloodSet):

@@ -29,6 +29,7 @@
 #include <linux/version.h>
 #include <linux/workqueue.h>
 #include <net/rtnetlink.h>
+#include <net/sock.h>
 
 #include "xbridge_glue.h"
 #include "xbridge_glue_nft.h"
@@ -199,6 +200,22 @@ static void xbr_frame_of(struct sk_buff *skb, struct xbg_frame *f)
 		     skb->ip_summed == CHECKSUM_PARTIAL;
 	f->mark = skb->mark;
 	f->wire_len = 0;
+	f->host_stack = false;
+}
+
+/*
+ * Whether the bridge device's IP stack sent @skb (a socket of its own, or
+ * the kernel's replies without one), as opposed to a packet socket writing
+ * whole frames: only the former passes the IP layer's conntrack hooks on
+ * Linux.
+ */
+static bool xbr_from_host_stack(const struct sk_buff *skb)
+{
+	const struct sock *sk = skb->sk;
+
+	if (sk && sk_fullsock(sk) && sk->sk_family == AF_PACKET)
+		return false;
+	return skb->protocol == htons(ETH_P_IP) || skb->protocol == htons(ETH_P_IPV6);
 }
 
 /*
@@ -329,6 +346,7 @@ static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 		goto out;
 	}
 	xbr_frame_of(skb, &frame);
+	frame.host_stack = xbr_from_host_stack(skb);
 	xbg_decide(br->core, xbg_host_port(br->core), &frame, &v);
 	if (v.kind == XBG_FORWARD || v.kind == XBG_FLOOD) {
 		v.local_too = false;

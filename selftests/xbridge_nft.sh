@@ -290,4 +290,38 @@ log_test "postrouting has no input device; it counted the echo replies to h2" $?
 check "flush ruleset (hooks)" xnft flush ruleset
 check "after the flush, h1 -> h2 passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
 
+# 9. Conntrack for xbr0's own traffic. On Linux a bridge-family ct rule
+#    also switches on the IP layer's conntrack, which tracks what the
+#    bridge's IP stack sends before the bridge's output chains see it: its
+#    pings are new at output, their replies established at input, and the
+#    entry exists whatever the bridge's chains do.
+cat > "$TMPDIR/ct-host.nft" <<'EOF'
+table bridge t {
+	chain out {
+		type filter hook output priority filter; policy accept;
+		ether type ip ct state invalid counter drop
+		ct state new icmp type echo-request counter
+	}
+	chain in {
+		type filter hook input priority filter; policy drop;
+		ct state established,related counter accept
+		ether type arp accept
+	}
+}
+EOF
+check "a ct ruleset at output and input" xnft -f "$TMPDIR/ct-host.nft"
+check "output/input: xbr0 -> h1 passes, replies established" ping -c 2 -W 2 10.0.0.7
+check "input: h1 -> xbr0 refused (new at input)" no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.1
+listed=$(xnft list chain bridge t out)
+[[ $listed == *"ether type ip ct state invalid counter packets 0 bytes 0 drop"* &&
+   $listed == *"ct state new icmp type echo-request counter packets "[1-9]* ]]
+log_test "output: xbr0's echo requests were tracked as new, none invalid" $? "$listed"
+listed=$(xnft list chain bridge t in)
+[[ $listed == *"ct state established,related counter packets "[1-9]* ]]
+log_test "input: their replies were established" $? "$listed"
+rows=$(xb ct show dev xbr0 2>&1)
+[[ $rows == *"icmp"*"src=10.0.0.1 dst=10.0.0.7"* ]]
+log_test "xbridge ct show lists xbr0's ping" $? "$rows"
+check "flush ruleset (ct-host)" xnft flush ruleset
+
 summary

@@ -397,6 +397,17 @@ struct BridgeFixture {
 		return summarize(*br, v);
 	}
 
+	/* A frame the bridge device's IP stack sends (RxFrame::host_stack). */
+	Outcome send_host_stack(const std::vector<uint8_t> &bytes)
+	{
+		RcuReadGuard g;
+		RxFrame f{bytes.data(), uint32_t(bytes.size()), OobTag{false, 0, 0}, br->host()};
+		f.host_stack = true;
+		Verdict v;
+		decide(*br, f, now(), v);
+		return summarize(*br, v);
+	}
+
 	/* Decide into a caller-owned verdict (to test recycling). */
 	Outcome send_into(Port *in, const std::vector<uint8_t> &bytes, Verdict &v)
 	{

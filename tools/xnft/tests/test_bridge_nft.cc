@@ -336,6 +336,54 @@ TEST_CASE("bridge nft: conntrack confirms only what passes the later hooks", "[n
 	CHECK(b.br->conntrack()->table().count() == 1);
 }
 
+// The IP stack's own frames are tracked before the bridge's output chains
+// (the IP layer's LOCAL_OUT conntrack, which a bridge-family ct rule turns
+// on) and confirmed whatever the bridge then does; a packet socket's frames
+// are not tracked at all (ct state invalid), as on Linux.
+TEST_CASE("bridge nft: the host stack's frames are tracked before the output chains", "[nft]")
+{
+	NftBridge b;
+	REQUIRE(load(b.rs, "table bridge f {\n"
+			   "  chain out { type filter hook output priority 0;\n"
+			   "    ct state invalid drop\n"
+			   "    ct state new tcp dport 25 drop\n"
+			   "  }\n"
+			   "  chain in { type filter hook input priority 0;\n"
+			   "    ct state established accept\n"
+			   "    drop\n"
+			   "  }\n"
+			   "}\n") == 0);
+	REQUIRE(b.br->set_conntrack(true, nullptr) == 0);	// as a ct rule does
+	b.learn(b.p(2), mac(0x02, 0, 0, 0, 0, 0x02));	// ctf::frame's destination
+
+	Outcome o = b.send(b.host(), tcp_syn(22));	// a packet socket's frame
+	CHECK(o.drop());
+	CHECK(b.br->conntrack()->table().count() == 0);
+
+	o = b.send_host_stack(tcp_syn(22));
+	CHECK(o.v.kind == VerdictKind::Forward);
+	CHECK(b.br->conntrack()->table().count() == 1);
+	// Dropped by the output chain, yet confirmed before it, as on Linux.
+	o = b.send_host_stack(tcp_syn(25));
+	CHECK(o.drop());
+	CHECK(b.br->conntrack()->table().count() == 2);
+
+	// The reply comes in through a port and goes up as established.
+	ctf::Tcp t;
+	t.sport = 22;
+	t.dport = 40000;
+	t.flags = 0x12;
+	t.win = 1000;
+	std::vector<uint8_t> reply =
+		ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 8), ctf::v4(10, 0, 0, 7), t));
+	mac_to_bytes(kBrAddr, reply.data());			// to us
+	mac_to_bytes(mac(0x02, 0, 0, 0, 0, 0x02), reply.data() + 6);
+	o = b.send(b.p(2), reply);
+	CHECK(o.v.kind == VerdictKind::Local);
+	// Without the host's entry the same reply would be new, and dropped.
+	REQUIRE(b.br->conntrack()->table().count() == 2);
+}
+
 TEST_CASE("bridge nft: a hook without a device reads ifindex 0 and the empty name", "[nft]")
 {
 	// nft_meta_store_ifindex/ifname and nft_meta_bridge_get_eval: no break,
