@@ -475,6 +475,15 @@ void eval_byteorder(const Insn &in, const uint32_t *src, uint32_t *dst)
 	}
 }
 
+/* The CmpEq a load carries (fuse_rule): its first word under the mask. */
+inline bool fused_cmp(const Insn &in, const uint32_t *reg)
+{
+	uint32_t value, mask;
+	__builtin_memcpy(&value, in.data, 4);
+	__builtin_memcpy(&mask, in.data + 16, 4);
+	return (((reg[0] ^ value) & mask) == 0) != bool(in.flags & kInsnFCmpNeq);
+}
+
 /* Run one rule's expressions; leaves the verdict code in @regs. */
 void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 {
@@ -511,9 +520,17 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 			break;
 		case Op::Payload:
 			ok = eval_payload(in, p, dst);
+			if (ok && (in.flags & kInsnFCmpNext)) {
+				ok = fused_cmp(in, dst);
+				i++;
+			}
 			break;
 		case Op::Meta:
 			ok = eval_meta(in, p, dst);
+			if (ok && (in.flags & kInsnFCmpNext)) {
+				ok = fused_cmp(in, dst);
+				i++;
+			}
 			break;
 		case Op::MetaSet:
 			p.mark = *src;
@@ -548,6 +565,10 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 			break;
 		case Op::CtGet:
 			ok = eval_ct_get(in, p, dst);
+			if (ok && (in.flags & kInsnFCmpNext)) {
+				ok = fused_cmp(in, dst);
+				i++;
+			}
 			break;
 		case Op::CtSet:
 			eval_ct_set(in, p, src);
@@ -564,6 +585,23 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 }
 
 } // namespace
+
+void fuse_rule(Insn *insn, uint32_t count)
+{
+	for (uint32_t i = 0; i + 1 < count; i++) {
+		Insn &load = insn[i];
+		const Insn &cmp = insn[i + 1];
+		if (load.op != Op::Payload && load.op != Op::Meta && load.op != Op::CtGet)
+			continue;
+		if (load.dreg == kDregVerdict || cmp.op != Op::CmpEq || cmp.sreg != load.dreg ||
+		    cmp.len > 4)
+			continue;
+		__builtin_memcpy(load.data, cmp.data, 4);
+		__builtin_memcpy(load.data + 16, cmp.data + 16, 4);
+		load.flags = uint8_t(kInsnFCmpNext | (cmp.sub == kCmpEq ? 0 : kInsnFCmpNeq));
+		i++;	/* that CmpEq is taken */
+	}
+}
 
 void pkt_init(Pkt &p)
 {

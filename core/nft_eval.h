@@ -93,6 +93,13 @@ struct Pkt {
 	bool tprot_set;
 };
 
+/*
+ * Control, when a generation is built: fuse each load with the CmpEq that
+ * tests it (nft_expr.h kInsnFCmpNext), in place. The rule's Insns keep
+ * their number and order; only the evaluator's path through them shrinks.
+ */
+void fuse_rule(Insn *insn, uint32_t count);
+
 /* Fill the derived fields (nft_do_chain_bridge's pktinfo). */
 void pkt_init(Pkt &p);
 

@@ -100,6 +100,16 @@ struct Insn {
 
 constexpr uint8_t kDregVerdict = 0xff;
 
+/*
+ * Fused compare (fuse_rule()): a Payload, Meta or CtGet whose result the
+ * next Insn, a CmpEq of at most 4 bytes, tests at once carries that test
+ * in its own data (value at 0, mask at 16) and flags, and the evaluator
+ * skips the CmpEq. The register is still written, so later reads of it
+ * see what they would have seen.
+ */
+constexpr uint8_t kInsnFCmpNext = 0x80;	/* compare, then skip the next Insn */
+constexpr uint8_t kInsnFCmpNeq = 0x40;	/* ... the compare is != */
+
 /* The control-plane objects a rule may name, resolved by the ruleset. */
 class Resolver {
 public:

@@ -1687,6 +1687,7 @@ int Ruleset::build(Generation *&out, Extack *ack)
 					else if (in.op == Op::Verdict && in.ref)
 						in.ref = &g->chains[static_cast<ChainObj *>(in.ref)->build_index];
 				}
+				fuse_rule(&g->insns[ii - rc.count], rc.count);
 				g->uses_ct |= r.code.has_ct;
 				g->has_offload |= r.code.has_offload;
 				cc.count++;

@@ -145,6 +145,7 @@ int main(int argc, char **argv)
 	unsigned passes = 20;
 	uint32_t flow_scale = 60000;
 	bool flow_only = false;
+	bool rules_only = false;
 	bool json = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--passes") && i + 1 < argc)
@@ -155,8 +156,10 @@ int main(int argc, char **argv)
 			flow_scale = uint32_t(atoi(argv[++i]));
 		else if (!strcmp(argv[i], "--flow-only"))
 			flow_only = true;
+		else if (!strcmp(argv[i], "--rules-only"))
+			rules_only = true;	/* the rule rows alone (profiling) */
 		else {
-			fprintf(stderr, "usage: xnft-bench [--passes N] [--flows N] [--flow-only] [--json]\n");
+			fprintf(stderr, "usage: xnft-bench [--passes N] [--flows N] [--flow-only] [--rules-only] [--json]\n");
 			return 2;
 		}
 	}
@@ -327,11 +330,14 @@ int main(int argc, char **argv)
 		set += (i ? ", " : "") + std::string("10.") + std::to_string(i / 65536) + "." +
 		       std::to_string((i / 256) % 256) + "." + std::to_string(i % 256);
 	set += " } }\n}\n";
-	const double rules_ms = commit_ms(rules), set_ms = commit_ms(set);
+	const double rules_ms = rules_only ? 0 : commit_ms(rules);
+	const double set_ms = rules_only ? 0 : commit_ms(set);
 
 	// The flowtable: plain forward, the seed's slow path, the seed offloaded.
 	std::vector<xnft_bench::FlowRow> flow_rows;
 	for (uint32_t conns : {1000u, flow_scale}) {
+		if (rules_only)
+			break;
 		xnft_bench::FlowRow r;
 		if (!xnft_bench::run_flow_rows(conns, passes, r)) {
 			fprintf(stderr, "xnft-bench: the flowtable rows at %u connections failed\n", conns);
