@@ -45,7 +45,7 @@ Bridge *Bridge::create(const BridgeSetup &setup, int *err)
 	br->ports_spare_ = static_cast<PortTable *>(xb_alloc(sizeof(PortTable), XB_ALLOC_SLEEP));
 	br->fdb_lock_ = xb_lock_create();
 	if (!br->ports_ || !br->ports_spare_ || !br->fdb_lock_ ||
-	    br->fdb_.init(br->fdb_lock_, setup.fdb_events) < 0)
+	    br->fdb_.init(br->fdb_lock_, setup.fdb_events, setup.fdb_grow) < 0)
 		goto fail;
 
 	br->host_ = br->port_alloc({setup.addr, setup.ifindex, setup.priv}, true);

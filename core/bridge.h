@@ -61,6 +61,7 @@ struct BridgeSetup {
 	void *priv;			/* the environment's handle */
 	FdbEventSink fdb_events;
 	CtEventSink ct_events;		/* for the table `conntrack on` creates */
+	FdbGrowSink fdb_grow;		/* schedule run_ageing() soon (fdb.h) */
 };
 
 struct PortSetup {

@@ -51,8 +51,9 @@ Fdb::Table *Fdb::table_alloc(uint32_t buckets, uint8_t link, xb_alloc_ctx ctx)
 	return t;
 }
 
-int Fdb::init(xb_lock *lock, FdbEventSink sink)
+int Fdb::init(xb_lock *lock, FdbEventSink sink, FdbGrowSink grow)
 {
+	grow_ = grow;
 	table_ = table_alloc(kMinBuckets, 0, XB_ALLOC_SLEEP);
 	if (!table_)
 		return -kENOMEM;
@@ -127,6 +128,13 @@ FdbEntry *Fdb::create_locked(uint64_t key, FdbDest dest, uint16_t flags, uint32_
 	store_once(count_, count_ + 1);
 	if (flags & kFdbDynamicLearned)
 		store_once(n_learned_, n_learned_ + 1);
+	/* A flood of new sources must not pile into the buckets until the
+	 * next ageing run: ask for the resize now. */
+	if (xb_unlikely(count_ > 2 * (t->mask + 1)) && t->mask + 1 < kMaxBuckets &&
+	    !grow_asked_ && grow_.fn) {
+		grow_asked_ = true;
+		grow_.fn(grow_.ctx);
+	}
 	return e;
 }
 
@@ -348,22 +356,33 @@ unsigned Fdb::rewrite_to_port(const FdbFilter &filter)
 	return n;
 }
 
+/*
+ * br_fdb_cleanup: the walk is an RCU reader, as the datapath's lookups are,
+ * and the lock is taken only for an entry that has expired (and checked
+ * again under it), so a large table ages without holding off the softirq
+ * learners. An entry deleted meanwhile is still readable, links included,
+ * until the grace period after this walk; the table walked stays valid
+ * (a resize frees it only after a grace period).
+ */
 unsigned Fdb::age(uint32_t now)
 {
 	unsigned n = 0;
 	const uint32_t ageing = ageing_ms();
-	LockGuard guard(lock_);
-	Table *t = table_;
+	auto expired = [&](const FdbEntry *e) {
+		return !(e->flag_bits() & (kFdbStatic | kFdbExtLearn | kFdbUnlinked)) &&
+		       !ticks_after(load_once(e->updated) + ageing, now);
+	};
+	RcuReadGuard rcu;
+	const Table *t = rcu_deref(table_);
 	for (uint32_t b = 0; b <= t->mask; b++) {
-		FdbEntry *e = t->bucket[b];
-		while (e) {
-			FdbEntry *next = e->chain[t->link];
-			if (!(e->flags & (kFdbStatic | kFdbExtLearn)) &&
-			    !ticks_after(load_once(e->updated) + ageing, now)) {
+		for (FdbEntry *e = rcu_deref(t->bucket[b]); e; e = rcu_deref(e->chain[t->link])) {
+			if (!expired(e))
+				continue;
+			LockGuard guard(lock_);
+			if (expired(e)) {
 				delete_locked(e, FdbReason::Aged);
 				n++;
 			}
-			e = next;
 		}
 	}
 	return n;
@@ -386,8 +405,11 @@ bool Fdb::resize_if_needed()
 			want = kMinBuckets;
 		if (want > kMaxBuckets)
 			want = kMaxBuckets;
-		if (want == buckets || resizing_)
+		if (want == buckets || resizing_) {
+			if (!resizing_)
+				grow_asked_ = false;
 			return false;
+		}
 		resizing_ = true;
 	}
 
@@ -408,6 +430,7 @@ bool Fdb::resize_if_needed()
 				next->bucket[nb] = e;
 			}
 		rcu_publish(table_, next);
+		grow_asked_ = false;
 	}
 
 	/* Readers still on the old table follow the old links, which nobody

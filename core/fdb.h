@@ -121,6 +121,17 @@ struct FdbEventSink {
 	void *ctx = nullptr;
 };
 
+/*
+ * Called when inserts have outgrown the table (more entries than twice its
+ * buckets), from the datapath under the FDB lock, at most once until the
+ * next resize: the environment schedules its maintenance work (which calls
+ * resize_if_needed()) soon. Must not sleep.
+ */
+struct FdbGrowSink {
+	void (*fn)(void *ctx) = nullptr;
+	void *ctx = nullptr;
+};
+
 enum class FdbAddMode : uint8_t {
 	Create,		/* -EEXIST if the entry exists (bridge fdb add) */
 	Replace,	/* create or overwrite (bridge fdb replace/append) */
@@ -149,7 +160,7 @@ struct FdbFilter {
 class Fdb {
 public:
 	/* Control. @lock is the bridge's FDB lock (not owned). */
-	int init(xb_lock *lock, FdbEventSink sink);
+	int init(xb_lock *lock, FdbEventSink sink, FdbGrowSink grow = {});
 	/* Control, after a grace period with no readers left: free everything. */
 	void fini();
 
@@ -348,6 +359,8 @@ private:
 	uint32_t ageing_ms_ = kFdbDefaultAgeingMs;
 	uint32_t max_learned_ = 0;	/* 0: no limit */
 	bool resizing_ = false;
+	FdbGrowSink grow_;
+	bool grow_asked_ = false;	/* under the lock; reset by a resize */
 };
 
 } // namespace xb

@@ -160,9 +160,11 @@ extern "C" {
 
 struct xbg_bridge *xbg_bridge_create(const uint8_t addr[6], uint32_t ifindex, void *priv,
 				     xbg_fdb_event_fn events, xbg_ct_event_fn ct_events,
-				     void *events_ctx, int *err)
+				     xbg_fdb_grow_fn fdb_grow, void *events_ctx, int *err)
 {
-	BridgeSetup setup = {mac_from_bytes(addr), ifindex, priv, {}, {}};
+	BridgeSetup setup = {mac_from_bytes(addr), ifindex, priv, {}, {}, {}};
+	setup.fdb_grow.fn = fdb_grow;
+	setup.fdb_grow.ctx = events_ctx;
 	if (events) {
 		store_once(g_event_fn, events);
 		setup.fdb_events.fn = sink_fn;

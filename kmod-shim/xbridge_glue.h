@@ -203,11 +203,13 @@ typedef bool (*xbg_vlan_info_fn)(void *ctx, const struct xbg_vlan_info *v);
 #define XBG_VLAN_PVID		(1u << 0)
 #define XBG_VLAN_UNTAGGED	(1u << 1)
 
-/* @events_ctx is handed to both sinks; the sinks are the same for every
- * bridge (kept module-wide). */
+/* @events_ctx is handed to both sinks and to @fdb_grow; the sinks are the
+ * same for every bridge (kept module-wide). @fdb_grow: the FDB outgrew its
+ * table (softirq, under the FDB lock): run xbg_run_ageing() soon. */
+typedef void (*xbg_fdb_grow_fn)(void *ctx);
 struct xbg_bridge *xbg_bridge_create(const uint8_t addr[6], uint32_t ifindex, void *priv,
 				     xbg_fdb_event_fn events, xbg_ct_event_fn ct_events,
-				     void *events_ctx, int *err);
+				     xbg_fdb_grow_fn fdb_grow, void *events_ctx, int *err);
 void xbg_bridge_destroy(struct xbg_bridge *br);
 int xbg_set_addr(struct xbg_bridge *br, const uint8_t addr[6]);
 bool xbg_vlan_filtering(const struct xbg_bridge *br);

@@ -547,6 +547,15 @@ static void xbr_gc_work(struct work_struct *work)
 
 /* One GC slice of the conntrack table per run, while conntrack is on; the
  * BRIDGE_SET handler starts it again when conntrack is turned on. */
+/* The FDB outgrew its table (softirq, FDB lock held): resize it now rather
+ * than at the next ageing run. */
+static void xbr_fdb_grow(void *ctx)
+{
+	struct xbr *br = ctx;
+
+	mod_delayed_work(system_long_wq, &br->gc_work, 0);
+}
+
 static void xbr_ct_gc_work(struct work_struct *work)
 {
 	struct xbr *br = container_of(work, struct xbr, ct_gc_work.work);
@@ -569,7 +578,7 @@ static int xbr_dev_init(struct net_device *dev)
 	if (!dev->tstats)
 		return -ENOMEM;
 	br->core = xbg_bridge_create(dev->dev_addr, dev->ifindex, br, xbr_genl_fdb_event,
-				     xbr_genl_ct_event, br, &err);
+				     xbr_genl_ct_event, xbr_fdb_grow, br, &err);
 	if (!br->core) {
 		free_percpu(dev->tstats);
 		dev->tstats = NULL;

@@ -208,7 +208,7 @@ struct Rig {
 		ports = p;
 		dests = d;
 		entries = n;
-		BridgeSetup setup = {0x0000010000bb0002ull, 1000, nullptr, {}, {}};
+		BridgeSetup setup = {0x0000010000bb0002ull, 1000, nullptr, {}, {}, {}};
 		br = Bridge::create(setup, &err);
 		if (!br) {
 			fprintf(stderr, "bench: bridge create failed: %d\n", err);

@@ -131,7 +131,7 @@ int main()
 {
 	int err;
 	Demo d;
-	BridgeSetup setup = {0x0000020000aabb02ull, 10, nullptr, {}, {}};
+	BridgeSetup setup = {0x0000020000aabb02ull, 10, nullptr, {}, {}, {}};
 	d.br = Bridge::create(setup, &err);
 	if (!d.br) {
 		fprintf(stderr, "bridge create failed: %d\n", err);

@@ -238,7 +238,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
 	xb_user_log_to_stderr(0);
 	rig = new Rig();
 	int err;
-	xb::BridgeSetup setup = {0x0000a0b0c0d0e002ull, 100, nullptr, {}, {}};
+	xb::BridgeSetup setup = {0x0000a0b0c0d0e002ull, 100, nullptr, {}, {}, {}};
 	rig->br = xb::Bridge::create(setup, &err);
 	check(rig->br != nullptr);
 	for (unsigned i = 0; i < kPorts; i++) {

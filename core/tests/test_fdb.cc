@@ -1088,3 +1088,40 @@ TEST_CASE("for_each_from: a walk resumed in slices visits every entry once", "[f
 		CHECK(n == total);
 	}
 }
+
+TEST_CASE("a flood of new sources asks for the resize at once; ageing then frees them",
+	  "[fdb][walk][ageing]")
+{
+	struct Kicks {
+		unsigned n = 0;
+		static void fn(void *ctx) { static_cast<Kicks *>(ctx)->n++; }
+	} kicks;
+	xb_lock *lock = xb_lock_create();
+	REQUIRE(lock);
+	Fdb fdb;
+	REQUIRE(fdb.init(lock, FdbEventSink{}, FdbGrowSink{Kicks::fn, &kicks}) == 0);
+	const uint32_t b0 = fdb.buckets();
+	Port port{};
+	{
+		RcuReadGuard rcu;
+		for (uint32_t i = 0; i < 2 * b0; i++)
+			fdb.learn(FdbDest::to_port(&port), host_mac(0x200000 + i), 0, 1000, 0);
+		CHECK(kicks.n == 0);	/* twice the buckets: not yet */
+		for (uint32_t i = 2 * b0; i < 8 * b0; i++)
+			fdb.learn(FdbDest::to_port(&port), host_mac(0x200000 + i), 0, 1000, 0);
+	}
+	CHECK(kicks.n == 1);		/* asked once, not once per insert */
+	REQUIRE(fdb.resize_if_needed());
+	CHECK(fdb.buckets() >= 8 * b0);
+	{
+		RcuReadGuard rcu;	/* the bigger table asks again only when outgrown */
+		fdb.learn(FdbDest::to_port(&port), host_mac(0x300000), 0, 1000, 0);
+	}
+	CHECK(kicks.n == 1);
+	/* Every learned entry ages out through the RCU walk. */
+	CHECK(fdb.age(1000 + fdb.ageing_ms() + 1) == 8 * b0 + 1);
+	CHECK(fdb.count() == 0);
+	xb_synchronize_rcu();
+	fdb.fini();
+	xb_lock_destroy(lock);
+}
