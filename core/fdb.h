@@ -251,7 +251,8 @@ public:
 			}
 		return n;
 	}
-	/* Delete dynamic entries not refreshed within the ageing time. */
+	/* Delete dynamic entries not refreshed within the ageing time: an RCU
+	 * walk that takes the lock per expired entry (control context). */
 	unsigned age(uint32_t now);
 	/* Grow or shrink the table to the entry count (may sleep). */
 	bool resize_if_needed();
