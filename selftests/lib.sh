@@ -2,27 +2,157 @@
 # SPDX-License-Identifier: GPL-2.0
 # lib.sh - helpers for the xbridge selftests, in the style of the kernel's
 # tools/testing/selftests/net/forwarding/lib.sh: hosts are network
-# namespaces h1..hN attached by veth pairs to bridge ports; every test
-# prints a PASS or FAIL line, and the suite ends with "N passed, N failed".
+# namespaces h1..hN attached by veth pairs to bridge ports; every check
+# prints a PASS, FAIL or SKIP line, and the suite ends with
+# "N passed, N failed" (", N skipped" added when something was skipped).
+#
+# A suite defines its tests as functions, lists them in ALL_TESTS and calls
+# tests_run; `TESTS="test_a test_b" ./xbridge_X.sh` runs only those (in the
+# order given; a test may rely on the state its predecessors in ALL_TESTS
+# leave, as in the kernel's suites). Inside a test either pass a status to
+# log_test directly, or collect it kernel-style:
+#	RET=0
+#	cmd1; check_err $? "cmd1 failed"
+#	cmd2; check_fail $? "cmd2 should have failed"
+#	log_test "what the test shows"
+# Waiting for a condition is busywait/slowwait TIMEOUT_MS CMD..., never a
+# fixed sleep; a fixed sleep stays only where time passing is the point
+# (traffic running during a change, ageing), with a comment saying so.
+# Exit status (summary): 0 all passed, 1 something failed, $ksft_skip (4)
+# when the suite skipped everything (a missing requirement: skip_suite).
 
 PASSED=0
 FAILED=0
+SKIPPED=0
+RET=0
+retmsg=
+ksft_skip=4
 SELFTESTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PKT="python3 $SELFTESTS_DIR/pkt.py"
 
-log_test() {		# log_test NAME STATUS [DETAIL]
-	if (($2 == 0)); then
-		printf 'PASS: %s\n' "$1"
+# check_err ERR [MSG] - note the first failure of a test: ERR != 0.
+check_err() {
+	if ((RET == 0 && $1 != 0)); then
+		RET=$1
+		retmsg=${2:-}
+	fi
+}
+
+# check_fail ERR [MSG] - note the first failure of a test: ERR == 0 (the
+# command should have failed).
+check_fail() {
+	if ((RET == 0 && $1 == 0)); then
+		RET=1
+		retmsg=${2:-}
+	fi
+}
+
+# log_test NAME [STATUS [DETAIL]] - one PASS or FAIL line. With no STATUS,
+# the test's $RET and $retmsg (check_err/check_fail) decide, and RET and
+# retmsg are reset for the next test.
+log_test() {
+	local name=$1 status detail
+	if (($# >= 2)); then
+		status=$2
+		detail=${3:-}
+	else
+		status=$RET
+		detail=$retmsg
+		RET=0
+		retmsg=
+	fi
+	if ((status == 0)); then
+		printf 'PASS: %s\n' "$name"
 		PASSED=$((PASSED + 1))
 	else
-		printf 'FAIL: %s%s\n' "$1" "${3:+: $3}"
+		printf 'FAIL: %s%s\n' "$name" "${detail:+: $detail}"
 		FAILED=$((FAILED + 1))
 	fi
 }
 
+# log_test_skip NAME [REASON] - a check that cannot run here (a missing
+# command, module or kernel feature): a SKIP line, neither pass nor fail.
+log_test_skip() {
+	printf 'SKIP: %s%s\n' "$1" "${2:+ ($2)}"
+	SKIPPED=$((SKIPPED + 1))
+}
+
 summary() {
-	echo "$PASSED passed, $FAILED failed"
-	((FAILED == 0))
+	local skipped=
+	((SKIPPED == 0)) || skipped=", $SKIPPED skipped"
+	echo "$PASSED passed, $FAILED failed$skipped"
+	if ((FAILED > 0)); then
+		return 1
+	elif ((PASSED == 0 && SKIPPED > 0)); then
+		return $ksft_skip
+	fi
+	return 0
+}
+
+# skip_suite REASON - a requirement of the whole suite is missing: one SKIP
+# line, the summary, and exit $ksft_skip (the runner counts it as skipped).
+skip_suite() {
+	log_test_skip "${0##*/}" "$1"
+	summary
+	exit $ksft_skip
+}
+
+# require_command CMD... - skip the suite unless every CMD is on PATH.
+require_command() {
+	local cmd
+	for cmd in "$@"; do
+		command -v "$cmd" >/dev/null || skip_suite "no $cmd"
+	done
+}
+
+# tests_run - run each test function named in $TESTS, else in $ALL_TESTS.
+# An unknown name is a FAIL (a typo must not pass as an empty run).
+tests_run() {
+	local current_test
+	for current_test in ${TESTS:-$ALL_TESTS}; do
+		if [[ $(type -t "$current_test") != function ]]; then
+			log_test "$current_test: no such test in ${0##*/}" 1 "ALL_TESTS: $ALL_TESTS"
+			continue
+		fi
+		RET=0
+		retmsg=
+		"$current_test"
+	done
+}
+
+# loopy_wait SLEEP_CMD TIMEOUT_MS CMD... - run CMD until it succeeds or
+# TIMEOUT_MS have passed, running SLEEP_CMD between tries. Returns CMD's
+# last status (its output is passed through).
+loopy_wait() {
+	local sleep_cmd=$1 timeout_ms=$2 start now status
+	shift 2
+	start=$(_now_ms)
+	while true; do
+		"$@"
+		status=$?
+		((status == 0)) && return 0
+		now=$(_now_ms)
+		((now - start > timeout_ms)) && return $status
+		$sleep_cmd
+	done
+}
+
+_now_ms() {
+	local t=${EPOCHREALTIME/./}
+	echo $((t / 1000))
+}
+
+# busywait TIMEOUT_MS CMD... - poll CMD until it succeeds, or time out
+# (CMD's last status). For conditions that settle fast (a learned address,
+# a carrier, a counter).
+busywait() {
+	loopy_wait "sleep 0.02" "$@"
+}
+
+# slowwait TIMEOUT_MS CMD... - as busywait, trying every 0.1 s: for slow
+# starters (a python helper under TCG, a listener, a monitor's ready file).
+slowwait() {
+	loopy_wait "sleep 0.1" "$@"
 }
 
 # The xbridge tool (tools/xbridge): $XBRIDGE, else the first build of it
@@ -72,6 +202,16 @@ xnft() {
 need_xnft() {
 	if [[ -z "$XNFT" || ! -x "$XNFT" ]]; then
 		log_test "xnft binary found" 1 "set XNFT or build tools/xnft"
+		summary
+		exit 1
+	fi
+}
+
+# need_xbridge - as need_xnft, for the xbridge tool (a FAIL, not a skip:
+# CI builds the tools, so a missing one is a broken run).
+need_xbridge() {
+	if [[ -z "$XB" || ! -x "$XB" ]]; then
+		log_test "xbridge tool binary found" 1 "set XBRIDGE or build tools/xbridge"
 		summary
 		exit 1
 	fi
@@ -128,11 +268,8 @@ count_rx_start() {
 		--start-file "$TMPDIR/go" \
 		--until "$((expect + 1))" ${vlan:+--vlan "$vlan"} \
 		>"$TMPDIR/count.$ns" 2>"$TMPDIR/ready.$ns" &
-	for _ in $(seq 100); do
-		grep -q ready "$TMPDIR/ready.$ns" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "count_rx_start: counter in $ns did not start" >&2
+	slowwait 10000 grep -q ready "$TMPDIR/ready.$ns" 2>/dev/null ||
+		echo "count_rx_start: counter in $ns did not start" >&2
 }
 
 count_rx_go() {

@@ -12,6 +12,8 @@
 #      which also fails on any WARNING, BUG, oops, lockdep splat or RCU stall;
 #   5. the host-side selftests, selftests/host_*.sh (e.g. the Debian packages).
 # Build dirs are reconfigured when present, so the script is idempotent.
+# Selftests follow selftests/lib.sh: PASS/FAIL/SKIP lines, exit 4 for a
+# suite whose requirement is missing (counted as skipped, not failed).
 # The last line is "N passed, N failed"; the exit status is non-zero if
 # anything failed (a build or configure failure counts as one failure).
 set -uo pipefail
@@ -24,6 +26,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_sta
 
 passed=0
 failed=0
+skipped=0
 
 # configure DIR [meson options...]: set up DIR, or reconfigure it if it exists.
 configure() {
@@ -109,12 +112,15 @@ for series in "${test_kernels[@]}"; do
 		flock /tmp/xbridge-vm.lock tools/vm/run.sh -q --kernel "$kver" --log "$vmlog" --timeout 2400 \
 			--module "$kdir/xbridge.ko" -- "$suite" "$kdir/xbridge.ko" 2>&1 | tee "$log"
 		status=${PIPESTATUS[0]}
-		grep -E '^(PASS|FAIL):' "$vmlog" | sed "s/^\(PASS\|FAIL\): /&[$series] /" | tee -a "$log"
+		grep -E '^(PASS|FAIL|SKIP):' "$vmlog" | sed "s/^\(PASS\|FAIL\|SKIP\): /&[$series] /" | tee -a "$log"
 		ok=$(grep -c '^PASS:' "$vmlog")
 		bad=$(grep -c '^FAIL:' "$vmlog")
 		passed=$((passed + ok))
 		failed=$((failed + bad))
-		if ((status != 0 && bad == 0)); then
+		skipped=$((skipped + $(grep -c '^SKIP:' "$vmlog")))
+		# Exit 4 (lib.sh's $ksft_skip): the suite's requirement is missing
+		# in this kernel; its SKIP line is counted above, not a failure.
+		if ((status != 0 && status != 4 && bad == 0)); then
 			echo "test-all: $suite failed in the test kernel $kver (status $status)" >&2
 			failed=$((failed + 1))
 		fi
@@ -135,12 +141,14 @@ for suite in selftests/host_*.sh; do
 	bad=$(grep -c '^FAIL:' "$log")
 	passed=$((passed + ok))
 	failed=$((failed + bad))
-	if ((status != 0 && bad == 0)); then
+	skipped=$((skipped + $(grep -c '^SKIP:' "$log")))
+	if ((status != 0 && status != 4 && bad == 0)); then
 		echo "test-all: $suite failed (status $status)" >&2
 		failed=$((failed + 1))
 	fi
 	echo "test-all: $suite took $((SECONDS - t_suite)) s"
 done
 
+echo "test-all: $skipped checks skipped (SKIP: lines; a suite that exits 4 skipped itself)"
 echo "$passed passed, $failed failed"
 ((failed == 0))
