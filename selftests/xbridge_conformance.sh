@@ -15,7 +15,8 @@
 # (default 1). CONFORMANCE_SOAK=SECONDS keeps generating for that long.
 # Then the corpus again through the tools (`bridge`/`ip` and `xbridge`
 # with the same words; CONFORMANCE_NO_TOOLS=1 skips it). One PASS/FAIL
-# line per scenario.
+# line per scenario. TESTS=conformance_scenarios or TESTS=conformance_tools
+# runs one of the two passes.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
@@ -52,13 +53,26 @@ run() {
 	return $status
 }
 
-status=0
-run "${args[@]}" || status=1
+# The generated and hand-written scenarios through the harness's netlink.
+conformance_scenarios() {
+	run "${args[@]}" || status=1
+}
+
 # The corpus once more, configured through the command-line tools with the
 # scenario's own words: iproute2 for the Linux bridge, xbridge's tool for
 # xbridge (one process a step, so only the corpus).
-if [[ -z ${CONFORMANCE_NO_TOOLS:-} ]]; then
+conformance_tools() {
+	[[ -z ${CONFORMANCE_NO_TOOLS:-} ]] || return 0
 	run --tools --corpus "$here/conformance/corpus" --name-suffix " via tools" ||
 		status=1
-fi
+}
+
+ALL_TESTS="
+	conformance_scenarios
+	conformance_tools
+"
+
+status=0
+tests_run
+((FAILED == 0)) || status=1
 exit $status

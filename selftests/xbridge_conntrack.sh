@@ -9,6 +9,7 @@
 # and nothing changed; switching conntrack off and on and deleting the
 # bridge under traffic, and (given the module path) rmmod under traffic with
 # conntrack on. The runner fails the run on any kernel WARNING/BUG/RCU stall.
+# The tests run in ALL_TESTS' order on one bridge (TESTS= picks some).
 set -u
 source "$(dirname "$0")/lib.sh"
 GENL="python3 $SELFTESTS_DIR/genl_raw.py"
@@ -51,10 +52,7 @@ c.sendall(b"pong")
 time.sleep(float(sys.argv[2]))
 c.close()
 ' "$TMPDIR/listening" "$hold" &
-	for _ in $(seq 100); do
-		[[ -e $TMPDIR/listening ]] && break
-		sleep 0.1
-	done
+	slowwait 10000 test -e "$TMPDIR/listening"
 	ip netns exec h1 python3 -c '
 import socket, sys, time
 c = socket.socket()
@@ -68,11 +66,16 @@ open(sys.argv[1], "w").close()
 time.sleep(float(sys.argv[2]))
 c.close()
 ' "$TMPDIR/exchanged" "$hold" &
-	for _ in $(seq 100); do
-		[[ -e $TMPDIR/exchanged ]] && break
-		sleep 0.1
-	done
-	sleep 0.3	# the client's ACK of "pong"
+	slowwait 10000 test -e "$TMPDIR/exchanged"
+	busywait 3000 tcp_settled	# the client's ACK of "pong"
+}
+
+# tcp_settled - the connection is tracked, ESTABLISHED and [ASSURED], and
+# the client's last ACK is counted (4 packets h1 -> h2: SYN, ACK, "ping",
+# the ACK of "pong").
+tcp_settled() {
+	xb -s ct show dev xbr0 2>/dev/null |
+		grep -Eq 'ESTABLISHED .*sport=40000 dport=80 packets=([4-9]|[1-9][0-9]+) .*\[ASSURED\]'
 }
 
 tcp_stop() {
@@ -204,10 +207,10 @@ test_events() {
 	xb ct flush dev xbr0
 	xb monitor ct >"$TMPDIR/events" 2>&1 &
 	mon=$!
-	sleep 1
+	sleep 1		# `xbridge monitor` gives no sign that it has joined the group
 	ip netns exec h1 ping -c 1 -W 2 192.0.2.2 >/dev/null
 	xb ct flush dev xbr0
-	sleep 1
+	busywait 5000 grep -q '^\[DESTROY\] icmp ' "$TMPDIR/events"
 	kill $mon 2>/dev/null
 	wait $mon 2>/dev/null
 	out=$(cat "$TMPDIR/events")
@@ -222,7 +225,7 @@ test_events() {
 test_unprivileged() {
 	local out err=0
 	if ! command -v setpriv >/dev/null; then
-		log_test "unprivileged ct requests (no setpriv)" 0
+		log_test_skip "unprivileged ct requests" "no setpriv"
 		return
 	fi
 	local nobody="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
@@ -252,6 +255,7 @@ test_toggle_under_traffic() {
 	local err=0 i
 	ip netns exec h1 ping -i 0.01 -q 192.0.2.2 >/dev/null 2>&1 &
 	local ping=$!
+	# Traffic during each switch is the point: let it run between them.
 	sleep 0.5
 	for i in 1 2 3 4 5; do
 		xb link set dev xbr0 conntrack off || err=1
@@ -268,7 +272,7 @@ test_toggle_under_traffic() {
 test_delete_under_traffic() {
 	ip netns exec h1 ping -i 0.01 -q 192.0.2.2 >/dev/null 2>&1 &
 	local ping=$!
-	sleep 1
+	sleep 1		# traffic flowing during the deletion is the point
 	ip link del xbr0
 	local err=$?
 	kill $ping 2>/dev/null
@@ -278,11 +282,12 @@ test_delete_under_traffic() {
 
 test_rmmod_under_traffic() {
 	[[ -n "$MODULE" ]] || return 0
+	cleanup
 	setup
 	xb link set dev xbr0 conntrack on
 	ip netns exec h1 ping -i 0.01 -q 192.0.2.2 >/dev/null 2>&1 &
 	local ping=$!
-	sleep 1
+	sleep 1		# traffic flowing during the rmmod is the point
 	rmmod xbridge
 	local err=$?
 	kill $ping 2>/dev/null
@@ -292,18 +297,21 @@ test_rmmod_under_traffic() {
 	insmod "$MODULE"
 }
 
+ALL_TESTS="
+	test_option
+	test_ping_tracked
+	test_tcp_tracked
+	test_icmp_tracked
+	test_bad_requests
+	test_events
+	test_unprivileged
+	test_off
+	test_toggle_under_traffic
+	test_delete_under_traffic
+	test_rmmod_under_traffic
+"
+
 trap cleanup EXIT
 setup
-test_option
-test_ping_tracked
-test_tcp_tracked
-test_icmp_tracked
-test_bad_requests
-test_events
-test_unprivileged
-test_off
-test_toggle_under_traffic
-test_delete_under_traffic
-cleanup
-test_rmmod_under_traffic
+tests_run
 summary

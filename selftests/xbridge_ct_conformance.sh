@@ -7,7 +7,9 @@
 # show`). After every step the normalised tables must be equal: protocol,
 # TCP state, both tuples, [UNREPLIED]/[ASSURED], mark, zone - not the
 # seconds left, the use count or ping's ICMP identifier. Run in the test
-# kernel with xbridge.ko loaded.
+# kernel with xbridge.ko loaded. The steps are tests run in ALL_TESTS'
+# order, each on the state the one before left (TESTS= picks some).
+# No nf_conntrack_bridge in the kernel: the suite is skipped (exit 4).
 set -u
 source "$(dirname "$0")/lib.sh"
 TMPDIR=$(mktemp -d)
@@ -57,19 +59,21 @@ xbridge_table() {
 
 STEPS=0
 ROWS=0
-# compare STEP [PATTERN] - the two tables are equal (looked at again 0.5 s
-# later before calling it a difference: the two sides run one after the
+# tables_equal - read both tables into $l and $x; are they equal?
+tables_equal() {
+	l=$(linux_table)
+	x=$(xbridge_table)
+	[[ $l == "$x" ]]
+}
+
+# compare STEP [PATTERN] - the two tables are equal (read again for up to
+# 1 s before calling it a difference: the two sides run one after the
 # other), and hold a row matching the extended regex PATTERN (no PATTERN:
 # both are empty), so that equal tables are not equal by being unread.
 compare() {
 	local l x ok=1
 	STEPS=$((STEPS + 1))
-	for _ in 1 2 3; do
-		l=$(linux_table)
-		x=$(xbridge_table)
-		[[ $l == "$x" ]] && break
-		sleep 0.5
-	done
+	slowwait 1000 tables_equal
 	if [[ $l == "$x" ]]; then
 		if [[ -n ${2:-} ]]; then
 			grep -Eq -- "$2" <<<"$l" && ok=0
@@ -116,7 +120,7 @@ s.settimeout(5)
 d, a = s.recvfrom(16)
 s.sendto(d, a)
 ' "$TMPDIR/udp.$H2" &
-	for _ in $(seq 50); do [[ -e $TMPDIR/udp.$H2 ]] && break; sleep 0.1; done
+	slowwait 5000 test -e "$TMPDIR/udp.$H2"
 	ip netns exec "$H1" python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -145,7 +149,7 @@ while not os.path.exists(sys.argv[2]):
 c.recv(16)   # the client closes first
 c.close()
 ' "$TMPDIR/listen.$H2" "$TMPDIR/close.$H1" &
-	for _ in $(seq 50); do [[ -e $TMPDIR/listen.$H2 ]] && break; sleep 0.1; done
+	slowwait 5000 test -e "$TMPDIR/listen.$H2"
 	ip netns exec "$H1" python3 -c '
 import socket, sys, time, os
 c = socket.socket()
@@ -161,42 +165,78 @@ while not os.path.exists(sys.argv[2]):
 c.close()
 time.sleep(0.5)
 ' "$TMPDIR/open.$H1" "$TMPDIR/close.$H1" &
-	for _ in $(seq 50); do [[ -e $TMPDIR/open.$H1 ]] && break; sleep 0.1; done
-	sleep 0.3
+	slowwait 5000 test -e "$TMPDIR/open.$H1"
+	busywait 3000 side_tcp_state 'ESTABLISHED .*\[ASSURED\]'
+}
+
+# side_tcp_state RE - this side's ($H1's bridge) row of the port-80
+# connection matches the extended regex RE.
+side_tcp_state() {
+	local rows
+	if [[ $H1 == lh1 ]]; then
+		rows=$(linux_table)
+	else
+		rows=$(xbridge_table)
+	fi
+	grep -Eq "^tcp 6 $1" <<<"$(grep 'dport=80 ' <<<"$rows")"
 }
 
 tcp_close() {
 	touch "$TMPDIR/close.$H1"
-	sleep 1
+	# FIN, FIN, ACK: the connection leaves ESTABLISHED for its last state.
+	busywait 3000 side_tcp_state '(TIME_WAIT|CLOSE) '
 }
+
+ct_setup() {
+	setup
+	log_test "ct differential: both bridges set up (nft bridge rule reading ct)" $?
+	conntrack -F 2>/dev/null
+	compare "both tables start empty"
+}
+
+ct_icmp() {
+	on_both ping_once
+	compare "ping: an icmp entry with the echo reply's tuple" \
+		'^icmp 1 src=192\.0\.2\.1 dst=192\.0\.2\.2 type=8 code=0 id=ID src=192\.0\.2\.2 dst=192\.0\.2\.1 type=0 code=0 id=ID mark=0$'
+}
+
+ct_udp() {
+	on_both udp_oneway
+	compare "udp one way: [UNREPLIED] (the ICMP error is RELATED, no entry of its own)" \
+		'^udp 17 src=192\.0\.2\.1 dst=192\.0\.2\.2 sport=5000 dport=6000 \[UNREPLIED\] src=192\.0\.2\.2 dst=192\.0\.2\.1 sport=6000 dport=5000 mark=0$'
+	on_both udp_echo
+	compare "udp request and answer: replied, not assured" \
+		'^udp 17 src=192\.0\.2\.1 dst=192\.0\.2\.2 sport=5001 dport=6001 src=192\.0\.2\.2 dst=192\.0\.2\.1 sport=6001 dport=5001 mark=0$'
+}
+
+ct_tcp() {
+	on_both tcp_open
+	compare "tcp handshake and one exchange: ESTABLISHED [ASSURED]" \
+		'^tcp 6 ESTABLISHED src=192\.0\.2\.1 dst=192\.0\.2\.2 sport=40000 dport=80 src=192\.0\.2\.2 dst=192\.0\.2\.1 sport=80 dport=40000 \[ASSURED\] mark=0$'
+	on_both tcp_close
+	wait
+	compare "tcp closed by the client: the state after FIN/FIN/ACK" \
+		'^tcp 6 [A-Z_]+ src=192\.0\.2\.1 dst=192\.0\.2\.2 sport=40000 dport=80 .*\[ASSURED\]'
+}
+
+ct_flush() {
+	conntrack -F 2>/dev/null
+	xb ct flush dev xbr0
+	compare "flush empties both tables"
+}
+
+ALL_TESTS="
+	ct_setup
+	ct_icmp
+	ct_udp
+	ct_tcp
+	ct_flush
+"
 
 trap cleanup EXIT
 if ! modprobe bridge || ! modprobe nf_conntrack_bridge; then
-	echo "SKIP: no nf_conntrack_bridge in this kernel"
-	exit 0
+	skip_suite "no nf_conntrack_bridge in this kernel"
 fi
-setup
-log_test "ct differential: both bridges set up (nft bridge rule reading ct)" $?
-conntrack -F 2>/dev/null
-compare "both tables start empty"
-on_both ping_once
-compare "ping: an icmp entry with the echo reply's tuple" \
-	'^icmp 1 src=192\.0\.2\.1 dst=192\.0\.2\.2 type=8 code=0 id=ID src=192\.0\.2\.2 dst=192\.0\.2\.1 type=0 code=0 id=ID mark=0$'
-on_both udp_oneway
-compare "udp one way: [UNREPLIED] (the ICMP error is RELATED, no entry of its own)" \
-	'^udp 17 src=192\.0\.2\.1 dst=192\.0\.2\.2 sport=5000 dport=6000 \[UNREPLIED\] src=192\.0\.2\.2 dst=192\.0\.2\.1 sport=6000 dport=5000 mark=0$'
-on_both udp_echo
-compare "udp request and answer: replied, not assured" \
-	'^udp 17 src=192\.0\.2\.1 dst=192\.0\.2\.2 sport=5001 dport=6001 src=192\.0\.2\.2 dst=192\.0\.2\.1 sport=6001 dport=5001 mark=0$'
-on_both tcp_open
-compare "tcp handshake and one exchange: ESTABLISHED [ASSURED]" \
-	'^tcp 6 ESTABLISHED src=192\.0\.2\.1 dst=192\.0\.2\.2 sport=40000 dport=80 src=192\.0\.2\.2 dst=192\.0\.2\.1 sport=80 dport=40000 \[ASSURED\] mark=0$'
-on_both tcp_close
-wait
-compare "tcp closed by the client: the state after FIN/FIN/ACK" \
-	'^tcp 6 [A-Z_]+ src=192\.0\.2\.1 dst=192\.0\.2\.2 sport=40000 dport=80 .*\[ASSURED\]'
-conntrack -F 2>/dev/null
-xb ct flush dev xbr0
-compare "flush empties both tables"
+tests_run
 echo "ct differential: $STEPS steps compared, $ROWS rows equal"
 summary

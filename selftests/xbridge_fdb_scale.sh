@@ -6,7 +6,8 @@
 # flush`) and on a Linux bridge br0 (`bridge ...`) side by side. PASS/FAIL
 # only on the entry counts (every entry added, dumped exactly once, flushed);
 # the times are printed as figures ("time: ..." lines), never checked.
-# FDB_SCALE_N overrides the entry count (default 100000).
+# FDB_SCALE_N overrides the entry count (default 100000); TESTS= picks
+# some of test_add, test_dump and test_flush (run in that order).
 set -u
 source "$(dirname "$0")/lib.sh"
 N=${FDB_SCALE_N:-100000}
@@ -63,47 +64,60 @@ timed() {
 lbr_count() { bridge fdb show br br0 | wc -l; }
 xbr_count() { xb fdb show br xbr0 | wc -l; }
 
+test_add() {
+	timed t_ladd bridge -batch "$TMPDIR/linux.batch"
+	log_test "linux: bridge -batch adds $N static entries" $? "$(head -3 "$TMPDIR/err")"
+	timed t_xadd xb -batch "$TMPDIR/xbridge.batch"
+	log_test "xbridge: xbridge -batch adds $N static entries" $? "$(head -3 "$TMPDIR/err")"
+}
+
+test_dump() {
+	local l_n x_n dups n_static
+	timed t_ldump bash -c 'bridge fdb show br br0 | wc -l'
+	l_n=$(<"$TMPDIR/out")
+	timed t_xdump bash -c "'$XB' fdb show br xbr0 | wc -l"
+	x_n=$(<"$TMPDIR/out")
+	((l_n >= N))
+	log_test "linux: dump shows >= $N entries" $? "$l_n (base $l_base)"
+	((x_n >= N && x_n == x_base + N))
+	log_test "xbridge: dump shows each of $N entries once (+$x_base local)" $? "$x_n"
+	dups=$(xb fdb show br xbr0 | sort | uniq -d | wc -l)
+	((dups == 0))
+	log_test "xbridge: no entry dumped twice" $? "$dups duplicates"
+	n_static=$(xb fdb show br xbr0 | grep -c '^02:5a:.* dev xswp1 vlan 1 master xbr0 static$')
+	((n_static == N))
+	log_test "xbridge: $N static entries on xswp1" $? "$n_static"
+}
+
+# Flush (iproute2 6.1: bridge fdb flush dev BR brport PORT static).
+test_flush() {
+	local l_after x_after
+	timed t_lflush bridge fdb flush dev br0 brport lswp1 static
+	log_test "linux: flush static entries of the port" $? "$(head -3 "$TMPDIR/err")"
+	timed t_xflush xb fdb flush dev xbr0 brport xswp1 static
+	log_test "xbridge: flush static entries of the port" $? "$(head -3 "$TMPDIR/err")"
+	l_after=$(lbr_count)
+	x_after=$(xbr_count)
+	((l_after == l_base))
+	log_test "linux: only the local entries remain" $? "$l_after, base $l_base"
+	((x_after == x_base))
+	log_test "xbridge: only the local entries remain" $? "$x_after, base $x_base"
+}
+
+ALL_TESTS="
+	test_add
+	test_dump
+	test_flush
+"
+
 trap cleanup EXIT
 setup
 batch_file lswp1 "$TMPDIR/linux.batch"
 batch_file xswp1 "$TMPDIR/xbridge.batch"
 l_base=$(lbr_count)
 x_base=$(xbr_count)
-
-# Add.
-timed t_ladd bridge -batch "$TMPDIR/linux.batch"
-log_test "linux: bridge -batch adds $N static entries" $? "$(head -3 "$TMPDIR/err")"
-timed t_xadd xb -batch "$TMPDIR/xbridge.batch"
-log_test "xbridge: xbridge -batch adds $N static entries" $? "$(head -3 "$TMPDIR/err")"
-
-# Dump.
-timed t_ldump bash -c 'bridge fdb show br br0 | wc -l'
-l_n=$(<"$TMPDIR/out")
-timed t_xdump bash -c "'$XB' fdb show br xbr0 | wc -l"
-x_n=$(<"$TMPDIR/out")
-((l_n >= N))
-log_test "linux: dump shows >= $N entries" $? "$l_n (base $l_base)"
-((x_n >= N && x_n == x_base + N))
-log_test "xbridge: dump shows each of $N entries once (+$x_base local)" $? "$x_n"
-dups=$(xb fdb show br xbr0 | sort | uniq -d | wc -l)
-((dups == 0))
-log_test "xbridge: no entry dumped twice" $? "$dups duplicates"
-n_static=$(xb fdb show br xbr0 | grep -c '^02:5a:.* dev xswp1 vlan 1 master xbr0 static$')
-((n_static == N))
-log_test "xbridge: $N static entries on xswp1" $? "$n_static"
-
-# Flush (iproute2 6.1: bridge fdb flush dev BR brport PORT static).
-timed t_lflush bridge fdb flush dev br0 brport lswp1 static
-log_test "linux: flush static entries of the port" $? "$(head -3 "$TMPDIR/err")"
-timed t_xflush xb fdb flush dev xbr0 brport xswp1 static
-log_test "xbridge: flush static entries of the port" $? "$(head -3 "$TMPDIR/err")"
-l_after=$(lbr_count)
-x_after=$(xbr_count)
-((l_after == l_base))
-log_test "linux: only the local entries remain" $? "$l_after, base $l_base"
-((x_after == x_base))
-log_test "xbridge: only the local entries remain" $? "$x_after, base $x_base"
-
+t_ladd=- t_xadd=- t_ldump=- t_xdump=- t_lflush=- t_xflush=-
+tests_run
 echo "time: add $N: linux $t_ladd, xbridge $t_xadd"
 echo "time: dump $N: linux $t_ldump, xbridge $t_xdump"
 echo "time: flush $N: linux $t_lflush, xbridge $t_xflush"

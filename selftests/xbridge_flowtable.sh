@@ -8,7 +8,8 @@
 # `xbridge -s ct stats`), keep working across every teardown cause we can
 # cause from outside - an FDB flush, a port going down and up, a VLAN
 # change, a ruleset commit, conntrack flushing the connection, and the
-# FIN that ends it - and each cause is counted.
+# FIN that ends it - and each cause is counted. The steps are tests run
+# in ALL_TESTS' order, each on the state the one before left.
 # The tools: $XNFT / $XBRIDGE, else build-test/, build/ ... under the repo.
 set -u
 source "$(dirname "$0")/lib.sh"
@@ -37,28 +38,35 @@ stat() {
 }
 
 # The seed's topology; xbridge for the bridge.
-ip link add xbr0 type xbridge || { log_test "create xbr0" 1; summary; exit 1; }
-xb link set dev xbr0 vlan_filtering 1
-ip link set xbr0 up
-host_add ns21 xbr0 veth21 02:00:00:00:21:07 10.0.0.7/24
-host_add ns22 xbr0 veth22 02:00:00:00:21:08 10.0.0.8/24
-xb vlan add dev veth21 vid 200 pvid untagged
-xb vlan add dev veth22 vid 200 pvid untagged
+topology() {
+	ip link add xbr0 type xbridge || { log_test "create xbr0" 1; summary; exit 1; }
+	xb link set dev xbr0 vlan_filtering 1
+	ip link set xbr0 up
+	host_add ns21 xbr0 veth21 02:00:00:00:21:07 10.0.0.7/24
+	host_add ns22 xbr0 veth22 02:00:00:00:21:08 10.0.0.8/24
+	xb vlan add dev veth21 vid 200 pvid untagged
+	xb vlan add dev veth22 vid 200 pvid untagged
+}
 
 # The seed's ruleset, verbatim with xnft for nft; then its flowtable and
 # forward chain, offloading UDP as well as TCP.
-{
-	cat "$SELFTESTS_DIR/seed_firewall.sh"
-	echo 'xnft add rule bridge firewall ftb-all counter ct zone 2 ip protocol udp flow offload @fb2'
-} > "$TMPDIR/seed.sh"
-out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$TMPDIR/seed.sh" 2>&1)
-log_test "the seed's ruleset and flowtable, with xnft for nft" $? "$out"
-check "ping ns21 -> ns22 through the firewall" ip netns exec ns21 ping -c 1 -W 2 10.0.0.8
+ft_ruleset() {
+	local out
+	{
+		cat "$SELFTESTS_DIR/seed_firewall.sh"
+		echo 'xnft add rule bridge firewall ftb-all counter ct zone 2 ip protocol udp flow offload @fb2'
+	} > "$TMPDIR/seed.sh"
+	out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$TMPDIR/seed.sh" 2>&1)
+	log_test "the seed's ruleset and flowtable, with xnft for nft" $? "$out"
+	check "ping ns21 -> ns22 through the firewall" ip netns exec ns21 ping -c 1 -W 2 10.0.0.8
+}
 
 # An echo server in ns22 (TCP and UDP, port 22 and 5000), and a TCP client
 # in ns21 that sends a block, reads it back, and waits for $TMPDIR/go.N
 # before its round N+1 (the shell acts between rounds).
-ip netns exec ns22 python3 -c '
+ROUNDS=6
+peers_start() {
+	ip netns exec ns22 python3 -c '
 import socket, threading
 def tcp():
     s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -77,8 +85,8 @@ def udp():
 threading.Thread(target=udp, daemon=True).start()
 tcp()
 ' &
-PEERS="$!"
-cat > "$TMPDIR/client.py" <<'EOF'
+	PEERS="$!"
+	cat > "$TMPDIR/client.py" <<'EOF'
 import os, socket, sys, time
 rounds, tmp = int(sys.argv[1]), sys.argv[2]
 for _ in range(100):
@@ -102,17 +110,12 @@ for n in range(rounds):
 s.close()
 print("ok")
 EOF
-ROUNDS=6
-ip netns exec ns21 python3 "$TMPDIR/client.py" $ROUNDS "$TMPDIR" > "$TMPDIR/client.out" 2>&1 &
-CLIENT=$!
+	ip netns exec ns21 python3 "$TMPDIR/client.py" $ROUNDS "$TMPDIR" > "$TMPDIR/client.out" 2>&1 &
+	CLIENT=$!
+}
 
 round_done() {		# round_done N - wait for the client's round N
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[[ -e "$TMPDIR/done.$1" ]] && return 0
-		sleep 0.1
-	done
-	return 1
+	slowwait 30000 test -e "$TMPDIR/done.$1"
 }
 offloaded() { xb ct show | grep -q "dport=22 .*\[OFFLOAD\]"; }
 # cause N DESC COUNTER COMMAND... - after round N, make the flow stale with
@@ -131,44 +134,54 @@ cause() {
 	log_test "$desc counted as $counter ($before -> $after)" $? "$(xb -s ct stats dev xbr0)"
 	check "offloaded again after $desc" offloaded
 }
+port_forwarding() { xb link show dev "$1" | grep -q "state forwarding"; }
 port_bounce() {		# port_bounce PORT - down, up, and forwarding again
-	local i
 	ip link set "$1" down
 	ip link set "$1" up
-	for ((i = 0; i < 50; i++)); do
-		xb link show dev "$1" | grep -q "state forwarding" && return 0
-		sleep 0.1
-	done
+	slowwait 5000 port_forwarding "$1"
 }
 
-check "round 0: the TCP connection works" round_done 0
-ctl=$(xb ct show)
-[[ $ctl == *"tcp "*"ESTABLISHED"*"dport=22"*"[OFFLOAD]"*"zone=2"* ]]
-log_test "the connection is offloaded, in zone 2 (xbridge ct show)" $? "$ctl"
-hits=$(stat hits)
-((hits > 0))
-log_test "the flowtable forwarded its segments (hits=$hits)" $? "$(xb -s ct stats dev xbr0)"
+ft_tcp_offload() {
+	local ctl hits
+	peers_start
+	check "round 0: the TCP connection works" round_done 0
+	ctl=$(xb ct show)
+	[[ $ctl == *"tcp "*"ESTABLISHED"*"dport=22"*"[OFFLOAD]"*"zone=2"* ]]
+	log_test "the connection is offloaded, in zone 2 (xbridge ct show)" $? "$ctl"
+	hits=$(stat hits)
+	((hits > 0))
+	log_test "the flowtable forwarded its segments (hits=$hits)" $? "$(xb -s ct stats dev xbr0)"
+}
 
-cause 0 "an FDB flush of ns22's port" teardown_stale xb fdb flush dev veth22
-cause 1 "veth22 down and up" teardown_stale port_bounce veth22
-cause 2 "a VLAN added to veth22" teardown_stale xb vlan add dev veth22 vid 300
-cause 3 "a ruleset commit" teardown_stale xnft add table bridge other
-cause 4 "conntrack's flush" teardown_conntrack xb ct flush
-fin_before=$(stat teardown_fin_rst)
-touch "$TMPDIR/go.5"
-wait $CLIENT
-log_test "the client saw every echo" $? "$(cat "$TMPDIR/client.out")"
-sleep 1
-fin_after=$(stat teardown_fin_rst)
-((fin_after > fin_before))
-log_test "the FIN handed the connection back to conntrack" $? "$(xb -s ct stats dev xbr0)"
-ctl=$(xb ct show)
-[[ $ctl != *"dport=22 "*"[OFFLOAD]"* ]]
-log_test "the closed connection is no longer offloaded" $? "$ctl"
+ft_teardown_causes() {
+	cause 0 "an FDB flush of ns22's port" teardown_stale xb fdb flush dev veth22
+	cause 1 "veth22 down and up" teardown_stale port_bounce veth22
+	cause 2 "a VLAN added to veth22" teardown_stale xb vlan add dev veth22 vid 300
+	cause 3 "a ruleset commit" teardown_stale xnft add table bridge other
+	cause 4 "conntrack's flush" teardown_conntrack xb ct flush
+}
+
+fin_counted() { (($(stat teardown_fin_rst) > $1)); }
+ft_fin() {
+	local fin_before fin_after ctl
+	fin_before=$(stat teardown_fin_rst)
+	touch "$TMPDIR/go.5"
+	wait $CLIENT
+	log_test "the client saw every echo" $? "$(cat "$TMPDIR/client.out")"
+	busywait 3000 fin_counted "$fin_before"
+	fin_after=$(stat teardown_fin_rst)
+	((fin_after > fin_before))
+	log_test "the FIN handed the connection back to conntrack" $? "$(xb -s ct stats dev xbr0)"
+	ctl=$(xb ct show)
+	[[ $ctl != *"dport=22 "*"[OFFLOAD]"* ]]
+	log_test "the closed connection is no longer offloaded" $? "$ctl"
+}
 
 # UDP: the first datagram creates the connection, the next (confirmed) is
 # offloaded; the replies hit too.
-out=$(ip netns exec ns21 python3 -c '
+ft_udp() {
+	local out ctl
+	out=$(ip netns exec ns21 python3 -c '
 import socket
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(3)
 for i in range(20):
@@ -177,13 +190,16 @@ for i in range(20):
     assert b == b"x%d" % i
 print("ok")
 ' 2>&1)
-log_test "UDP echo through the flowtable" $? "$out"
-ctl=$(xb ct show)
-[[ $ctl == *"udp "*"dport=5000"*"[OFFLOAD]"* ]]
-log_test "the UDP flow is offloaded" $? "$ctl"
+	log_test "UDP echo through the flowtable" $? "$out"
+	ctl=$(xb ct show)
+	[[ $ctl == *"udp "*"dport=5000"*"[OFFLOAD]"* ]]
+	log_test "the UDP flow is offloaded" $? "$ctl"
+}
 
 # The denied traffic stays denied: new TCP to port 23 from ns21.
-out=$(ip netns exec ns21 python3 -c '
+ft_denied() {
+	local out
+	out=$(ip netns exec ns21 python3 -c '
 import socket
 s = socket.socket(); s.settimeout(2)
 try:
@@ -191,9 +207,25 @@ try:
 except OSError as e:
     print("blocked", e)
 ' 2>&1)
-[[ $out == blocked* ]]
-log_test "new TCP to port 23 from ns21 is still dropped" $? "$out"
+	[[ $out == blocked* ]]
+	log_test "new TCP to port 23 from ns21 is still dropped" $? "$out"
+}
 
-check "flush ruleset" xnft flush ruleset
-check "ping after the flush" ip netns exec ns21 ping -c 1 -W 2 10.0.0.8
+ft_flush() {
+	check "flush ruleset" xnft flush ruleset
+	check "ping after the flush" ip netns exec ns21 ping -c 1 -W 2 10.0.0.8
+}
+
+ALL_TESTS="
+	ft_ruleset
+	ft_tcp_offload
+	ft_teardown_causes
+	ft_fin
+	ft_udp
+	ft_denied
+	ft_flush
+"
+
+topology
+tests_run
 summary

@@ -5,6 +5,8 @@
 # ping through the bridge, learning, unknown-unicast flooding, a VLAN-aware
 # topology with access ports and a trunk, port removal and bridge deletion
 # under traffic, and (given the module path) rmmod under traffic.
+# TESTS="test_ping test_flood" runs some of them (lib.sh's tests_run); the
+# flat tests run on the flat topology, test_vlan sets up its own.
 set -u
 source "$(dirname "$0")/lib.sh"
 MODULE=${1:-}
@@ -75,7 +77,8 @@ test_bridge_down() {
 # turns receive stamping on for every device.
 test_forward_clears_tstamp() {
 	if ! modprobe sch_fq 2>/dev/null || ! tc qdisc add dev swp2 root fq 2>/dev/null; then
-		echo "SKIP: forwarded frames carry no receive timestamp (no sch_fq)"
+		log_test_skip "forwarded frames leave without their receive timestamp (fq egress)" \
+			"no sch_fq"
 		return 0
 	fi
 	python3 -c 'import socket, time
@@ -100,11 +103,10 @@ test_learning() {
 
 	# A source seen on another port roams.
 	ip netns exec h3 $PKT send eth0 ff:ff:ff:ff:ff:ff $MAC1
-	sleep 0.2
-	in_fdb xbr0 $MAC1 swp3
+	busywait 2000 in_fdb xbr0 $MAC1 swp3
 	log_test "learning: h1's address roams to swp3" $?
 	ip netns exec h1 $PKT send eth0 ff:ff:ff:ff:ff:ff $MAC1
-	sleep 0.2
+	busywait 2000 in_fdb xbr0 $MAC1 swp1
 }
 
 test_flood() {
@@ -150,6 +152,8 @@ setup_vlan() {
 }
 
 test_vlan() {
+	cleanup
+	setup_vlan
 	ip netns exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.3 >/dev/null
 	log_test "vlan: access vid 10 (untagged) reaches the trunk's vid 10" $?
 	ip netns exec h2 ping -c 2 -i 0.2 -W 2 198.51.101.3 >/dev/null
@@ -185,16 +189,17 @@ test_vlan() {
 	in_fdb xbr0 $MAC3 swp3 10
 	(($? != 0))
 	log_test "vlan: deleting vid 10 flushes its entries on the port" $?
+	cleanup
 }
 
 test_removal_under_traffic() {
 	ip netns exec h1 ping -i 0.01 -q 192.0.2.2 >/dev/null 2>&1 &
 	local ping=$!
-	sleep 1
+	sleep 1		# traffic flowing during the removal is the point
 	ip link set swp2 nomaster
 	local err=$?
 	ip link set swp2 master xbr0 && ip link set swp2 up || err=1
-	sleep 0.5
+	sleep 0.5	# and through the re-added port before the deletion
 	ip link del xbr0 || err=1
 	kill $ping 2>/dev/null
 	wait $ping 2>/dev/null
@@ -212,14 +217,14 @@ test_netdev() {
 	ip link set swp9p up
 	ip link set swp9 master xbr1
 	ip link set swp9 up
-	sleep 0.2
+	busywait 2000 grep -qx 1 /sys/class/net/xbr1/carrier
 	carrier=$(cat /sys/class/net/xbr1/carrier)
 	mtu=$(cat /sys/class/net/xbr1/mtu)
 	[[ $carrier == 1 && $mtu == 1400 ]] || err=1
 	ip link set swp9 mtu 1300
 	[[ $(cat /sys/class/net/xbr1/mtu) == 1300 ]] || err=1
 	ip link del swp9
-	sleep 0.2
+	busywait 2000 grep -qx 0 /sys/class/net/xbr1/carrier
 	[[ $(cat /sys/class/net/xbr1/carrier) == 0 ]] || err=1
 	ip link del xbr1
 	log_test "netdev: carrier follows the ports, MTU is the smallest port's" $err \
@@ -231,7 +236,7 @@ test_rmmod_under_traffic() {
 	setup_flat
 	ip netns exec h1 ping -i 0.01 -q 192.0.2.2 >/dev/null 2>&1 &
 	local ping=$!
-	sleep 1
+	sleep 1		# traffic flowing during the rmmod is the point
 	rmmod xbridge
 	local err=$?
 	kill $ping 2>/dev/null
@@ -241,20 +246,21 @@ test_rmmod_under_traffic() {
 	insmod "$MODULE"
 }
 
+ALL_TESTS="
+	test_ping
+	test_ping_bridge
+	test_netns_local
+	test_bridge_down
+	test_forward_clears_tstamp
+	test_learning
+	test_flood
+	test_removal_under_traffic
+	test_vlan
+	test_netdev
+	test_rmmod_under_traffic
+"
+
 trap cleanup EXIT
 setup_flat
-test_ping
-test_ping_bridge
-test_netns_local
-test_bridge_down
-test_forward_clears_tstamp
-test_learning
-test_flood
-test_removal_under_traffic
-cleanup
-setup_vlan
-test_vlan
-cleanup
-test_netdev
-test_rmmod_under_traffic
+tests_run
 summary

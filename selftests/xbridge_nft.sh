@@ -7,6 +7,8 @@
 # changed, one ruleset per network namespace, and the seed's firewall
 # (../shared/seeds/bridge-flowtable-thread.txt) typed verbatim.
 # The tool: $XNFT, else build-test/, build/ or build-tool/ under the repo.
+# The numbered sections are tests run in ALL_TESTS' order, each on the
+# state the one before left (TESTS= picks some).
 set -u
 source "$(dirname "$0")/lib.sh"
 TMPDIR=$(mktemp -d)
@@ -48,22 +50,27 @@ same() {		# (the guest has no /dev/fd: files, not <(...))
 	log_test "$1" $? "$d"
 }
 
-ip link add xbr0 type xbridge || { log_test "create xbr0" 1; summary; exit 1; }
-ip link set xbr0 up
-host_add h1 xbr0 veth21 02:00:00:00:21:01 10.0.0.7/24
-host_add h2 xbr0 veth22 02:00:00:00:21:02 10.0.0.8/24
+nft_topology() {
+	ip link add xbr0 type xbridge || { log_test "create xbr0" 1; summary; exit 1; }
+	ip link set xbr0 up
+	host_add h1 xbr0 veth21 02:00:00:00:21:01 10.0.0.7/24
+	host_add h2 xbr0 veth22 02:00:00:00:21:02 10.0.0.8/24
+}
 
 # 1. An empty ruleset, then a table, listed back.
-check "list ruleset: empty" test -z "$(xnft list ruleset)"
-check "add table" xnft add table bridge t
-same "list ruleset shows the table" "$(xnft list ruleset)" "table bridge t {
+nft_empty() {
+	check "list ruleset: empty" test -z "$(xnft list ruleset)"
+	check "add table" xnft add table bridge t
+	same "list ruleset shows the table" "$(xnft list ruleset)" "table bridge t {
 }"
-check "delete table" xnft delete table bridge t
-check "list ruleset: empty again" test -z "$(xnft list ruleset)"
+	check "delete table" xnft delete table bridge t
+	check "list ruleset: empty again" test -z "$(xnft list ruleset)"
+}
 
 # 2. A ruleset through xnft and through nft (Linux's nf_tables, same
 #    kernel): both list it the same way.
-cat > "$TMPDIR/fw.nft" <<'EOF'
+nft_same_as_nft() {
+	cat > "$TMPDIR/fw.nft" <<'EOF'
 table bridge filter {
 	set allowed {
 		type ipv4_addr
@@ -96,87 +103,91 @@ table bridge filter {
 	}
 }
 EOF
-check "xnft -f ruleset" xnft -f "$TMPDIR/fw.nft"
-if nft -f "$TMPDIR/fw.nft" 2>"$TMPDIR/nft.err"; then
-	same "xnft list ruleset = nft list ruleset" "$(xnft list ruleset)" "$(nft list ruleset)"
-	# Handles: the tables' differ (nf_tables' table handle counter is not
-	# this namespace's bridge tables alone, xbridge's is); the rest must be
-	# equal.
-	same "xnft -a list ruleset = nft -a list ruleset (handles)" \
-		"$(xnft -a list ruleset | sed '1s/# handle [0-9]*/# handle T/')" \
-		"$(nft -a list ruleset | sed '1s/# handle [0-9]*/# handle T/')"
-	same "list chain = nft list chain" "$(xnft list chain bridge filter forward)" \
-		"$(nft list chain bridge filter forward)"
-	same "list set = nft list set" "$(xnft list set bridge filter allowed)" \
-		"$(nft list set bridge filter allowed)"
-	for what in tables chains sets maps flowtables; do
-		same "list $what = nft list $what" "$(xnft list $what)" "$(nft list $what)"
-	done
-	same "-a list chains = nft -a list chains" "$(xnft -a list chains)" "$(nft -a list chains)"
-	# JSON: the table's handle differs as above
-	tablehandle='s/\("table": {"family": "bridge", "name": "filter", "handle": \)[0-9]*/\1T/'
-	same "-j list ruleset = nft -j list ruleset" "$(xnft -j list ruleset | sed "$tablehandle")" \
-		"$(nft -j list ruleset | sed "$tablehandle")"
-	same "-j list chain = nft -j list chain" "$(xnft -j list chain bridge filter forward)" \
-		"$(nft -j list chain bridge filter forward)"
-	nft flush ruleset
-else
-	log_test "nft -f ruleset (Linux's nf_tables)" 1 "$(cat "$TMPDIR/nft.err")"
-fi
+	check "xnft -f ruleset" xnft -f "$TMPDIR/fw.nft"
+	if nft -f "$TMPDIR/fw.nft" 2>"$TMPDIR/nft.err"; then
+		same "xnft list ruleset = nft list ruleset" "$(xnft list ruleset)" "$(nft list ruleset)"
+		# Handles: the tables' differ (nf_tables' table handle counter is not
+		# this namespace's bridge tables alone, xbridge's is); the rest must be
+		# equal.
+		same "xnft -a list ruleset = nft -a list ruleset (handles)" \
+			"$(xnft -a list ruleset | sed '1s/# handle [0-9]*/# handle T/')" \
+			"$(nft -a list ruleset | sed '1s/# handle [0-9]*/# handle T/')"
+		same "list chain = nft list chain" "$(xnft list chain bridge filter forward)" \
+			"$(nft list chain bridge filter forward)"
+		same "list set = nft list set" "$(xnft list set bridge filter allowed)" \
+			"$(nft list set bridge filter allowed)"
+		for what in tables chains sets maps flowtables; do
+			same "list $what = nft list $what" "$(xnft list $what)" "$(nft list $what)"
+		done
+		same "-a list chains = nft -a list chains" "$(xnft -a list chains)" "$(nft -a list chains)"
+		# JSON: the table's handle differs as above
+		tablehandle='s/\("table": {"family": "bridge", "name": "filter", "handle": \)[0-9]*/\1T/'
+		same "-j list ruleset = nft -j list ruleset" "$(xnft -j list ruleset | sed "$tablehandle")" \
+			"$(nft -j list ruleset | sed "$tablehandle")"
+		same "-j list chain = nft -j list chain" "$(xnft -j list chain bridge filter forward)" \
+			"$(nft -j list chain bridge filter forward)"
+		nft flush ruleset
+	else
+		log_test "nft -f ruleset (Linux's nf_tables)" 1 "$(cat "$TMPDIR/nft.err")"
+	fi
+}
 
 # 3. Later batches refer to what the kernel holds (xnft reads it first).
-check "add element to an existing set" xnft add element bridge filter allowed { 172.16.0.0/12 }
-check "the element is listed" grep -q "172.16.0.0/12" <<<"$(xnft list set bridge filter allowed)"
-check "insert rule into an existing chain" xnft insert rule bridge filter forward tcp dport 8080 accept
-check "the rule is first" \
-	bash -c "'$XNFT' list chain bridge filter forward | sed -n 4p | grep -q 'tcp dport 8080 accept'"
+nft_existing() {
+	check "add element to an existing set" xnft add element bridge filter allowed { 172.16.0.0/12 }
+	check "the element is listed" grep -q "172.16.0.0/12" <<<"$(xnft list set bridge filter allowed)"
+	check "insert rule into an existing chain" xnft insert rule bridge filter forward tcp dport 8080 accept
+	check "the rule is first" \
+		bash -c "'$XNFT' list chain bridge filter forward | sed -n 4p | grep -q 'tcp dport 8080 accept'"
+}
 
 # 4. Bad batches: nf_tables' error, nothing changed.
-before=$(xnft -a list ruleset)
-printf 'add chain bridge filter a\nadd chain bridge filter b\nadd rule bridge filter a jump b\nadd rule bridge filter b jump a\n' > "$TMPDIR/loop.nft"
-check_fails "jump loop: ELOOP" "Too many levels of symbolic links" xnft -f "$TMPDIR/loop.nft"
-same "jump loop: ruleset unchanged" "$(xnft -a list ruleset)" "$before"
-check_fails "delete a chain in use: EBUSY" "Device or resource busy" \
-	xnft delete chain bridge filter web
-check_fails "delete a set in use: EBUSY" "Device or resource busy" \
-	xnft delete set bridge filter allowed
-printf 'add table bridge t2\nadd chain bridge t2 c { type filter hook forward priority 0; }\nadd rule bridge t2 c tcp dport 22 accept\ndelete chain bridge filter web\n' > "$TMPDIR/half.nft"
-check_fails "a batch with a failing message: EBUSY" "Device or resource busy" xnft -f "$TMPDIR/half.nft"
-same "the failed batch left nothing (no table t2)" "$(xnft -a list ruleset)" "$before"
-check_fails "unknown table: nft's message and caret" "No such file or directory" \
-	xnft add chain bridge nosuch c
-check "flush ruleset" xnft flush ruleset
-check "empty after flush ruleset" test -z "$(xnft list ruleset)"
+nft_bad_batches() {
+	before=$(xnft -a list ruleset)
+	printf 'add chain bridge filter a\nadd chain bridge filter b\nadd rule bridge filter a jump b\nadd rule bridge filter b jump a\n' > "$TMPDIR/loop.nft"
+	check_fails "jump loop: ELOOP" "Too many levels of symbolic links" xnft -f "$TMPDIR/loop.nft"
+	same "jump loop: ruleset unchanged" "$(xnft -a list ruleset)" "$before"
+	check_fails "delete a chain in use: EBUSY" "Device or resource busy" \
+		xnft delete chain bridge filter web
+	check_fails "delete a set in use: EBUSY" "Device or resource busy" \
+		xnft delete set bridge filter allowed
+	printf 'add table bridge t2\nadd chain bridge t2 c { type filter hook forward priority 0; }\nadd rule bridge t2 c tcp dport 22 accept\ndelete chain bridge filter web\n' > "$TMPDIR/half.nft"
+	check_fails "a batch with a failing message: EBUSY" "Device or resource busy" xnft -f "$TMPDIR/half.nft"
+	same "the failed batch left nothing (no table t2)" "$(xnft -a list ruleset)" "$before"
+	check_fails "unknown table: nft's message and caret" "No such file or directory" \
+		xnft add chain bridge nosuch c
+	check "flush ruleset" xnft flush ruleset
+	check "empty after flush ruleset" test -z "$(xnft list ruleset)"
+}
 
 # 5. One ruleset per namespace.
-check "a table in the init namespace" xnft add table bridge mine
-check "not in another namespace" test -z "$(ip netns exec h1 "$XNFT" list ruleset)"
-check "a table in h1's namespace" ip netns exec h1 "$XNFT" add table bridge theirs
-same "h1 lists its own" "$(ip netns exec h1 "$XNFT" list ruleset)" "table bridge theirs {
+nft_netns() {
+	check "a table in the init namespace" xnft add table bridge mine
+	check "not in another namespace" test -z "$(ip netns exec h1 "$XNFT" list ruleset)"
+	check "a table in h1's namespace" ip netns exec h1 "$XNFT" add table bridge theirs
+	same "h1 lists its own" "$(ip netns exec h1 "$XNFT" list ruleset)" "table bridge theirs {
 }"
-same "the init namespace lists its own" "$(xnft list ruleset)" "table bridge mine {
+	same "the init namespace lists its own" "$(xnft list ruleset)" "table bridge mine {
 }"
-xnft flush ruleset
+	xnft flush ruleset
+}
 
 # 6. The seed's firewall, typed verbatim (nft -> xnft).
-out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$SELFTESTS_DIR/seed_firewall.sh" 2>&1)
-log_test "the seed's nft commands, with xnft for nft" $? "$out"
-listed=$(xnft list ruleset)
-for want in "chain zones" "ct zone set iif map" "chain rule-200-ingress" \
-	"ct zone 2 tcp dport 23 ct state new counter packets 0 bytes 0 accept" \
-	"iif vmap { \"veth21\" : jump rule-200-egress, \"veth22\" : jump rule-200-ingress }" \
-	"flowtable fb2" "flow add @fb2"; do
-	[[ $listed == *"$want"* ]]
-	log_test "seed listed: $want" $? "$listed"
-done
-check "flow offload outside forward is refused" \
-	bash -c "! '$XNFT' add rule bridge firewall zones flow offload @fb2 2>/dev/null"
+nft_seed_listed() {
+	out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$SELFTESTS_DIR/seed_firewall.sh" 2>&1)
+	log_test "the seed's nft commands, with xnft for nft" $? "$out"
+	listed=$(xnft list ruleset)
+	for want in "chain zones" "ct zone set iif map" "chain rule-200-ingress" \
+		"ct zone 2 tcp dport 23 ct state new counter packets 0 bytes 0 accept" \
+		"iif vmap { \"veth21\" : jump rule-200-egress, \"veth22\" : jump rule-200-ingress }" \
+		"flowtable fb2" "flow add @fb2"; do
+		[[ $listed == *"$want"* ]]
+		log_test "seed listed: $want" $? "$listed"
+	done
+	check "flow offload outside forward is refused" \
+		bash -c "! '$XNFT' add rule bridge firewall zones flow offload @fb2 2>/dev/null"
+}
 
-# 7. The seed's firewall filters (its policy chains are prerouting chains):
-#    from veth21 (h1) new TCP to port 23 is dropped and other ports pass;
-#    from veth22 (h2) only new TCP to 23 passes; return traffic of
-#    established connections passes both ways. The ruleset uses ct, so it
-#    turned the bridge's conntrack on; the connections are in zone 2.
 tcp_try() {		# tcp_try NS ADDR PORT - connect within 3 s?
 	ip netns exec "$1" python3 -c '
 import socket, sys
@@ -208,48 +219,54 @@ while time.time() < end:
 }
 tcp_blocked() { ! tcp_try "$@"; }
 wait_listen() {		# wait_listen NS PORT - until the listener accepts (python starts slowly under TCG)
-	local i
-	for ((i = 0; i < 40; i++)); do
-		tcp_try "$1" 127.0.0.1 "$2" && return 0
-		sleep 0.5
-	done
-	return 1
+	loopy_wait "sleep 0.5" 20000 tcp_try "$1" 127.0.0.1 "$2"
 }
-SERVERS=""
-serve h2 22; serve h2 23; serve h1 23; serve h1 80
-for hp in "h2 22" "h2 23" "h1 23" "h1 80"; do
-	check "listener $hp is up" wait_listen $hp
-done
-check "flush ruleset (seed, from section 6)" xnft flush ruleset
-check "no ruleset: h1 -> h2:23 connects" tcp_try h1 10.0.0.8 23
-check "no ruleset: h2 -> h1:80 connects" tcp_try h2 10.0.0.7 80
-out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$SELFTESTS_DIR/seed_firewall.sh" 2>&1)
-log_test "the seed's firewall loaded" $? "$out"
-check "seed: ping h1 -> h2 passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
-check "seed: new TCP h1 -> h2:23 (zone-2 side, veth21) is dropped" tcp_blocked h1 10.0.0.8 23
-check "seed: new TCP h1 -> h2:22 passes, and its replies (established)" tcp_try h1 10.0.0.8 22
-check "seed: new TCP h2 -> h1:80 (veth22) is dropped" tcp_blocked h2 10.0.0.7 80
-check "seed: new TCP h2 -> h1:23 passes, and its replies" tcp_try h2 10.0.0.7 23
-ctx=$(xb -j -d link show dev xbr0 2>&1)
-[[ $(jq '.[0].conntrack' <<<"$ctx") == 1 ]]
-log_test "the ruleset's ct rules turned the bridge's conntrack on" $? "$ctx"
-cts=$(xb ct show 2>&1)
-[[ $cts == *"dport=22"*"zone=2"* ]]
-log_test "the h1 -> h2:22 connection is tracked in zone 2" $? "$cts"
-listed=$(xnft list chain bridge firewall rule-200-egress)
-[[ $listed == *"tcp dport 23 ct state new counter packets "[1-9]* ]]
-log_test "the egress chain counted the dropped telnet SYNs" $? "$listed"
-check "flush ruleset (seed)" xnft flush ruleset
-check "after the flush, h1 -> h2:23 connects again" tcp_try h1 10.0.0.8 23
-kill $SERVERS 2>/dev/null
+
+# 7. The seed's firewall filters (its policy chains are prerouting chains):
+#    from veth21 (h1) new TCP to port 23 is dropped and other ports pass;
+#    from veth22 (h2) only new TCP to 23 passes; return traffic of
+#    established connections passes both ways. The ruleset uses ct, so it
+#    turned the bridge's conntrack on; the connections are in zone 2.
+nft_seed_filters() {
+	SERVERS=""
+	serve h2 22; serve h2 23; serve h1 23; serve h1 80
+	for hp in "h2 22" "h2 23" "h1 23" "h1 80"; do
+		check "listener $hp is up" wait_listen $hp
+	done
+	check "flush ruleset (seed, from section 6)" xnft flush ruleset
+	check "no ruleset: h1 -> h2:23 connects" tcp_try h1 10.0.0.8 23
+	check "no ruleset: h2 -> h1:80 connects" tcp_try h2 10.0.0.7 80
+	out=$(PATH="$(dirname "$XNFT"):$PATH" bash -e "$SELFTESTS_DIR/seed_firewall.sh" 2>&1)
+	log_test "the seed's firewall loaded" $? "$out"
+	check "seed: ping h1 -> h2 passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
+	check "seed: new TCP h1 -> h2:23 (zone-2 side, veth21) is dropped" tcp_blocked h1 10.0.0.8 23
+	check "seed: new TCP h1 -> h2:22 passes, and its replies (established)" tcp_try h1 10.0.0.8 22
+	check "seed: new TCP h2 -> h1:80 (veth22) is dropped" tcp_blocked h2 10.0.0.7 80
+	check "seed: new TCP h2 -> h1:23 passes, and its replies" tcp_try h2 10.0.0.7 23
+	ctx=$(xb -j -d link show dev xbr0 2>&1)
+	[[ $(jq '.[0].conntrack' <<<"$ctx") == 1 ]]
+	log_test "the ruleset's ct rules turned the bridge's conntrack on" $? "$ctx"
+	cts=$(xb ct show 2>&1)
+	[[ $cts == *"dport=22"*"zone=2"* ]]
+	log_test "the h1 -> h2:22 connection is tracked in zone 2" $? "$cts"
+	listed=$(xnft list chain bridge firewall rule-200-egress)
+	[[ $listed == *"tcp dport 23 ct state new counter packets "[1-9]* ]]
+	log_test "the egress chain counted the dropped telnet SYNs" $? "$listed"
+	check "flush ruleset (seed)" xnft flush ruleset
+	check "after the flush, h1 -> h2:23 connects again" tcp_try h1 10.0.0.8 23
+	kill $SERVERS 2>/dev/null
+}
+
+no_reply() { ! "$@" >/dev/null 2>&1; }
 
 # 8. The later hooks on real traffic, each with the devices Linux's bridge
 #    gives it: forward (in: the ingress port, out: the egress port), input
 #    (frames up to xbr0, in: the ingress port), output (frames xbr0 sends,
 #    out: the egress port) and postrouting (every copy that leaves; no
 #    input device).
-ip addr add 10.0.0.1/24 dev xbr0
-cat > "$TMPDIR/hooks.nft" <<'EOF'
+nft_hooks() {
+	ip addr add 10.0.0.1/24 dev xbr0
+	cat > "$TMPDIR/hooks.nft" <<'EOF'
 table bridge t {
 	chain fwd {
 		type filter hook forward priority filter; policy accept;
@@ -270,32 +287,33 @@ table bridge t {
 	}
 }
 EOF
-check "a ruleset at forward, input, output and postrouting" xnft -f "$TMPDIR/hooks.nft"
-no_reply() { ! "$@" >/dev/null 2>&1; }
-check "forward: h1 -> h2 echo request dropped" no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.8
-check "forward: h2 -> h1 passes (its reply too)" ip netns exec h2 ping -c 1 -W 2 10.0.0.7
-check "input: h1 -> xbr0 echo request dropped" no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.1
-check "input: h2 -> xbr0 passes" ip netns exec h2 ping -c 1 -W 2 10.0.0.1
-check "output: xbr0 -> h2 echo request dropped" no_reply ping -c 1 -W 1 10.0.0.8
-check "output: xbr0 -> h1 passes" ping -c 1 -W 2 10.0.0.7
-for c in fwd in out; do
-	listed=$(xnft list chain bridge t $c)
-	[[ $listed == *"counter packets "[1-9]* ]]
-	log_test "the $c chain counted its drops" $? "$listed"
-done
-listed=$(xnft list chain bridge t post)
-[[ $listed == *'iifname "veth21" counter packets 0 bytes 0 drop'* &&
-   $listed == *'echo-reply counter packets '[1-9]* ]]
-log_test "postrouting has no input device; it counted the echo replies to h2" $? "$listed"
-check "flush ruleset (hooks)" xnft flush ruleset
-check "after the flush, h1 -> h2 passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
+	check "a ruleset at forward, input, output and postrouting" xnft -f "$TMPDIR/hooks.nft"
+	check "forward: h1 -> h2 echo request dropped" no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.8
+	check "forward: h2 -> h1 passes (its reply too)" ip netns exec h2 ping -c 1 -W 2 10.0.0.7
+	check "input: h1 -> xbr0 echo request dropped" no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.1
+	check "input: h2 -> xbr0 passes" ip netns exec h2 ping -c 1 -W 2 10.0.0.1
+	check "output: xbr0 -> h2 echo request dropped" no_reply ping -c 1 -W 1 10.0.0.8
+	check "output: xbr0 -> h1 passes" ping -c 1 -W 2 10.0.0.7
+	for c in fwd in out; do
+		listed=$(xnft list chain bridge t $c)
+		[[ $listed == *"counter packets "[1-9]* ]]
+		log_test "the $c chain counted its drops" $? "$listed"
+	done
+	listed=$(xnft list chain bridge t post)
+	[[ $listed == *'iifname "veth21" counter packets 0 bytes 0 drop'* &&
+	   $listed == *'echo-reply counter packets '[1-9]* ]]
+	log_test "postrouting has no input device; it counted the echo replies to h2" $? "$listed"
+	check "flush ruleset (hooks)" xnft flush ruleset
+	check "after the flush, h1 -> h2 passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
+}
 
 # 9. Conntrack for xbr0's own traffic. On Linux a bridge-family ct rule
 #    also switches on the IP layer's conntrack, which tracks what the
 #    bridge's IP stack sends before the bridge's output chains see it: its
 #    pings are new at output, their replies established at input, and the
 #    entry exists whatever the bridge's chains do.
-cat > "$TMPDIR/ct-host.nft" <<'EOF'
+nft_ct_host() {
+	cat > "$TMPDIR/ct-host.nft" <<'EOF'
 table bridge t {
 	chain out {
 		type filter hook output priority filter; policy accept;
@@ -309,19 +327,34 @@ table bridge t {
 	}
 }
 EOF
-check "a ct ruleset at output and input" xnft -f "$TMPDIR/ct-host.nft"
-check "output/input: xbr0 -> h1 passes, replies established" ping -c 2 -W 2 10.0.0.7
-check "input: h1 -> xbr0 refused (new at input)" no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.1
-listed=$(xnft list chain bridge t out)
-[[ $listed == *"ether type ip ct state invalid counter packets 0 bytes 0 drop"* &&
-   $listed == *"ct state new icmp type echo-request counter packets "[1-9]* ]]
-log_test "output: xbr0's echo requests were tracked as new, none invalid" $? "$listed"
-listed=$(xnft list chain bridge t in)
-[[ $listed == *"ct state established,related counter packets "[1-9]* ]]
-log_test "input: their replies were established" $? "$listed"
-rows=$(xb ct show dev xbr0 2>&1)
-[[ $rows == *"icmp"*"src=10.0.0.1 dst=10.0.0.7"* ]]
-log_test "xbridge ct show lists xbr0's ping" $? "$rows"
-check "flush ruleset (ct-host)" xnft flush ruleset
+	check "a ct ruleset at output and input" xnft -f "$TMPDIR/ct-host.nft"
+	check "output/input: xbr0 -> h1 passes, replies established" ping -c 2 -W 2 10.0.0.7
+	check "input: h1 -> xbr0 refused (new at input)" no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.1
+	listed=$(xnft list chain bridge t out)
+	[[ $listed == *"ether type ip ct state invalid counter packets 0 bytes 0 drop"* &&
+	   $listed == *"ct state new icmp type echo-request counter packets "[1-9]* ]]
+	log_test "output: xbr0's echo requests were tracked as new, none invalid" $? "$listed"
+	listed=$(xnft list chain bridge t in)
+	[[ $listed == *"ct state established,related counter packets "[1-9]* ]]
+	log_test "input: their replies were established" $? "$listed"
+	rows=$(xb ct show dev xbr0 2>&1)
+	[[ $rows == *"icmp"*"src=10.0.0.1 dst=10.0.0.7"* ]]
+	log_test "xbridge ct show lists xbr0's ping" $? "$rows"
+	check "flush ruleset (ct-host)" xnft flush ruleset
+}
 
+ALL_TESTS="
+	nft_empty
+	nft_same_as_nft
+	nft_existing
+	nft_bad_batches
+	nft_netns
+	nft_seed_listed
+	nft_seed_filters
+	nft_hooks
+	nft_ct_host
+"
+
+nft_topology
+tests_run
 summary

@@ -6,22 +6,12 @@
 # and messages of bad input, -batch, -n NETNS, and `xbridge monitor fdb`
 # printing learn and flush events. The family missing is a FAIL.
 # The tool: $XBRIDGE, else build-test/, build/ or build-tool/ under the repo.
+# The tests run in ALL_TESTS' order on one bridge (TESTS= picks some).
 set -u
 source "$(dirname "$0")/lib.sh"
 TMPDIR=$(mktemp -d)
-ROOT=$(cd "$SELFTESTS_DIR/.." && pwd)
 
-XB=${XBRIDGE:-}
-if [[ -z "$XB" ]]; then
-	for d in build-test build build-tool build-dev; do
-		[[ -x "$ROOT/$d/tools/xbridge/xbridge" ]] && { XB="$ROOT/$d/tools/xbridge/xbridge"; break; }
-	done
-fi
-if [[ -z "$XB" || ! -x "$XB" ]]; then
-	log_test "xbridge tool binary found" 1 "set XBRIDGE or build tools/xbridge"
-	summary
-	exit 1
-fi
+need_xbridge
 
 MAC1=02:00:00:00:02:01
 MAC2=02:00:00:00:02:02
@@ -182,11 +172,11 @@ test_batch_netns() {
 test_monitor() {
 	"$XB" monitor fdb >"$TMPDIR/mon" 2>&1 &
 	MON=$!
-	sleep 0.5
+	sleep 0.5	# `xbridge monitor` gives no sign that it has joined the group
 	ip netns exec h1 $PKT send eth0 ff:ff:ff:ff:ff:ff 02:00:00:00:0d:01
-	sleep 0.3
+	busywait 3000 grep -q "^02:00:00:00:0d:01 dev swp1 master xbr0" "$TMPDIR/mon"
 	"$XB" fdb flush dev swp1 dynamic
-	sleep 0.3
+	busywait 3000 grep -q "^Deleted 02:00:00:00:0d:01 dev swp1 master xbr0" "$TMPDIR/mon"
 	kill $MON 2>/dev/null
 	wait $MON 2>/dev/null
 	MON=
@@ -202,16 +192,11 @@ test_monitor() {
 	"$XB" link set dev xbr0 ageing_time 100
 	"$XB" monitor fdb >"$TMPDIR/mon-age" 2>&1 &
 	MON=$!
-	sleep 0.5
+	sleep 0.5	# as above: no sign of the subscription
 	ip netns exec h1 $PKT send eth0 ff:ff:ff:ff:ff:ff 02:00:00:00:0d:02
 	local aged=1
-	for _ in $(seq 40); do
-		if grep -q "^Deleted 02:00:00:00:0d:02 dev swp1 master xbr0" "$TMPDIR/mon-age"; then
-			aged=0
-			break
-		fi
-		sleep 0.25
-	done
+	slowwait 10000 grep -q "^Deleted 02:00:00:00:0d:02 dev swp1 master xbr0" "$TMPDIR/mon-age" &&
+		aged=0
 	kill $MON 2>/dev/null
 	wait $MON 2>/dev/null
 	MON=
@@ -220,13 +205,17 @@ test_monitor() {
 	log_test "monitor fdb: learn then ageing delete events" $? "$(tr '\n' ';' <"$TMPDIR/mon-age")"
 }
 
-if setup; then
+ALL_TESTS="
 	test_family
 	test_fdb
 	test_vlan
 	test_link
 	test_batch_netns
 	test_monitor
+"
+
+if setup; then
+	tests_run
 else
 	log_test "create xbr0" 1
 fi
