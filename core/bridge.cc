@@ -41,10 +41,10 @@ Bridge *Bridge::create(const BridgeSetup &setup, int *err)
 	br->ct_events_ = setup.ct_events;
 	br->fdb_.set_flow_generation(&br->flow_gen_);
 
-	br->ports_ = static_cast<PortTable *>(xb_alloc(sizeof(PortTable), XB_ALLOC_SLEEP));
+	br->ports_.init(static_cast<PortTable *>(xb_alloc(sizeof(PortTable), XB_ALLOC_SLEEP)));
 	br->ports_spare_ = static_cast<PortTable *>(xb_alloc(sizeof(PortTable), XB_ALLOC_SLEEP));
 	br->fdb_lock_ = xb_lock_create();
-	if (!br->ports_ || !br->ports_spare_ || !br->fdb_lock_ ||
+	if (!br->ports_.writer() || !br->ports_spare_ || !br->fdb_lock_ ||
 	    br->fdb_.init(br->fdb_lock_, setup.fdb_events, setup.fdb_grow) < 0)
 		goto fail;
 
@@ -81,7 +81,7 @@ void Bridge::destroy(Bridge *br)
 	xb_rcu_barrier();
 	if (br->fdb_lock_)
 		xb_lock_destroy(br->fdb_lock_);
-	xb_free(br->ports_);
+	xb_free(br->ports_.writer());
 	xb_free(br->ports_spare_);
 	br->~Bridge();
 	xb_free(br);
@@ -133,8 +133,8 @@ void Bridge::publish_ports()
 	for (Port &p : port_list_)
 		next->port[n++] = &p;
 	next->count = n;
-	PortTable *old = ports_;
-	rcu_publish(ports_, next);
+	PortTable *old = ports_.writer();
+	ports_.publish(next);
 	/* Readers of the old copy must finish before it is rewritten. */
 	xb_synchronize_rcu();
 	ports_spare_ = old;

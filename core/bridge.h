@@ -103,7 +103,7 @@ public:
 	int port_set_flags(Port *port, uint32_t set, uint32_t clear, Extack *ack);
 	int port_set_state(Port *port, uint8_t state, Extack *ack);
 	/* Datapath: the RCU-published table of non-host ports. */
-	const PortTable *ports_rcu() const { return rcu_deref(ports_); }
+	const PortTable *ports_rcu() const { return ports_.rcu(); }
 
 	/* Options (control setters; datapath reads opts()). */
 	const BridgeOptions &opts() const { return opts_; }
@@ -147,8 +147,8 @@ public:
 	 * datapath and deferred GC (RCU read section); nullptr when off. */
 	int set_conntrack(bool on, Extack *ack);
 	bool conntrack_on() const { return load_once(opts_.conntrack); }
-	Conntrack *conntrack() const { return ct_; }
-	Conntrack *conntrack_rcu() const { return rcu_deref(ct_); }
+	Conntrack *conntrack() const { return ct_.writer(); }
+	Conntrack *conntrack_rcu() const { return ct_.rcu(); }
 	/* Deferred context: one GC slice of @max_buckets buckets. */
 	unsigned run_ct_gc(uint32_t now, uint32_t max_buckets);
 
@@ -159,19 +159,19 @@ public:
 	 * flows_stale() makes every flow stale (control, or the FDB under
 	 * its lock); flow_generation() is what a live flow was added under.
 	 */
-	FlowTable *flows_rcu() const { return rcu_deref(flows_); }
-	FlowTable *flows() const { return flows_; }
+	FlowTable *flows_rcu() const { return flows_.rcu(); }
+	FlowTable *flows() const { return flows_.writer(); }
 	void flows_stale() { __atomic_fetch_add(&flow_gen_, 1, __ATOMIC_RELAXED); }
 	uint32_t flow_generation() const { return __atomic_load_n(&flow_gen_, __ATOMIC_RELAXED); }
 
 	/* nf_tables (bridge_nft.h): the ruleset whose bridge chains run on
 	 * this bridge's frames - its namespace's, which outlives the bridge.
 	 * Control sets it; the datapath reads its generation (RCU). */
-	void set_nft_ruleset(const nft::Ruleset *rs) { rcu_publish(nft_, rs); }
+	void set_nft_ruleset(const nft::Ruleset *rs) { nft_.publish(rs); }
 	const nft::Generation *nft_generation_rcu() const;
 	/* The name nft's iifname/oifname read for a port (control; the
 	 * environment keeps the string valid while the port exists). */
-	void set_port_ifname(Port *port, const char *name) { rcu_publish(port->ifname, name); }
+	void set_port_ifname(Port *port, const char *name) { port->ifname.publish(name); }
 
 	/* The time the bridge uses for learning: 32-bit ms ticks. */
 	static uint32_t now_ticks() { return ticks_from_ns(xb_now_ns()); }
@@ -196,13 +196,13 @@ private:
 	xb_lock *fdb_lock_ = nullptr;
 	Fdb fdb_;
 	Port *host_ = nullptr;
-	PortTable *ports_ = nullptr;	/* rcu_publish/rcu_deref */
+	RcuPtr<PortTable> ports_;
 	PortTable *ports_spare_ = nullptr;	/* the unpublished copy */
 	PortList port_list_;		/* non-host ports, control only */
-	Conntrack *ct_ = nullptr;	/* rcu_publish/rcu_deref; owned */
-	FlowTable *flows_ = nullptr;	/* rcu_publish/rcu_deref; owned, with ct_ */
+	RcuPtr<Conntrack> ct_;		/* owned */
+	RcuPtr<FlowTable> flows_;	/* owned, with ct_ */
 	uint32_t flow_gen_ = 0;		/* atomic; see flows_stale() */
-	const nft::Ruleset *nft_ = nullptr;	/* rcu_publish/rcu_deref; not owned */
+	RcuPtr<const nft::Ruleset> nft_;	/* not owned */
 	CtEventSink ct_events_;
 	uint16_t next_index_ = 1;
 };

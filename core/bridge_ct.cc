@@ -30,7 +30,7 @@ void ct_removed_offloaded(void *ctx, CtEntry &e)
 
 int Bridge::set_conntrack(bool on, Extack *ack)
 {
-	if (on == (ct_ != nullptr))
+	if (on == (ct_.writer() != nullptr))
 		return 0;
 	if (on) {
 		void *mem = xb_alloc(sizeof(Conntrack), XB_ALLOC_SLEEP);
@@ -57,16 +57,16 @@ int Bridge::set_conntrack(bool on, Extack *ack)
 		}
 		ct->table().set_event_sink(ct_events_);
 		ct->table().set_offload_sink({ct_removed_offloaded, flows});
-		rcu_publish(flows_, flows);
-		rcu_publish(ct_, ct);
+		flows_.publish(flows);
+		ct_.publish(ct);
 		store_once(opts_.conntrack, true);
 		return 0;
 	}
-	Conntrack *ct = ct_;
-	FlowTable *flows = flows_;
+	Conntrack *ct = ct_.writer();
+	FlowTable *flows = flows_.writer();
 	store_once(opts_.conntrack, false);
-	rcu_publish(ct_, static_cast<Conntrack *>(nullptr));
-	rcu_publish(flows_, static_cast<FlowTable *>(nullptr));
+	ct_.publish(nullptr);
+	flows_.publish(nullptr);
 	/* No frame and no GC slice can reach the tables after this; frames
 	 * never keep an unconfirmed entry past their decide(). The flows go
 	 * first: they point at the entries. */
@@ -83,8 +83,8 @@ int Bridge::set_conntrack(bool on, Extack *ack)
 unsigned Bridge::run_ct_gc(uint32_t now, uint32_t max_buckets)
 {
 	RcuReadGuard rcu;
-	Conntrack *ct = rcu_deref(ct_);
-	FlowTable *flows = rcu_deref(flows_);
+	Conntrack *ct = ct_.rcu();
+	FlowTable *flows = flows_.rcu();
 	if (!ct)
 		return 0;
 	/* The flows first: a live flow keeps its entry from expiring. */

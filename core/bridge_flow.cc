@@ -91,7 +91,7 @@ bool key_of(const RxFrame &f, const L2Info &l2, FlowProbe &fp)
 
 const char *name_of(const Port *p)
 {
-	const char *n = rcu_deref(p->ifname);
+	const char *n = p->ifname.rcu();
 	return n ? n : "";
 }
 

@@ -48,7 +48,7 @@ uint8_t pkttype_of(const L2Info &l2, const Port *in)
 
 const char *name_of(const Port *p)
 {
-	const char *n = p ? rcu_deref(p->ifname) : nullptr;
+	const char *n = p ? p->ifname.rcu() : nullptr;
 	return n ? n : "";
 }
 
@@ -83,7 +83,7 @@ void pkt_frame(const RxFrame &f, nft::Pkt &p)
 
 const nft::Generation *Bridge::nft_generation_rcu() const
 {
-	const nft::Ruleset *rs = rcu_deref(nft_);
+	const nft::Ruleset *rs = nft_.rcu();
 	return rs ? rs->generation() : nullptr;
 }
 

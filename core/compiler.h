@@ -44,6 +44,32 @@ template <typename T> inline void rcu_publish(T *&p, T *value)
 	__atomic_store_n(&p, value, __ATOMIC_RELEASE);
 }
 
+/*
+ * An RCU-published pointer: the core's __rcu marker. Readers load it with
+ * rcu() inside an RCU read section (acquire: they see the object as it was
+ * published); the one writer - serialised by its caller (RTNL) or its
+ * lock - publishes with publish() (release) and reads its own current
+ * value with writer(); init() sets it before any reader can see the owner
+ * (or after they are gone). No conversion to T*: a plain load of a
+ * published pointer does not compile, it names which side it is on.
+ * Links inside published structures (hash chains, radix slots) use the
+ * rcu_deref/rcu_publish primitives above.
+ */
+template <typename T> class RcuPtr {
+public:
+	constexpr RcuPtr() = default;
+	RcuPtr(const RcuPtr &) = delete;
+	RcuPtr &operator=(const RcuPtr &) = delete;
+
+	T *rcu() const { return __atomic_load_n(&p_, __ATOMIC_ACQUIRE); }
+	T *writer() const { return p_; }
+	void publish(T *value) { __atomic_store_n(&p_, value, __ATOMIC_RELEASE); }
+	void init(T *value) { p_ = value; }
+
+private:
+	T *p_ = nullptr;
+};
+
 /* Scoped RCU read section. */
 class RcuReadGuard {
 public:
@@ -53,11 +79,11 @@ public:
 	RcuReadGuard &operator=(const RcuReadGuard &) = delete;
 };
 
-/* Scoped writer lock. */
-class LockGuard {
+/* Scoped writer lock (a scoped capability: thread_safety.h). */
+class XB_SCOPED_CAPABILITY LockGuard {
 public:
-	explicit LockGuard(xb_lock *lock) : lock_(lock) { xb_lock_acquire(lock_); }
-	~LockGuard() { xb_lock_release(lock_); }
+	explicit LockGuard(xb_lock *lock) XB_ACQUIRE(lock) : lock_(lock) { xb_lock_acquire(lock_); }
+	~LockGuard() XB_RELEASE() { xb_lock_release(lock_); }
 	LockGuard(const LockGuard &) = delete;
 	LockGuard &operator=(const LockGuard &) = delete;
 

@@ -314,8 +314,8 @@ private:
 	static CtEntry *link_entry(uintptr_t l) { return reinterpret_cast<CtEntry *>(l & ~uintptr_t(1)); }
 	static uintptr_t make_link(CtEntry *e, unsigned dir) { return reinterpret_cast<uintptr_t>(e) | dir; }
 	uint32_t bucket_of(const CtTuple &t) const { return hash_of(t) & mask_; }
-	void unlink_locked(CtEntry *e);
-	void remove_locked(CtEntry *e);
+	void unlink_locked(CtEntry *e) XB_REQUIRES(lock_);
+	void remove_locked(CtEntry *e) XB_REQUIRES(lock_);
 	bool early_drop(uint32_t bucket, uint32_t now);
 	static void free_rcu(xb_rcu_head *head);
 
@@ -325,7 +325,7 @@ private:
 	xb_lock *lock_ = nullptr;
 	uint32_t count_ = 0;		/* confirmed + unconfirmed */
 	uint32_t max_ = 0;
-	uint32_t gc_cursor_ = 0;
+	uint32_t gc_cursor_ XB_GUARDED_BY(lock_) = 0;
 	CtEventSink sink_;
 	CtOffloadSink offload_sink_;
 	PerCpu<CtStats> stats_;

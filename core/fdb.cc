@@ -54,8 +54,8 @@ Fdb::Table *Fdb::table_alloc(uint32_t buckets, uint8_t link, xb_alloc_ctx ctx)
 int Fdb::init(xb_lock *lock, FdbEventSink sink, FdbGrowSink grow)
 {
 	grow_ = grow;
-	table_ = table_alloc(kMinBuckets, 0, XB_ALLOC_SLEEP);
-	if (!table_)
+	table_.init(table_alloc(kMinBuckets, 0, XB_ALLOC_SLEEP));
+	if (!table_.writer())
 		return -kENOMEM;
 	lock_ = lock;
 	sink_ = sink;
@@ -64,7 +64,7 @@ int Fdb::init(xb_lock *lock, FdbEventSink sink, FdbGrowSink grow)
 
 void Fdb::fini()
 {
-	Table *t = table_;
+	Table *t = table_.writer();
 	if (!t)
 		return;
 	for (uint32_t b = 0; b <= t->mask; b++) {
@@ -76,14 +76,14 @@ void Fdb::fini()
 		}
 	}
 	xb_free(t);
-	table_ = nullptr;
+	table_.init(nullptr);
 	count_ = 0;
 	n_learned_ = 0;
 }
 
 FdbEntry *Fdb::find_locked(uint64_t key) const
 {
-	const Table *t = table_;
+	const Table *t = table_.writer();
 	for (FdbEntry *e = t->bucket[bucket_of(t, key)]; e; e = e->chain[t->link])
 		if (e->key == key)
 			return e;
@@ -121,7 +121,7 @@ FdbEntry *Fdb::create_locked(uint64_t key, FdbDest dest, uint16_t flags, uint32_
 	e->updated = now;
 	e->flags = flags;
 
-	Table *t = table_;
+	Table *t = table_.writer();
 	uint32_t b = bucket_of(t, key);
 	e->chain[t->link] = t->bucket[b];
 	rcu_publish(t->bucket[b], e);
@@ -149,7 +149,7 @@ void Fdb::set_flags_locked(FdbEntry *e, uint16_t flags)
 
 void Fdb::unlink_locked(FdbEntry *e)
 {
-	Table *t = table_;
+	Table *t = table_.writer();
 	FdbEntry **pp = &t->bucket[bucket_of(t, e->key)];
 
 	while (*pp && *pp != e)
@@ -325,7 +325,7 @@ unsigned Fdb::flush(const FdbFilter &filter, FdbReason reason)
 {
 	unsigned n = 0;
 	LockGuard guard(lock_);
-	Table *t = table_;
+	Table *t = table_.writer();
 	for (uint32_t b = 0; b <= t->mask; b++) {
 		FdbEntry *e = t->bucket[b];
 		while (e) {
@@ -344,7 +344,7 @@ unsigned Fdb::rewrite_to_port(const FdbFilter &filter)
 {
 	unsigned n = 0;
 	LockGuard guard(lock_);
-	Table *t = table_;
+	Table *t = table_.writer();
 	for (uint32_t b = 0; b <= t->mask; b++)
 		for (FdbEntry *e = t->bucket[b]; e; e = e->chain[t->link]) {
 			FdbDest d = e->destination();
@@ -373,7 +373,7 @@ unsigned Fdb::age(uint32_t now)
 		       !ticks_after(load_once(e->updated) + ageing, now);
 	};
 	RcuReadGuard rcu;
-	const Table *t = rcu_deref(table_);
+	const Table *t = table_.rcu();
 	for (uint32_t b = 0; b <= t->mask; b++) {
 		for (FdbEntry *e = rcu_deref(t->bucket[b]); e; e = rcu_deref(e->chain[t->link])) {
 			if (!expired(e))
@@ -394,7 +394,7 @@ bool Fdb::resize_if_needed()
 	{
 		LockGuard guard(lock_);
 		uint32_t n = count_;
-		uint32_t buckets = table_->mask + 1;
+		uint32_t buckets = table_.writer()->mask + 1;
 
 		want = buckets;
 		if (n > buckets && buckets < kMaxBuckets)
@@ -421,7 +421,7 @@ bool Fdb::resize_if_needed()
 			resizing_ = false;
 			return false;
 		}
-		old = table_;
+		old = table_.writer();
 		next->link = uint8_t(old->link ^ 1);
 		for (uint32_t b = 0; b <= old->mask; b++)
 			for (FdbEntry *e = old->bucket[b]; e; e = e->chain[old->link]) {
@@ -429,7 +429,7 @@ bool Fdb::resize_if_needed()
 				e->chain[next->link] = next->bucket[nb];
 				next->bucket[nb] = e;
 			}
-		rcu_publish(table_, next);
+		table_.publish(next);
 		grow_asked_ = false;
 	}
 

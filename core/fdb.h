@@ -178,7 +178,7 @@ public:
 	};
 	Probe probe(uint64_t key) const
 	{
-		const Table *t = rcu_deref(table_);
+		const Table *t = table_.rcu();
 		return {key, &t->bucket[bucket_of(t, key)], t->link};
 	}
 	static FdbEntry *lookup_probe(const Probe &p)
@@ -237,7 +237,7 @@ public:
 	{
 		unsigned n = 0;
 		LockGuard guard(lock_);
-		Table *t = table_;
+		Table *t = table_.writer();
 		for (uint32_t b = 0; b <= t->mask; b++)
 			for (FdbEntry *e = t->bucket[b]; e; e = e->chain[t->link]) {
 				if (!(e->flags & kFdbLocal) || e->destination().port() != from)
@@ -262,7 +262,7 @@ public:
 	template <typename Fn> void for_each(Fn fn) const
 	{
 		LockGuard guard(lock_);
-		const Table *t = table_;
+		const Table *t = table_.writer();
 		for (uint32_t b = 0; b <= t->mask; b++)
 			for (FdbEntry *e = t->bucket[b]; e; e = e->chain[t->link])
 				if (!fn(*e))
@@ -288,7 +288,7 @@ public:
 	template <typename Fn> bool for_each_from(uint32_t &bucket, uint32_t &skip, Fn fn) const
 	{
 		LockGuard guard(lock_);
-		const Table *t = table_;
+		const Table *t = table_.writer();
 		for (uint32_t b = bucket; b <= t->mask; b++) {
 			uint32_t n = 0;
 			for (FdbEntry *e = t->bucket[b]; e; e = e->chain[t->link], n++) {
@@ -323,7 +323,7 @@ public:
 	uint32_t max_learned() const { return load_once(max_learned_); }
 	uint32_t count() const { return load_once(count_); }
 	uint32_t learned_count() const { return load_once(n_learned_); }
-	uint32_t buckets() const { return table_->mask + 1; }
+	uint32_t buckets() const { return table_.writer()->mask + 1; }
 
 private:
 	struct Table {
@@ -339,11 +339,12 @@ private:
 	{
 		return uint32_t((key * t->seed) >> t->shift);
 	}
-	FdbEntry *find_locked(uint64_t key) const;
-	FdbEntry *create_locked(uint64_t key, FdbDest dest, uint16_t flags, uint32_t now);
-	void unlink_locked(FdbEntry *e);
-	void delete_locked(FdbEntry *e, FdbReason reason);
-	void set_flags_locked(FdbEntry *e, uint16_t flags);
+	FdbEntry *find_locked(uint64_t key) const XB_REQUIRES(lock_);
+	FdbEntry *create_locked(uint64_t key, FdbDest dest, uint16_t flags, uint32_t now)
+		XB_REQUIRES(lock_);
+	void unlink_locked(FdbEntry *e) XB_REQUIRES(lock_);
+	void delete_locked(FdbEntry *e, FdbReason reason) XB_REQUIRES(lock_);
+	void set_flags_locked(FdbEntry *e, uint16_t flags) XB_REQUIRES(lock_);
 	void notify(FdbEventType type, FdbReason reason, const FdbEntry *e, Port *old_port) const;
 	void roam(FdbEntry *e, FdbDest dest, Port *old_port);
 	void learn_slow(FdbEntry *e, uint64_t key, FdbDest dest, uint32_t now,
@@ -351,7 +352,7 @@ private:
 	static bool matches(const FdbEntry *e, const FdbFilter &f);
 	static void free_entry_rcu(xb_rcu_head *head);
 
-	Table *table_ = nullptr;	/* rcu_publish/rcu_deref */
+	RcuPtr<Table> table_;
 	xb_lock *lock_ = nullptr;
 	FdbEventSink sink_;
 	uint32_t *flow_gen_ = nullptr;	/* the bridge's; bumped atomically */
@@ -359,9 +360,9 @@ private:
 	uint32_t n_learned_ = 0;
 	uint32_t ageing_ms_ = kFdbDefaultAgeingMs;
 	uint32_t max_learned_ = 0;	/* 0: no limit */
-	bool resizing_ = false;
+	bool resizing_ XB_GUARDED_BY(lock_) = false;
 	FdbGrowSink grow_;
-	bool grow_asked_ = false;	/* under the lock; reset by a resize */
+	bool grow_asked_ XB_GUARDED_BY(lock_) = false;	/* reset by a resize */
 };
 
 } // namespace xb

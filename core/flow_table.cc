@@ -74,7 +74,10 @@ int FlowTable::init(uint32_t buckets, uint32_t max, Extack *ack)
 	lock_ = lock;
 	count_ = 0;
 	max_ = max;
-	gc_cursor_ = 0;
+	{
+		LockGuard guard(lock_);	/* unshared yet: taken for the checked rule */
+		gc_cursor_ = 0;
+	}
 	return 0;
 }
 

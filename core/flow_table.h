@@ -207,8 +207,8 @@ public:
 	FlowStats stats_sum() const;
 
 private:
-	void unlink_locked(FlowDir *d);
-	void remove_locked(Flow *f, FlowTeardown why, uint32_t now);
+	void unlink_locked(FlowDir *d) XB_REQUIRES(lock_);
+	void remove_locked(Flow *f, FlowTeardown why, uint32_t now) XB_REQUIRES(lock_);
 	static void free_rcu(xb_rcu_head *head);
 	void fold_counters(Flow *f, CtEntry *ct);
 
@@ -217,7 +217,7 @@ private:
 	uint64_t seed_ = 0;
 	uint32_t count_ = 0;	/* under the lock; read with load_once */
 	uint32_t max_ = 0;
-	uint32_t gc_cursor_ = 0;
+	uint32_t gc_cursor_ XB_GUARDED_BY(lock_) = 0;
 	xb_lock *lock_ = nullptr;
 	PerCpu<FlowStats> stats_;
 };

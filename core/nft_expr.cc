@@ -443,8 +443,12 @@ int parse_limit(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
 		xb_free(l);
 		return fail(ack, kENOMEM, "out of memory for a limit");
 	}
-	l->tokens = l->tokens_max = tokens;
-	l->last_ns = xb_now_ns();
+	l->tokens_max = tokens;
+	{
+		LockGuard guard(l->lock);	/* unshared yet: taken for the checked rule */
+		l->tokens = tokens;
+		l->last_ns = xb_now_ns();
+	}
 	l->rate = rate;
 	l->unit_s = unit;
 	l->nsecs = nsecs;

@@ -67,9 +67,9 @@ struct Counter {
 /* A limit's token bucket, shared by every CPU (nft_limit's spinlock). */
 struct Limit {
 	xb_lock *lock;
-	uint64_t tokens;
+	uint64_t tokens XB_GUARDED_BY(lock);
 	uint64_t tokens_max;
-	uint64_t last_ns;
+	uint64_t last_ns XB_GUARDED_BY(lock);
 	uint64_t rate;
 	uint64_t unit_s;	/* the unit as given, seconds */
 	uint64_t nsecs;		/* unit in ns */

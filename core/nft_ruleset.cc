@@ -212,7 +212,7 @@ struct BuildContext final : Resolver {
 
 int Ruleset::init(Extack *)
 {
-	gen_ = nullptr;
+	gen_.init(nullptr);
 	gen_id_ = 0;
 	return 0;
 }
@@ -245,8 +245,8 @@ void Ruleset::fini()
 		}
 		free_table(&t);
 	}
-	Generation *old = gen_;
-	rcu_publish(gen_, static_cast<Generation *>(nullptr));
+	Generation *old = gen_.writer();
+	gen_.publish(nullptr);
 	if (old) {
 		xb_synchronize_rcu();
 		free_generation(old);
@@ -505,8 +505,8 @@ int Ruleset::commit(Extack *ack)
 	gen_id_++;
 	if (next)
 		next->id = gen_id_;
-	Generation *old = gen_;
-	rcu_publish(gen_, next);
+	Generation *old = gen_.writer();
+	gen_.publish(next);
 	xb_synchronize_rcu();
 	free_generation(old);
 

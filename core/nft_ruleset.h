@@ -169,7 +169,7 @@ public:
 	void abort();
 
 	/* ---- datapath ---- */
-	const Generation *generation() const { return rcu_deref(gen_); }
+	const Generation *generation() const { return gen_.rcu(); }
 
 	/* ---- reading (control) ---- */
 	uint32_t generation_id() const { return gen_id_; }
@@ -216,7 +216,7 @@ private:
 	static void free_generation(Generation *g);
 
 	TableObjList tables_;
-	Generation *gen_ = nullptr;	/* rcu_publish / rcu_deref */
+	RcuPtr<Generation> gen_;
 	uint32_t gen_id_ = 0;
 	uint64_t next_table_handle_ = 1;
 	uint64_t next_hook_seq_ = 1;	/* base chains' registration order */

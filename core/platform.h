@@ -27,6 +27,8 @@
 #include <stdint.h>
 #endif
 
+#include "thread_safety.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -77,11 +79,11 @@ void xb_rcu_barrier(void);		/* control context only */
  * The writer lock. It excludes both other writers and datapath writers
  * (learning), so the kernel implements it as a bottom-half-safe spinlock.
  */
-struct xb_lock;
+struct XB_CAPABILITY("xb_lock") xb_lock;
 struct xb_lock *xb_lock_create(void);	/* NULL on allocation failure */
 void xb_lock_destroy(struct xb_lock *lock);
-void xb_lock_acquire(struct xb_lock *lock);
-void xb_lock_release(struct xb_lock *lock);
+void xb_lock_acquire(struct xb_lock *lock) XB_ACQUIRE(lock);
+void xb_lock_release(struct xb_lock *lock) XB_RELEASE(lock);
 
 /* Logging, printf-style (the subset both printk and vsnprintf accept). */
 enum xb_log_level {

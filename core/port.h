@@ -78,8 +78,8 @@ struct Port {
 	bool is_host;		/* the bridge device itself */
 	uint16_t index;		/* slot in the bridge's port table */
 	MacKey addr;
-	const char *ifname;	/* the environment's name for it (nft's iifname);
-				 * the environment keeps it valid, may be nullptr */
+	RcuPtr<const char> ifname;	/* the environment's name for it (nft's
+					 * iifname); it keeps it valid; may be nullptr */
 	VlanSet vlans;
 	PerCpu<PortStats> stats;
 	ListHook list_hook;	/* Bridge::ports_ (control) */
