@@ -250,9 +250,9 @@ public:
 	 * entry with either tuple is already there (a race): the entry is
 	 * freed and insert_failed counted.
 	 */
-	bool confirm(CtEntry *e, uint32_t now);
+	bool confirm(CtEntry *e, uint32_t now) XB_EXCLUDES(lock_);
 	/* Datapath or control: remove a confirmed entry (idempotent). */
-	void kill(CtEntry *e);
+	void kill(CtEntry *e) XB_EXCLUDES(lock_);
 
 	/*
 	 * Control: GC. Visit up to @max_buckets buckets from where the last
@@ -260,11 +260,11 @@ public:
 	 * many were removed; *wrapped (if given) says the cursor passed the
 	 * end of the table in this slice.
 	 */
-	unsigned gc_slice(uint32_t now, uint32_t max_buckets, bool *wrapped = nullptr);
+	unsigned gc_slice(uint32_t now, uint32_t max_buckets, bool *wrapped = nullptr) XB_EXCLUDES(lock_);
 	/* Control: remove every matching entry; returns how many. */
-	unsigned flush(const CtFilter &f);
+	unsigned flush(const CtFilter &f) XB_EXCLUDES(lock_);
 	/* Control: remove the entry holding @t (in either direction). */
-	int del(const CtTuple &t, const CtFilter &f, Extack *ack);
+	int del(const CtTuple &t, const CtFilter &f, Extack *ack) XB_EXCLUDES(lock_);
 
 	/*
 	 * Control: resumable walk for dumps (as Fdb::for_each_from), each
@@ -316,7 +316,7 @@ private:
 	uint32_t bucket_of(const CtTuple &t) const { return hash_of(t) & mask_; }
 	void unlink_locked(CtEntry *e) XB_REQUIRES(lock_);
 	void remove_locked(CtEntry *e) XB_REQUIRES(lock_);
-	bool early_drop(uint32_t bucket, uint32_t now);
+	bool early_drop(uint32_t bucket, uint32_t now) XB_EXCLUDES(lock_);
 	static void free_rcu(xb_rcu_head *head);
 
 	uintptr_t *buckets_ = nullptr;	/* links; rcu_publish'd entries */

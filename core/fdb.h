@@ -219,13 +219,13 @@ public:
 	}
 
 	/* Control. */
-	int add(const FdbAddRequest &req, uint32_t now, Extack *ack);
+	int add(const FdbAddRequest &req, uint32_t now, Extack *ack) XB_EXCLUDES(lock_);
 	/* Delete (mac, vid); if @port is set the entry must point to it. */
-	int del(MacKey mac, uint16_t vid, Port *port, FdbReason reason, Extack *ack);
+	int del(MacKey mac, uint16_t vid, Port *port, FdbReason reason, Extack *ack) XB_EXCLUDES(lock_);
 	/* Delete every matching entry; returns how many. */
-	unsigned flush(const FdbFilter &filter, FdbReason reason);
+	unsigned flush(const FdbFilter &filter, FdbReason reason) XB_EXCLUDES(lock_);
 	/* Rewrite matching entries to the plain port form; returns how many. */
-	unsigned rewrite_to_port(const FdbFilter &filter);
+	unsigned rewrite_to_port(const FdbFilter &filter) XB_EXCLUDES(lock_);
 	/*
 	 * fdb_delete_local's first half: each local entry on @from for which
 	 * @new_home(mac, vid) names another owner of the address (a Port *,
@@ -253,9 +253,9 @@ public:
 	}
 	/* Delete dynamic entries not refreshed within the ageing time: an RCU
 	 * walk that takes the lock per expired entry (control context). */
-	unsigned age(uint32_t now);
+	unsigned age(uint32_t now) XB_EXCLUDES(lock_);
 	/* Grow or shrink the table to the entry count (may sleep). */
-	bool resize_if_needed();
+	bool resize_if_needed() XB_EXCLUDES(lock_);
 
 	/* Control: visit entries under the lock; @fn must not sleep or
 	 * change the FDB. Stops when @fn returns false. */
@@ -315,7 +315,7 @@ public:
 	/* Datapath: pin the entry (@mac, @vid) for a flow that sends to @port:
 	 * true if it exists, is not being deleted, is on @port and is an
 	 * ordinary forwarding entry (not local, not locked). */
-	bool pin_for_flow(MacKey mac, uint16_t vid, const Port *port);
+	bool pin_for_flow(MacKey mac, uint16_t vid, const Port *port) XB_EXCLUDES(lock_);
 
 	void set_ageing_ms(uint32_t ms) { store_once(ageing_ms_, ms); }
 	uint32_t ageing_ms() const { return load_once(ageing_ms_); }
@@ -346,9 +346,9 @@ private:
 	void delete_locked(FdbEntry *e, FdbReason reason) XB_REQUIRES(lock_);
 	void set_flags_locked(FdbEntry *e, uint16_t flags) XB_REQUIRES(lock_);
 	void notify(FdbEventType type, FdbReason reason, const FdbEntry *e, Port *old_port) const;
-	void roam(FdbEntry *e, FdbDest dest, Port *old_port);
+	void roam(FdbEntry *e, FdbDest dest, Port *old_port) XB_EXCLUDES(lock_);
 	void learn_slow(FdbEntry *e, uint64_t key, FdbDest dest, uint32_t now,
-			uint16_t extra_flags);
+			uint16_t extra_flags) XB_EXCLUDES(lock_);
 	static bool matches(const FdbEntry *e, const FdbFilter &f);
 	static void free_entry_rcu(xb_rcu_head *head);
 

@@ -174,11 +174,11 @@ public:
 	 * False, freeing @f, when either key is taken or the entry is
 	 * already offloaded (a race) - counted.
 	 */
-	bool add(Flow *f, uint32_t now);
+	bool add(Flow *f, uint32_t now) XB_EXCLUDES(lock_);
 	/* Datapath or control: unlink @f (idempotent) and hand its
 	 * connection back to conntrack (nf_flow_table's fixup: liberal TCP
 	 * windows, the protocol's timeout). */
-	void teardown(Flow *f, FlowTeardown why, uint32_t now);
+	void teardown(Flow *f, FlowTeardown why, uint32_t now) XB_EXCLUDES(lock_);
 	/* Conntrack's offload sink: @e is being removed (its table lock held). */
 	void ct_removed(CtEntry *e);
 
@@ -189,7 +189,7 @@ public:
 	 * counters into their conntrack entries and keep those from
 	 * expiring. Returns the flows torn down.
 	 */
-	unsigned gc_slice(uint32_t now, uint64_t stamp, uint32_t max_buckets);
+	unsigned gc_slice(uint32_t now, uint64_t stamp, uint32_t max_buckets) XB_EXCLUDES(lock_);
 
 	/* Control: visit every flow (under the lock) until @fn returns false. */
 	template <typename Fn> void for_each(Fn fn) const
@@ -204,7 +204,7 @@ public:
 	uint32_t count() const { return load_once(count_); }
 	FlowStats *stats_this_cpu() const { return stats_.this_cpu(); }
 	/* Control: every CPU's counters, with the hits not folded in yet. */
-	FlowStats stats_sum() const;
+	FlowStats stats_sum() const XB_EXCLUDES(lock_);
 
 private:
 	void unlink_locked(FlowDir *d) XB_REQUIRES(lock_);
