@@ -37,11 +37,12 @@ void xbr_nl_set_msg(struct netlink_ext_ack *extack, const char *msg)
 		extack->_msg = msg;
 }
 
-void xbr_nl_set_missing(struct netlink_ext_ack *extack, const struct nlattr *nest,
-			unsigned int type, const char *msg)
+int xbr_nl_set_missing(struct netlink_ext_ack *extack, const struct nlattr *nest,
+		       unsigned int type, const char *msg)
 {
 	xbr_nl_set_msg(extack, msg);
 	NL_SET_ERR_ATTR_MISS(extack, nest, type);
+	return -EINVAL;
 }
 
 int xbr_nl_core_err(struct netlink_ext_ack *extack, int err, const char *msg)
@@ -54,10 +55,8 @@ int xbr_nl_core_err(struct netlink_ext_ack *extack, int err, const char *msg)
 int xbr_nl_parse_nest(struct genl_info *info, unsigned int type, const char *missing,
 		      struct nlattr **tb, int max, const struct nla_policy *policy)
 {
-	if (!info->attrs[type]) {
-		xbr_nl_set_missing(info->extack, NULL, type, missing);
-		return -EINVAL;
-	}
+	if (!info->attrs[type])
+		return xbr_nl_set_missing(info->extack, NULL, type, missing);
 	/* The policy already validated the nest: this only splits it. */
 	return nla_parse_nested(tb, max, info->attrs[type], policy, info->extack);
 }
@@ -149,11 +148,9 @@ int xbr_nl_pre_doit(const XBR_NL_OPS_T *ops, struct sk_buff *skb, struct genl_in
 		info->user_ptr[0] = NULL;
 		return 0;
 	}
-	if (!info->attrs[XBRIDGE_A_IFINDEX]) {
-		xbr_nl_set_missing(info->extack, NULL, XBRIDGE_A_IFINDEX,
-				   "missing the bridge (XBRIDGE_A_IFINDEX)");
-		return -EINVAL;
-	}
+	if (!info->attrs[XBRIDGE_A_IFINDEX])
+		return xbr_nl_set_missing(info->extack, NULL, XBRIDGE_A_IFINDEX,
+					  "missing the bridge (XBRIDGE_A_IFINDEX)");
 	rtnl_lock();
 	br = xbr_nl_bridge_by_attr(genl_info_net(info), info->attrs[XBRIDGE_A_IFINDEX],
 				   info->extack);
@@ -200,6 +197,23 @@ void *xbr_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
 {
 	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			   &xbr_nl_family, NLM_F_MULTI, cmd);
+}
+
+int xbr_nl_dump_end(struct sk_buff *skb, void *hdr, int fill_err)
+{
+	if (fill_err) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+struct nlattr *xbr_nl_put_object(struct sk_buff *skb, const struct xbr *br, int type)
+{
+	if (nla_put_u32(skb, XBRIDGE_A_IFINDEX, br->dev->ifindex))
+		return NULL;
+	return nla_nest_start(skb, type);
 }
 
 struct nlattr **xbr_nl_dump_attrs(struct netlink_callback *cb)

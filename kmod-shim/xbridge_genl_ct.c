@@ -31,9 +31,7 @@ static int xbr_fill_ct(struct sk_buff *skb, struct xbr *br, const struct xbg_ct_
 {
 	struct nlattr *nest;
 
-	if (nla_put_u32(skb, XBRIDGE_A_IFINDEX, br->dev->ifindex))
-		return -EMSGSIZE;
-	nest = nla_nest_start(skb, XBRIDGE_A_CT);
+	nest = xbr_nl_put_object(skb, br, XBRIDGE_A_CT);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u8(skb, XBRIDGE_CT_L3, e->orig.l3) ||
@@ -66,29 +64,15 @@ static int xbr_fill_ct(struct sk_buff *skb, struct xbr *br, const struct xbg_ct_
 
 /* ---- request parsing --------------------------------------------------------- */
 
-/* The CT nest of a request, parsed; NULL members for absent attributes. */
-static int xbr_ct_parse(struct genl_info *info, struct nlattr **tb, bool required)
-{
-	if (!info->attrs[XBRIDGE_A_CT]) {
-		if (!required) {
-			memset(tb, 0, sizeof(*tb) * (XBRIDGE_CT_MAX + 1));
-			return 0;
-		}
-		xbr_nl_set_missing(info->extack, NULL, XBRIDGE_A_CT,
-				   "missing the connection (XBRIDGE_A_CT)");
-		return -EINVAL;
-	}
-	return nla_parse_nested(tb, XBRIDGE_CT_MAX, info->attrs[XBRIDGE_A_CT],
-				xbridge_ct_nl_policy, info->extack);
-}
-
 /*
- * A tuple request: l3, proto, src and dst are required; ports default to 0
- * (the core refuses ports where the protocol has none and checks the
- * family, the addresses and ICMP's family), zone to 0.
+ * A tuple request (the CT nest is required): l3, proto, src and dst are
+ * required; ports default to 0 (the core refuses ports where the protocol
+ * has none and checks the family, the addresses and ICMP's family), zone
+ * to 0.
  */
-static int xbr_ct_tuple(struct genl_info *info, struct nlattr **tb, struct xbg_ct_tuple *t)
+static int xbr_ct_tuple(struct genl_info *info, struct xbg_ct_tuple *t)
 {
+	struct nlattr *tb[XBRIDGE_CT_MAX + 1];
 	static const struct {
 		unsigned int type;
 		const char *msg;
@@ -99,13 +83,16 @@ static int xbr_ct_tuple(struct genl_info *info, struct nlattr **tb, struct xbg_c
 		{ XBRIDGE_CT_DST, "missing the destination address (XBRIDGE_CT_DST)" },
 	};
 	unsigned int i;
+	int err;
 
+	err = xbr_nl_parse_nest(info, XBRIDGE_A_CT, "missing the connection (XBRIDGE_A_CT)",
+				tb, XBRIDGE_CT_MAX, xbridge_ct_nl_policy);
+	if (err)
+		return err;
 	for (i = 0; i < ARRAY_SIZE(required); i++) {
-		if (!tb[required[i].type]) {
-			xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_CT],
-					   required[i].type, required[i].msg);
-			return -EINVAL;
-		}
+		if (!tb[required[i].type])
+			return xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_CT],
+						  required[i].type, required[i].msg);
 	}
 	memset(t, 0, sizeof(*t));
 	t->l3 = nla_get_u8(tb[XBRIDGE_CT_L3]);
@@ -126,7 +113,6 @@ static int xbr_ct_tuple(struct genl_info *info, struct nlattr **tb, struct xbg_c
 int xbr_nl_ct_get_doit(struct sk_buff *skb_in, struct genl_info *info)
 {
 	struct xbr *br = xbr_nl_bridge(info);
-	struct nlattr *tb[XBRIDGE_CT_MAX + 1];
 	struct xbg_ct_tuple t;
 	struct xbg_ct_entry e;
 	const char *msg = NULL;
@@ -134,9 +120,7 @@ int xbr_nl_ct_get_doit(struct sk_buff *skb_in, struct genl_info *info)
 	void *hdr;
 	int err;
 
-	err = xbr_ct_parse(info, tb, true);
-	if (!err)
-		err = xbr_ct_tuple(info, tb, &t);
+	err = xbr_ct_tuple(info, &t);
 	if (err)
 		return err;
 	err = xbg_ct_get(br->core, &t, &e, &msg);
@@ -160,14 +144,7 @@ static bool xbr_ct_dump_one(void *ctx_, const struct xbg_ct_entry *e)
 	struct xbr_ct_dump_ctx *ctx = ctx_;
 	void *hdr = xbr_nl_dump_put(ctx->skb, ctx->cb, XBRIDGE_CMD_CT_GET);
 
-	if (!hdr)
-		return false;
-	if (xbr_fill_ct(ctx->skb, ctx->br, e)) {
-		genlmsg_cancel(ctx->skb, hdr);
-		return false;
-	}
-	genlmsg_end(ctx->skb, hdr);
-	return true;
+	return hdr && !xbr_nl_dump_end(ctx->skb, hdr, xbr_fill_ct(ctx->skb, ctx->br, e));
 }
 
 /* cb->args[1], [2]: the cursor in the table (bucket, entries of its chain
@@ -218,14 +195,11 @@ int xbr_nl_ct_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 int xbr_nl_ct_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *tb[XBRIDGE_CT_MAX + 1];
 	struct xbg_ct_tuple t;
 	const char *msg = NULL;
 	int err;
 
-	err = xbr_ct_parse(info, tb, true);
-	if (!err)
-		err = xbr_ct_tuple(info, tb, &t);
+	err = xbr_ct_tuple(info, &t);
 	if (err)
 		return err;
 	err = xbg_ct_del(xbr_nl_bridge(info)->core, &t, &msg);
@@ -238,11 +212,15 @@ int xbr_nl_ct_flush_doit(struct sk_buff *skb, struct genl_info *info)
 	s32 zone = -1;
 	int err;
 
-	err = xbr_ct_parse(info, tb, false);
-	if (err)
-		return err;
-	if (tb[XBRIDGE_CT_ZONE])
-		zone = nla_get_u16(tb[XBRIDGE_CT_ZONE]);
+	/* The CT nest is optional here: no nest, every zone. */
+	if (info->attrs[XBRIDGE_A_CT]) {
+		err = nla_parse_nested(tb, XBRIDGE_CT_MAX, info->attrs[XBRIDGE_A_CT],
+				       xbridge_ct_nl_policy, info->extack);
+		if (err)
+			return err;
+		if (tb[XBRIDGE_CT_ZONE])
+			zone = nla_get_u16(tb[XBRIDGE_CT_ZONE]);
+	}
 	xbg_ct_flush(xbr_nl_bridge(info)->core, zone);
 	return 0;
 }
@@ -253,9 +231,7 @@ static int xbr_fill_ct_stats(struct sk_buff *skb, struct xbr *br, const struct x
 {
 	struct nlattr *nest;
 
-	if (nla_put_u32(skb, XBRIDGE_A_IFINDEX, br->dev->ifindex))
-		return -EMSGSIZE;
-	nest = nla_nest_start(skb, XBRIDGE_A_CT_STATS);
+	nest = xbr_nl_put_object(skb, br, XBRIDGE_A_CT_STATS);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, XBRIDGE_CT_STATS_COUNT, s->count) ||

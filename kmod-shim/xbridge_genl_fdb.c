@@ -64,9 +64,7 @@ int xbr_nl_fill_fdb(struct sk_buff *skb, struct xbr *br, const struct xbg_fdb_en
 {
 	struct nlattr *nest;
 
-	if (nla_put_u32(skb, XBRIDGE_A_IFINDEX, br->dev->ifindex))
-		return -EMSGSIZE;
-	nest = nla_nest_start(skb, XBRIDGE_A_FDB);
+	nest = xbr_nl_put_object(skb, br, XBRIDGE_A_FDB);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put(skb, XBRIDGE_FDB_MAC, ETH_ALEN, e->mac) ||
@@ -110,11 +108,9 @@ static int xbr_fdb_parse(struct genl_info *info, struct nlattr **tb)
 				tb, XBRIDGE_FDB_MAX, xbridge_fdb_nl_policy);
 	if (err)
 		return err;
-	if (!tb[XBRIDGE_FDB_MAC]) {
-		xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_FDB], XBRIDGE_FDB_MAC,
-				   "missing the MAC address (XBRIDGE_FDB_MAC)");
-		return -EINVAL;
-	}
+	if (!tb[XBRIDGE_FDB_MAC])
+		return xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_FDB], XBRIDGE_FDB_MAC,
+					  "missing the MAC address (XBRIDGE_FDB_MAC)");
 	return 0;
 }
 
@@ -197,14 +193,8 @@ static bool xbr_fdb_dump_one(void *ctx_, const struct xbg_fdb_entry *e)
 	    xbr_nl_port_ifindex(ctx->br, e->is_host, e->port_priv) != ctx->port_ifindex)
 		return true;
 	hdr = xbr_nl_dump_put(ctx->skb, ctx->cb, XBRIDGE_CMD_FDB_GET);
-	if (!hdr)
-		return false;
-	if (xbr_nl_fill_fdb(ctx->skb, ctx->br, e, ctx->now, -1)) {
-		genlmsg_cancel(ctx->skb, hdr);
-		return false;
-	}
-	genlmsg_end(ctx->skb, hdr);
-	return true;
+	return hdr && !xbr_nl_dump_end(ctx->skb, hdr,
+				       xbr_nl_fill_fdb(ctx->skb, ctx->br, e, ctx->now, -1));
 }
 
 /*
@@ -284,12 +274,10 @@ int xbr_nl_fdb_new_doit(struct sk_buff *skb, struct genl_info *info)
 				    "MAC address must not be zero");
 		return -EINVAL;
 	}
-	if (!tb[XBRIDGE_FDB_PORT_IFINDEX]) {
-		xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_FDB],
-				   XBRIDGE_FDB_PORT_IFINDEX,
-				   "missing the port (XBRIDGE_FDB_PORT_IFINDEX)");
-		return -EINVAL;
-	}
+	if (!tb[XBRIDGE_FDB_PORT_IFINDEX])
+		return xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_FDB],
+					  XBRIDGE_FDB_PORT_IFINDEX,
+					  "missing the port (XBRIDGE_FDB_PORT_IFINDEX)");
 	if (tb[XBRIDGE_FDB_STATE])
 		state = nla_get_u16(tb[XBRIDGE_FDB_STATE]);
 	switch (state) {
@@ -343,12 +331,10 @@ int xbr_nl_fdb_del_doit(struct sk_buff *skb, struct genl_info *info)
 	err = xbr_fdb_vid(info, tb, &vid);
 	if (err)
 		return err;
-	if (vid < 0 && !tb[XBRIDGE_FDB_PORT_IFINDEX]) {
-		xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_FDB],
-				   XBRIDGE_FDB_PORT_IFINDEX,
-				   "without a VLAN, FDB delete needs the port (XBRIDGE_FDB_PORT_IFINDEX)");
-		return -EINVAL;
-	}
+	if (vid < 0 && !tb[XBRIDGE_FDB_PORT_IFINDEX])
+		return xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_FDB],
+					  XBRIDGE_FDB_PORT_IFINDEX,
+					  "without a VLAN, FDB delete needs the port (XBRIDGE_FDB_PORT_IFINDEX)");
 	port = xbr_fdb_port(info, tb);
 	if (IS_ERR(port))
 		return PTR_ERR(port);

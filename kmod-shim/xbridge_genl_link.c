@@ -20,9 +20,7 @@ static int xbr_fill_bridge(struct sk_buff *skb, struct xbr *br)
 	struct nlattr *nest;
 
 	xbg_bridge_get(br->core, &o);
-	if (nla_put_u32(skb, XBRIDGE_A_IFINDEX, br->dev->ifindex))
-		return -EMSGSIZE;
-	nest = nla_nest_start(skb, XBRIDGE_A_BRIDGE);
+	nest = xbr_nl_put_object(skb, br, XBRIDGE_A_BRIDGE);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_string(skb, XBRIDGE_BR_IFNAME, br->dev->name) ||
@@ -61,12 +59,7 @@ static int xbr_bridge_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 
 	if (!hdr)
 		return -EMSGSIZE;
-	if (xbr_fill_bridge(skb, br)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	return 0;
+	return xbr_nl_dump_end(skb, hdr, xbr_fill_bridge(skb, br));
 }
 
 /* Every xbridge of the namespace (XBRIDGE_A_IFINDEX does not filter). */
@@ -160,9 +153,7 @@ int xbr_nl_fill_port(struct sk_buff *skb, struct xbr *br, struct xbr_port *p)
 	unsigned int i;
 
 	xbg_port_get(p->core, &pi);
-	if (nla_put_u32(skb, XBRIDGE_A_IFINDEX, br->dev->ifindex))
-		return -EMSGSIZE;
-	nest = nla_nest_start(skb, XBRIDGE_A_PORT);
+	nest = xbr_nl_put_object(skb, br, XBRIDGE_A_PORT);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, XBRIDGE_PORT_IFINDEX, p->dev->ifindex) ||
@@ -200,11 +191,9 @@ int xbr_nl_port_get_doit(struct sk_buff *skb_in, struct genl_info *info)
 				tb, XBRIDGE_PORT_IFINDEX, xbridge_port_get_port_nl_policy);
 	if (err)
 		return err;
-	if (!tb[XBRIDGE_PORT_IFINDEX]) {
-		xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_PORT], XBRIDGE_PORT_IFINDEX,
-				   "missing the port's ifindex");
-		return -EINVAL;
-	}
+	if (!tb[XBRIDGE_PORT_IFINDEX])
+		return xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_PORT],
+					  XBRIDGE_PORT_IFINDEX, "missing the port's ifindex");
 	core = xbr_nl_port_by_attr(br, tb[XBRIDGE_PORT_IFINDEX], false, &p, info->extack);
 	if (IS_ERR(core))
 		return PTR_ERR(core);
@@ -227,13 +216,8 @@ static int xbr_port_dump_bridge(struct sk_buff *skb, struct netlink_callback *cb
 		if (pidx++ < cb->args[1])
 			continue;
 		hdr = xbr_nl_dump_put(skb, cb, XBRIDGE_CMD_PORT_GET);
-		if (!hdr)
+		if (!hdr || xbr_nl_dump_end(skb, hdr, xbr_nl_fill_port(skb, br, p)))
 			return -EMSGSIZE;
-		if (xbr_nl_fill_port(skb, br, p)) {
-			genlmsg_cancel(skb, hdr);
-			return -EMSGSIZE;
-		}
-		genlmsg_end(skb, hdr);
 		cb->args[1] = pidx;
 	}
 	return 0;
@@ -260,11 +244,9 @@ int xbr_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 				tb, XBRIDGE_PORT_MAX, xbridge_port_nl_policy);
 	if (err)
 		return err;
-	if (!tb[XBRIDGE_PORT_IFINDEX]) {
-		xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_PORT], XBRIDGE_PORT_IFINDEX,
-				   "missing the port's ifindex");
-		return -EINVAL;
-	}
+	if (!tb[XBRIDGE_PORT_IFINDEX])
+		return xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_PORT],
+					  XBRIDGE_PORT_IFINDEX, "missing the port's ifindex");
 	for (i = 0; i < ARRAY_SIZE(xbr_port_flag_attr); i++) {
 		const struct nlattr *a = tb[xbr_port_flag_attr[i]];
 

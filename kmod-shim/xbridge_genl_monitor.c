@@ -27,11 +27,16 @@ bool xbr_nl_has_listeners(struct net *net)
 	return genl_has_listeners(&xbr_nl_family, net, XBRIDGE_NLGRP_MONITOR);
 }
 
-/* A notification of @size bytes; NULL (counted as dropped) on failure. */
-static struct sk_buff *xbr_event_new(size_t size, gfp_t gfp, u8 cmd, void **hdr)
+/* A notification of @size bytes to @net's monitor group; NULL when nobody
+ * listens, or (counted as dropped) on failure. */
+static struct sk_buff *xbr_event_new(struct net *net, size_t size, gfp_t gfp, u8 cmd,
+				     void **hdr)
 {
-	struct sk_buff *skb = genlmsg_new(size, gfp);
+	struct sk_buff *skb;
 
+	if (!xbr_nl_has_listeners(net))
+		return NULL;
+	skb = genlmsg_new(size, gfp);
 	if (!skb)
 		goto drop;
 	*hdr = genlmsg_put(skb, 0, 0, &xbr_nl_family, 0, cmd);
@@ -69,9 +74,7 @@ void xbr_genl_fdb_event(void *ctx, u8 type, u8 reason, const struct xbg_fdb_entr
 	if (!br->dev || br->dev->reg_state != NETREG_REGISTERED)
 		return;
 	net = dev_net(br->dev);
-	if (!xbr_nl_has_listeners(net))
-		return;
-	skb = xbr_event_new(xbr_nl_fdb_msg_size(), GFP_ATOMIC, cmd, &hdr);
+	skb = xbr_event_new(net, xbr_nl_fdb_msg_size(), GFP_ATOMIC, cmd, &hdr);
 	if (skb)
 		xbr_event_send(net, skb, hdr, xbr_nl_fill_fdb(skb, br, e, 0, reason), GFP_ATOMIC);
 }
@@ -82,9 +85,7 @@ void xbr_nl_notify_vlan(struct xbr *br, u32 port_ifindex, const struct xbg_vlan_
 	struct sk_buff *skb;
 	void *hdr;
 
-	if (!xbr_nl_has_listeners(net))
-		return;
-	skb = xbr_event_new(NLMSG_GOODSIZE, GFP_KERNEL, cmd, &hdr);
+	skb = xbr_event_new(net, NLMSG_GOODSIZE, GFP_KERNEL, cmd, &hdr);
 	if (skb)
 		xbr_event_send(net, skb, hdr, xbr_nl_fill_vlan(skb, br, port_ifindex, v),
 			       GFP_KERNEL);
@@ -96,9 +97,7 @@ void xbr_nl_notify_port(struct xbr *br, struct xbr_port *p)
 	struct sk_buff *skb;
 	void *hdr;
 
-	if (!xbr_nl_has_listeners(net))
-		return;
-	skb = xbr_event_new(NLMSG_GOODSIZE, GFP_KERNEL, XBRIDGE_CMD_PORT_GET, &hdr);
+	skb = xbr_event_new(net, NLMSG_GOODSIZE, GFP_KERNEL, XBRIDGE_CMD_PORT_GET, &hdr);
 	if (skb)
 		xbr_event_send(net, skb, hdr, xbr_nl_fill_port(skb, br, p), GFP_KERNEL);
 }

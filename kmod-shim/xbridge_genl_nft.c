@@ -107,10 +107,9 @@ static int xbr_nft_msg_parse(const struct nlattr *nest, struct xbr_nft_msg *m,
 	err = nla_parse_nested(tb, XBRIDGE_NFT_MAX, nest, xbridge_nft_msg_nl_policy, extack);
 	if (err)
 		return err;
-	if (!tb[XBRIDGE_NFT_TYPE]) {
-		xbr_nl_set_missing(extack, nest, XBRIDGE_NFT_TYPE, "an nft message needs its type");
-		return -EINVAL;
-	}
+	if (!tb[XBRIDGE_NFT_TYPE])
+		return xbr_nl_set_missing(extack, nest, XBRIDGE_NFT_TYPE,
+					  "an nft message needs its type");
 	m->type = nla_get_u16(tb[XBRIDGE_NFT_TYPE]);
 	m->flags = tb[XBRIDGE_NFT_FLAGS] ? nla_get_u16(tb[XBRIDGE_NFT_FLAGS]) : 0;
 	m->family = tb[XBRIDGE_NFT_FAMILY] ? nla_get_u8(tb[XBRIDGE_NFT_FAMILY]) : 0;
@@ -147,10 +146,8 @@ int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
 		xbg_nft_abort(rs);
 		return err;
 	}
-	if (!n) {
-		xbr_nl_set_missing(info->extack, NULL, XBRIDGE_A_NFT_MSG, "an empty batch");
-		return -EINVAL;
-	}
+	if (!n)
+		return xbr_nl_set_missing(info->extack, NULL, XBRIDGE_A_NFT_MSG, "an empty batch");
 	err = xbg_nft_commit(rs, &msg);
 	if (!err) {
 		struct net_device *dev;

@@ -37,9 +37,10 @@ void xbr_nft_exit(void);
 
 /* A static message that is not a literal (the core's): NL_SET_ERR_MSG's store. */
 void xbr_nl_set_msg(struct netlink_ext_ack *extack, const char *msg);
-/* A missing attribute @type of @nest (NULL: top level), with @msg. */
-void xbr_nl_set_missing(struct netlink_ext_ack *extack, const struct nlattr *nest,
-			unsigned int type, const char *msg);
+/* A missing attribute @type of @nest (NULL: top level), with @msg;
+ * returns -EINVAL. */
+int xbr_nl_set_missing(struct netlink_ext_ack *extack, const struct nlattr *nest,
+		       unsigned int type, const char *msg);
 /* Pass the core's error and message through; returns @err. */
 int xbr_nl_core_err(struct netlink_ext_ack *extack, int err, const char *msg);
 /* A required nest of the request, parsed with @policy into @tb. */
@@ -66,6 +67,12 @@ struct sk_buff *xbr_nl_reply_new(struct genl_info *info, u8 cmd, void **hdr);
 int xbr_nl_reply_send(struct sk_buff *skb, void *hdr, struct genl_info *info, int fill_err);
 /* Start one message of a dump; NULL when the skb is full. */
 void *xbr_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd);
+/* End it if @fill_err (a fill function's result) is 0, else take it back
+ * out: 0 or -EMSGSIZE (the skb is full; the next round resumes there). */
+int xbr_nl_dump_end(struct sk_buff *skb, void *hdr, int fill_err);
+/* A fill function's start: XBRIDGE_A_IFINDEX (@br) and the object's nest
+ * @type, which the caller fills and ends; NULL when the skb is full. */
+struct nlattr *xbr_nl_put_object(struct sk_buff *skb, const struct xbr *br, int type);
 struct nlattr **xbr_nl_dump_attrs(struct netlink_callback *cb);
 
 /*

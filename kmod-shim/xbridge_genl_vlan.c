@@ -33,9 +33,7 @@ int xbr_nl_fill_vlan(struct sk_buff *skb, struct xbr *br, u32 port_ifindex,
 	u16 flags = (v->pvid ? XBRIDGE_VLAN_F_PVID : 0) |
 		    (v->untagged ? XBRIDGE_VLAN_F_UNTAGGED : 0);
 
-	if (nla_put_u32(skb, XBRIDGE_A_IFINDEX, br->dev->ifindex))
-		return -EMSGSIZE;
-	nest = nla_nest_start(skb, XBRIDGE_A_VLAN);
+	nest = xbr_nl_put_object(skb, br, XBRIDGE_A_VLAN);
 	if (!nest)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, XBRIDGE_VLAN_PORT_IFINDEX, port_ifindex) ||
@@ -68,14 +66,8 @@ static bool xbr_vlan_dump_one(void *ctx_, const struct xbg_vlan_info *v)
 	struct xbr_vlan_dump_ctx *ctx = ctx_;
 	void *hdr = xbr_nl_dump_put(ctx->skb, ctx->cb, XBRIDGE_CMD_VLAN_GET);
 
-	if (!hdr)
-		return false;
-	if (xbr_nl_fill_vlan(ctx->skb, ctx->br, ctx->port_ifindex, v)) {
-		genlmsg_cancel(ctx->skb, hdr);
-		return false;
-	}
-	genlmsg_end(ctx->skb, hdr);
-	return true;
+	return hdr && !xbr_nl_dump_end(ctx->skb, hdr,
+				       xbr_nl_fill_vlan(ctx->skb, ctx->br, ctx->port_ifindex, v));
 }
 
 /*
@@ -163,17 +155,13 @@ static int xbr_vlan_req(struct genl_info *info, struct xbr_vlan_req *r)
 				tb, XBRIDGE_VLAN_MAX, xbridge_vlan_nl_policy);
 	if (err)
 		return err;
-	if (!tb[XBRIDGE_VLAN_PORT_IFINDEX]) {
-		xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_VLAN],
-				   XBRIDGE_VLAN_PORT_IFINDEX,
-				   "missing the port (XBRIDGE_VLAN_PORT_IFINDEX)");
-		return -EINVAL;
-	}
-	if (!tb[XBRIDGE_VLAN_VID]) {
-		xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_VLAN], XBRIDGE_VLAN_VID,
-				   "missing the VLAN ID (XBRIDGE_VLAN_VID)");
-		return -EINVAL;
-	}
+	if (!tb[XBRIDGE_VLAN_PORT_IFINDEX])
+		return xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_VLAN],
+					  XBRIDGE_VLAN_PORT_IFINDEX,
+					  "missing the port (XBRIDGE_VLAN_PORT_IFINDEX)");
+	if (!tb[XBRIDGE_VLAN_VID])
+		return xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_VLAN],
+					  XBRIDGE_VLAN_VID, "missing the VLAN ID (XBRIDGE_VLAN_VID)");
 	r->start = nla_get_u16(tb[XBRIDGE_VLAN_VID]);
 	r->end = tb[XBRIDGE_VLAN_VID_END] ? nla_get_u16(tb[XBRIDGE_VLAN_VID_END]) : r->start;
 	/* As br_vlan_valid_range: a range must have at least two VIDs. */
@@ -277,11 +265,10 @@ int xbr_nl_vlan_set_doit(struct sk_buff *skb, struct genl_info *info)
 				    "VLAN flags are changed with VLAN_NEW");
 		return -EINVAL;
 	}
-	if (!r.tb[XBRIDGE_VLAN_STATE]) {
-		xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_VLAN], XBRIDGE_VLAN_STATE,
-				   "missing the VLAN state (XBRIDGE_VLAN_STATE)");
-		return -EINVAL;
-	}
+	if (!r.tb[XBRIDGE_VLAN_STATE])
+		return xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_VLAN],
+					  XBRIDGE_VLAN_STATE,
+					  "missing the VLAN state (XBRIDGE_VLAN_STATE)");
 	state = nla_get_u8(r.tb[XBRIDGE_VLAN_STATE]);
 	/* All or nothing: every VID of the range must exist first. */
 	for (vid = r.start; vid <= r.end; vid++) {
