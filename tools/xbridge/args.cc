@@ -47,6 +47,49 @@ void vid_once(Args &a, const std::string &kw, uint16_t &slot)
 	slot = parse_vid(a.value(kw));
 }
 
+static bool keyword_names(const char *words, const std::string &w)
+{
+	std::string_view all(words);
+	while (!all.empty()) {
+		size_t bar = all.find('|');
+		std::string_view one = all.substr(0, bar);
+		if (one.front() == '~' ? matches(w, one.substr(1)) : w == one)
+			return true;
+		if (bar == std::string_view::npos)
+			break;
+		all.remove_prefix(bar + 1);
+	}
+	return false;
+}
+
+void parse_keywords(Args &a, const char *usage, std::initializer_list<Keyword> keywords,
+		    const std::function<void(const std::string &word)> &other)
+{
+	while (!a.done()) {
+		std::string w = a.take();
+		const Keyword *k = nullptr;
+		for (const Keyword &kw : keywords) {
+			if (keyword_names(kw.words, w)) {
+				k = &kw;
+				break;
+			}
+		}
+		if (k)
+			k->act(w);
+		else if (usage && w == "help")
+			throw UsageError(usage);
+		else if (other)
+			other(w);
+		else
+			garbage(w);
+	}
+}
+
+void unsupported_word(const std::string &word)
+{
+	throw UsageError("Error: \"" + word + "\" is not supported by xbridge.");
+}
+
 void garbage(const std::string &arg)
 {
 	throw UsageError("Error: \"" + arg + "\" is unknown here (a garbage word).");

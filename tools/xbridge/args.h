@@ -4,6 +4,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +50,24 @@ void vid_once(Args &a, const std::string &kw, uint16_t &slot);  // 1..4094
 // Split a -batch line into words: whitespace separated, "double" and
 // 'single' quotes group, '#' starts a comment.
 std::vector<std::string> split_line(const std::string &line);
+
+// One keyword of a command: its words ("a|b" are synonyms; "~word" takes
+// iproute2's abbreviations, matches()) and what it does with the word
+// given, taking the keyword's value from the Args itself.
+struct Keyword {
+	const char *words;
+	std::function<void(const std::string &word)> act;
+};
+
+// iproute2's argument loop, the one every command shares: each word left
+// in A to the first of KEYWORDS that names it; else "help" throws
+// UsageError(USAGE) (unless USAGE is null); else the word goes to OTHER,
+// or is garbage when there is none.
+void parse_keywords(Args &a, const char *usage, std::initializer_list<Keyword> keywords,
+		    const std::function<void(const std::string &word)> &other = {});
+
+// A Keyword's action for a word iproute2 has and xbridge does not.
+[[noreturn]] void unsupported_word(const std::string &word);
 
 // iproute2's invarg/duparg/garbage messages.
 [[noreturn]] void invarg(const std::string &msg, const std::string &arg);

@@ -337,20 +337,14 @@ CtShow parse_ct_filter(Args &a, const char *what)
 {
 	CtShow r;
 	const bool zone_ok = std::string(what) == "show" || std::string(what) == "flush";
-	while (!a.done()) {
-		std::string w = a.take();
-		if (w == "dev") {
-			value_once(a, w, r.dev);
-		} else if (w == "zone" && zone_ok) {
+	parse_keywords(a, ct_usage, {
+		{"dev", [&](const std::string &w) { value_once(a, w, r.dev); }},
+		{zone_ok ? "zone" : "", [&](const std::string &w) {
 			if (r.zone)
 				duparg(w, a.peek());
 			r.zone = static_cast<uint16_t>(parse_u32(w, a.value(w), 0xffff));
-		} else if (w == "help") {
-			throw UsageError(ct_usage);
-		} else {
-			garbage(w);
-		}
-	}
+		}},
+	});
 	return r;
 }
 

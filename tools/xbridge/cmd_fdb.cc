@@ -50,39 +50,26 @@ FdbModify parse_fdb_modify(FdbOp op, Args &a)
 	FdbModify r;
 	r.op = op;
 	bool have_addr = false, have_state = false;
-	while (!a.done()) {
-		std::string w = a.take();
-		if (w == "dev") {
-			value_once(a, w, r.dev);
-		} else if (w == "vlan") {
-			vid_once(a, w, r.vlan);
-		} else if (w == "self") {
-			r.self = true;
-		} else if (matches(w, "master")) {
-			r.master = true;
-		} else if (matches(w, "local") || matches(w, "permanent")) {
-			r.state = XBRIDGE_FDB_STATE_PERMANENT;
-			have_state = true;
-		} else if (matches(w, "temp") || matches(w, "static")) {
-			r.state = XBRIDGE_FDB_STATE_NOARP;
-			have_state = true;
-		} else if (matches(w, "dynamic")) {
-			r.state = XBRIDGE_FDB_STATE_REACHABLE;
-			have_state = true;
-		} else if (w == "sticky") {
-			r.flags |= XBRIDGE_FDB_F_STICKY;
-		} else if (w == "extern_learn") {
-			r.flags |= XBRIDGE_FDB_F_EXT_LEARN;
-		} else if (unsupported_fdb_word(w)) {
-			throw UsageError("Error: \"" + w + "\" is not supported by xbridge.");
-		} else if (w == "help") {
-			throw UsageError(fdb_usage);
-		} else if (w == "to") {
-			set_addr(have_addr, r.mac, a.value(w));
-		} else {
-			set_addr(have_addr, r.mac, w);
-		}
-	}
+	auto set_state = [&](uint16_t state) {
+		r.state = state;
+		have_state = true;
+	};
+	parse_keywords(a, fdb_usage, {
+		{"dev", [&](const std::string &w) { value_once(a, w, r.dev); }},
+		{"vlan", [&](const std::string &w) { vid_once(a, w, r.vlan); }},
+		{"self", [&](const std::string &) { r.self = true; }},
+		{"~master", [&](const std::string &) { r.master = true; }},
+		{"~local|~permanent", [&](const std::string &) { set_state(XBRIDGE_FDB_STATE_PERMANENT); }},
+		{"~temp|~static", [&](const std::string &) { set_state(XBRIDGE_FDB_STATE_NOARP); }},
+		{"~dynamic", [&](const std::string &) { set_state(XBRIDGE_FDB_STATE_REACHABLE); }},
+		{"sticky", [&](const std::string &) { r.flags |= XBRIDGE_FDB_F_STICKY; }},
+		{"extern_learn", [&](const std::string &) { r.flags |= XBRIDGE_FDB_F_EXT_LEARN; }},
+		{"to", [&](const std::string &w) { set_addr(have_addr, r.mac, a.value(w)); }},
+	}, [&](const std::string &w) {
+		if (unsupported_fdb_word(w))
+			unsupported_word(w);
+		set_addr(have_addr, r.mac, w);
+	});
 	if (!have_addr || r.dev.empty())
 		throw UsageError("Device and address are required arguments.");
 	if (!have_state)
@@ -110,22 +97,13 @@ static uint16_t parse_state_word(const std::string &v)
 FdbShow parse_fdb_show(Args &a)
 {
 	FdbShow r;
-	while (!a.done()) {
-		std::string w = a.take();
-		if (w == "br" || w == "brport" || w == "dev") {
-			value_once(a, w, w == "br" ? r.br : r.brport);
-		} else if (w == "vlan") {
-			vid_once(a, w, r.vlan);
-		} else if (w == "state") {
-			r.state = parse_state_word(a.value(w));
-		} else if (w == "dynamic") {
-			r.dynamic = true;
-		} else if (w == "help") {
-			throw UsageError(fdb_usage);
-		} else {
-			garbage(w);
-		}
-	}
+	parse_keywords(a, fdb_usage, {
+		{"br", [&](const std::string &w) { value_once(a, w, r.br); }},
+		{"brport|dev", [&](const std::string &w) { value_once(a, w, r.brport); }},
+		{"vlan", [&](const std::string &w) { vid_once(a, w, r.vlan); }},
+		{"state", [&](const std::string &w) { r.state = parse_state_word(a.value(w)); }},
+		{"dynamic", [&](const std::string &) { r.dynamic = true; }},
+	});
 	return r;
 }
 
@@ -133,23 +111,15 @@ FdbGet parse_fdb_get(Args &a)
 {
 	FdbGet r;
 	bool have_addr = false;
-	while (!a.done()) {
-		std::string w = a.take();
-		if (w == "br") {
-			r.br = a.value(w);
-		} else if (w == "brport" || w == "dev") {
-			r.dev = a.value(w);
-		} else if (w == "vlan") {
-			r.vlan = parse_vid(a.value(w));
-		} else if (w == "self" || w == "master" || w == "dynamic") {
-		} else if (w == "vni") {
-			throw UsageError("Error: \"vni\" is not supported by xbridge.");
-		} else if (w == "to") {
-			set_addr(have_addr, r.mac, a.value(w));
-		} else {
-			set_addr(have_addr, r.mac, w);
-		}
-	}
+	// No "help" here: as iproute2, any other word is the address.
+	parse_keywords(a, nullptr, {
+		{"br", [&](const std::string &w) { r.br = a.value(w); }},
+		{"brport|dev", [&](const std::string &w) { r.dev = a.value(w); }},
+		{"vlan", [&](const std::string &w) { r.vlan = parse_vid(a.value(w)); }},
+		{"self|master|dynamic", [](const std::string &) {}},
+		{"vni", unsupported_word},
+		{"to", [&](const std::string &w) { set_addr(have_addr, r.mac, a.value(w)); }},
+	}, [&](const std::string &w) { set_addr(have_addr, r.mac, w); });
 	if (!have_addr || (r.br.empty() && r.dev.empty()))
 		throw UsageError("Device and address are required arguments.");
 	return r;
@@ -172,42 +142,37 @@ FdbFlush parse_fdb_flush(Args &a)
 		else
 			r.flags &= ~bit;
 	};
-	while (!a.done()) {
-		std::string w = a.take();
-		if (w == "dev") {
-			value_once(a, w, r.dev);
-		} else if (w == "brport") {
-			value_once(a, w, r.brport);
-		} else if (w == "vlan") {
-			vid_once(a, w, r.vlan);
-		} else if (w == "self" || w == "master") {
-		} else if (w == "permanent" || w == "nopermanent") {
+	parse_keywords(a, fdb_usage, {
+		{"dev", [&](const std::string &w) { value_once(a, w, r.dev); }},
+		{"brport", [&](const std::string &w) { value_once(a, w, r.brport); }},
+		{"vlan", [&](const std::string &w) { vid_once(a, w, r.vlan); }},
+		{"self|master", [](const std::string &) {}},
+		{"permanent|nopermanent", [&](const std::string &w) {
 			state(XBRIDGE_FDB_STATE_PERMANENT, w[0] != 'n');
-		} else if (w == "static") {
-			// As iproute2: static, not permanent (local entries are
-			// static too and must survive "flush ... static").
+		}},
+		// As iproute2: static, not permanent (local entries are static
+		// too and must survive "flush ... static").
+		{"static", [&](const std::string &) {
 			state(XBRIDGE_FDB_STATE_NOARP, true);
 			r.state_mask |= XBRIDGE_FDB_STATE_PERMANENT;
-		} else if (w == "nostatic") {
-			state(XBRIDGE_FDB_STATE_NOARP, false);
-		} else if (w == "dynamic" || w == "nodynamic") {
+		}},
+		{"nostatic", [&](const std::string &) { state(XBRIDGE_FDB_STATE_NOARP, false); }},
+		{"dynamic|nodynamic", [&](const std::string &w) {
 			state(XBRIDGE_FDB_STATE_REACHABLE, w[0] != 'n');
-		} else if (w == "added_by_user" || w == "noadded_by_user") {
+		}},
+		{"added_by_user|noadded_by_user", [&](const std::string &w) {
 			flag(XBRIDGE_FDB_F_ADDED_BY_USER, w[0] != 'n');
-		} else if (w == "extern_learn" || w == "noextern_learn") {
+		}},
+		{"extern_learn|noextern_learn", [&](const std::string &w) {
 			flag(XBRIDGE_FDB_F_EXT_LEARN, w[0] != 'n');
-		} else if (w == "sticky" || w == "nosticky") {
-			flag(XBRIDGE_FDB_F_STICKY, w[0] != 'n');
-		} else if (w == "nooffloaded") {
-			// nothing is offloaded: matches every entry
-		} else if (w == "offloaded") {
-			throw UsageError("Error: \"offloaded\" is not supported by xbridge (nothing is offloaded).");
-		} else if (w == "help") {
-			throw UsageError(fdb_usage);
-		} else {
-			garbage(w);
-		}
-	}
+		}},
+		{"sticky|nosticky", [&](const std::string &w) { flag(XBRIDGE_FDB_F_STICKY, w[0] != 'n'); }},
+		{"nooffloaded", [](const std::string &) {}},	// nothing is offloaded: every entry
+		{"offloaded", [](const std::string &) {
+			throw UsageError("Error: \"offloaded\" is not supported by xbridge "
+					 "(nothing is offloaded).");
+		}},
+	});
 	if (r.dev.empty())
 		throw UsageError("Device is a required argument.");
 	return r;
@@ -249,6 +214,17 @@ static bool show_match(const FdbShow &s, uint32_t brport, const FdbEntry &e)
 	return true;
 }
 
+// One FDB entry of a reply; its bridge is BR unless the kernel names it.
+static FdbEntry fdb_from_reply(nlmsghdr *nlh, uint32_t br)
+{
+	FdbEntry e;
+	if (!decode_fdb(nlh, e))
+		throw Error("Error: malformed FDB entry in the kernel's reply", EXIT_DUMP);
+	if (!e.bridge_ifindex)
+		e.bridge_ifindex = br;
+	return e;
+}
+
 static int fdb_show(Context &c, const FdbShow &s)
 {
 	std::vector<uint32_t> brs;
@@ -273,11 +249,7 @@ static int fdb_show(Context &c, const FdbShow &s)
 		NlMsg m = c.genl().request(XBRIDGE_CMD_FDB_GET, NLM_F_DUMP);
 		put_u32(m.get(), XBRIDGE_A_IFINDEX, br);
 		c.genl().run(m.get(), [&](nlmsghdr *nlh) {
-			FdbEntry e;
-			if (!decode_fdb(nlh, e))
-				throw Error("Error: malformed FDB entry in the kernel's reply", EXIT_DUMP);
-			if (!e.bridge_ifindex)
-				e.bridge_ifindex = br;
+			FdbEntry e = fdb_from_reply(nlh, br);
 			if (e.bridge_ifindex != br || !show_match(s, brport, e))
 				return;
 			print_fdb(p, e, f, name);
@@ -314,12 +286,7 @@ static int fdb_get(Context &c, const FdbGet &g)
 	f.stats = c.opt.stats > 0;
 	bool got = false;
 	c.genl().run(m.get(), [&](nlmsghdr *nlh) {
-		FdbEntry e;
-		if (!decode_fdb(nlh, e))
-			throw Error("Error: malformed FDB entry in the kernel's reply", EXIT_DUMP);
-		if (!e.bridge_ifindex)
-			e.bridge_ifindex = br;
-		print_fdb(p, e, f, c.namer());
+		print_fdb(p, fdb_from_reply(nlh, br), f, c.namer());
 		got = true;
 	});
 	if (p.json() && got)

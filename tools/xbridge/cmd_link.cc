@@ -68,47 +68,41 @@ LinkSet parse_link_set(Args &a)
 		"guard", "root_block", "fastleave", "cost", "priority", "mcast_router",
 		"mcast_to_unicast", "vlan_tunnel", "backup_port", "nobackup_port",
 		"neigh_vlan_suppress", "mcast_max_groups", "backup_nhid", "hwmode", "self"};
-	while (!a.done()) {
-		std::string w = a.take();
-		bool done = false;
+	parse_keywords(a, link_usage, {
+		{"dev", [&](const std::string &w) { value_once(a, w, r.dev); }},
+		{"state", [&](const std::string &w) { r.state = parse_port_state(a.value(w)); }},
+		{"master", [](const std::string &) {}},
+		{"vlan_filtering", [&](const std::string &w) {
+			r.vlan_filtering = static_cast<uint8_t>(parse_u32(w, a.value(w), 1));
+		}},
+		{"vlan_protocol", [&](const std::string &w) { r.vlan_protocol = parse_proto(a.value(w)); }},
+		// ip link's word, and the sysfs file's
+		{"vlan_default_pvid|default_pvid", [&](const std::string &w) {
+			r.default_pvid = static_cast<uint16_t>(parse_u32(w, a.value(w), 4094));
+		}},
+		{"ageing_time", [&](const std::string &w) {
+			r.ageing_time = parse_u32(w, a.value(w), 0xffffffffu);
+		}},
+		{"fdb_max_learned", [&](const std::string &w) {
+			r.fdb_max_learned = parse_u32(w, a.value(w), 0xffffffffu);
+		}},
+		{"group_fwd_mask", [&](const std::string &w) {
+			r.group_fwd_mask = static_cast<uint16_t>(parse_u32(w, a.value(w), 0xffff));
+		}},
+		{"conntrack", [&](const std::string &w) { r.conntrack = parse_on_off(w, a.value(w)); }},
+	}, [&](const std::string &w) {
+		// The port flags (on/off each), then the words xbridge does not have.
 		for (const Flag &f : flags) {
 			if (w == f.word) {
 				r.*(f.field) = parse_on_off(w, a.value(w));
-				done = true;
-				break;
+				return;
 			}
 		}
-		if (done)
-			continue;
 		for (const char *u : unsupported)
 			if (w == u)
-				throw UsageError("Error: \"" + w + "\" is not supported by xbridge.");
-		if (w == "dev") {
-			value_once(a, w, r.dev);
-		} else if (w == "state") {
-			r.state = parse_port_state(a.value(w));
-		} else if (w == "master") {
-		} else if (w == "vlan_filtering") {
-			r.vlan_filtering = static_cast<uint8_t>(parse_u32(w, a.value(w), 1));
-		} else if (w == "vlan_protocol") {
-			r.vlan_protocol = parse_proto(a.value(w));
-		} else if (w == "vlan_default_pvid" || w == "default_pvid") {
-			/* ip link's word, and the sysfs file's */
-			r.default_pvid = static_cast<uint16_t>(parse_u32(w, a.value(w), 4094));
-		} else if (w == "ageing_time") {
-			r.ageing_time = parse_u32(w, a.value(w), 0xffffffffu);
-		} else if (w == "fdb_max_learned") {
-			r.fdb_max_learned = parse_u32(w, a.value(w), 0xffffffffu);
-		} else if (w == "group_fwd_mask") {
-			r.group_fwd_mask = static_cast<uint16_t>(parse_u32(w, a.value(w), 0xffff));
-		} else if (w == "conntrack") {
-			r.conntrack = parse_on_off(w, a.value(w));
-		} else if (w == "help") {
-			throw UsageError(link_usage);
-		} else {
-			garbage(w);
-		}
-	}
+				unsupported_word(w);
+		garbage(w);
+	});
 	if (r.dev.empty())
 		throw UsageError("Device is a required argument.");
 	if (r.has_port_words() && r.has_bridge_words())
@@ -120,16 +114,9 @@ LinkSet parse_link_set(Args &a)
 LinkShow parse_link_show(Args &a)
 {
 	LinkShow r;
-	while (!a.done()) {
-		std::string w = a.take();
-		if (w == "dev") {
-			value_once(a, w, r.dev);
-		} else if (w == "help") {
-			throw UsageError(link_usage);
-		} else {
-			r.dev = w;  // iproute2 accepts a bare DEV
-		}
-	}
+	parse_keywords(a, link_usage, {
+		{"dev", [&](const std::string &w) { value_once(a, w, r.dev); }},
+	}, [&](const std::string &w) { r.dev = w; });  // iproute2 accepts a bare DEV
 	return r;
 }
 

@@ -35,28 +35,15 @@ VlanModify parse_vlan_modify(bool del, Args &a)
 {
 	VlanModify r;
 	r.del = del;
-	while (!a.done()) {
-		std::string w = a.take();
-		if (w == "dev") {
-			value_once(a, w, r.dev);
-		} else if (w == "vid") {
-			take_vid(a, w, r.vid, r.vid_end);
-		} else if (w == "self") {
-			r.self = true;
-		} else if (w == "master") {
-			r.master = true;
-		} else if (w == "pvid") {
-			r.flags |= XBRIDGE_VLAN_F_PVID;
-		} else if (w == "untagged") {
-			r.flags |= XBRIDGE_VLAN_F_UNTAGGED;
-		} else if (w == "tunnel_info") {
-			throw UsageError("Error: \"tunnel_info\" is not supported by xbridge.");
-		} else if (w == "help") {
-			throw UsageError(vlan_usage);
-		} else {
-			garbage(w);
-		}
-	}
+	parse_keywords(a, vlan_usage, {
+		{"dev", [&](const std::string &w) { value_once(a, w, r.dev); }},
+		{"vid", [&](const std::string &w) { take_vid(a, w, r.vid, r.vid_end); }},
+		{"self", [&](const std::string &) { r.self = true; }},
+		{"master", [&](const std::string &) { r.master = true; }},
+		{"pvid", [&](const std::string &) { r.flags |= XBRIDGE_VLAN_F_PVID; }},
+		{"untagged", [&](const std::string &) { r.flags |= XBRIDGE_VLAN_F_UNTAGGED; }},
+		{"tunnel_info", unsupported_word},
+	});
 	if (r.dev.empty() || !r.vid)
 		throw UsageError("Device and VLAN ID are required arguments.");
 	if ((r.flags & XBRIDGE_VLAN_F_PVID) && r.vid != r.vid_end)
@@ -67,24 +54,14 @@ VlanModify parse_vlan_modify(bool del, Args &a)
 VlanSet parse_vlan_set(Args &a)
 {
 	VlanSet r;
-	while (!a.done()) {
-		std::string w = a.take();
-		if (w == "dev") {
-			r.dev = a.value(w);
-		} else if (w == "vid") {
-			take_vid(a, w, r.vid, r.vid_end);
-		} else if (w == "state") {
-			r.state = parse_port_state(a.value(w));
-		} else if (w == "self" || w == "master") {
-			/* accepted as by `bridge vlan set`; the device decides */
-		} else if (w == "mcast_router" || w == "neigh_suppress") {
-			throw UsageError("Error: \"" + w + "\" is not supported by xbridge.");
-		} else if (w == "help") {
-			throw UsageError(vlan_usage);
-		} else {
-			garbage(w);
-		}
-	}
+	parse_keywords(a, vlan_usage, {
+		{"dev", [&](const std::string &w) { r.dev = a.value(w); }},
+		{"vid", [&](const std::string &w) { take_vid(a, w, r.vid, r.vid_end); }},
+		{"state", [&](const std::string &w) { r.state = parse_port_state(a.value(w)); }},
+		// accepted as by `bridge vlan set`; the device decides
+		{"self|master", [](const std::string &) {}},
+		{"mcast_router|neigh_suppress", unsupported_word},
+	});
 	if (r.dev.empty() || !r.vid)
 		throw UsageError("Device and VLAN ID are required arguments.");
 	if (!r.state)
@@ -95,18 +72,10 @@ VlanSet parse_vlan_set(Args &a)
 VlanShow parse_vlan_show(Args &a)
 {
 	VlanShow r;
-	while (!a.done()) {
-		std::string w = a.take();
-		if (w == "dev") {
-			value_once(a, w, r.dev);
-		} else if (w == "vid") {
-			vid_once(a, w, r.vid);
-		} else if (w == "help") {
-			throw UsageError(vlan_usage);
-		} else {
-			garbage(w);
-		}
-	}
+	parse_keywords(a, vlan_usage, {
+		{"dev", [&](const std::string &w) { value_once(a, w, r.dev); }},
+		{"vid", [&](const std::string &w) { vid_once(a, w, r.vid); }},
+	});
 	return r;
 }
 

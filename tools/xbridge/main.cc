@@ -52,17 +52,23 @@ static int dispatch(Context &c, std::vector<std::string> words)
 	throw UsageError("Object \"" + obj + "\" is unknown, try \"xbridge help\".");
 }
 
+// Print an error as iproute2 does (one line) and return its exit code.
+static int report(const Error &e)
+{
+	std::string m = e.what();
+	if (!m.empty() && m.back() == '\n')
+		m.pop_back();
+	fprintf(stderr, "%s\n", m.c_str());
+	return e.code();
+}
+
 // Run one command, reporting its error; returns the exit code.
 static int run_one(Context &c, const std::vector<std::string> &words)
 {
 	try {
 		return dispatch(c, words);
 	} catch (const Error &e) {
-		std::string m = e.what();
-		if (!m.empty() && m.back() == '\n')
-			m.pop_back();
-		fprintf(stderr, "%s\n", m.c_str());
-		return e.code();
+		return report(e);
 	}
 }
 
@@ -175,11 +181,7 @@ int main(int argc, char **argv)
 	try {
 		return real_main(argc, argv);
 	} catch (const Error &e) {
-		std::string m = e.what();
-		if (!m.empty() && m.back() == '\n')
-			m.pop_back();
-		fprintf(stderr, "%s\n", m.c_str());
-		return e.code();
+		return report(e);
 	} catch (const std::exception &e) {
 		fprintf(stderr, "xbridge: %s\n", e.what());
 		return EXIT_ERROR;
