@@ -32,6 +32,17 @@ template <typename T> inline void store_once(T &v, T value)
 	__atomic_store_n(&v, value, __ATOMIC_RELAXED);
 }
 
+/*
+ * A lock-free read of a value its lock's holder writes with store_once (a
+ * counter read for statistics or a cheap pre-check): relaxed, untorn, maybe
+ * stale. The one read the thread-safety analysis may not see, because it is
+ * meant to happen without the lock that guards the value.
+ */
+template <typename T> inline T racy(const T &v) XB_NO_THREAD_SAFETY_ANALYSIS
+{
+	return __atomic_load_n(&v, __ATOMIC_RELAXED);
+}
+
 /* Read a pointer published with rcu_publish(); caller is in an RCU read section. */
 template <typename T> inline T *rcu_deref(T *const &p)
 {

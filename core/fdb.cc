@@ -77,6 +77,7 @@ void Fdb::fini()
 	}
 	xb_free(t);
 	table_.init(nullptr);
+	LockGuard guard(lock_);	/* no other user left: taken for the checked rule */
 	count_ = 0;
 	n_learned_ = 0;
 }

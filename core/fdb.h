@@ -321,8 +321,8 @@ public:
 	uint32_t ageing_ms() const { return load_once(ageing_ms_); }
 	void set_max_learned(uint32_t n) { store_once(max_learned_, n); }
 	uint32_t max_learned() const { return load_once(max_learned_); }
-	uint32_t count() const { return load_once(count_); }
-	uint32_t learned_count() const { return load_once(n_learned_); }
+	uint32_t count() const { return racy(count_); }
+	uint32_t learned_count() const { return racy(n_learned_); }
 	uint32_t buckets() const { return table_.writer()->mask + 1; }
 
 private:
@@ -356,8 +356,9 @@ private:
 	xb_lock *lock_ = nullptr;
 	FdbEventSink sink_;
 	uint32_t *flow_gen_ = nullptr;	/* the bridge's; bumped atomically */
-	uint32_t count_ = 0;
-	uint32_t n_learned_ = 0;
+	/* Written under lock_ (store_once), read anywhere through racy(). */
+	uint32_t count_ XB_GUARDED_BY(lock_) = 0;
+	uint32_t n_learned_ XB_GUARDED_BY(lock_) = 0;
 	uint32_t ageing_ms_ = kFdbDefaultAgeingMs;
 	uint32_t max_learned_ = 0;	/* 0: no limit */
 	bool resizing_ XB_GUARDED_BY(lock_) = false;

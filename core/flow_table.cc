@@ -72,10 +72,10 @@ int FlowTable::init(uint32_t buckets, uint32_t max, Extack *ack)
 	mask_ = n - 1;
 	seed_ = ((uint64_t(xb_random_u32()) << 32) | xb_random_u32()) | 1;
 	lock_ = lock;
-	count_ = 0;
 	max_ = max;
 	{
 		LockGuard guard(lock_);	/* unshared yet: taken for the checked rule */
+		count_ = 0;
 		gc_cursor_ = 0;
 	}
 	return 0;
@@ -140,7 +140,7 @@ FlowDir *FlowTable::lookup_in(const FlowKey &k, uint32_t bucket) const
 Flow *FlowTable::alloc()
 {
 	Flow *f = nullptr;
-	if (load_once(count_) < max_)
+	if (racy(count_) < max_)
 		f = static_cast<Flow *>(xb_alloc(sizeof(Flow), XB_ALLOC_ATOMIC));
 	if (!f)
 		counter_add(stats_.this_cpu()->add_failed, 1);

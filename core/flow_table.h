@@ -201,7 +201,7 @@ public:
 					return;
 	}
 
-	uint32_t count() const { return load_once(count_); }
+	uint32_t count() const { return racy(count_); }
 	FlowStats *stats_this_cpu() const { return stats_.this_cpu(); }
 	/* Control: every CPU's counters, with the hits not folded in yet. */
 	FlowStats stats_sum() const XB_EXCLUDES(lock_);
@@ -215,7 +215,7 @@ private:
 	FlowDir **buckets_ = nullptr;
 	uint32_t mask_ = 0;
 	uint64_t seed_ = 0;
-	uint32_t count_ = 0;	/* under the lock; read with load_once */
+	uint32_t count_ XB_GUARDED_BY(lock_) = 0;	/* read anywhere through racy() */
 	uint32_t max_ = 0;
 	uint32_t gc_cursor_ XB_GUARDED_BY(lock_) = 0;
 	xb_lock *lock_ = nullptr;
