@@ -156,6 +156,27 @@ def xbridge_rows(genl, br_ifindex):
     return sorted(rows)
 
 
+def delete_xbridge(genl, br_ifindex, row):
+    """Delete the connection of normalised @row from xbridge (CT_DEL by
+    the original tuple and zone)."""
+    l3, proto, zone, orig = row[0], row[1], row[2], row[3]
+    num = {v: k for k, v in PROTO_NAMES.items()}.get(proto) or int(proto)
+    af, n = (socket.AF_INET, 4) if l3 == "ipv4" else (socket.AF_INET6, 6)
+    body = nl.u8(CT["l3"], n) + nl.u8(CT["proto"], num)
+    for key, a in (("src", orig[0]), ("dst", orig[1])):
+        body += nl.attr(CT[key], socket.inet_pton(af, a).ljust(16, b"\0"))
+    if len(orig) == 4:
+        if isinstance(orig[2], str):       # ICMP: id=N, type=T code=C
+            sport = int(orig[2][3:])
+            t, c = orig[3].split()
+            dport = int(t[5:]) << 8 | int(c[5:])
+        else:
+            sport, dport = orig[2], orig[3]
+        body += nl.u16(CT["sport"], sport) + nl.u16(CT["dport"], dport)
+    body += nl.u16(CT["zone"], zone)
+    genl.do(xb.CMD["CT_DEL"], nl.u32(xb.A_IFINDEX, br_ifindex) + nl.nest(xb.A_CT, body))
+
+
 def flush_xbridge(genl, br_ifindex):
     try:
         genl.do(xb.CMD["CT_FLUSH"], nl.u32(xb.A_IFINDEX, br_ifindex))
@@ -213,6 +234,9 @@ class CtTables:
 
     def rows(self):
         return linux_rows(self._sock()), xbridge_rows(self.xb.genl, self.xb.br_ifindex)
+
+    def delete_xbridge(self, row):
+        delete_xbridge(self.xb.genl, self.xb.br_ifindex, row)
 
     def flush(self):
         flush_linux(self._sock())
