@@ -408,6 +408,15 @@ TEST_CASE("bridge ct: a broadcast copy taken up is tracked again, in zone 0, as 
 		CHECK(o.v.local_too);
 		CHECK(f.entry()->tcp_state() == kTcpLastAck);
 	}
+	SECTION("a tagged broadcast FIN counts once: the copy taken up is other-host for IP")
+	{
+		std::vector<uint8_t> fin = tcp(kBcast, kA, kIpA, kIpB, 40000, 80, 1001, 5001,
+					       ctf::FIN | ctf::ACK);
+		const uint8_t tag[4] = {0x81, 0x00, 0x00, 0x0a};
+		fin.insert(fin.begin() + 12, tag, tag + 4);
+		f.send(f.p(1), fin);
+		CHECK(f.entry()->tcp_state() == kTcpFinWait);
+	}
 	SECTION("a unicast FIN counts once")
 	{
 		f.send(f.p(1), tcp(kB, kA, kIpA, kIpB, 40000, 80, 1001, 5001, ctf::FIN | ctf::ACK));
