@@ -116,27 +116,54 @@ bool ct_bridge_local_out(Conntrack &ct, const RxFrame &f, uint32_t now, CtResult
 	return !r.unconfirmed || ct.confirm(r, now);
 }
 
+/*
+ * The copy a bridge takes up as broadcast or multicast loses its ct there
+ * (nf_ct_bridge_in, in Linux 6.1's stable updates and later: "let inet
+ * prerouting call conntrack again"), and IPv4 prerouting tracks the packet
+ * a second time - in zone 0, as no template rides along - in the same
+ * per-namespace table: an existing connection of zone 0 moves on twice (a
+ * FIN counts twice, FIN_WAIT becomes LAST_ACK), one of another zone is
+ * looked up in zone 0. Only an untagged IPv4 frame reaches ip_rcv that way
+ * (a tagged copy is other-host on the bridge device; IPv6 is left out, as
+ * it depends on the bridge device's IPv6 being on). A new connection of
+ * that pass is released: the IP stack confirms it only if it delivers the
+ * packet locally, which the core cannot know.
+ */
+static void ct_local_group_pass(Conntrack &ct, const RxFrame &f, uint32_t now)
+{
+	if (f.oob.present || f.len < 14 + 20 || load_be16(f.data + 12) != 0x0800)
+		return;
+	CtResult again;
+	ct.in(f.data, f.len, false, 0, now, f.csum_ok, again);
+	ct.release(again);
+}
+
 void ct_bridge_post(Conntrack &ct, const RxFrame &f, const L2Info &l2, bool promisc, bool out_any,
 		    uint32_t now, CtResult &r, Verdict &v)
 {
-	if (!r.unconfirmed)
-		return;	/* nothing new to insert (or nothing tracked) */
 	const bool up = v.kind == VerdictKind::Local ||
 			((v.kind == VerdictKind::Forward || v.kind == VerdictKind::Flood) &&
 			 v.local_too);
 	const bool host = !promisc && (l2.dest_class == DestClass::Host ||
 				       (l2.dest_class == DestClass::OtherHost &&
 					l2.dst == f.ingress->addr));
-	if (!out_any && !(up && host)) {
-		ct.release(r);
-		return;
+	const bool group_up = up && (l2.dest_class == DestClass::Broadcast ||
+				     l2.dest_class == DestClass::Multicast);
+	if (r.unconfirmed) {
+		if (!out_any && !(up && host)) {
+			ct.release(r);
+		} else if (!ct.confirm(r, now)) {
+			v.kind = VerdictKind::Drop;
+			v.reason = DropReason::Conntrack;
+			v.local_too = false;
+			port_count_drop(f.ingress, v.reason);
+			return;
+		}
 	}
-	if (!ct.confirm(r, now)) {
-		v.kind = VerdictKind::Drop;
-		v.reason = DropReason::Conntrack;
-		v.local_too = false;
-		port_count_drop(f.ingress, v.reason);
-	}
+	/* The copies through the ports went first (br_flood before
+	 * br_pass_frame_up): the connection is confirmed by now. */
+	if (group_up && r.state != kCtStateUntracked)
+		ct_local_group_pass(ct, f, now);
 }
 
 } // namespace xb

@@ -12,7 +12,11 @@
 # (default 1), and $CONFORMANCE_NFT_GENERATED (default 100) generated nft
 # scenarios (random small rulesets, compared through nft and xnft) of
 # $CONFORMANCE_NFT_STEPS (default 20) steps from seed $CONFORMANCE_NFT_SEED
-# (default 1). CONFORMANCE_SOAK=SECONDS keeps generating for that long.
+# (default 1), and $CONFORMANCE_CT_GENERATED (default 100) generated
+# conntrack scenarios (flows through both bridges' connection tracking,
+# the tables compared after every step) of $CONFORMANCE_CT_STEPS (default
+# 16) steps from seed $CONFORMANCE_CT_SEED (default 1).
+# CONFORMANCE_SOAK=SECONDS keeps generating for that long.
 # Then the corpus again through the tools (`bridge`/`ip` and `xbridge`
 # with the same words; CONFORMANCE_NO_TOOLS=1 skips it). One PASS/FAIL
 # line per scenario. TESTS=conformance_scenarios or TESTS=conformance_tools
@@ -38,7 +42,10 @@ args=(--corpus "$here/conformance/corpus"
 	--steps "${CONFORMANCE_STEPS:-24}"
 	--generate-nft "${CONFORMANCE_NFT_GENERATED:-100}"
 	--nft-seed "${CONFORMANCE_NFT_SEED:-1}"
-	--nft-steps "${CONFORMANCE_NFT_STEPS:-20}")
+	--nft-steps "${CONFORMANCE_NFT_STEPS:-20}"
+	--generate-ct "${CONFORMANCE_CT_GENERATED:-100}"
+	--ct-seed "${CONFORMANCE_CT_SEED:-1}"
+	--ct-steps "${CONFORMANCE_CT_STEPS:-16}")
 [[ -n ${CONFORMANCE_SOAK:-} ]] && args+=(--soak "$CONFORMANCE_SOAK")
 
 # conformance.py prints its own PASS/FAIL lines; a crash of the harness

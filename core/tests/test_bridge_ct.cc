@@ -386,3 +386,46 @@ TEST_CASE("bridge ct: new and destroy events", "[ct][bridge]")
 	Bridge::destroy(br);
 	CHECK(log.ev.size() == 4);
 }
+
+TEST_CASE("bridge ct: a broadcast copy taken up is tracked again, in zone 0, as IPv4 prerouting does",
+	  "[ct][bridge]")
+{
+	/* Linux (nf_ct_bridge_in) drops the ct of a broadcast or multicast
+	 * copy it passes up, and inet prerouting tracks the packet once more
+	 * in the same table: found by the conformance harness (gen-ct-seed-13,
+	 * gen-nft-seed-89). */
+	CtFixture f;
+	f.send(f.p(1), syn());
+	f.send(f.p(2), synack());
+	f.send(f.p(1), ack());
+	REQUIRE(f.entry()->tcp_state() == kTcpEstablished);
+
+	SECTION("a broadcast FIN counts twice: LAST_ACK, not FIN_WAIT")
+	{
+		Outcome o = f.send(f.p(1), tcp(kBcast, kA, kIpA, kIpB, 40000, 80, 1001, 5001,
+					       ctf::FIN | ctf::ACK));
+		CHECK(o.v.kind == VerdictKind::Flood);
+		CHECK(o.v.local_too);
+		CHECK(f.entry()->tcp_state() == kTcpLastAck);
+	}
+	SECTION("a tagged broadcast FIN counts once: the copy taken up is other-host for IP")
+	{
+		std::vector<uint8_t> fin = tcp(kBcast, kA, kIpA, kIpB, 40000, 80, 1001, 5001,
+					       ctf::FIN | ctf::ACK);
+		const uint8_t tag[4] = {0x81, 0x00, 0x00, 0x0a};
+		fin.insert(fin.begin() + 12, tag, tag + 4);
+		f.send(f.p(1), fin);
+		CHECK(f.entry()->tcp_state() == kTcpFinWait);
+	}
+	SECTION("a unicast FIN counts once")
+	{
+		f.send(f.p(1), tcp(kB, kA, kIpA, kIpB, 40000, 80, 1001, 5001, ctf::FIN | ctf::ACK));
+		CHECK(f.entry()->tcp_state() == kTcpFinWait);
+	}
+	SECTION("the second pass creates nothing: a new broadcast flow is confirmed once")
+	{
+		f.send(f.p(1), eth(kBcast, kA, ctf::udp_packet(kIpA, kIpB, 5000, 53)));
+		CHECK(f.table().count() == 2);
+		CHECK(f.table().stats_sum().insert == 2);
+	}
+}

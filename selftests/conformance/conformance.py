@@ -18,6 +18,7 @@ the first step where they differ:
 
   conformance.py [--corpus DIR] [--generate N] [--seed S] [--steps K]
                  [--generate-nft N] [--nft-seed S] [--nft-steps K]
+                 [--generate-ct N] [--ct-seed S] [--ct-steps K]
                  [--nft-every-frame] [--soak SECONDS] [--replay FILE]
                  [--tools] [--quiet] [--record FILE] [--known]
                  [--no-known-skip] [--no-mab]
@@ -45,7 +46,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [_HERE, os.path.dirname(_HERE)]   # and selftests/, for nlsock
 
 import capture                          # noqa: E402
-import genl_raw as xb_raw               # noqa: E402
+import ct_table                         # noqa: E402
 import generator                        # noqa: E402
 import known                            # noqa: E402
 import nft_words                        # noqa: E402
@@ -56,7 +57,6 @@ from linux_side import LinuxBridge      # noqa: E402
 from xbridge_side import XBridge        # noqa: E402
 
 BR_MAC = "02:00:00:00:0b:00"
-NETLINK_NETFILTER = 12
 AGE_SETTLE = 1.6        # xbridge's ageing work runs every second
 RECHECK_DELAY = 0.3     # one more look before calling a difference real
 
@@ -75,6 +75,8 @@ class Totals:
     def __init__(self):
         self.scenarios = self.passed = self.skipped = self.steps = self.sent = self.arrivals = 0
         self.config_ops = self.nft_ops = self.nft_compares = self.known_skipped = 0
+        self.ct_compares = self.ct_rows = 0
+        self.groups = {}        # kind of scenario -> (scenarios run, seconds)
         self.known = {}         # known difference name -> times it applied
 
 
@@ -150,9 +152,10 @@ class Runner:
         self.nft = {"linux": nft_words.Side("nft", self._names("l")),
                     "xbridge": None}
         self.nft_dirty = self.ct_dirty = True     # flush both at the first reset
-        self.ctnl = None
         self.xnft_flush_pending = False
         self.nft_used = False
+        self.ct = ct_table.CtTables(self.xb)
+        self.ct_on = False      # conntrack may be on: compare the tables after every step
 
     @staticmethod
     def _names(prefix):
@@ -176,15 +179,10 @@ class Runner:
             self.nft_dirty = False
         if self.ct_dirty:
             # conntrack -F and `xbridge ct flush dev xbr`, over netlink.
-            if not self.ctnl:
-                self.ctnl = nl.NlSocket(NETLINK_NETFILTER)
-            nft_words.flush_linux_conntrack(self.ctnl)
-            try:
-                self.xb.genl.do(xb_raw.CMD["CT_FLUSH"], nl.u32(xb_raw.A_IFINDEX, self.xb.br_ifindex))
-            except nl.NlError:
-                pass        # conntrack off: nothing to flush
+            self.ct.flush()
             self.ct_dirty = False
         self.nft_used = False
+        self.ct_on = False
 
     def compare_rulesets(self, step, contains=None):
         a, b = self.nft["linux"].listing(), self.xnft().listing()
@@ -211,7 +209,7 @@ class Runner:
         still must succeed on both bridges or fail on both."""
         self.nft_dirty = self.nft_used = True
         if any(re.search(r"\bct\b", st.cmd) for st in steps):
-            self.ct_dirty = True
+            self.ct_dirty = self.ct_on = True
         self.t.nft_ops += len(steps)
         errs = [self.nft["linux"].run(st.cmd) for st in steps]
         flush, self.xnft_flush_pending = self.xnft_flush_pending, False
@@ -225,6 +223,58 @@ class Runner:
             if (ea is None) != (eb is None):
                 raise Difference(st, "the nft step succeeds on one bridge only",
                                  "    %s" % (ea or "ok"), "    %s" % (eb or "ok"))
+
+    def time_group(self, name, secs):
+        """Seconds spent per kind of scenario (printed at the end)."""
+        group = ("generated ct" if name.startswith("gen-ct-") else
+                 "corpus ct" if re.match(r"\d+-ct-", name) else
+                 "generated nft" if name.startswith("gen-nft-") else
+                 "generated" if name.startswith("gen-") else
+                 "corpus nft" if "-nft-" in name else "corpus")
+        n, t = self.t.groups.get(group, (0, 0.0))
+        self.t.groups[group] = (n + 1, t + secs)
+
+    # --- the conntrack differential (ct_table.py) -------------------------------
+    def ct_compare(self, step, delivered=None):
+        """The two normalised conntrack tables are equal (one more look
+        0.3 s later before calling it a difference); returns the rows.
+        @delivered: what a send step delivered (known ct-local-confirm)."""
+        a, b = self.ct.rows()
+        if a != b:
+            extra = known.ct_local_confirm_rows(step, delivered, a, b)
+            if extra:
+                for row in extra:
+                    self.ct.delete_xbridge(row)
+                self.t.known["ct-local-confirm"] = self.t.known.get("ct-local-confirm", 0) + 1
+                a, b = self.ct.rows()
+        if a != b:
+            time.sleep(RECHECK_DELAY)
+            capture.settle(self.cap.values())
+            a, b = self.ct.rows()
+        if a != b:
+            only = ["    only on linux:  " + ct_table.fmt_row(r) for r in a if r not in b] + \
+                   ["    only on xbridge: " + ct_table.fmt_row(r) for r in b if r not in a]
+            raise Difference(step, "conntrack tables differ",
+                             ct_table.fmt_table(a),
+                             ct_table.fmt_table(b) + "\n  diff:\n" + "\n".join(only))
+        self.t.ct_compares += 1
+        self.t.ct_rows += len(a)
+        return a
+
+    def ct_flush(self):
+        self.ct_on = self.ct_dirty = True
+        self.ct.flush()
+
+    def ct_expect(self, step):
+        rows = self.ct_compare(step)
+        if step.count is not None and len(rows) != step.count:
+            raise Difference(step, "expected %d conntrack entries, not %d" % (step.count, len(rows)),
+                             ct_table.fmt_table(rows), "    (same on both)")
+        if step.text is not None:
+            want = ct_table.squash(step.text)
+            if not any(want in ct_table.fmt_row(r) for r in rows):
+                raise Difference(step, "expected a conntrack entry with %r" % step.text,
+                                 ct_table.fmt_table(rows), "    (same on both)")
 
     def record(self, step, **what):
         """One JSON line of the trace (--record): the step and what both
@@ -277,9 +327,11 @@ class Runner:
 
     def send(self, step):
         self.seq += 1
-        frame = sc.build_frame(step, capture.marker(self.seq))
+        frames = sc.build_frames(step, capture.marker(self.seq))
+        frame = frames[0]
         for c in self.cap.values():
-            c.send(step.port, frame)
+            for f in frames:
+                c.send(step.port, f)
         self.t.sent += 1
         capture.settle(self.cap.values())
         a, b = self.frames(self.seq)
@@ -343,6 +395,11 @@ class Runner:
             elif step.kind in ("expect counters", "expect listed"):
                 self.compare_rulesets(step, getattr(step, "text", None))
                 continue
+            elif step.kind == "expect ct":
+                self.ct_expect(step)
+                continue
+            elif step.kind == "ct flush":
+                self.ct_flush()
             elif step.kind.startswith("expect"):
                 self.expect(step, last_rx)
                 continue
@@ -364,8 +421,12 @@ class Runner:
                 if step.kind == "br set" and "ageing_time" in step.opts and ea is None:
                     ageing = step.opts["ageing_time"]
                 self.compare_state(step, both_failed=ea is not None)
+                if self.ct_on:
+                    self.ct_compare(step)
                 continue
             self.compare_state(step)
+            if self.ct_on:
+                self.ct_compare(step, last_rx if step.kind == "send" else None)
         # A late frame is charged to the step that sent it.
         capture.settle(self.cap.values())
         for seq in range(first_seq, self.seq + 1):
@@ -375,6 +436,8 @@ class Runner:
                                  fmt_frames(a), fmt_frames(b))
         if self.nft_used:
             self.compare_rulesets(None)
+        if self.ct_on:
+            self.ct_compare(None)
 
     def run_one(self, scen):
         if scen.requires and kernel_version() < scen.requires:
@@ -392,6 +455,7 @@ class Runner:
             return True
         self.t.scenarios += 1
         self.scenario = scen.name
+        t0 = time.monotonic()
         try:
             self.run(scen)
         except Difference as d:
@@ -402,6 +466,8 @@ class Runner:
             print("\n".join("    | " + l for l in scen.text.rstrip().splitlines()))
             sys.stdout.flush()
             return False
+        finally:
+            self.time_group(scen.name, time.monotonic() - t0)
         self.t.passed += 1
         if not self.args.quiet:
             print("PASS: conformance %s (%d steps)" % (scen.name, len(scen.steps)))
@@ -434,6 +500,13 @@ def main():
                     help="generated nft scenarios to run (seeds from --nft-seed)")
     ap.add_argument("--nft-seed", type=int, default=1, help="seed of the first generated nft scenario")
     ap.add_argument("--nft-steps", type=int, default=20, help="steps per generated nft scenario")
+    ap.add_argument("--generate-ct", type=int, default=0,
+                    help="generated conntrack scenarios to run (seeds from --ct-seed)")
+    ap.add_argument("--ct-seed", type=int, default=1, help="seed of the first generated ct scenario")
+    ap.add_argument("--ct-steps", type=int, default=16, help="steps per generated ct scenario")
+    ap.add_argument("--ct-frags", action="store_true",
+                    help="generated ct scenarios send some IPv4 packets as fragments "
+                         "(a known xbridge difference: no defragmentation yet)")
     ap.add_argument("--nft-every-frame", action="store_true",
                     help="compare the rulesets' listings after every frame, not only at "
                          "`expect counters` and the scenario's end")
@@ -463,6 +536,8 @@ def main():
         seed += 1
     for seed in range(args.nft_seed, args.nft_seed + args.generate_nft):
         ok &= r.run_one(generator.nft_scenario(seed, args.nft_steps))
+    for seed in range(args.ct_seed, args.ct_seed + args.generate_ct):
+        ok &= r.run_one(generator.ct_scenario(seed, args.ct_steps, args.ct_frags))
     if args.soak:
         end = time.monotonic() + args.soak
         while time.monotonic() < end:
@@ -477,6 +552,11 @@ def main():
         print("conformance: %d nft steps on both sides, %d ruleset listings compared, "
               "%d scenarios skipped as known xbridge differences (known.py)"
               % (t.nft_ops, t.nft_compares, t.known_skipped))
+    for group, (n, secs) in sorted(t.groups.items()):
+        print("conformance: %s: %d scenarios in %.0f s (%.1f s each)" % (group, n, secs, secs / n))
+    if t.ct_compares:
+        print("conformance: %d conntrack table comparisons (%d rows equal on both)"
+              % (t.ct_compares, t.ct_rows))
     for name, n in sorted(t.known.items()):
         print("conformance: known difference %s applied %d times (--known)" % (name, n))
     for word, n in sorted(tool_words.netlink_steps.items()):

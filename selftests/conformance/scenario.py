@@ -27,7 +27,7 @@ it does not say to the other.
     port del P | port add P                   ip link set P nomaster / master BR
     send P SRC DST [tag TPID:TCI]... [ipv4 [A B]|ipv6 [A B]|arp|eth ETHERTYPE]
                [udp SPORT DPORT|tcp SPORT DPORT FLAGS [seq N] [ack N]|icmp TYPE]
-               [len N]                        a frame from host P (or from br)
+               [len N] [win N] [frag N]       a frame from host P (or from br)
         ipv4/ipv6 alone carry UDP 4000 -> 4001 without checksum; A B are
         the addresses (default 192.0.2.1 192.0.2.2, 2001:db8::1 2001:db8::2).
         udp/tcp/icmp (ipv4 unless ipv6 is given) carry correct checksums;
@@ -36,7 +36,24 @@ it does not say to the other.
         ack follow the connection when not given: each direction of a
         (addresses, ports) flow starts at 1000 + its source port and moves on
         by the payload (8 marker bytes + len) plus SYN and FIN; ack is the
-        other direction's next seq when A is set.
+        other direction's next seq when A is set. `win N` is the TCP
+        window (default 64240; no window scale option is sent).
+        `frag N` sends an IPv4 packet as N fragments of equal size (a
+        multiple of 8, at least 32 bytes; the payload is the marker
+        repeated, so every fragment carries one).
+        icmp ERROR (unreach-port, unreach-host, unreach-net, frag-needed,
+        ttl-exceeded, param-problem; under ipv6 their ICMPv6 counterparts)
+        is an ICMP error that embeds the IP header and first 8 layer-4
+        bytes of the scenario's previous udp/tcp/icmp send of the same IP
+        version; its addresses default to that packet's, reversed.
+    ct flush                                  conntrack -F on Linux, `xbridge
+                                              ct flush` on xbridge
+    expect ct count N | expect ct none        both conntrack tables (equal
+    expect ct has TEXT...                     after every step anyway) have
+                                              N rows / a row whose text (as
+                                              ct_table.fmt_row prints it,
+                                              e.g. `tcp ESTABLISHED src=...`)
+                                              contains TEXT
     age                                       every dynamic entry ages out
     nft COMMAND...                            one nft command line: `nft ...`
         on the Linux side (libnftables, what the nft tool runs), `xnft ...`
@@ -72,6 +89,11 @@ FDB_KINDS = ("local", "permanent", "static", "dynamic")
 MAC_RE = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2}){5}$")
 TCP_FLAGS = {"F": 0x01, "S": 0x02, "R": 0x04, "P": 0x08, "A": 0x10, "U": 0x20}
 ICMP_TYPES = {"echo-request": 8, "echo-reply": 0}
+# ICMP errors: word -> ((type, code) for ICMP, (type, code) for ICMPv6)
+ICMP_ERRORS = {"unreach-net": ((3, 0), (1, 0)), "unreach-host": ((3, 1), (1, 3)),
+               "unreach-port": ((3, 3), (1, 4)), "frag-needed": ((3, 4), (2, 0)),
+               "ttl-exceeded": ((11, 0), (3, 0)), "param-problem": ((12, 0), (4, 0))}
+TCP_WINDOW = 64240
 DEFAULT_ADDRS = {"ipv4": ("192.0.2.1", "192.0.2.2"),
                  "ipv6": ("2001:db8::1", "2001:db8::2")}
 MARKER_LEN = 8          # capture.marker(): every frame's payload starts with it
@@ -289,6 +311,7 @@ def parse_step(line, lineno, nports):
         dst = _mac(w.next("destination MAC"))
         tags, payload, ethertype, length = [], "eth", 0x88b5, 0
         addrs, l4, seq, ack = None, None, None, None
+        win, frags, icmp_error = TCP_WINDOW, 1, None
         while w.more():
             k = w.next()
             if k == "tag":
@@ -319,7 +342,16 @@ def parse_step(line, lineno, nports):
                 l4 = (k, sp, dp, flags)
             elif k == "icmp":
                 t = w.next("ICMP type")
-                l4 = ("icmp", ICMP_TYPES[t] if t in ICMP_TYPES else _int(t, 0, 255, "icmp type"), 0, 0)
+                if t in ICMP_ERRORS:
+                    icmp_error = t
+                    l4 = ("icmp", 0, 0, 0)
+                else:
+                    l4 = ("icmp", ICMP_TYPES[t] if t in ICMP_TYPES else _int(t, 0, 255, "icmp type"),
+                          0, 0)
+            elif k == "win":
+                win = _int(w.next("window"), 0, 0xffff, "win")
+            elif k == "frag":
+                frags = _int(w.next("fragments"), 2, 8, "frag")
             elif k in ("seq", "ack"):
                 v = _int(w.next(k), 0, 0xffffffff, k)
                 if k == "seq":
@@ -336,11 +368,18 @@ def parse_step(line, lineno, nports):
             payload = "ipv4"
         if (seq is not None or ack is not None) and not (l4 and l4[0] == "tcp"):
             raise ScenarioError("send: seq/ack are for tcp")
-        if addrs is None:
+        if frags > 1 and (payload != "ipv4" or not l4 or icmp_error):
+            raise ScenarioError("send: frag N is for an ipv4 udp/tcp/icmp packet")
+        if addrs is None and not icmp_error:
             addrs = DEFAULT_ADDRS[payload] if payload in DEFAULT_ADDRS else None
         return Step("send", line, lineno, port=port, src=src, dst=dst, tags=tags,
                     payload=payload, ethertype=ethertype, length=length,
-                    addrs=addrs, l4=l4, seq=seq, ack=ack)
+                    addrs=addrs, l4=l4, seq=seq, ack=ack, win=win, frags=frags,
+                    icmp_error=icmp_error, embed=None)
+    if verb == "ct":
+        if w.next("flush") != "flush" or w.more():
+            raise ScenarioError("ct: only `ct flush`")
+        return Step("ct flush", line, lineno)
     if verb == "nft":
         cmd = line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
         if not cmd:
@@ -368,6 +407,18 @@ def parse_step(line, lineno, nports):
             p = w.next("port")
             return Step("expect fdb", line, lineno, mac=mac, vid=vid,
                         port=None if p == "none" else _port(p, nports))
+        if what == "ct":
+            how = w.next("count|none|has")
+            if how == "none" and not w.more():
+                return Step("expect ct", line, lineno, count=0, text=None)
+            if how == "count":
+                n = _int(w.next("count"), 0, 100000, "count")
+                if w.more():
+                    raise ScenarioError("expect ct count N")
+                return Step("expect ct", line, lineno, count=n, text=None)
+            if how == "has" and w.more():
+                return Step("expect ct", line, lineno, count=None, text=" ".join(w.w[w.i:]))
+            raise ScenarioError("expect ct count N | none | has TEXT")
         if what == "counters":
             if w.more():
                 raise ScenarioError("expect counters: no more words")
@@ -377,7 +428,7 @@ def parse_step(line, lineno, nports):
             if not text:
                 raise ScenarioError("expect listed TEXT")
             return Step("expect listed", line, lineno, text=text)
-        raise ScenarioError("expect rx|fdb|counters|listed")
+        raise ScenarioError("expect rx|fdb|ct|counters|listed")
     raise ScenarioError("unknown step %r" % verb)
 
 
@@ -391,7 +442,7 @@ def _tcp_numbers(step, nxt):
         step.seq = nxt.get(key, 1000 + sp)
     if step.ack is None:
         step.ack = nxt.get(back, 1000 + dp) if flags & TCP_FLAGS["A"] else 0
-    grow = MARKER_LEN + step.length + (1 if flags & TCP_FLAGS["S"] else 0) + \
+    grow = body_len(step) + (1 if flags & TCP_FLAGS["S"] else 0) + \
         (1 if flags & TCP_FLAGS["F"] else 0)
     nxt[key] = (step.seq + grow) & 0xffffffff
 
@@ -399,6 +450,7 @@ def _tcp_numbers(step, nxt):
 def parse(text, name="scenario"):
     steps, nports, requires = [], None, None
     tcp_next = {}           # (src, dst, sport, dport) -> the next seq that way
+    last_ip = {}            # 'ipv4'|'ipv6' -> the last udp/tcp/icmp send step
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -420,8 +472,17 @@ def parse(text, name="scenario"):
                 requires = (_int(major, 2, 99, "major"), _int(minor or "0", 0, 99, "minor"))
                 continue
             step = parse_step(line, lineno, nports)
+            if step.kind == "send" and step.icmp_error:
+                step.embed = last_ip.get(step.payload)
+                if not step.embed:
+                    raise ScenarioError("icmp %s: no earlier %s udp/tcp/icmp send to embed"
+                                        % (step.icmp_error, step.payload))
+                if step.addrs is None:
+                    step.addrs = (step.embed.addrs[1], step.embed.addrs[0])
             if step.kind == "send" and step.l4 and step.l4[0] == "tcp":
                 _tcp_numbers(step, tcp_next)
+            if step.kind == "send" and step.l4:
+                last_ip[step.payload] = step
             steps.append(step)
         except ScenarioError as e:
             raise ScenarioError("%s:%d: %s" % (name, lineno, e))
@@ -441,6 +502,29 @@ def _csum(data):
     return ~s & 0xffff
 
 
+def _l4_header_len(step):
+    return 20 if step.l4[0] == "tcp" else 8
+
+
+def body_len(step):
+    """The layer-4 payload length of a send step: the marker and `len`
+    zeros; with `frag N`, enough repeated markers for N fragments of
+    equal size (a multiple of 8, at least 32 bytes)."""
+    if getattr(step, "frags", 1) <= 1:
+        return MARKER_LEN + step.length
+    hl = _l4_header_len(step)
+    size = max(32, -(-(hl + MARKER_LEN + step.length) // step.frags))
+    size = (size + 7) & ~7
+    return size * step.frags - hl
+
+
+def _body(step, marker):
+    if step.frags <= 1:
+        return marker + b"\0" * step.length
+    n = body_len(step)
+    return (marker * (n // len(marker) + 1))[:n]
+
+
 def _l4(step, body, pseudo):
     """The transport header and @body of a send step with udp/tcp/icmp;
     @pseudo(proto, length) is the checksum's pseudo-header."""
@@ -450,24 +534,27 @@ def _l4(step, body, pseudo):
         c = _csum(pseudo(17, len(h) + len(body)) + h + body) or 0xffff
         return 17, h[:6] + struct.pack("!H", c) + body
     if kind == "tcp":
-        h = struct.pack("!HHIIBBHHH", sp, dp, step.seq, step.ack, 5 << 4, flags, 64240, 0, 0)
+        h = struct.pack("!HHIIBBHHH", sp, dp, step.seq, step.ack, 5 << 4, flags, step.win, 0, 0)
         c = _csum(pseudo(6, len(h) + len(body)) + h + body)
         return 6, h[:16] + struct.pack("!H", c) + h[18:] + body
     v6 = step.payload == "ipv6"
-    proto, typ = (58, {8: 128, 0: 129}.get(sp, sp)) if v6 else (1, sp)
-    h = struct.pack("!BBHHH", typ, 0, 0, 0x4242, 1)
+    if step.icmp_error:
+        typ, code = ICMP_ERRORS[step.icmp_error][1 if v6 else 0]
+        inner = _ip_packet(step.embed, b"\0" * MARKER_LEN)
+        inner = inner[:(40 if v6 else 20) + 8]
+        h = struct.pack("!BBHI", typ, code, 0, 0)
+        body = inner + body
+    else:
+        proto, typ = (58, {8: 128, 0: 129}.get(sp, sp)) if v6 else (1, sp)
+        h = struct.pack("!BBHHH", typ, 0, 0, 0x4242, 1)
+    proto = 58 if v6 else 1
     c = _csum((pseudo(58, len(h) + len(body)) if v6 else b"") + h + body)
     return proto, h[:2] + struct.pack("!H", c) + h[4:] + body
 
 
-def build_frame(step, marker):
-    """The bytes of a `send` step. @marker (bytes) ends the payload, so the
-    harness can tell its frames, and which step sent them, from any other."""
-    b = bytes(int(x, 16) for x in step.dst.split(":"))
-    b += bytes(int(x, 16) for x in step.src.split(":"))
-    for tpid, tci in step.tags:
-        b += struct.pack("!HH", tpid, tci)
-    body = marker + b"\0" * step.length
+def _ip_packet(step, marker):
+    """The IP packet (header and all) of an ipv4/ipv6 send step."""
+    body = _body(step, marker)
     if step.payload == "ipv4":
         sa, da = (socket.inet_pton(socket.AF_INET, a) for a in step.addrs)
         if step.l4:
@@ -475,17 +562,53 @@ def build_frame(step, marker):
         else:
             proto, l4 = 17, struct.pack("!HHHH", 4000, 4001, 8 + len(body), 0) + body
         ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), 1, 0, 64, proto, 0, sa, da)
-        ip = ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:]
-        b += struct.pack("!H", 0x0800) + ip + l4
+        return ip[:10] + struct.pack("!H", _csum(ip)) + ip[12:] + l4
+    sa, da = (socket.inet_pton(socket.AF_INET6, a) for a in step.addrs)
+    if step.l4:
+        proto, l4 = _l4(step, body, lambda p, n: sa + da + struct.pack("!IxxxB", n, p))
+    else:
+        proto, l4 = 17, struct.pack("!HHHH", 4000, 4001, 8 + len(body), 0) + body
+    return struct.pack("!IHBB", 0x60000000, len(l4), proto, 64) + sa + da + l4
+
+
+def _fragments(packet, n):
+    """IPv4 @packet (20-byte header) as @n fragments of equal size."""
+    hdr, data = packet[:20], packet[20:]
+    size = len(data) // n
+    out = []
+    for i in range(n):
+        part = data[i * size:(i + 1) * size if i < n - 1 else len(data)]
+        off = (i * size) // 8 | (0x2000 if i < n - 1 else 0)
+        h = hdr[:2] + struct.pack("!H", 20 + len(part)) + hdr[4:6] + struct.pack("!H", off) + \
+            hdr[8:10] + b"\0\0" + hdr[12:]
+        out.append(h[:10] + struct.pack("!H", _csum(h)) + h[12:] + part)
+    return out
+
+
+def build_frames(step, marker):
+    """The frames of a `send` step: one, or N with `frag N`."""
+    if step.payload == "ipv4" and getattr(step, "frags", 1) > 1:
+        head = build_frame(step, marker, l3=False)
+        return [head + struct.pack("!H", 0x0800) + f
+                for f in _fragments(_ip_packet(step, marker), step.frags)]
+    return [build_frame(step, marker)]
+
+
+def build_frame(step, marker, l3=True):
+    """The bytes of a `send` step. @marker (bytes) ends the payload, so the
+    harness can tell its frames, and which step sent them, from any other.
+    With @l3 false, only the Ethernet header and tags."""
+    b = bytes(int(x, 16) for x in step.dst.split(":"))
+    b += bytes(int(x, 16) for x in step.src.split(":"))
+    for tpid, tci in step.tags:
+        b += struct.pack("!HH", tpid, tci)
+    if not l3:
+        return b
+    body = marker + b"\0" * step.length
+    if step.payload == "ipv4":
+        b += struct.pack("!H", 0x0800) + _ip_packet(step, marker)
     elif step.payload == "ipv6":
-        sa, da = (socket.inet_pton(socket.AF_INET6, a) for a in step.addrs)
-        if step.l4:
-            proto, l4 = _l4(step, body, lambda p, n: sa + da + struct.pack("!IxxxB", n, p))
-        else:
-            proto, l4 = 17, struct.pack("!HHHH", 4000, 4001, 8 + len(body), 0) + body
-        b += struct.pack("!H", 0x86dd)
-        b += struct.pack("!IHBB", 0x60000000, len(l4), proto, 64)
-        b += sa + da + l4
+        b += struct.pack("!H", 0x86dd) + _ip_packet(step, marker)
     elif step.payload == "arp":
         src = bytes(int(x, 16) for x in step.src.split(":"))
         b += struct.pack("!HHHBBH", 0x0806, 1, 0x0800, 6, 4, 1)
