@@ -15,12 +15,14 @@ the first step where they differ:
     every counter included) differ at `expect counters` or at the end of a
     scenario with nft steps.
 `expect` steps of the hand-written corpus also check the outcome itself.
+--offload runs the scenarios with nft steps again with xbridge's flowtable
+offloading every connection it may (offload.py says what is compared then).
 
   conformance.py [--corpus DIR] [--generate N] [--seed S] [--steps K]
                  [--generate-nft N] [--nft-seed S] [--nft-steps K]
                  [--nft-every-frame] [--soak SECONDS] [--replay FILE]
                  [--tools] [--quiet] [--record FILE] [--known]
-                 [--no-known-skip] [--no-mab]
+                 [--no-known-skip] [--no-mab] [--offload [--min-flow-hits N]]
 
 Every scenario prints one PASS or FAIL line (a FAIL prints the step, both
 sides and the scenario text, which --replay runs again); the last line gives
