@@ -15,12 +15,14 @@
 # (default 1). CONFORMANCE_SOAK=SECONDS keeps generating for that long.
 # Then the corpus again through the tools (`bridge`/`ip` and `xbridge`
 # with the same words; CONFORMANCE_NO_TOOLS=1 skips it). Then offload mode
-# (CONFORMANCE_NO_OFFLOAD=1 skips it): the corpus scenarios with nft steps
-# and $CONFORMANCE_OFFLOAD_GENERATED (default 20) generated nft scenarios
-# from seed $CONFORMANCE_OFFLOAD_SEED (default 1) again, xbridge's
-# flowtable offloading every connection it may, against the Linux bridge
-# without one; at least $CONFORMANCE_MIN_FLOW_HITS (default 200) frames
-# must have been forwarded by flows. One PASS/FAIL line per scenario.
+# (CONFORMANCE_NO_OFFLOAD=1 skips it): the corpus scenarios with nft steps,
+# $CONFORMANCE_OFFLOAD_GENERATED (default 10) generated nft scenarios and
+# $CONFORMANCE_OFFLOAD_FLOWS (default 15) generated scenarios of
+# conversations (offload.flow_scenario), seeds from
+# $CONFORMANCE_OFFLOAD_SEED (default 1), again, xbridge's flowtable
+# offloading every connection it may, against the Linux bridge without
+# one; at least $CONFORMANCE_MIN_FLOW_HITS (default 300) frames must have
+# been forwarded by flows. One PASS/FAIL line per scenario.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
@@ -70,9 +72,10 @@ fi
 # mode): the nft scenarios once more with xbridge offloading.
 if [[ -z ${CONFORMANCE_NO_OFFLOAD:-} ]]; then
 	run --offload --corpus "$here/conformance/corpus" \
-		--generate-nft "${CONFORMANCE_OFFLOAD_GENERATED:-20}" \
+		--generate-nft "${CONFORMANCE_OFFLOAD_GENERATED:-10}" \
+		--generate-flows "${CONFORMANCE_OFFLOAD_FLOWS:-15}" \
 		--nft-seed "${CONFORMANCE_OFFLOAD_SEED:-1}" \
 		--nft-steps "${CONFORMANCE_NFT_STEPS:-20}" \
-		--min-flow-hits "${CONFORMANCE_MIN_FLOW_HITS:-200}" || status=1
+		--min-flow-hits "${CONFORMANCE_MIN_FLOW_HITS:-300}" || status=1
 fi
 exit $status

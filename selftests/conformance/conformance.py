@@ -22,7 +22,8 @@ offloading every connection it may (offload.py says what is compared then).
                  [--generate-nft N] [--nft-seed S] [--nft-steps K]
                  [--nft-every-frame] [--soak SECONDS] [--replay FILE]
                  [--tools] [--quiet] [--record FILE] [--known]
-                 [--no-known-skip] [--no-mab] [--offload [--min-flow-hits N]]
+                 [--no-known-skip] [--no-mab]
+                 [--offload [--generate-flows N] [--min-flow-hits N]]
 
 Every scenario prints one PASS or FAIL line (a FAIL prints the step, both
 sides and the scenario text, which --replay runs again); the last line gives
@@ -493,6 +494,9 @@ def main():
     ap.add_argument("--offload", action="store_true",
                     help="xbridge offloads every connection it may to a flowtable of the "
                          "harness's own (offload.py); only scenarios with nft steps run")
+    ap.add_argument("--generate-flows", type=int, default=0,
+                    help="generated scenarios with connections to offload (offload.flow_scenario, "
+                         "seeds from --nft-seed)")
     ap.add_argument("--min-flow-hits", type=int, default=0,
                     help="offload mode: fail unless xbridge's flowtable forwarded at least "
                          "this many frames over the run")
@@ -522,6 +526,8 @@ def main():
         seed += 1
     for seed in range(args.nft_seed, args.nft_seed + args.generate_nft):
         ok &= r.run_one(generator.nft_scenario(seed, args.nft_steps))
+    for seed in range(args.nft_seed, args.nft_seed + args.generate_flows):
+        ok &= r.run_one(offload.flow_scenario(seed, 2 * args.nft_steps))
     if args.soak:
         end = time.monotonic() + args.soak
         while time.monotonic() < end:

@@ -47,10 +47,13 @@ a run where it did not.
 
 Ownership: one Offload per Runner; single thread.
 """
+import random
 import re
 
+import generator
 import genl_raw as xb_raw
 import nlsock as nl
+import scenario as sc
 
 TABLE = "xbr_offload"
 LAST = 2147483647       # the last priority a chain can have
@@ -154,3 +157,90 @@ class Offload:
                 if atype in FLOW_STATS:
                     out[FLOW_STATS[atype]] = int.from_bytes(payload[:8], "little")
         return out
+
+
+# --- generated scenarios with connections to offload ------------------------------
+#
+# The generated nft scenarios (generator.nft_scenario) send random frames:
+# a connection seldom sees the four established frames, two each way, it
+# takes to be offloaded here, so they rarely have a flow hit. These take
+# the same random setup and ruleset, then hold one to three TCP and UDP
+# conversations between host pairs (a handshake, then data both ways, each
+# side in one VLAN: untagged on its PVID, else tagged), interleaved with
+# the generator's configuration changes, late rules and chain flushes, and
+# a little of its random traffic. Named gen-flow-seed-N.
+
+def _vlan_words(g, port, vid):
+    """The tag words for a frame of VLAN @vid from @port."""
+    if not g.filtering:
+        return ""
+    pvid, tagged = g.port_vids.get(port, (1, []))
+    return "" if vid == pvid and vid not in tagged else " tag 8100:%d" % vid
+
+
+def _conversation(g, i, j, kind, rng):
+    pa, pb = g.ports[i], g.ports[j]
+    ha, hb = generator.HOSTS[i], generator.HOSTS[j]
+    ia, ib = generator._ip(i), generator._ip(j)
+    vid = 1
+    if g.filtering:
+        va = {g.port_vids.get(pa, (1, []))[0]} | set(g.port_vids.get(pa, (1, []))[1])
+        vb = {g.port_vids.get(pb, (1, []))[0]} | set(g.port_vids.get(pb, (1, []))[1])
+        common = sorted(va & vb) or sorted(va)
+        vid = rng.choice(common)
+    ta, tb = _vlan_words(g, pa, vid), _vlan_words(g, pb, vid)
+    if kind == "tcp":
+        sp, dp = rng.choice([40000, 40001]), rng.choice(generator.TCP_PORTS)
+        fwd = lambda fl: "send %s %s %s%s ipv4 %s %s tcp %d %d %s" % (pa, ha, hb, ta, ia, ib, sp, dp, fl)
+        back = lambda fl: "send %s %s %s%s ipv4 %s %s tcp %d %d %s" % (pb, hb, ha, tb, ib, ia, dp, sp, fl)
+        lines = [fwd("S"), back("SA"), fwd("A")]
+        for _ in range(rng.randint(3, 6)):
+            lines += [back("PA"), fwd("PA")] if rng.random() < 0.5 else [fwd("PA"), back("PA")]
+        if rng.random() < 0.3:
+            lines += [fwd("FA"), back("FA"), fwd("A")]
+    else:
+        sp, dp = rng.sample(generator.UDP_PORTS, 2)
+        fwd = lambda: "send %s %s %s%s ipv4 %s %s udp %d %d" % (pa, ha, hb, ta, ia, ib, sp, dp)
+        back = lambda: "send %s %s %s%s ipv4 %s %s udp %d %d" % (pb, hb, ha, tb, ib, ia, dp, sp)
+        lines = [fwd()]
+        for _ in range(rng.randint(4, 8)):
+            lines += [back(), fwd()] if rng.random() < 0.5 else [fwd(), back()]
+    return [(pa, l) for l in lines]
+
+
+def flow_scenario(seed, nsteps=40):
+    """The offload scenario of @seed (gen-flow-seed-N)."""
+    name = "gen-flow-seed-%d" % seed
+    g = generator._NftGen(seed, nsteps)
+    rng = random.Random(seed * 7919 + 1)
+    g.setup()
+    g.ruleset()
+    talks = []
+    for _ in range(rng.randint(1, 3)):
+        i, j = rng.sample(range(g.nports), 2)
+        talks.append(_conversation(g, i, j, rng.choice(["tcp", "udp"]), rng))
+    deleted = set()
+    steps = 0
+    while any(talks) and steps < nsteps * 2:
+        steps += 1
+        k = generator._w(rng, [(80, "talk"), (6, "config"), (3, "rule"), (1, "flush"), (6, "noise")])
+        if k == "talk":
+            t = rng.choice([t for t in talks if t])
+            port, line = t.pop(0)
+            if port not in deleted:
+                g.lines.append(line)
+        elif k == "config":
+            line = g.config()
+            if line.startswith("port del"):
+                deleted.add(line.split()[2])
+            g.lines.append(line)
+        elif k == "rule":
+            g.lines.append(g.late_rule())
+        elif k == "flush":
+            g.lines.append("nft flush chain bridge t %s" % rng.choice(g.chains)[0])
+        else:
+            line = g.frame()
+            if line.split()[1] not in deleted:
+                g.lines.append(line)
+    text = "# %s\n" % name + "\n".join(g.lines) + "\n"
+    return sc.parse(text, name)
