@@ -21,7 +21,7 @@
 # conversations (offload.flow_scenario), seeds from
 # $CONFORMANCE_OFFLOAD_SEED (default 1), again, xbridge's flowtable
 # offloading every connection it may, against the Linux bridge without
-# one; at least $CONFORMANCE_MIN_FLOW_HITS (default 300) frames must have
+# one; at least $CONFORMANCE_MIN_FLOW_HITS (default 250) frames must have
 # been forwarded by flows. One PASS/FAIL line per scenario.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,6 +76,6 @@ if [[ -z ${CONFORMANCE_NO_OFFLOAD:-} ]]; then
 		--generate-flows "${CONFORMANCE_OFFLOAD_FLOWS:-15}" \
 		--nft-seed "${CONFORMANCE_OFFLOAD_SEED:-1}" \
 		--nft-steps "${CONFORMANCE_NFT_STEPS:-20}" \
-		--min-flow-hits "${CONFORMANCE_MIN_FLOW_HITS:-300}" || status=1
+		--min-flow-hits "${CONFORMANCE_MIN_FLOW_HITS:-250}" || status=1
 fi
 exit $status

@@ -419,6 +419,8 @@ class Runner:
         self.t.offloaded_scenarios += self.scenario_hits > 0
 
     def run_one(self, scen):
+        if self.offload and not offload.has_nft(scen):
+            return True     # no ruleset, no conntrack on Linux: nothing to offload
         if scen.requires and kernel_version() < scen.requires:
             self.t.skipped += 1
             print("SKIP: conformance %s (the Linux bridge behaviour it compares needs %d.%d; "
@@ -427,8 +429,6 @@ class Runner:
             return True
         if self.args.tools and any(st.kind == "nft" for st in scen.steps):
             return True     # its nft steps run the tools already; its config is not the point
-        if self.offload and not offload.has_nft(scen):
-            return True     # no ruleset, no conntrack on Linux: nothing to offload
         why = known.skip_reason(scen.name)
         if why and not self.args.no_known_skip:
             self.t.known_skipped += 1
