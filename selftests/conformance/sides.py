@@ -87,6 +87,14 @@ class BridgeSide(abc.ABC):
         if up:
             self.wait_port_up(port)
 
+    def admin_up(self, port):
+        """Is the port's device up (IFF_UP)?"""
+        try:
+            with open("/sys/class/net/%s/flags" % self.ports[port]) as f:
+                return bool(int(f.read(), 16) & IFF_UP)
+        except OSError:
+            return True
+
     def wait_port_up(self, port, limit=3.0):
         """Up is asynchronous: the carrier and operstate follow through
         linkwatch (up to a second later), and only then does the Linux
@@ -127,7 +135,8 @@ class BridgeSide(abc.ABC):
             self.port_del(p)
         # A scenario may have left a port's device down.
         for p in self.ports:
-            self.link_updown(p, True)
+            if not self.admin_up(p):
+                self.link_updown(p, True)
         # default_pvid may only change with filtering off.
         self.bridge_set({"vlan_filtering": 0})
         self.bridge_set(dict(BRIDGE_DEFAULTS))
