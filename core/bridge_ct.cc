@@ -26,6 +26,11 @@ void ct_removed_offloaded(void *ctx, CtEntry &e)
 	static_cast<FlowTable *>(ctx)->ct_removed(&e);
 }
 
+void ct_missed_offloaded(void *ctx, CtEntry &e, uint32_t now)
+{
+	static_cast<FlowTable *>(ctx)->ct_missed(&e, now);
+}
+
 } // namespace
 
 int Bridge::set_conntrack(bool on, Extack *ack)
@@ -56,7 +61,7 @@ int Bridge::set_conntrack(bool on, Extack *ack)
 			return err;
 		}
 		ct->table().set_event_sink(ct_events_);
-		ct->table().set_offload_sink({ct_removed_offloaded, flows});
+		ct->table().set_offload_sink({ct_removed_offloaded, ct_missed_offloaded, flows});
 		flows_.publish(flows);
 		ct_.publish(ct);
 		store_once(opts_.conntrack, true);

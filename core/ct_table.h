@@ -179,12 +179,17 @@ struct CtEventSink {
 };
 
 /*
- * The flowtable's hook into removal: an entry with kCtOffload is being
- * removed (table lock held); the sink unlinks its flow before the entry
- * can be freed. Must not sleep.
+ * The flowtable's hooks into conntrack. fn: an entry with kCtOffload is
+ * being removed (table lock held); the sink unlinks its flow before the
+ * entry can be freed. missed: a frame of an entry with kCtOffload reached
+ * the tracker (it missed the entry's flows: another port, VLAN or MAC, or
+ * its flow was not found stale yet); the sink tears the flows down first
+ * (no lock held, RCU read section), so that the frame is tracked with the
+ * connection handed back. Neither may sleep.
  */
 struct CtOffloadSink {
 	void (*fn)(void *ctx, CtEntry &e) = nullptr;
+	void (*missed)(void *ctx, CtEntry &e, uint32_t now) = nullptr;
 	void *ctx = nullptr;
 };
 
@@ -303,6 +308,12 @@ public:
 	/* Control, before the table is published to the datapath. */
 	void set_event_sink(CtEventSink sink) { sink_ = sink; }
 	void set_offload_sink(CtOffloadSink sink) { offload_sink_ = sink; }
+	/* Datapath: a frame of @e, offloaded, is about to be tracked. */
+	void offload_missed(CtEntry &e, uint32_t now) const
+	{
+		if (offload_sink_.missed)
+			offload_sink_.missed(offload_sink_.ctx, e, now);
+	}
 	CtStats *stats_this_cpu() const { return stats_.this_cpu(); }
 	/* Sum of every CPU's counters. */
 	CtStats stats_sum() const;

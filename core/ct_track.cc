@@ -159,6 +159,10 @@ void Conntrack::in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint3
 		uint8_t dir = 0;
 		CtEntry *e = table_.lookup_hashed(p.tuple, hash, now, &dir);
 		bool confirmed = e != nullptr;
+		/* Conntrack has not seen the segments the flows carried: hand
+		 * the connection back before tracking this one (bridge_flow.h). */
+		if (e && xb_unlikely(e->status_bits() & kCtOffload))
+			table_.offload_missed(*e, now);
 		if (!e) {
 			CtTuple reply;
 			if (!ct_invert_tuple(p.tuple, reply)) {

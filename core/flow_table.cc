@@ -283,6 +283,20 @@ void FlowTable::ct_removed(CtEntry *e)
 	counter_add(stats_.this_cpu()->teardown[unsigned(FlowTeardown::Conntrack)], 1);
 }
 
+/*
+ * Under our lock the flow cannot be freed (call_rcu after unlinking, and
+ * the caller is in an RCU read section) nor torn down twice; the entry's
+ * flow pointer is checked against the flow's entry pointer, as the
+ * entry may have been handed back and offloaded again meanwhile.
+ */
+void FlowTable::ct_missed(CtEntry *e, uint32_t now)
+{
+	LockGuard guard(lock_);
+	auto *f = static_cast<Flow *>(__atomic_load_n(&e->flow, __ATOMIC_ACQUIRE));
+	if (f && ct_of(f) == e)
+		remove_locked(f, FlowTeardown::Stale, now);
+}
+
 unsigned FlowTable::gc_slice(uint32_t now, uint64_t stamp, uint32_t max_buckets)
 {
 	unsigned removed = 0;

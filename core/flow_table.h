@@ -181,6 +181,9 @@ public:
 	void teardown(Flow *f, FlowTeardown why, uint32_t now) XB_EXCLUDES(lock_);
 	/* Conntrack's offload sink: @e is being removed (its table lock held). */
 	void ct_removed(CtEntry *e);
+	/* Conntrack's offload sink, datapath: a frame of @e missed its flows
+	 * and is about to be tracked; tear them down (counted stale). */
+	void ct_missed(CtEntry *e, uint32_t now);
 
 	/*
 	 * Deferred context, RCU read section: visit up to @max_buckets

@@ -18,9 +18,17 @@
 # 16) steps from seed $CONFORMANCE_CT_SEED (default 1).
 # CONFORMANCE_SOAK=SECONDS keeps generating for that long.
 # Then the corpus again through the tools (`bridge`/`ip` and `xbridge`
-# with the same words; CONFORMANCE_NO_TOOLS=1 skips it). One PASS/FAIL
-# line per scenario. TESTS=conformance_scenarios or TESTS=conformance_tools
-# runs one of the two passes.
+# with the same words; CONFORMANCE_NO_TOOLS=1 skips it). Then offload mode
+# (CONFORMANCE_NO_OFFLOAD=1 skips it): the corpus scenarios with nft steps,
+# $CONFORMANCE_OFFLOAD_GENERATED (default 10) generated nft scenarios and
+# $CONFORMANCE_OFFLOAD_FLOWS (default 15) generated scenarios of
+# conversations (offload.flow_scenario), seeds from
+# $CONFORMANCE_OFFLOAD_SEED (default 1), again, xbridge's flowtable
+# offloading every connection it may, against the Linux bridge without
+# one; at least $CONFORMANCE_MIN_FLOW_HITS (default 250) frames must have
+# been forwarded by flows. One PASS/FAIL line per scenario.
+# TESTS=conformance_scenarios, TESTS=conformance_tools or
+# TESTS=conformance_offload runs one of the three passes.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
@@ -74,9 +82,22 @@ conformance_tools() {
 		status=1
 }
 
+# The flowtable must be invisible (Documentation/conformance.md, offload
+# mode): the nft scenarios once more with xbridge offloading.
+conformance_offload() {
+	[[ -z ${CONFORMANCE_NO_OFFLOAD:-} ]] || return 0
+	run --offload --corpus "$here/conformance/corpus" \
+		--generate-nft "${CONFORMANCE_OFFLOAD_GENERATED:-10}" \
+		--generate-flows "${CONFORMANCE_OFFLOAD_FLOWS:-15}" \
+		--nft-seed "${CONFORMANCE_OFFLOAD_SEED:-1}" \
+		--nft-steps "${CONFORMANCE_NFT_STEPS:-20}" \
+		--min-flow-hits "${CONFORMANCE_MIN_FLOW_HITS:-250}" || status=1
+}
+
 ALL_TESTS="
 	conformance_scenarios
 	conformance_tools
+	conformance_offload
 "
 
 status=0

@@ -15,6 +15,8 @@ the first step where they differ:
     every counter included) differ at `expect counters` or at the end of a
     scenario with nft steps.
 `expect` steps of the hand-written corpus also check the outcome itself.
+--offload runs the scenarios with nft steps again with xbridge's flowtable
+offloading every connection it may (offload.py says what is compared then).
 
   conformance.py [--corpus DIR] [--generate N] [--seed S] [--steps K]
                  [--generate-nft N] [--nft-seed S] [--nft-steps K]
@@ -22,6 +24,7 @@ the first step where they differ:
                  [--nft-every-frame] [--soak SECONDS] [--replay FILE]
                  [--tools] [--quiet] [--record FILE] [--known]
                  [--no-known-skip] [--no-mab]
+                 [--offload [--generate-flows N] [--min-flow-hits N]]
 
 Every scenario prints one PASS or FAIL line (a FAIL prints the step, both
 sides and the scenario text, which --replay runs again); the last line gives
@@ -51,6 +54,7 @@ import generator                        # noqa: E402
 import known                            # noqa: E402
 import nft_words                        # noqa: E402
 import nlsock as nl                     # noqa: E402
+import offload                          # noqa: E402
 import scenario as sc                   # noqa: E402
 import tool_words                       # noqa: E402
 from linux_side import LinuxBridge      # noqa: E402
@@ -77,6 +81,8 @@ class Totals:
         self.config_ops = self.nft_ops = self.nft_compares = self.known_skipped = 0
         self.ct_compares = self.ct_rows = 0
         self.groups = {}        # kind of scenario -> (scenarios run, seconds)
+        self.offload_skipped = self.flow_hits = self.offloaded_scenarios = 0
+        self.flow_stats = {}    # offload mode: xbridge's flowtable counters, summed
         self.known = {}         # known difference name -> times it applied
 
 
@@ -101,6 +107,8 @@ def apply(side, step):
             side.vlan_del(step.port, step.vid, step.end)
         elif k == "vlan set":
             side.vlan_set_state(step.port, step.vid, step.end, step.state)
+        elif k == "link updown":
+            side.link_updown(step.port, step.up)
         elif k == "port add":
             side.port_add(step.port)
         elif k == "port del":
@@ -156,6 +164,8 @@ class Runner:
         self.nft_used = False
         self.ct = ct_table.CtTables(self.xb)
         self.ct_on = False      # conntrack may be on: compare the tables after every step
+        # --offload: xbridge's flowtable on every connection (offload.py)
+        self.offload = offload.Offload(self.xb.genl, self.xb.br_ifindex) if args.offload else None
 
     @staticmethod
     def _names(prefix):
@@ -184,19 +194,28 @@ class Runner:
         self.nft_used = False
         self.ct_on = False
 
-    def compare_rulesets(self, step, contains=None):
+    def listings(self):
+        """Both `list ruleset` outputs as compared, and Linux's as it is.
+        In offload mode without counters and the harness's own table."""
         a, b = self.nft["linux"].listing(), self.xnft().listing()
+        if not self.offload:
+            return a, b, a
+        return (offload.Offload.stateless(a),
+                offload.Offload.stateless(offload.Offload.hide(b)), a)
+
+    def compare_rulesets(self, step, contains=None):
+        a, b, raw = self.listings()
         if a != b:
             # Counters of a late frame: one more look.
             time.sleep(RECHECK_DELAY)
             capture.settle(self.cap.values())
-            a, b = self.nft["linux"].listing(), self.xnft().listing()
+            a, b, raw = self.listings()
         if a != b:
             diff = "\n".join(difflib.unified_diff(a.splitlines(), b.splitlines(),
                                                   "linux", "xbridge", lineterm="", n=2))
             raise Difference(step, "list ruleset differs",
                              _indent(a), _indent(b) + "\n  diff:\n" + _indent(diff))
-        if contains and nft_words.squash(contains) not in nft_words.squash(a):
+        if contains and nft_words.squash(contains) not in nft_words.squash(raw):
             raise Difference(step, "expected the listing to contain %r" % contains,
                              _indent(a), "    (same on both)")
         self.t.nft_compares += 1
@@ -208,13 +227,21 @@ class Runner:
         them again one by one (a failed batch applies nothing), so each step
         still must succeed on both bridges or fail on both."""
         self.nft_dirty = self.nft_used = True
-        if any(re.search(r"\bct\b", st.cmd) for st in steps):
-            self.ct_dirty = self.ct_on = True
+        uses_ct = any(re.search(r"\bct\b", st.cmd) for st in steps)
+        if self.offload or uses_ct:
+            self.ct_dirty = True
+        # The tables are compared where both bridges track by the rules'
+        # will: in offload mode the harness's own table turns xbridge's
+        # conntrack on (and marks its entries) where Linux's stays off.
+        if uses_ct and not self.offload:
+            self.ct_on = True
         self.t.nft_ops += len(steps)
         errs = [self.nft["linux"].run(st.cmd) for st in steps]
         flush, self.xnft_flush_pending = self.xnft_flush_pending, False
+        # Offload mode: the harness's table rides on the same batch.
+        extra = self.offload.commands() if self.offload else []
         if all(e is None for e in errs):
-            if self.xnft().run_batch([st.cmd for st in steps], flush_first=flush) is None:
+            if self.xnft().run_batch([st.cmd for st in steps] + extra, flush_first=flush) is None:
                 return
         elif flush:
             self.xnft().flush()
@@ -223,6 +250,11 @@ class Runner:
             if (ea is None) != (eb is None):
                 raise Difference(st, "the nft step succeeds on one bridge only",
                                  "    %s" % (ea or "ok"), "    %s" % (eb or "ok"))
+        if extra:
+            err = self.xnft().run_batch(extra)
+            if err:
+                raise Difference(steps[-1], "offload mode: the harness's table was refused",
+                                 "    (not installed there)", "    " + err)
 
     def time_group(self, name, secs):
         """Seconds spent per kind of scenario (printed at the end)."""
@@ -262,10 +294,13 @@ class Runner:
         return a
 
     def ct_flush(self):
-        self.ct_on = self.ct_dirty = True
+        self.ct_dirty = True
+        self.ct_on = not self.offload   # see nft_steps: no table comparison in offload mode
         self.ct.flush()
 
     def ct_expect(self, step):
+        if self.offload:
+            return      # xbridge's table carries the harness's marks and [OFFLOAD] there
         rows = self.ct_compare(step)
         if step.count is not None and len(rows) != step.count:
             raise Difference(step, "expected %d conntrack entries, not %d" % (step.count, len(rows)),
@@ -381,6 +416,7 @@ class Runner:
         last_rx = None
         first_seq = self.seq + 1
         self.compare_state(None)
+        flow_before = self.offload.stats() if self.offload else None
         steps = scen.steps
         for i, step in enumerate(steps):
             self.t.steps += 1
@@ -438,8 +474,25 @@ class Runner:
             self.compare_rulesets(None)
         if self.ct_on:
             self.ct_compare(None)
+        if self.offload:
+            self.count_flows(flow_before, self.offload.stats())
+
+    def count_flows(self, before, after):
+        """Offload mode: add what xbridge's flowtable counted during the
+        scenario (its counters restart when conntrack is switched off)."""
+        self.scenario_hits = 0
+        for k, v in after.items():
+            d = v if k == "flows" else (v - before.get(k, 0) if v >= before.get(k, 0) else v)
+            if k != "flows":
+                self.t.flow_stats[k] = self.t.flow_stats.get(k, 0) + d
+            if k == "hits":
+                self.scenario_hits = d
+        self.t.flow_hits += self.scenario_hits
+        self.t.offloaded_scenarios += self.scenario_hits > 0
 
     def run_one(self, scen):
+        if self.offload and not offload.has_nft(scen):
+            return True     # no ruleset, no conntrack on Linux: nothing to offload
         if scen.requires and kernel_version() < scen.requires:
             self.t.skipped += 1
             print("SKIP: conformance %s (the Linux bridge behaviour it compares needs %d.%d; "
@@ -453,14 +506,23 @@ class Runner:
             self.t.known_skipped += 1
             print("SKIP: conformance %s (known xbridge difference: %s)" % (scen.name, why))
             return True
+        name = scen.name
+        if self.offload:
+            why = offload.exclusion(scen)
+            if why:
+                self.t.offload_skipped += 1
+                print("SKIP: conformance %s offload (%s)" % (name, why))
+                return True
+            name += " offload"
         self.t.scenarios += 1
-        self.scenario = scen.name
+        self.scenario = name
+        self.scenario_hits = 0
         t0 = time.monotonic()
         try:
             self.run(scen)
         except Difference as d:
             where = "step %s" % d.step if d.step else "after the last step"
-            print("FAIL: conformance %s: %s: %s" % (scen.name, where, d.what))
+            print("FAIL: conformance %s: %s: %s" % (name, where, d.what))
             print("  linux:\n%s\n  xbridge:\n%s" % (d.left, d.right))
             print("  scenario (--replay it):")
             print("\n".join("    | " + l for l in scen.text.rstrip().splitlines()))
@@ -470,7 +532,8 @@ class Runner:
             self.time_group(scen.name, time.monotonic() - t0)
         self.t.passed += 1
         if not self.args.quiet:
-            print("PASS: conformance %s (%d steps)" % (scen.name, len(scen.steps)))
+            hits = ", %d flow hits" % self.scenario_hits if self.offload else ""
+            print("PASS: conformance %s (%d steps%s)" % (name, len(scen.steps), hits))
             sys.stdout.flush()
         return True
 
@@ -510,6 +573,15 @@ def main():
     ap.add_argument("--nft-every-frame", action="store_true",
                     help="compare the rulesets' listings after every frame, not only at "
                          "`expect counters` and the scenario's end")
+    ap.add_argument("--offload", action="store_true",
+                    help="xbridge offloads every connection it may to a flowtable of the "
+                         "harness's own (offload.py); only scenarios with nft steps run")
+    ap.add_argument("--generate-flows", type=int, default=0,
+                    help="generated scenarios with connections to offload (offload.flow_scenario, "
+                         "seeds from --nft-seed)")
+    ap.add_argument("--min-flow-hits", type=int, default=0,
+                    help="offload mode: fail unless xbridge's flowtable forwarded at least "
+                         "this many frames over the run")
     args = ap.parse_args()
     if args.known:
         for name, what, why in known.KNOWN:
@@ -538,6 +610,8 @@ def main():
         ok &= r.run_one(generator.nft_scenario(seed, args.nft_steps))
     for seed in range(args.ct_seed, args.ct_seed + args.generate_ct):
         ok &= r.run_one(generator.ct_scenario(seed, args.ct_steps, args.ct_frags))
+    for seed in range(args.nft_seed, args.nft_seed + args.generate_flows):
+        ok &= r.run_one(offload.flow_scenario(seed, 2 * args.nft_steps))
     if args.soak:
         end = time.monotonic() + args.soak
         while time.monotonic() < end:
@@ -557,6 +631,16 @@ def main():
     if t.ct_compares:
         print("conformance: %d conntrack table comparisons (%d rows equal on both)"
               % (t.ct_compares, t.ct_rows))
+    if r.offload:
+        print("conformance: offload: %d scenarios had flow hits; flowtable %s; "
+              "%d scenarios skipped (offload.py)"
+              % (t.offloaded_scenarios,
+                 " ".join("%s=%d" % kv for kv in sorted(t.flow_stats.items())) or "(no counters)",
+                 t.offload_skipped))
+        if t.flow_hits < args.min_flow_hits:
+            print("FAIL: conformance offload: %d flow hits over the run, fewer than %d: "
+                  "the differential proves nothing" % (t.flow_hits, args.min_flow_hits))
+            ok = False
     for name, n in sorted(t.known.items()):
         print("conformance: known difference %s applied %d times (--known)" % (name, n))
     for word, n in sorted(tool_words.netlink_steps.items()):

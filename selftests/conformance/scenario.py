@@ -19,6 +19,9 @@ it does not say to the other.
     link set dev P [learning|flood|mcast_flood|bcast_flood|hairpin|
                     isolated|locked|mab on|off]... [state 0..4]
                                               (mab: Linux 6.2+)
+    link set dev P up|down                    ip link set P up|down: the port's
+                                              own device (the bridge disables
+                                              the port, and enables it again)
     fdb add|append|replace|del MAC dev P [vlan VID]
                     [local|permanent|static|dynamic] [sticky] [extern_learn]
     fdb flush dev P|br [vlan VID] [dynamic|static|permanent]
@@ -219,6 +222,11 @@ def parse_step(line, lineno, nports):
         if w.next() != "set" or w.next() != "dev":
             raise ScenarioError("link: `link set dev P ...`")
         port = _port(w.next("port"), nports, allow_br=False)
+        if w.peek() in ("up", "down"):
+            up = w.next() == "up"
+            if w.more():
+                raise ScenarioError("link set dev P up|down: nothing more")
+            return Step("link updown", line, lineno, port=port, up=up)
         flags, state = {}, None
         while w.more():
             k = w.next()

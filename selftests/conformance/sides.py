@@ -28,6 +28,7 @@ addresses).
 import abc
 import socket
 import struct
+import time
 
 import nlsock as nl
 
@@ -35,6 +36,7 @@ RTM_NEWLINK = 16
 RTM_SETLINK = 19
 IFLA_MASTER = 10
 IFLA_ADDRESS = 1
+IFF_UP = 1
 
 # fdb_max_learned (Linux 6.8+) is reset too: a 6.1 bridge ignores the
 # attribute (rtnetlink parses IFLA_INFO_DATA liberally, attributes above its
@@ -77,6 +79,42 @@ class BridgeSide(abc.ABC):
     def port_del(self, port):
         self._set_master(port, 0)
 
+    def link_updown(self, port, up):
+        """`ip link set P up|down`: the port's own device (IFF_UP)."""
+        body = struct.pack("=BxHiII", socket.AF_UNSPEC, 0, self.port_ifindex[port],
+                           IFF_UP if up else 0, IFF_UP)
+        self.rtnl.request(RTM_SETLINK, body)
+        if up:
+            self.wait_port_up(port)
+
+    def admin_up(self, port):
+        """Is the port's device up (IFF_UP)?"""
+        try:
+            with open("/sys/class/net/%s/flags" % self.ports[port]) as f:
+                return bool(int(f.read(), 16) & IFF_UP)
+        except OSError:
+            return True
+
+    def wait_port_up(self, port, limit=3.0):
+        """Up is asynchronous: the carrier and operstate follow through
+        linkwatch (up to a second later), and only then does the Linux
+        bridge enable the port. Wait for operstate up here; each side adds
+        what it must wait for."""
+        end = time.monotonic() + limit
+        path = "/sys/class/net/%s/operstate" % self.ports[port]
+        while time.monotonic() < end:
+            try:
+                with open(path) as f:
+                    if f.read().strip() == "up":
+                        # linkwatch sets operstate, then tells the bridge
+                        # (NETDEV_CHANGE) under the same RTNL hold.
+                        time.sleep(0.1)
+                        return True
+            except OSError:
+                return False
+            time.sleep(0.02)
+        return False
+
     def attached(self):
         """Logical names of the ports currently enslaved to this bridge."""
         out = []
@@ -95,6 +133,10 @@ class BridgeSide(abc.ABC):
         the bridge and each port, no FDB entries but the local ones."""
         for p in self.attached():
             self.port_del(p)
+        # A scenario may have left a port's device down.
+        for p in self.ports:
+            if not self.admin_up(p):
+                self.link_updown(p, True)
         # default_pvid may only change with filtering off.
         self.bridge_set({"vlan_filtering": 0})
         self.bridge_set(dict(BRIDGE_DEFAULTS))

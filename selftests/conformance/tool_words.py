@@ -80,6 +80,8 @@ def argv(side, step):
         if linux:
             return ["ip", "link", "set", side.br, "type", "bridge"] + rest
         return [xbridge_tool(), "link", "set", "dev", side.br] + rest
+    if k == "link updown":
+        return ["ip", "link", "set", "dev", side.ports[step.port], "up" if step.up else "down"]
     if k in ("port add", "port del"):
         tail = ["master", side.br] if k == "port add" else ["nomaster"]
         return ["ip", "link", "set", side.ports[step.port]] + tail

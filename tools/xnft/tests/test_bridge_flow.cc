@@ -420,3 +420,62 @@ TEST_CASE("bridge flowtable: a hit needs only the headers (a paged skb's)", "[fl
 	xb::RxFrame rx{seg.data(), uint32_t(seg.size()), xb::OobTag{false, 0, 0}, b.p(1)};
 	CHECK(!xb::flow_fast_path(*b.br, rx, b.now(), v));
 }
+
+// The conformance harness's offload mode (corpus 183): B roams while the
+// connection is offloaded, and its first segment from the new port is the
+// one that moves its FDB entry - so it misses the flow (keyed by the old
+// ingress port) and reaches conntrack before anything made the flow stale.
+// Conntrack has not seen the offloaded segments: with the windows it had,
+// the segment is out of window, ct state invalid, and a ruleset that drops
+// invalid drops it, where the Linux bridge (no flowtable) forwards it. A
+// segment of an offloaded connection that misses its flows tears them
+// down first, so that conntrack takes the connection back liberal, as
+// after any teardown.
+TEST_CASE("bridge flowtable: a segment that misses its offloaded connection's flow is tracked as "
+	  "without a flowtable", "[flow]")
+{
+	FlowBridge b;
+	REQUIRE(b.load("flush ruleset\n"
+		       "table bridge f {\n"
+		       "  flowtable ft { hook ingress priority 0; devices = { swp1, swp2, swp3 }; }\n"
+		       "  chain forward_c { type filter hook forward priority 0;\n"
+		       "    ct state invalid drop\n"
+		       "    ip protocol { tcp, udp } flow offload @ft\n"
+		       "  }\n"
+		       "}\n") == 0);
+	b.establish();
+	// Far past the windows conntrack last saw (65535 each way).
+	for (int i = 0; i < 60; i++) {
+		REQUIRE(b.send(b.p(1), b.a_to_b(ctf::ACK, 1400)).to(b.p(2)));
+		REQUIRE(b.send(b.p(2), b.b_to_a(ctf::ACK, 1400)).to(b.p(1)));
+	}
+	REQUIRE(b.hits() == 120);
+
+	SECTION("B speaks first from swp3")
+	{
+		Outcome o = b.send(b.p(3), b.b_to_a(ctf::ACK, 100));
+		CHECK(o.to(b.p(1)));
+		CHECK(b.teardowns(FlowTeardown::Stale) == 1);
+		// Offloaded again by that segment, now between swp1 and swp3.
+		CHECK(b.flows().count() == 1);
+		o = b.send(b.p(1), b.a_to_b(ctf::ACK, 100));
+		CHECK(o.to(b.p(3)));
+		o = b.send(b.p(3), b.b_to_a(ctf::ACK, 100));
+		CHECK(o.to(b.p(1)));
+		CHECK(b.hits() == 122);
+	}
+	SECTION("A's segment to another MAC of B's")
+	{
+		constexpr MacKey kB2 = mac(0x02, 0, 0, 0, 0, 0x0c);
+		b.learn(b.p(2), kB2);
+		std::vector<uint8_t> f = b.a_to_b(ctf::ACK, 100);
+		for (int i = 0; i < 6; i++)
+			f[i] = uint8_t(kB2 >> (8 * i));
+		Outcome o = b.send(b.p(1), f);
+		CHECK(o.to(b.p(2)));
+		CHECK(b.teardowns(FlowTeardown::Stale) == 1);
+		// The connection goes on (offloaded again after one slow frame).
+		CHECK(b.send(b.p(2), b.b_to_a(ctf::ACK, 100)).to(b.p(1)));
+		CHECK(b.send(b.p(1), b.a_to_b(ctf::ACK, 100)).to(b.p(2)));
+	}
+}
