@@ -93,6 +93,9 @@ struct SetObj {
 	ElemStore elems;
 	Blob userdata;
 	uint32_t build_index;
+	/* Lookups in the rules linked into its table's chains (set_in_use
+	 * without a scan: releasing an anonymous set with its rule is O(1)). */
+	uint32_t rule_uses;
 };
 
 struct FlowtableObj {
@@ -198,6 +201,7 @@ private:
 	int remove_set(SetObj *s, Extack *ack);
 	int remove_flowtable(FlowtableObj *f, Extack *ack);
 	int set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Extack *ack);
+	int anonymous_set_name(const TableObj *t, char *name, Extack *ack);
 
 	TableObj *find_table(const Attr &name);
 	bool chain_in_use(const ChainObj *c) const;

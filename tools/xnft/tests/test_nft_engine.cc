@@ -645,6 +645,52 @@ TEST_CASE("nft engine: rules go where nft puts them; flush and delete", "[nft]")
 	CHECK(verdict(e, kHookInput, tcp(4)) == kNfAccept);
 }
 
+TEST_CASE("nft engine: anonymous sets are named __setN, lowest free first, and go with their rule", "[nft]")
+{
+	Engine e;
+	auto names = [&] {
+		std::string s;
+		for (const SetObj &o : e.table("t").sets)
+			s += std::string(s.empty() ? "" : " ") + o.name;
+		return s;
+	};
+	auto handle_of = [&](unsigned index) {
+		unsigned i = 0;
+		for (const RuleObj &r : e.chain("t", "c").rules)
+			if (i++ == index)
+				return r.handle;
+		FAIL("no rule " << index);
+		return uint64_t(0);
+	};
+	REQUIRE(e.load("table bridge t { chain c { type filter hook input priority 0; policy drop; } }\n"
+		       "add rule bridge t c tcp dport { 1, 2 } accept\n"
+		       "add rule bridge t c tcp dport { 3, 4 } accept\n"
+		       "add rule bridge t c tcp dport { 5, 6 } accept\n") == 0);
+	CHECK(names() == "__set0 __set1 __set2");
+	// Deleting the middle rule frees __set1; the next anonymous set takes it.
+	CHECK(e.load("delete rule bridge t c handle " + std::to_string(handle_of(1)) + "\n") == 0);
+	CHECK(names() == "__set0 __set2");
+	CHECK(e.load("add rule bridge t c tcp dport { 7, 8 } accept\n"
+		     "add rule bridge t c tcp dport { 9, 10 } accept\n") == 0);
+	CHECK(names() == "__set0 __set2 __set1 __set3");
+	CHECK(verdict(e, kHookInput, tcp(8)) == kNfAccept);
+	CHECK(verdict(e, kHookInput, tcp(3)) == kNfDrop);
+	// A refused batch that flushed the chain gives every set back.
+	CHECK(e.load("flush chain bridge t c\nadd chain bridge t x\nadd rule bridge t x jump x\n") ==
+	      -xb::kELOOP);
+	CHECK(names() == "__set0 __set2 __set1 __set3");
+	CHECK(verdict(e, kHookInput, tcp(10)) == kNfAccept);
+	// A named set in use stays busy after the anonymous ones come and go
+	// (the compiler's cache then believes it gone: the core has it).
+	CHECK(e.load("add set bridge t s { type inet_service; }\n"
+		     "add rule bridge t c tcp dport @s accept\n") == 0);
+	CHECK(e.load("delete set bridge t s\n") == -xb::kEBUSY);
+	CHECK(e.load("flush chain bridge t c\n") == 0);
+	CHECK(names() == "s");
+	CHECK(e.load("flush ruleset\n") == 0);
+	CHECK(e.rs.tables().empty());
+}
+
 TEST_CASE("nft engine: set elements added and deleted in later batches", "[nft]")
 {
 	Engine e;
