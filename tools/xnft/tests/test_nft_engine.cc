@@ -645,6 +645,40 @@ TEST_CASE("nft engine: rules go where nft puts them; flush and delete", "[nft]")
 	CHECK(verdict(e, kHookInput, tcp(4)) == kNfAccept);
 }
 
+TEST_CASE("nft engine: a 100,000-element set goes in messages that fit the family's carrier", "[nft]")
+{
+	std::string text = "table bridge t { set s { type ipv4_addr . inet_service; elements = { ";
+	for (int i = 0; i < 100000; i++)
+		text += (i ? ", " : "") + std::string("10.") + std::to_string(i >> 16) + "." +
+			std::to_string((i >> 8) & 255) + "." + std::to_string(i & 255) + " . " +
+			std::to_string(1 + i % 65535);
+	text += " } } }\n";
+	xnft::Parser parser;
+	xnft::Batch batch;
+	xnft::Compiler compiler(batch);
+	for (auto &cmd : parser.parse_text(text))
+		compiler.compile(cmd);
+	const auto msgs = xnft::encode_batch(batch);
+	size_t elem_msgs = 0;
+	for (const xnft::WireMsg &m : msgs) {
+		CHECK(m.attrs.size() <= 60000);	// XBRIDGE_NFT_ATTRS has a 16-bit length
+		elem_msgs += m.type == NFT_MSG_NEWSETELEM;
+	}
+	CHECK(elem_msgs > 50);	// 100,000 elements of 40-odd bytes
+	Ruleset rs;
+	REQUIRE(rs.init(nullptr) == 0);
+	for (const xnft::WireMsg &m : msgs) {
+		xb::Extack ack;
+		REQUIRE(rs.apply(m.type, m.flags, m.family, m.attrs.data(), m.attrs.size(), &ack) == 0);
+	}
+	xb::Extack ack;
+	REQUIRE(rs.commit(&ack) == 0);
+	REQUIRE(!rs.tables().empty());
+	REQUIRE(!rs.tables().front().sets.empty());
+	CHECK(rs.tables().front().sets.front().elems.live_count() == 100000);
+	rs.fini();
+}
+
 TEST_CASE("nft engine: anonymous sets are named __setN, lowest free first, and go with their rule", "[nft]")
 {
 	Engine e;
