@@ -382,6 +382,7 @@ int Ruleset::apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8
 	int err = check_family(family, is_delete, ack);
 	if (err)
 		return err;
+	change_seq_++;
 
 	const uint32_t mark = undo_count_;
 	switch (type) {
@@ -409,6 +410,7 @@ int Ruleset::apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8
 
 void Ruleset::abort()
 {
+	change_seq_++;
 	while (undo_count_)
 		undo_one(undo_[--undo_count_]);
 }
@@ -506,6 +508,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 
 int Ruleset::commit(Extack *ack)
 {
+	change_seq_++;
 	Generation *next = nullptr;
 	int err = build(next, ack);
 	if (err) {

@@ -176,6 +176,9 @@ public:
 
 	/* ---- reading (control) ---- */
 	uint32_t generation_id() const { return gen_id_; }
+	/* Changes with every request, commit and abort: a dump's saved object
+	 * pointer is good while this is what it was (nft_dump.h). */
+	uint64_t change_seq() const { return change_seq_; }
 	const TableObjList &tables() const { return tables_; }
 
 private:
@@ -222,6 +225,7 @@ private:
 	TableObjList tables_;
 	Generation *gen_ = nullptr;	/* rcu_publish / rcu_deref */
 	uint32_t gen_id_ = 0;
+	uint64_t change_seq_ = 0;
 	uint64_t next_table_handle_ = 1;
 	uint64_t next_hook_seq_ = 1;	/* base chains' registration order */
 	UndoRecord *undo_ = nullptr;	/* the batch's records */
