@@ -346,6 +346,23 @@ bool Ruleset::set_in_use(const SetObj *s) const
 
 namespace {
 
+/* A set was linked into its table: anon_top bounds the number its name
+ * ends in. */
+void note_set_name(TableObj *t, const char *name)
+{
+	size_t len = cstr_len(name), i = len;
+	while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+		i--;
+	if (i == len)
+		return;
+	uint64_t v = 0;
+	for (; i < len && v <= 0xffffffffu; i++)
+		v = v * 10 + uint64_t(name[i] - '0');
+	const uint32_t top = v >= 0xffffffffu ? 0xffffffffu : uint32_t(v + 1);
+	if (top > t->anon_top)
+		t->anon_top = top;
+}
+
 /* A rule was linked into (+1) or unlinked from (-1) its chain: count its
  * lookups on the sets they name (SetObj::rule_uses). */
 void count_set_uses(const RuleObj *r, int delta)
@@ -470,6 +487,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 	case UndoKind::AddSet: {
 		auto *s = static_cast<SetObj *>(rec.obj);
 		s->table->sets.erase(s->table->sets.iterator_to(*s));
+		s->table->anon_low = 0;
 		free_set(s);
 		break;
 	}
@@ -479,6 +497,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 		auto pos = rec.next ? list.iterator_to(*static_cast<SetObj *>(rec.next))
 				    : list.end();
 		list.insert(pos, *s);
+		note_set_name(s->table, s->name);
 		break;
 	}
 	case UndoKind::AddElem:
@@ -1041,7 +1060,7 @@ int Ruleset::del_rule(uint16_t, const Attr *tb, Extack *ack)
  * window of a page of bits, the first clear bit wins, else the next window.
  * O(sets) per new set, not a scan of every set per candidate number.
  */
-int Ruleset::anonymous_set_name(const TableObj *t, char *name, Extack *ack)
+int Ruleset::anonymous_set_name(TableObj *t, char *name, Extack *ack)
 {
 	const char *pct = nullptr;
 	for (const char *q = name; *q && !pct; q++)
@@ -1051,11 +1070,21 @@ int Ruleset::anonymous_set_name(const TableObj *t, char *name, Extack *ack)
 		return 0;
 	const size_t pre = size_t(pct - name);
 	const char *suffix = pct + 2;
+	uint32_t n = 0;
+	/* The common case, a batch of nft's anonymous sets: every "__set"
+	 * number below anon_low is taken and no set name ends in a number at
+	 * or above anon_top, so anon_low is the lowest free one. Else one
+	 * pass over the sets. */
+	const bool hinted = cstr_equal(name, "__set%d");
+	if (hinted && t->anon_low >= t->anon_top && t->anon_low < 0xffffffffu) {
+		n = t->anon_low;
+		goto found;
+	}
+	{
 	constexpr uint32_t kWindow = 8 * 4096;
 	auto *used = static_cast<uint8_t *>(xb_alloc(kWindow / 8, XB_ALLOC_SLEEP));
 	if (!used)
 		return fail(ack, kENOMEM, "out of memory for a set name");
-	uint32_t n = 0;
 	for (uint32_t base = 0;; base += kWindow) {
 		__builtin_memset(used, 0, kWindow / 8);
 		for (const SetObj &s : t->sets) {
@@ -1085,6 +1114,10 @@ int Ruleset::anonymous_set_name(const TableObj *t, char *name, Extack *ack)
 		}
 	}
 	xb_free(used);
+	}
+found:
+	if (hinted)
+		t->anon_low = n + 1;
 	char digits[12];
 	int nd = 0;
 	do {
@@ -1174,8 +1207,12 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 	int err = copy_name(name, tb[kSetName], ack);
 	if (err)
 		return err;
+	/* A name with "%d" becomes a new one below: nothing to compare. */
+	bool pattern = false;
+	for (const char *q = name; *q && !pattern; q++)
+		pattern = q[0] == '%' && q[1] == 'd';
 	for (SetObj &s : t->sets) {
-		if (!cstr_equal(s.name, name))
+		if (pattern || !cstr_equal(s.name, name))
 			continue;
 		if (flags & kNlmFExcl)
 			return fail(ack, kEEXIST, "set exists");
@@ -1214,6 +1251,7 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 	s->size = size;
 	s->layout = layout;
 	t->sets.push_back(*s);
+	note_set_name(t, s->name);
 	return 0;
 }
 
@@ -1229,6 +1267,7 @@ int Ruleset::remove_set(SetObj *s, Extack *ack)
 	if (err)
 		return err;
 	list.erase(it);
+	s->table->anon_low = 0;
 	return 0;
 }
 

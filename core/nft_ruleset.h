@@ -120,6 +120,10 @@ struct TableObj {
 	uint32_t flags;
 	Blob userdata;
 	uint64_t next_handle;	/* nf_tables_alloc_handle */
+	/* Anonymous set names ("__set%d"): every number below anon_low is
+	 * taken; no set's name ends in a number >= anon_top. */
+	uint32_t anon_low;
+	uint32_t anon_top;
 	boost::intrusive::list<ChainObj,
 		boost::intrusive::member_hook<ChainObj, ListHook, &ChainObj::link>> chains;
 	boost::intrusive::list<SetObj,
@@ -204,7 +208,7 @@ private:
 	int remove_set(SetObj *s, Extack *ack);
 	int remove_flowtable(FlowtableObj *f, Extack *ack);
 	int set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Extack *ack);
-	int anonymous_set_name(const TableObj *t, char *name, Extack *ack);
+	int anonymous_set_name(TableObj *t, char *name, Extack *ack);
 
 	TableObj *find_table(const Attr &name);
 	bool chain_in_use(const ChainObj *c) const;
