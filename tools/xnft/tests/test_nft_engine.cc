@@ -724,6 +724,12 @@ TEST_CASE("nft engine: anonymous sets are named __setN, lowest free first, and g
 	CHECK(names() == "s");
 	CHECK(e.load("flush ruleset\n") == 0);
 	CHECK(e.rs.tables().empty());
+	// A set named like an anonymous one takes its number out of the run.
+	REQUIRE(e.load("table bridge t { set __set1 { type inet_service; }\n"
+		       "  chain c { type filter hook input priority 0; policy drop;\n"
+		       "    tcp dport { 1, 2 } accept; tcp dport { 3, 4 } accept; tcp dport { 5, 6 } accept; } }\n") == 0);
+	CHECK(names() == "__set1 __set0 __set2 __set3");
+	CHECK(verdict(e, kHookInput, tcp(6)) == kNfAccept);
 }
 
 TEST_CASE("nft engine: set elements added and deleted in later batches", "[nft]")
