@@ -26,6 +26,7 @@
 #                         [--rules N] [--elements N] [--no-mem]
 #                         [--kernel SPEC] [--out FILE]
 #   tools/bench-commit.sh --summarize FILE   # the table of a saved run
+#   tools/bench-commit.sh --generate DIR     # only write the inputs to DIR
 #
 # Needs build-kmod/xbridge.ko (bash kmod-shim/build.sh build-kmod), the tools
 # in build/ (or $XBRIDGE, $XNFT) and nft on the host (tools/bootstrap.sh).
@@ -49,6 +50,7 @@ while (($#)); do
 	--out) out=$2; shift 2 ;;
 	--guest) guest=1; shift ;;
 	--summarize) summarize_only=$2; shift 2 ;;
+	--generate) generate_only=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 	*) echo "bench-commit: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -120,62 +122,10 @@ for l in info:
 EOF
 }
 
-if [[ -n ${summarize_only:-} ]]; then
-	summarize "$summarize_only"
-	exit
-fi
-
-# ------------------------------------------------------------------ host side
-if [[ -z $guest ]]; then
-	cd "$root" || exit 1
-	ko=$root/build-kmod/xbridge.ko
-	[[ -e $ko ]] || { echo "bench-commit: no $ko (bash kmod-shim/build.sh build-kmod)" >&2; exit 1; }
-	for t in nft python3; do
-		command -v $t >/dev/null || { echo "bench-commit: no $t (tools/bootstrap.sh)" >&2; exit 1; }
-	done
-	out=${out:-$root/build-vm/bench-commit.out}
-	mkdir -p "$(dirname "$out")"
-	nfiles=$(wc -w <<<"$files")
-	timeout=$((300 + (rounds + 2 * mem) * nfiles * 120))
-	args=(--rounds "$rounds" --files "$files" --rules "$nrules" --elements "$nelems")
-	((mem)) || args+=(--no-mem)
-	start=$(date +%s)
-	flock /tmp/xbridge-vm.lock "$root/tools/vm/run.sh" --output-only --smp 2 \
-		--timeout "$timeout" ${kernel:+--kernel "$kernel"} \
-		--env XBRIDGE="${XBRIDGE:-}" --env XNFT="${XNFT:-}" \
-		--module "$ko" -- bash "$root/tools/bench-commit.sh" --guest "${args[@]}" |
-		tee "$out"
-	status=${PIPESTATUS[0]}
-	echo
-	summarize "$out"
-	echo "wall time $(($(date +%s) - start)) s, vm status $status, raw results in $out"
-	exit "$status"
-fi
-
-# ----------------------------------------------------------------- guest side
-[[ -n ${XBRIDGE_VM:-} ]] || { echo "bench-commit: --guest runs in the test kernel only" >&2; exit 2; }
-XNFT=${XNFT:-}
-for d in build build-test build-tool build-dev; do
-	[[ -z $XNFT && -x $root/$d/tools/xnft/xnft ]] && XNFT=$root/$d/tools/xnft/xnft
-done
-[[ -x $XNFT ]] || { echo "BENCH error no xnft in build/"; exit 1; }
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
-T=$(mktemp -d)
-
-log() { echo "[$(date +%T)] $*"; }
-err() { echo "BENCH error $*"; }
-
-cleanup() {
-	"$XNFT" flush ruleset 2>/dev/null
-	nft flush ruleset 2>/dev/null
-	ip link del xbr0 2>/dev/null
-	ip link del br0 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-# The inputs: nft's language, accepted by both nft 1.0.6 and xnft.
-python3 - "$T" "$nrules" "$nelems" <<'EOF'
+# gen_inputs DIR - the inputs, DIR/{rules,set,concat}.nft: nft's language,
+# accepted by both nft 1.0.6 and xnft.
+gen_inputs() {
+	python3 - "$1" "$nrules" "$nelems" <<'EOF'
 import sys
 d, nrules, nelems = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 
@@ -234,6 +184,67 @@ set_file(d + "/set.nft", "st", "ipv4_addr", addr, "ip saddr")
 set_file(d + "/concat.nft", "sc", "ipv4_addr . inet_service",
          lambda i: "%s . %d" % (addr(i), 1 + (i * 7) % 65535), "ip saddr . tcp dport")
 EOF
+}
+
+if [[ -n ${summarize_only:-} ]]; then
+	summarize "$summarize_only"
+	exit
+fi
+if [[ -n ${generate_only:-} ]]; then
+	mkdir -p "$generate_only" && gen_inputs "$generate_only"
+	exit
+fi
+
+# ------------------------------------------------------------------ host side
+if [[ -z $guest ]]; then
+	cd "$root" || exit 1
+	ko=$root/build-kmod/xbridge.ko
+	[[ -e $ko ]] || { echo "bench-commit: no $ko (bash kmod-shim/build.sh build-kmod)" >&2; exit 1; }
+	for t in nft python3; do
+		command -v $t >/dev/null || { echo "bench-commit: no $t (tools/bootstrap.sh)" >&2; exit 1; }
+	done
+	out=${out:-$root/build-vm/bench-commit.out}
+	mkdir -p "$(dirname "$out")"
+	nfiles=$(wc -w <<<"$files")
+	timeout=$((300 + (rounds + 2 * mem) * nfiles * 120))
+	args=(--rounds "$rounds" --files "$files" --rules "$nrules" --elements "$nelems")
+	((mem)) || args+=(--no-mem)
+	start=$(date +%s)
+	flock /tmp/xbridge-vm.lock "$root/tools/vm/run.sh" --output-only --smp 2 \
+		--timeout "$timeout" ${kernel:+--kernel "$kernel"} \
+		--env XBRIDGE="${XBRIDGE:-}" --env XNFT="${XNFT:-}" \
+		--module "$ko" -- bash "$root/tools/bench-commit.sh" --guest "${args[@]}" |
+		tee "$out"
+	status=${PIPESTATUS[0]}
+	echo
+	summarize "$out"
+	echo "wall time $(($(date +%s) - start)) s, vm status $status, raw results in $out"
+	exit "$status"
+fi
+
+# ----------------------------------------------------------------- guest side
+[[ -n ${XBRIDGE_VM:-} ]] || { echo "bench-commit: --guest runs in the test kernel only" >&2; exit 2; }
+XNFT=${XNFT:-}
+for d in build build-test build-tool build-dev; do
+	[[ -z $XNFT && -x $root/$d/tools/xnft/xnft ]] && XNFT=$root/$d/tools/xnft/xnft
+done
+[[ -x $XNFT ]] || { echo "BENCH error no xnft in build/"; exit 1; }
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+T=$(mktemp -d)
+
+log() { echo "[$(date +%T)] $*"; }
+err() { echo "BENCH error $*"; }
+
+cleanup() {
+	"$XNFT" flush ruleset 2>/dev/null
+	nft flush ruleset 2>/dev/null
+	ip link del xbr0 2>/dev/null
+	ip link del br0 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+gen_inputs "$T" || { err "generating the inputs failed"; exit 1; }
 
 for m in bridge nf_tables; do
 	modprobe "$m" || err "modprobe $m failed"
