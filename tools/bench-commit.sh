@@ -316,7 +316,9 @@ for ((r = 1; r <= rounds; r++)); do
 	done
 done
 for f in "${files[@]}"; do
-	if cmp -s "$T/xnft-$f.list" "$T/nft-$f.list"; then
+	if [[ ! -e $T/xnft-$f.list || ! -e $T/nft-$f.list ]]; then
+		echo "BENCH same $f no listing to compare (a load failed)"
+	elif cmp -s "$T/xnft-$f.list" "$T/nft-$f.list"; then
 		echo "BENCH same $f yes $(wc -l < "$T/nft-$f.list") lines"
 	else
 		echo "BENCH same $f no: $(diff "$T/nft-$f.list" "$T/xnft-$f.list" | grep -c '^[<>]') lines differ of $(wc -l < "$T/nft-$f.list")"
