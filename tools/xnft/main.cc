@@ -93,14 +93,19 @@ static void load_kernel(Family &fam, RulesetModel &model, bool objects_only = fa
 	}
 }
 
-// nft's cache for `flush ruleset` is empty: when every command is one,
-// nothing need be read first.
-static bool only_flush_ruleset(const std::vector<Command> &cmds)
+// Does any command compile to a batch item that may name existing
+// objects? Not `flush ruleset` (nft's cache for it is empty), and not
+// `list`/`reset`, which read the kernel afresh after the batch.
+static bool needs_cache(const std::vector<Command> &cmds)
 {
-	for (const Command &c : cmds)
-		if (c.verb != Verb::Flush || c.obj != Obj::Ruleset)
-			return false;
-	return !cmds.empty();
+	for (const Command &c : cmds) {
+		if (c.verb == Verb::List || c.verb == Verb::Reset)
+			continue;
+		if (c.verb == Verb::Flush && c.obj == Obj::Ruleset)
+			continue;
+		return true;
+	}
+	return false;
 }
 
 // nft -j -f reads JSON when the file holds JSON: its first character
@@ -234,7 +239,7 @@ int main(int argc, char **argv)
 	if (kernel) {
 		try {
 			fam = std::make_unique<Family>();
-			if (!only_flush_ruleset(cmds))
+			if (needs_cache(cmds))
 				load_kernel(*fam, cache, true);
 		} catch (const KernelError &e) {
 			fprintf(stderr, "Error: %s\n", e.what());
