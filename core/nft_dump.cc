@@ -305,4 +305,185 @@ bool fill_gen(const Ruleset &rs, AttrWriter &w)
 	return !w.full();
 }
 
+/* ---- dumps ------------------------------------------------------------- */
+
+namespace {
+
+/* The object at index @n of @list, or nullptr: the walk a resumed dump
+ * does when its saved object may be stale. */
+template <typename List> auto *nth(const List &list, unsigned long n)
+{
+	decltype(&*list.begin()) found = nullptr;
+	for (auto &o : list) {
+		if (n-- == 0) {
+			found = &o;
+			break;
+		}
+	}
+	return found;
+}
+
+/* The object after @o in @list, or nullptr. */
+template <typename List, typename T> const T *after(const List &list, const T *o)
+{
+	auto it = list.iterator_to(*o);
+	++it;
+	return it == list.end() ? nullptr : &*it;
+}
+
+/* The first rule of @c or of a chain after it in its table, or nullptr. */
+const RuleObj *first_rule_from(const TableObj &t, const ChainObj *c)
+{
+	for (; c; c = after(t.chains, c))
+		if (!c->rules.empty())
+			return &c->rules.front();
+	return nullptr;
+}
+
+/* The rule at flat index @k of @t (its chains' rules in order). */
+const RuleObj *nth_rule(const TableObj &t, unsigned long k)
+{
+	for (const ChainObj &c : t.chains)
+		for (const RuleObj &r : c.rules)
+			if (k-- == 0)
+				return &r;
+	return nullptr;
+}
+
+struct Cursor {
+	const Ruleset &rs;
+	unsigned long *pos;
+
+	/* Is the saved object (or nullptr: the table's end) still good? */
+	bool valid() const { return pos[4] == rs.change_seq() + 1; }
+	const void *saved() const { return reinterpret_cast<const void *>(pos[3]); }
+	void save(const void *next)
+	{
+		pos[3] = reinterpret_cast<unsigned long>(next);
+		pos[4] = static_cast<unsigned long>(rs.change_seq() + 1);
+	}
+	void drop() { pos[3] = pos[4] = 0; }
+};
+
+/* One object of @t at @pos; see dump_next. */
+long dump_in_table(const TableObj &t, uint16_t get_type, Cursor &cur, AttrWriter &w,
+		   uint16_t *obj_type)
+{
+	unsigned long *pos = cur.pos;
+	bool ok;
+	switch (get_type) {
+	case kMsgGetTable:
+		if (pos[1])
+			return 0;
+		*obj_type = kMsgNewTable;
+		ok = fill_table(t, w);
+		if (ok)
+			pos[1]++;
+		return ok ? long(w.len()) : -kEMSGSIZE;
+	case kMsgGetChain: {
+		const ChainObj *c = cur.valid() ? static_cast<const ChainObj *>(cur.saved())
+						: nth(t.chains, pos[1]);
+		if (!c)
+			return 0;
+		*obj_type = kMsgNewChain;
+		if (!fill_chain(*c, w))
+			return -kEMSGSIZE;
+		cur.save(after(t.chains, c));
+		break;
+	}
+	case kMsgGetSet: {
+		const SetObj *s = cur.valid() ? static_cast<const SetObj *>(cur.saved())
+					      : nth(t.sets, pos[1]);
+		if (!s)
+			return 0;
+		*obj_type = kMsgNewSet;
+		if (!fill_set(*s, w))
+			return -kEMSGSIZE;
+		cur.save(after(t.sets, s));
+		break;
+	}
+	case kMsgGetSetElem: {
+		/* one message per part of each set's elements; the cursor is
+		 * the set at pos[1] */
+		const SetObj *s = cur.valid() ? static_cast<const SetObj *>(cur.saved())
+					      : nth(t.sets, pos[1]);
+		for (; s; s = after(t.sets, s), pos[1]++, pos[2] = 0) {
+			if (pos[2] >= s->elems.count())
+				continue;
+			uint32_t from = uint32_t(pos[2]);
+			*obj_type = kMsgNewSetElem;
+			if (!fill_set_elems(*s, from, w) || from == pos[2]) {
+				cur.save(s);
+				return -kEMSGSIZE;
+			}
+			pos[2] = from;
+			cur.save(s);
+			return long(w.len());
+		}
+		cur.save(nullptr);
+		return 0;
+	}
+	case kMsgGetFlowtable: {
+		const FlowtableObj *f = cur.valid() ? static_cast<const FlowtableObj *>(cur.saved())
+						    : nth(t.flowtables, pos[1]);
+		if (!f)
+			return 0;
+		*obj_type = kMsgNewFlowtable;
+		if (!fill_flowtable(*f, w))
+			return -kEMSGSIZE;
+		cur.save(after(t.flowtables, f));
+		break;
+	}
+	case kMsgGetRule: {
+		/* pos[1] counts the table's rules, chain by chain */
+		const RuleObj *rule = cur.valid() ? static_cast<const RuleObj *>(cur.saved())
+						  : nth_rule(t, pos[1]);
+		if (!rule)
+			return 0;
+		const auto &rules = rule->chain->rules;
+		auto it = rules.iterator_to(*rule);
+		const RuleObj *prev = it == rules.begin() ? nullptr : &*--it;
+		*obj_type = kMsgNewRule;
+		if (!fill_rule(*rule, prev, w))
+			return -kEMSGSIZE;
+		const RuleObj *next = after(rules, rule);
+		if (!next)
+			next = first_rule_from(t, after(t.chains, rule->chain));
+		cur.save(next);
+		break;
+	}
+	default:
+		return -kEOPNOTSUPP;
+	}
+	pos[1]++;
+	return long(w.len());
+}
+
+} // namespace
+
+long dump_next(const Ruleset &rs, uint16_t get_type, const char *table, unsigned long *pos,
+	       AttrWriter &w, uint16_t *obj_type)
+{
+	if (get_type == kMsgGetGen) {
+		if (pos[0])
+			return 0;
+		*obj_type = kMsgNewGen;
+		if (!fill_gen(rs, w))
+			return -kEMSGSIZE;
+		pos[0] = 1;
+		return long(w.len());
+	}
+	Cursor cur{rs, pos};
+	for (;; pos[0]++, pos[1] = pos[2] = 0, cur.drop()) {
+		const TableObj *t = nth(rs.tables(), pos[0]);
+		if (!t)
+			return 0;
+		if (table && !cstr_equal(t->name, table))
+			continue;
+		const long r = dump_in_table(*t, get_type, cur, w, obj_type);
+		if (r)
+			return r;
+	}
+}
+
 } // namespace xb::nft

@@ -65,6 +65,26 @@ bool fill_set_elems(const SetObj &s, uint32_t &from, AttrWriter &w);
 bool fill_flowtable(const FlowtableObj &f, AttrWriter &w);
 bool fill_gen(const Ruleset &rs, AttrWriter &w);
 
+/*
+ * A dump of one kind of object (@get_type: kMsgGetTable, ...GetChain,
+ * ...GetRule, ...GetSet, ...GetSetElem, ...GetFlowtable, ...GetGen), of
+ * every table or of the one named @table (nullptr: all), one object (or
+ * one part of a set's elements) per call: writes it to @w, sets @obj_type
+ * (the NEW message type) and returns its length; 0 at the end; -EMSGSIZE
+ * when not even one fits @w; -EOPNOTSUPP for another @get_type.
+ *
+ * @pos (kDumpPosLen words, zero at the start) is where the dump stands
+ * between calls, which may come in separate rounds with requests between
+ * them: [0] table index, [1] object index in the table (rules counted
+ * chain by chain), [2] element index (GetSetElem), [3] the next object
+ * itself and [4] rs.change_seq() + 1 when [3] was saved. A call resumes
+ * from [3] in O(1) while nothing changed, else by walking to the indexes
+ * (as nf_tables dumps resume by position).
+ */
+constexpr unsigned kDumpPosLen = 5;
+long dump_next(const Ruleset &rs, uint16_t get_type, const char *table, unsigned long *pos,
+	       AttrWriter &w, uint16_t *obj_type);
+
 } // namespace xb::nft
 
 #endif /* XBRIDGE_CORE_NFT_DUMP_H */

@@ -341,13 +341,38 @@ bool Ruleset::chain_in_use(const ChainObj *c) const
 
 bool Ruleset::set_in_use(const SetObj *s) const
 {
-	for (const ChainObj &c : s->table->chains)
-		for (const RuleObj &r : c.rules)
-			for (uint32_t i = 0; i < r.code.count; i++)
-				if (r.code.insn[i].op == Op::Lookup && r.code.insn[i].ref == s)
-					return true;
-	return false;
+	return s->rule_uses != 0;
 }
+
+namespace {
+
+/* A set was linked into its table: anon_top bounds the number its name
+ * ends in. */
+void note_set_name(TableObj *t, const char *name)
+{
+	size_t len = cstr_len(name), i = len;
+	while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+		i--;
+	if (i == len)
+		return;
+	uint64_t v = 0;
+	for (; i < len && v <= 0xffffffffu; i++)
+		v = v * 10 + uint64_t(name[i] - '0');
+	const uint32_t top = v >= 0xffffffffu ? 0xffffffffu : uint32_t(v + 1);
+	if (top > t->anon_top)
+		t->anon_top = top;
+}
+
+/* A rule was linked into (+1) or unlinked from (-1) its chain: count its
+ * lookups on the sets they name (SetObj::rule_uses). */
+void count_set_uses(const RuleObj *r, int delta)
+{
+	for (uint32_t i = 0; i < r->code.count; i++)
+		if (r->code.insn[i].op == Op::Lookup)
+			static_cast<SetObj *>(r->code.insn[i].ref)->rule_uses += uint32_t(delta);
+}
+
+} // namespace
 
 bool Ruleset::flowtable_in_use(const FlowtableObj *f) const
 {
@@ -374,6 +399,7 @@ int Ruleset::apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8
 	int err = check_family(family, is_delete, ack);
 	if (err)
 		return err;
+	change_seq_++;
 
 	const uint32_t mark = undo_count_;
 	switch (type) {
@@ -401,6 +427,7 @@ int Ruleset::apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8
 
 void Ruleset::abort()
 {
+	change_seq_++;
 	while (undo_count_)
 		undo_one(undo_[--undo_count_]);
 }
@@ -444,6 +471,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 	case UndoKind::AddRule: {
 		auto *r = static_cast<RuleObj *>(rec.obj);
 		r->chain->rules.erase(r->chain->rules.iterator_to(*r));
+		count_set_uses(r, -1);
 		free_rule(r);
 		break;
 	}
@@ -453,11 +481,13 @@ void Ruleset::undo_one(const UndoRecord &rec)
 		auto pos = rec.next ? list.iterator_to(*static_cast<RuleObj *>(rec.next))
 				    : list.end();
 		list.insert(pos, *r);
+		count_set_uses(r, +1);
 		break;
 	}
 	case UndoKind::AddSet: {
 		auto *s = static_cast<SetObj *>(rec.obj);
 		s->table->sets.erase(s->table->sets.iterator_to(*s));
+		s->table->anon_low = 0;
 		free_set(s);
 		break;
 	}
@@ -467,6 +497,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 		auto pos = rec.next ? list.iterator_to(*static_cast<SetObj *>(rec.next))
 				    : list.end();
 		list.insert(pos, *s);
+		note_set_name(s->table, s->name);
 		break;
 	}
 	case UndoKind::AddElem:
@@ -496,6 +527,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 
 int Ruleset::commit(Extack *ack)
 {
+	change_seq_++;
 	Generation *next = nullptr;
 	int err = build(next, ack);
 	if (err) {
@@ -926,6 +958,7 @@ int Ruleset::new_rule(uint16_t flags, const Attr *tb, Extack *ack)
 			return err;
 		}
 		c->rules.insert(c->rules.iterator_to(*old), *r);
+		count_set_uses(r, +1);
 		return remove_rule(old, ack);
 	}
 	err = log({UndoKind::AddRule, r, nullptr, 0}, ack);
@@ -947,6 +980,7 @@ int Ruleset::new_rule(uint16_t flags, const Attr *tb, Extack *ack)
 	} else {
 		c->rules.push_front(*r);
 	}
+	count_set_uses(r, +1);
 	return 0;
 }
 
@@ -960,19 +994,17 @@ int Ruleset::remove_rule(RuleObj *r, Extack *ack)
 	if (err)
 		return err;
 	list.erase(it);
-	/* An anonymous set goes with the last rule that uses it. */
+	count_set_uses(r, -1);
+	/* An anonymous set goes with the last rule that uses it (a rule
+	 * looking it up twice releases it once: it is then unlinked). */
 	for (uint32_t i = 0; i < r->code.count; i++) {
 		const Insn &in = r->code.insn[i];
 		if (in.op != Op::Lookup)
 			continue;
 		SetObj *s = static_cast<SetObj *>(in.ref);
-		if ((s->flags & kSetFAnonymous) && !set_in_use(s)) {
-			bool linked = false;
-			for (SetObj &o : s->table->sets)
-				linked |= &o == s;
-			if (linked && (err = remove_set(s, ack)))
-				return err;
-		}
+		if ((s->flags & kSetFAnonymous) && !set_in_use(s) && s->link.is_linked() &&
+		    (err = remove_set(s, ack)))
+			return err;
 	}
 	return 0;
 }
@@ -1020,6 +1052,88 @@ int Ruleset::del_rule(uint16_t, const Attr *tb, Extack *ack)
 }
 
 /* ---- sets --------------------------------------------------------------- */
+
+/*
+ * A name with "%d" in it (nft's "__set%d" for anonymous sets) becomes the
+ * name with the lowest number no set of @t has, as nf_tables_set_alloc_name
+ * finds it: one pass over the table's sets marks the numbers in use in a
+ * window of a page of bits, the first clear bit wins, else the next window.
+ * O(sets) per new set, not a scan of every set per candidate number.
+ */
+int Ruleset::anonymous_set_name(TableObj *t, char *name, Extack *ack)
+{
+	const char *pct = nullptr;
+	for (const char *q = name; *q && !pct; q++)
+		if (q[0] == '%' && q[1] == 'd')
+			pct = q;
+	if (!pct)
+		return 0;
+	const size_t pre = size_t(pct - name);
+	const char *suffix = pct + 2;
+	uint32_t n = 0;
+	/* The common case, a batch of nft's anonymous sets: every "__set"
+	 * number below anon_low is taken and no set name ends in a number at
+	 * or above anon_top, so anon_low is the lowest free one. Else one
+	 * pass over the sets. */
+	const bool hinted = cstr_equal(name, "__set%d");
+	if (hinted && t->anon_low >= t->anon_top && t->anon_low < 0xffffffffu) {
+		n = t->anon_low;
+		goto found;
+	}
+	{
+	constexpr uint32_t kWindow = 8 * 4096;
+	auto *used = static_cast<uint8_t *>(xb_alloc(kWindow / 8, XB_ALLOC_SLEEP));
+	if (!used)
+		return fail(ack, kENOMEM, "out of memory for a set name");
+	for (uint32_t base = 0;; base += kWindow) {
+		__builtin_memset(used, 0, kWindow / 8);
+		for (const SetObj &s : t->sets) {
+			/* prefix, a number as %d prints it, suffix */
+			if (__builtin_memcmp(s.name, name, pre) != 0)
+				continue;
+			const char *d = s.name + pre;
+			uint64_t v = 0;
+			size_t nd = 0;
+			while (d[nd] >= '0' && d[nd] <= '9' && nd < 11)
+				v = v * 10 + uint64_t(d[nd++] - '0');
+			if (nd == 0 || (nd > 1 && d[0] == '0') || !cstr_equal(d + nd, suffix))
+				continue;
+			if (v >= base && v < uint64_t(base) + kWindow)
+				used[(v - base) / 8] |= uint8_t(1u << ((v - base) % 8));
+		}
+		uint32_t i = 0;
+		while (i < kWindow && (used[i / 8] & (1u << (i % 8))))
+			i++;
+		if (i < kWindow) {
+			n = base + i;
+			break;
+		}
+		if (base > 0xffffffffu - 2 * kWindow) {
+			xb_free(used);
+			return fail(ack, kENFILE, "no free set name");
+		}
+	}
+	xb_free(used);
+	}
+found:
+	if (hinted)
+		t->anon_low = n + 1;
+	char digits[12];
+	int nd = 0;
+	do {
+		digits[nd++] = char('0' + n % 10);
+		n /= 10;
+	} while (n);
+	if (cstr_len(name) - 2 + size_t(nd) >= kNameMax)
+		return fail(ack, kENFILE, "no free set name");
+	char candidate[kNameMax];
+	__builtin_memcpy(candidate, name, pre);
+	for (int i = 0; i < nd; i++)
+		candidate[pre + size_t(i)] = digits[nd - 1 - i];
+	cstr_copy(candidate + pre + nd, suffix);
+	cstr_copy(name, candidate);
+	return 0;
+}
 
 int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 {
@@ -1093,8 +1207,12 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 	int err = copy_name(name, tb[kSetName], ack);
 	if (err)
 		return err;
+	/* A name with "%d" becomes a new one below: nothing to compare. */
+	bool pattern = false;
+	for (const char *q = name; *q && !pattern; q++)
+		pattern = q[0] == '%' && q[1] == 'd';
 	for (SetObj &s : t->sets) {
-		if (!cstr_equal(s.name, name))
+		if (pattern || !cstr_equal(s.name, name))
 			continue;
 		if (flags & kNlmFExcl)
 			return fail(ack, kEEXIST, "set exists");
@@ -1106,36 +1224,9 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 		return 0;
 	}
 	/* "__set%d": the kernel picks the lowest free number. */
-	const char *pct = nullptr;
-	for (const char *q = name; *q && !pct; q++)
-		if (q[0] == '%' && q[1] == 'd')
-			pct = q;
-	if (pct) {
-		char candidate[kNameMax];
-		const size_t pre = size_t(pct - name);
-		for (uint32_t n = 0;; n++) {
-			char digits[12];
-			int nd = 0;
-			uint32_t v = n;
-			do {
-				digits[nd++] = char('0' + v % 10);
-				v /= 10;
-			} while (v);
-			size_t len = cstr_len(name) - 2 + size_t(nd);
-			if (len >= kNameMax)
-				return fail(ack, kENFILE, "no free set name");
-			__builtin_memcpy(candidate, name, pre);
-			for (int i = 0; i < nd; i++)
-				candidate[pre + size_t(i)] = digits[nd - 1 - i];
-			cstr_copy(candidate + pre + nd, pct + 2);
-			bool used = false;
-			for (SetObj &s : t->sets)
-				used |= cstr_equal(s.name, candidate);
-			if (!used)
-				break;
-		}
-		cstr_copy(name, candidate);
-	}
+	err = anonymous_set_name(t, name, ack);
+	if (err)
+		return err;
 
 	SetObj *s = alloc_obj<SetObj>();
 	if (!s)
@@ -1160,6 +1251,7 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 	s->size = size;
 	s->layout = layout;
 	t->sets.push_back(*s);
+	note_set_name(t, s->name);
 	return 0;
 }
 
@@ -1175,6 +1267,7 @@ int Ruleset::remove_set(SetObj *s, Extack *ack)
 	if (err)
 		return err;
 	list.erase(it);
+	s->table->anon_low = 0;
 	return 0;
 }
 

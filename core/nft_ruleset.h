@@ -93,6 +93,9 @@ struct SetObj {
 	ElemStore elems;
 	Blob userdata;
 	uint32_t build_index;
+	/* Lookups in the rules linked into its table's chains (set_in_use
+	 * without a scan: releasing an anonymous set with its rule is O(1)). */
+	uint32_t rule_uses;
 };
 
 struct FlowtableObj {
@@ -117,6 +120,10 @@ struct TableObj {
 	uint32_t flags;
 	Blob userdata;
 	uint64_t next_handle;	/* nf_tables_alloc_handle */
+	/* Anonymous set names ("__set%d"): every number below anon_low is
+	 * taken; no set's name ends in a number >= anon_top. */
+	uint32_t anon_low;
+	uint32_t anon_top;
 	boost::intrusive::list<ChainObj,
 		boost::intrusive::member_hook<ChainObj, ListHook, &ChainObj::link>> chains;
 	boost::intrusive::list<SetObj,
@@ -173,6 +180,9 @@ public:
 
 	/* ---- reading (control) ---- */
 	uint32_t generation_id() const { return gen_id_; }
+	/* Changes with every request, commit and abort: a dump's saved object
+	 * pointer is good while this is what it was (nft_dump.h). */
+	uint64_t change_seq() const { return change_seq_; }
 	const TableObjList &tables() const { return tables_; }
 
 private:
@@ -198,6 +208,7 @@ private:
 	int remove_set(SetObj *s, Extack *ack);
 	int remove_flowtable(FlowtableObj *f, Extack *ack);
 	int set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Extack *ack);
+	int anonymous_set_name(TableObj *t, char *name, Extack *ack);
 
 	TableObj *find_table(const Attr &name);
 	bool chain_in_use(const ChainObj *c) const;
@@ -218,6 +229,7 @@ private:
 	TableObjList tables_;
 	RcuPtr<Generation> gen_;
 	uint32_t gen_id_ = 0;
+	uint64_t change_seq_ = 0;
 	uint64_t next_table_handle_ = 1;
 	uint64_t next_hook_seq_ = 1;	/* base chains' registration order */
 	UndoRecord *undo_ = nullptr;	/* the batch's records */

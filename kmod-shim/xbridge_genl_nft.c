@@ -162,7 +162,8 @@ int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
 /* ---- NFT_GET ---------------------------------------------------------------- */
 
 /*
- * cb->args: [0..2] the core's dump position; [3] done. Each object is one
+ * cb->args: [0..4] the core's dump position (XBG_NFT_DUMP_POS words); [5]
+ * done. Each object is one
  * message: XBRIDGE_A_NFT_MSG { TYPE (NFT_MSG_NEW*), FAMILY, ATTRS }.
  */
 int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
@@ -173,7 +174,8 @@ int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct xbr_nft_msg req;
 	int err = 0;
 
-	if (cb->args[3])
+	BUILD_BUG_ON(XBG_NFT_DUMP_POS + 1 > ARRAY_SIZE(cb->args));
+	if (cb->args[XBG_NFT_DUMP_POS])
 		return 0;
 	if (!attrs[XBRIDGE_A_NFT_MSG]) {
 		NL_SET_ERR_MSG(cb->extack, "a dump names what to list (XBRIDGE_A_NFT_MSG)");
@@ -227,7 +229,7 @@ int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		if (len <= 0) {
 			genlmsg_cancel(skb, hdr);
 			if (len == 0)
-				cb->args[3] = 1;
+				cb->args[XBG_NFT_DUMP_POS] = 1;
 			err = (int)len;
 			break;
 		}

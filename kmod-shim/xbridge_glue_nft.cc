@@ -30,109 +30,6 @@ const char *msg_of(const Extack &ack)
 	return ack.msg;
 }
 
-/* The next object of @pos: tables, then per table its chains, sets (with
- * elements: GETSETELEM), flowtables or rules. pos[0] table index, pos[1]
- * object index in it, pos[2] element index (GETSETELEM). */
-template <typename List> auto *nth(List &list, unsigned long n)
-{
-	decltype(&*list.begin()) found = nullptr;
-	for (auto &o : list) {
-		if (n-- == 0) {
-			found = &o;
-			break;
-		}
-	}
-	return found;
-}
-
-bool table_matches(const TableObj &t, const char *table)
-{
-	return !table || cstr_equal(t.name, table);
-}
-
-/* The next object of table @t at @pos (see xbg_nft_dump_next): its length,
- * 0 when the table has no more, or a negative errno. */
-long dump_in_table(const TableObj &t, uint16_t get_type, unsigned long *pos, AttrWriter &w,
-		   uint16_t *obj_type)
-{
-	bool ok;
-	switch (get_type) {
-	case kMsgGetTable:
-		if (pos[1])
-			return 0;
-		*obj_type = kMsgNewTable;
-		ok = fill_table(t, w);
-		break;
-	case kMsgGetChain: {
-		const ChainObj *c = nth(t.chains, pos[1]);
-		if (!c)
-			return 0;
-		*obj_type = kMsgNewChain;
-		ok = fill_chain(*c, w);
-		break;
-	}
-	case kMsgGetSet: {
-		const SetObj *s = nth(t.sets, pos[1]);
-		if (!s)
-			return 0;
-		*obj_type = kMsgNewSet;
-		ok = fill_set(*s, w);
-		break;
-	}
-	case kMsgGetSetElem:
-		/* one message per part of each set's elements */
-		for (;; pos[1]++, pos[2] = 0) {
-			const SetObj *s = nth(t.sets, pos[1]);
-			if (!s)
-				return 0;
-			if (pos[2] >= s->elems.count())
-				continue;
-			uint32_t from = uint32_t(pos[2]);
-			*obj_type = kMsgNewSetElem;
-			if (!fill_set_elems(*s, from, w) || from == pos[2])
-				return -kEMSGSIZE;
-			pos[2] = from;
-			return long(w.len());
-		}
-	case kMsgGetFlowtable: {
-		const FlowtableObj *f = nth(t.flowtables, pos[1]);
-		if (!f)
-			return 0;
-		*obj_type = kMsgNewFlowtable;
-		ok = fill_flowtable(*f, w);
-		break;
-	}
-	case kMsgGetRule: {
-		/* pos[1] counts the table's rules, chain by chain */
-		unsigned long k = pos[1];
-		const RuleObj *rule = nullptr, *prev = nullptr;
-		for (const ChainObj &c : t.chains) {
-			prev = nullptr;
-			for (const RuleObj &r : c.rules) {
-				if (k-- == 0) {
-					rule = &r;
-					break;
-				}
-				prev = &r;
-			}
-			if (rule)
-				break;
-		}
-		if (!rule)
-			return 0;
-		*obj_type = kMsgNewRule;
-		ok = fill_rule(*rule, prev, w);
-		break;
-	}
-	default:
-		return -kEOPNOTSUPP;
-	}
-	if (!ok)
-		return -kEMSGSIZE;
-	pos[1]++;
-	return long(w.len());
-}
-
 } // namespace
 
 extern "C" {
@@ -186,26 +83,9 @@ uint32_t xbg_nft_generation(const struct xbg_nft *n)
 long xbg_nft_dump_next(struct xbg_nft *n, uint16_t get_type, const char *table,
 		       unsigned long *pos, void *buf, size_t cap, uint16_t *obj_type)
 {
+	static_assert(kDumpPosLen == XBG_NFT_DUMP_POS, "the shim keeps the dump's position");
 	AttrWriter w(static_cast<uint8_t *>(buf), cap);
-	if (get_type == kMsgGetGen) {
-		if (pos[0])
-			return 0;
-		*obj_type = kMsgNewGen;
-		if (!fill_gen(n->rs, w))
-			return -kEMSGSIZE;
-		pos[0] = 1;
-		return long(w.len());
-	}
-	for (;; pos[0]++, pos[1] = pos[2] = 0) {
-		const TableObj *t = nth(n->rs.tables(), pos[0]);
-		if (!t)
-			return 0;
-		if (!table_matches(*t, table))
-			continue;
-		const long r = dump_in_table(*t, get_type, pos, w, obj_type);
-		if (r)
-			return r;
-	}
+	return dump_next(n->rs, get_type, table, pos, w, obj_type);
 }
 
 int xbg_nft_attach(struct xbg_bridge *br, struct xbg_nft *n)

@@ -35,12 +35,15 @@ uint32_t xbg_nft_generation(const struct xbg_nft *rs);
 
 /*
  * Dumps. @get_type is the GET* message of the request; @table, when not
- * NULL, keeps only that table's objects. @pos (3 words, zero at the start)
- * is the position, advanced past each object written. Writes the next
+ * NULL, keeps only that table's objects. @pos (XBG_NFT_DUMP_POS words,
+ * zero at the start) is the position, advanced past each object written;
+ * it also saves the next object, so that a dump resumes in O(1) while the
+ * ruleset does not change (core/nft_dump.h, dump_next). Writes the next
  * object's NFTA_* attributes into @buf (@cap bytes) with its NEW* message
  * type in @obj_type. Returns its length (> 0), 0 when the dump is done,
  * -EMSGSIZE when it does not fit in @cap, -EOPNOTSUPP for another type.
  */
+#define XBG_NFT_DUMP_POS 5
 long xbg_nft_dump_next(struct xbg_nft *rs, uint16_t get_type, const char *table,
 		       unsigned long *pos, void *buf, size_t cap, uint16_t *obj_type);
 

@@ -456,10 +456,18 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 		snprintf(buf, sizeof buf, "0x%04llx", static_cast<unsigned long long>(v));
 		return buf;
 	case TYPE_INET_PROTOCOL: {
-		const protoent *p = getprotobynumber(static_cast<int>(v));
-		if (p)
-			return p->p_name;
-		return std::to_string(v);
+		// getprotobynumber() reads /etc/protocols on every call (over 9p
+		// in the test kernel, slowly): each number is looked up once.
+		static std::string names[256];
+		static bool known[256];
+		if (v > 255)
+			return std::to_string(v);
+		if (!known[v]) {
+			const protoent *p = getprotobynumber(static_cast<int>(v));
+			names[v] = p ? p->p_name : std::to_string(v);
+			known[v] = true;
+		}
+		return names[v];
 	}
 	case TYPE_MARK:
 		snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));

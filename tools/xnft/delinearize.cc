@@ -894,6 +894,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		std::string data;
 		Json data_json;
 		bool open;
+		Bytes sort_key;	// concatenations: nft's order
 	};
 	std::vector<El> els;
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
@@ -923,7 +924,25 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		els.push_back(el);
 	}
 	nftnl_set_elems_iter_destroy(it);
+	// nft sorts a concatenation (concat_expr_msort_value) by the number its
+	// fields' bytes make, without their padding to 4 bytes, read as one
+	// little-endian integer: the last byte of the last field weighs most.
+	const bool concat_order = keys.size() > 1 && !interval;
+	if (concat_order)
+		for (El &el : els) {
+			Bytes packed;
+			size_t at = 0;
+			for (auto &p : keys) {
+				for (size_t i = 0; i < p.bytes && at + i < el.key.size(); i++)
+					packed.push_back(el.key[at + i]);
+				at += (p.bytes + 3) / 4 * 4;
+			}
+			std::reverse(packed.begin(), packed.end());
+			el.sort_key = std::move(packed);
+		}
 	auto num_less = [&](const El &a, const El &b) {
+		if (concat_order)
+			return a.sort_key < b.sort_key;
 		if (keys.size() == 1 && keys[0].order == ByteOrder::Host) {
 			Bytes x = a.key, y = b.key;
 			std::reverse(x.begin(), x.end());

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "../../netlink/xbridge.h"
 
@@ -57,6 +58,12 @@ public:
 	}
 	void nft_msg(const WireMsg &m)
 	{
+		// XBRIDGE_NFT_ATTRS and its nest have 16-bit lengths: refuse
+		// rather than send a length that wrapped.
+		if (m.attrs.size() > 0xffff - 64)
+			throw KernelError(EMSGSIZE, "an nf_tables message of " +
+						    std::to_string(m.attrs.size()) +
+						    " bytes does not fit the xbridge family's carrier");
 		nlattr *n = mnl_attr_nest_start(nlh_, XBRIDGE_A_NFT_MSG);
 		mnl_attr_put_u16(nlh_, XBRIDGE_NFT_TYPE, m.type);
 		mnl_attr_put_u16(nlh_, XBRIDGE_NFT_FLAGS, m.flags);

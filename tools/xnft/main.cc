@@ -75,15 +75,37 @@ struct Options {
 	std::vector<std::string> words;
 };
 
-// The kernel's ruleset, as nft's cache reads it: every kind of object.
-static void load_kernel(Family &fam, RulesetModel &model)
+// The kernel's ruleset, as nft's cache reads it: every kind of object for
+// a listing; with @objects_only the tables, chains, sets and flowtables
+// alone, which is all the compiler learns (Compiler::learn): not the rules
+// and set elements, the bulk of a large ruleset (nft's cache leaves them
+// out for such commands too).
+static void load_kernel(Family &fam, RulesetModel &model, bool objects_only = false)
 {
 	static const uint16_t kinds[] = {NFT_MSG_GETTABLE, NFT_MSG_GETCHAIN, NFT_MSG_GETSET,
 					 NFT_MSG_GETSETELEM, NFT_MSG_GETFLOWTABLE, NFT_MSG_GETRULE};
-	for (uint16_t k : kinds)
+	for (uint16_t k : kinds) {
+		if (objects_only && (k == NFT_MSG_GETSETELEM || k == NFT_MSG_GETRULE))
+			continue;
 		fam.dump(k, "", [&](uint16_t type, uint32_t family, const uint8_t *attrs, size_t len) {
 			model.load_dump(type, family, attrs, len);
 		});
+	}
+}
+
+// Does any command compile to a batch item that may name existing
+// objects? Not `flush ruleset` (nft's cache for it is empty), and not
+// `list`/`reset`, which read the kernel afresh after the batch.
+static bool needs_cache(const std::vector<Command> &cmds)
+{
+	for (const Command &c : cmds) {
+		if (c.verb == Verb::List || c.verb == Verb::Reset)
+			continue;
+		if (c.verb == Verb::Flush && c.obj == Obj::Ruleset)
+			continue;
+		return true;
+	}
+	return false;
 }
 
 // nft -j -f reads JSON when the file holds JSON: its first character
@@ -217,7 +239,8 @@ int main(int argc, char **argv)
 	if (kernel) {
 		try {
 			fam = std::make_unique<Family>();
-			load_kernel(*fam, cache);
+			if (needs_cache(cmds))
+				load_kernel(*fam, cache, true);
 		} catch (const KernelError &e) {
 			fprintf(stderr, "Error: %s\n", e.what());
 			return 1;

@@ -10,6 +10,9 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 
+#include <algorithm>
+#include <cstddef>
+
 namespace xnft {
 
 namespace {
@@ -37,6 +40,68 @@ WireMsg names_only(uint16_t type, uint16_t flags, uint32_t family, uint16_t tabl
 	if (second)
 		mnl_attr_put_strz(h, second_attr, second);
 	return finish(h, type, flags, family);
+}
+
+// The xbridge family carries a message's attributes in one netlink
+// attribute (XBRIDGE_NFT_ATTRS inside XBRIDGE_A_NFT_MSG), whose length is
+// 16 bits: an element list may fill at most this much of it. libnftnl
+// splits element lists only where its own 64 KiB nest would overflow, and
+// the table and set names come on top of that.
+constexpr size_t kMaxElemAttrs = 60000;
+
+// Append @m to @out, split into several messages of the same non-element
+// attributes (table, set, set id) when its element list makes it larger
+// than kMaxElemAttrs: each takes as many whole elements as fit.
+void push_elems(std::vector<WireMsg> &out, WireMsg m)
+{
+	if (m.attrs.size() <= kMaxElemAttrs) {
+		out.push_back(std::move(m));
+		return;
+	}
+	std::vector<uint8_t> head;
+	const uint8_t *elems = nullptr;
+	size_t elems_len = 0;
+	const uint8_t *p = m.attrs.data(), *end = p + m.attrs.size();
+	while (end - p >= static_cast<ptrdiff_t>(sizeof(nlattr))) {
+		const auto *a = reinterpret_cast<const nlattr *>(p);
+		if (a->nla_len < sizeof(nlattr) || a->nla_len > end - p)
+			break;
+		const size_t total = std::min<size_t>(MNL_ALIGN(a->nla_len), static_cast<size_t>(end - p));
+		if ((a->nla_type & NLA_TYPE_MASK) == NFTA_SET_ELEM_LIST_ELEMENTS) {
+			elems = p + MNL_ATTR_HDRLEN;
+			elems_len = a->nla_len - MNL_ATTR_HDRLEN;
+		} else {
+			head.insert(head.end(), p, p + total);
+		}
+		p += total;
+	}
+	if (!elems) {
+		out.push_back(std::move(m));
+		return;
+	}
+	WireMsg part{m.type, m.flags, m.family, {}};
+	auto flush = [&](const uint8_t *from, size_t len) {
+		part.attrs = head;
+		nlattr nest{static_cast<uint16_t>(MNL_ATTR_HDRLEN + len),
+			    static_cast<uint16_t>(NFTA_SET_ELEM_LIST_ELEMENTS | NLA_F_NESTED)};
+		const auto *n = reinterpret_cast<const uint8_t *>(&nest);
+		part.attrs.insert(part.attrs.end(), n, n + sizeof(nest));
+		part.attrs.insert(part.attrs.end(), from, from + len);
+		out.push_back(part);
+	};
+	const uint8_t *start = elems, *q = elems, *stop = elems + elems_len;
+	while (stop - q >= static_cast<ptrdiff_t>(sizeof(nlattr))) {
+		const auto *a = reinterpret_cast<const nlattr *>(q);
+		if (a->nla_len < sizeof(nlattr) || a->nla_len > stop - q)
+			break;
+		const size_t total = std::min<size_t>(MNL_ALIGN(a->nla_len), static_cast<size_t>(stop - q));
+		if (q > start && head.size() + MNL_ATTR_HDRLEN + (q - start) + total > kMaxElemAttrs) {
+			flush(start, static_cast<size_t>(q - start));
+			start = q;
+		}
+		q += total;
+	}
+	flush(start, static_cast<size_t>(stop - start));
 }
 
 } // namespace
@@ -98,14 +163,15 @@ std::vector<WireMsg> encode_batch(const Batch &batch)
 		case ItemKind::NewSetElems:
 		case ItemKind::DelSetElems: {
 			// As many messages as the elements need: a netlink attribute
-			// (the element list) holds at most 64 KiB, as nft splits them.
+			// (the element list) holds at most 64 KiB, as nft splits them,
+			// and the family's carrier a little less (push_elems).
 			type = i.kind == ItemKind::NewSetElems ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM;
 			nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(i.set);
 			int more;
 			do {
 				h = hdr(type);
 				more = nftnl_set_elems_nlmsg_build_payload_iter(h, it);
-				out.push_back(finish(h, type, i.nlflags, i.family));
+				push_elems(out, finish(h, type, i.nlflags, i.family));
 			} while (more > 0);
 			nftnl_set_elems_iter_destroy(it);
 			continue;
