@@ -170,7 +170,7 @@ done
 [[ -x $XB ]] || { echo "BENCH error no xbridge tool in build/"; exit 1; }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 T=$(mktemp -d)
-SRC=02:00:01:00:00:01 VID=10 NPORTS=8 INSTALL_MAX=300
+SRC=02:00:01:00:00:01 VID=10 NPORTS=8 INSTALL_MAX=150
 
 log() { echo "[$(date +%T)] $*"; }
 err() { echo "BENCH error $*"; }
