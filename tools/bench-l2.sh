@@ -8,7 +8,7 @@
 #   l   the Linux bridge br0, vlan_filtering 1, stp_state 0
 #   e   no bridge: the ingress veth's tc ingress `mirred egress redirect` to
 #       one egress veth (the ideal forwarder: no learning, no lookup)
-# Each forwarder: a veth pair ?g <-> ?in (pktgen sends on ?g, ?in is the
+# Each forwarder: a veth pair ?gen <-> ?in0 (pktgen sends on ?gen, ?in0 is the
 # ingress port) and 8 pairs ?p1..8 <-> ?q1..8 (the egress ports; ?qN drop at
 # tc ingress after the veth counted them). Ports carry VIDs 1..V tagged; the
 # bridges hold N static FDB entries on VLAN 10, 02:00:00:xx:yy:zz for
@@ -183,8 +183,8 @@ cleanup() {
 	ip link del xbr0 2>/dev/null
 	ip link del br0 2>/dev/null
 	for t in x l e; do
-		ip link del ${t}g 2>/dev/null
-		for i in $(seq $NPORTS); do ip link del ${t}p$i 2>/dev/null; done
+		ip link del dev ${t}gen 2>/dev/null
+		for i in $(seq $NPORTS); do ip link del dev ${t}p$i 2>/dev/null; done
 	done
 	rm -rf "$T"
 }
@@ -197,19 +197,19 @@ sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 
 # The veths of the three forwarders; the egress peers drop at tc ingress.
 for t in x l e; do
-	ip link add ${t}g type veth peer name ${t}in
+	ip link add name ${t}gen type veth peer name ${t}in0
 	for i in $(seq $NPORTS); do
-		ip link add ${t}p$i type veth peer name ${t}q$i
+		ip link add name ${t}p$i type veth peer name ${t}q$i
 		tc qdisc add dev ${t}q$i clsact
 		tc filter add dev ${t}q$i ingress matchall action drop || err "tc drop on ${t}q$i"
 	done
-	for d in ${t}g ${t}in $(for i in $(seq $NPORTS); do echo ${t}p$i ${t}q$i; done); do
-		ip link set $d up
+	for d in ${t}gen ${t}in0 $(for i in $(seq $NPORTS); do echo ${t}p$i ${t}q$i; done); do
+		ip link set dev $d up
 	done
 done
-tc qdisc add dev ein clsact
-tc filter add dev ein ingress matchall action mirred egress redirect dev ep1 ||
-	err "tc mirred ein -> ep1"
+tc qdisc add dev ein0 clsact
+tc filter add dev ein0 ingress matchall action mirred egress redirect dev ep1 ||
+	err "tc mirred ein0 -> ep1"
 
 # fdbfile FILE N PREFIX - the static entries, as -batch lines.
 fdbfile() {
@@ -231,8 +231,8 @@ bridges() {
 	for t in x l; do
 		local br=br0
 		[[ $t == x ]] && br=xbr0
-		for d in ${t}in $(for i in $(seq $NPORTS); do echo ${t}p$i; done); do
-			ip link set $d master $br || { err "$d master $br"; return 1; }
+		for d in ${t}in0 $(for i in $(seq $NPORTS); do echo ${t}p$i; done); do
+			ip link set dev $d master $br || { err "$d master $br"; return 1; }
 			echo "vlan add dev $d vid 1-$v"
 		done > "$T/$t.batch"
 		ip link set $br up
@@ -258,16 +258,16 @@ rxsum() {
 		xargs cat | awk '{ s += $1 } END { print s }'
 }
 
-# run PATH ROW ROUND SECS N - pktgen on ?g for 0.5 s, then SECS measured.
+# run PATH ROW ROUND SECS N - pktgen on ?gen for 0.5 s, then SECS measured.
 run() {
 	local t=$1 row=$2 r=$3 s=$4 n=$5 a0 t0 r0 t1 r1 a1 pid sent c
 	pg rem_device_all kpktgend_0
-	pg "add_device ${t}g" kpktgend_0
+	pg "add_device ${t}gen" kpktgend_0
 	for c in "count 0" "clone_skb 0" "burst 1" "pkt_size 60" "delay 0" \
 		"dst 10.0.0.2" "src_min 10.0.0.1" "src_max 10.0.0.1" "src_mac $SRC" \
 		"dst_mac 02:00:00:00:00:00" "dst_mac_count $n" "flag MACDST_RND" \
 		"vlan_id $VID" "udp_src_min 9" "udp_src_max 9" "udp_dst_min 9" "udp_dst_max 9"; do
-		pg "$c" ${t}g
+		pg "$c" ${t}gen
 	done
 	a0=$(rxsum $t)
 	pgctl start &
@@ -280,7 +280,7 @@ run() {
 	wait $pid
 	sleep 0.1
 	a1=$(rxsum $t)
-	sent=$(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' /proc/net/pktgen/${t}g)
+	sent=$(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' /proc/net/pktgen/${t}gen)
 	echo "BENCH fps $row $t $r $(awk -v n=$((r1 - r0)) -v d=$((t1 - t0)) -v a=$((a1 - a0)) -v s="${sent:-0}" \
 		'BEGIN { printf "%.1f %.4f", n * 1e9 / d, s ? a / s : 0 }')"
 }
