@@ -291,9 +291,12 @@ profile() {
 	local t=$1 n=$3
 	command -v perf >/dev/null || { err "no perf in the guest"; return 1; }
 	sysctl -qw kernel.perf_event_paranoid=-1 kernel.kptr_restrict=0
-	(run "$t" "$2" -1 4 "$n" >/dev/null) &
-	sleep 1
-	perf record -q -e cpu-clock -a -o "$T/perf.data" -- sleep 3 >/dev/null 2>&1
+	# perf first (it takes seconds to start under TCG, over 9p), pktgen
+	# inside its window; the window is longer than the run, so read the
+	# shares against the idle share.
+	perf record -q -e cpu-clock -a -o "$T/perf.data" -- sleep 12 >/dev/null 2>&1 &
+	sleep 5
+	run "$t" "$2" -1 4 "$n" >/dev/null
 	wait
 	echo "BENCH profile $t ($2):"
 	perf report -q -i "$T/perf.data" --sort sym --stdio 2>/dev/null | grep -v '^$' | head -30 |
