@@ -57,6 +57,7 @@ int Bridge::set_conntrack(bool on, Extack *ack)
 		}
 		ct->table().set_event_sink(ct_events_);
 		ct->table().set_offload_sink({ct_removed_offloaded, flows});
+		flows->set_event_sink(ct_events_);
 		rcu_publish(flows_, flows);
 		rcu_publish(ct_, ct);
 		store_once(opts_.conntrack, true);
