@@ -140,9 +140,16 @@ typedef void (*xbg_fdb_event_fn)(void *ctx, uint8_t type, uint8_t reason,
 enum xbg_ct_event_type {
 	XBG_CT_EV_NEW = 0,
 	XBG_CT_EV_DESTROY = 1,
+	XBG_CT_EV_UPDATE = 2,
+	XBG_CT_EV_FLOW_TEARDOWN = 3,	/* @detail: enum xbridge_flow_teardown */
 };
-/* The ct event sink: under the table lock, possibly in softirq. */
-typedef void (*xbg_ct_event_fn)(void *ctx, uint8_t type, const struct xbg_ct_entry *e);
+/*
+ * The ct event sink (core/ct_table.h CtEventType says where each comes
+ * from): under the conntrack or flowtable lock, or none (updates), possibly
+ * in softirq: must not sleep. @detail is 0 but for FLOW_TEARDOWN.
+ */
+typedef void (*xbg_ct_event_fn)(void *ctx, uint8_t type, uint8_t detail,
+				const struct xbg_ct_entry *e);
 
 /* Resumable dumps: return false to stop (the entry was not taken). */
 typedef bool (*xbg_fdb_entry_fn)(void *ctx, const struct xbg_fdb_entry *e);
