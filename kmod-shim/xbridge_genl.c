@@ -275,4 +275,6 @@ void xbr_genl_exit(void)
 		pr_info("xbridge: %ld monitor notifications dropped\n", xbr_nl_notify_dropped());
 	if (xbr_nl_ct_events_dropped())
 		pr_info("xbridge: %ld ct events dropped\n", xbr_nl_ct_events_dropped());
+	if (xbr_nl_nft_events_dropped())
+		pr_info("xbridge: %ld nft events dropped\n", xbr_nl_nft_events_dropped());
 }
