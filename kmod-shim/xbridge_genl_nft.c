@@ -125,8 +125,9 @@ static int xbr_nft_event_try(struct net *net, const struct xbg_nft_event *ev, si
 	if (!nest || nla_put_u16(skb, XBRIDGE_NFT_TYPE, xbg_nft_event_type(ev)) ||
 	    nla_put_u8(skb, XBRIDGE_NFT_FAMILY, NFPROTO_BRIDGE))
 		goto too_big;
+	/* What the nest's 16-bit length leaves for ATTRS. */
 	room = skb_tailroom(skb);
-	room = room > NLA_HDRLEN + 8 ? min_t(size_t, room - NLA_HDRLEN - 8, 0xfff0) : 0;
+	room = room > NLA_HDRLEN + 8 ? min_t(size_t, room - NLA_HDRLEN - 8, 0xff00) : 0;
 	data = room ? nla_reserve(skb, XBRIDGE_NFT_ATTRS, room) : NULL;
 	if (!data)
 		goto too_big;
