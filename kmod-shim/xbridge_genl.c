@@ -261,6 +261,7 @@ int __init xbr_genl_init(void)
 
 	if (err)
 		return err;
+	xbg_set_ct_listening(xbr_genl_ct_listening);
 	err = genl_register_family(&xbr_nl_family);
 	if (err)
 		xbr_nft_exit();

@@ -335,6 +335,13 @@ long xbr_nl_ct_events_dropped(void)
 	return atomic_long_read(&xbr_ct_events_dropped);
 }
 
+bool xbr_genl_ct_listening(void *ctx)
+{
+	struct xbr *br = ctx;
+
+	return genl_has_listeners(&xbr_nl_family, dev_net(br->dev), XBRIDGE_NLGRP_CT);
+}
+
 void xbr_genl_ct_event(void *ctx, u8 type, u8 detail, const struct xbg_ct_entry *e)
 {
 	struct xbr *br = ctx;

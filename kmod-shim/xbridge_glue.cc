@@ -143,11 +143,13 @@ xbg_fdb_event_fn g_event_fn;
 void entry_to_glue(const CtEntry &e, uint32_t now, struct xbg_ct_entry *out);
 
 xbg_ct_event_fn g_ct_event_fn;
+xbg_ct_listening_fn g_ct_listening_fn;
 
 void ct_sink_fn(void *ctx, CtEventType type, const CtEntry &e, uint8_t detail)
 {
 	xbg_ct_event_fn fn = load_once(g_ct_event_fn);
-	if (!fn)
+	xbg_ct_listening_fn listening = load_once(g_ct_listening_fn);
+	if (!fn || (listening && !listening(ctx)))
 		return;
 	struct xbg_ct_entry out;
 	entry_to_glue(e, Bridge::now_ticks(), &out);
@@ -167,6 +169,11 @@ void sink_fn(void *ctx, const FdbEvent &ev)
 } // namespace
 
 extern "C" {
+
+void xbg_set_ct_listening(xbg_ct_listening_fn fn)
+{
+	store_once(g_ct_listening_fn, fn);
+}
 
 struct xbg_bridge *xbg_bridge_create(const uint8_t addr[6], uint32_t ifindex, void *priv,
 				     xbg_fdb_event_fn events, xbg_ct_event_fn ct_events,

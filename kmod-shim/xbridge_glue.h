@@ -210,6 +210,15 @@ typedef bool (*xbg_vlan_info_fn)(void *ctx, const struct xbg_vlan_info *v);
 #define XBG_VLAN_PVID		(1u << 0)
 #define XBG_VLAN_UNTAGGED	(1u << 1)
 
+/*
+ * Whether a ct event of the bridge whose events_ctx is @ctx has listeners:
+ * asked before the event's entry is copied out of the core, so that a
+ * state change costs nothing more without a monitor. Module-wide, set once
+ * before any bridge exists; NULL: always.
+ */
+typedef bool (*xbg_ct_listening_fn)(void *ctx);
+void xbg_set_ct_listening(xbg_ct_listening_fn fn);
+
 /* @events_ctx is handed to both sinks and to @fdb_grow; the sinks are the
  * same for every bridge (kept module-wide). @fdb_grow: the FDB outgrew its
  * table (softirq, under the FDB lock): run xbg_run_ageing() soon. */

@@ -68,13 +68,15 @@ xb link set dev xbr0 conntrack on
 
 # The monitors, started before anything happens; a subscription is in
 # place once the tool has read the ruleset, which a first commit shows.
-xnft monitor > "$TMPDIR/nft.out" 2> "$TMPDIR/nft.err" &
+# (The binaries themselves, not lib.sh's wrapper functions: $! is then
+# the monitor's own pid, which the end of the suite signals.)
+"$XNFT" monitor > "$TMPDIR/nft.out" 2> "$TMPDIR/nft.err" &
 NFTMON=$!
-xnft -a monitor new rules > "$TMPDIR/rules.out" 2>&1 &
+"$XNFT" -a monitor new rules > "$TMPDIR/rules.out" 2>&1 &
 RULESMON=$!
-xnft monitor destroy > "$TMPDIR/destroy.out" 2>&1 &
+"$XNFT" monitor destroy > "$TMPDIR/destroy.out" 2>&1 &
 DESTROYMON=$!
-xb monitor ct > "$TMPDIR/ct.out" 2> "$TMPDIR/ct.err" &
+"$XB" monitor ct > "$TMPDIR/ct.out" 2> "$TMPDIR/ct.err" &
 CTMON=$!
 BG="$NFTMON $RULESMON $DESTROYMON $CTMON"
 sleep 2
@@ -87,9 +89,10 @@ check "add set" xnft add set bridge t s '{ type ipv4_addr; }'
 check "add elements" xnft add element bridge t s '{ 10.0.0.2, 10.0.0.3 }'
 check "add flowtable" xnft add flowtable bridge t ft '{ hook ingress priority 0; devices = { veth1, veth2 }; }'
 check "add the offload rule" xnft add rule bridge t c ip protocol tcp flow offload @ft
-# A rule too big for one page (NLMSG_GOODSIZE): its event still arrives.
+# A rule too big for one page (NLMSG_GOODSIZE; 121 of nf_tables' 128
+# expressions, ~6 KiB): its event still arrives (the 64 KiB retry).
 big="ip daddr != 10.9.0.1"
-for i in $(seq 2 80); do big+=" ip daddr != 10.9.0.$i"; done
+for i in $(seq 2 60); do big+=" ip daddr != 10.9.0.$i"; done
 check "add a big rule" xnft add rule bridge t c $big counter
 # Refused at commit: a jump loop (ELOOP) - the batch is not committed.
 xnft add chain bridge t loopa \; add chain bridge t loopb \; \
@@ -114,9 +117,10 @@ has "$N" "xnft monitor: one element a line (1)" "add element bridge t s { 10.0.0
 has "$N" "xnft monitor: one element a line (2)" "add element bridge t s { 10.0.0.3 }"
 has_re "$N" "xnft monitor: add flowtable" \
 	'^add flowtable bridge t ft \{ hook ingress priority 0; devices = \{ veth[12], veth[12] \}; \}$'
-has "$N" "xnft monitor: the offload rule" "add rule bridge t c ip protocol tcp flow offload @ft"
-has_re "$N" "xnft monitor: the big rule (a 64 KiB message)" \
-	'^add rule bridge t c ip daddr != 10\.9\.0\.1 .* ip daddr != 10\.9\.0\.80 counter packets 0 bytes 0$'
+# (nft lists `flow offload @ft` as `flow add @ft`, its monitor too)
+has "$N" "xnft monitor: the offload rule" "add rule bridge t c ip protocol tcp flow add @ft"
+has_re "$N" "xnft monitor: the big rule (past one page)" \
+	'^add rule bridge t c ip daddr != 10\.9\.0\.1 .* ip daddr != 10\.9\.0\.60 counter packets 0 bytes 0$'
 has_re "$N" "xnft monitor: the generation, by process (xnft)" \
 	'^# new generation [0-9]+ by process [0-9]+ \(xnft\)$'
 has "$N" "xnft monitor: delete rule by handle" "delete rule bridge t c handle $handle"
@@ -220,7 +224,9 @@ has_re "$C" "monitor ct: the flow torn down by the ruleset commit" \
 has_re "$C" "monitor ct: the flow torn down by the FIN" "^ \[UPDATE\] tcp .*$P .* flow-teardown=fin-rst\$"
 ! grep -E "flow-teardown" "$C" | grep -q OFFLOAD
 log_test "monitor ct: a torn-down flow's update has no [OFFLOAD]" $? "$(cat "$C")"
-for st in FIN_WAIT CLOSE_WAIT LAST_ACK TIME_WAIT; do
+# (CLOSE_WAIT only when the server's ACK of the FIN comes before its own
+# FIN: here they travel together, FIN_WAIT -> LAST_ACK, as conntrack sees it)
+for st in FIN_WAIT LAST_ACK TIME_WAIT; do
 	has_re "$C" "monitor ct: [UPDATE] $st" "^ \[UPDATE\] tcp      6 [0-9]+ $st $P "
 done
 has_re "$C" "monitor ct: [DESTROY] at the flush" "^\[DESTROY\] tcp      6 $P "
@@ -264,10 +270,15 @@ settle "$C" "dport=7001 .*flow-teardown=flush"
 has_re "$C" "monitor ct: the bridge deleted under an offloaded flow" \
 	"^ \[UPDATE\] tcp .*dport=7001 .* flow-teardown=flush\$"
 
-for p in $NFTMON $RULESMON $DESTROYMON $CTMON; do
+for p in $NFTMON $RULESMON $DESTROYMON; do
 	kill -TERM "$p"
 	wait "$p"
-	log_test "monitor $p exits cleanly on SIGTERM" $? "$(cat "$TMPDIR/nft.err" "$TMPDIR/ct.err")"
+	log_test "xnft monitor ($p) exits with 0 on SIGTERM" $? "$(cat "$TMPDIR/nft.err")"
 done
+# (xbridge monitor, as bridge monitor, ends by the signal itself)
+kill -TERM "$CTMON"
+wait "$CTMON"
+((st = $?, st == 0 || st == 143))
+log_test "xbridge monitor ct ends on SIGTERM ($st)" $? "$(cat "$TMPDIR/ct.err")"
 BG=""
 summary
