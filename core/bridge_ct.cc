@@ -62,6 +62,7 @@ int Bridge::set_conntrack(bool on, Extack *ack)
 		}
 		ct->table().set_event_sink(ct_events_);
 		ct->table().set_offload_sink({ct_removed_offloaded, ct_missed_offloaded, flows});
+		flows->set_event_sink(ct_events_);
 		flows_.publish(flows);
 		ct_.publish(ct);
 		store_once(opts_.conntrack, true);

@@ -145,8 +145,9 @@ bool flow_hit(Bridge &br, FlowTable &flows, uint32_t nft_gen, const RxFrame &f, 
 	FlowDir *d = flows.lookup_in(ahead->key, ahead->bucket);
 	if (!d || xb_unlikely(load_once(d->dead)))
 		return false;
-	if (xb_unlikely(d->stamp != flow_stamp(br.flow_generation(), nft_gen))) {
-		flows.teardown(d->flow, FlowTeardown::Stale, now);
+	const uint64_t stamp = flow_stamp(br.flow_generation(), nft_gen);
+	if (xb_unlikely(d->stamp != stamp)) {
+		flows.teardown(d->flow, stale_cause(d->stamp, stamp), now);
 		return false;
 	}
 	if (xb_unlikely(ahead->tcp_flags & (kTcpFin | kTcpRst))) {

@@ -218,8 +218,7 @@ bool CtTable::confirm(CtEntry *e, uint32_t now)
 	e->next[1] = buckets_[b1];
 	publish_link(buckets_[b1], make_link(e, 1));
 	counter_add(stats_.this_cpu()->insert, 1);
-	if (sink_.fn)
-		sink_.fn(sink_.ctx, CtEventType::New, *e);
+	sink_(CtEventType::New, *e);
 	return true;
 }
 
@@ -243,8 +242,7 @@ void CtTable::remove_locked(CtEntry *e)
 		offload_sink_.fn(offload_sink_.ctx, *e);
 	unlink_locked(e);
 	__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);
-	if (sink_.fn)
-		sink_.fn(sink_.ctx, CtEventType::Destroy, *e);
+	sink_(CtEventType::Destroy, *e);
 	xb_call_rcu(&e->rcu, free_rcu);
 }
 

@@ -163,19 +163,40 @@ struct CtStats {
 };
 
 /*
- * Connection events (ctnetlink's IPCT_NEW / IPCT_DESTROY): an entry was
- * confirmed (inserted) or removed from the table (expired, killed, early
- * dropped, flushed, deleted). Called under the table lock, possibly from
- * the datapath (softirq): must not sleep. The entry is readable for the
- * call. Freeing the table (fini) reports nothing.
+ * Connection events, as ctnetlink sends them:
+ *   New       (IPCT_NEW) an entry was confirmed (inserted); under the table
+ *             lock. Changes an unconfirmed entry went through before are
+ *             part of it, as nf_conntrack folds cached events into NEW.
+ *   Update    a confirmed entry's status or protocol state changed on a
+ *             frame (IPCT_REPLY: seen reply, IPCT_ASSURED, IPCT_PROTOINFO:
+ *             a TCP state transition); from the datapath after the entry's
+ *             spin bit is released, no table lock held.
+ *   Destroy   (IPCT_DESTROY) the entry left the table (expired, killed,
+ *             early dropped, flushed, deleted); under the table lock.
+ *   FlowTeardown  the flowtable handed the connection back (kCtOffload
+ *             cleared): an update whose @detail is the FlowTeardown cause
+ *             (flow_table.h); under the flowtable's lock or, when
+ *             conntrack removes the entry, under the table's.
+ * Possibly from the datapath (softirq): must not sleep, and must not take
+ * the conntrack or flowtable locks. The entry is readable for the call.
+ * @detail is 0 but for FlowTeardown. Freeing the table (fini) reports
+ * nothing.
  */
 enum class CtEventType : uint8_t {
 	New = 0,
 	Destroy = 1,
+	Update = 2,
+	FlowTeardown = 3,
 };
 struct CtEventSink {
-	void (*fn)(void *ctx, CtEventType type, const CtEntry &e) = nullptr;
+	void (*fn)(void *ctx, CtEventType type, const CtEntry &e, uint8_t detail) = nullptr;
 	void *ctx = nullptr;
+
+	void operator()(CtEventType type, const CtEntry &e, uint8_t detail = 0) const
+	{
+		if (fn)
+			fn(ctx, type, e, detail);
+	}
 };
 
 /*
@@ -307,6 +328,8 @@ public:
 	uint32_t buckets() const { return mask_ + 1; }
 	/* Control, before the table is published to the datapath. */
 	void set_event_sink(CtEventSink sink) { sink_ = sink; }
+	/* Datapath: the sink (Update events are the tracker's, ct_track.cc). */
+	const CtEventSink &event_sink() const { return sink_; }
 	void set_offload_sink(CtOffloadSink sink) { offload_sink_ = sink; }
 	/* Datapath: a frame of @e, offloaded, is about to be tracked. */
 	void offload_missed(CtEntry &e, uint32_t now) const

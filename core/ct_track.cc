@@ -178,6 +178,10 @@ void Conntrack::in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint3
 			}
 		}
 
+		/* What an Update event compares against (a confirmed entry). */
+		const uint16_t was_status = confirmed ? e->status_bits() : 0;
+		const uint8_t was_tcp = confirmed && proto == kIpProtoTcp ? e->tcp_state() : 0;
+
 		CtL4Verdict v;
 		switch (proto) {
 		case kIpProtoTcp: {
@@ -226,8 +230,18 @@ void Conntrack::in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint3
 		out.dir = dir;
 		out.unconfirmed = !confirmed;
 		out.state = (dir == 1 || (st & kCtSeenReply)) ? kCtStateEstablished : kCtStateNew;
-		if (v == CtL4Verdict::AcceptKill)
+		if (v == CtL4Verdict::AcceptKill) {
 			table_.kill(e);	/* stays readable for this frame (RCU) */
+			return;
+		}
+		/* IPCT_REPLY, IPCT_ASSURED, IPCT_PROTOINFO: an Update once the
+		 * entry is confirmed (before, New carries them). */
+		if (confirmed && table_.event_sink().fn) {
+			constexpr uint16_t kWatched = kCtSeenReply | kCtAssured;
+			if (((e->status_bits() ^ was_status) & kWatched) ||
+			    (proto == kIpProtoTcp && e->tcp_state() != was_tcp))
+				table_.event_sink()(CtEventType::Update, *e);
+		}
 		return;
 	}
 	invalid(out);	/* reopened twice in a row: cannot happen */

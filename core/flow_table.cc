@@ -99,6 +99,8 @@ void FlowTable::fini(uint32_t now)
 					ct->flow = nullptr;
 					ct->clear_status(kCtOffload);
 					fixup_ct(*ct, now);
+					sink_(CtEventType::FlowTeardown, *ct,
+					      uint8_t(FlowTeardown::Flush));
 				}
 			}
 			d = next;
@@ -230,6 +232,7 @@ void FlowTable::remove_locked(Flow *f, FlowTeardown why, uint32_t now)
 		ct->flow = nullptr;
 		ct->clear_status(kCtOffload);
 		counter_add(stats_.this_cpu()->teardown[unsigned(why)], 1);
+		sink_(CtEventType::FlowTeardown, *ct, uint8_t(why));
 	}
 	xb_call_rcu(&f->rcu, free_rcu);
 }
@@ -281,6 +284,8 @@ void FlowTable::ct_removed(CtEntry *e)
 	e->flow = nullptr;
 	e->clear_status(kCtOffload);
 	counter_add(stats_.this_cpu()->teardown[unsigned(FlowTeardown::Conntrack)], 1);
+	/* under conntrack's lock (not ours); its Destroy follows */
+	sink_(CtEventType::FlowTeardown, *e, uint8_t(FlowTeardown::Conntrack));
 }
 
 /*
@@ -314,7 +319,7 @@ unsigned FlowTable::gc_slice(uint32_t now, uint64_t stamp, uint32_t max_buckets)
 					remove_locked(f, FlowTeardown::Conntrack, now);
 					removed++;
 				} else if (d->stamp != stamp) {
-					remove_locked(f, FlowTeardown::Stale, now);
+					remove_locked(f, stale_cause(d->stamp, stamp), now);
 					removed++;
 				} else if (ct_ticks_after(now, load_once(f->expires))) {
 					remove_locked(f, FlowTeardown::Timeout, now);

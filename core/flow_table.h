@@ -29,7 +29,11 @@
  * (ct_removed() takes none, and works with atomics against add() and
  * remove). Lookups walk a bucket chain
  * under RCU; removed flows are freed through call_rcu, so a flow a reader
- * found stays readable for its read section. The datapath writes a flow's
+ * found stays readable for its read section. A flow handing its
+ * connection back is reported to conntrack's event sink from where it
+ * happens - under this lock, or under conntrack's in ct_removed() - and the
+ * sink takes neither lock (it only builds and sends a message), so the
+ * report adds no lock nesting. The datapath writes a flow's
  * expiry and learning stamps with store_once, only when they change.
  */
 #ifndef XBRIDGE_CORE_FLOW_TABLE_H
@@ -112,16 +116,24 @@ inline uint64_t flow_stamp(uint32_t bridge_gen, uint32_t nft_gen)
 	return uint64_t(nft_gen) << 32 | bridge_gen;
 }
 
+/* Why a flow left the table (numbered as enum xbridge_flow_teardown). */
 enum class FlowTeardown : uint8_t {
 	Stale,		/* the bridge's flow generation moved (bridge_flow.h) */
 	FinRst,		/* a FIN or RST: back to conntrack */
 	Timeout,	/* no hit for kFlowTimeoutMs */
 	Conntrack,	/* conntrack removed the entry (flush, delete) */
-	Flush,		/* the table went away */
+	Flush,		/* the table went away (conntrack off, bridge deleted) */
+	Ruleset,	/* a ruleset commit (the generation id moved) */
 	Count,
 };
 constexpr unsigned kFlowTeardownCount = unsigned(FlowTeardown::Count);
 
+/* Which of a stamp's two generations moved: the ruleset's or the bridge's. */
+inline FlowTeardown stale_cause(uint64_t flow_stamp_was, uint64_t stamp_now)
+{
+	return (flow_stamp_was >> 32) != (stamp_now >> 32) ? FlowTeardown::Ruleset
+							   : FlowTeardown::Stale;
+}
 struct Flow {
 	FlowDir d[2];
 	CtEntry *ct;		/* atomic: nullptr once conntrack removed it */
@@ -204,6 +216,14 @@ public:
 					return;
 	}
 
+	/*
+	 * Control, before the table is published: conntrack's event sink, told
+	 * (CtEventType::FlowTeardown, the cause as detail) when a flow hands
+	 * its connection back - under this table's lock (teardown, GC, add's
+	 * races), under conntrack's (ct_removed, never both), or from fini.
+	 */
+	void set_event_sink(CtEventSink sink) { sink_ = sink; }
+
 	uint32_t count() const { return racy(count_); }
 	FlowStats *stats_this_cpu() const { return stats_.this_cpu(); }
 	/* Control: every CPU's counters, with the hits not folded in yet. */
@@ -222,6 +242,7 @@ private:
 	uint32_t max_ = 0;
 	uint32_t gc_cursor_ XB_GUARDED_BY(lock_) = 0;
 	xb_lock *lock_ = nullptr;
+	CtEventSink sink_;
 	PerCpu<FlowStats> stats_;
 };
 

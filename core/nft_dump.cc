@@ -241,6 +241,41 @@ bool fill_set(const SetObj &s, AttrWriter &w)
 	return !w.full();
 }
 
+/* One element's NFTA_LIST_ELEM nest. */
+static void put_elem(const SetObj &s, const ElemView &e, AttrWriter &w)
+{
+	const SetLayout &l = s.layout;
+	const uint32_t flags = e.flags & ~ElemStore::kDead;
+	const size_t elem = w.nest_begin(kListElem);
+	if (!(flags & kSetElemFCatchall))
+		put_value(w, kSetElemKey, e.key, l.key_len);
+	if (e.key_end && l.concat && l.interval && !(flags & kSetElemFCatchall))
+		put_value(w, kSetElemKeyEnd, e.key_end, l.key_len);
+	if ((s.flags & kSetFMap) && !(flags & kSetElemFIntervalEnd)) {
+		if (l.verdict_map)
+			put_verdict(w, kSetElemData, e.verdict, static_cast<const ChainObj *>(e.chain));
+		else if (e.data)
+			put_value(w, kSetElemData, e.data, l.data_len);
+	}
+	if (flags)
+		w.be32(kSetElemFlags, flags);
+	w.nest_end(elem);
+}
+
+bool fill_set_elem(const SetObj &s, uint32_t index, AttrWriter &w)
+{
+	if (index >= s.elems.count())
+		return false;
+	w.str(kSetElemListTable, s.table->name);
+	w.str(kSetElemListSet, s.name);
+	const size_t list = w.nest_begin(kSetElemListElements);
+	if (w.full())
+		return false;
+	put_elem(s, s.elems.at(index), w);
+	w.nest_end(list);
+	return !w.full();
+}
+
 bool fill_set_elems(const SetObj &s, uint32_t &from, AttrWriter &w)
 {
 	w.str(kSetElemListTable, s.table->name);
@@ -248,28 +283,13 @@ bool fill_set_elems(const SetObj &s, uint32_t &from, AttrWriter &w)
 	const size_t list = w.nest_begin(kSetElemListElements);
 	if (w.full())
 		return false;
-	const SetLayout &l = s.layout;
 	uint32_t written = 0;
 	for (; from < s.elems.count(); from++) {
 		const ElemView e = s.elems.at(from);
 		if (e.flags & ElemStore::kDead)
 			continue;	/* deleted by a batch not yet committed */
 		const size_t mark = w.len();
-		const size_t elem = w.nest_begin(kListElem);
-		if (!(e.flags & kSetElemFCatchall))
-			put_value(w, kSetElemKey, e.key, l.key_len);
-		if (e.key_end && l.concat && l.interval && !(e.flags & kSetElemFCatchall))
-			put_value(w, kSetElemKeyEnd, e.key_end, l.key_len);
-		if ((s.flags & kSetFMap) && !(e.flags & kSetElemFIntervalEnd)) {
-			if (l.verdict_map)
-				put_verdict(w, kSetElemData, e.verdict,
-					    static_cast<const ChainObj *>(e.chain));
-			else if (e.data)
-				put_value(w, kSetElemData, e.data, l.data_len);
-		}
-		if (e.flags)
-			w.be32(kSetElemFlags, e.flags);
-		w.nest_end(elem);
+		put_elem(s, e, w);
 		if (w.full()) {
 			w.rewind(mark);
 			break;
@@ -299,9 +319,13 @@ bool fill_flowtable(const FlowtableObj &f, AttrWriter &w)
 	return !w.full();
 }
 
-bool fill_gen(const Ruleset &rs, AttrWriter &w)
+bool fill_gen(const Ruleset &rs, AttrWriter &w, uint32_t pid, const char *comm)
 {
 	w.be32(kGenId, rs.generation_id());
+	if (comm) {
+		w.be32(kGenProcPid, pid);
+		w.str(kGenProcName, comm);
+	}
 	return !w.full();
 }
 
@@ -483,6 +507,49 @@ long dump_next(const Ruleset &rs, uint16_t get_type, const char *table, unsigned
 		const long r = dump_in_table(*t, get_type, cur, w, obj_type);
 		if (r)
 			return r;
+	}
+}
+
+bool fill_event(const Ruleset &rs, const CommitEvent &ev, AttrWriter &w, uint32_t pid,
+		const char *comm)
+{
+	switch (ev.type) {
+	case kMsgNewTable:
+	case kMsgDelTable:
+		return fill_table(*static_cast<const TableObj *>(ev.obj), w);
+	case kMsgNewChain:
+	case kMsgDelChain:
+		return fill_chain(*static_cast<const ChainObj *>(ev.obj), w);
+	case kMsgNewRule: {
+		/* nf_tables_rule_notify: a new rule between two others names
+		 * the one before it (NFTA_RULE_POSITION) */
+		const auto &r = *static_cast<const RuleObj *>(ev.obj);
+		const RuleObj *prev = nullptr;
+		if (r.link.is_linked()) {
+			const auto &list = r.chain->rules;
+			auto it = list.iterator_to(r);
+			auto next = it;
+			++next;
+			if (it != list.begin() && next != list.end())
+				prev = &*--it;
+		}
+		return fill_rule(r, prev, w);
+	}
+	case kMsgDelRule:
+		return fill_rule(*static_cast<const RuleObj *>(ev.obj), nullptr, w);
+	case kMsgNewSet:
+	case kMsgDelSet:
+		return fill_set(*static_cast<const SetObj *>(ev.obj), w);
+	case kMsgNewSetElem:
+	case kMsgDelSetElem:
+		return fill_set_elem(*static_cast<const SetObj *>(ev.obj), ev.elem, w);
+	case kMsgNewFlowtable:
+	case kMsgDelFlowtable:
+		return fill_flowtable(*static_cast<const FlowtableObj *>(ev.obj), w);
+	case kMsgNewGen:
+		return fill_gen(rs, w, pid, comm);
+	default:
+		return false;
 	}
 }
 

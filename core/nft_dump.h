@@ -62,8 +62,16 @@ bool fill_set(const SetObj &s, AttrWriter &w);
 /* The set's elements from index @from, as many as fit; @from is advanced
  * past those written. False if not even one fit. */
 bool fill_set_elems(const SetObj &s, uint32_t &from, AttrWriter &w);
+/* One element (index @index, deleted or not), as its notification. */
+bool fill_set_elem(const SetObj &s, uint32_t index, AttrWriter &w);
 bool fill_flowtable(const FlowtableObj &f, AttrWriter &w);
-bool fill_gen(const Ruleset &rs, AttrWriter &w);
+/* NFTA_GEN_ID; with @comm, the committer's NFTA_GEN_PROC_PID and _NAME
+ * (as nf_tables_fill_gen_info). */
+bool fill_gen(const Ruleset &rs, AttrWriter &w, uint32_t pid = 0, const char *comm = nullptr);
+/* The message of a commit notification (nft_ruleset.h CommitEvent): what
+ * nf_tables' *_notify() functions send. False when it does not fit. */
+bool fill_event(const Ruleset &rs, const CommitEvent &ev, AttrWriter &w, uint32_t pid = 0,
+		const char *comm = nullptr);
 
 /*
  * A dump of one kind of object (@get_type: kMsgGetTable, ...GetChain,

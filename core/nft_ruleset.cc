@@ -525,7 +525,55 @@ void Ruleset::undo_one(const UndoRecord &rec)
 	}
 }
 
-int Ruleset::commit(Extack *ack)
+/*
+ * nf_tables_commit's notifications: the batch's records in order. An
+ * anonymous set goes with the rule bound to it: nf_tables_unbind_set
+ * notifies its DELSET right after that rule's DELRULE (and nft_flush_table
+ * never deletes a bound anonymous set on its own), so its own record is
+ * skipped.
+ */
+void Ruleset::notify(const CommitSink &events) const
+{
+	for (uint32_t i = 0; i < undo_count_; i++) {
+		const UndoRecord &rec = undo_[i];
+		CommitEvent ev{0, rec.obj, 0};
+		if (rec.kind == UndoKind::DelSet &&
+		    (static_cast<const SetObj *>(rec.obj)->flags & kSetFAnonymous))
+			continue;
+		if (rec.kind == UndoKind::DelRule) {
+			const auto *r = static_cast<const RuleObj *>(rec.obj);
+			events.fn(events.ctx, *this, CommitEvent{kMsgDelRule, r, 0});
+			for (uint32_t k = 0; k < r->code.count; k++) {
+				const Insn &in = r->code.insn[k];
+				const auto *s = static_cast<const SetObj *>(in.ref);
+				if (in.op == Op::Lookup && s && (s->flags & kSetFAnonymous) &&
+				    !s->link.is_linked())
+					events.fn(events.ctx, *this, CommitEvent{kMsgDelSet, s, 0});
+			}
+			continue;
+		}
+		switch (rec.kind) {
+		case UndoKind::AddTable:
+		case UndoKind::UpdTable: ev.type = kMsgNewTable; break;
+		case UndoKind::DelTable: ev.type = kMsgDelTable; break;
+		case UndoKind::AddChain:
+		case UndoKind::UpdChain: ev.type = kMsgNewChain; break;
+		case UndoKind::DelChain: ev.type = kMsgDelChain; break;
+		case UndoKind::AddRule: ev.type = kMsgNewRule; break;
+		case UndoKind::DelRule: ev.type = kMsgDelRule; break;
+		case UndoKind::AddSet: ev.type = kMsgNewSet; break;
+		case UndoKind::DelSet: ev.type = kMsgDelSet; break;
+		case UndoKind::AddElem: ev.type = kMsgNewSetElem; ev.elem = rec.old_u32; break;
+		case UndoKind::DelElem: ev.type = kMsgDelSetElem; ev.elem = rec.old_u32; break;
+		case UndoKind::AddFlowtable: ev.type = kMsgNewFlowtable; break;
+		case UndoKind::DelFlowtable: ev.type = kMsgDelFlowtable; break;
+		}
+		events.fn(events.ctx, *this, ev);
+	}
+	events.fn(events.ctx, *this, CommitEvent{kMsgNewGen, nullptr, 0});
+}
+
+int Ruleset::commit(Extack *ack, const CommitSink *events)
 {
 	change_seq_++;
 	Generation *next = nullptr;
@@ -541,6 +589,11 @@ int Ruleset::commit(Extack *ack)
 	gen_.publish(next);
 	xb_synchronize_rcu();
 	free_generation(old);
+
+	/* The notifications, while every object of the batch (deleted ones
+	 * too) and every element index are as the batch left them. */
+	if (events && events->fn)
+		notify(*events);
 
 	/* Compact the sets whose elements this batch deleted, then free what
 	 * it deleted: no frame can reach any of it now. */

@@ -153,6 +153,31 @@ struct Generation {
 };
 
 struct UndoRecord;
+class Ruleset;
+
+/*
+ * One notification of a committed batch, as nf_tables_commit sends them
+ * (nft_dump.h fill_event() writes its message): every object the batch
+ * added, changed or deleted, in batch order - NEWTABLE/DELTABLE (a table's
+ * flags changed: NEWTABLE), NEWCHAIN/DELCHAIN (a policy changed: NEWCHAIN),
+ * NEWRULE/DELRULE, NEWSET/DELSET, NEWSETELEM/DELSETELEM (one per element),
+ * NEWFLOWTABLE/DELFLOWTABLE - then NEWGEN with the new generation id. An
+ * object deleted later in the same batch is still readable for the call.
+ */
+struct CommitEvent {
+	uint16_t type;		/* NFT_MSG_* */
+	const void *obj;	/* TableObj, ChainObj, RuleObj, SetObj (*SETELEM:
+				 * the set), FlowtableObj; NEWGEN: nullptr */
+	uint32_t elem;		/* *SETELEM: the element's index in the set */
+};
+
+/* Called by commit() after the new generation is published (so never for
+ * a batch that fails or aborts), from the committer's context (it may
+ * sleep), for each CommitEvent in order. */
+struct CommitSink {
+	void (*fn)(void *ctx, const Ruleset &rs, const CommitEvent &ev) = nullptr;
+	void *ctx = nullptr;
+};
 
 class Ruleset {
 public:
@@ -171,8 +196,9 @@ public:
 	 */
 	int apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8_t *attrs,
 		  size_t len, Extack *ack);
-	/* Publish the batch. On failure the batch is aborted. */
-	int commit(Extack *ack);
+	/* Publish the batch; then, if @events, notify its objects
+	 * (CommitSink). On failure the batch is aborted, nothing notified. */
+	int commit(Extack *ack, const CommitSink *events = nullptr);
 	void abort();
 
 	/* ---- datapath ---- */
@@ -224,6 +250,7 @@ private:
 	void free_flowtable(FlowtableObj *f);
 
 	int build(Generation *&out, Extack *ack);
+	void notify(const CommitSink &events) const;
 	static void free_generation(Generation *g);
 
 	TableObjList tables_;

@@ -147,7 +147,7 @@ enum : uint16_t { kFlowtableHookNum = 1, kFlowtableHookPriority = 2, kFlowtableH
 constexpr uint32_t kFlowtableFHwOffload = 0x1;
 constexpr uint32_t kFlowtableFCounter = 0x2;
 enum : uint16_t { kDeviceName = 1 };
-enum : uint16_t { kGenId = 1 };
+enum : uint16_t { kGenId = 1, kGenProcPid = 2, kGenProcName = 3 };
 
 /* nfnetlink message types of the nf_tables subsystem (NFT_MSG_*). */
 enum : uint16_t {

@@ -275,6 +275,7 @@ int __init xbr_genl_init(void)
 
 	if (err)
 		return err;
+	xbg_set_ct_listening(xbr_genl_ct_listening);
 	err = genl_register_family(&xbr_nl_family);
 	if (err)
 		xbr_nft_exit();
@@ -289,4 +290,6 @@ void xbr_genl_exit(void)
 		pr_info("xbridge: %ld monitor notifications dropped\n", xbr_nl_notify_dropped());
 	if (xbr_nl_ct_events_dropped())
 		pr_info("xbridge: %ld ct events dropped\n", xbr_nl_ct_events_dropped());
+	if (xbr_nl_nft_events_dropped())
+		pr_info("xbridge: %ld nft events dropped\n", xbr_nl_nft_events_dropped());
 }

@@ -18,8 +18,8 @@ void xbr_genl_exit(void);
  * possibly in softirq: allocates atomically, drops on failure. */
 void xbr_genl_fdb_event(void *ctx, u8 type, u8 reason, const struct xbg_fdb_entry *e);
 /* The core's ct event sink (ctx: the struct xbr): to the `ct` group.
- * Under the table lock, possibly in softirq: as the FDB's. */
-void xbr_genl_ct_event(void *ctx, u8 type, const struct xbg_ct_entry *e);
+ * Under a core lock or none, possibly in softirq: as the FDB's. */
+void xbr_genl_ct_event(void *ctx, u8 type, u8 detail, const struct xbg_ct_entry *e);
 
 /* From xbridge_main.c: is @dev an xbridge device? */
 bool xbr_is_bridge_dev(const struct net_device *dev);

@@ -11,10 +11,14 @@
  * skb is filled, and resumes from the cursor in cb->args[1], [2]. Only
  * shape is checked here; what a tuple means is the core's to check.
  *
- * Events (a connection confirmed: CT_GET; removed: CT_DEL) go to the `ct`
- * group from the core's sink, under the table lock and possibly in
- * softirq: allocated atomically, only when someone listens, dropped and
- * counted when that fails (reported at module unload).
+ * Events go to the `ct` group from the core's sink, as ctnetlink's: a
+ * connection confirmed (CT_GET with NLM_F_CREATE | NLM_F_EXCL, [NEW]), its
+ * status or TCP state changed or its flow torn down (CT_GET without them,
+ * [UPDATE]; a teardown carries XBRIDGE_CT_FLOW_TEARDOWN), removed (CT_DEL,
+ * [DESTROY]). They come under the conntrack or flowtable lock, or from the
+ * datapath with none, possibly in softirq: allocated atomically, only when
+ * someone listens, dropped and counted when that fails (reported at module
+ * unload). The sink takes no lock of the core's.
  */
 #include <linux/build_bug.h>
 #include <linux/netfilter/nf_conntrack_tcp.h>
@@ -27,7 +31,9 @@ static_assert(TCP_CONNTRACK_SYN_SENT == 1 && TCP_CONNTRACK_ESTABLISHED == 3 &&
 
 /* ---- fill ------------------------------------------------------------------ */
 
-static int xbr_fill_ct(struct sk_buff *skb, struct xbr *br, const struct xbg_ct_entry *e)
+/* @teardown: the flow-teardown cause of an event, or -1. */
+static int xbr_fill_ct_ev(struct sk_buff *skb, struct xbr *br, const struct xbg_ct_entry *e,
+			  int teardown)
 {
 	struct nlattr *nest;
 
@@ -54,12 +60,18 @@ static int xbr_fill_ct(struct sk_buff *skb, struct xbr *br, const struct xbg_ct_
 	    nla_put_u64_64bit(skb, XBRIDGE_CT_ORIG_PACKETS, e->packets[0], XBRIDGE_CT_PAD) ||
 	    nla_put_u64_64bit(skb, XBRIDGE_CT_ORIG_BYTES, e->bytes[0], XBRIDGE_CT_PAD) ||
 	    nla_put_u64_64bit(skb, XBRIDGE_CT_REPLY_PACKETS, e->packets[1], XBRIDGE_CT_PAD) ||
-	    nla_put_u64_64bit(skb, XBRIDGE_CT_REPLY_BYTES, e->bytes[1], XBRIDGE_CT_PAD)) {
+	    nla_put_u64_64bit(skb, XBRIDGE_CT_REPLY_BYTES, e->bytes[1], XBRIDGE_CT_PAD) ||
+	    (teardown >= 0 && nla_put_u8(skb, XBRIDGE_CT_FLOW_TEARDOWN, teardown))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
 	return 0;
+}
+
+static int xbr_fill_ct(struct sk_buff *skb, struct xbr *br, const struct xbg_ct_entry *e)
+{
+	return xbr_fill_ct_ev(skb, br, e, -1);
 }
 
 /* ---- request parsing --------------------------------------------------------- */
@@ -299,11 +311,19 @@ long xbr_nl_ct_events_dropped(void)
 	return atomic_long_read(&xbr_ct_events_dropped);
 }
 
-void xbr_genl_ct_event(void *ctx, u8 type, const struct xbg_ct_entry *e)
+bool xbr_genl_ct_listening(void *ctx)
+{
+	struct xbr *br = ctx;
+
+	return genl_has_listeners(&xbr_nl_family, dev_net(br->dev), XBRIDGE_NLGRP_CT);
+}
+
+void xbr_genl_ct_event(void *ctx, u8 type, u8 detail, const struct xbg_ct_entry *e)
 {
 	struct xbr *br = ctx;
 	struct net *net = dev_net(br->dev);
 	struct sk_buff *skb;
+	int flags = 0;
 	void *hdr;
 
 	if (!genl_has_listeners(&xbr_nl_family, net, XBRIDGE_NLGRP_CT))
@@ -311,9 +331,11 @@ void xbr_genl_ct_event(void *ctx, u8 type, const struct xbg_ct_entry *e)
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
 	if (!skb)
 		goto drop;
-	hdr = genlmsg_put(skb, 0, 0, &xbr_nl_family, 0,
-			  type == XBG_CT_EV_NEW ? XBRIDGE_CMD_CT_GET : XBRIDGE_CMD_CT_DEL);
-	if (!hdr || xbr_fill_ct(skb, br, e)) {
+	if (type == XBG_CT_EV_NEW)
+		flags = NLM_F_CREATE | NLM_F_EXCL;
+	hdr = genlmsg_put(skb, 0, 0, &xbr_nl_family, flags,
+			  type == XBG_CT_EV_DESTROY ? XBRIDGE_CMD_CT_DEL : XBRIDGE_CMD_CT_GET);
+	if (!hdr || xbr_fill_ct_ev(skb, br, e, type == XBG_CT_EV_FLOW_TEARDOWN ? detail : -1)) {
 		nlmsg_free(skb);
 		goto drop;
 	}

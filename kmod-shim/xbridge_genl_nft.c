@@ -17,10 +17,19 @@
  * Locking: as every doit of the family, NFT_BATCH runs under RTNL
  * (xbr_nl_pre_doit); the dump takes RTNL around each round. The core's
  * commit sleeps in synchronize_rcu, which RTNL allows.
+ *
+ * Events: after a batch is committed (never when it fails or aborts), and
+ * only when the `nft` group has listeners, each object of the batch goes
+ * to the group as nf_tables_commit notifies it, then NEWGEN with the
+ * committer's pid and comm: NFT_GET messages shaped as the dump's. They
+ * are sent from the committing process (RTNL held, GFP_KERNEL). One that
+ * does not fit even a 64 KiB message (a huge rule) is dropped and counted
+ * (reported at module unload), as one whose allocation fails.
  */
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/rtnetlink.h>
+#include <linux/sched.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -87,6 +96,68 @@ void xbr_nft_bind(struct xbr *br)
 				 msecs_to_jiffies(XBG_CT_GC_INTERVAL_MS));
 }
 
+/* ---- events ----------------------------------------------------------------- */
+
+static atomic_long_t xbr_nft_events_dropped = ATOMIC_LONG_INIT(0);
+
+long xbr_nl_nft_events_dropped(void)
+{
+	return atomic_long_read(&xbr_nft_events_dropped);
+}
+
+/* One event in an skb of @size bytes: 0, -EMSGSIZE (too small), -ENOMEM. */
+static int xbr_nft_event_try(struct net *net, const struct xbg_nft_event *ev, size_t size)
+{
+	struct nlattr *nest, *data;
+	struct sk_buff *skb;
+	char comm[TASK_COMM_LEN];
+	size_t room;
+	long len;
+	void *hdr;
+
+	skb = genlmsg_new(size, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	hdr = genlmsg_put(skb, 0, 0, &xbr_nl_family, 0, XBRIDGE_CMD_NFT_GET);
+	if (!hdr)
+		goto too_big;
+	nest = nla_nest_start(skb, XBRIDGE_A_NFT_MSG);
+	if (!nest || nla_put_u16(skb, XBRIDGE_NFT_TYPE, xbg_nft_event_type(ev)) ||
+	    nla_put_u8(skb, XBRIDGE_NFT_FAMILY, NFPROTO_BRIDGE))
+		goto too_big;
+	/* What the nest's 16-bit length leaves for ATTRS. */
+	room = skb_tailroom(skb);
+	room = room > NLA_HDRLEN + 8 ? min_t(size_t, room - NLA_HDRLEN - 8, 0xff00) : 0;
+	data = room ? nla_reserve(skb, XBRIDGE_NFT_ATTRS, room) : NULL;
+	if (!data)
+		goto too_big;
+	get_task_comm(comm, current);
+	len = xbg_nft_event_fill(ev, task_pid_nr(current), comm, nla_data(data), room);
+	if (len < 0)
+		goto too_big;
+	data->nla_len = nla_attr_size(len);
+	skb_trim(skb, (unsigned char *)data + nla_total_size(len) - skb->data);
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast_netns(&xbr_nl_family, net, skb, 0, XBRIDGE_NLGRP_NFT, GFP_KERNEL);
+	return 0;
+too_big:
+	nlmsg_free(skb);
+	return -EMSGSIZE;
+}
+
+static void xbr_nft_event(void *ctx, const struct xbg_nft_event *ev)
+{
+	struct net *net = ctx;
+	int err;
+
+	err = xbr_nft_event_try(net, ev, NLMSG_GOODSIZE);
+	if (err == -EMSGSIZE)	/* a big rule or set: the largest message */
+		err = xbr_nft_event_try(net, ev, 0xffff - NLMSG_HDRLEN);
+	if (err)
+		atomic_long_inc(&xbr_nft_events_dropped);
+}
+
 /* ---- NFT_BATCH ------------------------------------------------------------ */
 
 /* One XBRIDGE_A_NFT_MSG of a request, its fields parsed. */
@@ -148,7 +219,12 @@ int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (!n)
 		return xbr_nl_set_missing(info->extack, NULL, XBRIDGE_A_NFT_MSG, "an empty batch");
-	err = xbg_nft_commit(rs, &msg);
+	/* Events only when someone listens: a commit without a monitor
+	 * builds no message. */
+	err = xbg_nft_commit(rs,
+			     genl_has_listeners(&xbr_nl_family, genl_info_net(info),
+						XBRIDGE_NLGRP_NFT) ? xbr_nft_event : NULL,
+			     genl_info_net(info), &msg);
 	if (!err) {
 		struct net_device *dev;
 

@@ -107,5 +107,7 @@ void xbr_nl_notify_port(struct xbr *br, struct xbr_port *p);
 void xbr_nl_notify_vlan(struct xbr *br, u32 port_ifindex, const struct xbg_vlan_info *v, u8 cmd);
 long xbr_nl_notify_dropped(void);
 long xbr_nl_ct_events_dropped(void);						/* _ct.c */
+bool xbr_genl_ct_listening(void *ctx);						/* _ct.c */
+long xbr_nl_nft_events_dropped(void);						/* _nft.c */
 
 #endif /* XBRIDGE_GENL_PRIV_H */

@@ -60,7 +60,17 @@ static_assert(XBRIDGE_PORT_DROP_MAX + 1 == kDropReasonCount &&
 	      "enum xbridge_port_drop is DropReason");
 static_assert(XBG_CT_GC_INTERVAL_MS == kBridgeCtGcIntervalMs, "the GC period is the core's");
 static_assert(XBG_CT_EV_NEW == unsigned(CtEventType::New) &&
-	      XBG_CT_EV_DESTROY == unsigned(CtEventType::Destroy), "xbg_ct_event_type is CtEventType");
+	      XBG_CT_EV_DESTROY == unsigned(CtEventType::Destroy) &&
+	      XBG_CT_EV_UPDATE == unsigned(CtEventType::Update) &&
+	      XBG_CT_EV_FLOW_TEARDOWN == unsigned(CtEventType::FlowTeardown),
+	      "xbg_ct_event_type is CtEventType");
+static_assert(XBRIDGE_FLOW_TEARDOWN_STALE == unsigned(FlowTeardown::Stale) &&
+	      XBRIDGE_FLOW_TEARDOWN_FIN_RST == unsigned(FlowTeardown::FinRst) &&
+	      XBRIDGE_FLOW_TEARDOWN_TIMEOUT == unsigned(FlowTeardown::Timeout) &&
+	      XBRIDGE_FLOW_TEARDOWN_CONNTRACK == unsigned(FlowTeardown::Conntrack) &&
+	      XBRIDGE_FLOW_TEARDOWN_FLUSH == unsigned(FlowTeardown::Flush) &&
+	      XBRIDGE_FLOW_TEARDOWN_RULESET == unsigned(FlowTeardown::Ruleset),
+	      "enum xbridge_flow_teardown is FlowTeardown");
 static_assert(unsigned(XBRIDGE_CT_S_SEEN_REPLY) == kCtSeenReply &&
 	      unsigned(XBRIDGE_CT_S_ASSURED) == kCtAssured &&
 	      unsigned(XBRIDGE_CT_S_CONFIRMED) == kCtConfirmed &&
@@ -133,15 +143,17 @@ xbg_fdb_event_fn g_event_fn;
 void entry_to_glue(const CtEntry &e, uint32_t now, struct xbg_ct_entry *out);
 
 xbg_ct_event_fn g_ct_event_fn;
+xbg_ct_listening_fn g_ct_listening_fn;
 
-void ct_sink_fn(void *ctx, CtEventType type, const CtEntry &e)
+void ct_sink_fn(void *ctx, CtEventType type, const CtEntry &e, uint8_t detail)
 {
 	xbg_ct_event_fn fn = load_once(g_ct_event_fn);
-	if (!fn)
+	xbg_ct_listening_fn listening = load_once(g_ct_listening_fn);
+	if (!fn || (listening && !listening(ctx)))
 		return;
 	struct xbg_ct_entry out;
 	entry_to_glue(e, Bridge::now_ticks(), &out);
-	fn(ctx, uint8_t(type), &out);
+	fn(ctx, uint8_t(type), detail, &out);
 }
 
 void sink_fn(void *ctx, const FdbEvent &ev)
@@ -157,6 +169,11 @@ void sink_fn(void *ctx, const FdbEvent &ev)
 } // namespace
 
 extern "C" {
+
+void xbg_set_ct_listening(xbg_ct_listening_fn fn)
+{
+	store_once(g_ct_listening_fn, fn);
+}
 
 struct xbg_bridge *xbg_bridge_create(const uint8_t addr[6], uint32_t ifindex, void *priv,
 				     xbg_fdb_event_fn events, xbg_ct_event_fn ct_events,
@@ -670,7 +687,9 @@ int xbg_ct_stats(const struct xbg_bridge *br, struct xbg_ct_stats *out, const ch
 	out->flow_hits = f.hits;
 	out->flow_adds = f.adds;
 	out->flow_add_failed = f.add_failed;
-	out->flow_teardown_stale = f.teardown[unsigned(FlowTeardown::Stale)];
+	/* a ruleset commit makes flows stale too */
+	out->flow_teardown_stale = f.teardown[unsigned(FlowTeardown::Stale)] +
+				   f.teardown[unsigned(FlowTeardown::Ruleset)];
 	out->flow_teardown_fin_rst = f.teardown[unsigned(FlowTeardown::FinRst)];
 	out->flow_teardown_timeout = f.teardown[unsigned(FlowTeardown::Timeout)];
 	out->flow_teardown_conntrack = f.teardown[unsigned(FlowTeardown::Conntrack)];

@@ -140,9 +140,16 @@ typedef void (*xbg_fdb_event_fn)(void *ctx, uint8_t type, uint8_t reason,
 enum xbg_ct_event_type {
 	XBG_CT_EV_NEW = 0,
 	XBG_CT_EV_DESTROY = 1,
+	XBG_CT_EV_UPDATE = 2,
+	XBG_CT_EV_FLOW_TEARDOWN = 3,	/* @detail: enum xbridge_flow_teardown */
 };
-/* The ct event sink: under the table lock, possibly in softirq. */
-typedef void (*xbg_ct_event_fn)(void *ctx, uint8_t type, const struct xbg_ct_entry *e);
+/*
+ * The ct event sink (core/ct_table.h CtEventType says where each comes
+ * from): under the conntrack or flowtable lock, or none (updates), possibly
+ * in softirq: must not sleep. @detail is 0 but for FLOW_TEARDOWN.
+ */
+typedef void (*xbg_ct_event_fn)(void *ctx, uint8_t type, uint8_t detail,
+				const struct xbg_ct_entry *e);
 
 /* Resumable dumps: return false to stop (the entry was not taken). */
 typedef bool (*xbg_fdb_entry_fn)(void *ctx, const struct xbg_fdb_entry *e);
@@ -202,6 +209,15 @@ typedef bool (*xbg_vlan_info_fn)(void *ctx, const struct xbg_vlan_info *v);
 /* Flags of xbg_vlan_add(), as the core's VlanFlag. */
 #define XBG_VLAN_PVID		(1u << 0)
 #define XBG_VLAN_UNTAGGED	(1u << 1)
+
+/*
+ * Whether a ct event of the bridge whose events_ctx is @ctx has listeners:
+ * asked before the event's entry is copied out of the core, so that a
+ * state change costs nothing more without a monitor. Module-wide, set once
+ * before any bridge exists; NULL: always.
+ */
+typedef bool (*xbg_ct_listening_fn)(void *ctx);
+void xbg_set_ct_listening(xbg_ct_listening_fn fn);
 
 /* @events_ctx is handed to both sinks and to @fdb_grow; the sinks are the
  * same for every bridge (kept module-wide). @fdb_grow: the FDB outgrew its

@@ -23,6 +23,11 @@ struct xbg_nft {
 	Ruleset rs;
 };
 
+struct xbg_nft_event {
+	const Ruleset *rs;
+	const CommitEvent *ev;
+};
+
 namespace {
 
 const char *msg_of(const Extack &ack)
@@ -62,12 +67,48 @@ int xbg_nft_apply(struct xbg_nft *n, uint16_t type, uint16_t nlflags, uint32_t f
 	return err;
 }
 
-int xbg_nft_commit(struct xbg_nft *n, const char **msg)
+namespace {
+
+struct EventCtx {
+	xbg_nft_event_fn fn;
+	void *ctx;
+};
+
+void event_thunk(void *ctx, const Ruleset &rs, const CommitEvent &ev)
+{
+	const auto *c = static_cast<const EventCtx *>(ctx);
+	const xbg_nft_event e{&rs, &ev};
+	c->fn(c->ctx, &e);
+}
+
+} // namespace
+
+int xbg_nft_commit(struct xbg_nft *n, xbg_nft_event_fn events, void *ctx, const char **msg)
 {
 	Extack ack;
-	int err = n->rs.commit(&ack);
+	EventCtx ec{events, ctx};
+	CommitSink sink;
+	if (events) {
+		sink.fn = event_thunk;
+		sink.ctx = &ec;
+	}
+	int err = n->rs.commit(&ack, events ? &sink : nullptr);
 	*msg = msg_of(ack);
 	return err;
+}
+
+uint16_t xbg_nft_event_type(const struct xbg_nft_event *ev)
+{
+	return ev->ev->type;
+}
+
+long xbg_nft_event_fill(const struct xbg_nft_event *ev, uint32_t pid, const char *comm,
+			void *buf, size_t cap)
+{
+	AttrWriter w(static_cast<uint8_t *>(buf), cap);
+	if (!fill_event(*ev->rs, *ev->ev, w, pid, comm))
+		return -kEMSGSIZE;
+	return long(w.len());
 }
 
 void xbg_nft_abort(struct xbg_nft *n)

@@ -29,7 +29,25 @@ void xbg_nft_destroy(struct xbg_nft *rs);
 /* One request of the current batch (core Ruleset::apply). */
 int xbg_nft_apply(struct xbg_nft *rs, uint16_t type, uint16_t nlflags, uint32_t family,
 		  const void *attrs, size_t len, const char **msg);
-int xbg_nft_commit(struct xbg_nft *rs, const char **msg);
+/*
+ * Commit the batch. With @events, once the new generation is published
+ * (never for a failed or aborted batch), @events(@ctx, ev) is called for
+ * each object of the batch in order and last for the new generation, as
+ * nf_tables_commit notifies them (core/nft_ruleset.h CommitEvent); inside
+ * the call xbg_nft_event_fill() writes the event's message.
+ */
+struct xbg_nft_event;
+typedef void (*xbg_nft_event_fn)(void *ctx, const struct xbg_nft_event *ev);
+int xbg_nft_commit(struct xbg_nft *rs, xbg_nft_event_fn events, void *ctx, const char **msg);
+/* The event's NFT_MSG_* type. */
+uint16_t xbg_nft_event_type(const struct xbg_nft_event *ev);
+/*
+ * Write the event's NFTA_* attributes into @buf (@cap bytes); NEWGEN also
+ * carries @pid and @comm (the committer). Returns the length, or -EMSGSIZE
+ * when it does not fit.
+ */
+long xbg_nft_event_fill(const struct xbg_nft_event *ev, uint32_t pid, const char *comm,
+			void *buf, size_t cap);
 void xbg_nft_abort(struct xbg_nft *rs);
 uint32_t xbg_nft_generation(const struct xbg_nft *rs);
 

@@ -106,6 +106,7 @@ const struct nla_policy xbridge_ct_nl_policy[XBRIDGE_CT_MAX + 1] = {
 	[XBRIDGE_CT_ORIG_BYTES] = { .type = NLA_REJECT, .reject_message = "ORIG_BYTES is read-only" },
 	[XBRIDGE_CT_REPLY_PACKETS] = { .type = NLA_REJECT, .reject_message = "REPLY_PACKETS is read-only" },
 	[XBRIDGE_CT_REPLY_BYTES] = { .type = NLA_REJECT, .reject_message = "REPLY_BYTES is read-only" },
+	[XBRIDGE_CT_FLOW_TEARDOWN] = { .type = NLA_REJECT, .reject_message = "FLOW_TEARDOWN is read-only" },
 };
 
 /* XBRIDGE_CMD_BRIDGE_GET - do/dump */
@@ -357,6 +358,7 @@ static const struct genl_ops xbridge_nl_ops[] = {
 static const struct genl_multicast_group xbridge_nl_mcgrps[] = {
 	[XBRIDGE_NLGRP_MONITOR] = { "monitor", },
 	[XBRIDGE_NLGRP_CT] = { "ct", },
+	[XBRIDGE_NLGRP_NFT] = { "nft", },
 };
 
 struct genl_family xbr_nl_family __ro_after_init = {

@@ -62,6 +62,7 @@ int xbr_nl_ct_stats_get_doit(struct sk_buff *skb, struct genl_info *info);
 enum {
 	XBRIDGE_NLGRP_MONITOR,
 	XBRIDGE_NLGRP_CT,
+	XBRIDGE_NLGRP_NFT,
 };
 
 extern struct genl_family xbr_nl_family;

@@ -19,6 +19,7 @@
 #define XBRIDGE_FAMILY_VERSION		1
 #define XBRIDGE_MCGRP_MONITOR		"monitor"
 #define XBRIDGE_MCGRP_CT		"ct"
+#define XBRIDGE_MCGRP_NFT		"nft"
 
 /* The first operation value of the nft objects. */
 #define XBRIDGE_CMD_NFT_FIRST	64
@@ -57,6 +58,16 @@ enum xbridge_fdb_reason {
 	XBRIDGE_FDB_REASON_FLUSHED = 3,
 	XBRIDGE_FDB_REASON_PORT_REMOVED = 4,
 	XBRIDGE_FDB_REASON_VLAN_REMOVED = 5,
+};
+
+/* Why a flow left the bridge flowtable (the flow-teardown attribute of a ct update event): its cached destination went stale (FDB, port, VLAN or bridge change), a TCP FIN or RST, no hit for the flow timeout, conntrack removed the connection, the flowtable went away (conntrack off, bridge deleted), a ruleset commit. */
+enum xbridge_flow_teardown {
+	XBRIDGE_FLOW_TEARDOWN_STALE = 0,
+	XBRIDGE_FLOW_TEARDOWN_FIN_RST = 1,
+	XBRIDGE_FLOW_TEARDOWN_TIMEOUT = 2,
+	XBRIDGE_FLOW_TEARDOWN_CONNTRACK = 3,
+	XBRIDGE_FLOW_TEARDOWN_FLUSH = 4,
+	XBRIDGE_FLOW_TEARDOWN_RULESET = 5,
 };
 
 /* The values of BRIDGE_VLAN_INFO_*. */
@@ -224,6 +235,7 @@ enum xbridge_ct_attr {
 	XBRIDGE_CT_REPLY_PACKETS = 19,	/* u64; read-only */
 	XBRIDGE_CT_REPLY_BYTES = 20,	/* u64; read-only */
 	XBRIDGE_CT_PAD = 21,
+	XBRIDGE_CT_FLOW_TEARDOWN = 22,	/* u8; read-only; Events only: the update that reports a flow torn down (the offload flag cleared) carries why. */
 
 	__XBRIDGE_CT_MAX,
 	XBRIDGE_CT_MAX = __XBRIDGE_CT_MAX - 1,
@@ -250,7 +262,7 @@ enum xbridge_ct_stats_attr {
 	XBRIDGE_CT_STATS_FLOW_HITS = 16,	/* u64 */
 	XBRIDGE_CT_STATS_FLOW_ADDS = 17,	/* u64 */
 	XBRIDGE_CT_STATS_FLOW_ADD_FAILED = 18,	/* u64 */
-	XBRIDGE_CT_STATS_FLOW_TEARDOWN_STALE = 19,	/* u64 */
+	XBRIDGE_CT_STATS_FLOW_TEARDOWN_STALE = 19,	/* u64; stale destination or ruleset commit */
 	XBRIDGE_CT_STATS_FLOW_TEARDOWN_FIN_RST = 20,	/* u64 */
 	XBRIDGE_CT_STATS_FLOW_TEARDOWN_TIMEOUT = 21,	/* u64 */
 	XBRIDGE_CT_STATS_FLOW_TEARDOWN_CONNTRACK = 22,	/* u64 */

@@ -325,10 +325,21 @@ TEST_CASE("bridge ct: batches see the entry a previous frame of the batch confir
 	CHECK(f.table().count() == 1);
 }
 
-TEST_CASE("bridge ct: new and destroy events", "[ct][bridge]")
+TEST_CASE("bridge ct: new, update and destroy events", "[ct][bridge]")
 {
+	struct Ev {
+		CtEventType type;
+		uint16_t sport;
+		uint8_t tcp_state;
+		uint16_t status;	/* seen reply, assured */
+		bool operator==(const Ev &o) const
+		{
+			return type == o.type && sport == o.sport && tcp_state == o.tcp_state &&
+			       status == o.status;
+		}
+	};
 	struct Log {
-		std::vector<std::pair<CtEventType, uint16_t>> ev;	/* type, sport */
+		std::vector<Ev> ev;
 	} log;
 	xb_user_fail_alloc_after(-1);
 	xb_user_set_time_ns(kT0Ns);
@@ -336,8 +347,12 @@ TEST_CASE("bridge ct: new and destroy events", "[ct][bridge]")
 	setup.addr = kBrAddr;
 	setup.ifindex = kBrIfindex;
 	setup.ct_events.ctx = &log;
-	setup.ct_events.fn = [](void *ctx, CtEventType type, const CtEntry &e) {
-		static_cast<Log *>(ctx)->ev.push_back({type, e.tuple.sport});
+	setup.ct_events.fn = [](void *ctx, CtEventType type, const CtEntry &e, uint8_t detail) {
+		CHECK(detail == 0);
+		const uint8_t st = e.tuple.l4proto == kIpProtoTcp ? e.tcp_state() : 0;
+		static_cast<Log *>(ctx)->ev.push_back(
+			{type, e.tuple.sport, st,
+			 uint16_t(e.status_bits() & (kCtSeenReply | kCtAssured))});
 	};
 	int err = 0;
 	Bridge *br = Bridge::create(setup, &err);
@@ -359,32 +374,54 @@ TEST_CASE("bridge ct: new and destroy events", "[ct][bridge]")
 	};
 	send(p[1], make_frame(kBcast, kB));	/* learn B on port 2 */
 	send(p[0], syn());
-	send(p[1], synack());
 	REQUIRE(log.ev.size() == 1);		/* one new, at the SYN's confirm */
-	CHECK(log.ev[0] == std::make_pair(CtEventType::New, uint16_t(40000)));
+	CHECK(log.ev[0] == Ev{CtEventType::New, 40000, kTcpSynSent, 0});
+	/* A retransmitted SYN changes nothing: no event. */
+	send(p[0], syn());
+	CHECK(log.ev.size() == 1);
+	/* The SYN-ACK: seen reply and SYN_RECV in one update (IPCT_REPLY and
+	 * IPCT_PROTOINFO of one frame). */
+	send(p[1], synack());
+	REQUIRE(log.ev.size() == 2);
+	CHECK(log.ev[1] == Ev{CtEventType::Update, 40000, kTcpSynRecv, kCtSeenReply});
+	/* The ACK: ESTABLISHED and ASSURED. */
+	send(p[0], ack());
+	REQUIRE(log.ev.size() == 3);
+	CHECK(log.ev[2] ==
+	      Ev{CtEventType::Update, 40000, kTcpEstablished, kCtSeenReply | kCtAssured});
+	/* Data in an established connection: nothing changes, no event. */
+	send(p[0], tcp(kB, kA, kIpA, kIpB, 40000, 80, 1001, 5001, ctf::ACK | ctf::PSH));
+	send(p[1], tcp(kA, kB, kIpB, kIpA, 80, 40000, 5001, 1001, ctf::ACK));
+	CHECK(log.ev.size() == 3);
 
 	/* A frame that is released (dropped after prerouting) reports nothing. */
 	REQUIRE(br->port_set_state(p[0], uint8_t(PortState::Learning), nullptr) == 0);
 	send(p[0], tcp(kB, kA, kIpA, kIpB, 40001, 80, 1, 0, ctf::SYN));
-	CHECK(log.ev.size() == 1);
+	CHECK(log.ev.size() == 3);
 	REQUIRE(br->port_set_state(p[0], uint8_t(PortState::Forwarding), nullptr) == 0);
 
 	send(p[0], eth(kB, kA, ctf::udp_packet(kIpA, kIpB, 5000, 53)));
-	REQUIRE(log.ev.size() == 2);
-	CHECK(log.ev[1] == std::make_pair(CtEventType::New, uint16_t(5000)));
+	REQUIRE(log.ev.size() == 4);
+	CHECK(log.ev[3] == Ev{CtEventType::New, 5000, 0, 0});
+	/* UDP: the reply is an update (seen reply); not assured yet. */
+	send(p[1], eth(kA, kB, ctf::udp_packet(kIpB, kIpA, 53, 5000)));
+	REQUIRE(log.ev.size() == 5);
+	CHECK(log.ev[4] == Ev{CtEventType::Update, 5000, 0, kCtSeenReply});
 	/* GC of the expired UDP entry: a destroy. */
 	xb_user_advance_time_ns(31ull * 1000 * 1000000);
 	for (unsigned i = 0; i < kBridgeCtBuckets / kBridgeCtGcBuckets; i++)
 		br->run_ct_gc(Bridge::now_ticks(), kBridgeCtGcBuckets);
-	REQUIRE(log.ev.size() == 3);
-	CHECK(log.ev[2] == std::make_pair(CtEventType::Destroy, uint16_t(5000)));
+	REQUIRE(log.ev.size() == 6);
+	CHECK(log.ev[5].type == CtEventType::Destroy);
+	CHECK(log.ev[5].sport == 5000);
 	/* A flush: a destroy per entry. */
 	CtFilter all;
 	CHECK(br->conntrack()->table().flush(all) == 1);
-	REQUIRE(log.ev.size() == 4);
-	CHECK(log.ev[3] == std::make_pair(CtEventType::Destroy, uint16_t(40000)));
+	REQUIRE(log.ev.size() == 7);
+	CHECK(log.ev[6].type == CtEventType::Destroy);
+	CHECK(log.ev[6].sport == 40000);
 	Bridge::destroy(br);
-	CHECK(log.ev.size() == 4);
+	CHECK(log.ev.size() == 7);
 }
 
 TEST_CASE("bridge ct: a broadcast copy taken up is tracked again, in zone 0, as IPv4 prerouting does",

@@ -84,6 +84,11 @@ bool decode_ct(nlmsghdr *nlh, CtRow &r)
 		  get_val(a[XBRIDGE_CT_REPLY_BYTES], r.bytes[1]);
 	if (a[XBRIDGE_CT_TCP_STATE])
 		r.tcp_state = tcp_state;
+	uint8_t teardown = 0;
+	if (a[XBRIDGE_CT_FLOW_TEARDOWN]) {
+		ok = ok && get_val(a[XBRIDGE_CT_FLOW_TEARDOWN], teardown);
+		r.flow_teardown = teardown;
+	}
 	return ok && (r.l3 == 4 || r.l3 == 6) && a[XBRIDGE_CT_SRC] && a[XBRIDGE_CT_DST];
 }
 
@@ -229,26 +234,55 @@ std::string format_ct_line(const CtRow &r, bool counters)
 	return ct_line(r, counters, true);
 }
 
-std::string format_ct_event(const CtRow &r, bool destroy, bool counters)
+std::string flow_teardown_name(uint8_t cause)
 {
-	char head[16];
-	snprintf(head, sizeof(head), "%9s ", destroy ? "[DESTROY]" : "[NEW]");
-	return head + ct_line(r, counters, !destroy);
+	switch (cause) {
+	case XBRIDGE_FLOW_TEARDOWN_STALE: return "stale";
+	case XBRIDGE_FLOW_TEARDOWN_FIN_RST: return "fin-rst";
+	case XBRIDGE_FLOW_TEARDOWN_TIMEOUT: return "timeout";
+	case XBRIDGE_FLOW_TEARDOWN_CONNTRACK: return "conntrack";
+	case XBRIDGE_FLOW_TEARDOWN_FLUSH: return "flush";
+	case XBRIDGE_FLOW_TEARDOWN_RULESET: return "ruleset";
+	default: return std::to_string(cause);
+	}
 }
 
-void print_ct_event(Printer &p, const CtRow &r, const std::string &bridge, bool destroy,
+static const char *event_name(CtEventKind kind)
+{
+	switch (kind) {
+	case CtEventKind::New: return "new";
+	case CtEventKind::Update: return "update";
+	default: return "destroy";
+	}
+}
+
+std::string format_ct_event(const CtRow &r, CtEventKind kind, bool counters)
+{
+	char head[16];
+	const char *tag = kind == CtEventKind::New ? "[NEW]" :
+			  kind == CtEventKind::Update ? "[UPDATE]" : "[DESTROY]";
+	snprintf(head, sizeof(head), "%9s ", tag);
+	std::string s = head + ct_line(r, counters, kind != CtEventKind::Destroy);
+	if (r.flow_teardown)
+		s += " flow-teardown=" + flow_teardown_name(*r.flow_teardown);
+	return s;
+}
+
+void print_ct_event(Printer &p, const CtRow &r, const std::string &bridge, CtEventKind kind,
 		    bool counters)
 {
 	if (!p.json()) {
-		p.text(format_ct_event(r, destroy, counters) + "\n");
+		p.text(format_ct_event(r, kind, counters) + "\n");
 		return;
 	}
 	Printer row(true, false);
 	print_ct(row, r, bridge, counters);
 	std::string obj = row.take();
-	/* {"event":"new"|"destroy", ...the row's keys} */
-	p.buf() += std::string("{\"event\":\"") + (destroy ? "destroy" : "new") + "\"," +
-		   obj.substr(1);
+	/* {"event":"new"|"update"|"destroy", ["flow_teardown":CAUSE,] ...the row's keys} */
+	std::string head = std::string("{\"event\":\"") + event_name(kind) + "\",";
+	if (r.flow_teardown)
+		head += "\"flow_teardown\":\"" + flow_teardown_name(*r.flow_teardown) + "\",";
+	p.buf() += head + obj.substr(1);
 }
 
 static void print_tuple_json(Printer &p, const char *key, const CtRow &r, const CtTupleRow &t,

@@ -32,7 +32,13 @@ struct CtRow {
 	uint32_t status = 0, timeout = 0, mark = 0, use = 0;
 	std::optional<uint8_t> tcp_state;
 	uint64_t packets[2] = {0, 0}, bytes[2] = {0, 0};
+	// Events only: the flow of an offloaded connection was torn down
+	// (XBRIDGE_FLOW_TEARDOWN_*).
+	std::optional<uint8_t> flow_teardown;
 };
+
+// What a ct notification says happened (ctnetlink's message types).
+enum class CtEventKind { New, Update, Destroy };
 
 struct CtStatsRow {
 	uint32_t count = 0, max_entries = 0, buckets = 0;
@@ -54,12 +60,17 @@ std::string format_flow_stats(const CtStatsRow &s);
 std::string format_ct_line(const CtRow &r, bool counters);
 // The row as text (format_ct_line) or a JSON object.
 void print_ct(Printer &p, const CtRow &r, const std::string &bridge, bool counters);
-// One event of `xbridge monitor ct` as `conntrack -E` prints it: "[NEW]" or
-// "[DESTROY]" right-aligned in 9 columns, then the row (a destroyed
-// connection without its timeout and TCP state, as ctnetlink sends it).
-std::string format_ct_event(const CtRow &r, bool destroy, bool counters);
-void print_ct_event(Printer &p, const CtRow &r, const std::string &bridge, bool destroy,
+// One event of `xbridge monitor ct` as `conntrack -E` prints it: "[NEW]",
+// "[UPDATE]" or "[DESTROY]" right-aligned in 9 columns, then the row (a
+// destroyed connection without its timeout and TCP state, as ctnetlink
+// sends it). An update that reports a flow torn down ends with
+// " flow-teardown=CAUSE" (stale, fin-rst, timeout, conntrack, flush,
+// ruleset); conntrack has no such event.
+std::string format_ct_event(const CtRow &r, CtEventKind kind, bool counters);
+void print_ct_event(Printer &p, const CtRow &r, const std::string &bridge, CtEventKind kind,
 		    bool counters);
+// The name of an XBRIDGE_FLOW_TEARDOWN_* cause ("fin-rst"), or its number.
+std::string flow_teardown_name(uint8_t cause);
 // `conntrack -S`'s counters on one line.
 std::string format_ct_stats(const CtStatsRow &s);
 

@@ -116,8 +116,12 @@ int do_monitor(Context &c, Args &a)
 				fprintf(stderr, "xbridge monitor: malformed conntrack event\n");
 				return;
 			}
-			print_ct_event(p, r, c.name(r.bridge_ifindex),
-				       genl_cmd_of(nlh) == XBRIDGE_CMD_CT_DEL, c.opt.stats > 0);
+			/* ctnetlink's: a new connection comes with NLM_F_CREATE */
+			const CtEventKind kind = genl_cmd_of(nlh) == XBRIDGE_CMD_CT_DEL ?
+							 CtEventKind::Destroy :
+						 (nlh->nlmsg_flags & NLM_F_CREATE) ? CtEventKind::New :
+										     CtEventKind::Update;
+			print_ct_event(p, r, c.name(r.bridge_ifindex), kind, c.opt.stats > 0);
 			break;
 		}
 		default:

@@ -876,13 +876,6 @@ std::vector<KeyPart> keyparts_of_set(nftnl_set *s)
 	return parts;
 }
 
-namespace {
-
-struct ElementItem {
-	std::string text;
-	Json json;
-};
-
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data,
 				       bool verdict_map, bool numeric)
 {
@@ -1077,8 +1070,6 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 	}
 	return items;
 }
-
-} // namespace
 
 std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
 			    const KeyPart *data, bool verdict_map, bool numeric)

@@ -50,6 +50,14 @@ std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys,
 // {"prefix": {...}}, {"concat": [...]}, [key, data] for maps.
 Json elements_json(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data, bool verdict_map,
 		   bool numeric);
+// Each element (an interval's start and end joined) as text and as JSON:
+// what format_elements and elements_json list.
+struct ElementItem {
+	std::string text;
+	Json json;
+};
+std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data,
+				       bool verdict_map, bool numeric);
 // The key parts a set's KEY_TYPE (concatenation of 6-bit type ids) means.
 std::vector<KeyPart> keyparts_of_set(nftnl_set *s);
 

@@ -140,6 +140,20 @@ Family::Family()
 			each_attr(h, sizeof(genlmsghdr), [&](const nlattr *a) {
 				if (mnl_attr_get_type(a) == CTRL_ATTR_FAMILY_ID)
 					family_id_ = mnl_attr_get_u16(a);
+				if (mnl_attr_get_type(a) != CTRL_ATTR_MCAST_GROUPS)
+					return;
+				each_nested(a, [&](const nlattr *grp) {
+					std::string name;
+					uint32_t id = 0;
+					each_nested(grp, [&](const nlattr *f) {
+						if (mnl_attr_get_type(f) == CTRL_ATTR_MCAST_GRP_NAME)
+							name = mnl_attr_get_str(f);
+						if (mnl_attr_get_type(f) == CTRL_ATTR_MCAST_GRP_ID)
+							id = mnl_attr_get_u32(f);
+					});
+					if (name == XBRIDGE_MCGRP_NFT)
+						nft_group_ = id;
+				});
 			});
 		}
 	}
@@ -184,30 +198,64 @@ void Family::run(std::vector<char> &req, const ObjFn *fn)
 			}
 			if (!fn || h->nlmsg_type != family_id_)
 				continue;
-			each_attr(h, sizeof(genlmsghdr), [&](const nlattr *a) {
-				if (mnl_attr_get_type(a) != XBRIDGE_A_NFT_MSG)
-					return;
-				uint16_t type = 0;
-				uint32_t family = 0;
-				const uint8_t *attrs = nullptr;
-				size_t len = 0;
-				each_nested(a, [&](const nlattr *f) {
-					switch (mnl_attr_get_type(f)) {
-					case XBRIDGE_NFT_TYPE:
-						type = mnl_attr_get_u16(f);
-						break;
-					case XBRIDGE_NFT_FAMILY:
-						family = mnl_attr_get_u8(f);
-						break;
-					case XBRIDGE_NFT_ATTRS:
-						attrs = static_cast<const uint8_t *>(mnl_attr_get_payload(f));
-						len = mnl_attr_get_payload_len(f);
-						break;
-					}
-				});
-				(*fn)(type, family, attrs, len);
-			});
+			deliver(h, *fn);
 		}
+	}
+}
+
+// Each XBRIDGE_A_NFT_MSG of a family message (a dump's or a notification).
+void Family::deliver(const nlmsghdr *h, const ObjFn &fn)
+{
+	each_attr(h, sizeof(genlmsghdr), [&](const nlattr *a) {
+		if (mnl_attr_get_type(a) != XBRIDGE_A_NFT_MSG)
+			return;
+		uint16_t type = 0;
+		uint32_t family = 0;
+		const uint8_t *attrs = nullptr;
+		size_t len = 0;
+		each_nested(a, [&](const nlattr *f) {
+			switch (mnl_attr_get_type(f)) {
+			case XBRIDGE_NFT_TYPE:
+				type = mnl_attr_get_u16(f);
+				break;
+			case XBRIDGE_NFT_FAMILY:
+				family = mnl_attr_get_u8(f);
+				break;
+			case XBRIDGE_NFT_ATTRS:
+				attrs = static_cast<const uint8_t *>(mnl_attr_get_payload(f));
+				len = mnl_attr_get_payload_len(f);
+				break;
+			}
+		});
+		fn(type, family, attrs, len);
+	});
+}
+
+void Family::subscribe()
+{
+	if (!nft_group_)
+		throw KernelError(EOPNOTSUPP, "the xbridge module has no nft event group "
+					      "(an older module?)");
+	int group = static_cast<int>(nft_group_);
+	if (mnl_socket_setsockopt(sock_, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0)
+		throw KernelError(errno, std::string("netlink: ") + strerror(errno));
+}
+
+void Family::listen(const ObjFn &fn, const volatile int &stop)
+{
+	std::vector<char> buf(kRecvBuf);
+	while (!stop) {
+		ssize_t n = mnl_socket_recvfrom(sock_, buf.data(), buf.size());
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			throw KernelError(errno, std::string("netlink: ") + strerror(errno));
+		}
+		int left = static_cast<int>(n);
+		for (auto *h = reinterpret_cast<nlmsghdr *>(buf.data()); mnl_nlmsg_ok(h, left);
+		     h = mnl_nlmsg_next(h, &left))
+			if (h->nlmsg_type == family_id_ && h->nlmsg_seq == 0)
+				deliver(h, fn);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include "wire.h"
 
 struct mnl_socket;
+struct nlmsghdr;
 
 namespace xnft {
 
@@ -40,12 +41,21 @@ public:
 	using ObjFn = std::function<void(uint16_t type, uint32_t family, const uint8_t *attrs,
 					 size_t len)>;
 	void dump(uint16_t get_type, const std::string &table, const ObjFn &fn);
+	// Join the `nft` multicast group (the commit notifications); from then
+	// on the socket queues them. Throws KernelError.
+	void subscribe();
+	// Deliver each queued or arriving notification to @fn until @stop is
+	// set (a signal interrupts the wait) or the socket fails (throws;
+	// ENOBUFS: notifications were lost).
+	void listen(const ObjFn &fn, const volatile int &stop);
 
 private:
+	void deliver(const nlmsghdr *h, const ObjFn &fn);
 	void run(std::vector<char> &req, const ObjFn *fn);
 
 	mnl_socket *sock_ = nullptr;
 	uint16_t family_id_ = 0;
+	uint32_t nft_group_ = 0;  // the `nft` group's id (0: not offered)
 	uint32_t portid_ = 0;
 	uint32_t seq_ = 1;
 };

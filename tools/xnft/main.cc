@@ -12,6 +12,7 @@
 #include <libnftnl/set.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include <csignal>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include "batch.h"
 #include "compiler.h"
 #include "family.h"
+#include "monitor.h"
 #include "parser.h"
 #include "printer.h"
 #include "ruleset_model.h"
@@ -63,7 +65,11 @@ static const char usage_text[] =
 	"flow offload, anonymous and named sets, maps and verdict maps, intervals,\n"
 	"concatenations, flowtables, define and include. Listings as nft 1.0.6's:\n"
 	"list ruleset|tables|chains|sets|maps|flowtables [bridge], list table|chain|\n"
-	"set|map|flowtable bridge NAME..., in text or (-j) JSON; -j reads no JSON.\n";
+	"set|map|flowtable bridge NAME..., in text or (-j) JSON; -j reads no JSON.\n"
+	"\n"
+	"xnft monitor [new|destroy] [tables|chains|rules|sets|elements|flowtables|ruleset]\n"
+	"prints the changes each committed batch makes, as nft monitor does (-a handles,\n"
+	"-j JSON), until interrupted.\n";
 
 struct Options {
 	std::string file;
@@ -106,6 +112,57 @@ static bool needs_cache(const std::vector<Command> &cmds)
 		return true;
 	}
 	return false;
+}
+
+// `xnft monitor ...`: the family's commit notifications, printed as nft
+// monitor prints nf_tables' until SIGINT or SIGTERM.
+static volatile sig_atomic_t monitor_stop = 0;
+
+static void monitor_signal(int)
+{
+	monitor_stop = 1;
+}
+
+static int run_monitor(const Options &o)
+{
+	MonitorWhat what;
+	try {
+		what = parse_monitor_words(std::vector<std::string>(o.words.begin() + 1, o.words.end()));
+	} catch (const std::invalid_argument &e) {
+		fprintf(stderr, "Error: %s\n", e.what());
+		return 1;
+	}
+	PrintOptions po;
+	po.handles = o.handle;
+	po.stateless = o.stateless;
+	po.numeric = o.numeric;
+	po.json = o.json;
+	Monitor mon(what, po);
+	struct sigaction sa = {};
+	sa.sa_handler = monitor_signal;	/* no SA_RESTART: the wait returns */
+	sigaction(SIGINT, &sa, nullptr);
+	sigaction(SIGTERM, &sa, nullptr);
+	try {
+		// Join first, then read the ruleset (on a second socket: a dump's
+		// replies and the notifications do not mix), so that nothing
+		// committed in between is missed.
+		Family events;
+		events.subscribe();
+		{
+			Family dumper;
+			load_kernel(dumper, mon.model());
+		}
+		setvbuf(stdout, nullptr, _IOLBF, 0);
+		events.listen([&](uint16_t type, uint32_t family, const uint8_t *attrs, size_t len) {
+			fputs(mon.event(type, family, attrs, len).c_str(), stdout);
+			fflush(stdout);
+		}, monitor_stop);
+	} catch (const KernelError &e) {
+		fprintf(stderr, "Error: %s\n", e.what());
+		return 1;
+	}
+	fputs(mon.flush().c_str(), stdout);
+	return 0;
 }
 
 // nft -j -f reads JSON when the file holds JSON: its first character
@@ -204,6 +261,8 @@ int main(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 1;
 	}
+	if (o.file.empty() && o.words[0] == "monitor")
+		return run_monitor(o);
 	Parser parser;
 	parser.include_dirs = o.include_dirs;
 	parser.include_dirs.push_back("/etc/nftables");

@@ -19,7 +19,7 @@ namespace xnft {
 
 static std::string str(const char *s) { return s ? s : ""; }
 
-static std::string family_name(uint32_t f)
+std::string family_name(uint32_t f)
 {
 	switch (f) {
 	case NFPROTO_IPV4: return "ip";
@@ -96,7 +96,7 @@ static std::string hook_name(uint32_t h)
 	}
 }
 
-static std::string print_set(nftnl_set *s, const PrintOptions &o)
+std::string print_set(nftnl_set *s, const PrintOptions &o)
 {
 	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
 	bool is_map = flags & NFT_SET_MAP;
@@ -173,7 +173,7 @@ static std::vector<std::string> flowtable_devices(nftnl_flowtable *f)
 	return names;
 }
 
-static std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o)
+std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o)
 {
 	std::string out = "\tflowtable " + str(nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME)) + " {" +
 			  handle_comment(o, nftnl_flowtable_get_u64(f, NFTNL_FLOWTABLE_HANDLE)) + "\n";
@@ -196,7 +196,7 @@ static std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o)
 	return out + "\t}\n";
 }
 
-static std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintOptions &o, bool rules = true)
+std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintOptions &o, bool rules)
 {
 	std::string name = str(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
 	std::string out = "\tchain " + name + " {" + handle_comment(o, nftnl_chain_get_u64(c, NFTNL_CHAIN_HANDLE)) + "\n";
@@ -284,7 +284,7 @@ static std::string table_header(const ModelTable &t)
 
 // ---- JSON (json.c) ----
 
-static Json table_json(const ModelTable &t)
+Json table_json(const ModelTable &t)
 {
 	Json j = Json::object();
 	j.set("family", Json::string(family_name(t.family)));
@@ -297,7 +297,7 @@ static Json table_json(const ModelTable &t)
 	return Json::wrap("table", std::move(j));
 }
 
-static Json chain_json(nftnl_chain *c, const ModelTable &t)
+Json chain_json(nftnl_chain *c, const ModelTable &t)
 {
 	Json j = Json::object();
 	j.set("family", Json::string(family_name(t.family)));
@@ -313,7 +313,7 @@ static Json chain_json(nftnl_chain *c, const ModelTable &t)
 	return Json::wrap("chain", std::move(j));
 }
 
-static Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
+Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
 {
 	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
 	bool map = flags & NFT_SET_MAP;
@@ -371,7 +371,7 @@ static Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
 	return Json::wrap(map ? "map" : "set", std::move(j));
 }
 
-static Json flowtable_json(nftnl_flowtable *f, const ModelTable &t)
+Json flowtable_json(nftnl_flowtable *f, const ModelTable &t)
 {
 	Json j = Json::object();
 	j.set("family", Json::string(family_name(t.family)));
@@ -392,7 +392,7 @@ static Json flowtable_json(nftnl_flowtable *f, const ModelTable &t)
 	return Json::wrap("flowtable", std::move(j));
 }
 
-static Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o)
+Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o)
 {
 	DelinearizedRule d = delinearize(r, t, o);
 	Json j = Json::object();

@@ -15,6 +15,20 @@
 namespace xnft {
 
 std::string print_table(const ModelTable &t, const PrintOptions &o);
+
+// The pieces `list` prints (also what `monitor` prints, on one line):
+// "bridge" for NFPROTO_BRIDGE; a set, flowtable or chain block as it
+// appears inside its table (tab-indented lines; a chain with its rules
+// or without); one object as `-j` prints it ({"table": {...}}, ...).
+std::string family_name(uint32_t f);
+std::string print_set(nftnl_set *s, const PrintOptions &o);
+std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o);
+std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintOptions &o, bool rules = true);
+Json table_json(const ModelTable &t);
+Json chain_json(nftnl_chain *c, const ModelTable &t);
+Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o);
+Json flowtable_json(nftnl_flowtable *f, const ModelTable &t);
+Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o);
 std::string print_ruleset(const RulesetModel &m, const PrintOptions &o);
 
 // The metainfo nft 1.0.6 opens every JSON document with: its own version

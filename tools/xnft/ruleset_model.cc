@@ -132,6 +132,16 @@ struct DumpMsg {
 	}
 };
 
+nftnl_set *set_header_copy(nftnl_set *s, uint32_t family)
+{
+	return roundtrip_header(s, family);
+}
+
+void set_elements_copy(nftnl_set *from, nftnl_set *to)
+{
+	copy_elements(from, to);
+}
+
 RulesetModel::~RulesetModel()
 {
 	for (auto &t : tables)
@@ -238,6 +248,26 @@ bool RulesetModel::load_dump(uint16_t type, uint32_t family, const uint8_t *attr
 	default:
 		return false;
 	}
+}
+
+void RulesetModel::remove_table(uint32_t family, const std::string &name)
+{
+	for (auto it = tables.begin(); it != tables.end(); ++it)
+		if (it->family == family && it->name == name) {
+			clear_table(*it);
+			tables.erase(it);
+			return;
+		}
+}
+
+void RulesetModel::remove_set(ModelTable &t, const std::string &name)
+{
+	for (auto it = t.sets.begin(); it != t.sets.end(); ++it)
+		if (str(nftnl_set_get_str(*it, NFTNL_SET_NAME)) == name) {
+			nftnl_set_free(*it);
+			t.sets.erase(it);
+			return;
+		}
 }
 
 ModelTable *RulesetModel::find_table(uint32_t family, const std::string &name)

@@ -28,6 +28,11 @@ struct ModelTable {
 	std::vector<nftnl_rule *> rules;  // all chains, in chain order then position
 };
 
+// A new set with @s's attributes and no elements (the caller frees it);
+// @s's elements appended to @to.
+nftnl_set *set_header_copy(nftnl_set *s, uint32_t family);
+void set_elements_copy(nftnl_set *from, nftnl_set *to);
+
 class RulesetModel {
 public:
 	RulesetModel() = default;
@@ -43,6 +48,9 @@ public:
 	// table's objects. False if libnftnl cannot parse it or its table is
 	// unknown.
 	bool load_dump(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len);
+	// A table, or one set of a table, deleted (a monitor's notification).
+	void remove_table(uint32_t family, const std::string &name);
+	void remove_set(ModelTable &t, const std::string &name);
 	std::vector<ModelTable> tables;
 
 private:

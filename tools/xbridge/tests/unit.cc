@@ -255,12 +255,29 @@ TEST_CASE("ct events as conntrack -E prints them")
 	r.reply.dport = 40000;
 	r.timeout = 120;
 	r.tcp_state = 1;
-	CHECK(format_ct_event(r, false, false) ==
+	CHECK(format_ct_event(r, CtEventKind::New, false) ==
 	      "    [NEW] tcp      6 120 SYN_SENT src=10.0.0.1 dst=10.0.0.2 sport=40000 dport=80 "
 	      "[UNREPLIED] src=10.0.0.2 dst=10.0.0.1 sport=80 dport=40000 mark=0 use=1");
-	r.tcp_state = 7;
+	r.tcp_state = 2;
+	r.timeout = 60;
+	r.status = XBRIDGE_CT_S_SEEN_REPLY;
+	CHECK(format_ct_event(r, CtEventKind::Update, false) ==
+	      " [UPDATE] tcp      6 60 SYN_RECV src=10.0.0.1 dst=10.0.0.2 sport=40000 dport=80 "
+	      "src=10.0.0.2 dst=10.0.0.1 sport=80 dport=40000 mark=0 use=1");
+	/* a flow torn down: the update without [OFFLOAD], and why */
+	r.tcp_state = 4;
+	r.timeout = 90;
 	r.status = XBRIDGE_CT_S_SEEN_REPLY | XBRIDGE_CT_S_ASSURED;
-	CHECK(format_ct_event(r, true, false) ==
+	r.flow_teardown = XBRIDGE_FLOW_TEARDOWN_FIN_RST;
+	CHECK(format_ct_event(r, CtEventKind::Update, false) ==
+	      " [UPDATE] tcp      6 90 FIN_WAIT src=10.0.0.1 dst=10.0.0.2 sport=40000 dport=80 "
+	      "src=10.0.0.2 dst=10.0.0.1 sport=80 dport=40000 [ASSURED] mark=0 use=1 "
+	      "flow-teardown=fin-rst");
+	CHECK(flow_teardown_name(XBRIDGE_FLOW_TEARDOWN_RULESET) == "ruleset");
+	CHECK(flow_teardown_name(XBRIDGE_FLOW_TEARDOWN_STALE) == "stale");
+	r.flow_teardown.reset();
+	r.tcp_state = 7;
+	CHECK(format_ct_event(r, CtEventKind::Destroy, false) ==
 	      "[DESTROY] tcp      6 src=10.0.0.1 dst=10.0.0.2 sport=40000 dport=80 "
 	      "src=10.0.0.2 dst=10.0.0.1 sport=80 dport=40000 [ASSURED] mark=0 use=1");
 	auto a = A({"ct"});

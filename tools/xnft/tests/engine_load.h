@@ -23,8 +23,10 @@ struct LoadResult {
 };
 
 // Compile @text with @compiler (retargeted at a fresh batch) and apply it to
-// @rs as one batch: abort on the first refused request, else commit.
-inline LoadResult load_text(xb::nft::Ruleset &rs, Compiler &compiler, const std::string &text)
+// @rs as one batch: abort on the first refused request, else commit (with
+// @events notified, if given).
+inline LoadResult load_text(xb::nft::Ruleset &rs, Compiler &compiler, const std::string &text,
+			    const xb::nft::CommitSink *events = nullptr)
 {
 	LoadResult r;
 	Parser parser;
@@ -48,7 +50,7 @@ inline LoadResult load_text(xb::nft::Ruleset &rs, Compiler &compiler, const std:
 		}
 	}
 	xb::Extack ack;
-	r.err = rs.commit(&ack);
+	r.err = rs.commit(&ack, events);
 	if (r.err)
 		r.msg = ack.msg ? ack.msg : "";
 	return r;

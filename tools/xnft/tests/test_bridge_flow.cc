@@ -235,7 +235,8 @@ TEST_CASE("bridge flowtable: every stale destination goes back to the slow path"
 		REQUIRE(b.load("add table bridge other\n") == 0);
 		b.send(b.p(1), b.a_to_b(ctf::ACK, 10));
 		CHECK(b.hits() == 1);
-		CHECK(b.teardowns(FlowTeardown::Stale) == 1);
+		CHECK(b.teardowns(FlowTeardown::Ruleset) == 1);
+		CHECK(b.teardowns(FlowTeardown::Stale) == 0);
 	}
 	SECTION("conntrack flushes the connection")
 	{
@@ -278,6 +279,94 @@ TEST_CASE("bridge flowtable: every stale destination goes back to the slow path"
 		CHECK(b.br->flows() == nullptr);
 		Outcome o = b.send(b.p(1), b.a_to_b(ctf::ACK, 10));
 		CHECK(o.to(b.p(2)));
+	}
+}
+
+/* The flowtable's events: one FlowTeardown per flow that hands its
+ * connection back, with the cause, the entry's OFFLOAD flag cleared. */
+struct TeardownLog {
+	struct Ev {
+		xb::CtEventType type;
+		uint8_t why;
+		bool offload;	/* kCtOffload still set in the entry (must not be) */
+		uint16_t sport;
+	};
+	std::vector<Ev> ev;
+	static void fn(void *ctx, xb::CtEventType type, const xb::CtEntry &e, uint8_t detail)
+	{
+		static_cast<TeardownLog *>(ctx)->ev.push_back(
+			{type, detail, (e.status_bits() & xb::kCtOffload) != 0, e.tuple.sport});
+	}
+	/* Exactly one teardown event, for the connection, with @why. */
+	bool one(FlowTeardown why) const
+	{
+		return ev.size() == 1 && ev[0].type == xb::CtEventType::FlowTeardown &&
+		       ev[0].why == uint8_t(why) && !ev[0].offload && ev[0].sport == 40000;
+	}
+};
+
+TEST_CASE("bridge flowtable: a teardown event per flow and cause", "[flow][events]")
+{
+	TeardownLog log;	// outlives the bridge (its fini reports)
+	FlowBridge b;
+	b.flows().set_event_sink({TeardownLog::fn, &log});
+	b.establish();
+	CHECK(log.ev.empty());	// adding a flow is not an event
+	REQUIRE(b.send(b.p(1), b.a_to_b(ctf::ACK, 10)).to(b.p(2)));
+	CHECK(log.ev.empty());	// nor is a hit
+
+	SECTION("FIN")
+	{
+		b.send(b.p(1), b.a_to_b(ctf::FIN | ctf::ACK));
+		CHECK(log.one(FlowTeardown::FinRst));
+	}
+	SECTION("RST")
+	{
+		b.send(b.p(2), b.b_to_a(ctf::RST));
+		CHECK(log.one(FlowTeardown::FinRst));
+	}
+	SECTION("a stale destination (B roams), on the next hit")
+	{
+		b.learn(b.p(3), kB);
+		b.send(b.p(1), b.a_to_b(ctf::ACK, 10));
+		CHECK(log.one(FlowTeardown::Stale));
+	}
+	SECTION("a stale destination found by the GC")
+	{
+		b.br->port_link_changed(b.p(2), false);
+		b.br->run_ct_gc(b.now(), xb::kBridgeCtBuckets);
+		CHECK(log.one(FlowTeardown::Stale));
+	}
+	SECTION("a ruleset commit")
+	{
+		REQUIRE(b.load("add table bridge other\n") == 0);
+		b.br->run_ct_gc(b.now(), xb::kBridgeCtBuckets);
+		CHECK(log.one(FlowTeardown::Ruleset));
+	}
+	SECTION("timeout")
+	{
+		b.advance_ms(31 * 1000);
+		b.br->run_ct_gc(b.now(), xb::kBridgeCtBuckets);
+		CHECK(log.one(FlowTeardown::Timeout));
+	}
+	SECTION("conntrack removes the connection: once, not again at the GC")
+	{
+		CHECK(b.table().flush(xb::CtFilter()) == 1);
+		CHECK(log.one(FlowTeardown::Conntrack));
+		b.br->run_ct_gc(b.now(), xb::kBridgeCtBuckets);
+		CHECK(log.ev.size() == 1);
+	}
+	SECTION("conntrack turned off (as when the bridge is deleted)")
+	{
+		REQUIRE(b.br->set_conntrack(false, nullptr) == 0);
+		CHECK(log.one(FlowTeardown::Flush));
+	}
+	SECTION("a flow torn down is reported once; later frames report nothing")
+	{
+		b.send(b.p(1), b.a_to_b(ctf::FIN | ctf::ACK));
+		b.send(b.p(2), b.b_to_a(ctf::FIN | ctf::ACK));
+		b.br->run_ct_gc(b.now(), xb::kBridgeCtBuckets);
+		CHECK(log.one(FlowTeardown::FinRst));
 	}
 }
 

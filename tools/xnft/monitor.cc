@@ -1,0 +1,426 @@
+// monitor.cc - `nft monitor`'s output for the xbridge family's commit
+// notifications (see monitor.h).
+#include "monitor.h"
+
+#include <libmnl/libmnl.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/common.h>
+#include <libnftnl/flowtable.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/table.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "compiler.h"
+#include "printer.h"
+
+namespace xnft {
+
+namespace {
+
+std::string str(const char *s) { return s ? s : ""; }
+
+// A notification's attributes behind the nlmsghdr/nfgenmsg libnftnl's
+// parsers expect.
+struct EventMsg {
+	std::vector<char> buf;
+	nlmsghdr *h;
+	EventMsg(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len)
+		: buf(MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(nfgenmsg)) + len + 8)
+	{
+		h = nftnl_nlmsg_build_hdr(buf.data(), type, static_cast<uint16_t>(family), 0, 0);
+		if (len)
+			memcpy(static_cast<char *>(mnl_nlmsg_get_payload_tail(h)), attrs, len);
+		h->nlmsg_len += static_cast<uint32_t>(len);
+	}
+};
+
+// nft's monitor prints an object's listing block on one line: no tabs,
+// statements ended by "; " ("{ type filter hook forward priority 0;
+// policy accept; }"). What follows the header's "{" (a handle comment)
+// stays first. Empty when the block has no body.
+std::string one_line(const std::string &block)
+{
+	std::vector<std::string> lines;
+	size_t at = 0;
+	while (at < block.size()) {
+		size_t nl = block.find('\n', at);
+		if (nl == std::string::npos)
+			nl = block.size();
+		std::string l = block.substr(at, nl - at);
+		at = nl + 1;
+		size_t b = l.find_first_not_of('\t');
+		if (b != std::string::npos)
+			lines.push_back(l.substr(b));
+	}
+	if (lines.size() < 3)
+		return "";
+	const std::string &head = lines.front();
+	size_t brace = head.find('{');
+	std::string out = "{" + (brace == std::string::npos ? "" : head.substr(brace + 1));
+	for (size_t i = 1; i + 1 < lines.size(); i++) {
+		std::string l = lines[i];
+		if (l.empty() || l.back() != ';')
+			l += ';';
+		out += " " + l;
+	}
+	return out + " }";
+}
+
+std::string handle_comment(const PrintOptions &o, uint64_t h)
+{
+	return o.handles ? " # handle " + std::to_string(h) : "";
+}
+
+uint32_t be32_of(const nlattr *a)
+{
+	const auto *p = static_cast<const uint8_t *>(mnl_attr_get_payload(a));
+	return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
+}
+
+bool is_anonymous(nftnl_set *s)
+{
+	return nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS;
+}
+
+} // namespace
+
+MonitorWhat parse_monitor_words(const std::vector<std::string> &words)
+{
+	MonitorWhat w;
+	bool event_seen = false, object_seen = false;
+	for (const std::string &x : words) {
+		if (!event_seen && !object_seen && (x == "new" || x == "destroy")) {
+			event_seen = true;
+			w.add = x == "new";
+			w.del = x == "destroy";
+			w.generations = false;
+		} else if (!object_seen && (x == "tables" || x == "chains" || x == "rules" ||
+					    x == "sets" || x == "elements" || x == "flowtables" ||
+					    x == "ruleset")) {
+			object_seen = true;
+			w.generations = false;
+			if (x != "ruleset") {
+				w.tables = x == "tables";
+				w.chains = x == "chains";
+				w.rules = x == "rules";
+				w.sets = x == "sets";
+				w.elements = x == "elements";
+				w.flowtables = x == "flowtables";
+			}
+		} else if (x == "trace") {
+			throw std::invalid_argument("monitor trace is not supported by xnft");
+		} else {
+			throw std::invalid_argument("invalid event " + x);
+		}
+	}
+	return w;
+}
+
+Monitor::~Monitor()
+{
+	if (held_)
+		nftnl_set_free(held_);
+}
+
+ModelTable *Monitor::table(uint32_t family, const std::string &name)
+{
+	for (auto &t : model_.tables)
+		if (t.family == family && t.name == name)
+			return &t;
+	return nullptr;
+}
+
+std::string Monitor::line(bool add, const std::string &text, Json json)
+{
+	if (o_.json)
+		return Json::wrap(add ? "add" : "delete", std::move(json)).dump() + "\n";
+	return (add ? "add " : "delete ") + text + "\n";
+}
+
+std::string Monitor::event(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len)
+{
+	std::string out;
+	if (held_ && type != NFT_MSG_NEWSETELEM && type != NFT_MSG_DELSETELEM)
+		out = flush();
+	switch (type) {
+	case NFT_MSG_NEWTABLE:
+	case NFT_MSG_DELTABLE:
+		return out + table_event(type == NFT_MSG_NEWTABLE, family, attrs, len);
+	case NFT_MSG_NEWCHAIN:
+	case NFT_MSG_DELCHAIN:
+		return out + chain_event(type == NFT_MSG_NEWCHAIN, family, attrs, len);
+	case NFT_MSG_NEWRULE:
+	case NFT_MSG_DELRULE:
+		return out + rule_event(type == NFT_MSG_NEWRULE, family, attrs, len);
+	case NFT_MSG_NEWSET:
+	case NFT_MSG_DELSET:
+		return out + set_event(type == NFT_MSG_NEWSET, family, attrs, len);
+	case NFT_MSG_NEWSETELEM:
+	case NFT_MSG_DELSETELEM:
+		return out + elem_event(type == NFT_MSG_NEWSETELEM, family, attrs, len);
+	case NFT_MSG_NEWFLOWTABLE:
+	case NFT_MSG_DELFLOWTABLE:
+		return out + flowtable_event(type == NFT_MSG_NEWFLOWTABLE, family, attrs, len);
+	case NFT_MSG_NEWGEN:
+		return out + gen_event(attrs, len);
+	default:
+		return out;
+	}
+}
+
+std::string Monitor::table_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
+{
+	EventMsg m(add ? NFT_MSG_NEWTABLE : NFT_MSG_DELTABLE, family, attrs, len);
+	nftnl_table *t = nftnl_table_alloc();
+	if (nftnl_table_nlmsg_parse(m.h, t) < 0) {
+		nftnl_table_free(t);
+		return "";
+	}
+	const std::string name = str(nftnl_table_get_str(t, NFTNL_TABLE_NAME));
+	ModelTable view;
+	view.table = t;
+	view.family = family;
+	view.name = name;
+	view.handle = nftnl_table_get_u64(t, NFTNL_TABLE_HANDLE);
+	std::string out;
+	if ((add ? what_.add : what_.del) && what_.tables) {
+		std::string text = "table " + family_name(family) + " " + name;
+		if (add && (nftnl_table_get_u32(t, NFTNL_TABLE_FLAGS) & NFT_TABLE_F_DORMANT))
+			text += " { flags dormant; }";
+		out = line(add, text + handle_comment(o_, view.handle), table_json(view));
+	}
+	nftnl_table_free(t);
+	if (add && !table(family, name))
+		model_.load_dump(NFT_MSG_NEWTABLE, family, attrs, len);
+	else if (!add)
+		model_.remove_table(family, name);
+	return out;
+}
+
+std::string Monitor::chain_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
+{
+	if (!(add ? what_.add : what_.del) || !what_.chains)
+		return "";
+	EventMsg m(add ? NFT_MSG_NEWCHAIN : NFT_MSG_DELCHAIN, family, attrs, len);
+	nftnl_chain *c = nftnl_chain_alloc();
+	std::string out;
+	ModelTable *t = nullptr;
+	if (nftnl_chain_nlmsg_parse(m.h, c) >= 0)
+		t = table(family, str(nftnl_chain_get_str(c, NFTNL_CHAIN_TABLE)));
+	if (t) {
+		std::string text = "chain " + family_name(family) + " " + t->name + " " +
+				   str(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
+		if (add) {
+			PrintOptions plain = o_;
+			plain.handles = false;
+			const std::string body = one_line(print_chain(c, *t, plain, false));
+			if (!body.empty())
+				text += " " + body;
+			text += handle_comment(o_, nftnl_chain_get_u64(c, NFTNL_CHAIN_HANDLE));
+		}
+		out = line(add, text, chain_json(c, *t));
+	}
+	nftnl_chain_free(c);
+	return out;
+}
+
+std::string Monitor::rule_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
+{
+	if (!(add ? what_.add : what_.del) || !what_.rules)
+		return "";
+	EventMsg m(add ? NFT_MSG_NEWRULE : NFT_MSG_DELRULE, family, attrs, len);
+	nftnl_rule *r = nftnl_rule_alloc();
+	std::string out;
+	ModelTable *t = nullptr;
+	if (nftnl_rule_nlmsg_parse(m.h, r) >= 0)
+		t = table(family, str(nftnl_rule_get_str(r, NFTNL_RULE_TABLE)));
+	if (t) {
+		const uint64_t handle = nftnl_rule_get_u64(r, NFTNL_RULE_HANDLE);
+		std::string text = "rule " + family_name(family) + " " + t->name + " " +
+				   str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN)) + " ";
+		if (add) {
+			// nft prints a rule's position (the rule before it) so
+			if (nftnl_rule_is_set(r, NFTNL_RULE_POSITION))
+				text += "handle " +
+					std::to_string(nftnl_rule_get_u64(r, NFTNL_RULE_POSITION)) + " ";
+			text += delinearize_rule(r, *t, o_) + handle_comment(o_, handle);
+		} else {
+			text += "handle " + std::to_string(handle);
+		}
+		out = line(add, text, rule_json(r, *t, o_));
+	}
+	nftnl_rule_free(r);
+	return out;
+}
+
+std::string Monitor::set_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
+{
+	EventMsg m(add ? NFT_MSG_NEWSET : NFT_MSG_DELSET, family, attrs, len);
+	nftnl_set *s = nftnl_set_alloc();
+	std::string out;
+	ModelTable *t = nullptr;
+	if (nftnl_set_nlmsg_parse(m.h, s) >= 0)
+		t = table(family, str(nftnl_set_get_str(s, NFTNL_SET_TABLE)));
+	const std::string name = str(nftnl_set_get_str(s, NFTNL_SET_NAME));
+	// nft shows no anonymous set being added, but shows it deleted
+	if (t && (add ? what_.add : what_.del) && what_.sets && !(add && is_anonymous(s))) {
+		const bool map = nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_MAP;
+		std::string text = (add && map ? "map " : "set ") + family_name(family) + " " +
+				   t->name + " " + name;
+		if (add)
+			text += " " + one_line(print_set(s, o_)) + " ";
+		out = line(add, text, set_json(s, *t, o_));
+	}
+	nftnl_set_free(s);
+	if (t && add)
+		model_.load_dump(NFT_MSG_NEWSET, family, attrs, len);
+	else if (t)
+		model_.remove_set(*t, name);
+	return out;
+}
+
+std::string Monitor::elem_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
+{
+	EventMsg m(add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM, family, attrs, len);
+	nftnl_set *es = nftnl_set_alloc();
+	std::string out;
+	ModelTable *t = nullptr;
+	nftnl_set *s = nullptr;
+	if (nftnl_set_elems_nlmsg_parse(m.h, es) >= 0)
+		t = table(family, str(nftnl_set_get_str(es, NFTNL_SET_TABLE)));
+	const std::string name = str(nftnl_set_get_str(es, NFTNL_SET_NAME));
+	if (t)
+		for (auto *x : t->sets)
+			if (str(nftnl_set_get_str(x, NFTNL_SET_NAME)) == name)
+				s = x;
+	if (s && add)
+		set_elements_copy(es, s);  // rules print anonymous sets from the model
+	if (s && !is_anonymous(s) && (add ? what_.add : what_.del) && what_.elements) {
+		const bool same = held_ && held_add_ == add && held_family_ == family &&
+				  held_table_ == t->name &&
+				  str(nftnl_set_get_str(held_, NFTNL_SET_NAME)) == name;
+		if (held_ && !same)
+			out = flush();
+		if (!held_) {
+			held_ = set_header_copy(s, family);
+			held_add_ = add;
+			held_family_ = family;
+			held_table_ = t->name;
+		}
+		set_elements_copy(es, held_);
+		// Only an interval's two ends need holding: others print now.
+		if (!(nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_INTERVAL))
+			out += flush();
+	}
+	nftnl_set_free(es);
+	return out;
+}
+
+std::string Monitor::flush()
+{
+	if (!held_)
+		return "";
+	nftnl_set *s = held_;
+	held_ = nullptr;
+	const uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
+	bool verdict = false;
+	KeyPart data{};
+	if (flags & NFT_SET_MAP) {
+		const uint32_t dt = nftnl_set_get_u32(s, NFTNL_SET_DATA_TYPE);
+		if (dt == NFT_DATA_VERDICT) {
+			verdict = true;
+		} else {
+			const DataType &d = datatype(static_cast<TypeId>(dt));
+			const uint32_t dl = nftnl_set_get_u32(s, NFTNL_SET_DATA_LEN);
+			data = KeyPart{&d, dl * 8, d.order, dl};
+		}
+	}
+	const bool has_data = (flags & NFT_SET_MAP) && !verdict;
+	const std::string name = str(nftnl_set_get_str(s, NFTNL_SET_NAME));
+	std::string out;
+	for (auto &item : element_items(s, keyparts_of_set(s), has_data ? &data : nullptr, verdict,
+					 o_.numeric)) {
+		Json j = Json::object();
+		j.set("family", Json::string(family_name(held_family_)));
+		j.set("table", Json::string(held_table_));
+		j.set("name", Json::string(name));
+		Json set = Json::array();
+		set.push(std::move(item.json));
+		j.set("elem", Json::wrap("set", std::move(set)));
+		out += line(held_add_,
+			    "element " + family_name(held_family_) + " " + held_table_ + " " + name +
+				    " { " + item.text + " }",
+			    Json::wrap("element", std::move(j)));
+	}
+	nftnl_set_free(s);
+	return out;
+}
+
+std::string Monitor::flowtable_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
+{
+	if (!(add ? what_.add : what_.del) || !what_.flowtables)
+		return "";
+	EventMsg m(add ? NFT_MSG_NEWFLOWTABLE : NFT_MSG_DELFLOWTABLE, family, attrs, len);
+	nftnl_flowtable *f = nftnl_flowtable_alloc();
+	std::string out;
+	ModelTable *t = nullptr;
+	if (nftnl_flowtable_nlmsg_parse(m.h, f) >= 0)
+		t = table(family, str(nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_TABLE)));
+	if (t) {
+		std::string text = "flowtable " + family_name(family) + " " + t->name + " " +
+				   str(nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME));
+		if (add) {
+			// nft's monitor prints a flowtable's priority as a number
+			PrintOptions numeric = o_;
+			numeric.numeric = true;
+			std::string body = one_line(print_flowtable(f, numeric));
+			// and its devices always in braces ("devices = { lo };")
+			const std::string key = "devices = ";
+			const size_t at = body.find(key);
+			if (at != std::string::npos && body.compare(at + key.size(), 1, "{") != 0) {
+				const size_t end = body.find(';', at);
+				body.insert(end, " }");
+				body.insert(at + key.size(), "{ ");
+			}
+			text += " " + body;
+		}
+		out = line(add, text, flowtable_json(f, *t));
+	}
+	nftnl_flowtable_free(f);
+	return out;
+}
+
+std::string Monitor::gen_event(const uint8_t *attrs, size_t len)
+{
+	if (!what_.generations || o_.json)
+		return "";
+	uint32_t id = 0, pid = 0;
+	std::string comm;
+	for (const auto *a = reinterpret_cast<const nlattr *>(attrs);
+	     mnl_attr_ok(a, static_cast<int>(attrs + len - reinterpret_cast<const uint8_t *>(a)));
+	     a = mnl_attr_next(a)) {
+		switch (mnl_attr_get_type(a)) {
+		case NFTA_GEN_ID:
+			id = be32_of(a);
+			break;
+		case NFTA_GEN_PROC_PID:
+			pid = be32_of(a);
+			break;
+		case NFTA_GEN_PROC_NAME:
+			comm = mnl_attr_get_str(a);
+			break;
+		}
+	}
+	std::string out = "# new generation " + std::to_string(id);
+	if (!comm.empty())
+		out += " by process " + std::to_string(pid) + " (" + comm + ")";
+	return out + "\n";
+}
+
+} // namespace xnft
