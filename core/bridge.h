@@ -53,6 +53,9 @@ struct BridgeOptions {
 	/* Track every frame entering through a port (bridge_ct.h), as
 	 * nf_conntrack_bridge does once a ruleset uses ct. */
 	bool conntrack = false;
+	/* The connection table's bound, as nf_conntrack_max (0: none); kept
+	 * while conntrack is off (bridge_ct.h kBridgeCtMax). */
+	uint32_t conntrack_max = 65536;
 };
 
 struct BridgeSetup {
@@ -148,6 +151,8 @@ public:
 	int set_conntrack(bool on, Extack *ack);
 	bool conntrack_on() const { return load_once(opts_.conntrack); }
 	Conntrack *conntrack() const { return ct_.writer(); }
+	/* Control: the table's bound, now and for a table created later. */
+	void set_conntrack_max(uint32_t max);
 	Conntrack *conntrack_rcu() const { return ct_.rcu(); }
 	/* Deferred context: one GC slice of @max_buckets buckets. */
 	unsigned run_ct_gc(uint32_t now, uint32_t max_buckets);

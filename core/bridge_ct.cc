@@ -47,7 +47,7 @@ int Bridge::set_conntrack(bool on, Extack *ack)
 		}
 		Conntrack *ct = new (mem) Conntrack();
 		FlowTable *flows = new (fmem) FlowTable();
-		int err = ct->init(kBridgeCtBuckets, kBridgeCtMax, ack);
+		int err = ct->init(kBridgeCtBuckets, load_once(opts_.conntrack_max), ack);
 		if (!err) {
 			err = flows->init(FlowTable::kDefaultBuckets, FlowTable::kDefaultMax, ack);
 			if (err)
@@ -84,6 +84,15 @@ int Bridge::set_conntrack(bool on, Extack *ack)
 	ct->~Conntrack();
 	xb_free(ct);
 	return 0;
+}
+
+static_assert(BridgeOptions().conntrack_max == kBridgeCtMax, "one default bound");
+
+void Bridge::set_conntrack_max(uint32_t max)
+{
+	store_once(opts_.conntrack_max, max);
+	if (Conntrack *ct = ct_.writer())
+		ct->table().set_max(max);	/* entries above it stay; new ones wait */
 }
 
 unsigned Bridge::run_ct_gc(uint32_t now, uint32_t max_buckets)

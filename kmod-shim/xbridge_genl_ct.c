@@ -94,6 +94,7 @@ static int xbr_ct_tuple(struct genl_info *info, struct xbg_ct_tuple *t)
 		{ XBRIDGE_CT_SRC, "missing the source address (XBRIDGE_CT_SRC)" },
 		{ XBRIDGE_CT_DST, "missing the destination address (XBRIDGE_CT_DST)" },
 	};
+	static const unsigned int flush_only[] = { XBRIDGE_CT_MARK, XBRIDGE_CT_MARK_MASK };
 	unsigned int i;
 	int err;
 
@@ -105,6 +106,14 @@ static int xbr_ct_tuple(struct genl_info *info, struct xbg_ct_tuple *t)
 		if (!tb[required[i].type])
 			return xbr_nl_set_missing(info->extack, info->attrs[XBRIDGE_A_CT],
 						  required[i].type, required[i].msg);
+	}
+	/* A mark selects connections in CT_FLUSH only. */
+	for (i = 0; i < ARRAY_SIZE(flush_only); i++) {
+		if (tb[flush_only[i]]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[flush_only[i]],
+					    "a connection is named by its tuple and zone (a mark selects in a flush)");
+			return -EINVAL;
+		}
 	}
 	memset(t, 0, sizeof(*t));
 	t->l3 = nla_get_u8(tb[XBRIDGE_CT_L3]);
@@ -220,20 +229,33 @@ int xbr_nl_ct_del_doit(struct sk_buff *skb, struct genl_info *info)
 
 int xbr_nl_ct_flush_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *tb[XBRIDGE_CT_MAX + 1];
+	struct nlattr *tb[XBRIDGE_CT_MARK_MASK + 1];
+	u32 mark = 0, mark_mask = U32_MAX;
+	bool match_mark = false;
 	s32 zone = -1;
 	int err;
 
-	/* The CT nest is optional here: no nest, every zone. */
+	/* The CT nest is optional here: no nest, every connection. */
 	if (info->attrs[XBRIDGE_A_CT]) {
-		err = nla_parse_nested(tb, XBRIDGE_CT_MAX, info->attrs[XBRIDGE_A_CT],
-				       xbridge_ct_nl_policy, info->extack);
+		err = nla_parse_nested(tb, XBRIDGE_CT_MARK_MASK, info->attrs[XBRIDGE_A_CT],
+				       xbridge_ct_flush_ct_nl_policy, info->extack);
 		if (err)
 			return err;
 		if (tb[XBRIDGE_CT_ZONE])
 			zone = nla_get_u16(tb[XBRIDGE_CT_ZONE]);
+		if (tb[XBRIDGE_CT_MARK_MASK] && !tb[XBRIDGE_CT_MARK]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[XBRIDGE_CT_MARK_MASK],
+					    "a mark mask without a mark");
+			return -EINVAL;
+		}
+		if (tb[XBRIDGE_CT_MARK]) {
+			match_mark = true;
+			mark = nla_get_u32(tb[XBRIDGE_CT_MARK]);
+			if (tb[XBRIDGE_CT_MARK_MASK])
+				mark_mask = nla_get_u32(tb[XBRIDGE_CT_MARK_MASK]);
+		}
 	}
-	xbg_ct_flush(xbr_nl_bridge(info)->core, zone);
+	xbg_ct_flush(xbr_nl_bridge(info)->core, zone, match_mark, mark, mark_mask);
 	return 0;
 }
 

@@ -354,6 +354,7 @@ void xbg_bridge_get(const struct xbg_bridge *br, struct xbg_bridge_opts *out)
 	out->fdb_max_learned = b->fdb().max_learned();
 	out->group_fwd_mask = load_once(o.group_fwd_mask);
 	out->conntrack = b->conntrack_on();
+	out->conntrack_max = load_once(o.conntrack_max);
 	out->fdb_n_learned = b->fdb().learned_count();
 	out->fdb_n_entries = b->fdb().count();
 }
@@ -402,6 +403,8 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 		b->set_vlan_filtering(o->vlan_filtering, nullptr);
 	if (mask & XBG_OPT_FDB_MAX_LEARNED)
 		b->set_fdb_max_learned(o->fdb_max_learned);
+	if (mask & XBG_OPT_CONNTRACK_MAX)
+		b->set_conntrack_max(o->conntrack_max);
 	return 0;
 }
 
@@ -648,13 +651,17 @@ int xbg_ct_del(struct xbg_bridge *br, const struct xbg_ct_tuple *t, const char *
 	return err;
 }
 
-unsigned int xbg_ct_flush(struct xbg_bridge *br, int32_t zone)
+unsigned int xbg_ct_flush(struct xbg_bridge *br, int32_t zone, bool match_mark, uint32_t mark,
+			  uint32_t mark_mask)
 {
 	Conntrack *ct = core(br)->conntrack();
 	if (!ct)
 		return 0;
 	CtFilter f;
 	f.zone = zone;
+	f.match_mark = match_mark;
+	f.mark = mark;
+	f.mark_mask = mark_mask;
 	return ct->table().flush(f);
 }
 

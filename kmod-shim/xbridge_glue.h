@@ -183,6 +183,7 @@ struct xbg_bridge_opts {
 	uint32_t fdb_max_learned;
 	uint16_t group_fwd_mask;
 	bool conntrack;
+	uint32_t conntrack_max;	/* 0: no bound */
 	uint32_t fdb_n_learned;
 	uint32_t fdb_n_entries;
 };
@@ -195,6 +196,7 @@ struct xbg_bridge_opts {
 #define XBG_OPT_FDB_MAX_LEARNED	(1u << 4)
 #define XBG_OPT_GROUP_FWD_MASK	(1u << 5)
 #define XBG_OPT_CONNTRACK	(1u << 6)
+#define XBG_OPT_CONNTRACK_MAX	(1u << 7)
 
 struct xbg_vlan_info {
 	uint16_t vid;
@@ -354,8 +356,10 @@ bool xbg_ct_gc(struct xbg_bridge *br);
 int xbg_ct_get(struct xbg_bridge *br, const struct xbg_ct_tuple *t, struct xbg_ct_entry *out,
 	       const char **msg);
 int xbg_ct_del(struct xbg_bridge *br, const struct xbg_ct_tuple *t, const char **msg);
-/* Remove every entry (@zone < 0) or those of @zone; returns how many. */
-unsigned int xbg_ct_flush(struct xbg_bridge *br, int32_t zone);
+/* Remove every entry, or those of @zone (>= 0) and, with @match_mark,
+ * those whose mark & @mark_mask equals @mark; returns how many. */
+unsigned int xbg_ct_flush(struct xbg_bridge *br, int32_t zone, bool match_mark, uint32_t mark,
+			  uint32_t mark_mask);
 int xbg_ct_stats(const struct xbg_bridge *br, struct xbg_ct_stats *out, const char **msg);
 /* As xbg_fdb_dump_from, over live entries of @zone (< 0: all); true at
  * the end (also when conntrack is off). */

@@ -28,6 +28,7 @@ const struct nla_policy xbridge_bridge_nl_policy[XBRIDGE_BR_MAX + 1] = {
 	[XBRIDGE_BR_FDB_N_LEARNED] = { .type = NLA_REJECT, .reject_message = "FDB_N_LEARNED is read-only" },
 	[XBRIDGE_BR_FDB_N_ENTRIES] = { .type = NLA_REJECT, .reject_message = "FDB_N_ENTRIES is read-only" },
 	[XBRIDGE_BR_CONNTRACK] = NLA_POLICY_MAX(NLA_U8, 1),
+	[XBRIDGE_BR_CONNTRACK_MAX] = { .type = NLA_U32 },
 };
 
 const struct nla_policy xbridge_port_nl_policy[XBRIDGE_PORT_MAX + 1] = {
@@ -100,13 +101,14 @@ const struct nla_policy xbridge_ct_nl_policy[XBRIDGE_CT_MAX + 1] = {
 	[XBRIDGE_CT_STATUS] = { .type = NLA_REJECT, .reject_message = "STATUS is read-only" },
 	[XBRIDGE_CT_TCP_STATE] = { .type = NLA_REJECT, .reject_message = "TCP_STATE is read-only" },
 	[XBRIDGE_CT_TIMEOUT] = { .type = NLA_REJECT, .reject_message = "TIMEOUT is read-only" },
-	[XBRIDGE_CT_MARK] = { .type = NLA_REJECT, .reject_message = "MARK is read-only" },
+	[XBRIDGE_CT_MARK] = { .type = NLA_U32 },
 	[XBRIDGE_CT_USE] = { .type = NLA_REJECT, .reject_message = "USE is read-only" },
 	[XBRIDGE_CT_ORIG_PACKETS] = { .type = NLA_REJECT, .reject_message = "ORIG_PACKETS is read-only" },
 	[XBRIDGE_CT_ORIG_BYTES] = { .type = NLA_REJECT, .reject_message = "ORIG_BYTES is read-only" },
 	[XBRIDGE_CT_REPLY_PACKETS] = { .type = NLA_REJECT, .reject_message = "REPLY_PACKETS is read-only" },
 	[XBRIDGE_CT_REPLY_BYTES] = { .type = NLA_REJECT, .reject_message = "REPLY_BYTES is read-only" },
 	[XBRIDGE_CT_FLOW_TEARDOWN] = { .type = NLA_REJECT, .reject_message = "FLOW_TEARDOWN is read-only" },
+	[XBRIDGE_CT_MARK_MASK] = { .type = NLA_U32 },
 };
 
 /* XBRIDGE_CMD_BRIDGE_GET - do/dump */
@@ -213,8 +215,10 @@ static const struct nla_policy xbridge_ct_del_nl_policy[XBRIDGE_A_CT + 1] = {
 };
 
 /* XBRIDGE_CMD_CT_FLUSH - CT nest */
-const struct nla_policy xbridge_ct_flush_ct_nl_policy[XBRIDGE_CT_ZONE + 1] = {
+const struct nla_policy xbridge_ct_flush_ct_nl_policy[XBRIDGE_CT_MARK_MASK + 1] = {
 	[XBRIDGE_CT_ZONE] = { .type = NLA_U16 },
+	[XBRIDGE_CT_MARK] = { .type = NLA_U32 },
+	[XBRIDGE_CT_MARK_MASK] = { .type = NLA_U32 },
 };
 
 /* XBRIDGE_CMD_CT_FLUSH - do */

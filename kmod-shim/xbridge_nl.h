@@ -28,7 +28,7 @@ extern const struct nla_policy xbridge_nft_msg_nl_policy[XBRIDGE_NFT_MAX + 1];
 extern const struct nla_policy xbridge_ct_nl_policy[XBRIDGE_CT_MAX + 1];
 extern const struct nla_policy xbridge_port_get_port_nl_policy[XBRIDGE_PORT_IFINDEX + 1];
 extern const struct nla_policy xbridge_vlan_get_vlan_nl_policy[XBRIDGE_VLAN_PORT_IFINDEX + 1];
-extern const struct nla_policy xbridge_ct_flush_ct_nl_policy[XBRIDGE_CT_ZONE + 1];
+extern const struct nla_policy xbridge_ct_flush_ct_nl_policy[XBRIDGE_CT_MARK_MASK + 1];
 
 /* Hand-written: the shared pre/post of every doit, the MAC check. */
 int xbr_nl_pre_doit(const XBR_NL_OPS_T *ops, struct sk_buff *skb, struct genl_info *info);

@@ -119,6 +119,7 @@ enum xbridge_bridge_attr {
 	XBRIDGE_BR_FDB_N_LEARNED = 9,	/* u32; read-only */
 	XBRIDGE_BR_FDB_N_ENTRIES = 10,	/* u32; read-only */
 	XBRIDGE_BR_CONNTRACK = 11,	/* u8; Track every frame entering through a port, as nf_conntrack_bridge (default 0). Turning it off frees every entry. */
+	XBRIDGE_BR_CONNTRACK_MAX = 12,	/* u32; The connection table's bound, as nf_conntrack_max (default 65536; 0: no bound). Kept while conntrack is off; lowering it removes no entry; above it a new connection early-drops an unreplied one or is dropped. */
 
 	__XBRIDGE_BR_MAX,
 	XBRIDGE_BR_MAX = __XBRIDGE_BR_MAX - 1,
@@ -228,7 +229,7 @@ enum xbridge_ct_attr {
 	XBRIDGE_CT_STATUS = 12,	/* u32; read-only */
 	XBRIDGE_CT_TCP_STATE = 13,	/* u8; read-only; TCP_CONNTRACK_* (1 syn_sent .. 9 syn_sent2); TCP only. */
 	XBRIDGE_CT_TIMEOUT = 14,	/* u32; read-only; Seconds until the entry expires. */
-	XBRIDGE_CT_MARK = 15,	/* u32; read-only */
+	XBRIDGE_CT_MARK = 15,	/* u32; The connection's mark in dumps and events; in CT_FLUSH, take only the connections whose mark, under mark-mask, equals it (conntrack -D --mark). */
 	XBRIDGE_CT_USE = 16,	/* u32; read-only; References, as ctnetlink's CTA_USE (1 for a confirmed entry). */
 	XBRIDGE_CT_ORIG_PACKETS = 17,	/* u64; read-only */
 	XBRIDGE_CT_ORIG_BYTES = 18,	/* u64; read-only */
@@ -236,6 +237,7 @@ enum xbridge_ct_attr {
 	XBRIDGE_CT_REPLY_BYTES = 20,	/* u64; read-only */
 	XBRIDGE_CT_PAD = 21,
 	XBRIDGE_CT_FLOW_TEARDOWN = 22,	/* u8; read-only; Events only: the update that reports a flow torn down (the offload flag cleared) carries why. */
+	XBRIDGE_CT_MARK_MASK = 23,	/* u32; CT_FLUSH with mark - the bits of the mark compared (default every bit). */
 
 	__XBRIDGE_CT_MAX,
 	XBRIDGE_CT_MAX = __XBRIDGE_CT_MAX - 1,
@@ -289,7 +291,7 @@ enum xbridge_cmd {
 	XBRIDGE_CMD_NFT_GET = 65,	/* Dump the ruleset's objects of one kind (the request's nft-msg type: GETTABLE, GETCHAIN, GETRULE, GETSET, GETSETELEM, GETFLOWTABLE or GETGEN), optionally of one table (its NFTA_*_TABLE in attrs), one object a message as nf_tables dumps it */
 	XBRIDGE_CMD_CT_GET = 128,	/* Get one connection (by tuple and zone), or dump every connection (of one bridge with ifindex; of one zone with ct zone, the only ct attribute a dump takes) */
 	XBRIDGE_CMD_CT_DEL = 129,	/* Delete one connection (by tuple and zone) */
-	XBRIDGE_CMD_CT_FLUSH = 130,	/* Delete every connection (of one zone with ct zone); nothing when conntrack is off */
+	XBRIDGE_CMD_CT_FLUSH = 130,	/* Delete every connection (of one zone with ct zone, of one mark with ct mark and mark-mask); nothing when conntrack is off */
 	XBRIDGE_CMD_CT_STATS_GET = 131,	/* The table's counters summed over the CPUs, its count and bounds (ENOENT when off) */
 
 	__XBRIDGE_CMD_MAX,

@@ -90,6 +90,16 @@ test_option() {
 	xb -d link show dev xbr0 | grep -q ' conntrack 1 ' || err=1
 	xb link set dev xbr0 conntrack maybe 2>/dev/null && err=1
 	log_test "conntrack option: off by default, set on, shown in link show (-d, -j)" $err
+
+	err=0
+	[[ $(xb -j -d link show dev xbr0 | jq '.[0].conntrack_max') == 65536 ]] || err=1
+	xb link set dev xbr0 conntrack_max 1000 || err=1
+	[[ $(xb -j -d link show dev xbr0 | jq '.[0].conntrack_max') == 1000 ]] || err=1
+	xb ct stats dev xbr0 | grep -q 'max=1000' || err=1
+	xb link set dev xbr0 conntrack_max 65536 || err=1
+	xb ct stats dev xbr0 | grep -q 'max=65536' || err=1
+	log_test "conntrack_max: nf_conntrack_max's default, set on the live table" $err \
+		"$(xb ct stats dev xbr0)"
 }
 
 test_ping_tracked() {
@@ -102,7 +112,7 @@ TCP_ROW='^tcp      6 43[0-9]{4} ESTABLISHED src=192\.0\.2\.1 dst=192\.0\.2\.2 sp
 test_tcp_tracked() {
 	local out err=0
 	xb ct flush dev xbr0
-	tcp_start 8
+	tcp_start 20	# long enough for the checks below under a loaded TCG guest
 	[[ -e $TMPDIR/exchanged ]] || err=1
 	out=$(xb ct show dev xbr0 2>/dev/null)
 	grep -Eq "$TCP_ROW" <<<"$out" || err=1
@@ -200,6 +210,35 @@ test_bad_requests() {
 	log_test "CT_DEL of the icmp entry by its tuple" $?
 	[[ $($GENL ct-dump xbr0) == "count 0" ]]
 	log_test "CT_DEL: the entry is gone" $? "$($GENL ct-dump xbr0)"
+}
+
+# conntrack -D --mark: `xbridge ct flush mark M/MASK` takes the connections
+# whose mark under the mask is M, and only those; a mark names no single
+# connection, so CT_GET/CT_DEL refuse one.
+test_flush_by_mark() {
+	local out err=0
+	xb ct flush dev xbr0
+	xnft -f - <<-'EOF' || err=1
+	table bridge m {
+		chain pre {
+			type filter hook prerouting priority 0; policy accept;
+			ip saddr 192.0.2.1 icmp type echo-request ct mark set 0x11
+		}
+	}
+	EOF
+	ip netns exec h1 ping -c 1 -W 2 192.0.2.2 >/dev/null || err=1
+	ip netns exec h2 ping -c 1 -W 2 192.0.2.1 >/dev/null || err=1
+	out=$(xb ct show dev xbr0 2>/dev/null)
+	[[ $(grep -c 'mark=17 ' <<<"$out") == 1 && $(xb ct count dev xbr0) == 2 ]] || err=1
+	expect_err "CT_DEL with a mark" "named by its tuple and zone" \
+		$GENL ct-del xbr0 l3 4 proto 1 src 192.0.2.1 dst 192.0.2.2 mark 17
+	expect_err "xbridge ct show mark" "" xb ct show dev xbr0 mark 17
+	xb ct flush dev xbr0 mark 0x10/0xf0 || err=1
+	out=$(xb ct show dev xbr0 2>/dev/null)
+	[[ $(xb ct count dev xbr0) == 1 && $out == *"src=192.0.2.2 dst=192.0.2.1 "*"mark=0 "* ]] ||
+		err=1
+	xnft delete table bridge m || err=1
+	log_test "ct flush mark 0x10/0xf0 takes the marked connection only" $err "$out"
 }
 
 test_events() {
@@ -303,6 +342,7 @@ ALL_TESTS="
 	test_tcp_tracked
 	test_icmp_tracked
 	test_bad_requests
+	test_flush_by_mark
 	test_events
 	test_unprivileged
 	test_off

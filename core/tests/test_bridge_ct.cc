@@ -241,6 +241,28 @@ TEST_CASE("bridge ct: a full table drops new connections, counted", "[ct][bridge
 	CHECK(o.v.ct_state == kCtStateEstablished);
 }
 
+TEST_CASE("bridge ct: conntrack_max bounds the live table and the next one", "[ct][bridge]")
+{
+	CtFixture f;
+	CHECK(f.table().max() == kBridgeCtMax);
+	f.send(f.p(1), syn());
+	f.br->set_conntrack_max(1);		/* applied to the live table */
+	CHECK(f.table().max() == 1);
+	CHECK(f.table().count() == 1);		/* nothing removed */
+	f.send(f.p(2), synack());
+	f.send(f.p(1), ack());			/* assured: no early drop */
+	Outcome o = f.send(f.p(1), tcp(kB, kA, kIpA, kIpB, 40001, 80, 1, 0, ctf::SYN));
+	CHECK(o.v.reason == DropReason::Conntrack);
+	REQUIRE(f.br->set_conntrack(false, nullptr) == 0);
+	f.br->set_conntrack_max(0);		/* kept while off; 0: no bound */
+	REQUIRE(f.br->set_conntrack(true, nullptr) == 0);
+	CHECK(f.table().max() == 0);
+	CHECK(f.br->opts().conntrack_max == 0);
+	for (uint16_t sport = 1; sport <= 10; sport++)
+		f.send(f.p(1), tcp(kB, kA, kIpA, kIpB, sport, 80, 1, 0, ctf::SYN));
+	CHECK(f.table().count() == 10);
+}
+
 TEST_CASE("bridge ct: off frees the table, on starts empty, destroy frees it", "[ct][bridge]")
 {
 	CtFixture f;

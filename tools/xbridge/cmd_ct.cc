@@ -20,7 +20,7 @@ namespace xbridge {
 
 const char ct_usage[] =
 	"Usage: xbridge ct { show | list } [ dev BRIDGE ] [ zone ZONE ]\n"
-	"       xbridge ct flush [ dev BRIDGE ] [ zone ZONE ]\n"
+	"       xbridge ct flush [ dev BRIDGE ] [ zone ZONE ] [ mark MARK[/MASK] ]\n"
 	"       xbridge ct count [ dev BRIDGE ]\n"
 	"       xbridge [ -s ] ct stats [ dev BRIDGE ]\n"
 	"The bridge's conntrack option must be on: xbridge link set dev BRIDGE conntrack on\n";
@@ -371,12 +371,22 @@ CtShow parse_ct_filter(Args &a, const char *what)
 {
 	CtShow r;
 	const bool zone_ok = std::string(what) == "show" || std::string(what) == "flush";
+	const bool mark_ok = std::string(what) == "flush";
 	parse_keywords(a, ct_usage, {
 		{"dev", [&](const std::string &w) { value_once(a, w, r.dev); }},
 		{zone_ok ? "zone" : "", [&](const std::string &w) {
 			if (r.zone)
 				duparg(w, a.peek());
 			r.zone = static_cast<uint16_t>(parse_u32(w, a.value(w), 0xffff));
+		}},
+		{mark_ok ? "mark" : "", [&](const std::string &w) {
+			if (r.mark)
+				duparg(w, a.peek());
+			const std::string v = a.value(w);
+			const size_t slash = v.find('/');
+			r.mark = parse_u32(w, v.substr(0, slash), 0xffffffff);
+			if (slash != std::string::npos)
+				r.mark_mask = parse_u32(w, v.substr(slash + 1), 0xffffffff);
 		}},
 	});
 	return r;
@@ -430,7 +440,16 @@ static int ct_flush(Context &c, const CtShow &s)
 	for (uint32_t br : ct_bridges(c, s)) {
 		NlMsg m = c.genl().request(XBRIDGE_CMD_CT_FLUSH);
 		nla_put_u32(m.get(), XBRIDGE_A_IFINDEX, br);
-		put_zone(m.get(), s.zone);
+		if (s.zone || s.mark) {
+			nlattr *n = nla_nest_start(m.get(), XBRIDGE_A_CT);
+			if (s.zone)
+				nla_put_u16(m.get(), XBRIDGE_CT_ZONE, *s.zone);
+			if (s.mark) {
+				nla_put_u32(m.get(), XBRIDGE_CT_MARK, *s.mark);
+				nla_put_u32(m.get(), XBRIDGE_CT_MARK_MASK, s.mark_mask);
+			}
+			nla_nest_end(m.get(), n);
+		}
 		c.genl().run(m.get());
 	}
 	return 0;

@@ -77,6 +77,8 @@ std::string format_ct_stats(const CtStatsRow &s);
 struct CtShow {
 	std::string dev;
 	std::optional<uint16_t> zone;
+	std::optional<uint32_t> mark;	/* flush: mark M[/MASK], as conntrack -D --mark */
+	uint32_t mark_mask = 0xffffffff;
 };
 CtShow parse_ct_filter(Args &a, const char *what);
 

@@ -26,7 +26,7 @@ const char link_usage[] =
 	"                               [ vlan_protocol {802.1Q | 802.1ad} ]\n"
 	"                               [ vlan_default_pvid VID ] [ ageing_time CENTISECONDS ]\n"
 	"                               [ fdb_max_learned N ] [ group_fwd_mask MASK ]\n"
-	"                               [ conntrack {on | off} ]\n"
+	"                               [ conntrack {on | off} ] [ conntrack_max N ]\n"
 	"       xbridge link [ show ] [ dev DEV ]\n";
 
 bool LinkSet::has_port_words() const
@@ -38,7 +38,7 @@ bool LinkSet::has_port_words() const
 bool LinkSet::has_bridge_words() const
 {
 	return vlan_filtering || vlan_protocol || default_pvid || group_fwd_mask || ageing_time ||
-	       fdb_max_learned || conntrack;
+	       fdb_max_learned || conntrack || conntrack_max;
 }
 
 static uint16_t parse_proto(const std::string &v)
@@ -90,6 +90,9 @@ LinkSet parse_link_set(Args &a)
 			r.group_fwd_mask = static_cast<uint16_t>(parse_u32(w, a.value(w), 0xffff));
 		}},
 		{"conntrack", [&](const std::string &w) { r.conntrack = parse_on_off(w, a.value(w)); }},
+		{"conntrack_max", [&](const std::string &w) {
+			r.conntrack_max = parse_u32(w, a.value(w), 0xffffffffu);
+		}},
 	}, [&](const std::string &w) {
 		// The port flags (on/off each), then the words xbridge does not have.
 		for (const Flag &f : flags) {
@@ -144,6 +147,8 @@ static int link_set(Context &c, const LinkSet &r)
 			nla_put_u16(m.get(), XBRIDGE_BR_GROUP_FWD_MASK, *r.group_fwd_mask);
 		if (r.conntrack)
 			nla_put_u8(m.get(), XBRIDGE_BR_CONNTRACK, *r.conntrack ? 1 : 0);
+		if (r.conntrack_max)
+			nla_put_u32(m.get(), XBRIDGE_BR_CONNTRACK_MAX, *r.conntrack_max);
 		nla_nest_end(m.get(), n);
 		c.genl().run(m.get());
 		return 0;
@@ -217,6 +222,7 @@ static void print_bridge(Context &c, Printer &p, const BridgeInfo &b)
 		p.str("group_fwd_mask", buf, std::string("group_fwd_mask ") + buf + " ");
 	}
 	u("conntrack", b.conntrack);
+	u("conntrack_max", b.conntrack_max);
 	u("fdb_n_learned", b.fdb_n_learned);
 	u("fdb_n_entries", b.fdb_n_entries);
 	p.text("\n");

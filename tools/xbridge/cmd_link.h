@@ -20,7 +20,7 @@ struct LinkSet {
 	// Bridge words.
 	std::optional<uint8_t> vlan_filtering;
 	std::optional<uint16_t> vlan_protocol, default_pvid, group_fwd_mask;
-	std::optional<uint32_t> ageing_time, fdb_max_learned;
+	std::optional<uint32_t> ageing_time, fdb_max_learned, conntrack_max;
 	std::optional<bool> conntrack;
 	bool has_port_words() const;
 	bool has_bridge_words() const;

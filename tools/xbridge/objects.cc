@@ -163,6 +163,7 @@ bool decode_bridge(nlmsghdr *nlh, BridgeInfo &b)
 	       get(a[XBRIDGE_BR_FDB_MAX_LEARNED], b.fdb_max_learned) &&
 	       get(a[XBRIDGE_BR_GROUP_FWD_MASK], b.group_fwd_mask) &&
 	       get(a[XBRIDGE_BR_CONNTRACK], b.conntrack) &&
+	       get(a[XBRIDGE_BR_CONNTRACK_MAX], b.conntrack_max) &&
 	       get(a[XBRIDGE_BR_FDB_N_LEARNED], b.fdb_n_learned) &&
 	       get(a[XBRIDGE_BR_FDB_N_ENTRIES], b.fdb_n_entries) && b.ifindex != 0;
 }

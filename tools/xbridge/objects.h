@@ -51,7 +51,8 @@ struct BridgeInfo {
 	std::optional<uint8_t> vlan_filtering;
 	std::optional<uint16_t> vlan_protocol, default_pvid, group_fwd_mask;
 	std::optional<uint8_t> conntrack;
-	std::optional<uint32_t> ageing_time, fdb_max_learned, fdb_n_learned, fdb_n_entries;
+	std::optional<uint32_t> ageing_time, fdb_max_learned, fdb_n_learned, fdb_n_entries,
+		conntrack_max;
 };
 
 // Decoders: return false for a message that is not well formed (missing

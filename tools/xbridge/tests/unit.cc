@@ -171,6 +171,12 @@ TEST_CASE("link set parser")
 	CHECK(l.has_bridge_words());
 	auto g = A({"dev", "xbr0", "conntrack", "yes"});
 	CHECK_THROWS_AS(parse_link_set(g), UsageError);
+	auto h = A({"dev", "xbr0", "conntrack_max", "0"});
+	l = parse_link_set(h);
+	CHECK(*l.conntrack_max == 0);
+	CHECK(l.has_bridge_words());
+	auto i = A({"dev", "xbr0", "conntrack_max", "-1"});
+	CHECK_THROWS_AS(parse_link_set(i), UsageError);
 }
 
 static CtRow ct_row(uint8_t proto)
@@ -321,6 +327,22 @@ TEST_CASE("ct command words")
 	CHECK_THROWS_AS(parse_ct_filter(c, "count"), UsageError);
 	auto d = A({"bogus"});
 	CHECK_THROWS_AS(parse_ct_filter(d, "flush"), UsageError);
+
+	/* flush mark M[/MASK]: conntrack -D --mark */
+	auto e = A({"dev", "xbr0", "mark", "0x10/0xf0"});
+	s = parse_ct_filter(e, "flush");
+	CHECK(*s.mark == 0x10);
+	CHECK(s.mark_mask == 0xf0);
+	auto f = A({"mark", "7"});
+	s = parse_ct_filter(f, "flush");
+	CHECK(*s.mark == 7);
+	CHECK(s.mark_mask == 0xffffffff);
+	auto g = A({"mark", "7"});
+	CHECK_THROWS_AS(parse_ct_filter(g, "show"), UsageError);
+	auto h = A({"mark", "7/x"});
+	CHECK_THROWS_AS(parse_ct_filter(h, "flush"), UsageError);
+	auto i = A({"mark", "1", "mark", "2"});
+	CHECK_THROWS_AS(parse_ct_filter(i, "flush"), UsageError);
 }
 
 TEST_CASE("monitor objects")
