@@ -50,9 +50,13 @@ struct BridgeOptions {
 	 * destination is only the port and egress looks the VLAN up, as
 	 * Linux did before; kept switchable for the benchmark's ablation. */
 	bool fdb_cache_vlan = true;
-	/* Track every frame entering through a port (bridge_ct.h), as
-	 * nf_conntrack_bridge does once a ruleset uses ct. */
+	/* The table exists (bridge_ct.h): the user's option, or a ruleset with
+	 * a ct expression created it. */
 	bool conntrack = false;
+	/* The user's `conntrack on`: track every frame entering through a port
+	 * whatever the ruleset. Off, frames are tracked only while the ruleset
+	 * has a ct expression (nf_ct_netns_get/put). */
+	bool conntrack_user = false;
 	/* The connection table's bound, as nf_conntrack_max (0: none); kept
 	 * while conntrack is off (bridge_ct.h kBridgeCtMax). */
 	uint32_t conntrack_max = 65536;
@@ -149,6 +153,12 @@ public:
 	 * path (serialised with set_conntrack), conntrack_rcu() for the
 	 * datapath and deferred GC (RCU read section); nullptr when off. */
 	int set_conntrack(bool on, Extack *ack);
+	/* Control: a ruleset with a ct expression needs the table (created if
+	 * missing, the user's option untouched). Returns 1 if it created it. */
+	int conntrack_for_ruleset(Extack *ack);
+	/* Datapath (RCU): the table frames are tracked in now - nullptr unless
+	 * the user's option is on or the ruleset has a ct expression. */
+	Conntrack *conntrack_active_rcu() const;
 	bool conntrack_on() const { return load_once(opts_.conntrack); }
 	Conntrack *conntrack() const { return ct_.writer(); }
 	/* Control: the table's bound, now and for a table created later. */
@@ -182,6 +192,7 @@ public:
 	static uint32_t now_ticks() { return ticks_from_ns(xb_now_ns()); }
 
 private:
+	int create_or_free_conntrack(bool on, Extack *ack);
 	Bridge() = default;
 	using PortList = boost::intrusive::list<
 		Port, boost::intrusive::member_hook<Port, ListHook, &Port::list_hook>>;

@@ -35,6 +35,33 @@ void ct_missed_offloaded(void *ctx, CtEntry &e, uint32_t now)
 
 int Bridge::set_conntrack(bool on, Extack *ack)
 {
+	const int err = create_or_free_conntrack(on, ack);
+	if (!err)
+		store_once(opts_.conntrack_user, on);
+	return err;
+}
+
+int Bridge::conntrack_for_ruleset(Extack *ack)
+{
+	if (ct_.writer())
+		return 0;
+	const int err = create_or_free_conntrack(true, ack);
+	return err ? err : 1;
+}
+
+Conntrack *Bridge::conntrack_active_rcu() const
+{
+	Conntrack *ct = ct_.rcu();
+	if (!ct || load_once(opts_.conntrack_user))
+		return ct;
+	/* Linux's bridge stops tracking when the last ct expression goes
+	 * (nf_ct_netns_put); the table and its entries stay, and age. */
+	const nft::Generation *g = nft_generation_rcu();
+	return g && g->uses_ct ? ct : nullptr;
+}
+
+int Bridge::create_or_free_conntrack(bool on, Extack *ack)
+{
 	if (on == (ct_.writer() != nullptr))
 		return 0;
 	if (on) {

@@ -67,8 +67,8 @@ Ctx make_ctx(Bridge &br, uint32_t now)
 		   load_once(o.fdb_cache_vlan),
 		   load_once(o.promisc),
 		   load_once(o.vlan_stats),
-		   br.conntrack_rcu(),
-		   br.flows_rcu(),
+		   br.conntrack_active_rcu(),
+		   br.conntrack_active_rcu() ? br.flows_rcu() : nullptr,
 		   nft_hooks(br)};
 }
 

@@ -143,8 +143,7 @@ int xbg_nft_attach(struct xbg_bridge *br, struct xbg_nft *n)
 	}
 	if (!uses_ct)
 		return 0;
-	const int err = b->set_conntrack(true, nullptr);
-	return err ? err : 1;
+	return b->conntrack_for_ruleset(nullptr);
 }
 
 void xbg_nft_port_name(struct xbg_bridge *br, struct xbg_port *port, const char *name)

@@ -384,6 +384,42 @@ TEST_CASE("bridge nft: the host stack's frames are tracked before the output cha
 	REQUIRE(b.br->conntrack()->table().count() == 2);
 }
 
+// nf_ct_netns_get/put: a ruleset's ct expressions switch tracking on; when
+// the last one goes, frames are no longer tracked, while the table and its
+// entries stay (and age), as the namespace's table does on Linux. The
+// user's `conntrack on` tracks whatever the ruleset.
+TEST_CASE("bridge nft: tracking follows the ruleset's ct expressions", "[nft]")
+{
+	NftBridge b;
+	REQUIRE(load(b.rs, "table bridge f {\n"
+			   "  chain pre { type filter hook prerouting priority 0;\n"
+			   "    ct state new counter\n"
+			   "  }\n"
+			   "}\n") == 0);
+	REQUIRE(b.br->conntrack_for_ruleset(nullptr) == 1);	// as the glue does
+	CHECK_FALSE(b.br->opts().conntrack_user);
+	b.learn(b.p(2), mac(0x02, 0, 0, 0, 0, 0x02));	// ctf::frame's destination
+	Outcome o = b.send(b.p(1), tcp_syn(22));
+	CHECK(o.v.ct_state == xb::kCtStateNew);
+	CHECK(b.br->conntrack()->table().count() == 1);
+
+	REQUIRE(load(b.rs, "flush ruleset\n"
+			   "table bridge f {\n"
+			   "  chain pre { type filter hook prerouting priority 0;\n"
+			   "    counter\n"
+			   "  }\n"
+			   "}\n") == 0);
+	o = b.send(b.p(1), tcp_syn(25));
+	CHECK(o.v.ct_state == 0);			// not tracked
+	REQUIRE(b.br->conntrack() != nullptr);		// the table stays,
+	CHECK(b.br->conntrack()->table().count() == 1);	// with its entry
+
+	REQUIRE(b.br->set_conntrack(true, nullptr) == 0);	// the user's option
+	o = b.send(b.p(1), tcp_syn(25));
+	CHECK(o.v.ct_state == xb::kCtStateNew);
+	CHECK(b.br->conntrack()->table().count() == 2);
+}
+
 TEST_CASE("bridge nft: a hook without a device reads ifindex 0 and the empty name", "[nft]")
 {
 	// nft_meta_store_ifindex/ifname and nft_meta_bridge_get_eval: no break,
