@@ -501,7 +501,7 @@ class Runner:
             return True
         if self.args.tools and any(st.kind == "nft" for st in scen.steps):
             return True     # its nft steps run the tools already; its config is not the point
-        why = known.skip_reason(scen.name)
+        why = known.skip_reason(scen.name, offload=bool(self.offload))
         if why and not self.args.no_known_skip:
             self.t.known_skipped += 1
             print("SKIP: conformance %s (known xbridge difference: %s)" % (scen.name, why))
