@@ -56,6 +56,7 @@ Ctx make_ctx(Bridge &br, uint32_t now)
 	uint16_t fwd_mask = load_once(o.group_fwd_mask);
 	if (filtering && proto == kEthP8021AD)
 		fwd_mask |= kGroupFwd8021adRequired;
+	Conntrack *ct = br.conntrack_active_rcu();
 	return Ctx{br,
 		   br.fdb(),
 		   br.host(),
@@ -67,8 +68,8 @@ Ctx make_ctx(Bridge &br, uint32_t now)
 		   load_once(o.fdb_cache_vlan),
 		   load_once(o.promisc),
 		   load_once(o.vlan_stats),
-		   br.conntrack_active_rcu(),
-		   br.conntrack_active_rcu() ? br.flows_rcu() : nullptr,
+		   ct,
+		   ct ? br.flows_rcu() : nullptr,
 		   nft_hooks(br)};
 }
 
