@@ -25,21 +25,6 @@ namespace {
 
 std::string str(const char *s) { return s ? s : ""; }
 
-// A notification's attributes behind the nlmsghdr/nfgenmsg libnftnl's
-// parsers expect.
-struct EventMsg {
-	std::vector<char> buf;
-	nlmsghdr *h;
-	EventMsg(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len)
-		: buf(MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(nfgenmsg)) + len + 8)
-	{
-		h = nftnl_nlmsg_build_hdr(buf.data(), type, static_cast<uint16_t>(family), 0, 0);
-		if (len)
-			memcpy(static_cast<char *>(mnl_nlmsg_get_payload_tail(h)), attrs, len);
-		h->nlmsg_len += static_cast<uint32_t>(len);
-	}
-};
-
 // nft's monitor prints an object's listing block on one line: no tabs,
 // statements ended by "; " ("{ type filter hook forward priority 0;
 // policy accept; }"). What follows the header's "{" (a handle comment)
@@ -176,7 +161,7 @@ std::string Monitor::event(uint16_t type, uint32_t family, const uint8_t *attrs,
 
 std::string Monitor::table_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
 {
-	EventMsg m(add ? NFT_MSG_NEWTABLE : NFT_MSG_DELTABLE, family, attrs, len);
+	ReceivedMsg m(add ? NFT_MSG_NEWTABLE : NFT_MSG_DELTABLE, family, attrs, len);
 	nftnl_table *t = nftnl_table_alloc();
 	if (nftnl_table_nlmsg_parse(m.h, t) < 0) {
 		nftnl_table_free(t);
@@ -207,7 +192,7 @@ std::string Monitor::chain_event(bool add, uint32_t family, const uint8_t *attrs
 {
 	if (!(add ? what_.add : what_.del) || !what_.chains)
 		return "";
-	EventMsg m(add ? NFT_MSG_NEWCHAIN : NFT_MSG_DELCHAIN, family, attrs, len);
+	ReceivedMsg m(add ? NFT_MSG_NEWCHAIN : NFT_MSG_DELCHAIN, family, attrs, len);
 	nftnl_chain *c = nftnl_chain_alloc();
 	std::string out;
 	ModelTable *t = nullptr;
@@ -234,7 +219,7 @@ std::string Monitor::rule_event(bool add, uint32_t family, const uint8_t *attrs,
 {
 	if (!(add ? what_.add : what_.del) || !what_.rules)
 		return "";
-	EventMsg m(add ? NFT_MSG_NEWRULE : NFT_MSG_DELRULE, family, attrs, len);
+	ReceivedMsg m(add ? NFT_MSG_NEWRULE : NFT_MSG_DELRULE, family, attrs, len);
 	nftnl_rule *r = nftnl_rule_alloc();
 	std::string out;
 	ModelTable *t = nullptr;
@@ -261,7 +246,7 @@ std::string Monitor::rule_event(bool add, uint32_t family, const uint8_t *attrs,
 
 std::string Monitor::set_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
 {
-	EventMsg m(add ? NFT_MSG_NEWSET : NFT_MSG_DELSET, family, attrs, len);
+	ReceivedMsg m(add ? NFT_MSG_NEWSET : NFT_MSG_DELSET, family, attrs, len);
 	nftnl_set *s = nftnl_set_alloc();
 	std::string out;
 	ModelTable *t = nullptr;
@@ -287,7 +272,7 @@ std::string Monitor::set_event(bool add, uint32_t family, const uint8_t *attrs, 
 
 std::string Monitor::elem_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
 {
-	EventMsg m(add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM, family, attrs, len);
+	ReceivedMsg m(add ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM, family, attrs, len);
 	nftnl_set *es = nftnl_set_alloc();
 	std::string out;
 	ModelTable *t = nullptr;
@@ -366,7 +351,7 @@ std::string Monitor::flowtable_event(bool add, uint32_t family, const uint8_t *a
 {
 	if (!(add ? what_.add : what_.del) || !what_.flowtables)
 		return "";
-	EventMsg m(add ? NFT_MSG_NEWFLOWTABLE : NFT_MSG_DELFLOWTABLE, family, attrs, len);
+	ReceivedMsg m(add ? NFT_MSG_NEWFLOWTABLE : NFT_MSG_DELFLOWTABLE, family, attrs, len);
 	nftnl_flowtable *f = nftnl_flowtable_alloc();
 	std::string out;
 	ModelTable *t = nullptr;

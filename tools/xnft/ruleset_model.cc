@@ -119,18 +119,14 @@ std::string str(const char *s) { return s ? s : ""; }
 
 } // namespace
 
-// A message around dumped attributes, as libnftnl's parsers want it.
-struct DumpMsg {
-	std::vector<char> buf;
-	nlmsghdr *h;
-	DumpMsg(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len)
-		: buf(MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(nfgenmsg)) + len + 8)
-	{
-		h = nftnl_nlmsg_build_hdr(buf.data(), type, static_cast<uint16_t>(family), 0, 0);
+ReceivedMsg::ReceivedMsg(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len)
+	: buf(MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(nfgenmsg)) + len + 8)
+{
+	h = nftnl_nlmsg_build_hdr(buf.data(), type, static_cast<uint16_t>(family), 0, 0);
+	if (len)
 		memcpy(static_cast<char *>(mnl_nlmsg_get_payload_tail(h)), attrs, len);
-		h->nlmsg_len += static_cast<uint32_t>(len);
-	}
-};
+	h->nlmsg_len += static_cast<uint32_t>(len);
+}
 
 nftnl_set *set_header_copy(nftnl_set *s, uint32_t family)
 {
@@ -165,7 +161,7 @@ void RulesetModel::clear_table(ModelTable &t)
 
 bool RulesetModel::load_dump(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len)
 {
-	DumpMsg m(type, family, attrs, len);
+	ReceivedMsg m(type, family, attrs, len);
 	switch (type) {
 	case NFT_MSG_NEWTABLE: {
 		nftnl_table *t = nftnl_table_alloc();

@@ -8,6 +8,8 @@
 //
 // Ownership: the model owns every object in it. Not thread-safe.
 #pragma once
+#include <linux/netlink.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +17,14 @@
 #include "batch.h"
 
 namespace xnft {
+
+// A netlink message of @type around nf_tables attributes received from the
+// kernel (a dump's or an event's), as libnftnl's nlmsg parsers want it.
+struct ReceivedMsg {
+	std::vector<char> buf;
+	nlmsghdr *h;
+	ReceivedMsg(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len);
+};
 
 struct ModelTable {
 	nftnl_table *table = nullptr;
