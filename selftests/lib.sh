@@ -70,6 +70,15 @@ log_test() {
 	fi
 }
 
+# check NAME COMMAND... - PASS if COMMAND succeeds; its output is the
+# detail of a FAIL.
+check() {
+	local name=$1 out
+	shift
+	out=$("$@" 2>&1)
+	log_test "$name" $? "$out"
+}
+
 # log_test_skip NAME [REASON] - a check that cannot run here (a missing
 # command, module or kernel feature): a SKIP line, neither pass nor fail.
 log_test_skip() {

@@ -25,12 +25,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check() {		# check NAME COMMAND... - PASS if COMMAND succeeds
-	local name=$1 out
-	shift
-	out=$("$@" 2>&1)
-	log_test "$name" $? "$out"
-}
 
 # has FILE NAME LINE - PASS if FILE has LINE exactly (a whole line).
 has() {

@@ -24,12 +24,6 @@ cleanup() {
 trap cleanup EXIT
 
 # check NAME COMMAND... - PASS if COMMAND succeeds.
-check() {
-	local name=$1 out
-	shift
-	out=$("$@" 2>&1)
-	log_test "$name" $? "$out"
-}
 
 # check_fails NAME PATTERN COMMAND... - PASS if COMMAND fails with PATTERN on stderr.
 check_fails() {

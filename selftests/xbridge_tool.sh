@@ -26,13 +26,6 @@ cleanup() {
 trap cleanup EXIT
 
 # check NAME COMMAND... - PASS if COMMAND succeeds.
-check() {
-	local name=$1
-	shift
-	local out
-	out=$("$@" 2>&1)
-	log_test "$name" $? "$out"
-}
 
 # fails NAME EXPECTED_RC PATTERN COMMAND... - the command fails with
 # EXPECTED_RC and its stderr matches PATTERN.
