@@ -137,19 +137,25 @@ D="$TMPDIR/destroy.out"
 [[ $(cat "$D") == "delete rule bridge t c handle $handle"$'\n'"delete element bridge t s { 10.0.0.3 }" ]]
 log_test "xnft monitor destroy: the two deletions only" $? "$(cat "$D")"
 
-# ---- ct: a TCP connection, offloaded, its flow torn down twice ----
-ip netns exec ns2 python3 -c '
-import socket
+# echo_server PORT - in ns2, echo one TCP connection on PORT back to its
+# sender (in the background, killed at cleanup).
+echo_server() {
+	ip netns exec ns2 python3 -c '
+import socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("0.0.0.0", 7000)); s.listen(1)
+s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(1)
 c, _ = s.accept()
 while True:
     b = c.recv(65536)
     if not b: break
     c.sendall(b)
 c.close()
-' &
-BG="$BG $!"
+' "$1" &
+	BG="$BG $!"
+}
+
+# ---- ct: a TCP connection, offloaded, its flow torn down twice ----
+echo_server 7000
 cat > "$TMPDIR/client.py" <<'EOF'
 import os, socket, sys, time
 tmp = sys.argv[1]
@@ -231,17 +237,7 @@ nev=$(grep -cE "$P" "$C")
 log_test "monitor ct: no event for segments that change nothing ($nev events)" $? "$(cat "$C")"
 
 # Bridge deletion: a flow still offloaded is reported torn down (flush).
-ip netns exec ns2 python3 -c '
-import socket
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("0.0.0.0", 7001)); s.listen(1)
-c, _ = s.accept()
-while True:
-    b = c.recv(65536)
-    if not b: break
-    c.sendall(b)
-' &
-BG="$BG $!"
+echo_server 7001
 ip netns exec ns1 python3 -c '
 import socket, sys, time
 for _ in range(100):
