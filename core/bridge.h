@@ -156,6 +156,15 @@ public:
 	/* Control: a ruleset with a ct expression needs the table (created if
 	 * missing, the user's option untouched). Returns 1 if it created it. */
 	int conntrack_for_ruleset(Extack *ack);
+	/*
+	 * Control (RTNL), after every commit of the ruleset set_nft_ruleset()
+	 * named (and once it is set): a ruleset with a ct expression gets the
+	 * table (conntrack_for_ruleset), and if frames are tracked again after
+	 * a spell without tracking, its established TCP connections forget
+	 * their windows (Conntrack::tracking_resumed, nf_ct_netns_get's
+	 * fixup). Returns 1 if it created the table, else 0 or an error.
+	 */
+	int nft_ruleset_committed(Extack *ack);
 	/* Datapath (RCU): the table frames are tracked in now - nullptr unless
 	 * the user's option is on or the ruleset has a ct expression. */
 	Conntrack *conntrack_active_rcu() const;
@@ -193,6 +202,7 @@ public:
 
 private:
 	int create_or_free_conntrack(bool on, Extack *ack);
+	void sync_ct_tracking();
 	Bridge() = default;
 	using PortList = boost::intrusive::list<
 		Port, boost::intrusive::member_hook<Port, ListHook, &Port::list_hook>>;
@@ -217,6 +227,9 @@ private:
 	PortList port_list_;		/* non-host ports, control only */
 	RcuPtr<Conntrack> ct_;		/* owned */
 	RcuPtr<FlowTable> flows_;	/* owned, with ct_ */
+	/* Control: frames were tracked (conntrack_active_rcu) when the control
+	 * path last looked (sync_ct_tracking). */
+	bool ct_tracking_ = false;
 	uint32_t flow_gen_ = 0;		/* atomic; see flows_stale() */
 	RcuPtr<const nft::Ruleset> nft_;	/* not owned */
 	CtEventSink ct_events_;

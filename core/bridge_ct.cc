@@ -38,7 +38,48 @@ int Bridge::set_conntrack(bool on, Extack *ack)
 	const int err = create_or_free_conntrack(on, ack);
 	if (!err)
 		store_once(opts_.conntrack_user, on);
+	sync_ct_tracking();
 	return err;
+}
+
+int Bridge::nft_ruleset_committed(Extack *ack)
+{
+	int ret = 0;
+	if (!conntrack_on()) {
+		bool uses_ct;
+		{
+			RcuReadGuard rcu;
+			const nft::Generation *g = nft_generation_rcu();
+			uses_ct = g && g->uses_ct;
+		}
+		if (uses_ct)
+			ret = conntrack_for_ruleset(ack);
+	}
+	sync_ct_tracking();
+	return ret;
+}
+
+/*
+ * Linux registers the bridge's conntrack hooks when the namespace's first
+ * ct user comes and unregisters them when the last goes; registering them
+ * again runs nf_ct_tcp_fixup over the table, so that connections whose
+ * segments went by untracked are picked up again mid-stream instead of
+ * failing the window checks (ACK above the upper bound: data not seen).
+ * Here the same moment is the control path's first look after tracking
+ * turned back on. Frames tracked between the new ruleset's publication and
+ * this walk still meet the old windows, as frames between Linux's hook
+ * registration and its fixup do.
+ */
+void Bridge::sync_ct_tracking()
+{
+	bool active;
+	{
+		RcuReadGuard rcu;
+		active = conntrack_active_rcu() != nullptr;
+	}
+	if (active && !ct_tracking_)
+		ct_.writer()->tracking_resumed();
+	ct_tracking_ = active;
 }
 
 int Bridge::conntrack_for_ruleset(Extack *ack)
@@ -46,6 +87,7 @@ int Bridge::conntrack_for_ruleset(Extack *ack)
 	if (ct_.writer())
 		return 0;
 	const int err = create_or_free_conntrack(true, ack);
+	sync_ct_tracking();
 	return err ? err : 1;
 }
 

@@ -349,6 +349,16 @@ bool established(const CtEntry &e)
 
 } // namespace
 
+bool ct_tcp_tracking_resumed(CtEntry &e)
+{
+	CtTcp &st = e.proto.tcp;
+	if (e.tuple.l4proto != kIpProtoTcp || st.state != kTcpEstablished)
+		return false;
+	st.seen[0].td_maxwin = 0;
+	st.seen[1].td_maxwin = 0;
+	return true;
+}
+
 const char *ct_tcp_state_name(uint8_t state)
 {
 	static const char *const names[kTcpStateCount] = {

@@ -44,6 +44,17 @@ bool ct_tcp_new(CtEntry &e, const CtPacket &p, const CtTcpConfig &cfg);
 CtL4Verdict ct_tcp_packet(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t now,
 			  const CtTcpConfig &cfg);
 
+/*
+ * nf_ct_tcp_fixup: tracking starts again after a spell without it (the
+ * ruleset regained a ct expression: nf_ct_netns_get registering the hooks
+ * anew). The segments of the gap were not seen, so an ESTABLISHED entry
+ * forgets both directions' windows (td_maxwin 0): the next segment of each
+ * side is picked up as tcp_in_window picks up a connection mid-stream.
+ * Other states keep their windows, as on Linux. True if it forgot them.
+ * The caller holds the entry's spin bit.
+ */
+bool ct_tcp_tracking_resumed(CtEntry &e);
+
 /* Names as /proc/net/nf_conntrack and conntrack -L print them. */
 const char *ct_tcp_state_name(uint8_t state);
 

@@ -16,8 +16,9 @@
  * readable until the reader's section ends. Entries are never moved; the
  * bucket array is sized once at init (as nf_conntrack_htable_size without
  * the sysctl). The per-connection tracking state (TCP windows, timeout,
- * status bits) is changed under the entry's own spin bit, which only the
- * datapath takes (it runs with bottom halves disabled in the kernel);
+ * status bits) is changed under the entry's own spin bit, which the
+ * datapath takes (it runs with bottom halves disabled in the kernel) and
+ * the control path only inside the table lock (for_each_locked); other
  * control readers read those fields with load_once and may see a frame's
  * update half done, as `conntrack -L` may.
  *
@@ -120,7 +121,10 @@ struct CtEntry {
 };
 static_assert(sizeof(CtEntry) <= 192, "a connection costs at most 192 bytes");
 
-/* The entry's spin bit: datapath only (bottom halves disabled). */
+/* The entry's spin bit: the datapath's (bottom halves disabled), and the
+ * control path's inside the table lock (CtTable::for_each_locked; the lock
+ * disables bottom halves in the kernel). Never take the table lock while
+ * holding it. */
 class CtEntryLock {
 public:
 	explicit CtEntryLock(CtEntry &e) : e_(e)
@@ -320,6 +324,35 @@ public:
 		bucket = mask_ + 1;
 		skip = 0;
 		return true;
+	}
+
+	/*
+	 * Control: @fn(e) for every confirmed entry, with the entry's spin
+	 * bit held (its tracking state may change), the table lock taken for
+	 * kWalkSlice buckets at a time, so that insertions and removals wait
+	 * for one slice at most (nf_ct_iterate_cleanup_net takes one bucket
+	 * lock at a time). @fn must not take the table lock. Entries that
+	 * come or go during the walk may be missed. Returns how many @fn
+	 * returned true for.
+	 */
+	static constexpr uint32_t kWalkSlice = 256;
+	template <typename Fn> unsigned for_each_locked(Fn fn)
+	{
+		unsigned n = 0;
+		for (uint32_t b = 0; b <= mask_;) {
+			RcuReadGuard rcu;
+			LockGuard guard(lock_);
+			for (const uint32_t end = b + kWalkSlice; b <= mask_ && b < end; b++) {
+				for (uintptr_t l = buckets_[b]; l; l = link_entry(l)->next[l & 1]) {
+					CtEntry &e = *link_entry(l);
+					if ((l & 1) || (e.status & kCtDying))
+						continue;	/* visited from its original link */
+					CtEntryLock elock(e);
+					n += fn(e) ? 1 : 0;
+				}
+			}
+		}
+		return n;
 	}
 
 	uint32_t count() const { return __atomic_load_n(&count_, __ATOMIC_RELAXED); }

@@ -247,6 +247,11 @@ void Conntrack::in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint3
 	invalid(out);	/* reopened twice in a row: cannot happen */
 }
 
+unsigned Conntrack::tracking_resumed()
+{
+	return table_.for_each_locked([](CtEntry &e) { return ct_tcp_tracking_resumed(e); });
+}
+
 bool Conntrack::confirm(CtResult &r, uint32_t now)
 {
 	if (!r.entry || !r.unconfirmed)

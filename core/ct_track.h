@@ -98,6 +98,15 @@ public:
 	/* Datapath: end of the frame; frees an unconfirmed entry. */
 	void release(CtResult &r);
 
+	/*
+	 * Control: tracking starts again after a spell without it (the
+	 * environment stopped calling in() and now calls it again): every
+	 * ESTABLISHED TCP connection forgets its windows, as
+	 * nf_ct_netns_get's nf_ct_tcp_fixup does when it registers the hooks
+	 * anew (ct_tcp_tracking_resumed). Returns how many did.
+	 */
+	unsigned tracking_resumed();
+
 	CtTable &table() { return table_; }
 	const CtTable &table() const { return table_; }
 	CtConfig config;

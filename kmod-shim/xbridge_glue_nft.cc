@@ -133,17 +133,7 @@ int xbg_nft_attach(struct xbg_bridge *br, struct xbg_nft *n)
 {
 	Bridge *b = reinterpret_cast<Bridge *>(br);
 	b->set_nft_ruleset(n ? &n->rs : nullptr);
-	if (!n || b->conntrack_on())
-		return 0;
-	bool uses_ct;
-	{
-		RcuReadGuard rcu;
-		const Generation *g = n->rs.generation();
-		uses_ct = g && g->uses_ct;
-	}
-	if (!uses_ct)
-		return 0;
-	return b->conntrack_for_ruleset(nullptr);
+	return b->nft_ruleset_committed(nullptr);
 }
 
 void xbg_nft_port_name(struct xbg_bridge *br, struct xbg_port *port, const char *name)

@@ -69,8 +69,11 @@ long xbg_nft_dump_next(struct xbg_nft *rs, uint16_t get_type, const char *table,
  * Bridges. xbg_nft_attach() points @br's frames at @rs (its namespace's);
  * when @rs's rules use ct it turns the bridge's conntrack on, as a ct
  * expression makes nf_tables take nf_conntrack (nf_ct_netns_get): returns 1
- * then, 0 when nothing changed, or a negative errno. Call it at bridge
- * creation and after every commit (RTNL).
+ * then, 0 when nothing changed, or a negative errno. When tracking comes
+ * back after a spell without it, the established TCP connections forget
+ * their windows, as nf_ct_netns_get's fixup does
+ * (Bridge::nft_ruleset_committed). Call it at bridge creation and after
+ * every commit (RTNL).
  */
 struct xbg_bridge;
 struct xbg_port;

@@ -4,7 +4,7 @@
  * table transition by transition (handshake, teardown, simultaneous open,
  * RST in and out of window, reopen from TIME_WAIT, SYN retransmission,
  * RST answering a SYN), window tracking with and without scaling,
- * mid-stream pickup, UDP becoming ASSURED, ICMP echo and errors RELATED to
+ * mid-stream pickup, windows forgotten when tracking resumes after a gap, UDP becoming ASSURED, ICMP echo and errors RELATED to
  * the connection they quote, ICMPv6 neighbour discovery UNTRACKED, zones,
  * the table bound with early drop, timeouts on the platform clock, GC in
  * slices, flush/delete/dump, and bad frames INVALID.
@@ -449,6 +449,100 @@ TEST_CASE("ct: a SYN in TIME_WAIT reopens as a new connection", "[ct][tcp]")
 	CHECK_FALSE(k.assured());
 	CHECK(rig.ct.table().count() == 1);
 	CHECK(rig.stats().insert == 2);
+}
+
+/*
+ * Tracking stops (the ruleset lost its last ct expression) while an
+ * established connection goes on, then starts again. Without help the
+ * first segment after the gap acks data conntrack never saw: tcp_in_window
+ * calls it INVALID ("ACK is over upper bound"). Linux 6.1 re-registering
+ * the hooks (nf_ct_netns_get) runs nf_ct_tcp_fixup: ESTABLISHED entries
+ * forget both windows (td_maxwin 0) and the next segment of each side is
+ * picked up as mid-stream - conformance corpus 192's sequence: 8-byte
+ * segments, three each way in the gap.
+ */
+TEST_CASE("ct: tracking resumed after a gap forgets established windows", "[ct][tcp][window]")
+{
+	Rig rig;
+	Conn k(rig);
+	k.handshake();
+	REQUIRE(k.c(ACK | PSH, 8) == kCtStateEstablished);
+	REQUIRE(k.s(ACK | PSH, 8) == kCtStateEstablished);
+	REQUIRE(k.c(ACK | PSH, 8) == kCtStateEstablished);
+	REQUIRE(k.s(ACK | PSH, 8) == kCtStateEstablished);
+	for (int i = 0; i < 3; i++) {	/* the gap: built, never tracked */
+		k.from_client(ACK | PSH, 8);
+		k.from_server(ACK | PSH, 8);
+	}
+	const uint64_t invalid_before = rig.stats().invalid;
+
+	SECTION("without the fixup the segments after the gap are INVALID")
+	{
+		CHECK(k.c(ACK | PSH, 8) == kCtStateInvalid);	/* acks unseen data */
+		CHECK(k.s(ACK | PSH, 8) == kCtStateInvalid);
+		CHECK(k.c(ACK | PSH, 8) == kCtStateInvalid);
+		CHECK(rig.stats().invalid == invalid_before + 3);
+		CHECK(k.tcp_state() == kTcpEstablished);
+	}
+	SECTION("tracking_resumed: picked up again, window checks strict after")
+	{
+		CHECK(rig.ct.tracking_resumed() == 1);
+		CtEntry *e = k.entry();
+		REQUIRE(e);
+		CHECK(e->proto.tcp.seen[0].td_maxwin == 0);
+		CHECK(e->proto.tcp.seen[1].td_maxwin == 0);
+		CHECK(k.c(ACK | PSH, 8) == kCtStateEstablished);
+		CHECK(e->proto.tcp.seen[0].td_end == k.cseq);
+		CHECK(e->proto.tcp.seen[0].td_maxwin == k.cwin);
+		CHECK(e->proto.tcp.seen[1].td_end == k.sseq);	/* from the ACK */
+		CHECK(k.s(ACK | PSH, 8) == kCtStateEstablished);
+		CHECK(e->proto.tcp.seen[1].td_maxwin == k.swin);
+		for (int i = 0; i < 3; i++) {
+			CHECK(k.c(ACK | PSH, 8) == kCtStateEstablished);
+			CHECK(k.s(ACK | PSH, 8) == kCtStateEstablished);
+		}
+		CHECK(rig.stats().invalid == invalid_before);
+		CHECK(k.tcp_state() == kTcpEstablished);
+		CHECK(k.assured());
+		/* the windows are known again: an ACK of unsent data fails */
+		k.sseq += 100000;
+		CHECK(k.c(ACK) == kCtStateInvalid);
+	}
+}
+
+/* nf_ct_tcp_fixup touches ESTABLISHED TCP entries only: a handshake in
+ * progress, a closing connection and other protocols keep their state. */
+TEST_CASE("ct: tracking_resumed leaves other states and protocols alone", "[ct][tcp][window]")
+{
+	Rig rig;
+	Conn est(rig), syn(rig), fin(rig);
+	syn.cport = 40001;
+	fin.cport = 40002;
+	est.handshake();
+	REQUIRE(syn.c(SYN) == kCtStateNew);
+	fin.handshake();
+	REQUIRE(fin.c(FIN | ACK) == kCtStateEstablished);
+	REQUIRE(fin.tcp_state() == kTcpFinWait);
+	const Ip a = v4(10, 0, 0, 1), b = v4(10, 0, 0, 2);
+	REQUIRE(rig.state(udp_packet(a, b, 5000, 53)) == kCtStateNew);
+	REQUIRE(rig.ct.table().count() == 4);
+
+	const uint32_t syn_win = syn.entry()->proto.tcp.seen[0].td_maxwin;
+	const uint32_t fin_win0 = fin.entry()->proto.tcp.seen[0].td_maxwin;
+	const uint32_t fin_win1 = fin.entry()->proto.tcp.seen[1].td_maxwin;
+	REQUIRE(syn_win != 0);
+	REQUIRE(fin_win0 != 0);
+	REQUIRE(fin_win1 != 0);
+
+	CHECK(rig.ct.tracking_resumed() == 1);
+	CHECK(est.entry()->proto.tcp.seen[0].td_maxwin == 0);
+	CHECK(est.entry()->proto.tcp.seen[1].td_maxwin == 0);
+	CHECK(syn.entry()->proto.tcp.seen[0].td_maxwin == syn_win);
+	CHECK(fin.entry()->proto.tcp.seen[0].td_maxwin == fin_win0);
+	CHECK(fin.entry()->proto.tcp.seen[1].td_maxwin == fin_win1);
+	CHECK(rig.ct.table().count() == 4);
+	/* a second walk finds the established one again (state unchanged) */
+	CHECK(rig.ct.tracking_resumed() == 1);
 }
 
 TEST_CASE("ct: mid-stream pickup (tcp_loose)", "[ct][tcp]")

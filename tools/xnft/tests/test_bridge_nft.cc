@@ -396,7 +396,7 @@ TEST_CASE("bridge nft: tracking follows the ruleset's ct expressions", "[nft]")
 			   "    ct state new counter\n"
 			   "  }\n"
 			   "}\n") == 0);
-	REQUIRE(b.br->conntrack_for_ruleset(nullptr) == 1);	// as the glue does
+	REQUIRE(b.br->nft_ruleset_committed(nullptr) == 1);	// as the glue does
 	CHECK_FALSE(b.br->opts().conntrack_user);
 	b.learn(b.p(2), mac(0x02, 0, 0, 0, 0, 0x02));	// ctf::frame's destination
 	Outcome o = b.send(b.p(1), tcp_syn(22));
@@ -409,6 +409,7 @@ TEST_CASE("bridge nft: tracking follows the ruleset's ct expressions", "[nft]")
 			   "    counter\n"
 			   "  }\n"
 			   "}\n") == 0);
+	REQUIRE(b.br->nft_ruleset_committed(nullptr) == 0);
 	o = b.send(b.p(1), tcp_syn(25));
 	CHECK(o.v.ct_state == 0);			// not tracked
 	REQUIRE(b.br->conntrack() != nullptr);		// the table stays,
@@ -418,6 +419,144 @@ TEST_CASE("bridge nft: tracking follows the ruleset's ct expressions", "[nft]")
 	o = b.send(b.p(1), tcp_syn(25));
 	CHECK(o.v.ct_state == xb::kCtStateNew);
 	CHECK(b.br->conntrack()->table().count() == 2);
+}
+
+namespace {
+
+// A TCP connection 10.0.0.1:40000 (behind swp1) <-> 10.0.0.2:80 (behind
+// swp2) whose sequence numbers follow what each side sent, 8-byte segments.
+struct TcpConn {
+	NftBridge &b;
+	uint32_t cseq = 1000, sseq = 5000;
+
+	static std::vector<uint8_t> seg(MacKey dst, MacKey src, const ctf::Ip &s, const ctf::Ip &d,
+					uint16_t sp, uint16_t dp, uint32_t seq, uint32_t ack,
+					uint8_t flags, uint32_t payload)
+	{
+		ctf::Tcp t;
+		t.sport = sp;
+		t.dport = dp;
+		t.seq = seq;
+		t.ack = ack;
+		t.flags = flags;
+		t.win = 64240;
+		t.payload = payload;
+		std::vector<uint8_t> f = ctf::frame(ctf::tcp_packet(s, d, t));
+		mac_to_bytes(dst, f.data());
+		mac_to_bytes(src, f.data() + 6);
+		return f;
+	}
+	// Sent through the bridge (tracked or not, as the ruleset says);
+	// returns the frame's ct state.
+	uint8_t c(uint8_t flags, uint32_t payload = 0)
+	{
+		auto f = seg(host_mac(0xb2), host_mac(0xa1), ctf::v4(10, 0, 0, 1),
+			     ctf::v4(10, 0, 0, 2), 40000, 80, cseq,
+			     (flags & ctf::ACK) ? sseq : 0, flags, payload);
+		cseq += payload + ((flags & (ctf::SYN | ctf::FIN)) ? 1 : 0);
+		return b.send(b.p(1), f).v.ct_state;
+	}
+	uint8_t s(uint8_t flags, uint32_t payload = 0)
+	{
+		auto f = seg(host_mac(0xa1), host_mac(0xb2), ctf::v4(10, 0, 0, 2),
+			     ctf::v4(10, 0, 0, 1), 80, 40000, sseq,
+			     (flags & ctf::ACK) ? cseq : 0, flags, payload);
+		sseq += payload + ((flags & (ctf::SYN | ctf::FIN)) ? 1 : 0);
+		return b.send(b.p(2), f).v.ct_state;
+	}
+	// Both ways, @n times: the ct states seen, client's then server's.
+	std::vector<uint8_t> exchange(int n)
+	{
+		std::vector<uint8_t> st;
+		for (int i = 0; i < n; i++) {
+			st.push_back(c(ctf::ACK | ctf::PSH, 8));
+			st.push_back(s(ctf::ACK | ctf::PSH, 8));
+		}
+		return st;
+	}
+};
+
+const char *kCtRules = "table bridge t {\n"
+		       "  chain f { type filter hook forward priority 0;\n"
+		       "    ct state established counter accept\n"
+		       "  }\n"
+		       "}\n";
+const char *kNoCtRules = "flush ruleset\n"
+			 "table bridge t {\n"
+			 "  chain f { type filter hook forward priority 0;\n"
+			 "    counter\n"
+			 "  }\n"
+			 "}\n";
+
+} // namespace
+
+// Conformance corpus 192: an established connection goes on while the
+// ruleset has no ct expression (untracked), then a ct rule comes back.
+// Linux's nf_ct_netns_get registers the hooks again and runs
+// nf_ct_tcp_fixup: the connection forgets its windows and is picked up
+// mid-stream, ESTABLISHED; without that its segments would ack data
+// conntrack never saw and be INVALID.
+TEST_CASE("bridge nft: tracking resumed after a gap picks established TCP up again", "[nft][ct]")
+{
+	NftBridge b;
+	b.learn(b.p(1), host_mac(0xa1));
+	b.learn(b.p(2), host_mac(0xb2));
+	TcpConn k{b};
+	const std::vector<uint8_t> est(2, xb::kCtStateEstablished);
+
+	REQUIRE(load(b.rs, kCtRules) == 0);
+	REQUIRE(b.br->nft_ruleset_committed(nullptr) == 1);
+	REQUIRE(k.c(ctf::SYN) == xb::kCtStateNew);
+	REQUIRE(k.s(ctf::SYN | ctf::ACK) == xb::kCtStateEstablished);
+	REQUIRE(k.c(ctf::ACK) == xb::kCtStateEstablished);
+	REQUIRE(k.exchange(2) == std::vector<uint8_t>(4, xb::kCtStateEstablished));
+
+	SECTION("the ruleset loses its ct expression, then regains it")
+	{
+		REQUIRE(load(b.rs, kNoCtRules) == 0);
+		REQUIRE(b.br->nft_ruleset_committed(nullptr) == 0);
+		CHECK(k.exchange(3) == std::vector<uint8_t>(6, 0));	// untracked
+		REQUIRE(load(b.rs, kCtRules) == 0);
+		REQUIRE(b.br->nft_ruleset_committed(nullptr) == 0);	// the table stayed
+		CHECK(k.exchange(3) == std::vector<uint8_t>(6, xb::kCtStateEstablished));
+		CHECK(b.br->conntrack()->table().stats_sum().invalid == 0);
+	}
+	SECTION("the user's option resumes tracking too")
+	{
+		REQUIRE(load(b.rs, kNoCtRules) == 0);
+		REQUIRE(b.br->nft_ruleset_committed(nullptr) == 0);
+		CHECK(k.exchange(3) == std::vector<uint8_t>(6, 0));
+		REQUIRE(b.br->set_conntrack(true, nullptr) == 0);
+		CHECK(k.exchange(3) == std::vector<uint8_t>(6, xb::kCtStateEstablished));
+		CHECK(b.br->conntrack()->table().stats_sum().invalid == 0);
+	}
+	SECTION("no gap, no fixup: a commit that keeps ct keeps the windows")
+	{
+		REQUIRE(load(b.rs, kCtRules) == 0);	// the same rule once more
+		REQUIRE(b.br->nft_ruleset_committed(nullptr) == 0);
+		uint32_t bucket = 0, skip = 0;
+		unsigned n = 0;
+		b.br->conntrack()->table().for_each_from(bucket, skip, [&](const xb::CtEntry &e) {
+			CHECK(e.proto.tcp.seen[0].td_maxwin != 0);
+			CHECK(e.proto.tcp.seen[1].td_maxwin != 0);
+			n++;
+			return true;
+		});
+		CHECK(n == 1);
+		// and so a segment acking unseen data stays INVALID
+		k.sseq += 100000;
+		CHECK(k.c(ctf::ACK) == xb::kCtStateInvalid);
+	}
+	SECTION("a gap the control path did not see end: still INVALID")
+	{
+		// The glue calls nft_ruleset_committed after every commit; a
+		// gap it never heard of leaves the windows as they were, which
+		// shows what the fixup is for.
+		REQUIRE(load(b.rs, kNoCtRules) == 0);
+		CHECK(k.exchange(3) == std::vector<uint8_t>(6, 0));
+		REQUIRE(load(b.rs, kCtRules) == 0);
+		CHECK(k.c(ctf::ACK | ctf::PSH, 8) == xb::kCtStateInvalid);
+	}
 }
 
 TEST_CASE("bridge nft: a hook without a device reads ifindex 0 and the empty name", "[nft]")
