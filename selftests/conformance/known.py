@@ -89,15 +89,7 @@ _CT_DEFRAG = ("xbridge conntrack has no IPv4/IPv6 defragmentation yet: Linux "
               "by its own header and counts every later fragment invalid "
               "(ct_tuple.cc: not the first fragment), so counters, `ct state "
               "invalid drop` and, for a fragmented first packet, the table differ")
-_CT_TCP_GAP = ("xbridge conntrack (not yet reduced): TCP segments of an established "
-               "connection after a spell without tracking (the ruleset lost its last "
-               "ct expression, then a new one came: nf_ct_netns_put/get) - Linux "
-               "6.1 still calls them established, xbridge's window check, which did "
-               "not see the segments of the gap, does not (7 of 14 frames differ in "
-               "the counters at the end). Tracking stopping at all is new in "
-               "xbridge; before, it tracked through the gap and this passed")
 KNOWN_SCENARIOS = {
-    "192-nft-offload-ruleset.scn": _CT_TCP_GAP,
     "173-ct-fragments-udp.scn": _CT_DEFRAG,
     "174-ct-fragments-tcp.scn": _CT_DEFRAG,
     "175-ct-fragments-icmp.scn": _CT_DEFRAG,
@@ -106,7 +98,7 @@ KNOWN_SCENARIOS = {
 
 # Of those, the ones whose difference cannot arise in offload mode (the
 # harness's own table keeps a ct expression, so tracking never stops).
-PLAIN_ONLY = {"192-nft-offload-ruleset.scn"}
+PLAIN_ONLY = set()
 
 
 def skip_reason(name, offload=False):
