@@ -152,6 +152,22 @@ dump_round() {
 	xb fdb show br xbr0 >/dev/null && xb vlan show >/dev/null && xb -d link show >/dev/null
 }
 
+# The churn stream's rate alone (no traffic, no other churn): one chunk of
+# 2000 lines on sA1/sA2, then its entries and VLANs are removed again.
+test_churn_alone() {
+	local v
+	python3 "$SELFTESTS_DIR/stress_churn.py" --xbridge "$XB" --br xbr0 --port sA1 --port2 sA2 \
+		--prefix 02:a9 --seconds 0.01 --seed 9 --chunk 2000 --out "$TMPDIR/expect.alone" \
+		>"$TMPDIR/churn.alone" 2>&1
+	log_test "churn stream alone: $(cat "$TMPDIR/churn.alone")" $?
+	for v in $(cat "$TMPDIR/expect.alone.vlans"); do
+		xb vlan del vid "$v" dev sA1
+	done
+	xb fdb flush dev xbr0 brport sA1 static && xb fdb flush dev xbr0 brport sA2 static
+	! xb fdb show br xbr0 | grep -q "^02:a9:"
+	log_test "its entries flushed again" $?
+}
+
 test_churn() {
 	local t0 rxC0 txC0 rc=0 s
 	RET=0
@@ -262,6 +278,7 @@ test_rmmod() {
 }
 
 ALL_TESTS="
+	test_churn_alone
 	test_churn
 	test_state
 	test_rmmod
