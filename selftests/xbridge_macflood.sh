@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# xbridge_macflood.sh [MODULE.ko] - a MAC flood: MACFLOOD_N (default 1000000)
+# frames with distinct source addresses (pktgen src_mac_count, one new
+# address a frame) through port fA of xbr0, while pktgen's second thread
+# sends known-destination traffic kA -> kB (KNOWN_DELAY_NS between frames,
+# default 100000).
+# Checks: every source that reached fA is learned (fdb_n_learned; at least
+# 90 % reach it, veth counts the rest as drops); the memory the
+# entries take (Slab + VmallocUsed growth) is at most MACFLOOD_MAX_BPE bytes
+# an entry (default 512; the figure is printed); every known-destination
+# frame is forwarded during the flood, at no less than a quarter of the
+# rate without it (both printed); ageing (ageing_time 1 s) removes every
+# learned entry and gives back at least 75 % of the memory (slab pages partly
+# in use stay with their caches); with
+# fdb_max_learned M (MACFLOOD_MAX, default 50000) a flood of 2M new sources
+# learns exactly M.
+set -u
+source "$(dirname "$0")/lib.sh"
+N=${MACFLOOD_N:-1000000}
+M=${MACFLOOD_MAX:-50000}
+MAX_BPE=${MACFLOOD_MAX_BPE:-512}
+KDELAY=${KNOWN_DELAY_NS:-100000}
+DST_S=02:00:00:00:5e:01		# the flood's destination, static on fS
+DST_K=02:00:00:00:6e:01		# the known traffic's destination, static on kB
+TMPDIR=$(mktemp -d)
+PG=/proc/net/pktgen
+
+cleanup() {
+	[[ -w $PG/pgctrl ]] && echo stop >$PG/pgctrl 2>/dev/null
+	kill $(jobs -p) 2>/dev/null
+	wait 2>/dev/null
+	ip link del xbr0 2>/dev/null
+	for d in fA fS kA kB; do
+		ip link del "$d" 2>/dev/null
+	done
+	rm -rf "$TMPDIR"
+}
+
+setup() {
+	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	# Room in the backlog queue for pktgen's bursts (veth drops the rest).
+	sysctl -qw net.core.netdev_max_backlog=10000
+	ip link add xbr0 type xbridge
+	ip link set xbr0 up
+	for p in fA fS kA kB; do
+		ip link add "$p" type veth peer name "${p}p"
+		ip link set "${p}p" up
+		ip link set "$p" master xbr0
+		ip link set "$p" up
+	done
+	xb link set dev kA learning off || return 1
+	xb fdb add $DST_S dev fS master static || return 1
+	xb fdb add $DST_K dev kB master static || return 1
+	for p in fA fS kA kB; do
+		busywait 5000 port_forwarding "$p" || return 1
+	done
+}
+
+port_forwarding() { xb link show dev "$1" | grep -q "state forwarding"; }
+rx() { cat "/sys/class/net/$1/statistics/rx_packets"; }
+txdrop() { cat "/sys/class/net/$1/statistics/tx_dropped"; }
+sent() { awk '/pkts-sofar:/ {print $2}' "$PG/$1"; }
+learned() {
+	xb -j link show dev xbr0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["fdb_n_learned"])'
+}
+# mem_kb - kernel memory the FDB can take: Slab + VmallocUsed (kB).
+mem_kb() { awk '/^(Slab|VmallocUsed):/ {n += $2} END {print n}' /proc/meminfo; }
+
+# pg_dev THREAD DEV CMD... - put DEV on pktgen thread THREAD, configured.
+pg_dev() {
+	local t=$1 d=$2 c
+	shift 2
+	echo rem_device_all >"$PG/kpktgend_$t"
+	echo "add_device $d" >"$PG/kpktgend_$t"
+	for c in "clone_skb 0" "pkt_size 64" "dst 192.0.2.99" "src_min 192.0.2.1" "src_max 192.0.2.1" "$@"; do
+		echo "$c" >"$PG/$d" || return 1
+	done
+}
+
+known_dev() { pg_dev 1 kAp "count 0" "delay $KDELAY" "dst_mac $DST_K" "src_mac 02:00:00:00:6a:01"; }
+
+# known_alone SECONDS - the known traffic alone: frames/s to kB.
+known_alone() {
+	local r0 t0 r1 t1
+	echo rem_device_all >"$PG/kpktgend_0"
+	known_dev || return 1
+	echo start >$PG/pgctrl &
+	sleep "$1"	# traffic runs for the measured time
+	r0=$(rx kBp)
+	t0=$EPOCHREALTIME
+	sleep "$1"
+	r1=$(rx kBp)
+	t1=$EPOCHREALTIME
+	echo stop >$PG/pgctrl
+	wait
+	awk -v n=$((r1 - r0)) -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", n / (b - a) }'
+}
+
+# flood FIRST_MAC COUNT - COUNT frames from COUNT sources from FIRST_MAC on
+# thread 0 while the known traffic runs on thread 1; sets KNOWN_SENT,
+# KNOWN_RX and KNOWN_RATE, FLOOD_SECS.
+flood() {
+	local k0 t0 t1 s
+	pg_dev 0 fAp "count $2" "delay 0" "dst_mac $DST_S" "src_mac $1" "src_mac_count $2" || return 1
+	known_dev || return 1
+	k0=$(rx kBp)
+	t0=$EPOCHREALTIME
+	echo start >$PG/pgctrl &
+	# The flood thread stops at COUNT; then stop the known traffic.
+	slowwait 600000 bash -c "(( \$(awk '/pkts-sofar:/ {print \$2}' $PG/fAp) >= $2 ))"
+	s=$?
+	t1=$EPOCHREALTIME
+	echo stop >$PG/pgctrl
+	wait
+	KNOWN_SENT=$(sent kAp)
+	KNOWN_RX=$(($(rx kBp) - k0))
+	FLOOD_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	KNOWN_RATE=$(awk -v n="$KNOWN_RX" -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", n / (b - a) }')
+	return $s
+}
+
+test_flood() {
+	local base m0 m1 bpe n
+	base=$(known_alone 3)
+	m0=$(mem_kb)
+	local a0
+	a0=$(rx fA)
+	flood 02:10:00:00:00:00 "$N"
+	log_test "pktgen sent $N frames from $N sources through fA" $? "$(sent fAp) sent"
+	n=$(learned)
+	sleep 1	# RCU callbacks of the learning path settle before measuring
+	m1=$(mem_kb)
+	a0=$(($(rx fA) - a0))
+	# veth drops what its peer's backlog queue has no room for (counted).
+	echo "figures: $a0 of the $N flood frames reached fA ($(txdrop fAp) dropped by veth)"
+	((a0 + $(txdrop fAp) == N && a0 * 10 >= N * 9))
+	log_test "at least 90 % of the flood reached fA, the rest counted as veth drops" $?
+	((n == a0))
+	log_test "every source that reached fA learned: fdb_n_learned $n of $a0" $?
+	bpe=$(((m1 - m0) * 1024 / (n > 0 ? n : 1)))
+	echo "figures: flood of $N sources in $FLOOD_SECS s; kernel memory +$((m1 - m0)) kB," \
+		"$bpe bytes an entry; known traffic $base frames/s alone, $KNOWN_RATE frames/s during the flood"
+	((bpe > 0 && bpe <= MAX_BPE))
+	log_test "memory an entry: $bpe bytes (<= $MAX_BPE)" $?
+	((KNOWN_SENT > 0 && KNOWN_RX == KNOWN_SENT))
+	log_test "every known-destination frame forwarded during the flood ($KNOWN_RX of $KNOWN_SENT)" $?
+	((KNOWN_RATE * 4 >= base))
+	log_test "known traffic during the flood at >= 1/4 of its rate alone ($KNOWN_RATE vs $base frames/s)" $?
+	GROWTH=$((m1 - m0))
+	M0=$m0
+}
+
+test_ageing() {
+	local m2 back
+	xb link set dev xbr0 ageing_time 100
+	slowwait 300000 bash -c "(( \$('$XB' -j link show dev xbr0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0][\"fdb_n_learned\"])') == 0 ))"
+	log_test "ageing (1 s) removes every learned entry" $? "$(learned) left"
+	sleep 2	# deferred frees (RCU) complete
+	m2=$(mem_kb)
+	back=$(((M0 + GROWTH - m2) * 100 / (GROWTH > 0 ? GROWTH : 1)))
+	echo "figures: after ageing, $back % of the flood's $GROWTH kB given back"
+	((back >= 75))
+	log_test "ageing gives back >= 75 % of the memory ($back %)" $?
+	xb link set dev xbr0 ageing_time 30000
+}
+
+test_max_learned() {
+	local n
+	xb link set dev xbr0 fdb_max_learned "$M"
+	log_test "fdb_max_learned $M set" $?
+	flood 02:20:00:00:00:00 $((2 * M))
+	log_test "pktgen sent $((2 * M)) frames from new sources" $?
+	n=$(learned)
+	((n == M))
+	log_test "fdb_max_learned $M bounds the learned entries exactly ($n)" $?
+	((KNOWN_SENT > 0 && KNOWN_RX == KNOWN_SENT))
+	log_test "known-destination traffic forwarded at the bound ($KNOWN_RX of $KNOWN_SENT)" $?
+	xb link set dev xbr0 fdb_max_learned 0
+	xb fdb flush dev xbr0 dynamic
+	log_test "flush of the dynamic entries" $?
+}
+
+ALL_TESTS="
+	test_flood
+	test_ageing
+	test_max_learned
+"
+
+need_xbridge
+modprobe pktgen 2>/dev/null
+[[ -w $PG/pgctrl ]] || skip_suite "no pktgen"
+trap cleanup EXIT
+t_start=$SECONDS
+setup
+log_test "setup: xbr0 with ports fA fS kA kB" $?
+tests_run
+echo "time: xbridge_macflood.sh $((SECONDS - t_start)) s"
+summary
