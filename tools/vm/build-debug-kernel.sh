@@ -2,8 +2,8 @@
 # build-debug-kernel.sh [--print-dir] - build (once) xbridge's debug test kernel.
 #
 # Builds Debian's own kernel source (/usr/src/linux-source-6.1.tar.xz, package
-# linux-source-6.1: the version of the stock 6.1 test kernel) from x86_64
-# `make defconfig` with tools/vm/debug.config merged on top (KASAN, lockdep
+# linux-source-6.1: the version of the stock 6.1 test kernel) from
+# `make tinyconfig` with tools/vm/debug.config merged on top (KASAN, lockdep
 # with PROVE_RCU, DEBUG_ATOMIC_SLEEP, debug objects, kmemleak, UBSAN, list and
 # refcount checks; everything the guest and the selftests need built in).
 #
@@ -70,7 +70,7 @@ mk=(nice -n "${NICE:-19}" make -C "$src" O="$dir/obj" -j"${JOBS:-2}")
 t0=$(date +%s)
 echo "build-debug-kernel: building in $dir (log $log; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
 {
-	"${mk[@]}" defconfig
+	"${mk[@]}" tinyconfig
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$dir/obj" "$dir/obj/.config" "$fragment"
 	"${mk[@]}" olddefconfig
 } >"$log" 2>&1 || die "configuring failed (see $log)"
