@@ -14,7 +14,8 @@
 #      KASAN, UBSAN, lockdep, RCU, debug-objects or sleep-in-atomic report,
 #      and on kmemleak's unreferenced objects (scanned after the rmmod).
 # The userspace tools come from build-test/ or build/ as for tools/test-all.sh
-# (selftests/lib.sh finds them). Prints PASS/FAIL lines per suite check and
+# (selftests/lib.sh finds them), or from $XBRIDGE and $XNFT when set (passed
+# to the guest). Prints PASS/FAIL lines per suite check and
 # ends with "N passed, N failed"; the exit status is non-zero if anything
 # failed. $XBRIDGE_DEBUG_TIMEOUT: the per-suite wall-clock limit (default 3600 s;
 # the debug kernel under TCG is several times slower than the stock one).
@@ -41,6 +42,11 @@ if ! bash kmod-shim/build.sh "$kdir" debug >"$kdir.log" 2>&1; then
 fi
 tail -1 "$kdir.log"
 
+envs=()
+for v in XBRIDGE XNFT; do
+	[[ -z ${!v:-} ]] || envs+=(--env "$v=${!v}")
+done
+
 suites=("$@")
 ((${#suites[@]})) || suites=(selftests/xbridge_*.sh)
 for suite in "${suites[@]}"; do
@@ -49,7 +55,7 @@ for suite in "${suites[@]}"; do
 	vmlog="$kdir/$name.vm.log"
 	t_suite=$SECONDS
 	flock /tmp/xbridge-vm.lock tools/vm/run.sh -q --kernel debug --smp 2 --log "$vmlog" \
-		--timeout "${XBRIDGE_DEBUG_TIMEOUT:-3600}" \
+		--timeout "${XBRIDGE_DEBUG_TIMEOUT:-3600}" ${envs[@]+"${envs[@]}"} \
 		--module "$kdir/xbridge.ko" -- "$suite" "$kdir/xbridge.ko" 2>&1 | tee "$log"
 	status=${PIPESTATUS[0]}
 	grep -E '^(PASS|FAIL|SKIP):' "$vmlog" | sed 's/^\(PASS\|FAIL\|SKIP\): /&[debug] /' | tee -a "$log"
