@@ -20,7 +20,7 @@
 # failed. $XBRIDGE_DEBUG_TIMEOUT: the per-suite wall-clock limit (default 3600 s;
 # the debug kernel under TCG is several times slower than the stock one).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 passed=0 failed=0 skipped=0
 t_all=$SECONDS
