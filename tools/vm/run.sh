@@ -57,7 +57,10 @@ cache=${XBRIDGE_VM_CACHE:-$repo/build-vm}
 # Kernel log lines that fail the run. Matched (extended regex) only against kernel
 # lines: the dmesg dump and timestamped console lines, not COMMAND's output.
 bad_kernel_re='WARNING:|BUG:|Oops|general protection fault|Kernel panic|kernel BUG at'
-bad_kernel_re+='|possible circular locking|possible recursive locking|lockdep|inconsistent lock state'
+# (Not a bare "lockdep": a lockdep kernel boots with "RCU lockdep checking is
+# enabled", and its reports are WARNING:/BUG: lines or these.)
+bad_kernel_re+='|possible circular locking|possible recursive locking|inconsistent lock state'
+bad_kernel_re+='|INFO: lockdep|lockdep is turned off|DEBUG_LOCKS_WARN_ON'
 bad_kernel_re+='|self-detected stall|rcu: INFO:|INFO: rcu_|rcu_(sched|preempt) detected stall'
 bad_kernel_re+='|UBSAN:|KASAN:|KFENCE:|refcount_t:|unregister_netdevice: waiting'
 bad_kernel_re+='|soft lockup|hard LOCKUP|blocked for more than|list_(add|del) corruption'

@@ -63,6 +63,7 @@ trap 'rm -rf "$tmp"' EXIT
 # --- the log scanner on canned logs -------------------------------------------
 cat >"$tmp/clean.log" <<'EOF'
 [    3.133640] Run /init as init process
+[    1.425361] rcu: 	RCU lockdep checking is enabled.
 vm: running the command in /work/main
 WARNING: user output, not a kernel line
 BUG: neither is this
