@@ -4,7 +4,9 @@
 # the shim and the core into OUTDIR (Kbuild builds in place; use one OUTDIR per
 # kernel), runs Kbuild, and fails on any compiler, objtool or modpost warning.
 # KERNEL defaults to the default test kernel (tools/kernel-version.sh: the
-# newest 6.1, or $XBRIDGE_KERNEL).
+# newest 6.1, or $XBRIDGE_KERNEL). KERNEL `debug` builds against the debug
+# test kernel's build tree (tools/vm/build-debug-kernel.sh, which must have
+# run): e.g. build.sh build-kmod-debug debug.
 #
 # build.sh --source DIR only lays out the module's source tree in DIR (what
 # the xbridge-dkms package ships in /usr/src/xbridge-VERSION).
@@ -28,14 +30,22 @@ if [[ ${1:-} == --source ]]; then
 fi
 
 out="${1:?usage: build.sh OUTDIR [KERNEL]}"
-kver="$("$root/tools/kernel-version.sh" ${2:+"$2"})"
-[[ -e /lib/modules/$kver/build/Makefile ]] ||
+if [[ ${2:-} == debug ]]; then
+	ddir=$("$root/tools/vm/build-debug-kernel.sh" --print-dir) ||
+		{ echo "build.sh: the debug kernel is not built (tools/vm/build-debug-kernel.sh)" >&2; exit 1; }
+	kver=$(cat "$ddir/release")
+	kdir=$ddir/obj
+else
+	kver="$("$root/tools/kernel-version.sh" ${2:+"$2"})"
+	kdir=/lib/modules/$kver/build
+fi
+[[ -e $kdir/Makefile ]] ||
 	{ echo "build.sh: no headers for $kver (tools/bootstrap.sh installs them)" >&2; exit 1; }
 
 layout "$out"
 
 log="$out/build.log"
-make -C "/lib/modules/$kver/build" M="$(cd "$out" && pwd)" CXX="${CXX:-g++}" modules 2>&1 | tee "$log"
+make -C "$kdir" M="$(cd "$out" && pwd)" CXX="${CXX:-g++}" modules 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if ((status)); then
 	echo "build.sh: Kbuild failed ($status)" >&2

@@ -14,6 +14,9 @@ packages=(
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 dwarves
 	kmod iproute2 iputils-ping cpio xz-utils zstd
+	# the debug test kernel (tools/vm/build-debug-kernel.sh): Debian's 6.1
+	# source and what building it takes
+	linux-source-6.1 flex bison bc libelf-dev libssl-dev
 	valgrind
 	libnl-3-dev libnl-genl-3-dev libnl-utils
 	libnftnl-dev libmnl-dev nftables conntrack

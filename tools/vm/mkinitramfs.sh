@@ -4,7 +4,8 @@
 # Build the busybox initramfs that tools/vm/run.sh boots the test kernel with:
 # the static busybox, tools/vm/init as /init, tools/vm/stage2.sh, and the
 # modules needed to mount the host root over virtio-9p, taken from
-# /lib/modules/KERNEL_VERSION with their dependencies resolved from
+# /lib/modules/KERNEL_VERSION (or $MODDIR: the debug kernel's staged modules
+# directory, see tools/vm/build-debug-kernel.sh) with their dependencies resolved from
 # modules.dep (compressed modules are decompressed so busybox insmod can load
 # them; built-in ones are skipped). The archive is uncompressed newc cpio, so
 # run.sh can append the per-run job as a second archive.
@@ -13,7 +14,7 @@ set -euo pipefail
 ver=${1:?usage: mkinitramfs.sh KERNEL_VERSION OUTPUT.cpio}
 out=${2:?usage: mkinitramfs.sh KERNEL_VERSION OUTPUT.cpio}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-moddir=/lib/modules/$ver
+moddir=${MODDIR:-/lib/modules/$ver}
 busybox=${BUSYBOX:-/bin/busybox}
 
 [[ -f $moddir/modules.dep ]] || { echo "mkinitramfs: no $moddir/modules.dep" >&2; exit 1; }

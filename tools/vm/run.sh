@@ -28,11 +28,15 @@
 #   --module PATH.ko   load this module before COMMAND (repeatable, in order)
 #   --timeout SECS     wall-clock limit for the whole run (default 600)
 #   --kernel SPEC      boot this kernel: a series (6.1, 6.12; the newest installed
-#                      of it) or a full version (boot /boot/vmlinuz-VER)
+#                      of it), a full version (boot /boot/vmlinuz-VER), or
+#                      `debug`: the debug kernel (KASAN, lockdep, kmemleak, UBSAN)
+#                      built by tools/vm/build-debug-kernel.sh; its staged
+#                      modules directory is the guest's /lib/modules, and the
+#                      run ends with two kmemleak scans whose report fails it
 #   --env VAR=VALUE    set an environment variable for COMMAND (repeatable)
 #   --log FILE         console log file (default build-vm/logs/run-*.log, the 20
 #                      newest kept; the latest also as build-vm/last.log)
-#   --mem MB, --smp N  guest size (default 1024 MB, 2 CPUs)
+#   --mem MB, --smp N  guest size (default 1024 MB, 2048 MB for debug; 2 CPUs)
 #   --scan-log FILE    only scan a saved console/kernel log for kernel problems
 #   --print-kernel     only print the kernel version that would be booted
 #   -q, --quiet        do not stream the guest console (still logged)
@@ -53,11 +57,15 @@ cache=${XBRIDGE_VM_CACHE:-$repo/build-vm}
 # Kernel log lines that fail the run. Matched (extended regex) only against kernel
 # lines: the dmesg dump and timestamped console lines, not COMMAND's output.
 bad_kernel_re='WARNING:|BUG:|Oops|general protection fault|Kernel panic|kernel BUG at'
-bad_kernel_re+='|possible circular locking|possible recursive locking|lockdep|inconsistent lock state'
+# (Not a bare "lockdep": a lockdep kernel boots with "RCU lockdep checking is
+# enabled", and its reports are WARNING:/BUG: lines or these.)
+bad_kernel_re+='|possible circular locking|possible recursive locking|inconsistent lock state'
+bad_kernel_re+='|INFO: lockdep|lockdep is turned off|DEBUG_LOCKS_WARN_ON'
 bad_kernel_re+='|self-detected stall|rcu: INFO:|INFO: rcu_|rcu_(sched|preempt) detected stall'
 bad_kernel_re+='|UBSAN:|KASAN:|KFENCE:|refcount_t:|unregister_netdevice: waiting'
 bad_kernel_re+='|soft lockup|hard LOCKUP|blocked for more than|list_(add|del) corruption'
 bad_kernel_re+='|unreferenced object|stack-protector|double fault'
+bad_kernel_re+='|ODEBUG:|BUG kmalloc|Invalid wait context|suspicious RCU usage'
 
 die() { echo "vm: $*" >&2; exit 125; }
 
@@ -82,7 +90,7 @@ find_kernel() {
 	"$repo/tools/kernel-version.sh" "$@" || die "no test kernel${1:+ matching $1} (tools/bootstrap.sh)"
 }
 
-modules=() envs=() timeout=600 kernel=${XBRIDGE_KERNEL:-} log="" mem=1024 smp=2 quiet="" output_only=""
+modules=() envs=() timeout=600 kernel=${XBRIDGE_KERNEL:-} log="" mem="" smp=2 quiet="" output_only=""
 while (($#)); do
 	case $1 in
 	--module) modules+=("${2:?--module needs a path}"); shift 2 ;;
@@ -107,7 +115,15 @@ while (($#)); do
 		fi
 		echo "vm: kernel log in $f is clean"
 		exit 0 ;;
-	--print-kernel) find_kernel "$kernel"; exit 0 ;;
+	--print-kernel)
+		if [[ $kernel == debug ]]; then
+			d=$("$here/build-debug-kernel.sh" --print-dir) ||
+				die "the debug kernel is not built (tools/vm/build-debug-kernel.sh)"
+			cat "$d/release"
+		else
+			find_kernel "$kernel"
+		fi
+		exit 0 ;;
 	-h | --help) usage 0 ;;
 	--) shift; break ;;
 	-*) echo "vm: unknown option $1" >&2; usage 2 >&2 ;;
@@ -141,8 +157,28 @@ for m in ${modules[@]+"${modules[@]}"}; do
 done
 
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (tools/bootstrap.sh)"
-kernel=$(find_kernel "$kernel")
-[[ -r /boot/vmlinuz-$kernel ]] || die "no readable /boot/vmlinuz-$kernel"
+# The debug kernel boots its own image, and its staged modules directory
+# (modules.builtin, modules.dep) is bound over /lib/modules in the guest, so
+# modprobe of a built-in module succeeds there; the host's is not touched.
+guest_moddir=""
+if [[ $kernel == debug ]]; then
+	debug_dir=$("$here/build-debug-kernel.sh" --print-dir) ||
+		die "the debug kernel is not built (run tools/vm/build-debug-kernel.sh)"
+	kernel=$(cat "$debug_dir/release")
+	image=$debug_dir/bzImage
+	guest_moddir=$debug_dir/modules/lib/modules
+	hidden_in_guest "$guest_moddir" && ! in_share "$guest_moddir" &&
+		die "the debug kernel's modules ($guest_moddir) are under a path the guest does not share"
+	export MODDIR=$guest_moddir/$kernel
+	# KASAN's shadow and kmemleak's metadata want the room.
+	mem=${mem:-2048}
+else
+	kernel=$(find_kernel "$kernel")
+	image=/boot/vmlinuz-$kernel
+	export MODDIR=/lib/modules/$kernel
+fi
+mem=${mem:-1024}
+[[ -r $image ]] || die "no readable $image"
 for m in ${abs_modules[@]+"${abs_modules[@]}"}; do
 	mv_=$(modinfo -F vermagic "$m" 2>/dev/null | cut -d' ' -f1) || true
 	[[ -z $mv_ || $mv_ == "$kernel" ]] ||
@@ -152,7 +188,7 @@ done
 # Base initramfs, cached by kernel version and the contents of its inputs.
 mkdir -p "$cache/logs"
 key=$(cat "$here/init" "$here/stage2.sh" "$here/mkinitramfs.sh" |
-	cat - <(echo "$kernel"; stat -L -c '%s %Y' "${BUSYBOX:-/bin/busybox}" "/lib/modules/$kernel/modules.dep") |
+	cat - <(echo "$kernel $MODDIR"; stat -L -c '%s %Y' "${BUSYBOX:-/bin/busybox}" "$MODDIR/modules.dep") |
 	sha256sum | cut -c1-12)
 base=$cache/initramfs-$kernel-$key.cpio
 if [[ ! -f $base ]]; then
@@ -176,6 +212,7 @@ mkdir "$work/job"
 echo "$nonce" >"$work/job/nonce"
 echo "$cwd" >"$work/job/cwd"
 echo "$share" >"$work/job/share"
+echo "$guest_moddir" >"$work/job/moddir"
 printf '%s\n' ${abs_modules[@]+"${abs_modules[@]}"} >"$work/job/modules"
 for e in ${envs[@]+"${envs[@]}"}; do
 	[[ $e =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || die "--env wants VAR=VALUE, got $e"
@@ -209,7 +246,7 @@ fi
 # shellcheck disable=SC2054 # commas are qemu option syntax
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "$smp"
 	-nographic -no-reboot -nic none
-	-kernel "/boot/vmlinuz-$kernel" -initrd "$work/initrd.cpio"
+	-kernel "$image" -initrd "$work/initrd.cpio"
 	-append "console=ttyS0 panic=-1 no_timer_check ${output_only:+quiet} ${XBRIDGE_VM_APPEND:-}"
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap)
 

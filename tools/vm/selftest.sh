@@ -14,6 +14,11 @@
 #                test kernel's headers; it WARN()s on load) must fail with 120,
 #                and the module must still be unloaded
 #   timeout      a run longer than --timeout is killed and fails with 124
+#   debug-kasan, debug-ubsan, debug-kmemleak
+#                on the debug kernel (tools/vm/build-debug-kernel.sh; SKIP when
+#                it is not built): warn_test.ko mode=kasan / ubsan / leak makes
+#                a real KASAN report, UBSAN report and kmemleak leak, and each
+#                run must fail with 120 naming it
 # Prints PASS/FAIL per check and ends with 'N passed, N failed'; exit 0 if all pass.
 #
 # Internal: selftest.sh --guest-ping is the ping check's command inside the guest.
@@ -58,6 +63,7 @@ trap 'rm -rf "$tmp"' EXIT
 # --- the log scanner on canned logs -------------------------------------------
 cat >"$tmp/clean.log" <<'EOF'
 [    3.133640] Run /init as init process
+[    1.425361] rcu: 	RCU lockdep checking is enabled.
 vm: running the command in /work/main
 WARNING: user output, not a kernel line
 BUG: neither is this
@@ -80,6 +86,10 @@ splats=(
 	'[   12.345678] rcu: INFO: rcu_preempt self-detected stall on CPU'
 	'[   12.345678] unregister_netdevice: waiting for veth1 to become free. Usage count = 2'
 	'[   12.345678] refcount_t: underflow; use-after-free.'
+	'[   12.345678] BUG: KASAN: slab-out-of-bounds in xbr_fdb_add+0x42/0x100 [xbridge]'
+	'[   12.345678] UBSAN: array-index-out-of-bounds in net/xbridge/fdb.c:12:3'
+	'[   12.345678] WARNING: possible circular locking dependency detected'
+	'unreferenced object 0xffff888003a1b2c0 (size 64):'
 )
 ok=1
 for s in "${splats[@]}"; do
@@ -132,6 +142,34 @@ fi
 "$here/run.sh" --timeout 20 -q -- sleep 600
 rc=$?
 if ((rc == 124)); then pass "timeout"; else fail "timeout" "status $rc, expected 124"; fi
+
+# --- the debug kernel's checkers fail the run ----------------------------------
+if ! ddir=$("$here/build-debug-kernel.sh" --print-dir); then
+	echo "SKIP: debug-kasan, debug-ubsan, debug-kmemleak (the debug kernel is not built: tools/vm/build-debug-kernel.sh)"
+else
+	dver=$(cat "$ddir/release")
+	ddw=$cache/warn-test-$dver
+	if ! { mkdir -p "$ddw" && cp "$here/warn-test/warn_test.c" "$here/warn-test/Kbuild" "$ddw/" &&
+		make -s -C "$ddir/obj" M="$ddw" modules >"$tmp/kbuild-debug.log" 2>&1; }; then
+		fail "debug" "building warn_test.ko for $dver failed: $(tail -n 5 "$tmp/kbuild-debug.log")"
+	else
+		for check in kasan:'BUG: KASAN: slab-out-of-bounds' ubsan:'UBSAN: array-index-out-of-bounds' \
+			leak:'unreferenced object'; do
+			m=${check%%:*} want=${check#*:}
+			"$here/run.sh" -q --kernel debug --log "$tmp/debug-$m.log" --timeout 900 -- \
+				bash -c "insmod $ddw/warn_test.ko mode=$m && rmmod warn_test"
+			rc=$?
+			name=debug-$m; [[ $m != leak ]] || name=debug-kmemleak
+			if ((rc != 120)); then
+				fail "$name" "status $rc, expected 120"
+			elif ! grep -q "$want" "$tmp/debug-$m.log"; then
+				fail "$name" "no '$want' in the log"
+			else
+				pass "$name"
+			fi
+		done
+	fi
+fi
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

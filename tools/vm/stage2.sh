@@ -9,6 +9,11 @@
 #   cmd      the command, as a bash script
 # insmods the modules, runs the command, rmmods the modules (reverse order),
 # then prints the exit status and the kernel log between markers and powers off.
+# On a kernel with kmemleak (the debug kernel), what boot left is scanned and
+# cleared before the modules load, and at the end two scans (with a pause, as
+# Documentation/dev-tools/kmemleak.rst advises) report what leaked since; the
+# report ("unreferenced object ...") goes into the kernel-log dump, where
+# tools/vm/run.sh fails on it.
 # Everything but the command itself is busybox, so the host's tools are only
 # needed for what the command uses (plus kmod's insmod/rmmod for the modules).
 bb=/run/vm/busybox
@@ -19,10 +24,21 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp TERM=dumb LANG=C.UTF-8 LC_ALL=C.UTF-8 XBRIDGE_VM=1
 [ -f $job/env ] && . $job/env
 
+kmemleak=/sys/kernel/debug/kmemleak
 finish() {
+	leaks=""
+	if [ -w $kmemleak ]; then
+		echo "vm: kmemleak: scanning"
+		echo scan >$kmemleak 2>/dev/null
+		$bb sleep 5
+		echo scan >$kmemleak 2>/dev/null
+		leaks=$($bb cat $kmemleak 2>&1)
+		echo "vm: kmemleak: $(echo "$leaks" | $bb grep -c '^unreferenced object') unreferenced objects"
+	fi
 	echo "XBRIDGE-VM-EXIT-$nonce: $1"
 	echo "XBRIDGE-VM-DMESG-BEGIN-$nonce"
 	$bb dmesg
+	[ -z "$leaks" ] || echo "$leaks"
 	echo "XBRIDGE-VM-DMESG-END-$nonce"
 	$bb sync
 	$bb poweroff -f
@@ -31,6 +47,12 @@ finish() {
 
 insmod_() { if [ -x /sbin/insmod ]; then /sbin/insmod "$@"; else $bb insmod "$@"; fi; }
 rmmod_() { if [ -x /sbin/rmmod ]; then /sbin/rmmod "$@"; else $bb rmmod "$@"; fi; }
+
+if [ -w $kmemleak ]; then
+	echo "vm: kmemleak: baseline scan"
+	echo scan >$kmemleak 2>/dev/null
+	echo clear >$kmemleak 2>/dev/null
+fi
 
 loaded=""
 while IFS= read -r ko; do

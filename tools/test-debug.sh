@@ -1,0 +1,80 @@
+#!/bin/bash
+# test-debug.sh - the debug-kernel pass: every selftest under KASAN, lockdep,
+# kmemleak and UBSAN, on two vCPUs.
+#
+#   tools/test-debug.sh [SUITE...]     (default: every selftests/xbridge_*.sh)
+#
+#   1. tools/vm/build-debug-kernel.sh builds the debug test kernel if it is
+#      not cached (Debian's linux-source-6.1 + tools/vm/debug.config; long:
+#      see Documentation/testing.md for the measured time);
+#   2. xbridge.ko is built for it in build-kmod-debug/ (the C++ core too is
+#      compiled with KASAN and UBSAN);
+#   3. each suite runs in it under qemu (tools/vm/run.sh --kernel debug,
+#      2 vCPUs, holding /tmp/xbridge-vm.lock), and the run fails on any
+#      KASAN, UBSAN, lockdep, RCU, debug-objects or sleep-in-atomic report,
+#      and on kmemleak's unreferenced objects (scanned after the rmmod).
+# The userspace tools come from build-test/ or build/ as for tools/test-all.sh
+# (selftests/lib.sh finds them), or from $XBRIDGE and $XNFT when set (passed
+# to the guest). Prints PASS/FAIL lines per suite check and
+# ends with "N passed, N failed"; the exit status is non-zero if anything
+# failed. $XBRIDGE_DEBUG_TIMEOUT: the per-suite wall-clock limit (default 3600 s;
+# the debug kernel under TCG is several times slower than the stock one).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+passed=0 failed=0 skipped=0
+t_all=$SECONDS
+
+if ! tools/vm/build-debug-kernel.sh; then
+	echo "test-debug: building the debug kernel failed" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+ddir=$(tools/vm/build-debug-kernel.sh --print-dir)
+echo "test-debug: debug kernel $(cat "$ddir/release") ($ddir; built in $(cat "$ddir/build-time" 2>/dev/null || echo '?'))"
+
+kdir=build-kmod-debug
+if ! bash kmod-shim/build.sh "$kdir" debug >"$kdir.log" 2>&1; then
+	cat "$kdir.log" >&2
+	echo "test-debug: building xbridge.ko for the debug kernel failed" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+tail -1 "$kdir.log"
+
+envs=()
+for v in XBRIDGE XNFT; do
+	[[ -z ${!v:-} ]] || envs+=(--env "$v=${!v}")
+done
+
+suites=("$@")
+((${#suites[@]})) || suites=(selftests/xbridge_*.sh)
+for suite in "${suites[@]}"; do
+	name=$(basename "$suite" .sh)
+	log="$kdir/$name.log"
+	vmlog="$kdir/$name.vm.log"
+	t_suite=$SECONDS
+	flock /tmp/xbridge-vm.lock tools/vm/run.sh -q --kernel debug --smp 2 --log "$vmlog" \
+		--timeout "${XBRIDGE_DEBUG_TIMEOUT:-3600}" ${envs[@]+"${envs[@]}"} \
+		--module "$kdir/xbridge.ko" -- "$suite" "$kdir/xbridge.ko" 2>&1 | tee "$log"
+	status=${PIPESTATUS[0]}
+	grep -E '^(PASS|FAIL|SKIP):' "$vmlog" | sed 's/^\(PASS\|FAIL\|SKIP\): /&[debug] /' | tee -a "$log"
+	ok=$(grep -c '^PASS:' "$vmlog")
+	bad=$(grep -c '^FAIL:' "$vmlog")
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	skipped=$((skipped + $(grep -c '^SKIP:' "$vmlog")))
+	# A kernel report (status 120) fails the suite even when every check passed.
+	if ((status != 0 && status != 4 && bad == 0)); then
+		echo "FAIL: [debug] $name: status $status (120: a kernel report, see $vmlog)"
+		failed=$((failed + 1))
+	elif ((status == 120)); then
+		echo "FAIL: [debug] $name: the kernel log shows a report (see $vmlog)"
+		failed=$((failed + 1))
+	fi
+	echo "test-debug: $name took $((SECONDS - t_suite)) s (status $status)"
+done
+
+echo "test-debug: $skipped checks skipped; the pass took $((SECONDS - t_all)) s"
+echo "$passed passed, $failed failed"
+((failed == 0))
