@@ -176,12 +176,17 @@ static void xbr_deliver(struct xbr *br, struct sk_buff *skb, const struct xbg_ve
 
 /*
  * A hwaccel tag whose protocol is not the bridge's is payload for the
- * bridge (br_allowed_ingress): put it back into the frame first.
+ * bridge (br_allowed_ingress): put it back into the frame first. Not for a
+ * link-local frame that goes up the port unforwarded: Linux decides those
+ * before br_allowed_ingress, and the port's stack expects the tag out of
+ * band (vlan_do_receive, or cleared with skb->data at the payload).
  */
 static struct sk_buff *xbr_foreign_tag_to_payload(struct xbr *br, struct sk_buff *skb)
 {
 	if (!skb_vlan_tag_present(skb) || !xbg_vlan_filtering(br->core) ||
 	    ntohs(skb->vlan_proto) == xbg_vlan_proto(br->core))
+		return skb;
+	if (unlikely(xbg_link_local_to_port(br->core, skb->data)))
 		return skb;
 	skb = vlan_insert_tag_set_proto(skb, skb->vlan_proto, skb_vlan_tag_get(skb));
 	if (skb)
