@@ -496,12 +496,25 @@ static int xbr_del_slave(struct net_device *dev, struct net_device *slave)
 	return 0;
 }
 
+/* Events of a bridge device itself. */
+static void xbr_bridge_event(struct net_device *dev, unsigned long event)
+{
+	struct xbr *br = netdev_priv(dev);
+
+	if (event == NETDEV_REGISTER && br->core)
+		xbg_set_host_ifindex(br->core, dev->ifindex);
+}
+
 static int xbr_port_event(struct notifier_block *nb, unsigned long event, void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct xbr_port *p;
 
 	ASSERT_RTNL();
+	if (xbr_is_bridge_dev(dev)) {
+		xbr_bridge_event(dev, event);
+		return NOTIFY_DONE;
+	}
 	p = xbr_port_of(dev);
 	if (!p)
 		return NOTIFY_DONE;
@@ -582,7 +595,9 @@ static int xbr_dev_init(struct net_device *dev)
 	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
 	if (!dev->tstats)
 		return -ENOMEM;
-	br->core = xbg_bridge_create(dev->dev_addr, dev->ifindex, br, xbr_genl_fdb_event,
+	/* No ifindex yet (register_netdevice assigns it after ndo_init):
+	 * NETDEV_REGISTER hands it to the core (xbr_bridge_event). */
+	br->core = xbg_bridge_create(dev->dev_addr, 0, br, xbr_genl_fdb_event,
 				     xbr_genl_ct_event, xbr_fdb_grow, br, &err);
 	if (!br->core) {
 		free_percpu(dev->tstats);

@@ -171,6 +171,13 @@ TEST_CASE("link_local_stays_on_port() agrees with decide() for every group",
 	CHECK_FALSE(link_local_stays_on_port(*f.br, fr.data()));
 }
 
+TEST_CASE("the host port's ifindex is set once the environment has it", "[bridge]")
+{
+	BridgeFixture f(1);
+	f.br->set_host_ifindex(77);
+	CHECK(f.br->host()->ifindex == 77);
+}
+
 TEST_CASE("link-local frames reach the port stack whatever the port state",
 	  "[forward][ingress][state]")
 {
