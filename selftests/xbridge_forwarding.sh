@@ -151,6 +151,35 @@ time.sleep(60)' &
 	tc qdisc del dev swp2 root
 }
 
+# A frame the bridge device sends leaves its port without the transmit
+# time a packet socket gave it on the bridge (SO_TXTIME, CLOCK_REALTIME):
+# Linux's br_forward_finish clears it for the bridge's own frames too, and
+# fq would drop a realtime stamp as beyond its horizon.
+test_host_xmit_clears_tstamp() {
+	RET=0
+	if ! modprobe sch_fq 2>/dev/null || ! tc qdisc add dev swp2 root fq 2>/dev/null; then
+		log_test_skip "frames the bridge sends leave without their transmit time" "no sch_fq"
+		return 0
+	fi
+	python3 -c 'import socket, struct, time
+SO_TXTIME = 61
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("xbr0", 0))
+s.setsockopt(socket.SOL_SOCKET, SO_TXTIME, struct.pack("iI", time.CLOCK_REALTIME, 0))
+f = bytes.fromhex("'"${MAC2//:/}"'") + bytes.fromhex("020000000909") + struct.pack("!H", 0x88b5) + bytes(50)
+for _ in range(3):
+    t = struct.pack("Q", time.time_ns())
+    s.sendmsg([f], [(socket.SOL_SOCKET, SO_TXTIME, t)])'
+	check_err $? "sending with SO_TXTIME failed"
+	local stats sent
+	stats=$(tc -s qdisc show dev swp2 | tr '\n' ' ')
+	sent=$(grep -oE 'Sent [0-9]+ bytes [0-9]+ pkt' <<<"$stats" | awk '{print $4}')
+	[[ $stats == *"horizon_drops 0"* ]] && ((${sent:-0} >= 3))
+	check_err $? "fq on swp2: $stats"
+	log_test "frames the bridge sends leave without their transmit time (fq egress)"
+	tc qdisc del dev swp2 root
+}
+
 test_learning() {
 	local err=0
 	in_fdb xbr0 $MAC1 swp1 || err=1
@@ -310,6 +339,7 @@ ALL_TESTS="
 	test_port_added_down
 	test_forward_clears_tstamp
 	test_link_local_foreign_tag
+	test_host_xmit_clears_tstamp
 	test_learning
 	test_flood
 	test_removal_under_traffic
