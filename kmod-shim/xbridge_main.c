@@ -77,14 +77,15 @@ static void xbr_xmit_port(struct sk_buff *skb, struct xbr_port *to, u8 tag,
 		kfree_skb(skb);
 		return;
 	}
-	if (forwarded) {
+	if (forwarded)
 		skb_forward_csum(skb);
-		/*
-		 * A receive timestamp is not a departure time: an fq qdisc
-		 * would read it as one (br_forward_finish clears it too).
-		 */
-		skb_clear_tstamp(skb);
-	}
+	/*
+	 * A receive timestamp, or a transmit time meant for the bridge
+	 * device, is not a departure time on the port: an fq qdisc would read
+	 * it as one. br_forward_finish clears it for forwarded frames and for
+	 * the bridge's own alike (a delivery time the stack set is kept).
+	 */
+	skb_clear_tstamp(skb);
 	dev_queue_xmit(skb);
 }
 
