@@ -96,6 +96,9 @@ public:
 	int add_port(const PortSetup &setup, Port **out, Extack *ack);
 	void remove_port(Port *port);
 	Port *host() const { return host_; }
+	/* The bridge device's id, once the environment has one (Linux assigns
+	 * it after ndo_init, where the bridge is created). */
+	void set_host_ifindex(uint32_t ifindex) { host_->ifindex = ifindex; }
 	Port *find_port(uint32_t ifindex) const;
 	unsigned port_count() const { return port_list_.size(); }
 	template <typename Fn> void for_each_port(Fn fn) const

@@ -48,14 +48,26 @@ struct Ctx {
  */
 constexpr uint16_t kGroupFwd8021adRequired = 0xb800;
 
+uint16_t effective_group_fwd_mask(const Bridge &br, bool filtering, uint16_t proto)
+{
+	uint16_t fwd_mask = load_once(br.opts().group_fwd_mask);
+	if (filtering && proto == kEthP8021AD)
+		fwd_mask |= kGroupFwd8021adRequired;
+	return fwd_mask;
+}
+
+/* Group 0 (STP): xbridge runs no STP, so it is forwarded. */
+bool link_local_forwarded(uint8_t group, uint16_t fwd_mask)
+{
+	return group == 0 || (fwd_mask & (1u << group));
+}
+
 Ctx make_ctx(Bridge &br, uint32_t now)
 {
 	const BridgeOptions &o = br.opts();
 	const uint16_t proto = br.vlan_protocol();
 	const bool filtering = br.vlan_filtering();
-	uint16_t fwd_mask = load_once(o.group_fwd_mask);
-	if (filtering && proto == kEthP8021AD)
-		fwd_mask |= kGroupFwd8021adRequired;
+	const uint16_t fwd_mask = effective_group_fwd_mask(br, filtering, proto);
 	Conntrack *ct = br.conntrack_active_rcu();
 	return Ctx{br,
 		   br.fdb(),
@@ -390,8 +402,7 @@ void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Pr
 			set_drop(v, DropReason::LinkLocalPause);
 			goto drop;
 		}
-		/* Group 0 (STP): xbridge runs no STP, so it is forwarded. */
-		if (group != 0 && !(c.group_fwd_mask & (1u << group))) {
+		if (!link_local_forwarded(group, c.group_fwd_mask)) {
 			link_local_to_port(c, l2, in, v);
 			return;
 		}
@@ -665,6 +676,16 @@ void decide(Bridge &br, const RxFrame &frame, uint32_t now, Verdict &out)
 	L2Info l2;
 	classify_l2(frame.data, frame.len, frame.oob, c.host_addr, c.vlan_proto, l2);
 	decide_l2(c, frame, l2, nullptr, nullptr, out);
+}
+
+bool link_local_stays_on_port(const Bridge &br, const uint8_t dest[6])
+{
+	const MacKey dst = mac_load8(dest);
+	if (xb_likely(!mac_is_link_local(dst)))
+		return false;
+	const bool filtering = br.vlan_filtering();
+	const uint16_t fwd_mask = effective_group_fwd_mask(br, filtering, br.vlan_protocol());
+	return !link_local_forwarded(mac_link_local_index(dst), fwd_mask);
 }
 
 bool flow_fast_path(Bridge &br, const RxFrame &frame, uint32_t now, Verdict &out)

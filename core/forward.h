@@ -120,6 +120,15 @@ void decide(Bridge &br, const RxFrame &frame, uint32_t now, Verdict &out);
  */
 bool flow_fast_path(Bridge &br, const RxFrame &frame, uint32_t now, Verdict &out);
 
+/*
+ * Whether a frame to @dest (the frame's start: 8 readable bytes) is a link-local frame the bridge does
+ * not forward: decide() sends it up the ingress port's own stack (or drops
+ * a pause frame) before any VLAN ingress check, as br_handle_frame does
+ * before br_allowed_ingress. The shim then leaves a foreign-TPID tag out of
+ * band, where the port's stack expects it. Datapath-safe.
+ */
+bool link_local_stays_on_port(const Bridge &br, const uint8_t dest[6]);
+
 /* Decide @n frames (up to kBatchMax per call): hashes and prefetches every
  * FDB bucket first, then decides each frame as decide() would. */
 constexpr unsigned kBatchMax = 64;

@@ -225,6 +225,16 @@ void xbg_set_promisc(struct xbg_bridge *br, bool on)
 	core(br)->set_promisc(on);
 }
 
+void xbg_set_host_ifindex(struct xbg_bridge *br, uint32_t ifindex)
+{
+	core(br)->set_host_ifindex(ifindex);
+}
+
+bool xbg_link_local_to_port(const struct xbg_bridge *br, const uint8_t dest[6])
+{
+	return link_local_stays_on_port(*core(br), dest);
+}
+
 struct xbg_port *xbg_host_port(struct xbg_bridge *br)
 {
 	return glue(core(br)->host());

@@ -236,6 +236,11 @@ uint32_t xbg_ageing_ms(const struct xbg_bridge *br);
 void xbg_set_promisc(struct xbg_bridge *br, bool on);
 
 struct xbg_port *xbg_host_port(struct xbg_bridge *br);
+/* Control: the bridge device's ifindex, known once it is registered. */
+void xbg_set_host_ifindex(struct xbg_bridge *br, uint32_t ifindex);
+/* Datapath: a frame to @dest (its Ethernet header) is link-local and goes up the ingress port's
+ * own stack, unforwarded (core/forward.h link_local_stays_on_port). */
+bool xbg_link_local_to_port(const struct xbg_bridge *br, const uint8_t dest[6]);
 int xbg_port_add(struct xbg_bridge *br, const uint8_t addr[6], uint32_t ifindex, void *priv,
 		 struct xbg_port **out);
 void xbg_port_remove(struct xbg_bridge *br, struct xbg_port *port);

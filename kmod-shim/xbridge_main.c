@@ -77,14 +77,15 @@ static void xbr_xmit_port(struct sk_buff *skb, struct xbr_port *to, u8 tag,
 		kfree_skb(skb);
 		return;
 	}
-	if (forwarded) {
+	if (forwarded)
 		skb_forward_csum(skb);
-		/*
-		 * A receive timestamp is not a departure time: an fq qdisc
-		 * would read it as one (br_forward_finish clears it too).
-		 */
-		skb_clear_tstamp(skb);
-	}
+	/*
+	 * A receive timestamp, or a transmit time meant for the bridge
+	 * device, is not a departure time on the port: an fq qdisc would read
+	 * it as one. br_forward_finish clears it for forwarded frames and for
+	 * the bridge's own alike (a delivery time the stack set is kept).
+	 */
+	skb_clear_tstamp(skb);
 	dev_queue_xmit(skb);
 }
 
@@ -176,12 +177,17 @@ static void xbr_deliver(struct xbr *br, struct sk_buff *skb, const struct xbg_ve
 
 /*
  * A hwaccel tag whose protocol is not the bridge's is payload for the
- * bridge (br_allowed_ingress): put it back into the frame first.
+ * bridge (br_allowed_ingress): put it back into the frame first. Not for a
+ * link-local frame that goes up the port unforwarded: Linux decides those
+ * before br_allowed_ingress, and the port's stack expects the tag out of
+ * band (vlan_do_receive, or cleared with skb->data at the payload).
  */
 static struct sk_buff *xbr_foreign_tag_to_payload(struct xbr *br, struct sk_buff *skb)
 {
 	if (!skb_vlan_tag_present(skb) || !xbg_vlan_filtering(br->core) ||
 	    ntohs(skb->vlan_proto) == xbg_vlan_proto(br->core))
+		return skb;
+	if (unlikely(xbg_link_local_to_port(br->core, skb->data)))
 		return skb;
 	skb = vlan_insert_tag_set_proto(skb, skb->vlan_proto, skb_vlan_tag_get(skb));
 	if (skb)
@@ -491,12 +497,25 @@ static int xbr_del_slave(struct net_device *dev, struct net_device *slave)
 	return 0;
 }
 
+/* Events of a bridge device itself. */
+static void xbr_bridge_event(struct net_device *dev, unsigned long event)
+{
+	struct xbr *br = netdev_priv(dev);
+
+	if (event == NETDEV_REGISTER && br->core)
+		xbg_set_host_ifindex(br->core, dev->ifindex);
+}
+
 static int xbr_port_event(struct notifier_block *nb, unsigned long event, void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct xbr_port *p;
 
 	ASSERT_RTNL();
+	if (xbr_is_bridge_dev(dev)) {
+		xbr_bridge_event(dev, event);
+		return NOTIFY_DONE;
+	}
 	p = xbr_port_of(dev);
 	if (!p)
 		return NOTIFY_DONE;
@@ -577,7 +596,9 @@ static int xbr_dev_init(struct net_device *dev)
 	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
 	if (!dev->tstats)
 		return -ENOMEM;
-	br->core = xbg_bridge_create(dev->dev_addr, dev->ifindex, br, xbr_genl_fdb_event,
+	/* No ifindex yet (register_netdevice assigns it after ndo_init):
+	 * NETDEV_REGISTER hands it to the core (xbr_bridge_event). */
+	br->core = xbg_bridge_create(dev->dev_addr, 0, br, xbr_genl_fdb_event,
 				     xbr_genl_ct_event, xbr_fdb_grow, br, &err);
 	if (!br->core) {
 		free_percpu(dev->tstats);

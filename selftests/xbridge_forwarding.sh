@@ -71,6 +71,62 @@ test_bridge_down() {
 	log_test "a down bridge forwards nothing, and forwards again once up" $err
 }
 
+# A port enslaved while the bridge is down stays disabled (br_add_if enables
+# it only on an up bridge), and forwards once the bridge comes up.
+test_port_added_down() {
+	RET=0
+	ip link set xbr0 down
+	host_add h5 xbr0 swp5 02:00:00:00:01:05 192.0.2.5/24
+	xb link show dev swp5 | grep -q "state disabled"
+	check_err $? "swp5 is not disabled: $(xb link show dev swp5)"
+	ip netns exec h5 ping -c 1 -W 1 192.0.2.2 >/dev/null
+	check_fail $? "swp5 forwarded on a down bridge"
+	ip link set xbr0 up
+	busywait 5000 bash -c "'$XB' link show dev swp5 | grep -q 'state forwarding'"
+	check_err $? "swp5 not forwarding once the bridge is up: $(xb link show dev swp5)"
+	ip netns exec h5 ping -c 2 -i 0.2 -W 2 192.0.2.2 >/dev/null
+	check_err $? "no ping from swp5 once the bridge is up"
+	log_test "a port added to a down bridge stays disabled until the bridge is up"
+	ip netns del h5
+}
+
+# A link-local frame with a hardware tag of another TPID than the bridge's
+# goes up the port as Linux's br_handle_frame sends it, before
+# br_allowed_ingress: the tag still out of band, so the port's stack sees
+# the inner EtherType (a socket for LLDP on swp1 gets it) and not the tag
+# put back into the payload with skb->data at its TCI (issue 17).
+test_link_local_foreign_tag() {
+	RET=0
+	xb link set dev xbr0 vlan_filtering 1
+	rm -f "$TMPDIR/ll.ready" "$TMPDIR/ll.out"
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x88cc))
+s.bind(("swp1", 0x88cc))
+s.settimeout(5)
+open(sys.argv[1], "w").close()
+try:
+    f = s.recv(2048)
+    print(f[12:14].hex(), f[14:18])
+except socket.timeout:
+    print("none")' "$TMPDIR/ll.ready" >"$TMPDIR/ll.out" &
+	local rx=$!
+	slowwait 5000 test -e "$TMPDIR/ll.ready"
+	# LLDP's group, an 802.1ad tag (VID 100) on an 802.1Q bridge.
+	ip netns exec h1 python3 -c 'import socket, struct
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+f = bytes.fromhex("0180c200000e020000000101") + struct.pack("!HHH", 0x88a8, 100, 0x88cc) + b"XBLL" + bytes(42)
+for _ in range(3):
+    s.send(f)'
+	wait $rx
+	local got
+	got=$(<"$TMPDIR/ll.out")
+	[[ $got == "88cc b'XBLL'" ]]
+	check_err $? "the port's LLDP socket got: $got"
+	log_test "a link-local frame with a foreign-TPID tag goes up the port with its tag out of band"
+	xb link set dev xbr0 vlan_filtering 0
+}
+
 # A forwarded frame leaves without its receive timestamp (br_forward_finish's
 # skb_clear_tstamp): fq would read a realtime stamp as a departure time far
 # beyond its horizon and drop the frame. Any socket asking for timestamps
@@ -92,6 +148,35 @@ time.sleep(60)' &
 		"$(tc -s qdisc show dev swp2 | tr '\n' ' ')"
 	kill $stamper
 	wait $stamper 2>/dev/null
+	tc qdisc del dev swp2 root
+}
+
+# A frame the bridge device sends leaves its port without the transmit
+# time a packet socket gave it on the bridge (SO_TXTIME, CLOCK_REALTIME):
+# Linux's br_forward_finish clears it for the bridge's own frames too, and
+# fq would drop a realtime stamp as beyond its horizon.
+test_host_xmit_clears_tstamp() {
+	RET=0
+	if ! modprobe sch_fq 2>/dev/null || ! tc qdisc add dev swp2 root fq 2>/dev/null; then
+		log_test_skip "frames the bridge sends leave without their transmit time" "no sch_fq"
+		return 0
+	fi
+	python3 -c 'import socket, struct, time
+SO_TXTIME = 61
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("xbr0", 0))
+s.setsockopt(socket.SOL_SOCKET, SO_TXTIME, struct.pack("iI", time.CLOCK_REALTIME, 0))
+f = bytes.fromhex("'"${MAC2//:/}"'") + bytes.fromhex("020000000909") + struct.pack("!H", 0x88b5) + bytes(50)
+for _ in range(3):
+    t = struct.pack("Q", time.time_ns())
+    s.sendmsg([f], [(socket.SOL_SOCKET, SO_TXTIME, t)])'
+	check_err $? "sending with SO_TXTIME failed"
+	local stats sent
+	stats=$(tc -s qdisc show dev swp2 | tr '\n' ' ')
+	sent=$(grep -oE 'Sent [0-9]+ bytes [0-9]+ pkt' <<<"$stats" | awk '{print $4}')
+	[[ $stats == *"horizon_drops 0"* ]] && ((${sent:-0} >= 3))
+	check_err $? "fq on swp2: $stats"
+	log_test "frames the bridge sends leave without their transmit time (fq egress)"
 	tc qdisc del dev swp2 root
 }
 
@@ -251,7 +336,10 @@ ALL_TESTS="
 	test_ping_bridge
 	test_netns_local
 	test_bridge_down
+	test_port_added_down
 	test_forward_clears_tstamp
+	test_link_local_foreign_tag
+	test_host_xmit_clears_tstamp
 	test_learning
 	test_flood
 	test_removal_under_traffic

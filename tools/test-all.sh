@@ -89,6 +89,10 @@ fi
 # every selftests/xbridge_*.sh. The time each kernel takes is printed. Each VM
 # run holds /tmp/xbridge-vm.lock (one VM at a time on a shared machine).
 read -ra test_kernels <<<"${XBRIDGE_TEST_KERNELS:-6.1 6.12}"
+# Linux's own forwarding selftests for xbridge_kernel_forwarding.sh, taken
+# from the kernel source tarball once, here (the guest would take a minute).
+bash selftests/kforwarding/extract.sh build-kforwarding ||
+	echo "test-all: no Linux forwarding selftests (xbridge_kernel_forwarding.sh will skip)" >&2
 for series in "${test_kernels[@]}"; do
 	echo "== test kernel $series: xbridge.ko and the selftests"
 	t_kernel=$SECONDS

@@ -143,6 +143,41 @@ TEST_CASE("group_fwd_mask", "[forward][ingress]")
 	}
 }
 
+TEST_CASE("link_local_stays_on_port() agrees with decide() for every group",
+	  "[forward][ingress]")
+{
+	/* The shim leaves a foreign-TPID tag out of band for exactly the
+	 * frames decide() sends up the port (or drops as pause). */
+	BridgeFixture f(2);
+	for (bool ad : {false, true}) {
+		REQUIRE(f.br->set_vlan_protocol(ad ? kEthP8021AD : kEthP8021Q, nullptr) == 0);
+		for (bool filtering : {false, true}) {
+			REQUIRE(f.br->set_vlan_filtering(filtering, nullptr) == 0);
+			for (uint16_t mask : {uint16_t(0), uint16_t(1u << 14 | 1u << 3), uint16_t(0xfff8)}) {
+				REQUIRE(f.br->set_group_fwd_mask(mask, nullptr) == 0);
+				for (uint8_t x = 0; x < 16; x++) {
+					CAPTURE(ad, filtering, mask, int(x));
+					std::vector<uint8_t> fr = make_frame(link_local(x), kS1);
+					Outcome o = f.send(f.p(1), fr);
+					bool up = o.v.kind == VerdictKind::PortStack ||
+						  (o.v.kind == VerdictKind::Drop &&
+						   o.v.reason == DropReason::LinkLocalPause);
+					CHECK(link_local_stays_on_port(*f.br, fr.data()) == up);
+				}
+			}
+		}
+	}
+	std::vector<uint8_t> fr = make_frame(kUnknown, kS1);
+	CHECK_FALSE(link_local_stays_on_port(*f.br, fr.data()));
+}
+
+TEST_CASE("the host port's ifindex is set once the environment has it", "[bridge]")
+{
+	BridgeFixture f(1);
+	f.br->set_host_ifindex(77);
+	CHECK(f.br->host()->ifindex == 77);
+}
+
 TEST_CASE("link-local frames reach the port stack whatever the port state",
 	  "[forward][ingress][state]")
 {
