@@ -38,9 +38,10 @@ void put_verdict(AttrWriter &w, uint16_t type, int32_t code, const ChainObj *cha
 	w.nest_end(data);
 }
 
-/* One expression's data as received, but with the counter's live values
- * and the lookup's set by the name it was given (not the batch's id or
- * "__set%d"), as nf_tables' dump functions write them. */
+/* One expression's data as received, but with the counter's live values,
+ * the lookup's set by the name it was given (not the batch's id or
+ * "__set%d") and an objref's name NUL-terminated, as nf_tables' dump
+ * functions write them. */
 void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 {
 	AttrWalker walk(data);
@@ -56,6 +57,12 @@ void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 		}
 		if (in.op == Op::Lookup && type == kLookupSetId)
 			continue;
+		/* nft_objref_dump: the name as a NUL-terminated string (libnftnl
+		 * sends it without the NUL) */
+		if (in.op == Op::ObjCounter && type == kObjrefImmName) {
+			w.str(type, static_cast<const ObjObj *>(in.ref)->name);
+			continue;
+		}
 		if (in.op == Op::Lookup && type == kLookupSet) {
 			w.str(type, static_cast<const SetObj *>(in.ref)->name);
 			continue;

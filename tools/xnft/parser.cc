@@ -297,7 +297,7 @@ void Parser::parse_line(std::vector<Command> &out)
 		take();
 	else if (first.text != "table" && first.text != "chain" && first.text != "rule" &&
 		 first.text != "set" && first.text != "map" && first.text != "flowtable" &&
-		 first.text != "element")
+		 first.text != "element" && first.text != "counter")
 		unexpected(first);
 	Token objt = take();
 	const std::string &o = objt.text;
@@ -309,9 +309,11 @@ void Parser::parse_line(std::vector<Command> &out)
 			cmd.family = take().text;
 		else
 			cmd.family = "";
-	} else if (o == "tables" || o == "chains" || o == "sets" || o == "maps" || o == "flowtables") {
+	} else if (o == "tables" || o == "chains" || o == "sets" || o == "maps" || o == "flowtables" ||
+		   o == "counters") {
 		cmd.obj = o == "tables" ? Obj::Tables : o == "chains" ? Obj::Chains :
-			  o == "sets" ? Obj::Sets : o == "maps" ? Obj::Maps : Obj::Flowtables;
+			  o == "sets" ? Obj::Sets : o == "maps" ? Obj::Maps :
+			  o == "counters" ? Obj::Counters : Obj::Flowtables;
 		if (peek().kind == Tok::Word && families.count(peek().text))
 			cmd.family = take().text;
 		else
@@ -428,6 +430,29 @@ void Parser::parse_line(std::vector<Command> &out)
 			expect("}", "'}'");
 			cmd.ft_decl = std::move(f);
 		}
+	} else if (o == "counter") {
+		cmd.obj = Obj::Counter;
+		cmd.family = parse_family_opt();
+		cmd.table_loc = peek().loc;
+		cmd.table = expect_name("table name");
+		if ((cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) && accept("handle")) {
+			cmd.name_loc = peek().loc;
+			cmd.handle = std::stoull(expect_name("number"));
+			cmd.has_handle = true;
+		} else {
+			cmd.name_loc = peek().loc;
+			cmd.counter = expect_name("string");
+		}
+		if (cmd.verb == Verb::Add || cmd.verb == Verb::Create) {
+			CounterDecl c;
+			c.loc = cmd.name_loc;
+			c.name = cmd.counter;
+			if (accept("{")) {
+				parse_counter_body(c);
+				expect("}", "'}'");
+			}
+			cmd.counter_decl = std::move(c);
+		}
 	} else {
 		unexpected(objt, "table, chain, rule, set, map, element or flowtable");
 	}
@@ -471,6 +496,14 @@ void Parser::parse_table_body(TableDecl &t)
 			parse_flowtable_body(f);
 			expect("}", "'}'");
 			t.flowtables.push_back(std::move(f));
+		} else if (w.text == "counter") {
+			CounterDecl c;
+			c.loc = peek().loc;
+			c.name = expect_name("string");
+			expect("{", "'{'");
+			parse_counter_body(c);
+			expect("}", "'}'");
+			t.counters.push_back(std::move(c));
 		} else if (w.text == "flags") {
 			Token f = take();
 			if (f.text == "dormant")
@@ -731,6 +764,35 @@ void Parser::parse_flowtable_body(FlowtableDecl &f)
 			f.counter = true;
 		} else {
 			unexpected(w, "hook, devices or counter");
+		}
+	}
+}
+
+static uint64_t parse_u64(const Token &t);
+
+// The body of a counter object: `packets N bytes N` and a comment, each
+// optional, as nft's counter_block.
+void Parser::parse_counter_body(CounterDecl &c)
+{
+	while (true) {
+		skip_separators();
+		const Token &t = peek();
+		if (t.punct("}"))
+			return;
+		Token w = take();
+		if (w.text == "packets") {
+			Token n = take();
+			c.packets = parse_u64(n);
+			expect("bytes", "bytes");
+			Token b = take();
+			c.bytes = parse_u64(b);
+		} else if (w.text == "comment") {
+			Token s = take();
+			if (s.kind != Tok::String && s.kind != Tok::Word)
+				unexpected(s, "string");
+			c.comment = s.text;
+		} else {
+			unexpected(w, "packets or comment");
 		}
 	}
 }
@@ -1028,6 +1090,14 @@ bool Parser::parse_statement(Rule &r)
 	if (t.is("counter")) {
 		take();
 		s.kind = StmtKind::Counter;
+		// counter name NAME: the table's counter object (objref)
+		if (peek().is("name")) {
+			take();
+			s.name_loc = peek().loc;
+			s.key = expect_name("string");
+			r.stmts.push_back(std::move(s));
+			return true;
+		}
 		// "counter packets N bytes N" is accepted and ignored for -c output
 		if (peek().is("packets")) {
 			take();

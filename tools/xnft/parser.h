@@ -50,6 +50,7 @@ private:
 	void parse_chain_body(ChainDecl &c);
 	void parse_set_body(SetDecl &s);
 	void parse_flowtable_body(FlowtableDecl &f);
+	void parse_counter_body(CounterDecl &c);
 	// @hook: the chain's hook (standard bridge names belong to one hook
 	// each); @keyword: where `priority` stands, for the error's caret.
 	int32_t parse_priority(const std::string &family, bool flowtable, Location &loc,
