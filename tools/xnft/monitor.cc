@@ -419,9 +419,7 @@ std::string Monitor::obj_event(bool add, uint32_t family, const uint8_t *attrs, 
 		}
 		// nft 1.0.6's monitor prints a deleted counter's JSON without
 		// its comment (seen on Linux 6.1, which sends it)
-		if (!add)
-			nftnl_obj_unset(ob, NFTNL_OBJ_USERDATA);
-		out = line(add, text, counter_json(ob, *t));
+		out = line(add, text, counter_json(ob, *t, add));
 	}
 	if (t && add)
 		t->objs.push_back(ob);

@@ -418,7 +418,7 @@ Json flowtable_json(nftnl_flowtable *f, const ModelTable &t)
 	return Json::wrap("flowtable", std::move(j));
 }
 
-Json counter_json(nftnl_obj *c, const ModelTable &t)
+Json counter_json(nftnl_obj *c, const ModelTable &t, bool with_comment)
 {
 	Json j = Json::object();
 	j.set("family", Json::string(family_name(t.family)));
@@ -428,7 +428,7 @@ Json counter_json(nftnl_obj *c, const ModelTable &t)
 	uint32_t ulen = 0;
 	const void *ud = nftnl_obj_get_data(c, NFTNL_OBJ_USERDATA, &ulen);
 	std::string comment = userdata_comment(ud, ulen);
-	if (!comment.empty())
+	if (with_comment && !comment.empty())
 		j.set("comment", Json::string(comment));
 	// nft 1.0.6 prints the values in JSON with -s too
 	j.set("packets", Json::uinteger(nftnl_obj_get_u64(c, NFTNL_OBJ_CTR_PKTS)));

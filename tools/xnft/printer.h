@@ -29,7 +29,8 @@ Json table_json(const ModelTable &t);
 Json chain_json(nftnl_chain *c, const ModelTable &t);
 Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o);
 Json flowtable_json(nftnl_flowtable *f, const ModelTable &t);
-Json counter_json(nftnl_obj *c, const ModelTable &t);
+// @comment false: without the comment (a monitor's delete line).
+Json counter_json(nftnl_obj *c, const ModelTable &t, bool comment = true);
 Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o);
 std::string print_ruleset(const RulesetModel &m, const PrintOptions &o);
 
