@@ -262,7 +262,7 @@ nft_hooks() {
 	ip addr add 10.0.0.1/24 dev xbr0
 	cat > "$TMPDIR/hooks.nft" <<'EOF'
 table bridge t {
-	chain fwd {
+	chain forward {
 		type filter hook forward priority filter; policy accept;
 		iifname "veth21" oifname "veth22" icmp type echo-request counter drop
 	}
@@ -288,7 +288,7 @@ EOF
 	check "input: h2 -> xbr0 passes" ip netns exec h2 ping -c 1 -W 2 10.0.0.1
 	check "output: xbr0 -> h2 echo request dropped" no_reply ping -c 1 -W 1 10.0.0.8
 	check "output: xbr0 -> h1 passes" ping -c 1 -W 2 10.0.0.7
-	for c in fwd in out; do
+	for c in forward in out; do
 		listed=$(xnft list chain bridge t $c)
 		[[ $listed == *"counter packets "[1-9]* ]]
 		log_test "the $c chain counted its drops" $? "$listed"
@@ -351,7 +351,7 @@ table bridge c {
 		packets 5 bytes 500
 	}
 
-	chain fwd {
+	chain forward {
 		type filter hook forward priority filter; policy accept;
 		iifname "veth21" icmp type echo-request counter name "pings"
 		udp dport 9 counter name "other" drop
@@ -395,9 +395,9 @@ EOF
 		xnft -f "$TMPDIR/busy.nft"
 	same "counters: nothing of it stayed" "$(xnft -a list ruleset)" "$before"
 	check_fails "counters: a rule naming a missing counter" "No such file or directory" \
-		xnft add rule bridge c fwd counter name nope
+		xnft add rule bridge c forward counter name nope
 	check "counters: flush the chain, then delete the counters" \
-		bash -c "'$XNFT' flush chain bridge c fwd && '$XNFT' delete counter bridge c pings && '$XNFT' delete counter bridge c other"
+		bash -c "'$XNFT' flush chain bridge c forward && '$XNFT' delete counter bridge c pings && '$XNFT' delete counter bridge c other"
 	check "counters: none left" test -z "$(xnft list counters)"
 	check "flush ruleset (counters)" xnft flush ruleset
 }

@@ -128,6 +128,43 @@ bool Parser::accept(const char *p)
 	return false;
 }
 
+// The words nft 1.0.6's scanner turns into keywords wherever a table,
+// chain, set, flowtable or counter name stands (its `identifier` is a
+// plain STRING token): nft refuses them there, unquoted or not, as it
+// refuses any quoted name. Found by trying each word of nft's scanner as
+// a chain name with nft 1.0.6 (`nft -c`).
+static const std::set<std::string> kReservedNames = {
+	"accept", "add", "ah", "all", "and", "arp", "auto-merge", "bridge", "cgroup", "chain",
+	"comment", "comp", "constant", "continue", "counter", "cpu", "create", "ct", "day",
+	"dccp", "define", "delete", "describe", "device", "devices", "dnat", "drop", "dst", "dup",
+	"dynamic", "ecn", "element", "elements", "eq", "esp", "ether", "exists", "expires",
+	"export", "exthdr", "fib", "flags", "flow", "flowtable", "flush", "frag", "fwd",
+	"gc-interval", "ge", "get", "goto", "gt", "handle", "hbh", "hook", "hour", "ibriport",
+	"ibrname", "icmp", "icmpv6", "igmp", "iif", "iifgroup", "iifname", "iiftype", "import",
+	"include", "index", "inet", "insert", "interval", "ip", "ip6", "ipsec", "jhash", "jump",
+	"le", "limit", "list", "log", "lshift", "lt", "map", "mark", "masquerade", "meta",
+	"meter", "mh", "missing", "monitor", "ne", "netdev", "nftrace", "not", "notrack",
+	"numgen", "obriport", "obrname", "offload", "oif", "oifgroup", "oifname", "oiftype", "or",
+	"osf", "pkttype", "policy", "position", "priority", "queue", "quota", "random",
+	"redefine", "redirect", "reject", "rename", "replace", "reset", "return", "rshift", "rt",
+	"rt0", "rt2", "rtclassid", "rule", "ruleset", "sctp", "secmark", "set", "size", "skgid",
+	"skuid", "snat", "socket", "srh", "symhash", "synproxy", "table", "tcp", "th", "time",
+	"timeout", "tproxy", "type", "typeof", "udp", "udplite", "undefine", "update", "vlan",
+	"vmap", "xor", "xt"
+};
+
+// How bison names a keyword token in nft's messages (`and` is `&` ...).
+static std::string keyword_text(const std::string &w)
+{
+	static const std::map<std::string, std::string> alias = {
+		{"and", "&"}, {"eq", "=="}, {"ge", ">="}, {"gt", ">"}, {"le", "<="},
+		{"lshift", "<<"}, {"lt", "<"}, {"ne", "!="}, {"not", "!"}, {"or", "'|'"},
+		{"rshift", ">>"}, {"xor", "^"},
+	};
+	auto it = alias.find(w);
+	return it == alias.end() ? w : it->second;
+}
+
 static std::string describe(const Token &t)
 {
 	switch (t.kind) {
@@ -161,6 +198,19 @@ std::string Parser::expect_name(const char *what)
 	if (t.kind == Tok::Word || t.kind == Tok::String)
 		return take().text;
 	unexpected(t, what);
+}
+
+// A table, chain, set, flowtable or counter name: nft's `identifier`, an
+// unquoted word that is no keyword.
+std::string Parser::expect_identifier(const char *expecting)
+{
+	const Token &t = peek();
+	if (t.kind == Tok::Word && kReservedNames.count(t.text))
+		throw LangError(t.loc, "syntax error, unexpected " + keyword_text(t.text) +
+					       ", expecting " + expecting);
+	if (t.kind == Tok::Word)
+		return take().text;
+	unexpected(t, expecting);
 }
 
 bool Parser::at_end_of_stmt()
@@ -322,7 +372,7 @@ void Parser::parse_line(std::vector<Command> &out)
 			take();
 			cmd.family = parse_family_opt();
 			cmd.table_loc = peek().loc;
-			cmd.table = expect_name("table name");
+			cmd.table = expect_identifier();
 		}
 	} else if (o == "table") {
 		cmd.obj = Obj::Table;
@@ -332,7 +382,7 @@ void Parser::parse_line(std::vector<Command> &out)
 			cmd.has_handle = true;
 		} else {
 			cmd.table_loc = peek().loc;
-			cmd.table = expect_name("table name");
+			cmd.table = expect_identifier();
 		}
 		cmd.table_decl.loc = cmd.loc;
 		cmd.table_decl.family = cmd.family;
@@ -346,13 +396,14 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.obj = Obj::Chain;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
-		cmd.table = expect_name("table name");
+		cmd.table = expect_identifier();
 		if (accept("handle")) {
 			cmd.handle = std::stoull(expect_name("number"));
 			cmd.has_handle = true;
 		} else {
 			cmd.chain_loc = peek().loc;
-			cmd.chain = expect_name("chain name");
+			cmd.chain = expect_identifier(cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy
+						      ? "handle or string" : "string");
 		}
 		ChainDecl c;
 		c.loc = cmd.chain_loc;
@@ -366,9 +417,9 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.obj = Obj::Rule;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
-		cmd.table = expect_name("table name");
+		cmd.table = expect_identifier();
 		cmd.chain_loc = peek().loc;
-		cmd.chain = expect_name("chain name");
+		cmd.chain = expect_identifier();
 		uint64_t handle = 0, index = 0;
 		bool has_index = false;
 		if (accept("position") || accept("handle")) {
@@ -393,9 +444,9 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.obj = o == "set" ? Obj::Set : Obj::Map;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
-		cmd.table = expect_name("table name");
+		cmd.table = expect_identifier();
 		cmd.name_loc = peek().loc;
-		cmd.set = expect_name("set name");
+		cmd.set = expect_identifier();
 		if (peek().punct("{")) {
 			take();
 			SetDecl s;
@@ -410,8 +461,8 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.obj = Obj::Element;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
-		cmd.table = expect_name("table name");
-		cmd.set = expect_name("set name");
+		cmd.table = expect_identifier();
+		cmd.set = expect_identifier();
 		if (!peek().punct("{"))
 			unexpected(peek(), "'{'");
 		cmd.elements = parse_set_literal(true);
@@ -419,9 +470,9 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.obj = Obj::Flowtable;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
-		cmd.table = expect_name("table name");
+		cmd.table = expect_identifier();
 		cmd.name_loc = peek().loc;
-		cmd.flowtable = expect_name("flowtable name");
+		cmd.flowtable = expect_identifier();
 		if (accept("{")) {
 			FlowtableDecl f;
 			f.loc = cmd.loc;
@@ -434,14 +485,14 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.obj = Obj::Counter;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
-		cmd.table = expect_name("table name");
+		cmd.table = expect_identifier();
 		if ((cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) && accept("handle")) {
 			cmd.name_loc = peek().loc;
 			cmd.handle = std::stoull(expect_name("number"));
 			cmd.has_handle = true;
 		} else {
 			cmd.name_loc = peek().loc;
-			cmd.counter = expect_name("string");
+			cmd.counter = expect_identifier();
 		}
 		if (cmd.verb == Verb::Add || cmd.verb == Verb::Create) {
 			CounterDecl c;
@@ -474,7 +525,7 @@ void Parser::parse_table_body(TableDecl &t)
 		if (w.text == "chain") {
 			ChainDecl c;
 			c.loc = peek().loc;
-			c.name = expect_name("chain name");
+			c.name = expect_identifier();
 			expect("{", "'{'");
 			parse_chain_body(c);
 			expect("}", "'}'");
@@ -482,7 +533,7 @@ void Parser::parse_table_body(TableDecl &t)
 		} else if (w.text == "set" || w.text == "map") {
 			SetDecl s;
 			s.loc = peek().loc;
-			s.name = expect_name("set name");
+			s.name = expect_identifier();
 			s.is_map = w.text == "map";
 			expect("{", "'{'");
 			parse_set_body(s);
@@ -491,7 +542,7 @@ void Parser::parse_table_body(TableDecl &t)
 		} else if (w.text == "flowtable") {
 			FlowtableDecl f;
 			f.loc = peek().loc;
-			f.name = expect_name("flowtable name");
+			f.name = expect_identifier();
 			expect("{", "'{'");
 			parse_flowtable_body(f);
 			expect("}", "'}'");
@@ -499,7 +550,7 @@ void Parser::parse_table_body(TableDecl &t)
 		} else if (w.text == "counter") {
 			CounterDecl c;
 			c.loc = peek().loc;
-			c.name = expect_name("string");
+			c.name = expect_identifier();
 			expect("{", "'{'");
 			parse_counter_body(c);
 			expect("}", "'}'");
@@ -1094,6 +1145,9 @@ bool Parser::parse_statement(Rule &r)
 		if (peek().is("name")) {
 			take();
 			s.name_loc = peek().loc;
+			if (peek().kind == Tok::Word && kReservedNames.count(peek().text))
+				throw LangError(peek().loc, "syntax error, unexpected " +
+								    keyword_text(peek().text));
 			s.key = expect_name("string");
 			r.stmts.push_back(std::move(s));
 			return true;
@@ -1200,7 +1254,7 @@ bool Parser::parse_statement(Rule &r)
 			unexpected(peek(), "offload or add");
 		expect("@", "'@'");
 		s.kind = StmtKind::FlowOffload;
-		s.key = expect_name("flowtable name");
+		s.key = expect_identifier();
 		r.stmts.push_back(std::move(s));
 		return true;
 	}

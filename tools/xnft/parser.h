@@ -36,6 +36,7 @@ private:
 	bool accept(const char *p);
 	Token expect(const char *p, const char *what);
 	std::string expect_name(const char *what);
+	std::string expect_identifier(const char *expecting = "string");
 	bool at_end_of_stmt();
 	void skip_separators();
 	[[noreturn]] void unexpected(const Token &t, const std::string &expecting = "");

@@ -304,7 +304,7 @@ TEST_CASE("nft engine: a forward chain with tcp dport, counter and policy", "[nf
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  chain fwd { type filter hook forward priority 0; policy accept;\n"
+		       "  chain forward { type filter hook forward priority 0; policy accept;\n"
 		       "    tcp dport 23 counter drop\n"
 		       "    ip daddr 10.0.0.9 counter accept\n"
 		       "  }\n"
@@ -314,8 +314,8 @@ TEST_CASE("nft engine: a forward chain with tcp dport, counter and policy", "[nf
 	CHECK(verdict(e, kHookForward, tcp(23, 9)) == kNfDrop);
 	CHECK(verdict(e, kHookForward, tcp(22, 9)) == kNfAccept);
 	CHECK(verdict(e, kHookForward, udp(23)) == kNfAccept);
-	CHECK(e.packets("t", "fwd", 0) == 2);
-	CHECK(e.packets("t", "fwd", 1) == 1);
+	CHECK(e.packets("t", "forward", 0) == 2);
+	CHECK(e.packets("t", "forward", 1) == 1);
 	// Other hooks have no chain: every frame passes.
 	CHECK(verdict(e, kHookPrerouting, tcp(23)) == kNfAccept);
 	CHECK(verdict(e, kHookInput, tcp(23)) == kNfAccept);
@@ -379,7 +379,7 @@ TEST_CASE("nft engine: anonymous, named, interval and concatenated sets", "[nft]
 	REQUIRE(e.load("table bridge t {\n" + big +
 		       "  set nets { type ipv4_addr; flags interval; elements = { 10.0.0.0/29, 192.168.0.0/16 } }\n"
 		       "  set pairs { type ipv4_addr . inet_service; elements = { 10.0.0.1 . 22, 10.0.0.1 . 25 } }\n"
-		       "  chain fwd { type filter hook forward priority 0; policy drop;\n"
+		       "  chain forward { type filter hook forward priority 0; policy drop;\n"
 		       "    tcp dport { 22, 80, 443 } ip daddr @nets accept\n"
 		       "    ip daddr @many accept\n"
 		       "    ip saddr . tcp dport @pairs accept\n"
@@ -521,7 +521,7 @@ TEST_CASE("nft engine: VLAN tags, in band or out of band, read as nft reads them
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  chain fwd { type filter hook forward priority 0; policy drop;\n"
+		       "  chain forward { type filter hook forward priority 0; policy drop;\n"
 		       "    vlan id 10 ip daddr 10.0.0.2 accept\n"
 		       "    ether type ip tcp dport 22 accept\n"
 		       "  }\n"
@@ -558,7 +558,7 @@ TEST_CASE("nft engine: meta keys of the bridge family", "[nft]")
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  chain fwd { type filter hook forward priority 0; policy drop;\n"
+		       "  chain forward { type filter hook forward priority 0; policy drop;\n"
 		       "    meta iifname \"swp1\" meta oifname \"swp2\" meta ibrname \"xbr0\" meta pkttype other accept\n"
 		       "    meta iifname \"swp9*\" accept\n"
 		       "  }\n"
@@ -574,7 +574,7 @@ TEST_CASE("nft engine: meta keys of the bridge family", "[nft]")
 TEST_CASE("nft engine: a batch applies whole or not at all", "[nft]")
 {
 	Engine e;
-	REQUIRE(e.load("table bridge t { chain fwd { type filter hook forward priority 0; tcp dport 23 drop } }\n") == 0);
+	REQUIRE(e.load("table bridge t { chain forward { type filter hook forward priority 0; tcp dport 23 drop } }\n") == 0);
 	const uint32_t gen = e.rs.generation_id();
 	std::string msg;
 	// The table and chain of this batch are new, its last rule is refused
@@ -603,7 +603,7 @@ TEST_CASE("nft engine: loops, busy objects and missing ones get nf_tables' errno
 		       "  set s { type inet_service; elements = { 22 } }\n"
 		       "  chain a { }\n"
 		       "  chain b { }\n"
-		       "  chain fwd { type filter hook forward priority 0; tcp dport @s jump a }\n"
+		       "  chain forward { type filter hook forward priority 0; tcp dport @s jump a }\n"
 		       "}\n") == 0);
 	CHECK(e.load("add rule bridge t a jump b\nadd rule bridge t b jump a\n") == -xb::kELOOP);
 	CHECK(e.chain("t", "a").rules.empty());
@@ -611,8 +611,8 @@ TEST_CASE("nft engine: loops, busy objects and missing ones get nf_tables' errno
 	CHECK(e.load("delete set bridge t s\n") == -xb::kEBUSY);
 	CHECK(e.load("delete chain bridge t b\n") == 0);
 	// nft_verdict_init: a base chain is no jump target.
-	CHECK(e.load("add chain bridge t x\nadd rule bridge t x jump fwd\n") == -xb::kEOPNOTSUPP);
-	CHECK(e.load("delete rule bridge t fwd handle 999\n") == -xb::kENOENT);
+	CHECK(e.load("add chain bridge t x\nadd rule bridge t x jump forward\n") == -xb::kEOPNOTSUPP);
+	CHECK(e.load("delete rule bridge t forward handle 999\n") == -xb::kENOENT);
 	CHECK(e.load("create table bridge t\n", nullptr, true) == -xb::kEEXIST);
 	CHECK(e.load("delete table bridge nosuch\n", nullptr, true) == -xb::kENOENT);
 	// A chain at jump level 16 is too deep (nft_chain_validate: EMLINK):
@@ -957,7 +957,7 @@ TEST_CASE("nft engine: dumps print as the ruleset that was loaded", "[nft]")
 		"  flowtable ft { hook ingress priority 0; devices = { lo }; }\n"
 		"  counter hits { packets 7 bytes 700; comment \"seen\" }\n"
 		"  chain web { counter accept; counter name hits }\n"
-		"  chain fwd { type filter hook forward priority filter; policy drop;\n"
+		"  chain forward { type filter hook forward priority filter; policy drop;\n"
 		"    ct state established,related counter accept\n"
 		"    ip saddr @nets tcp dport @svc counter accept comment \"lan\"\n"
 		"    tcp dport vmap { 80 : jump web, 23 : drop }\n"
@@ -1043,7 +1043,7 @@ TEST_CASE("nft engine: named counters count what their rules match, summed over 
 	REQUIRE(e.load("table bridge t {\n"
 		       "  counter web { }\n"
 		       "  counter other { packets 10 bytes 1000 }\n"
-		       "  chain fwd { type filter hook forward priority 0;\n"
+		       "  chain forward { type filter hook forward priority 0;\n"
 		       "    tcp dport 80 counter name web accept\n"
 		       "    tcp dport 81 counter name \"web\" counter name other\n"
 		       "  }\n"
@@ -1068,7 +1068,7 @@ TEST_CASE("nft engine: reset counter returns the values and starts again from ze
 	REQUIRE(e.load("table bridge t {\n"
 		       "  counter a { packets 5 bytes 50 }\n"
 		       "  counter b { packets 6 bytes 60 }\n"
-		       "  chain fwd { type filter hook forward priority 0; counter name a counter name b }\n"
+		       "  chain forward { type filter hook forward priority 0; counter name a counter name b }\n"
 		       "}\n"
 		       "table bridge u { counter a { packets 1 bytes 1 } }\n") == 0);
 	CHECK(verdict(e, kHookForward, tcp(80)) == kNfAccept);
@@ -1095,7 +1095,7 @@ TEST_CASE("nft engine: counter objects are refused as nf_tables refuses them", "
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
 		       "  counter c { }\n"
-		       "  chain fwd { type filter hook forward priority 0; counter name c }\n"
+		       "  chain forward { type filter hook forward priority 0; counter name c }\n"
 		       "}\n") == 0);
 	std::string msg;
 	// in use by a rule: EBUSY, and nothing of the batch stays
@@ -1116,9 +1116,9 @@ TEST_CASE("nft engine: counter objects are refused as nf_tables refuses them", "
 		CHECK(r.lang_error == "");
 		return r.err;
 	};
-	const std::string known = "add table bridge t\nadd chain bridge t fwd\nadd counter bridge t nope\n";
-	CHECK(stale(known, "add rule bridge t fwd counter name nope\n") == -xb::kENOENT);
-	CHECK(e.chain("t", "fwd").rules.size() == 1);
+	const std::string known = "add table bridge t\nadd chain bridge t forward\nadd counter bridge t nope\n";
+	CHECK(stale(known, "add rule bridge t forward counter name nope\n") == -xb::kENOENT);
+	CHECK(e.chain("t", "forward").rules.size() == 1);
 	// create of an existing one: EEXIST; add keeps it as it is
 	CHECK(stale("add table bridge t\n", "create counter bridge t c\n") == -xb::kEEXIST);
 	CHECK(e.load("add counter bridge t c { packets 9 bytes 9 }\n") == 0);
@@ -1126,8 +1126,8 @@ TEST_CASE("nft engine: counter objects are refused as nf_tables refuses them", "
 	CHECK(stale(known, "delete counter bridge t nope\n") == -xb::kENOENT);
 	CHECK(stale("add table bridge nosuch\n", "add counter bridge nosuch c\n") == -xb::kENOENT);
 	// the rule gone, the counter may go, in the same batch
-	const uint64_t h = e.chain("t", "fwd").rules.front().handle;
-	CHECK(e.load("delete rule bridge t fwd handle " + std::to_string(h) +
+	const uint64_t h = e.chain("t", "forward").rules.front().handle;
+	CHECK(e.load("delete rule bridge t forward handle " + std::to_string(h) +
 		     "\ndelete counter bridge t c\n") == 0);
 	CHECK(e.table("t").objs.size() == 1);	// x
 	// by handle
@@ -1135,7 +1135,7 @@ TEST_CASE("nft engine: counter objects are refused as nf_tables refuses them", "
 	CHECK(e.load("delete counter bridge t handle " + std::to_string(xh) + "\n") == 0);
 	CHECK(e.table("t").objs.empty());
 	// a table with counters and rules using them goes whole
-	REQUIRE(e.load("add counter bridge t k\nadd rule bridge t fwd counter name k\n") == 0);
+	REQUIRE(e.load("add counter bridge t k\nadd rule bridge t forward counter name k\n") == 0);
 	CHECK(e.load("delete table bridge t\n") == 0);
 	CHECK(e.rs.tables().empty());
 }
