@@ -12,7 +12,7 @@ commit that would hide a missed teardown), is one table:
 
     table bridge xbr_offload {
         flowtable ft { hook ingress priority 0; devices = { p1 ... p8 }; counter }
-        chain offload {         # forward, the last priority
+        chain to_ft {           # forward, the last priority
             ct mark E+3 flow add @ft
         }
         chain seen {            # postrouting, the last priority
@@ -121,9 +121,9 @@ class Offload:
             "add table " + t, "delete table " + t, "add table " + t,
             "add flowtable %s ft { hook ingress priority 0 ; devices = { %s } ; counter ; }"
             % (t, ", ".join(PORTS)),
-            "add chain %s offload { type filter hook forward priority %d ; policy accept ; }"
+            "add chain %s to_ft { type filter hook forward priority %d ; policy accept ; }"
             % (t, LAST),
-            "add rule %s offload ct mark %d flow add @ft" % (t, e + 3),
+            "add rule %s to_ft ct mark %d flow add @ft" % (t, e + 3),
             "add chain %s seen { type filter hook postrouting priority %d ; policy accept ; }"
             % (t, LAST),
             seen + "original ct mark %d ct mark set %d" % (e + 2, e + 3),
