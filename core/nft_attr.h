@@ -74,8 +74,11 @@ private:
 };
 
 /* Fill tb[0..max] from a stream (the last of a repeated type wins, as
- * nla_parse); attributes above @max are ignored. False if malformed. */
-inline bool parse_attrs(const uint8_t *data, size_t len, Attr *tb, unsigned max)
+ * nla_parse); attributes above @max are ignored. False if malformed.
+ * Always inlined: an out-of-line copy in several objects is a COMDAT
+ * section that `ld -r` of the kernel module discards while the -pg build's
+ * __mcount_loc still points at it. */
+[[gnu::always_inline]] inline bool parse_attrs(const uint8_t *data, size_t len, Attr *tb, unsigned max)
 {
 	for (unsigned i = 0; i <= max; i++)
 		tb[i] = Attr{};
@@ -88,7 +91,7 @@ inline bool parse_attrs(const uint8_t *data, size_t len, Attr *tb, unsigned max)
 	return !w.malformed();
 }
 
-inline bool parse_nested(const Attr &nest, Attr *tb, unsigned max)
+[[gnu::always_inline]] inline bool parse_nested(const Attr &nest, Attr *tb, unsigned max)
 {
 	return parse_attrs(nest.data, nest.len, tb, max);
 }

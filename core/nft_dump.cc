@@ -38,9 +38,10 @@ void put_verdict(AttrWriter &w, uint16_t type, int32_t code, const ChainObj *cha
 	w.nest_end(data);
 }
 
-/* One expression's data as received, but with the counter's live values
- * and the lookup's set by the name it was given (not the batch's id or
- * "__set%d"), as nf_tables' dump functions write them. */
+/* One expression's data as received, but with the counter's live values,
+ * the lookup's set by the name it was given (not the batch's id or
+ * "__set%d") and an objref's name NUL-terminated, as nf_tables' dump
+ * functions write them. */
 void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 {
 	AttrWalker walk(data);
@@ -56,6 +57,12 @@ void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 		}
 		if (in.op == Op::Lookup && type == kLookupSetId)
 			continue;
+		/* nft_objref_dump: the name as a NUL-terminated string (libnftnl
+		 * sends it without the NUL) */
+		if (in.op == Op::ObjCounter && type == kObjrefImmName) {
+			w.str(type, static_cast<const ObjObj *>(in.ref)->name);
+			continue;
+		}
 		if (in.op == Op::Lookup && type == kLookupSet) {
 			w.str(type, static_cast<const SetObj *>(in.ref)->name);
 			continue;
@@ -319,6 +326,30 @@ bool fill_flowtable(const FlowtableObj &f, AttrWriter &w)
 	return !w.full();
 }
 
+bool fill_obj(const ObjObj &o, AttrWriter &w, bool reset)
+{
+	uint64_t packets, bytes;
+	counter_read(o.counter, packets, bytes);
+	w.str(kObjTable, o.table->name);
+	w.str(kObjName, o.name);
+	w.be32(kObjType, o.type);
+	w.be32(kObjUse, o.rule_uses);
+	const size_t data = w.nest_begin(kObjData);
+	w.be64(kCounterBytes, bytes);
+	w.be64(kCounterPackets, packets);
+	w.nest_end(data);
+	w.be64(kObjHandle, o.handle);
+	if (o.userdata.len)
+		w.put(kObjUserdata, o.userdata.data, o.userdata.len);
+	if (w.full())
+		return false;
+	/* nft_counter_obj_dump with reset: the values sent are taken away;
+	 * the counter is runtime state, not the object's definition. */
+	if (reset)
+		counter_reset(const_cast<Counter &>(o.counter), packets, bytes);
+	return true;
+}
+
 bool fill_gen(const Ruleset &rs, AttrWriter &w, uint32_t pid, const char *comm)
 {
 	w.be32(kGenId, rs.generation_id());
@@ -377,6 +408,7 @@ const RuleObj *nth_rule(const TableObj &t, unsigned long k)
 struct Cursor {
 	const Ruleset &rs;
 	unsigned long *pos;
+	const char *name;	/* GetObj*: only objects of this name */
 
 	/* Is the saved object (or nullptr: the table's end) still good? */
 	bool valid() const { return pos[4] == rs.change_seq() + 1; }
@@ -447,6 +479,22 @@ long dump_in_table(const TableObj &t, uint16_t get_type, Cursor &cur, AttrWriter
 		cur.save(nullptr);
 		return 0;
 	}
+	case kMsgGetObj:
+	case kMsgGetObjReset: {
+		const ObjObj *o = cur.valid() ? static_cast<const ObjObj *>(cur.saved())
+					      : nth(t.objs, pos[1]);
+		while (o && cur.name && !cstr_equal(o->name, cur.name)) {
+			o = after(t.objs, o);
+			pos[1]++;
+		}
+		if (!o)
+			return 0;
+		*obj_type = kMsgNewObj;
+		if (!fill_obj(*o, w, get_type == kMsgGetObjReset))
+			return -kEMSGSIZE;
+		cur.save(after(t.objs, o));
+		break;
+	}
 	case kMsgGetFlowtable: {
 		const FlowtableObj *f = cur.valid() ? static_cast<const FlowtableObj *>(cur.saved())
 						    : nth(t.flowtables, pos[1]);
@@ -486,7 +534,7 @@ long dump_in_table(const TableObj &t, uint16_t get_type, Cursor &cur, AttrWriter
 } // namespace
 
 long dump_next(const Ruleset &rs, uint16_t get_type, const char *table, unsigned long *pos,
-	       AttrWriter &w, uint16_t *obj_type)
+	       AttrWriter &w, uint16_t *obj_type, const char *name)
 {
 	if (get_type == kMsgGetGen) {
 		if (pos[0])
@@ -497,7 +545,7 @@ long dump_next(const Ruleset &rs, uint16_t get_type, const char *table, unsigned
 		pos[0] = 1;
 		return long(w.len());
 	}
-	Cursor cur{rs, pos};
+	Cursor cur{rs, pos, name};
 	for (;; pos[0]++, pos[1] = pos[2] = 0, cur.drop()) {
 		const TableObj *t = nth(rs.tables(), pos[0]);
 		if (!t)
@@ -546,6 +594,9 @@ bool fill_event(const Ruleset &rs, const CommitEvent &ev, AttrWriter &w, uint32_
 	case kMsgNewFlowtable:
 	case kMsgDelFlowtable:
 		return fill_flowtable(*static_cast<const FlowtableObj *>(ev.obj), w);
+	case kMsgNewObj:
+	case kMsgDelObj:
+		return fill_obj(*static_cast<const ObjObj *>(ev.obj), w);
 	case kMsgNewGen:
 		return fill_gen(rs, w, pid, comm);
 	default:

@@ -65,6 +65,9 @@ bool fill_set_elems(const SetObj &s, uint32_t &from, AttrWriter &w);
 /* One element (index @index, deleted or not), as its notification. */
 bool fill_set_elem(const SetObj &s, uint32_t index, AttrWriter &w);
 bool fill_flowtable(const FlowtableObj &f, AttrWriter &w);
+/* A named object, as nf_tables_fill_obj_info; with @reset its counter is
+ * reset once written (NFT_MSG_GETOBJ_RESET), not when it does not fit. */
+bool fill_obj(const ObjObj &o, AttrWriter &w, bool reset = false);
 /* NFTA_GEN_ID; with @comm, the committer's NFTA_GEN_PROC_PID and _NAME
  * (as nf_tables_fill_gen_info). */
 bool fill_gen(const Ruleset &rs, AttrWriter &w, uint32_t pid = 0, const char *comm = nullptr);
@@ -75,8 +78,10 @@ bool fill_event(const Ruleset &rs, const CommitEvent &ev, AttrWriter &w, uint32_
 
 /*
  * A dump of one kind of object (@get_type: kMsgGetTable, ...GetChain,
- * ...GetRule, ...GetSet, ...GetSetElem, ...GetFlowtable, ...GetGen), of
- * every table or of the one named @table (nullptr: all), one object (or
+ * ...GetRule, ...GetSet, ...GetSetElem, ...GetFlowtable, ...GetObj,
+ * ...GetObjReset, ...GetGen), of every table or of the one named @table
+ * (nullptr: all), for objects only those named @name (nullptr: all;
+ * GetObjReset resets each counter it writes), one object (or
  * one part of a set's elements) per call: writes it to @w, sets @obj_type
  * (the NEW message type) and returns its length; 0 at the end; -EMSGSIZE
  * when not even one fits @w; -EOPNOTSUPP for another @get_type.
@@ -91,7 +96,7 @@ bool fill_event(const Ruleset &rs, const CommitEvent &ev, AttrWriter &w, uint32_
  */
 constexpr unsigned kDumpPosLen = 5;
 long dump_next(const Ruleset &rs, uint16_t get_type, const char *table, unsigned long *pos,
-	       AttrWriter &w, uint16_t *obj_type);
+	       AttrWriter &w, uint16_t *obj_type, const char *name = nullptr);
 
 } // namespace xb::nft
 

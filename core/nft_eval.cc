@@ -554,7 +554,8 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 			}
 			break;
 		}
-		case Op::Counter: {
+		case Op::Counter:
+		case Op::ObjCounter: {
 			CounterCpu *c = static_cast<Counter *>(in.ref)->cpu.this_cpu();
 			counter_add(c->packets, 1);
 			counter_add(c->bytes, p.len - p.nhoff);

@@ -385,19 +385,38 @@ int parse_counter(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
 	Counter *c = static_cast<Counter *>(xb_alloc(sizeof(Counter), XB_ALLOC_SLEEP));
 	if (!c)
 		return fail(ack, kENOMEM, "out of memory for a counter");
-	if (!c->cpu.init(XB_ALLOC_SLEEP)) {
+	int err = counter_init(*c, tb, ack);
+	if (err) {
 		xb_free(c);
-		return fail(ack, kENOMEM, "out of memory for a counter");
-	}
-	if ((tb[kCounterPackets].present() && !attr_be64(tb[kCounterPackets], c->base_packets)) ||
-	    (tb[kCounterBytes].present() && !attr_be64(tb[kCounterBytes], c->base_bytes))) {
-		c->cpu.fini();
-		xb_free(c);
-		return invalid(ack, "counter values are 64-bit");
+		return err;
 	}
 	out.counters[out.count_counters++] = c;
 	in.op = Op::Counter;
 	in.ref = c;
+	return 0;
+}
+
+/* nft_objref_init: an immediate reference to a named object of the table;
+ * xbridge has counter objects. The set form (objref map) is refused. */
+int parse_objref(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extack *ack)
+{
+	if (tb[kObjrefSetSreg].present() || tb[kObjrefSetName].present() ||
+	    tb[kObjrefSetId].present())
+		return fail(ack, kEOPNOTSUPP, "object maps are not supported by xbridge");
+	if (!tb[kObjrefImmName].present() || !tb[kObjrefImmType].present())
+		return invalid(ack, "an object reference needs a type and a name");
+	uint32_t type;
+	char name[kNameMax];
+	if (!attr_be32(tb[kObjrefImmType], type))
+		return invalid(ack, "object type is a 32-bit value");
+	if (!attr_string(tb[kObjrefImmName], name, sizeof(name)))
+		return fail(ack, kENOENT, "no such object");
+	void *obj = res.object(name, type);
+	if (!obj)
+		return fail(ack, kENOENT, "no such object");
+	in.op = Op::ObjCounter;
+	in.ref = obj;
+	out.obj_refs++;
 	return 0;
 }
 
@@ -596,6 +615,8 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_counter(tb, in, out, ack);
 	if (attr_equals(name, "limit"))
 		return parse_limit(tb, in, out, ack);
+	if (attr_equals(name, "objref"))
+		return parse_objref(tb, res, in, out, ack);
 	if (attr_equals(name, "ct"))
 		return parse_ct(tb, in, out, ack);
 	if (attr_equals(name, "flow_offload"))
@@ -734,7 +755,7 @@ int parse_rule_exprs(const Attr &list, Resolver &res, ParsedRule &out, Extack *a
 void free_parsed_rule(ParsedRule &r)
 {
 	for (uint32_t i = 0; i < r.count_counters; i++) {
-		r.counters[i]->cpu.fini();
+		counter_fini(*r.counters[i]);
 		xb_free(r.counters[i]);
 	}
 	for (uint32_t i = 0; i < r.count_limits; i++) {
@@ -748,6 +769,29 @@ void free_parsed_rule(ParsedRule &r)
 	if (r.limits)
 		xb_free(r.limits);
 	r = ParsedRule{};
+}
+
+int counter_init(Counter &c, const Attr *tb, Extack *ack)
+{
+	c.base_packets = c.base_bytes = 0;
+	if ((tb[kCounterPackets].present() && !attr_be64(tb[kCounterPackets], c.base_packets)) ||
+	    (tb[kCounterBytes].present() && !attr_be64(tb[kCounterBytes], c.base_bytes)))
+		return invalid(ack, "counter values are 64-bit");
+	if (!c.cpu.init(XB_ALLOC_SLEEP))
+		return fail(ack, kENOMEM, "out of memory for a counter");
+	return 0;
+}
+
+void counter_fini(Counter &c)
+{
+	c.cpu.fini();
+}
+
+void counter_reset(Counter &c, uint64_t packets, uint64_t bytes)
+{
+	/* modular: base + per-CPU sums - what was read */
+	c.base_packets -= packets;
+	c.base_bytes -= bytes;
 }
 
 void counter_read(const Counter &c, uint64_t &packets, uint64_t &bytes)

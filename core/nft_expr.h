@@ -50,6 +50,8 @@ enum class Op : uint8_t {
 	CtGet,		/* a conntrack property -> dreg, else break */
 	CtSet,		/* ct mark / ct zone set sreg */
 	FlowOffload,	/* flow offload @flowtable */
+	ObjCounter,	/* counter name NAME: a named counter object's packets
+			 * and bytes (objref); runs as Counter, dumps as objref */
 };
 
 /* A counter: per-CPU, summed for dumps. */
@@ -92,7 +94,8 @@ struct Insn {
 	uint32_t offset;	/* payload offset; shift amount */
 	int32_t code;		/* Verdict: the code */
 	void *ref;		/* Lookup: set; Verdict: chain; Counter; Limit;
-				 * FlowOffload: flowtable */
+				 * FlowOffload: flowtable; ObjCounter: the object
+				 * (control), its Counter (generation) */
 	uint8_t data[32];	/* Cmp/Immediate: value; CmpEq: value, byte mask
 				 * at 16; Range: from, to at 16; Bitwise: mask,
 				 * xor at 16 */
@@ -120,6 +123,8 @@ public:
 	 * jump to). */
 	virtual void *chain(const char *name, const uint32_t *id, bool &base) = 0;
 	virtual void *flowtable(const char *name) = 0;
+	/* A stateful object of the table by name and NFT_OBJECT_* type. */
+	virtual void *object(const char *name, uint32_t type) = 0;
 	/* Set layout, for lookups: key and data lengths, whether a map and
 	 * whether the data is a verdict. */
 	virtual void set_layout(void *set, uint32_t &key_len, uint32_t &data_len, bool &map,
@@ -139,6 +144,7 @@ struct ParsedRule {
 	bool has_ct = false;		/* reads or sets ct: switches conntrack on */
 	bool has_offload = false;
 	uint32_t verdict_refs = 0;	/* jumps and gotos (chain use counts) */
+	uint32_t obj_refs = 0;		/* ObjCounter Insns */
 };
 
 /* Maximum expressions per rule (nf_tables: NFT_RULE_MAXEXPRS). */
@@ -164,6 +170,16 @@ void free_parsed_rule(ParsedRule &r);
 
 /* Sum of a counter over all CPUs, plus its base. */
 void counter_read(const Counter &c, uint64_t &packets, uint64_t &bytes);
+
+/* A counter's per-CPU storage and its start values (NFTA_COUNTER_PACKETS
+ * and _BYTES in @tb, indexed by attribute type, when present), as
+ * nft_counter_do_init; counter_fini frees what counter_init allocated. */
+int counter_init(Counter &c, const Attr *tb, Extack *ack);
+void counter_fini(Counter &c);
+/* Subtract @packets and @bytes, values counter_read returned, so that a
+ * counter reads from zero again without losing what frames added since
+ * (nft_counter_reset). Control context, serialised with other resets. */
+void counter_reset(Counter &c, uint64_t packets, uint64_t bytes);
 
 /* nft_parse_register: a register number to its word index; false if out
  * of range. */

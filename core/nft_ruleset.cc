@@ -24,6 +24,7 @@ enum class UndoKind : uint8_t {
 	AddSet, DelSet,
 	AddElem, DelElem,
 	AddFlowtable, DelFlowtable,
+	AddObj, DelObj,
 };
 
 struct UndoRecord {
@@ -197,6 +198,13 @@ struct BuildContext final : Resolver {
 				return &f;
 		return nullptr;
 	}
+	void *object(const char *name, uint32_t type) override
+	{
+		for (ObjObj &o : table->objs)
+			if (o.type == type && cstr_equal(o.name, name))
+				return &o;
+		return nullptr;
+	}
 	void set_layout(void *set, uint32_t &key_len, uint32_t &data_len, bool &map,
 			bool &verdict_map) override
 	{
@@ -243,6 +251,11 @@ void Ruleset::fini()
 			t.flowtables.pop_front();
 			free_flowtable(&f);
 		}
+		while (!t.objs.empty()) {
+			ObjObj &o = t.objs.front();
+			t.objs.pop_front();
+			free_object(&o);
+		}
 		free_table(&t);
 	}
 	Generation *old = gen_.writer();
@@ -283,6 +296,13 @@ void Ruleset::free_flowtable(FlowtableObj *f)
 	free_blob(f->hook);
 	free_blob(f->devices);
 	free_obj(f);
+}
+
+void Ruleset::free_object(ObjObj *o)
+{
+	counter_fini(o->counter);
+	free_blob(o->userdata);
+	free_obj(o);
 }
 
 void Ruleset::free_table(TableObj *t)
@@ -364,12 +384,17 @@ void note_set_name(TableObj *t, const char *name)
 }
 
 /* A rule was linked into (+1) or unlinked from (-1) its chain: count its
- * lookups on the sets they name (SetObj::rule_uses). */
+ * lookups on the sets they name (SetObj::rule_uses) and its references to
+ * named objects (ObjObj::rule_uses). */
 void count_set_uses(const RuleObj *r, int delta)
 {
-	for (uint32_t i = 0; i < r->code.count; i++)
-		if (r->code.insn[i].op == Op::Lookup)
-			static_cast<SetObj *>(r->code.insn[i].ref)->rule_uses += uint32_t(delta);
+	for (uint32_t i = 0; i < r->code.count; i++) {
+		const Insn &in = r->code.insn[i];
+		if (in.op == Op::Lookup)
+			static_cast<SetObj *>(in.ref)->rule_uses += uint32_t(delta);
+		else if (in.op == Op::ObjCounter)
+			static_cast<ObjObj *>(in.ref)->rule_uses += uint32_t(delta);
+	}
 }
 
 } // namespace
@@ -395,7 +420,8 @@ int Ruleset::apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8
 		return fail(ack, kEINVAL, "malformed attributes");
 	const bool is_delete = type == kMsgDelTable || type == kMsgDelChain ||
 			       type == kMsgDelRule || type == kMsgDelSet ||
-			       type == kMsgDelSetElem || type == kMsgDelFlowtable;
+			       type == kMsgDelSetElem || type == kMsgDelFlowtable ||
+			       type == kMsgDelObj;
 	int err = check_family(family, is_delete, ack);
 	if (err)
 		return err;
@@ -415,6 +441,8 @@ int Ruleset::apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8
 	case kMsgDelSetElem: err = del_setelem(nlflags, tb, ack); break;
 	case kMsgNewFlowtable: err = new_flowtable(nlflags, tb, ack); break;
 	case kMsgDelFlowtable: err = del_flowtable(nlflags, tb, ack); break;
+	case kMsgNewObj: err = new_obj(nlflags, tb, ack); break;
+	case kMsgDelObj: err = del_obj(nlflags, tb, ack); break;
 	default:
 		return fail(ack, kEOPNOTSUPP, "unsupported nf_tables request");
 	}
@@ -522,6 +550,20 @@ void Ruleset::undo_one(const UndoRecord &rec)
 		list.insert(pos, *f);
 		break;
 	}
+	case UndoKind::AddObj: {
+		auto *o = static_cast<ObjObj *>(rec.obj);
+		o->table->objs.erase(o->table->objs.iterator_to(*o));
+		free_object(o);
+		break;
+	}
+	case UndoKind::DelObj: {
+		auto *o = static_cast<ObjObj *>(rec.obj);
+		auto &list = o->table->objs;
+		auto pos = rec.next ? list.iterator_to(*static_cast<ObjObj *>(rec.next))
+				    : list.end();
+		list.insert(pos, *o);
+		break;
+	}
 	}
 }
 
@@ -567,6 +609,8 @@ void Ruleset::notify(const CommitSink &events) const
 		case UndoKind::DelElem: ev.type = kMsgDelSetElem; ev.elem = rec.old_u32; break;
 		case UndoKind::AddFlowtable: ev.type = kMsgNewFlowtable; break;
 		case UndoKind::DelFlowtable: ev.type = kMsgDelFlowtable; break;
+		case UndoKind::AddObj: ev.type = kMsgNewObj; break;
+		case UndoKind::DelObj: ev.type = kMsgDelObj; break;
 		}
 		events.fn(events.ctx, *this, ev);
 	}
@@ -610,6 +654,7 @@ int Ruleset::commit(Extack *ack, const CommitSink *events)
 		case UndoKind::DelFlowtable:
 			free_flowtable(static_cast<FlowtableObj *>(rec.obj));
 			break;
+		case UndoKind::DelObj: free_object(static_cast<ObjObj *>(rec.obj)); break;
 		case UndoKind::AddChain: static_cast<ChainObj *>(rec.obj)->batch_id = 0; break;
 		case UndoKind::AddRule: static_cast<RuleObj *>(rec.obj)->batch_id = 0; break;
 		case UndoKind::AddSet: static_cast<SetObj *>(rec.obj)->batch_id = 0; break;
@@ -686,7 +731,7 @@ int Ruleset::remove_table(TableObj *t, Extack *ack)
 	return 0;
 }
 
-/* nft_flush_table: rules, then sets, flowtables and chains. */
+/* nft_flush_table: rules, then sets, flowtables, objects and chains. */
 int Ruleset::flush_table(TableObj *t, Extack *ack)
 {
 	for (ChainObj &c : t->chains)
@@ -702,6 +747,11 @@ int Ruleset::flush_table(TableObj *t, Extack *ack)
 	}
 	while (!t->flowtables.empty()) {
 		int err = remove_flowtable(&t->flowtables.front(), ack);
+		if (err)
+			return err;
+	}
+	while (!t->objs.empty()) {
+		int err = remove_obj(&t->objs.front(), ack);
 		if (err)
 			return err;
 	}
@@ -1624,6 +1674,110 @@ int Ruleset::del_flowtable(uint16_t, const Attr *tb, Extack *ack)
 	return fail(ack, kENOENT, "no such flowtable");
 }
 
+/* ---- stateful objects ---------------------------------------------------- */
+
+namespace {
+
+/* nft_obj_lookup: by name and type (a name may repeat across types). */
+ObjObj *find_obj(TableObj *t, const Attr &name, uint32_t type)
+{
+	for (ObjObj &o : t->objs)
+		if (o.type == type && name_is(o.name, name))
+			return &o;
+	return nullptr;
+}
+
+} // namespace
+
+/* nf_tables_newobj: counters only; an existing one is kept as it is
+ * (counters have no update), NLM_F_EXCL: EEXIST, NLM_F_REPLACE: EOPNOTSUPP. */
+int Ruleset::new_obj(uint16_t flags, const Attr *tb, Extack *ack)
+{
+	if (!tb[kObjType].present() || !tb[kObjName].present() || !tb[kObjData].present())
+		return fail(ack, kEINVAL, "an object needs a type, a name and data");
+	uint32_t type;
+	if (!attr_be32(tb[kObjType], type))
+		return fail(ack, kEINVAL, "object type is a 32-bit value");
+	TableObj *t = find_table(tb[kObjTable]);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	if (find_obj(t, tb[kObjName], type)) {
+		if (flags & kNlmFExcl)
+			return fail(ack, kEEXIST, "object exists");
+		if (flags & kNlmFReplace)
+			return fail(ack, kEOPNOTSUPP, "objects cannot be replaced");
+		return 0;
+	}
+	if (type != kObjectCounter)
+		return fail(ack, kEOPNOTSUPP, "xbridge has counter objects only");
+	constexpr unsigned kCounterAttrMax = kCounterPackets;
+	Attr ct[kCounterAttrMax + 1];
+	if (!parse_nested(tb[kObjData], ct, kCounterAttrMax))
+		return fail(ack, kEINVAL, "malformed counter data");
+	ObjObj *o = alloc_obj<ObjObj>();
+	if (!o)
+		return fail(ack, kENOMEM, "out of memory for an object");
+	int err = copy_name(o->name, tb[kObjName], ack);
+	if (!err)
+		err = copy_blob(o->userdata, tb[kObjUserdata], kUserdataMax, ack);
+	bool counter = false;
+	if (!err)
+		counter = !(err = counter_init(o->counter, ct, ack));
+	if (!err)
+		err = log({UndoKind::AddObj, o, nullptr, 0}, ack);
+	if (err) {
+		if (counter)
+			counter_fini(o->counter);
+		free_blob(o->userdata);
+		free_obj(o);
+		return err;
+	}
+	o->table = t;
+	o->type = type;
+	o->handle = t->next_handle++;
+	t->objs.push_back(*o);
+	return 0;
+}
+
+int Ruleset::remove_obj(ObjObj *o, Extack *ack)
+{
+	if (o->rule_uses)
+		return fail(ack, kEBUSY, "object is in use by a rule");
+	auto &list = o->table->objs;
+	auto it = list.iterator_to(*o);
+	auto nx = it;
+	++nx;
+	int err = log({UndoKind::DelObj, o, nx == list.end() ? nullptr : &*nx, 0}, ack);
+	if (err)
+		return err;
+	list.erase(it);
+	return 0;
+}
+
+/* nf_tables_delobj: by name or handle, of the given type. */
+int Ruleset::del_obj(uint16_t, const Attr *tb, Extack *ack)
+{
+	if (!tb[kObjType].present() || (!tb[kObjName].present() && !tb[kObjHandle].present()))
+		return fail(ack, kEINVAL, "deleting an object needs its type and name or handle");
+	uint32_t type;
+	if (!attr_be32(tb[kObjType], type))
+		return fail(ack, kEINVAL, "object type is a 32-bit value");
+	TableObj *t = find_table(tb[kObjTable]);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	if (tb[kObjHandle].present()) {
+		uint64_t h;
+		if (!attr_be64(tb[kObjHandle], h))
+			return fail(ack, kEINVAL, "object handle is a 64-bit value");
+		for (ObjObj &o : t->objs)
+			if (o.type == type && o.handle == h)
+				return remove_obj(&o, ack);
+		return fail(ack, kENOENT, "no such object");
+	}
+	ObjObj *o = find_obj(t, tb[kObjName], type);
+	return o ? remove_obj(o, ack) : fail(ack, kENOENT, "no such object");
+}
+
 /* ---- generations -------------------------------------------------------- */
 
 void Ruleset::free_generation(Generation *g)
@@ -1832,6 +1986,8 @@ int Ruleset::build(Generation *&out, Extack *ack)
 						in.ref = g->sets[static_cast<SetObj *>(in.ref)->build_index];
 					else if (in.op == Op::Verdict && in.ref)
 						in.ref = &g->chains[static_cast<ChainObj *>(in.ref)->build_index];
+					else if (in.op == Op::ObjCounter)
+						in.ref = &static_cast<ObjObj *>(in.ref)->counter;
 				}
 				fuse_rule(&g->insns[ii - rc.count], rc.count);
 				g->uses_ct |= r.code.has_ct;

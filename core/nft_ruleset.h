@@ -26,6 +26,7 @@
  * Ownership: the Ruleset owns its objects and its current generation. A
  * rule owns its stateful expressions (counters, limits); generations point
  * at them, so a deleted rule is freed only after the generation that ran it.
+ * A named counter object (ObjObj) is the table's; rules refer to it.
  */
 #ifndef XBRIDGE_CORE_NFT_RULESET_H
 #define XBRIDGE_CORE_NFT_RULESET_H
@@ -113,6 +114,22 @@ struct FlowtableObj {
 	bool has_device(const char *name) const;
 };
 
+/* A named stateful object (NFT_MSG_NEWOBJ): xbridge has counters. Rules
+ * reach it by objref (Op::ObjCounter); generations point at its counter,
+ * so a deleted object is freed only after the generation that ran it. */
+struct ObjObj {
+	ListHook link;
+	TableObj *table;
+	char name[kNameMax];
+	uint64_t handle;
+	uint32_t type;		/* NFT_OBJECT_* (kObjectCounter) */
+	Counter counter;
+	Blob userdata;
+	/* objrefs in the rules linked into its table's chains (NFTA_OBJ_USE;
+	 * a referenced object cannot be deleted: EBUSY). */
+	uint32_t rule_uses;
+};
+
 struct TableObj {
 	ListHook link;
 	char name[kNameMax];
@@ -130,6 +147,8 @@ struct TableObj {
 		boost::intrusive::member_hook<SetObj, ListHook, &SetObj::link>> sets;
 	boost::intrusive::list<FlowtableObj,
 		boost::intrusive::member_hook<FlowtableObj, ListHook, &FlowtableObj::link>> flowtables;
+	boost::intrusive::list<ObjObj,
+		boost::intrusive::member_hook<ObjObj, ListHook, &ObjObj::link>> objs;
 };
 
 using TableObjList = boost::intrusive::list<TableObj,
@@ -161,13 +180,13 @@ class Ruleset;
  * added, changed or deleted, in batch order - NEWTABLE/DELTABLE (a table's
  * flags changed: NEWTABLE), NEWCHAIN/DELCHAIN (a policy changed: NEWCHAIN),
  * NEWRULE/DELRULE, NEWSET/DELSET, NEWSETELEM/DELSETELEM (one per element),
- * NEWFLOWTABLE/DELFLOWTABLE - then NEWGEN with the new generation id. An
+ * NEWFLOWTABLE/DELFLOWTABLE, NEWOBJ/DELOBJ - then NEWGEN with the new generation id. An
  * object deleted later in the same batch is still readable for the call.
  */
 struct CommitEvent {
 	uint16_t type;		/* NFT_MSG_* */
 	const void *obj;	/* TableObj, ChainObj, RuleObj, SetObj (*SETELEM:
-				 * the set), FlowtableObj; NEWGEN: nullptr */
+				 * the set), FlowtableObj, ObjObj; NEWGEN: nullptr */
 	uint32_t elem;		/* *SETELEM: the element's index in the set */
 };
 
@@ -226,6 +245,8 @@ private:
 	int del_setelem(uint16_t flags, const Attr *tb, Extack *ack);
 	int new_flowtable(uint16_t flags, const Attr *tb, Extack *ack);
 	int del_flowtable(uint16_t flags, const Attr *tb, Extack *ack);
+	int new_obj(uint16_t flags, const Attr *tb, Extack *ack);
+	int del_obj(uint16_t flags, const Attr *tb, Extack *ack);
 
 	int flush_table(TableObj *t, Extack *ack);
 	int remove_table(TableObj *t, Extack *ack);
@@ -233,6 +254,7 @@ private:
 	int remove_rule(RuleObj *r, Extack *ack);
 	int remove_set(SetObj *s, Extack *ack);
 	int remove_flowtable(FlowtableObj *f, Extack *ack);
+	int remove_obj(ObjObj *o, Extack *ack);
 	int set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Extack *ack);
 	int anonymous_set_name(TableObj *t, char *name, Extack *ack);
 
@@ -248,6 +270,7 @@ private:
 	void free_set(SetObj *s);
 	void free_table(TableObj *t);
 	void free_flowtable(FlowtableObj *f);
+	void free_object(ObjObj *o);
 
 	int build(Generation *&out, Extack *ack);
 	void notify(const CommitSink &events) const;

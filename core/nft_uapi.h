@@ -148,6 +148,15 @@ constexpr uint32_t kFlowtableFHwOffload = 0x1;
 constexpr uint32_t kFlowtableFCounter = 0x2;
 enum : uint16_t { kDeviceName = 1 };
 enum : uint16_t { kGenId = 1, kGenProcPid = 2, kGenProcName = 3 };
+enum : uint16_t {
+	kObjTable = 1, kObjName = 2, kObjType = 3, kObjData = 4, kObjUse = 5, kObjHandle = 6,
+	kObjPad = 7, kObjUserdata = 8,
+};
+constexpr uint32_t kObjectCounter = 1;	/* NFT_OBJECT_COUNTER */
+enum : uint16_t {
+	kObjrefImmType = 1, kObjrefImmName = 2, kObjrefSetSreg = 3, kObjrefSetName = 4,
+	kObjrefSetId = 5,
+};
 
 /* nfnetlink message types of the nf_tables subsystem (NFT_MSG_*). */
 enum : uint16_t {
@@ -157,6 +166,7 @@ enum : uint16_t {
 	kMsgNewSet = 9, kMsgGetSet = 10, kMsgDelSet = 11,
 	kMsgNewSetElem = 12, kMsgGetSetElem = 13, kMsgDelSetElem = 14,
 	kMsgNewGen = 15, kMsgGetGen = 16,
+	kMsgNewObj = 18, kMsgGetObj = 19, kMsgDelObj = 20, kMsgGetObjReset = 21,
 	kMsgNewFlowtable = 22, kMsgGetFlowtable = 23, kMsgDelFlowtable = 24,
 };
 

@@ -2,8 +2,9 @@
 /*
  * xbridge_genl_nft.c - the nf_tables objects of the `xbridge` family:
  * NFT_BATCH (a batch of nf_tables requests, applied whole or not at all)
- * and NFT_GET (dumps of tables, chains, rules, sets, elements, flowtables
- * and the generation), and the namespace's ruleset they act on.
+ * and NFT_GET (dumps of tables, chains, rules, sets, elements, flowtables,
+ * named objects - GETOBJ_RESET resets the counters it returns - and the
+ * generation), and the namespace's ruleset they act on.
  *
  * Each namespace has one bridge-family ruleset (as nf_tables keeps its
  * tables per namespace): bridge tables hook every xbridge there. It is
@@ -28,6 +29,7 @@
  */
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
 #include <linux/rtnetlink.h>
 #include <linux/sched.h>
 #include <linux/workqueue.h>
@@ -246,7 +248,7 @@ int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct nlattr **attrs = xbr_nl_dump_attrs(cb);
 	struct xbg_nft *rs = xbr_nft_ruleset(sock_net(skb->sk));
-	char table[256] = "";
+	char table[256] = "", name[256] = "";
 	struct xbr_nft_msg req;
 	int err = 0;
 
@@ -267,6 +269,11 @@ int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 		if (t && nla_len(t) > 1)
 			nla_strscpy(table, t, sizeof(table));
+		/* NFT_MSG_GETOBJ(_RESET) of one object: NFTA_OBJ_NAME (2). */
+		t = nla_find(req.attrs, req.len, 2);
+		if ((req.type == NFT_MSG_GETOBJ || req.type == NFT_MSG_GETOBJ_RESET) &&
+		    t && nla_len(t) > 1)
+			nla_strscpy(name, t, sizeof(name));
 	}
 
 	rtnl_lock();
@@ -301,7 +308,8 @@ int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 		}
 		len = xbg_nft_dump_next(rs, req.type, table[0] ? table : NULL,
-					(unsigned long *)cb->args, nla_data(data), room, &obj_type);
+					name[0] ? name : NULL, (unsigned long *)cb->args,
+					nla_data(data), room, &obj_type);
 		if (len <= 0) {
 			genlmsg_cancel(skb, hdr);
 			if (len == 0)

@@ -288,7 +288,7 @@ enum xbridge_cmd {
 	XBRIDGE_CMD_VLAN_DEL = 11,	/* Delete a VID or range from a port */
 	XBRIDGE_CMD_VLAN_SET = 12,	/* Set the per-VLAN state of a VID or range (every VID must exist) */
 	XBRIDGE_CMD_NFT_BATCH = 64,	/* Apply nf_tables messages to the namespace's bridge-family ruleset as one batch, as nfnetlink applies a batch: each validated as nf_tables validates it, and all of them committed together or none (the extack names the message that failed) */
-	XBRIDGE_CMD_NFT_GET = 65,	/* Dump the ruleset's objects of one kind (the request's nft-msg type: GETTABLE, GETCHAIN, GETRULE, GETSET, GETSETELEM, GETFLOWTABLE or GETGEN), optionally of one table (its NFTA_*_TABLE in attrs), one object a message as nf_tables dumps it */
+	XBRIDGE_CMD_NFT_GET = 65,	/* Dump the ruleset's objects of one kind (the request's nft-msg type: GETTABLE, GETCHAIN, GETRULE, GETSET, GETSETELEM, GETFLOWTABLE, GETOBJ, GETOBJ_RESET or GETGEN), optionally of one table (its NFTA_*_TABLE in attrs) and, for named objects, of one name (NFTA_OBJ_NAME; GETOBJ_RESET resets the counters it returns), one object a message as nf_tables dumps it */
 	XBRIDGE_CMD_CT_GET = 128,	/* Get one connection (by tuple and zone), or dump every connection (of one bridge with ifindex; of one zone with ct zone, the only ct attribute a dump takes) */
 	XBRIDGE_CMD_CT_DEL = 129,	/* Delete one connection (by tuple and zone) */
 	XBRIDGE_CMD_CT_FLUSH = 130,	/* Delete every connection (of one zone with ct zone, of one mark with ct mark and mark-mask); nothing when conntrack is off */

@@ -262,7 +262,7 @@ nft_hooks() {
 	ip addr add 10.0.0.1/24 dev xbr0
 	cat > "$TMPDIR/hooks.nft" <<'EOF'
 table bridge t {
-	chain fwd {
+	chain forward {
 		type filter hook forward priority filter; policy accept;
 		iifname "veth21" oifname "veth22" icmp type echo-request counter drop
 	}
@@ -288,7 +288,7 @@ EOF
 	check "input: h2 -> xbr0 passes" ip netns exec h2 ping -c 1 -W 2 10.0.0.1
 	check "output: xbr0 -> h2 echo request dropped" no_reply ping -c 1 -W 1 10.0.0.8
 	check "output: xbr0 -> h1 passes" ping -c 1 -W 2 10.0.0.7
-	for c in fwd in out; do
+	for c in forward in out; do
 		listed=$(xnft list chain bridge t $c)
 		[[ $listed == *"counter packets "[1-9]* ]]
 		log_test "the $c chain counted its drops" $? "$listed"
@@ -337,6 +337,71 @@ EOF
 	check "flush ruleset (ct-host)" xnft flush ruleset
 }
 
+# 10. Named counters (counter objects): listed as nft lists them, counted
+#     by the rules that name them, reset, and busy while a rule names one.
+nft_counters() {
+	cat > "$TMPDIR/counters.nft" <<'EOF'
+table bridge c {
+	counter pings {
+		comment "h1 to h2"
+		packets 0 bytes 0
+	}
+
+	counter other {
+		packets 5 bytes 500
+	}
+
+	chain forward {
+		type filter hook forward priority filter; policy accept;
+		iifname "veth21" icmp type echo-request counter name "pings"
+		udp dport 9 counter name "other" drop
+	}
+}
+EOF
+	check "xnft -f: named counters" xnft -f "$TMPDIR/counters.nft"
+	if nft -f "$TMPDIR/counters.nft" 2>"$TMPDIR/nft.err"; then
+		same "counters: list ruleset = nft list ruleset" "$(xnft list ruleset)" "$(nft list ruleset)"
+		same "counters: list counters = nft" "$(xnft list counters)" "$(nft list counters)"
+		same "counters: -a list counter = nft" "$(xnft -a list counter bridge c pings)" \
+			"$(nft -a list counter bridge c pings)"
+		same "counters: -j list counters = nft" "$(xnft -j list counters)" "$(nft -j list counters)"
+		same "counters: -s list counters table = nft" "$(xnft -s list counters table bridge c)" \
+			"$(nft -s list counters table bridge c)"
+		check_fails "counters: nft refuses to delete one in use: EBUSY" "Device or resource busy" \
+			nft delete counter bridge c pings
+		nft flush ruleset
+	else
+		log_test "nft -f counters (Linux's nf_tables)" 1 "$(cat "$TMPDIR/nft.err")"
+	fi
+	check "counters: h1 -> h2 three pings" ip netns exec h1 ping -c 3 -i 0.3 -W 2 10.0.0.8
+	# three 84-byte IPv4 echo requests
+	same "counters: list counter counted them" "$(xnft list counter bridge c pings)" "table bridge c {
+	counter pings {
+		comment \"h1 to h2\"
+		packets 3 bytes 252
+	}
+}"
+	same "counters: reset counter prints what it took" "$(xnft reset counter bridge c pings)" \
+		"$(xnft list counter bridge c pings | sed 's/packets 0 bytes 0/packets 3 bytes 252/')"
+	[[ $(xnft list counter bridge c pings) == *"packets 0 bytes 0"* ]]
+	log_test "counters: zero after the reset" $? "$(xnft list counter bridge c pings)"
+	same "counters: the other counter kept its values" \
+		"$(xnft list counters | grep -A1 'counter other' | tail -1)" "		packets 5 bytes 500"
+	before=$(xnft -a list ruleset)
+	check_fails "counters: delete one in use: EBUSY" "Device or resource busy" \
+		xnft delete counter bridge c pings
+	printf 'add counter bridge c fresh\ndelete counter bridge c other\n' > "$TMPDIR/busy.nft"
+	check_fails "counters: a batch deleting one in use fails whole" "Device or resource busy" \
+		xnft -f "$TMPDIR/busy.nft"
+	same "counters: nothing of it stayed" "$(xnft -a list ruleset)" "$before"
+	check_fails "counters: a rule naming a missing counter" "No such file or directory" \
+		xnft add rule bridge c forward counter name nope
+	check "counters: flush the chain, then delete the counters" \
+		bash -c "'$XNFT' flush chain bridge c forward && '$XNFT' delete counter bridge c pings && '$XNFT' delete counter bridge c other"
+	check "counters: none left" test -z "$(xnft list counters)"
+	check "flush ruleset (counters)" xnft flush ruleset
+}
+
 ALL_TESTS="
 	nft_empty
 	nft_same_as_nft
@@ -347,6 +412,7 @@ ALL_TESTS="
 	nft_seed_filters
 	nft_hooks
 	nft_ct_host
+	nft_counters
 "
 
 nft_topology

@@ -220,7 +220,7 @@ add rule bridge firewall ftb-all counter ct zone 2 ip protocol udp flow offload 
 EOF
 } > "$T/seed-ft.nft"
 printf '%s\n' 'add table bridge t' \
-	'add chain bridge t fwd { type filter hook forward priority 0 ; policy accept ; }' > "$T/empty.nft"
+	'add chain bridge t forward { type filter hook forward priority 0 ; policy accept ; }' > "$T/empty.nft"
 
 # The fixed part: the namespaces and their veths; the receiver drops the
 # UDP frames at its tc ingress (after eth0 counted them); iperf3 server.

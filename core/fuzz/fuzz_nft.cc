@@ -105,10 +105,11 @@ private:
 Ruleset *rs;
 const uint16_t kTypes[] = {kMsgNewTable, kMsgDelTable, kMsgNewChain, kMsgDelChain,
 			   kMsgNewRule,  kMsgDelRule,  kMsgNewSet,   kMsgDelSet,
-			   kMsgNewSetElem, kMsgDelSetElem, kMsgNewFlowtable, kMsgDelFlowtable};
+			   kMsgNewSetElem, kMsgDelSetElem, kMsgNewFlowtable, kMsgDelFlowtable,
+			   kMsgNewObj,  kMsgDelObj};
 const char *const kExprs[] = {"immediate", "cmp", "range", "bitwise", "byteorder", "payload",
 			      "meta", "lookup", "counter", "limit", "ct", "flow_offload",
-			      "nosuch"};
+			      "objref", "nosuch"};
 const char *const kChains[] = {"pre", "in", "fwd", "out", "post", "a", "b"};
 
 int apply(uint16_t type, uint16_t flags, const std::vector<uint8_t> &attrs)

@@ -66,7 +66,9 @@ struct Stmt {
 	Location loc;
 	Op op = Op::Implicit;
 	ExprPtr lhs, rhs;
-	std::string key;          // CtSet/MetaSet key; Verdict kind; FlowOffload flowtable
+	std::string key;          // CtSet/MetaSet key; Verdict kind; FlowOffload flowtable;
+	                          // Counter: a named counter object ("" anonymous)
+	Location name_loc;        // Counter: where the object's name stands
 	std::string chain;        // Verdict jump/goto target
 	// Limit
 	uint64_t rate = 0, burst = 0;
@@ -125,6 +127,14 @@ struct FlowtableDecl {
 	bool counter = false;
 };
 
+// counter NAME { packets N bytes N; comment "..." }
+struct CounterDecl {
+	Location loc;             // the name
+	std::string name;
+	uint64_t packets = 0, bytes = 0;
+	std::optional<std::string> comment;
+};
+
 struct TableDecl {
 	Location loc;
 	std::string family, name;
@@ -133,20 +143,22 @@ struct TableDecl {
 	std::vector<ChainDecl> chains;
 	std::vector<SetDecl> sets;
 	std::vector<FlowtableDecl> flowtables;
+	std::vector<CounterDecl> counters;
 	bool has_body = false;
 };
 
 enum class Verb { Add, Create, Insert, Replace, Delete, Destroy, Flush, List, Reset, Rename };
-enum class Obj { Ruleset, Table, Chain, Rule, Set, Map, Element, Flowtable, Tables, Chains, Sets, Maps, Flowtables };
+enum class Obj { Ruleset, Table, Chain, Rule, Set, Map, Element, Flowtable, Tables, Chains, Sets, Maps, Flowtables,
+		 Counter, Counters };
 
 struct Command {
 	Location loc;
 	Verb verb = Verb::Add;
 	Obj obj = Obj::Table;
 	std::string family = "ip";
-	std::string table, chain, set, flowtable;
+	std::string table, chain, set, flowtable, counter;
 	Location table_loc, chain_loc;
-	Location name_loc;                    // set, map or flowtable name
+	Location name_loc;                    // set, map, flowtable or counter name
 	uint64_t handle = 0;
 	bool has_handle = false;
 	TableDecl table_decl;                 // Table
@@ -154,6 +166,7 @@ struct Command {
 	std::optional<Rule> rule;             // Rule
 	std::optional<SetDecl> set_decl;      // Set/Map
 	std::optional<FlowtableDecl> ft_decl; // Flowtable
+	std::optional<CounterDecl> counter_decl; // Counter (add/create)
 	ExprPtr elements;                     // Element
 };
 

@@ -3,6 +3,7 @@
 
 #include <libnftnl/chain.h>
 #include <libnftnl/flowtable.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
@@ -22,6 +23,8 @@ Batch::~Batch()
 			nftnl_set_free(i.set);
 		if (i.flowtable)
 			nftnl_flowtable_free(i.flowtable);
+		if (i.obj)
+			nftnl_obj_free(i.obj);
 	}
 }
 
@@ -82,6 +85,21 @@ void Batch::add_flowtable(ItemKind k, nftnl_flowtable *f, uint32_t family, uint1
 	nftnl_flowtable_set_str(f, NFTNL_FLOWTABLE_NAME, name.c_str());
 	BatchItem i{k, flags, family};
 	i.flowtable = f;
+	items_.push_back(i);
+}
+
+void Batch::add_obj(ItemKind k, nftnl_obj *o, uint32_t family, uint16_t flags,
+		    const std::string &table, const std::string &name)
+{
+	if (debug && k == ItemKind::NewObj) {
+		nftnl_obj_fprintf(debug, o, 0, 0);
+		fprintf(debug, "\n");
+	}
+	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, table.c_str());
+	if (!name.empty())
+		nftnl_obj_set_str(o, NFTNL_OBJ_NAME, name.c_str());
+	BatchItem i{k, flags, family};
+	i.obj = o;
 	items_.push_back(i);
 }
 

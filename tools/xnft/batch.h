@@ -15,6 +15,7 @@ struct nftnl_chain;
 struct nftnl_rule;
 struct nftnl_set;
 struct nftnl_flowtable;
+struct nftnl_obj;
 
 namespace xnft {
 
@@ -25,6 +26,7 @@ enum class ItemKind {
 	NewSet, DelSet, FlushSet,
 	NewSetElems, DelSetElems,
 	NewFlowtable, DelFlowtable,
+	NewObj, DelObj,
 	FlushRuleset,
 };
 
@@ -37,6 +39,7 @@ struct BatchItem {
 	nftnl_rule *rule = nullptr;
 	nftnl_set *set = nullptr;
 	nftnl_flowtable *flowtable = nullptr;
+	nftnl_obj *obj = nullptr;
 };
 
 class Batch {
@@ -59,6 +62,10 @@ public:
 	void add_set(ItemKind k, nftnl_set *s, uint32_t family, uint16_t flags);
 	void add_flowtable(ItemKind k, nftnl_flowtable *f, uint32_t family, uint16_t flags,
 			   const std::string &table, const std::string &name);
+	// A named object (counter); dumped before TABLE and NAME are set, as
+	// nft's netlink_dump_obj prints it.
+	void add_obj(ItemKind k, nftnl_obj *o, uint32_t family, uint16_t flags,
+		     const std::string &table, const std::string &name);
 	void add_flush_ruleset(uint32_t family);
 
 	const std::vector<BatchItem> &items() const { return items_; }

@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 1000; i++)
 			text += (i ? ", " : "") + std::string("10.0.") + std::to_string(i / 250) + "." +
 				std::to_string(i % 250);
-		text += " } }\n  chain fwd { type filter hook forward priority 0; policy drop; "
+		text += " } }\n  chain forward { type filter hook forward priority 0; policy drop; "
 			"ip daddr @s accept }\n}\n";
 		ok &= load(rs, text);
 		Frames f;
@@ -275,7 +275,7 @@ int main(int argc, char **argv)
 	for (unsigned n : {0u, 10u, 100u}) {
 		Ruleset rs;
 		rs.init(nullptr);
-		std::string text = "table bridge t {\n  chain fwd { type filter hook forward priority 0; "
+		std::string text = "table bridge t {\n  chain forward { type filter hook forward priority 0; "
 				   "policy drop;\n";
 		for (unsigned i = 0; i < n; i++)
 			text += "    tcp dport " + std::to_string(1000 + i) + " drop\n";

@@ -5,6 +5,7 @@
 
 #include <libnftnl/chain.h>
 #include <libnftnl/flowtable.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
@@ -60,6 +61,9 @@ void Compiler::learn(const RulesetModel &m)
 			ti.chains[nftnl_chain_get_str(c, NFTNL_CHAIN_NAME)] = true;
 		for (nftnl_flowtable *f : t.flowtables)
 			ti.flowtables[nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME)] = true;
+		for (nftnl_obj *o : t.objs)
+			if (nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE) == NFT_OBJECT_COUNTER)
+				ti.counters[nftnl_obj_get_str(o, NFTNL_OBJ_NAME)] = true;
 		for (nftnl_set *s : t.sets) {
 			SetInfo si;
 			si.name = nftnl_set_get_str(s, NFTNL_SET_NAME);
@@ -194,6 +198,29 @@ void Compiler::compile(const Command &cmd)
 		flowtable(cmd.family, cmd.table, *cmd.ft_decl, cmd.verb);
 		return;
 	}
+	case Obj::Counter: {
+		require_bridge(cmd.family, cmd.loc);
+		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
+		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) {
+			if (!cmd.has_handle && cmd.verb == Verb::Delete && !t.counters.count(cmd.counter))
+				throw LangError(cmd.name_loc,
+						"Could not process rule: No such file or directory");
+			nftnl_obj *o = nftnl_obj_alloc();
+			nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, family_number(cmd.family));
+			nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
+			if (cmd.has_handle)
+				nftnl_obj_set_u64(o, NFTNL_OBJ_HANDLE, cmd.handle);
+			else
+				t.counters.erase(cmd.counter);
+			batch_->add_obj(ItemKind::DelObj, o, family_number(cmd.family), 0, cmd.table,
+					cmd.has_handle ? "" : cmd.counter);
+			return;
+		}
+		if (!cmd.counter_decl)
+			throw LangError(cmd.loc, "list/reset are not batch commands");
+		counter(cmd.family, cmd.table, *cmd.counter_decl, cmd.verb);
+		return;
+	}
 	default:
 		throw LangError(cmd.loc, "list commands are not part of a batch");
 	}
@@ -239,13 +266,16 @@ void Compiler::table(const Command &cmd)
 	nftnl_table_set_str(t, NFTNL_TABLE_NAME, cmd.table.c_str());
 	batch_->add_table(ItemKind::NewTable, t, fam,
 			 cmd.verb == Verb::Create ? NLM_F_CREATE | NLM_F_EXCL : NLM_F_CREATE);
-	// nft_cmd_expand order: chains, sets, flowtables, then every chain's rules.
-	// Names are known up front so rules may jump to later chains.
+	// nft_cmd_expand order: chains, objects (counters), sets, flowtables,
+	// then every chain's rules. Names are known up front so rules may jump
+	// to later chains.
 	TableInfo &ti = tables_[key];
 	for (auto &c : d.chains)
 		ti.chains[c.name] = true;
 	for (auto &c : d.chains)
 		chain(cmd.family, cmd.table, c, Verb::Add);
+	for (auto &c : d.counters)
+		counter(cmd.family, cmd.table, c, Verb::Add);
 	for (auto &s : d.sets)
 		set(cmd.family, cmd.table, s, Verb::Add);
 	for (auto &f : d.flowtables)
@@ -432,6 +462,33 @@ void Compiler::flowtable(const std::string &family, const std::string &table,
 	nftnl_flowtable_set_u32(ft, NFTNL_FLOWTABLE_FLAGS, f.counter ? NFT_FLOWTABLE_COUNTER : 0);
 	batch_->add_flowtable(ItemKind::NewFlowtable, ft, fam,
 			     add_flags(verb == Verb::Create ? verb : Verb::Insert), table, f.name);
+}
+
+// nft's counter object: NFT_MSG_NEWOBJ of type counter with its start
+// values and comment (NFTNL_UDATA_OBJ_COMMENT); `create` fails when it
+// exists, `add` keeps an existing one.
+void Compiler::counter(const std::string &family, const std::string &table, const CounterDecl &c,
+		       Verb verb)
+{
+	TableInfo &t = table_info(family, table, c.loc);
+	if (verb == Verb::Create && t.counters.count(c.name))
+		throw LangError(c.loc, "Could not process rule: File exists");
+	t.counters[c.name] = true;
+	const uint32_t fam = family_number(family);
+	nftnl_obj *o = nftnl_obj_alloc();
+	nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, fam);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
+	nftnl_obj_set_u64(o, NFTNL_OBJ_CTR_PKTS, c.packets);
+	nftnl_obj_set_u64(o, NFTNL_OBJ_CTR_BYTES, c.bytes);
+	if (c.comment) {
+		nftnl_udata_buf *ud = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
+		nftnl_udata_put_strz(ud, 0 /* NFTNL_UDATA_OBJ_COMMENT */, c.comment->c_str());
+		nftnl_obj_set_data(o, NFTNL_OBJ_USERDATA, nftnl_udata_buf_data(ud),
+				   nftnl_udata_buf_len(ud));
+		nftnl_udata_buf_free(ud);
+	}
+	batch_->add_obj(ItemKind::NewObj, o, fam,
+			verb == Verb::Create ? NLM_F_CREATE | NLM_F_EXCL : NLM_F_CREATE, table, c.name);
 }
 
 void Compiler::rule(const std::string &family, const std::string &table, const std::string &chain,

@@ -754,6 +754,12 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 				emit("counter packets " + std::to_string(pk) + " bytes " + std::to_string(by),
 				     Json::wrap("counter", std::move(c)));
 			}
+		} else if (n == "objref" &&
+			   nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_IMM_NAME) &&
+			   nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE) == NFT_OBJECT_COUNTER) {
+			// objref_stmt_print: the name always quoted; JSON the bare name
+			const std::string name = nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME);
+			emit("counter name \"" + name + "\"", Json::wrap("counter", Json::string(name)));
 		} else if (n == "limit") {
 			uint64_t rate = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_RATE);
 			uint64_t unit = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_UNIT);

@@ -287,22 +287,28 @@ void Family::batch(const std::vector<WireMsg> &msgs)
 	}
 }
 
-void Family::dump(uint16_t get_type, const std::string &table, const ObjFn &fn)
+void Family::dump(uint16_t get_type, const std::string &table, const ObjFn &fn,
+		  const std::string &name)
 {
-	Request r(family_id_, XBRIDGE_CMD_NFT_GET, NLM_F_DUMP, seq_++, 256);
+	Request r(family_id_, XBRIDGE_CMD_NFT_GET, NLM_F_DUMP, seq_++, 512);
 	WireMsg m{get_type, 0, NFPROTO_BRIDGE, {}};
-	if (!table.empty()) {
-		// The filter: attribute 1 (NFTA_*_TABLE; the table's NAME) as a string.
-		const uint16_t len = static_cast<uint16_t>(MNL_ATTR_HDRLEN + table.size() + 1);
-		const uint16_t type = 1;
-		m.attrs.resize(4);
-		memcpy(m.attrs.data(), &len, 2);
-		memcpy(m.attrs.data() + 2, &type, 2);
-		m.attrs.insert(m.attrs.end(), table.begin(), table.end());
+	// The filters: attribute 1 (NFTA_*_TABLE; the table's NAME) and, for
+	// objects, 2 (NFTA_OBJ_NAME), as strings.
+	auto put_str = [&](uint16_t type, const std::string &s) {
+		const uint16_t len = static_cast<uint16_t>(MNL_ATTR_HDRLEN + s.size() + 1);
+		const size_t at = m.attrs.size();
+		m.attrs.resize(at + 4);
+		memcpy(m.attrs.data() + at, &len, 2);
+		memcpy(m.attrs.data() + at + 2, &type, 2);
+		m.attrs.insert(m.attrs.end(), s.begin(), s.end());
 		m.attrs.push_back(0);
 		while (m.attrs.size() % 4)
 			m.attrs.push_back(0);
-	}
+	};
+	if (!table.empty())
+		put_str(1, table);
+	if (!name.empty())
+		put_str(2, name);
 	r.nft_msg(m);
 	run(r.buf(), &fn);
 }

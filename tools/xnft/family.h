@@ -40,7 +40,9 @@ public:
 	// Dump the objects of @get_type (NFT_MSG_GET*), of @table if not empty.
 	using ObjFn = std::function<void(uint16_t type, uint32_t family, const uint8_t *attrs,
 					 size_t len)>;
-	void dump(uint16_t get_type, const std::string &table, const ObjFn &fn);
+	// @name: for GETOBJ and GETOBJ_RESET, one object's NFTA_OBJ_NAME.
+	void dump(uint16_t get_type, const std::string &table, const ObjFn &fn,
+		  const std::string &name = "");
 	// Join the `nft` multicast group (the commit notifications); from then
 	// on the socket queues them. Throws KernelError.
 	void subscribe();

@@ -984,6 +984,18 @@ void Linearizer::statement(const Stmt &s)
 		merge_ok_ = true;
 		return;
 	case StmtKind::Counter: {
+		if (!s.key.empty()) {
+			// counter name NAME: a reference to the table's counter
+			// object, which the kernel resolves (ENOENT at the name)
+			if (!table_.counters.count(s.key))
+				throw LangError(s.name_loc,
+						"Could not process rule: No such file or directory");
+			nftnl_expr *e = new_expr("objref");
+			nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_COUNTER);
+			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, s.key.c_str());
+			nftnl_rule_add_expr(rule_, e);
+			return;
+		}
 		nftnl_expr *e = new_expr("counter");
 		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, 0);
 		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, 0);

@@ -89,7 +89,8 @@ struct Options {
 static void load_kernel(Family &fam, RulesetModel &model, bool objects_only = false)
 {
 	static const uint16_t kinds[] = {NFT_MSG_GETTABLE, NFT_MSG_GETCHAIN, NFT_MSG_GETSET,
-					 NFT_MSG_GETSETELEM, NFT_MSG_GETFLOWTABLE, NFT_MSG_GETRULE};
+					 NFT_MSG_GETSETELEM, NFT_MSG_GETFLOWTABLE, NFT_MSG_GETOBJ,
+					 NFT_MSG_GETRULE};
 	for (uint16_t k : kinds) {
 		if (objects_only && (k == NFT_MSG_GETSETELEM || k == NFT_MSG_GETRULE))
 			continue;
@@ -378,7 +379,32 @@ int main(int argc, char **argv)
 			fam->batch(encode_batch(batch));
 		for (const Command *c : lists) {
 			RulesetModel model;
-			load_kernel(*fam, model);
+			if (c->verb == Verb::Reset &&
+			    (c->obj == Obj::Counter || c->obj == Obj::Counters)) {
+				// The tables, then the counters read and reset in one
+				// GETOBJ_RESET dump (of the table and name asked for):
+				// what is printed is what was taken away.
+				fam->dump(NFT_MSG_GETTABLE, "", [&](uint16_t type, uint32_t family,
+								    const uint8_t *attrs, size_t len) {
+					model.load_dump(type, family, attrs, len);
+				});
+				bool table_known = c->table.empty();
+				for (auto &t : model.tables)
+					table_known |= t.name == c->table &&
+						       family_name(t.family) == (c->family.empty() ? "ip" : c->family);
+				if (table_known)
+					fam->dump(NFT_MSG_GETOBJ_RESET, c->table,
+						  [&](uint16_t type, uint32_t family, const uint8_t *attrs,
+						      size_t len) { model.load_dump(type, family, attrs, len); },
+						  c->obj == Obj::Counter ? c->counter : "");
+			} else if (c->verb == Verb::Reset) {
+				fflush(stdout);
+				fputs(format_error(LangError(c->loc, "xnft resets counters only "
+						"(reset counter|counters)")).c_str(), stderr);
+				return 1;
+			} else {
+				load_kernel(*fam, model);
+			}
 			try {
 				fputs(print_list(model, *c, po).c_str(), stdout);
 			} catch (const LangError &e) {

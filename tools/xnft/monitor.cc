@@ -6,6 +6,7 @@
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
 #include <libnftnl/flowtable.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
@@ -97,6 +98,7 @@ MonitorWhat parse_monitor_words(const std::vector<std::string> &words)
 				w.sets = x == "sets";
 				w.elements = x == "elements";
 				w.flowtables = x == "flowtables";
+				w.objects = false;
 			}
 		} else if (x == "trace") {
 			throw std::invalid_argument("monitor trace is not supported by xnft");
@@ -152,6 +154,9 @@ std::string Monitor::event(uint16_t type, uint32_t family, const uint8_t *attrs,
 	case NFT_MSG_NEWFLOWTABLE:
 	case NFT_MSG_DELFLOWTABLE:
 		return out + flowtable_event(type == NFT_MSG_NEWFLOWTABLE, family, attrs, len);
+	case NFT_MSG_NEWOBJ:
+	case NFT_MSG_DELOBJ:
+		return out + obj_event(type == NFT_MSG_NEWOBJ, family, attrs, len);
 	case NFT_MSG_NEWGEN:
 		return out + gen_event(attrs, len);
 	default:
@@ -378,6 +383,51 @@ std::string Monitor::flowtable_event(bool add, uint32_t family, const uint8_t *a
 		out = line(add, text, flowtable_json(f, *t));
 	}
 	nftnl_flowtable_free(f);
+	return out;
+}
+
+// A counter object as nft's monitor prints it: added with its body on one
+// line (and, as a set, a trailing space), deleted by name.
+std::string Monitor::obj_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
+{
+	ReceivedMsg m(add ? NFT_MSG_NEWOBJ : NFT_MSG_DELOBJ, family, attrs, len);
+	nftnl_obj *ob = nftnl_obj_alloc();
+	std::string out;
+	ModelTable *t = nullptr;
+	if (nftnl_obj_nlmsg_parse(m.h, ob) >= 0 &&
+	    nftnl_obj_get_u32(ob, NFTNL_OBJ_TYPE) == NFT_OBJECT_COUNTER)
+		t = table(family, str(nftnl_obj_get_str(ob, NFTNL_OBJ_TABLE)));
+	if (t && (add ? what_.add : what_.del) && what_.objects) {
+		const std::string name = str(nftnl_obj_get_str(ob, NFTNL_OBJ_NAME));
+		std::string text = "counter " + family_name(family) + " " + t->name + " " + name;
+		if (add) {
+			PrintOptions plain = o_;
+			plain.handles = false;
+			std::string body = print_counter(ob, plain);
+			std::string flat;
+			for (size_t at = body.find('\n'); at != std::string::npos;) {
+				const size_t nl = body.find('\n', at + 1);
+				if (nl == std::string::npos)
+					break;
+				std::string l = body.substr(at + 1, nl - at - 1);
+				const size_t b = l.find_first_not_of('\t');
+				if (b != std::string::npos && l.substr(b) != "}")
+					flat += l.substr(b) + " ";
+				at = nl;
+			}
+			text += " { " + flat + "} ";
+		}
+		// nft 1.0.6's monitor prints a deleted counter's JSON without
+		// its comment (seen on Linux 6.1, which sends it)
+		out = line(add, text, counter_json(ob, *t, add));
+	}
+	if (t && add)
+		t->objs.push_back(ob);
+	else {
+		if (t)
+			model_.remove_obj(*t, str(nftnl_obj_get_str(ob, NFTNL_OBJ_NAME)));
+		nftnl_obj_free(ob);
+	}
 	return out;
 }
 

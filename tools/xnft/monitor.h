@@ -33,6 +33,7 @@ struct MonitorWhat {
 	bool add = true, del = true;
 	bool tables = true, chains = true, rules = true, sets = true, elements = true,
 	     flowtables = true;
+	bool objects = true;  // named counters: nft 1.0.6 has no word for them
 	bool generations = true;
 };
 
@@ -66,6 +67,7 @@ private:
 	std::string set_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
 	std::string elem_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
 	std::string flowtable_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
+	std::string obj_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
 	std::string gen_event(const uint8_t *attrs, size_t len);
 	std::string line(bool add, const std::string &text, Json json);
 	ModelTable *table(uint32_t family, const std::string &name);

@@ -128,6 +128,43 @@ bool Parser::accept(const char *p)
 	return false;
 }
 
+// The words nft 1.0.6's scanner turns into keywords wherever a table,
+// chain, set, flowtable or counter name stands (its `identifier` is a
+// plain STRING token): nft refuses them there, unquoted or not, as it
+// refuses any quoted name. Found by trying each word of nft's scanner as
+// a chain name with nft 1.0.6 (`nft -c`).
+static const std::set<std::string> kReservedNames = {
+	"accept", "add", "ah", "all", "and", "arp", "auto-merge", "bridge", "cgroup", "chain",
+	"comment", "comp", "constant", "continue", "counter", "cpu", "create", "ct", "day",
+	"dccp", "define", "delete", "describe", "device", "devices", "dnat", "drop", "dst", "dup",
+	"dynamic", "ecn", "element", "elements", "eq", "esp", "ether", "exists", "expires",
+	"export", "exthdr", "fib", "flags", "flow", "flowtable", "flush", "frag", "fwd",
+	"gc-interval", "ge", "get", "goto", "gt", "handle", "hbh", "hook", "hour", "ibriport",
+	"ibrname", "icmp", "icmpv6", "igmp", "iif", "iifgroup", "iifname", "iiftype", "import",
+	"include", "index", "inet", "insert", "interval", "ip", "ip6", "ipsec", "jhash", "jump",
+	"le", "limit", "list", "log", "lshift", "lt", "map", "mark", "masquerade", "meta",
+	"meter", "mh", "missing", "monitor", "ne", "netdev", "nftrace", "not", "notrack",
+	"numgen", "obriport", "obrname", "offload", "oif", "oifgroup", "oifname", "oiftype", "or",
+	"osf", "pkttype", "policy", "position", "priority", "queue", "quota", "random",
+	"redefine", "redirect", "reject", "rename", "replace", "reset", "return", "rshift", "rt",
+	"rt0", "rt2", "rtclassid", "rule", "ruleset", "sctp", "secmark", "set", "size", "skgid",
+	"skuid", "snat", "socket", "srh", "symhash", "synproxy", "table", "tcp", "th", "time",
+	"timeout", "tproxy", "type", "typeof", "udp", "udplite", "undefine", "update", "vlan",
+	"vmap", "xor", "xt"
+};
+
+// How bison names a keyword token in nft's messages (`and` is `&` ...).
+static std::string keyword_text(const std::string &w)
+{
+	static const std::map<std::string, std::string> alias = {
+		{"and", "&"}, {"eq", "=="}, {"ge", ">="}, {"gt", ">"}, {"le", "<="},
+		{"lshift", "<<"}, {"lt", "<"}, {"ne", "!="}, {"not", "!"}, {"or", "'|'"},
+		{"rshift", ">>"}, {"xor", "^"},
+	};
+	auto it = alias.find(w);
+	return it == alias.end() ? w : it->second;
+}
+
 static std::string describe(const Token &t)
 {
 	switch (t.kind) {
@@ -161,6 +198,19 @@ std::string Parser::expect_name(const char *what)
 	if (t.kind == Tok::Word || t.kind == Tok::String)
 		return take().text;
 	unexpected(t, what);
+}
+
+// A table, chain, set, flowtable or counter name: nft's `identifier`, an
+// unquoted word that is no keyword.
+std::string Parser::expect_identifier(const char *expecting)
+{
+	const Token &t = peek();
+	if (t.kind == Tok::Word && kReservedNames.count(t.text))
+		throw LangError(t.loc, "syntax error, unexpected " + keyword_text(t.text) +
+					       ", expecting " + expecting);
+	if (t.kind == Tok::Word)
+		return take().text;
+	unexpected(t, expecting);
 }
 
 bool Parser::at_end_of_stmt()
@@ -297,7 +347,7 @@ void Parser::parse_line(std::vector<Command> &out)
 		take();
 	else if (first.text != "table" && first.text != "chain" && first.text != "rule" &&
 		 first.text != "set" && first.text != "map" && first.text != "flowtable" &&
-		 first.text != "element")
+		 first.text != "element" && first.text != "counter")
 		unexpected(first);
 	Token objt = take();
 	const std::string &o = objt.text;
@@ -309,9 +359,11 @@ void Parser::parse_line(std::vector<Command> &out)
 			cmd.family = take().text;
 		else
 			cmd.family = "";
-	} else if (o == "tables" || o == "chains" || o == "sets" || o == "maps" || o == "flowtables") {
+	} else if (o == "tables" || o == "chains" || o == "sets" || o == "maps" || o == "flowtables" ||
+		   o == "counters") {
 		cmd.obj = o == "tables" ? Obj::Tables : o == "chains" ? Obj::Chains :
-			  o == "sets" ? Obj::Sets : o == "maps" ? Obj::Maps : Obj::Flowtables;
+			  o == "sets" ? Obj::Sets : o == "maps" ? Obj::Maps :
+			  o == "counters" ? Obj::Counters : Obj::Flowtables;
 		if (peek().kind == Tok::Word && families.count(peek().text))
 			cmd.family = take().text;
 		else
@@ -320,7 +372,7 @@ void Parser::parse_line(std::vector<Command> &out)
 			take();
 			cmd.family = parse_family_opt();
 			cmd.table_loc = peek().loc;
-			cmd.table = expect_name("table name");
+			cmd.table = expect_identifier();
 		}
 	} else if (o == "table") {
 		cmd.obj = Obj::Table;
@@ -330,7 +382,7 @@ void Parser::parse_line(std::vector<Command> &out)
 			cmd.has_handle = true;
 		} else {
 			cmd.table_loc = peek().loc;
-			cmd.table = expect_name("table name");
+			cmd.table = expect_identifier();
 		}
 		cmd.table_decl.loc = cmd.loc;
 		cmd.table_decl.family = cmd.family;
@@ -344,13 +396,14 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.obj = Obj::Chain;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
-		cmd.table = expect_name("table name");
+		cmd.table = expect_identifier();
 		if (accept("handle")) {
 			cmd.handle = std::stoull(expect_name("number"));
 			cmd.has_handle = true;
 		} else {
 			cmd.chain_loc = peek().loc;
-			cmd.chain = expect_name("chain name");
+			cmd.chain = expect_identifier(cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy
+						      ? "handle or string" : "string");
 		}
 		ChainDecl c;
 		c.loc = cmd.chain_loc;
@@ -364,9 +417,9 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.obj = Obj::Rule;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
-		cmd.table = expect_name("table name");
+		cmd.table = expect_identifier();
 		cmd.chain_loc = peek().loc;
-		cmd.chain = expect_name("chain name");
+		cmd.chain = expect_identifier();
 		uint64_t handle = 0, index = 0;
 		bool has_index = false;
 		if (accept("position") || accept("handle")) {
@@ -391,9 +444,9 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.obj = o == "set" ? Obj::Set : Obj::Map;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
-		cmd.table = expect_name("table name");
+		cmd.table = expect_identifier();
 		cmd.name_loc = peek().loc;
-		cmd.set = expect_name("set name");
+		cmd.set = expect_identifier();
 		if (peek().punct("{")) {
 			take();
 			SetDecl s;
@@ -408,8 +461,8 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.obj = Obj::Element;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
-		cmd.table = expect_name("table name");
-		cmd.set = expect_name("set name");
+		cmd.table = expect_identifier();
+		cmd.set = expect_identifier();
 		if (!peek().punct("{"))
 			unexpected(peek(), "'{'");
 		cmd.elements = parse_set_literal(true);
@@ -417,9 +470,9 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.obj = Obj::Flowtable;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
-		cmd.table = expect_name("table name");
+		cmd.table = expect_identifier();
 		cmd.name_loc = peek().loc;
-		cmd.flowtable = expect_name("flowtable name");
+		cmd.flowtable = expect_identifier();
 		if (accept("{")) {
 			FlowtableDecl f;
 			f.loc = cmd.loc;
@@ -427,6 +480,29 @@ void Parser::parse_line(std::vector<Command> &out)
 			parse_flowtable_body(f);
 			expect("}", "'}'");
 			cmd.ft_decl = std::move(f);
+		}
+	} else if (o == "counter") {
+		cmd.obj = Obj::Counter;
+		cmd.family = parse_family_opt();
+		cmd.table_loc = peek().loc;
+		cmd.table = expect_identifier();
+		if ((cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) && accept("handle")) {
+			cmd.name_loc = peek().loc;
+			cmd.handle = std::stoull(expect_name("number"));
+			cmd.has_handle = true;
+		} else {
+			cmd.name_loc = peek().loc;
+			cmd.counter = expect_identifier();
+		}
+		if (cmd.verb == Verb::Add || cmd.verb == Verb::Create) {
+			CounterDecl c;
+			c.loc = cmd.name_loc;
+			c.name = cmd.counter;
+			if (accept("{")) {
+				parse_counter_body(c);
+				expect("}", "'}'");
+			}
+			cmd.counter_decl = std::move(c);
 		}
 	} else {
 		unexpected(objt, "table, chain, rule, set, map, element or flowtable");
@@ -449,7 +525,7 @@ void Parser::parse_table_body(TableDecl &t)
 		if (w.text == "chain") {
 			ChainDecl c;
 			c.loc = peek().loc;
-			c.name = expect_name("chain name");
+			c.name = expect_identifier();
 			expect("{", "'{'");
 			parse_chain_body(c);
 			expect("}", "'}'");
@@ -457,7 +533,7 @@ void Parser::parse_table_body(TableDecl &t)
 		} else if (w.text == "set" || w.text == "map") {
 			SetDecl s;
 			s.loc = peek().loc;
-			s.name = expect_name("set name");
+			s.name = expect_identifier();
 			s.is_map = w.text == "map";
 			expect("{", "'{'");
 			parse_set_body(s);
@@ -466,11 +542,19 @@ void Parser::parse_table_body(TableDecl &t)
 		} else if (w.text == "flowtable") {
 			FlowtableDecl f;
 			f.loc = peek().loc;
-			f.name = expect_name("flowtable name");
+			f.name = expect_identifier();
 			expect("{", "'{'");
 			parse_flowtable_body(f);
 			expect("}", "'}'");
 			t.flowtables.push_back(std::move(f));
+		} else if (w.text == "counter") {
+			CounterDecl c;
+			c.loc = peek().loc;
+			c.name = expect_identifier();
+			expect("{", "'{'");
+			parse_counter_body(c);
+			expect("}", "'}'");
+			t.counters.push_back(std::move(c));
 		} else if (w.text == "flags") {
 			Token f = take();
 			if (f.text == "dormant")
@@ -731,6 +815,35 @@ void Parser::parse_flowtable_body(FlowtableDecl &f)
 			f.counter = true;
 		} else {
 			unexpected(w, "hook, devices or counter");
+		}
+	}
+}
+
+static uint64_t parse_u64(const Token &t);
+
+// The body of a counter object: `packets N bytes N` and a comment, each
+// optional, as nft's counter_block.
+void Parser::parse_counter_body(CounterDecl &c)
+{
+	while (true) {
+		skip_separators();
+		const Token &t = peek();
+		if (t.punct("}"))
+			return;
+		Token w = take();
+		if (w.text == "packets") {
+			Token n = take();
+			c.packets = parse_u64(n);
+			expect("bytes", "bytes");
+			Token b = take();
+			c.bytes = parse_u64(b);
+		} else if (w.text == "comment") {
+			Token s = take();
+			if (s.kind != Tok::String && s.kind != Tok::Word)
+				unexpected(s, "string");
+			c.comment = s.text;
+		} else {
+			unexpected(w, "packets or comment");
 		}
 	}
 }
@@ -1028,6 +1141,17 @@ bool Parser::parse_statement(Rule &r)
 	if (t.is("counter")) {
 		take();
 		s.kind = StmtKind::Counter;
+		// counter name NAME: the table's counter object (objref)
+		if (peek().is("name")) {
+			take();
+			s.name_loc = peek().loc;
+			if (peek().kind == Tok::Word && kReservedNames.count(peek().text))
+				throw LangError(peek().loc, "syntax error, unexpected " +
+								    keyword_text(peek().text));
+			s.key = expect_name("string");
+			r.stmts.push_back(std::move(s));
+			return true;
+		}
 		// "counter packets N bytes N" is accepted and ignored for -c output
 		if (peek().is("packets")) {
 			take();
@@ -1130,7 +1254,7 @@ bool Parser::parse_statement(Rule &r)
 			unexpected(peek(), "offload or add");
 		expect("@", "'@'");
 		s.kind = StmtKind::FlowOffload;
-		s.key = expect_name("flowtable name");
+		s.key = expect_identifier();
 		r.stmts.push_back(std::move(s));
 		return true;
 	}

@@ -36,6 +36,7 @@ private:
 	bool accept(const char *p);
 	Token expect(const char *p, const char *what);
 	std::string expect_name(const char *what);
+	std::string expect_identifier(const char *expecting = "string");
 	bool at_end_of_stmt();
 	void skip_separators();
 	[[noreturn]] void unexpected(const Token &t, const std::string &expecting = "");
@@ -50,6 +51,7 @@ private:
 	void parse_chain_body(ChainDecl &c);
 	void parse_set_body(SetDecl &s);
 	void parse_flowtable_body(FlowtableDecl &f);
+	void parse_counter_body(CounterDecl &c);
 	// @hook: the chain's hook (standard bridge names belong to one hook
 	// each); @keyword: where `priority` stands, for the error's caret.
 	int32_t parse_priority(const std::string &family, bool flowtable, Location &loc,

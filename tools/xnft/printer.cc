@@ -3,6 +3,7 @@
 
 #include <libnftnl/chain.h>
 #include <libnftnl/flowtable.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
@@ -196,6 +197,28 @@ std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o)
 	return out + "\t}\n";
 }
 
+// obj_print_declaration of a counter: its comment, then its values (none
+// with -s).
+std::string print_counter(nftnl_obj *c, const PrintOptions &o)
+{
+	std::string out = "\tcounter " + str(nftnl_obj_get_str(c, NFTNL_OBJ_NAME)) + " {" +
+			  handle_comment(o, nftnl_obj_get_u64(c, NFTNL_OBJ_HANDLE)) + "\n";
+	uint32_t ulen = 0;
+	const void *ud = nftnl_obj_get_data(c, NFTNL_OBJ_USERDATA, &ulen);
+	std::string comment = userdata_comment(ud, ulen);
+	if (!comment.empty())
+		out += "\t\tcomment \"" + comment + "\"\n";
+	if (!o.stateless)
+		out += "\t\tpackets " + std::to_string(nftnl_obj_get_u64(c, NFTNL_OBJ_CTR_PKTS)) +
+		       " bytes " + std::to_string(nftnl_obj_get_u64(c, NFTNL_OBJ_CTR_BYTES)) + "\n";
+	return out + "\t}\n";
+}
+
+static bool is_counter(nftnl_obj *o)
+{
+	return nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE) == NFT_OBJECT_COUNTER;
+}
+
 std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintOptions &o, bool rules)
 {
 	std::string name = str(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
@@ -239,6 +262,9 @@ std::string print_table(const ModelTable &t, const PrintOptions &o)
 		first = false;
 		out += b;
 	};
+	for (auto *c : t.objs)
+		if (is_counter(c))
+			block(print_counter(c, o));
 	for (auto *s : t.sets)
 		if (!(nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS))
 			block(print_set(s, o));
@@ -392,6 +418,24 @@ Json flowtable_json(nftnl_flowtable *f, const ModelTable &t)
 	return Json::wrap("flowtable", std::move(j));
 }
 
+Json counter_json(nftnl_obj *c, const ModelTable &t, bool with_comment)
+{
+	Json j = Json::object();
+	j.set("family", Json::string(family_name(t.family)));
+	j.set("name", Json::string(str(nftnl_obj_get_str(c, NFTNL_OBJ_NAME))));
+	j.set("table", Json::string(t.name));
+	j.set("handle", Json::uinteger(nftnl_obj_get_u64(c, NFTNL_OBJ_HANDLE)));
+	uint32_t ulen = 0;
+	const void *ud = nftnl_obj_get_data(c, NFTNL_OBJ_USERDATA, &ulen);
+	std::string comment = userdata_comment(ud, ulen);
+	if (with_comment && !comment.empty())
+		j.set("comment", Json::string(comment));
+	// nft 1.0.6 prints the values in JSON with -s too
+	j.set("packets", Json::uinteger(nftnl_obj_get_u64(c, NFTNL_OBJ_CTR_PKTS)));
+	j.set("bytes", Json::uinteger(nftnl_obj_get_u64(c, NFTNL_OBJ_CTR_BYTES)));
+	return Json::wrap("counter", std::move(j));
+}
+
 Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o)
 {
 	DelinearizedRule d = delinearize(r, t, o);
@@ -408,10 +452,14 @@ Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o)
 }
 
 // json.c table_print_json_full as nft 1.0.6 orders it: the table, its
-// named sets and maps, flowtables, chains, then every chain's rules.
+// counters, named sets and maps, flowtables, chains, then every chain's
+// rules.
 static void table_json_full(const ModelTable &t, const PrintOptions &o, Json &out)
 {
 	out.push(table_json(t));
+	for (auto *c : t.objs)
+		if (is_counter(c))
+			out.push(counter_json(c, t));
 	for (auto *s : t.sets)
 		if (!is_anonymous(s))
 			out.push(set_json(s, t, o));
@@ -475,7 +523,7 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 		if (!table)
 			throw no_such(c.table_loc);
 	} else if (c.obj == Obj::Table || c.obj == Obj::Chain || c.obj == Obj::Set || c.obj == Obj::Map ||
-		   c.obj == Obj::Flowtable) {
+		   c.obj == Obj::Flowtable || c.obj == Obj::Counter) {
 		// `list table handle N` and the like: xnft lists by name only
 		throw LangError(c.loc, "Could not process rule: Operation not supported");
 	}
@@ -593,6 +641,40 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 			}
 			if (!o.json)
 				out += "}\n";
+		}
+		break;
+	case Obj::Counter: {
+		nftnl_obj *ob = nullptr;
+		for (auto *x : table->objs)
+			if (is_counter(x) && str(nftnl_obj_get_str(x, NFTNL_OBJ_NAME)) == c.counter)
+				ob = x;
+		if (!ob)
+			throw no_such(c.name_loc);
+		if (o.json)
+			items.push(counter_json(ob, *table));
+		else
+			out += table_header(*table) + print_counter(ob, o) + "}\n";
+		break;
+	}
+	case Obj::Counters:
+		// do_list_obj: tables with objects only, each counter (of
+		// that name) in it
+		for (auto &t : m.tables) {
+			if (!family_matches(t, c.family) || (named_table && &t != table))
+				continue;
+			if (t.objs.empty())
+				continue;
+			std::string body;
+			for (auto *ob : t.objs) {
+				if (!is_counter(ob))
+					continue;
+				if (o.json)
+					items.push(counter_json(ob, t));
+				else
+					body += print_counter(ob, o);
+			}
+			if (!o.json)
+				out += table_header(t) + body + "}\n";
 		}
 		break;
 	default:

@@ -23,11 +23,14 @@ std::string print_table(const ModelTable &t, const PrintOptions &o);
 std::string family_name(uint32_t f);
 std::string print_set(nftnl_set *s, const PrintOptions &o);
 std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o);
+std::string print_counter(nftnl_obj *c, const PrintOptions &o);
 std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintOptions &o, bool rules = true);
 Json table_json(const ModelTable &t);
 Json chain_json(nftnl_chain *c, const ModelTable &t);
 Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o);
 Json flowtable_json(nftnl_flowtable *f, const ModelTable &t);
+// @comment false: without the comment (a monitor's delete line).
+Json counter_json(nftnl_obj *c, const ModelTable &t, bool comment = true);
 Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o);
 std::string print_ruleset(const RulesetModel &m, const PrintOptions &o);
 

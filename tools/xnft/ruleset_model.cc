@@ -8,6 +8,7 @@
 #include <libnftnl/chain.h>
 #include <libnftnl/expr.h>
 #include <libnftnl/flowtable.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
@@ -74,6 +75,16 @@ nftnl_flowtable *roundtrip(nftnl_flowtable *f, uint32_t family)
 	nftnl_flowtable *o = nftnl_flowtable_alloc();
 	nftnl_flowtable_nlmsg_parse(h, o);
 	return o;
+}
+
+nftnl_obj *roundtrip(nftnl_obj *o, uint32_t family)
+{
+	Msg m;
+	nlmsghdr *h = m.hdr(NFT_MSG_NEWOBJ, family);
+	nftnl_obj_nlmsg_build_payload(h, o);
+	nftnl_obj *r = nftnl_obj_alloc();
+	nftnl_obj_nlmsg_parse(h, r);
+	return r;
 }
 
 nftnl_set *roundtrip_header(nftnl_set *s, uint32_t family)
@@ -154,6 +165,8 @@ void RulesetModel::clear_table(ModelTable &t)
 		nftnl_set_free(s);
 	for (auto *f : t.flowtables)
 		nftnl_flowtable_free(f);
+	for (auto *o : t.objs)
+		nftnl_obj_free(o);
 	for (auto *r : t.rules)
 		nftnl_rule_free(r);
 	t = ModelTable{};
@@ -241,9 +254,31 @@ bool RulesetModel::load_dump(uint16_t type, uint32_t family, const uint8_t *attr
 		t->flowtables.push_back(f);
 		return true;
 	}
+	case NFT_MSG_NEWOBJ: {
+		nftnl_obj *o = nftnl_obj_alloc();
+		ModelTable *t = nullptr;
+		if (nftnl_obj_nlmsg_parse(m.h, o) >= 0)
+			t = find_table(family, str(nftnl_obj_get_str(o, NFTNL_OBJ_TABLE)));
+		if (!t) {
+			nftnl_obj_free(o);
+			return false;
+		}
+		t->objs.push_back(o);
+		return true;
+	}
 	default:
 		return false;
 	}
+}
+
+void RulesetModel::remove_obj(ModelTable &t, const std::string &name)
+{
+	for (auto it = t.objs.begin(); it != t.objs.end(); ++it)
+		if (str(nftnl_obj_get_str(*it, NFTNL_OBJ_NAME)) == name) {
+			nftnl_obj_free(*it);
+			t.objs.erase(it);
+			return;
+		}
 }
 
 void RulesetModel::remove_table(uint32_t family, const std::string &name)
@@ -479,6 +514,38 @@ void RulesetModel::apply(const Batch &b)
 					t->flowtables.erase(it);
 					break;
 				}
+			break;
+		}
+		case ItemKind::NewObj: {
+			ModelTable *t = find_table(i.family, str(nftnl_obj_get_str(i.obj, NFTNL_OBJ_TABLE)));
+			if (!t)
+				break;
+			std::string name = str(nftnl_obj_get_str(i.obj, NFTNL_OBJ_NAME));
+			bool exists = false;
+			for (auto *o : t->objs)
+				exists |= str(nftnl_obj_get_str(o, NFTNL_OBJ_NAME)) == name;
+			if (exists)
+				break;
+			nftnl_obj *o = roundtrip(i.obj, i.family);
+			nftnl_obj_set_u64(o, NFTNL_OBJ_HANDLE, t->next_handle++);
+			t->objs.push_back(o);
+			break;
+		}
+		case ItemKind::DelObj: {
+			ModelTable *t = find_table(i.family, str(nftnl_obj_get_str(i.obj, NFTNL_OBJ_TABLE)));
+			if (!t)
+				break;
+			if (nftnl_obj_is_set(i.obj, NFTNL_OBJ_NAME)) {
+				remove_obj(*t, str(nftnl_obj_get_str(i.obj, NFTNL_OBJ_NAME)));
+			} else {
+				const uint64_t h = nftnl_obj_get_u64(i.obj, NFTNL_OBJ_HANDLE);
+				for (auto it = t->objs.begin(); it != t->objs.end(); ++it)
+					if (nftnl_obj_get_u64(*it, NFTNL_OBJ_HANDLE) == h) {
+						nftnl_obj_free(*it);
+						t->objs.erase(it);
+						break;
+					}
+			}
 			break;
 		}
 		case ItemKind::NewRule: {

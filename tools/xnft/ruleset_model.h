@@ -35,6 +35,7 @@ struct ModelTable {
 	std::vector<nftnl_chain *> chains;
 	std::vector<nftnl_set *> sets;
 	std::vector<nftnl_flowtable *> flowtables;
+	std::vector<nftnl_obj *> objs;    // named objects (counters), in handle order
 	std::vector<nftnl_rule *> rules;  // all chains, in chain order then position
 };
 
@@ -53,7 +54,7 @@ public:
 	// Applies a batch as the kernel would commit it.
 	void apply(const Batch &b);
 	// Adds one object of a dump (a NEWTABLE, NEWCHAIN, NEWRULE, NEWSET,
-	// NEWSETELEM or NEWFLOWTABLE message's attributes, as nf_tables or the
+	// NEWSETELEM, NEWFLOWTABLE or NEWOBJ message's attributes, as nf_tables or the
 	// xbridge family sends them), in dump order: tables first, then each
 	// table's objects. False if libnftnl cannot parse it or its table is
 	// unknown.
@@ -61,6 +62,7 @@ public:
 	// A table, or one set of a table, deleted (a monitor's notification).
 	void remove_table(uint32_t family, const std::string &name);
 	void remove_set(ModelTable &t, const std::string &name);
+	void remove_obj(ModelTable &t, const std::string &name);
 	std::vector<ModelTable> tables;
 
 private:

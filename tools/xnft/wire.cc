@@ -4,6 +4,7 @@
 #include <libmnl/libmnl.h>
 #include <libnftnl/chain.h>
 #include <libnftnl/flowtable.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
@@ -182,6 +183,12 @@ std::vector<WireMsg> encode_batch(const Batch &batch)
 								: NFT_MSG_DELFLOWTABLE;
 			h = hdr(type);
 			nftnl_flowtable_nlmsg_build_payload(h, i.flowtable);
+			break;
+		case ItemKind::NewObj:
+		case ItemKind::DelObj:
+			type = i.kind == ItemKind::NewObj ? NFT_MSG_NEWOBJ : NFT_MSG_DELOBJ;
+			h = hdr(type);
+			nftnl_obj_nlmsg_build_payload(h, i.obj);
 			break;
 		case ItemKind::FlushRuleset:
 			type = NFT_MSG_DELTABLE;

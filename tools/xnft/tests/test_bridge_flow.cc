@@ -37,7 +37,7 @@ std::vector<uint8_t> eth(MacKey dst, MacKey src, const std::vector<uint8_t> &ip,
 
 const char *const kRuleset = "table bridge f {\n"
 			     "  flowtable ft { hook ingress priority 0; devices = { swp1, swp2 }; }\n"
-			     "  chain fwd { type filter hook forward priority 0;\n"
+			     "  chain forward { type filter hook forward priority 0;\n"
 			     "    ip protocol { tcp, udp } flow offload @ft\n"
 			     "    counter\n"
 			     "  }\n"

@@ -163,7 +163,7 @@ TEST_CASE("bridge nft: forward chains see each copy that leaves through a port",
 {
 	NftBridge b;
 	REQUIRE(load(b.rs, "table bridge f {\n"
-			   "  chain fwd { type filter hook forward priority 0;\n"
+			   "  chain forward { type filter hook forward priority 0;\n"
 			   "    oifname \"swp2\" counter drop\n"
 			   "  }\n"
 			   "}\n") == 0);
@@ -228,7 +228,7 @@ TEST_CASE("bridge nft: output chains see what the bridge device sends; forward d
 {
 	NftBridge b;
 	REQUIRE(load(b.rs, "table bridge f {\n"
-			   "  chain fwd { type filter hook forward priority 0; policy drop; }\n"
+			   "  chain forward { type filter hook forward priority 0; policy drop; }\n"
 			   "  chain out { type filter hook output priority 0;\n"
 			   "    iifname \"xbr0\" drop\n"	// no input device at output
 			   "    oifname \"swp3\" counter drop\n"
@@ -263,7 +263,7 @@ TEST_CASE("bridge nft: forward and postrouting see the egress VLAN tag", "[nft]"
 			   "  chain pre { type filter hook prerouting priority 0;\n"
 			   "    vlan id 10 counter meta mark set 1\n"
 			   "  }\n"
-			   "  chain fwd { type filter hook forward priority 0;\n"
+			   "  chain forward { type filter hook forward priority 0;\n"
 			   "    vlan id 10 oifname \"swp2\" drop\n"	// swp2 sends it untagged
 			   "    vlan id 10 oifname \"swp1\" meta mark set 5\n"
 			   "  }\n"
@@ -299,7 +299,7 @@ TEST_CASE("bridge nft: the local copy's mark is its own", "[nft]")
 	NftBridge b;
 	REQUIRE(load(b.rs, "table bridge f {\n"
 			   "  chain pre { type filter hook prerouting priority 0; meta mark set 1; }\n"
-			   "  chain fwd { type filter hook forward priority 0; meta mark set 2; }\n"
+			   "  chain forward { type filter hook forward priority 0; meta mark set 2; }\n"
 			   "  chain in { type filter hook input priority 0; meta mark 1 meta mark set 3; }\n"
 			   "}\n") == 0);
 	b.br->set_promisc(true);
@@ -316,7 +316,7 @@ TEST_CASE("bridge nft: conntrack confirms only what passes the later hooks", "[n
 	NftBridge b;
 	REQUIRE(b.br->set_conntrack(true, nullptr) == 0);
 	REQUIRE(load(b.rs, "table bridge f {\n"
-			   "  chain fwd { type filter hook forward priority 0;\n"
+			   "  chain forward { type filter hook forward priority 0;\n"
 			   "    ct state new oifname \"swp2\" drop\n"
 			   "  }\n"
 			   "  chain post { type filter hook postrouting priority 0;\n"

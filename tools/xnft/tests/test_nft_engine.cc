@@ -8,10 +8,12 @@
 // Userspace test code: exceptions and the standard library are fine here.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
 #include <net/if.h>
 
 #include <cstring>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -168,6 +170,15 @@ SAME(kMsgNewSetElem, NFT_MSG_NEWSETELEM); SAME(kMsgGetSetElem, NFT_MSG_GETSETELE
 SAME(kMsgDelSetElem, NFT_MSG_DELSETELEM); SAME(kMsgNewGen, NFT_MSG_NEWGEN);
 SAME(kMsgGetGen, NFT_MSG_GETGEN); SAME(kMsgNewFlowtable, NFT_MSG_NEWFLOWTABLE);
 SAME(kMsgGetFlowtable, NFT_MSG_GETFLOWTABLE); SAME(kMsgDelFlowtable, NFT_MSG_DELFLOWTABLE);
+SAME(kObjTable, NFTA_OBJ_TABLE); SAME(kObjName, NFTA_OBJ_NAME); SAME(kObjType, NFTA_OBJ_TYPE);
+SAME(kObjData, NFTA_OBJ_DATA); SAME(kObjUse, NFTA_OBJ_USE); SAME(kObjHandle, NFTA_OBJ_HANDLE);
+SAME(kObjPad, NFTA_OBJ_PAD); SAME(kObjUserdata, NFTA_OBJ_USERDATA);
+SAME(kObjectCounter, NFT_OBJECT_COUNTER);
+SAME(kObjrefImmType, NFTA_OBJREF_IMM_TYPE); SAME(kObjrefImmName, NFTA_OBJREF_IMM_NAME);
+SAME(kObjrefSetSreg, NFTA_OBJREF_SET_SREG); SAME(kObjrefSetName, NFTA_OBJREF_SET_NAME);
+SAME(kObjrefSetId, NFTA_OBJREF_SET_ID);
+SAME(kMsgNewObj, NFT_MSG_NEWOBJ); SAME(kMsgGetObj, NFT_MSG_GETOBJ);
+SAME(kMsgDelObj, NFT_MSG_DELOBJ); SAME(kMsgGetObjReset, NFT_MSG_GETOBJ_RESET);
 SAME(kNlmFReplace, NLM_F_REPLACE); SAME(kNlmFExcl, NLM_F_EXCL); SAME(kNlmFCreate, NLM_F_CREATE);
 SAME(kNlmFAppend, NLM_F_APPEND); SAME(kNlmFNonrec, NLM_F_NONREC);
 SAME(kNameMax, NFT_NAME_MAXLEN); SAME(kJumpStackSize, 16);
@@ -293,7 +304,7 @@ TEST_CASE("nft engine: a forward chain with tcp dport, counter and policy", "[nf
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  chain fwd { type filter hook forward priority 0; policy accept;\n"
+		       "  chain forward { type filter hook forward priority 0; policy accept;\n"
 		       "    tcp dport 23 counter drop\n"
 		       "    ip daddr 10.0.0.9 counter accept\n"
 		       "  }\n"
@@ -303,8 +314,8 @@ TEST_CASE("nft engine: a forward chain with tcp dport, counter and policy", "[nf
 	CHECK(verdict(e, kHookForward, tcp(23, 9)) == kNfDrop);
 	CHECK(verdict(e, kHookForward, tcp(22, 9)) == kNfAccept);
 	CHECK(verdict(e, kHookForward, udp(23)) == kNfAccept);
-	CHECK(e.packets("t", "fwd", 0) == 2);
-	CHECK(e.packets("t", "fwd", 1) == 1);
+	CHECK(e.packets("t", "forward", 0) == 2);
+	CHECK(e.packets("t", "forward", 1) == 1);
 	// Other hooks have no chain: every frame passes.
 	CHECK(verdict(e, kHookPrerouting, tcp(23)) == kNfAccept);
 	CHECK(verdict(e, kHookInput, tcp(23)) == kNfAccept);
@@ -368,7 +379,7 @@ TEST_CASE("nft engine: anonymous, named, interval and concatenated sets", "[nft]
 	REQUIRE(e.load("table bridge t {\n" + big +
 		       "  set nets { type ipv4_addr; flags interval; elements = { 10.0.0.0/29, 192.168.0.0/16 } }\n"
 		       "  set pairs { type ipv4_addr . inet_service; elements = { 10.0.0.1 . 22, 10.0.0.1 . 25 } }\n"
-		       "  chain fwd { type filter hook forward priority 0; policy drop;\n"
+		       "  chain forward { type filter hook forward priority 0; policy drop;\n"
 		       "    tcp dport { 22, 80, 443 } ip daddr @nets accept\n"
 		       "    ip daddr @many accept\n"
 		       "    ip saddr . tcp dport @pairs accept\n"
@@ -510,7 +521,7 @@ TEST_CASE("nft engine: VLAN tags, in band or out of band, read as nft reads them
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  chain fwd { type filter hook forward priority 0; policy drop;\n"
+		       "  chain forward { type filter hook forward priority 0; policy drop;\n"
 		       "    vlan id 10 ip daddr 10.0.0.2 accept\n"
 		       "    ether type ip tcp dport 22 accept\n"
 		       "  }\n"
@@ -547,7 +558,7 @@ TEST_CASE("nft engine: meta keys of the bridge family", "[nft]")
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  chain fwd { type filter hook forward priority 0; policy drop;\n"
+		       "  chain forward { type filter hook forward priority 0; policy drop;\n"
 		       "    meta iifname \"swp1\" meta oifname \"swp2\" meta ibrname \"xbr0\" meta pkttype other accept\n"
 		       "    meta iifname \"swp9*\" accept\n"
 		       "  }\n"
@@ -563,7 +574,7 @@ TEST_CASE("nft engine: meta keys of the bridge family", "[nft]")
 TEST_CASE("nft engine: a batch applies whole or not at all", "[nft]")
 {
 	Engine e;
-	REQUIRE(e.load("table bridge t { chain fwd { type filter hook forward priority 0; tcp dport 23 drop } }\n") == 0);
+	REQUIRE(e.load("table bridge t { chain forward { type filter hook forward priority 0; tcp dport 23 drop } }\n") == 0);
 	const uint32_t gen = e.rs.generation_id();
 	std::string msg;
 	// The table and chain of this batch are new, its last rule is refused
@@ -592,7 +603,7 @@ TEST_CASE("nft engine: loops, busy objects and missing ones get nf_tables' errno
 		       "  set s { type inet_service; elements = { 22 } }\n"
 		       "  chain a { }\n"
 		       "  chain b { }\n"
-		       "  chain fwd { type filter hook forward priority 0; tcp dport @s jump a }\n"
+		       "  chain forward { type filter hook forward priority 0; tcp dport @s jump a }\n"
 		       "}\n") == 0);
 	CHECK(e.load("add rule bridge t a jump b\nadd rule bridge t b jump a\n") == -xb::kELOOP);
 	CHECK(e.chain("t", "a").rules.empty());
@@ -600,8 +611,8 @@ TEST_CASE("nft engine: loops, busy objects and missing ones get nf_tables' errno
 	CHECK(e.load("delete set bridge t s\n") == -xb::kEBUSY);
 	CHECK(e.load("delete chain bridge t b\n") == 0);
 	// nft_verdict_init: a base chain is no jump target.
-	CHECK(e.load("add chain bridge t x\nadd rule bridge t x jump fwd\n") == -xb::kEOPNOTSUPP);
-	CHECK(e.load("delete rule bridge t fwd handle 999\n") == -xb::kENOENT);
+	CHECK(e.load("add chain bridge t x\nadd rule bridge t x jump forward\n") == -xb::kEOPNOTSUPP);
+	CHECK(e.load("delete rule bridge t forward handle 999\n") == -xb::kENOENT);
 	CHECK(e.load("create table bridge t\n", nullptr, true) == -xb::kEEXIST);
 	CHECK(e.load("delete table bridge nosuch\n", nullptr, true) == -xb::kENOENT);
 	// A chain at jump level 16 is too deep (nft_chain_validate: EMLINK):
@@ -836,7 +847,39 @@ void dump_into(const Ruleset &rs, xnft::RulesetModel &model)
 	dump_kind(rs, kMsgGetSet, model, 1 << 16);
 	dump_kind(rs, kMsgGetSetElem, model, 600);	// the elements come in several parts
 	dump_kind(rs, kMsgGetFlowtable, model, 1 << 16);
+	dump_kind(rs, kMsgGetObj, model, 1 << 16);
 	dump_kind(rs, kMsgGetRule, model, 1 << 16);
+}
+
+// The counter objects of a GETOBJ (or, with @reset, GETOBJ_RESET) dump of
+// table @table and name @name (nullptr: all): name -> {packets, bytes}.
+std::map<std::string, std::pair<uint64_t, uint64_t>> dump_counters(const Ruleset &rs, bool reset,
+								   const char *table,
+								   const char *name)
+{
+	std::map<std::string, std::pair<uint64_t, uint64_t>> out;
+	unsigned long pos[kDumpPosLen] = {};
+	std::vector<uint8_t> buf(1 << 12);
+	for (;;) {
+		AttrWriter w(buf.data(), buf.size());
+		uint16_t type = 0;
+		const long n = dump_next(rs, reset ? kMsgGetObjReset : kMsgGetObj, table, pos, w,
+					 &type, name);
+		REQUIRE(n >= 0);
+		if (n == 0)
+			break;
+		REQUIRE(type == kMsgNewObj);
+		Attr tb[kObjUserdata + 1], ct[kCounterPackets + 1];
+		REQUIRE(parse_attrs(buf.data(), size_t(n), tb, kObjUserdata));
+		REQUIRE(parse_nested(tb[kObjData], ct, kCounterPackets));
+		uint64_t pk = 0, by = 0;
+		REQUIRE(attr_be64(ct[kCounterPackets], pk));
+		REQUIRE(attr_be64(ct[kCounterBytes], by));
+		char nm[kNameMax];
+		REQUIRE(attr_string(tb[kObjName], nm, sizeof(nm)));
+		out[nm] = {pk, by};
+	}
+	return out;
 }
 
 // The handles of the rules a rule dump returns, read with @between run
@@ -912,8 +955,9 @@ TEST_CASE("nft engine: dumps print as the ruleset that was loaded", "[nft]")
 		" 9003, 9004, 9005, 9006, 9007, 9008, 9009, 9010, 9011, 9012, 9013, 9014, 9015 } }\n"
 		"  map marks { type inet_service : mark; elements = { 22 : 1, 80 : 2 } }\n"
 		"  flowtable ft { hook ingress priority 0; devices = { lo }; }\n"
-		"  chain web { counter accept }\n"
-		"  chain fwd { type filter hook forward priority filter; policy drop;\n"
+		"  counter hits { packets 7 bytes 700; comment \"seen\" }\n"
+		"  chain web { counter accept; counter name hits }\n"
+		"  chain forward { type filter hook forward priority filter; policy drop;\n"
 		"    ct state established,related counter accept\n"
 		"    ip saddr @nets tcp dport @svc counter accept comment \"lan\"\n"
 		"    tcp dport vmap { 80 : jump web, 23 : drop }\n"
@@ -991,4 +1035,138 @@ TEST_CASE("nft engine: a large set survives churn, failed batches and undo", "[n
 	CHECK(verdict(e, kHookInput, to(24999)) == kNfAccept);
 	CHECK(verdict(e, kHookInput, to(10000)) == kNfAccept);
 	CHECK(verdict(e, kHookInput, to(9999)) == kNfDrop);
+}
+
+TEST_CASE("nft engine: named counters count what their rules match, summed over CPUs", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  counter web { }\n"
+		       "  counter other { packets 10 bytes 1000 }\n"
+		       "  chain forward { type filter hook forward priority 0;\n"
+		       "    tcp dport 80 counter name web accept\n"
+		       "    tcp dport 81 counter name \"web\" counter name other\n"
+		       "  }\n"
+		       "}\n") == 0);
+	CHECK(verdict(e, kHookForward, tcp(80)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, tcp(80)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, tcp(81)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, tcp(82)) == kNfAccept);
+	auto c = dump_counters(e.rs, false, nullptr, nullptr);
+	REQUIRE(c.size() == 2);
+	// three frames of 40 bytes (IPv4 + TCP) reached `web`, one `other`
+	CHECK(c["web"] == std::make_pair(uint64_t(3), uint64_t(120)));
+	CHECK(c["other"] == std::make_pair(uint64_t(11), uint64_t(1040)));
+	// NFTA_OBJ_USE: the rules' references
+	for (const ObjObj &o : e.table("t").objs)
+		CHECK(o.rule_uses == (!strcmp(o.name, "web") ? 2u : 1u));
+}
+
+TEST_CASE("nft engine: reset counter returns the values and starts again from zero", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  counter a { packets 5 bytes 50 }\n"
+		       "  counter b { packets 6 bytes 60 }\n"
+		       "  chain forward { type filter hook forward priority 0; counter name a counter name b }\n"
+		       "}\n"
+		       "table bridge u { counter a { packets 1 bytes 1 } }\n") == 0);
+	CHECK(verdict(e, kHookForward, tcp(80)) == kNfAccept);
+	// one object of one table: only it is reset
+	auto r = dump_counters(e.rs, true, "t", "a");
+	REQUIRE(r.size() == 1);
+	CHECK(r["a"] == std::make_pair(uint64_t(6), uint64_t(90)));
+	auto t = dump_counters(e.rs, false, "t", nullptr);
+	CHECK(t["a"] == std::make_pair(uint64_t(0), uint64_t(0)));
+	CHECK(t["b"] == std::make_pair(uint64_t(7), uint64_t(100)));
+	CHECK(dump_counters(e.rs, false, "u", nullptr)["a"] == std::make_pair(uint64_t(1), uint64_t(1)));
+	// frames after a reset count from zero
+	CHECK(verdict(e, kHookForward, tcp(80)) == kNfAccept);
+	CHECK(dump_counters(e.rs, false, "t", "a")["a"] == std::make_pair(uint64_t(1), uint64_t(40)));
+	// every table's counters
+	CHECK(dump_counters(e.rs, true, nullptr, nullptr).size() == 2);	// t's a and b; u's a (same name)
+	for (auto &kv : dump_counters(e.rs, false, nullptr, nullptr))
+		CHECK(kv.second == std::make_pair(uint64_t(0), uint64_t(0)));
+	CHECK(dump_counters(e.rs, false, "t", "nope").empty());
+}
+
+TEST_CASE("nft engine: counter objects are refused as nf_tables refuses them", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  counter c { }\n"
+		       "  chain forward { type filter hook forward priority 0; counter name c }\n"
+		       "}\n") == 0);
+	std::string msg;
+	// in use by a rule: EBUSY, and nothing of the batch stays
+	CHECK(e.load("add counter bridge t d\ndelete counter bridge t c\n", &msg) == -xb::kEBUSY);
+	CHECK(msg == "object is in use by a rule");
+	CHECK(e.table("t").objs.size() == 1);
+	// a rule naming a counter that does not exist: ENOENT (a compiler
+	// that does not know the table's counters sends it)
+	CHECK(e.load("add counter bridge t x\n") == 0);
+	// What a compiler that believes @known (nft's cache, stale) sends: the
+	// kernel side's errno.
+	auto stale = [&](const std::string &known, const std::string &text) {
+		xnft::Batch scratch;
+		xnft::Compiler believer(scratch);
+		for (auto &cmd : xnft::Parser().parse_text(known))
+			believer.compile(cmd);
+		const xnft::LoadResult r = xnft::load_text(e.rs, believer, text);
+		CHECK(r.lang_error == "");
+		return r.err;
+	};
+	const std::string known = "add table bridge t\nadd chain bridge t forward\nadd counter bridge t nope\n";
+	CHECK(stale(known, "add rule bridge t forward counter name nope\n") == -xb::kENOENT);
+	CHECK(e.chain("t", "forward").rules.size() == 1);
+	// create of an existing one: EEXIST; add keeps it as it is
+	CHECK(stale("add table bridge t\n", "create counter bridge t c\n") == -xb::kEEXIST);
+	CHECK(e.load("add counter bridge t c { packets 9 bytes 9 }\n") == 0);
+	CHECK(dump_counters(e.rs, false, "t", "c")["c"].first == 0);
+	CHECK(stale(known, "delete counter bridge t nope\n") == -xb::kENOENT);
+	CHECK(stale("add table bridge nosuch\n", "add counter bridge nosuch c\n") == -xb::kENOENT);
+	// the rule gone, the counter may go, in the same batch
+	const uint64_t h = e.chain("t", "forward").rules.front().handle;
+	CHECK(e.load("delete rule bridge t forward handle " + std::to_string(h) +
+		     "\ndelete counter bridge t c\n") == 0);
+	CHECK(e.table("t").objs.size() == 1);	// x
+	// by handle
+	const uint64_t xh = e.table("t").objs.front().handle;
+	CHECK(e.load("delete counter bridge t handle " + std::to_string(xh) + "\n") == 0);
+	CHECK(e.table("t").objs.empty());
+	// a table with counters and rules using them goes whole
+	REQUIRE(e.load("add counter bridge t k\nadd rule bridge t forward counter name k\n") == 0);
+	CHECK(e.load("delete table bridge t\n") == 0);
+	CHECK(e.rs.tables().empty());
+}
+
+TEST_CASE("nft engine: an object type xbridge lacks and an objref map are refused", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("add table bridge t\n") == 0);
+	// NEWOBJ of type quota (2): EOPNOTSUPP, as nft_obj_type_get without the module
+	std::vector<uint8_t> msg;
+	auto put = [&](uint16_t type, const void *p, size_t n) {
+		const uint16_t len = uint16_t(4 + n);
+		const size_t at = msg.size();
+		msg.resize(at + ((len + 3) & ~3u));
+		memcpy(&msg[at], &len, 2);
+		memcpy(&msg[at + 2], &type, 2);
+		memcpy(&msg[at + 4], p, n);
+	};
+	const uint32_t quota = htonl(2);
+	put(kObjTable, "t", 2);
+	put(kObjName, "q", 2);
+	put(kObjType, &quota, 4);
+	put(uint16_t(kObjData | 0x8000), nullptr, 0);
+	xb::Extack ack;
+	CHECK(e.rs.apply(kMsgNewObj, kNlmFCreate, kFamilyBridge, msg.data(), msg.size(), &ack) ==
+	      -xb::kEOPNOTSUPP);
+	e.rs.abort();
+	// without data: EINVAL
+	msg.resize(msg.size() - 4);
+	CHECK(e.rs.apply(kMsgNewObj, kNlmFCreate, kFamilyBridge, msg.data(), msg.size(), &ack) ==
+	      -xb::kEINVAL);
+	e.rs.abort();
+	CHECK(e.table("t").objs.empty());
 }

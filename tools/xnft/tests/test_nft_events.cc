@@ -215,3 +215,48 @@ TEST_CASE("nft events: a message that does not fit is refused whole", "[nft][eve
 	CHECK(e.rec.types() ==
 	      std::vector<uint16_t>{NFT_MSG_NEWTABLE, NFT_MSG_NEWCHAIN, NFT_MSG_NEWGEN});
 }
+
+TEST_CASE("nft events: counter objects, as nft monitor prints them", "[nft][events]")
+{
+	Events e;
+	// What `nft monitor` printed on the host (nft 1.0.6, Linux 6.1) for
+	// the same commands.
+	REQUIRE(e.load("table bridge t {\n"
+		       "  counter c1 { packets 5 bytes 100; }\n"
+		       "  counter c0 { comment \"hello\"; }\n"
+		       "  chain f { type filter hook forward priority 0; counter name c1 accept; }\n"
+		       "}\n") == 0);
+	const std::vector<uint16_t> want = {NFT_MSG_NEWTABLE, NFT_MSG_NEWCHAIN, NFT_MSG_NEWOBJ,
+					    NFT_MSG_NEWOBJ, NFT_MSG_NEWRULE, NFT_MSG_NEWGEN};
+	CHECK(e.rec.types() == want);
+	xnft::Monitor m(xnft::MonitorWhat{}, xnft::PrintOptions{});
+	xnft::PrintOptions j;
+	j.json = true;
+	xnft::Monitor mj(xnft::MonitorWhat{}, j);
+	CHECK(!e.printed(mj).empty());
+	CHECK(e.printed(m) ==
+	      "add table bridge t\n"
+	      "add chain bridge t f { type filter hook forward priority 0; policy accept; }\n"
+	      "add counter bridge t c1 { packets 5 bytes 100 } \n"
+	      "add counter bridge t c0 { comment \"hello\" packets 0 bytes 0 } \n"
+	      "add rule bridge t f counter name \"c1\" accept\n"
+	      "# new generation 1 by process 4242 (nft)\n");
+	REQUIRE(e.load("delete counter bridge t c0\n") == 0);
+	CHECK(e.printed(m) == "delete counter bridge t c0\n"
+			      "# new generation 2 by process 4242 (nft)\n");
+	CHECK(e.printed(mj) ==
+	      R"({"delete": {"counter": {"family": "bridge", "name": "c0", "table": "t", "handle": 3, "packets": 0, "bytes": 0}}})"
+	      "\n");
+	REQUIRE(e.load("add counter bridge t c2 { packets 1 bytes 2; }\n") == 0);
+	CHECK(e.printed(mj) ==
+	      R"({"add": {"counter": {"family": "bridge", "name": "c2", "table": "t", "handle": 5, "packets": 1, "bytes": 2}}})"
+	      "\n");
+	// nft_flush_table: rules, sets, flowtables, objects, chains
+	REQUIRE(e.load("delete table bridge t\n") == 0);
+	CHECK(e.printed(m) == "delete rule bridge t f handle 4\n"
+			      "delete counter bridge t c1\n"
+			      "delete counter bridge t c2\n"
+			      "delete chain bridge t f\n"
+			      "delete table bridge t\n"
+			      "# new generation 4 by process 4242 (nft)\n");
+}
