@@ -21,8 +21,7 @@ namespace {
 
 Port *port_of_rcu(xb_rcu_head *head)
 {
-	return reinterpret_cast<Port *>(reinterpret_cast<char *>(head) -
-					__builtin_offsetof(Port, rcu));
+	return xb_container_of(head, Port, rcu);
 }
 
 } // namespace
