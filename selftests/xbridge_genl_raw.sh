@@ -128,7 +128,7 @@ import genl_raw as g
 c = g.Genl()
 for mac in open(sys.argv[2]).read().split():
     c.request(g.CMD["FDB_NEW"], g.br_attr("xbr0") +
-              g.fdb_nest(mac, "swp2", 1, g.STATE["static"]), g.NLM_F_CREATE)
+              g.fdb_nest(mac, "swp2", 1, g.STATE["static"]))
 EOF
 	count=$($GENL fdb-dump xbr0 | grep -c "port=swp2 state=static")
 	[[ $count == "$n" ]]
