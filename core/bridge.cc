@@ -21,8 +21,7 @@ namespace {
 
 Port *port_of_rcu(xb_rcu_head *head)
 {
-	return reinterpret_cast<Port *>(reinterpret_cast<char *>(head) -
-					__builtin_offsetof(Port, rcu));
+	return xb_container_of(head, Port, rcu);
 }
 
 } // namespace
@@ -164,6 +163,8 @@ FdbDest Bridge::dest_for(Port *port, uint16_t vid) const
 int Bridge::add_local_entry(Port *port, uint16_t vid)
 {
 	FdbEntry *e;
+	if (!port->addr)
+		return 0;	/* a bridge without an address has no local entry */
 	{
 		RcuReadGuard rcu;
 		e = fdb_.lookup(port->addr, vid);
@@ -217,12 +218,7 @@ void Bridge::remove_port(Port *port)
 	/* As fdb_delete_local: a local entry whose address another port (a
 	 * member of its VID) or the bridge itself also has moves there. */
 	fdb_.rehome_local(port, [&](MacKey mac, uint16_t vid) -> Port * {
-		for (Port &p : port_list_)
-			if (p.addr == mac && (!vid || p.vlans.find(vid)))
-				return &p;
-		if (host_->addr == mac && (!vid || host_->vlans.find(vid)))
-			return host_;
-		return nullptr;
+		return other_owner(port, mac, vid);
 	});
 	FdbFilter all;
 	all.port = port;
@@ -387,6 +383,30 @@ int Bridge::set_default_pvid(uint16_t pvid, Extack *ack)
 	return 0;
 }
 
+/* VID 0 and every VLAN of @port, into @vids (kVidCount slots); how many. */
+unsigned Bridge::local_vids(Port *port, uint16_t *vids) const
+{
+	unsigned n = 0;
+	vids[n++] = 0;
+	port->vlans.for_each([&](PortVlan *v) {
+		vids[n++] = v->vid;
+		return true;
+	});
+	return n;
+}
+
+/* Another owner of @mac at @vid than @port: a port that is a member of the
+ * VID (any for VID 0), or the bridge itself (fdb_delete_local). */
+Port *Bridge::other_owner(Port *port, MacKey mac, uint16_t vid)
+{
+	for (Port &p : port_list_)
+		if (&p != port && p.addr == mac && (!vid || p.vlans.find(vid)))
+			return &p;
+	if (host_ != port && host_->addr == mac && (!vid || host_->vlans.find(vid)))
+		return host_;
+	return nullptr;
+}
+
 int Bridge::set_addr(MacKey addr, Extack *ack)
 {
 	flows_stale();	/* bridge_flow.h: cached decisions may change */
@@ -399,12 +419,7 @@ int Bridge::set_addr(MacKey addr, Extack *ack)
 	ScratchArray<uint16_t> vids(kVidCount);
 	if (!vids.ok())
 		return fail(ack, kENOMEM, "out of memory");
-	unsigned n = 0;
-	vids[n++] = 0;
-	host_->vlans.for_each([&](PortVlan *v) {
-		vids[n++] = v->vid;
-		return true;
-	});
+	unsigned n = local_vids(host_, &vids[0]);
 
 	/* Create the new local entries first, so a failure changes nothing. */
 	host_->addr = addr;
@@ -417,9 +432,58 @@ int Bridge::set_addr(MacKey addr, Extack *ack)
 		return fail(ack, kENOMEM, "out of memory for the local FDB entry");
 	}
 	store_once(addr_, addr);
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; old && i < n; i++)
 		fdb_.del(old, vids[i], host_, FdbReason::User, nullptr);
 	return 0;
+}
+
+void Bridge::clear_addr()
+{
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
+	const MacKey old = addr_;
+	if (!old)
+		return;
+	ScratchArray<uint16_t> vids(kVidCount);
+	store_once(addr_, MacKey(0));
+	store_once(host_->addr, MacKey(0));
+	if (!vids.ok())
+		return;
+	unsigned n = local_vids(host_, &vids[0]);
+	for (unsigned i = 0; i < n; i++)
+		fdb_.del(old, vids[i], host_, FdbReason::User, nullptr);
+}
+
+void Bridge::set_port_addr(Port *port, MacKey addr)
+{
+	flows_stale();	/* bridge_flow.h: cached decisions may change */
+	addr &= kMacMask;
+	const MacKey old = port->addr;
+	if (addr == old)
+		return;
+	ScratchArray<uint16_t> vids(kVidCount);
+	store_once(port->addr, addr);
+	if (!vids.ok())
+		return;
+	unsigned n = local_vids(port, &vids[0]);
+	for (unsigned i = 0; i < n; i++) {
+		FdbEntry *e;
+		{
+			RcuReadGuard rcu;
+			e = fdb_.lookup(old, vids[i]);
+			if (!e || !(e->flag_bits() & kFdbLocal) || e->destination().port() != port)
+				continue;
+		}
+		Port *to = other_owner(port, old, vids[i]);
+		if (to) {
+			FdbAddRequest req = {old, vids[i], FdbDest::to_port(to), kFdbLocal,
+					     FdbAddMode::Replace};
+			fdb_.add(req, now_ticks(), nullptr);
+		} else {
+			fdb_.del(old, vids[i], port, FdbReason::User, nullptr);
+		}
+	}
+	for (unsigned i = 0; mac_is_valid_unicast(addr) && i < n; i++)
+		add_local_entry(port, vids[i]);
 }
 
 /* ---- VLANs --------------------------------------------------------------- */

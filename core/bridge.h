@@ -131,6 +131,18 @@ public:
 	void set_fdb_cache_vlan(bool on) { store_once(opts_.fdb_cache_vlan, on); }
 	/* Change the bridge device's address (moves its local entries). */
 	int set_addr(MacKey addr, Extack *ack);
+	/* The bridge device has no address (00:00:00:00:00:00, as a Linux
+	 * bridge whose last port left): its local entries go. */
+	void clear_addr();
+	/*
+	 * A port's address changed (br_fdb_changeaddr): its local entries
+	 * follow, at VID 0 and at each of its VLANs. An old one that another
+	 * port or the bridge also owns moves there, the others go (Linux
+	 * keeps a local entry the user added there; the core does not tell
+	 * those apart). Best effort, as on Linux: the device already has the
+	 * address.
+	 */
+	void set_port_addr(Port *port, MacKey addr);
 
 	/* VLANs (control). [vid_start, vid_end] inclusive; flags kVlanPvid,
 	 * kVlanUntagged. Adding an existing VID updates its flags as iproute2's
@@ -215,6 +227,8 @@ private:
 	static void port_free_rcu(xb_rcu_head *head);
 	void publish_ports();
 	int add_local_entry(Port *port, uint16_t vid);
+	unsigned local_vids(Port *port, uint16_t *vids) const;
+	Port *other_owner(Port *port, MacKey mac, uint16_t vid);
 	void vlan_update_flags(Port *port, PortVlan *vlan, uint8_t flags);
 	void vlans_remove(Port *port, PortVlan **vlans, unsigned n);
 	FdbDest dest_for(Port *port, uint16_t vid) const;

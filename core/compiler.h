@@ -20,6 +20,10 @@
 #define xb_likely(x) __builtin_expect(!!(x), 1)
 #define xb_unlikely(x) __builtin_expect(!!(x), 0)
 
+/* The @type object whose @member is at @ptr (the kernel's container_of). */
+#define xb_container_of(ptr, type, member) \
+	(reinterpret_cast<type *>(reinterpret_cast<char *>(ptr) - __builtin_offsetof(type, member)))
+
 namespace xb {
 
 template <typename T> inline T load_once(const T &v)
@@ -41,6 +45,24 @@ template <typename T> inline void store_once(T &v, T value)
 template <typename T> inline T racy(const T &v) XB_NO_THREAD_SAFETY_ANALYSIS
 {
 	return __atomic_load_n(&v, __ATOMIC_RELAXED);
+}
+
+/*
+ * A lock-free read of a word that is then dereferenced (the FDB
+ * destination, a tagged pointer): the kernel's READ_ONCE with its
+ * address-dependency ordering, asked for as consume (which compilers
+ * strengthen to acquire). Pairs with store_publish() on the writer side.
+ */
+template <typename T> inline T load_dep(const T &v)
+{
+	return __atomic_load_n(&v, __ATOMIC_CONSUME);
+}
+
+/* Store a word readers dereference after load_dep(): what it points to is
+ * visible to them first (release). */
+template <typename T> inline void store_publish(T &v, T value)
+{
+	__atomic_store_n(&v, value, __ATOMIC_RELEASE);
 }
 
 /* Read a pointer published with rcu_publish(); caller is in an RCU read section. */

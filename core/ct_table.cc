@@ -81,12 +81,14 @@ void CtTable::fini()
 			if (l & 1)
 				continue;	/* each entry once, from its original link */
 			CtEntry *e = link_entry(l);
-			e->rcu.opaque[0] = list;
+			static_assert(sizeof(e->rcu) >= sizeof(list), "a list link fits in an rcu head");
+			__builtin_memcpy(&e->rcu, &list, sizeof(list));
 			list = e;
 		}
 	}
 	while (list) {
-		CtEntry *next = static_cast<CtEntry *>(list->rcu.opaque[0]);
+		CtEntry *next;
+		__builtin_memcpy(&next, &list->rcu, sizeof(next));
 		xb_free(list);
 		list = next;
 	}
@@ -248,9 +250,7 @@ void CtTable::remove_locked(CtEntry *e)
 
 void CtTable::free_rcu(xb_rcu_head *head)
 {
-	auto *e = reinterpret_cast<CtEntry *>(reinterpret_cast<char *>(head) -
-					      offsetof(CtEntry, rcu));
-	xb_free(e);
+	xb_free(xb_container_of(head, CtEntry, rcu));
 }
 
 void CtTable::kill(CtEntry *e)

@@ -11,6 +11,8 @@
  */
 #include "fdb.h"
 
+#include <new>
+
 #include "port.h"
 
 namespace xb {
@@ -32,8 +34,7 @@ uint32_t roundup_pow2(uint32_t n)
 
 FdbEntry *entry_of(xb_rcu_head *head)
 {
-	return reinterpret_cast<FdbEntry *>(reinterpret_cast<char *>(head) -
-					    __builtin_offsetof(FdbEntry, rcu));
+	return xb_container_of(head, FdbEntry, rcu);
 }
 
 } // namespace
@@ -71,6 +72,7 @@ void Fdb::fini()
 		FdbEntry *e = t->bucket[b];
 		while (e) {
 			FdbEntry *next = e->chain[t->link];
+			e->~FdbEntry();
 			xb_free(e);
 			e = next;
 		}
@@ -113,9 +115,10 @@ void Fdb::notify(FdbEventType type, FdbReason reason, const FdbEntry *e,
 
 FdbEntry *Fdb::create_locked(uint64_t key, FdbDest dest, uint16_t flags, uint32_t now)
 {
-	auto *e = static_cast<FdbEntry *>(xb_alloc(sizeof(FdbEntry), XB_ALLOC_ATOMIC));
-	if (!e)
+	void *mem = xb_alloc(sizeof(FdbEntry), XB_ALLOC_ATOMIC);
+	if (!mem)
 		return nullptr;
+	auto *e = new (mem) FdbEntry();
 	e->key = key;
 	e->dest = dest.word();
 	e->used = now;
@@ -161,7 +164,9 @@ void Fdb::unlink_locked(FdbEntry *e)
 
 void Fdb::free_entry_rcu(xb_rcu_head *head)
 {
-	xb_free(entry_of(head));
+	FdbEntry *e = entry_of(head);
+	e->~FdbEntry();
+	xb_free(e);
 }
 
 void Fdb::delete_locked(FdbEntry *e, FdbReason reason)
@@ -196,7 +201,7 @@ void Fdb::roam(FdbEntry *e, FdbDest dest, Port *old_port)
 	if (flags & (kFdbUnlinked | kFdbSticky | kFdbLocal))
 		return;
 	Port *cur = e->destination().port();
-	store_once(e->dest, dest.word());
+	store_publish(e->dest, dest.word());
 	if (cur == dest.port())
 		return;
 	set_flags_locked(e, uint16_t(flags & ~(kFdbExtLearn | kFdbLocked)));
@@ -213,7 +218,7 @@ void Fdb::learn_slow(FdbEntry *e, uint64_t key, FdbDest dest, uint32_t now,
 			return;	/* our own address seen as a source: never moves */
 		if (load_once(e->updated) != now)
 			store_once(e->updated, now);
-		uintptr_t cur = load_once(e->dest);
+		uintptr_t cur = load_dep(e->dest);
 		if (cur == dest.word())
 			return;
 		Port *cur_port = FdbDest::from_word(cur).port();
@@ -272,7 +277,7 @@ int Fdb::add(const FdbAddRequest &req, uint32_t now, Extack *ack)
 		 * port and keeps its kind; it is refreshed either way. */
 		uint16_t flags = uint16_t((e->flags & ~kFdbDynamicLearned) | want);
 		bool changed = old_port != dest.port() || flags != e->flags;
-		store_once(e->dest, dest.word());
+		store_publish(e->dest, dest.word());
 		set_flags_locked(e, flags);
 		store_once(e->updated, now);
 		store_once(e->used, now);
@@ -285,7 +290,7 @@ int Fdb::add(const FdbAddRequest &req, uint32_t now, Extack *ack)
 	 * "added by an external agent". */
 	want |= uint16_t(e->flags & kFdbExtLearn);
 	bool changed = old_port != dest.port() || (e->flags & ~kFdbDynamicLearned) != want;
-	store_once(e->dest, dest.word());
+	store_publish(e->dest, dest.word());
 	set_flags_locked(e, want);
 	store_once(e->used, now);
 	if (changed) {
@@ -351,7 +356,7 @@ unsigned Fdb::rewrite_to_port(const FdbFilter &filter)
 			FdbDest d = e->destination();
 			if (!d.has_vlan() || !matches(e, filter))
 				continue;
-			store_once(e->dest, FdbDest::to_port(d.port()).word());
+			store_publish(e->dest, FdbDest::to_port(d.port()).word());
 			n++;
 		}
 	return n;

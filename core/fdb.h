@@ -85,7 +85,7 @@ struct alignas(64) FdbEntry {
 
 	MacKey mac() const { return key & kMacMask; }
 	uint16_t vid() const { return uint16_t(key >> 48); }
-	FdbDest destination() const { return FdbDest::from_word(load_once(dest)); }
+	FdbDest destination() const { return FdbDest::from_word(load_dep(dest)); }
 	uint16_t flag_bits() const { return load_once(flags); }
 };
 static_assert(sizeof(FdbEntry) == 64, "an FDB entry is one cache line");
@@ -245,7 +245,7 @@ public:
 				Port *to = new_home(e->mac(), e->vid());
 				if (!to)
 					continue;
-				store_once(e->dest, FdbDest::to_port(to).word());
+				store_publish(e->dest, FdbDest::to_port(to).word());
 				notify(FdbEventType::Changed, FdbReason::PortRemoved, e, from);
 				n++;
 			}

@@ -11,8 +11,9 @@
  * Lifetime: a PortVlan cached here is kept alive until every FDB entry
  * caching it has been rewritten or deleted and a grace period has passed
  * (Bridge::vlan_del), so an RCU reader may always dereference what it
- * decoded. The word itself is read with load_once and changed with a
- * compare-and-swap (promotion) or a store under the FDB lock (roam, user).
+ * decoded. The word itself is read with load_dep (READ_ONCE: the decoded
+ * pointer is dereferenced) and changed with a compare-and-swap (promotion)
+ * or a store_publish under the FDB lock (roam, user).
  */
 #ifndef XBRIDGE_CORE_FDB_DEST_H
 #define XBRIDGE_CORE_FDB_DEST_H

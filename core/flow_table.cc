@@ -257,7 +257,7 @@ void FlowTable::fold_counters(Flow *f, CtEntry *ct)
 
 void FlowTable::free_rcu(xb_rcu_head *head)
 {
-	xb_free(reinterpret_cast<Flow *>(reinterpret_cast<char *>(head) - offsetof(Flow, rcu)));
+	xb_free(xb_container_of(head, Flow, rcu));
 }
 
 void FlowTable::teardown(Flow *f, FlowTeardown why, uint32_t now)

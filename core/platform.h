@@ -61,18 +61,34 @@ uint64_t xb_now_ns(void);
 uint32_t xb_random_u32(void);
 
 /*
- * RCU. The head is opaque storage the implementation casts to its own
- * struct rcu_head (16 bytes in both the kernel and liburcu; each
- * implementation checks that it fits).
+ * RCU. In the kernel, xb_rcu_head is the kernel's own struct rcu_head
+ * (struct callback_head), so a core callback has exactly the type call_rcu
+ * calls: no cast function pointer (undefined behaviour, and a kCFI trap).
+ * The C shim sees the kernel's definition; the core's C++ objects, built
+ * without kernel headers (XB_PLATFORM_KERNEL), the same layout and tag
+ * declared here. A callback finds its object with xb_container_of.
+ * Userspace keeps opaque storage that platform_user.cc casts to liburcu's
+ * struct rcu_head (16 bytes; it checks that it fits).
  */
+#if defined(__KERNEL__)
+typedef struct callback_head xb_rcu_head;
+#elif defined(XB_PLATFORM_KERNEL)
+struct callback_head {
+	struct callback_head *next;
+	void (*func)(struct callback_head *head);
+} __attribute__((aligned(sizeof(void *))));
+typedef struct callback_head xb_rcu_head;
+#else
 struct xb_rcu_head {
 	void *opaque[2];
 };
-typedef void (*xb_rcu_callback)(struct xb_rcu_head *head);
+typedef struct xb_rcu_head xb_rcu_head;
+#endif
+typedef void (*xb_rcu_callback)(xb_rcu_head *head);
 void xb_rcu_read_lock(void);
 void xb_rcu_read_unlock(void);
 void xb_synchronize_rcu(void);		/* control context only */
-void xb_call_rcu(struct xb_rcu_head *head, xb_rcu_callback fn);
+void xb_call_rcu(xb_rcu_head *head, xb_rcu_callback fn);
 void xb_rcu_barrier(void);		/* control context only */
 
 /*
@@ -94,6 +110,12 @@ enum xb_log_level {
 };
 void xb_log(enum xb_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * A broken invariant (a failed assertion): the kernel's WARN_ONCE - one
+ * warning with a backtrace, which the test kernel's runner fails on - and
+ * carry on; userspace logs it as an error each time (counted, as xb_log).
+ */
+void xb_warn_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #ifdef __cplusplus
 }

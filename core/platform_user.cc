@@ -329,7 +329,7 @@ void xb_synchronize_rcu(void)
  * one pointer and return nothing, and liburcu's worker thread calls it with
  * the same address we passed, which is the xb_rcu_head.
  */
-void xb_call_rcu(struct xb_rcu_head *head, xb_rcu_callback fn)
+void xb_call_rcu(xb_rcu_head *head, xb_rcu_callback fn)
 {
 	urcu_bp_call_rcu(reinterpret_cast<struct rcu_head *>(head),
 			 reinterpret_cast<void (*)(struct rcu_head *)>(fn));
@@ -381,6 +381,16 @@ void xb_lock_release(struct xb_lock *lock) XB_NO_THREAD_SAFETY_ANALYSIS
 }
 
 /* ---- logging ----------------------------------------------------------- */
+
+void xb_warn_once(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	xb_log(XB_LOG_ERR, "%s", msg);
+}
 
 void xb_log(enum xb_log_level level, const char *fmt, ...)
 {

@@ -7,20 +7,24 @@
  */
 #include "vlan.h"
 
+#include <new>
+
 #include "errors.h"
 
 namespace xb {
 
 PortVlan *port_vlan_create(Port *port, uint16_t vid, uint8_t flags)
 {
-	auto *v = static_cast<PortVlan *>(xb_alloc(sizeof(PortVlan), XB_ALLOC_SLEEP));
-	if (!v)
+	void *mem = xb_alloc(sizeof(PortVlan), XB_ALLOC_SLEEP);
+	if (!mem)
 		return nullptr;
+	auto *v = new (mem) PortVlan();
 	v->port = port;
 	v->vid = vid;
 	v->flags = flags & kVlanUntagged;
 	v->state = uint8_t(PortState::Forwarding);
 	if (!v->stats.init(XB_ALLOC_SLEEP)) {
+		v->~PortVlan();
 		xb_free(v);
 		return nullptr;
 	}
@@ -30,14 +34,13 @@ PortVlan *port_vlan_create(Port *port, uint16_t vid, uint8_t flags)
 void port_vlan_free_now(PortVlan *vlan)
 {
 	vlan->stats.fini();
+	vlan->~PortVlan();
 	xb_free(vlan);
 }
 
 static void port_vlan_free_rcu(xb_rcu_head *head)
 {
-	auto *v = reinterpret_cast<PortVlan *>(reinterpret_cast<char *>(head) -
-					       __builtin_offsetof(PortVlan, rcu));
-	port_vlan_free_now(v);
+	port_vlan_free_now(xb_container_of(head, PortVlan, rcu));
 }
 
 void port_vlan_free_deferred(PortVlan *vlan)

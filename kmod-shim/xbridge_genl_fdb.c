@@ -155,7 +155,7 @@ int xbr_nl_fdb_get_doit(struct sk_buff *skb_in, struct genl_info *info)
 	err = xbr_fdb_parse(info, tb);
 	if (err)
 		return err;
-	if (tb[XBRIDGE_FDB_STATE] || tb[XBRIDGE_FDB_FLAGS]) {
+	if (tb[XBRIDGE_FDB_STATE] || tb[XBRIDGE_FDB_FLAGS] || tb[XBRIDGE_FDB_MODE]) {
 		NL_SET_ERR_MSG(info->extack, "FDB get takes only MAC, VLAN and PORT_IFINDEX");
 		return -EINVAL;
 	}
@@ -260,6 +260,7 @@ int xbr_nl_fdb_new_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[XBRIDGE_FDB_MAX + 1];
 	u16 state = XBRIDGE_FDB_STATE_PERMANENT, flags = 0;
 	const char *msg = NULL;
+	bool create;
 	struct xbg_port *port;
 	const u8 *mac;
 	s32 vid;
@@ -307,8 +308,12 @@ int xbr_nl_fdb_new_doit(struct sk_buff *skb, struct genl_info *info)
 	port = xbr_fdb_port(info, tb);
 	if (IS_ERR(port))
 		return PTR_ERR(port);
-	err = xbg_fdb_add(br->core, port, mac, vid, flags,
-			  info->nlhdr->nlmsg_flags & NLM_F_EXCL, &msg);
+	/* The intent iproute2 puts in RTM_NEWNEIGH's nlmsg flags: create
+	 * (NLM_F_EXCL) fails on an existing entry; replace and append (the
+	 * default) overwrite it or create it. */
+	create = tb[XBRIDGE_FDB_MODE] &&
+		 nla_get_u8(tb[XBRIDGE_FDB_MODE]) == XBRIDGE_FDB_MODE_CREATE;
+	err = xbg_fdb_add(br->core, port, mac, vid, flags, create, &msg);
 	return xbr_nl_core_err(info->extack, err, msg);
 }
 
@@ -324,7 +329,7 @@ int xbr_nl_fdb_del_doit(struct sk_buff *skb, struct genl_info *info)
 	err = xbr_fdb_parse(info, tb);
 	if (err)
 		return err;
-	if (tb[XBRIDGE_FDB_STATE] || tb[XBRIDGE_FDB_FLAGS]) {
+	if (tb[XBRIDGE_FDB_STATE] || tb[XBRIDGE_FDB_FLAGS] || tb[XBRIDGE_FDB_MODE]) {
 		NL_SET_ERR_MSG(info->extack, "FDB delete takes only MAC, VLAN and PORT_IFINDEX");
 		return -EINVAL;
 	}

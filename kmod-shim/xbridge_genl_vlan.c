@@ -6,6 +6,7 @@
  * (xbr_nl_pre_doit); the core checks what a VLAN request means (VID range,
  * a PVID range, flags, state). See xbridge_genl.c for locking.
  */
+#include <linux/bitmap.h>
 #include <linux/build_bug.h>
 #include <linux/netdevice.h>
 #include <uapi/linux/if_bridge.h>
@@ -179,7 +180,12 @@ static int xbr_vlan_req(struct genl_info *info, struct xbr_vlan_req *r)
 	return 0;
 }
 
-static void xbr_vlan_notify_range(struct xbr_vlan_req *r, u8 cmd)
+/*
+ * Notify the VIDs of the range the port has (after an add or a state
+ * change), or, for a delete, those of @gone: the VIDs it had before, as
+ * br_vlan_info's deletes report only what existed.
+ */
+static void xbr_vlan_notify_range(struct xbr_vlan_req *r, u8 cmd, const unsigned long *gone)
 {
 	struct xbg_vlan_info v;
 	unsigned int vid;
@@ -188,6 +194,8 @@ static void xbr_vlan_notify_range(struct xbr_vlan_req *r, u8 cmd)
 		return;
 	for (vid = r->start; vid <= r->end; vid++) {
 		if (cmd == XBRIDGE_CMD_VLAN_DEL) {
+			if (!test_bit(vid - r->start, gone))
+				continue;
 			memset(&v, 0, sizeof(v));
 			v.vid = vid;
 		} else if (!xbg_vlan_get(r->port, vid, &v)) {
@@ -224,14 +232,17 @@ int xbr_nl_vlan_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = xbg_vlan_add(r.br->core, r.port, r.start, r.end, flags, &msg);
 	xbr_nl_core_err(info->extack, err, msg);
 	if (!err)
-		xbr_vlan_notify_range(&r, XBRIDGE_CMD_VLAN_GET);
+		xbr_vlan_notify_range(&r, XBRIDGE_CMD_VLAN_GET, NULL);
 	return err;
 }
 
 int xbr_nl_vlan_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct xbg_vlan_info v;
 	struct xbr_vlan_req r;
 	const char *msg = NULL;
+	unsigned long *gone = NULL;
+	unsigned int vid;
 	int err;
 
 	err = xbr_vlan_req(info, &r);
@@ -241,10 +252,20 @@ int xbr_nl_vlan_del_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "VLAN delete takes only PORT_IFINDEX, VID and VID_END");
 		return -EINVAL;
 	}
+	/* Which VIDs of the range exist, for the notifications (RTNL holds them). */
+	if (xbr_nl_has_listeners(dev_net(r.br->dev))) {
+		gone = bitmap_zalloc(r.end - r.start + 1, GFP_KERNEL);
+		if (!gone)
+			return -ENOMEM;
+		for (vid = r.start; vid <= r.end; vid++)
+			if (xbg_vlan_get(r.port, vid, &v))
+				__set_bit(vid - r.start, gone);
+	}
 	err = xbg_vlan_del(r.br->core, r.port, r.start, r.end, &msg);
 	xbr_nl_core_err(info->extack, err, msg);
-	if (!err)
-		xbr_vlan_notify_range(&r, XBRIDGE_CMD_VLAN_DEL);
+	if (!err && gone)
+		xbr_vlan_notify_range(&r, XBRIDGE_CMD_VLAN_DEL, gone);
+	bitmap_free(gone);
 	return err;
 }
 
@@ -282,6 +303,6 @@ int xbr_nl_vlan_set_doit(struct sk_buff *skb, struct genl_info *info)
 		xbr_nl_core_err(info->extack, err, msg);
 	}
 	if (!err)
-		xbr_vlan_notify_range(&r, XBRIDGE_CMD_VLAN_GET);
+		xbr_vlan_notify_range(&r, XBRIDGE_CMD_VLAN_GET, NULL);
 	return err;
 }

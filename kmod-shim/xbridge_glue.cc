@@ -205,6 +205,16 @@ int xbg_set_addr(struct xbg_bridge *br, const uint8_t addr[6])
 	return core(br)->set_addr(mac_from_bytes(addr), nullptr);
 }
 
+void xbg_clear_addr(struct xbg_bridge *br)
+{
+	core(br)->clear_addr();
+}
+
+void xbg_port_set_addr(struct xbg_bridge *br, struct xbg_port *port, const uint8_t addr[6])
+{
+	core(br)->set_port_addr(core(port), mac_from_bytes(addr));
+}
+
 bool xbg_vlan_filtering(const struct xbg_bridge *br)
 {
 	return core(br)->vlan_filtering();

@@ -230,6 +230,10 @@ struct xbg_bridge *xbg_bridge_create(const uint8_t addr[6], uint32_t ifindex, vo
 				     xbg_fdb_grow_fn fdb_grow, void *events_ctx, int *err);
 void xbg_bridge_destroy(struct xbg_bridge *br);
 int xbg_set_addr(struct xbg_bridge *br, const uint8_t addr[6]);
+/* The bridge has no address (its last port left): its local entries go. */
+void xbg_clear_addr(struct xbg_bridge *br);
+/* A port's address changed (NETDEV_CHANGEADDR): its local entries follow. */
+void xbg_port_set_addr(struct xbg_bridge *br, struct xbg_port *port, const uint8_t addr[6]);
 bool xbg_vlan_filtering(const struct xbg_bridge *br);
 uint16_t xbg_vlan_proto(const struct xbg_bridge *br);
 uint32_t xbg_ageing_ms(const struct xbg_bridge *br);

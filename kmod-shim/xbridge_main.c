@@ -403,6 +403,34 @@ static void xbr_sync_mtu(struct xbr *br)
 		dev_set_mtu(br->dev, mtu);
 }
 
+/*
+ * As br_stp_recalculate_bridge_id: unless the user set the bridge's address
+ * (NET_ADDR_SET), it is the smallest of its ports' addresses, or
+ * 00:00:00:00:00:00 once the last port has left; the bridge's local FDB
+ * entries follow it. Listeners hear of a change (NETDEV_CHANGEADDR).
+ */
+static void xbr_sync_addr(struct xbr *br)
+{
+	static const u8 none[ETH_ALEN];
+	const u8 *addr = none;
+	struct xbr_port *p;
+
+	if (br->dev->addr_assign_type == NET_ADDR_SET)
+		return;
+	list_for_each_entry(p, &br->ports, list) {
+		if (addr == none || memcmp(p->dev->dev_addr, addr, ETH_ALEN) < 0)
+			addr = p->dev->dev_addr;
+	}
+	if (ether_addr_equal(br->dev->dev_addr, addr))
+		return;
+	if (addr == none)
+		xbg_clear_addr(br->core);
+	else if (xbg_set_addr(br->core, addr))
+		return;	/* out of memory for the local entries: keep the old one */
+	eth_hw_addr_set(br->dev, addr);
+	call_netdevice_notifiers(NETDEV_CHANGEADDR, br->dev);
+}
+
 static void xbr_port_sync_link(struct xbr_port *p)
 {
 	xbg_port_link(p->br->core, p->core, xbr_port_up(p));
@@ -450,10 +478,13 @@ static int xbr_add_slave(struct net_device *dev, struct net_device *slave,
 	err = dev_set_promiscuity(slave, 1);
 	if (err)
 		goto err_upper;
+	/* Frames are forwarded as received: no aggregation (br_add_if). */
+	dev_disable_lro(slave);
 
 	list_add_tail(&p->list, &br->ports);
 	xbr_port_sync_link(p);
 	xbr_sync_mtu(br);
+	xbr_sync_addr(br);
 	return 0;
 
 err_upper:
@@ -484,6 +515,7 @@ static void xbr_port_remove(struct xbr_port *p)
 	if (br->dev->reg_state == NETREG_REGISTERED) {
 		xbr_sync_carrier(br);
 		xbr_sync_mtu(br);
+		xbr_sync_addr(br);
 	}
 }
 
@@ -532,6 +564,15 @@ static int xbr_port_event(struct notifier_block *nb, unsigned long event, void *
 	case NETDEV_CHANGEMTU:
 		xbr_sync_mtu(p->br);
 		break;
+	case NETDEV_CHANGEADDR:
+		/* br_fdb_changeaddr: the port's local entries follow. */
+		xbg_port_set_addr(p->br->core, p->core, dev->dev_addr);
+		xbr_sync_addr(p->br);
+		break;
+	case NETDEV_PRE_TYPE_CHANGE:
+		/* A port stays Ethernet while it is one (a bond taking a
+		 * non-Ethernet slave is refused), as on Linux. */
+		return NOTIFY_BAD;
 	}
 	return NOTIFY_DONE;
 }

@@ -56,6 +56,7 @@ const struct nla_policy xbridge_fdb_nl_policy[XBRIDGE_FDB_MAX + 1] = {
 	[XBRIDGE_FDB_USED] = { .type = NLA_REJECT, .reject_message = "USED is read-only" },
 	[XBRIDGE_FDB_UPDATED] = { .type = NLA_REJECT, .reject_message = "UPDATED is read-only" },
 	[XBRIDGE_FDB_REASON] = { .type = NLA_REJECT, .reject_message = "REASON is read-only" },
+	[XBRIDGE_FDB_MODE] = NLA_POLICY_MAX(NLA_U8, 2),
 };
 
 const struct nla_policy xbridge_flush_nl_policy[XBRIDGE_FLUSH_MAX + 1] = {
@@ -373,7 +374,7 @@ struct genl_family xbr_nl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= xbridge_nl_ops,
 	.n_ops		= ARRAY_SIZE(xbridge_nl_ops),
-	.resv_start_op	= XBRIDGE_CMD_VLAN_SET + 1,
+	.resv_start_op	= XBRIDGE_CMD_BRIDGE_GET,
 	.pre_doit	= xbr_nl_pre_doit,
 	.post_doit	= xbr_nl_post_doit,
 	.mcgrps		= xbridge_nl_mcgrps,

@@ -87,16 +87,10 @@ void xb_synchronize_rcu(void)
 	synchronize_rcu();
 }
 
-/*
- * The core's callbacks take a struct xb_rcu_head *, which is the storage of
- * the struct rcu_head the kernel passes back: the same pointer, so the
- * callback is called through a compatible cast (one pointer argument).
- */
-void xb_call_rcu(struct xb_rcu_head *head, xb_rcu_callback fn)
+/* xb_rcu_head is struct rcu_head and xb_rcu_callback is rcu_callback_t. */
+void xb_call_rcu(xb_rcu_head *head, xb_rcu_callback fn)
 {
-	BUILD_BUG_ON(sizeof(struct rcu_head) > sizeof(struct xb_rcu_head));
-	BUILD_BUG_ON(__alignof__(struct rcu_head) > __alignof__(struct xb_rcu_head));
-	call_rcu((struct rcu_head *)head, (rcu_callback_t)fn);
+	call_rcu(head, fn);
 }
 
 void xb_rcu_barrier(void)
@@ -130,6 +124,18 @@ void xb_lock_acquire(struct xb_lock *lock)
 void xb_lock_release(struct xb_lock *lock)
 {
 	spin_unlock_bh(&lock->lock);
+}
+
+void xb_warn_once(const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	WARN_ONCE(1, "%pV", &vaf);
+	va_end(args);
 }
 
 void xb_log(enum xb_log_level level, const char *fmt, ...)

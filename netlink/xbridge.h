@@ -8,9 +8,11 @@
  * entries and VLANs, as iproute2's `bridge` does for the Linux bridge.
  * Requests name the bridge (and the port) by ifindex and act in the
  * caller's network namespace; changes need CAP_NET_ADMIN there. FDB_NEW
- * honours NLM_F_EXCL (create only) as RTM_NEWNEIGH does; without it an
- * existing entry is replaced. Every attribute is validated strictly:
- * unknown or read-only attributes are rejected.
+ * carries the intent iproute2's `bridge fdb add|replace|append` puts in
+ * the nlmsg flags of RTM_NEWNEIGH in its fdb mode attribute (create: EEXIST
+ * if the entry exists). Every message is validated strictly: the genetlink
+ * header's reserved field and nlmsg flags other than REQUEST, ACK, ECHO and
+ * DUMP are refused, as are unknown or read-only attributes.
  */
 #ifndef _UAPI_LINUX_XBRIDGE_H
 #define _UAPI_LINUX_XBRIDGE_H
@@ -48,6 +50,13 @@ enum xbridge_fdb_flags {
 	XBRIDGE_FDB_F_EXT_LEARN = 0x2,
 	XBRIDGE_FDB_F_LOCKED = 0x4,	/* read-only (MAB) */
 	XBRIDGE_FDB_F_ADDED_BY_USER = 0x8,	/* read-only */
+};
+
+/* What FDB_NEW does with an entry that exists (the NLM_F_* flags of RTM_NEWNEIGH that `bridge fdb` sends): replace - overwrite it, or create it (NLM_F_CREATE | NLM_F_REPLACE, `bridge fdb replace`); create - fail with EEXIST (NLM_F_CREATE | NLM_F_EXCL, `bridge fdb add`); append - as replace for a bridge (NLM_F_CREATE | NLM_F_APPEND, `bridge fdb append`). */
+enum xbridge_fdb_mode {
+	XBRIDGE_FDB_MODE_REPLACE = 0,
+	XBRIDGE_FDB_MODE_CREATE = 1,
+	XBRIDGE_FDB_MODE_APPEND = 2,
 };
 
 /* Why an FDB notification was sent. */
@@ -176,6 +185,7 @@ enum xbridge_fdb_attr {
 	XBRIDGE_FDB_USED = 6,	/* u32; read-only; seconds since last forwarded to. */
 	XBRIDGE_FDB_UPDATED = 7,	/* u32; read-only; seconds since last learned or changed. */
 	XBRIDGE_FDB_REASON = 8,	/* u8; read-only; notifications only. */
+	XBRIDGE_FDB_MODE = 9,	/* u8; FDB_NEW only (default replace); refused elsewhere. */
 
 	__XBRIDGE_FDB_MAX,
 	XBRIDGE_FDB_MAX = __XBRIDGE_FDB_MAX - 1,
@@ -280,7 +290,7 @@ enum xbridge_cmd {
 	XBRIDGE_CMD_PORT_GET = 3,	/* Get a port's flags, state and drop counters; dump every port (of one bridge with ifindex) */
 	XBRIDGE_CMD_PORT_SET = 4,	/* Change any subset of a port's flags and its state, together or not at all */
 	XBRIDGE_CMD_FDB_GET = 5,	/* Get one entry (mac and vlan, default 0), or dump every entry (of one bridge with ifindex; of one port with fdb port-ifindex) */
-	XBRIDGE_CMD_FDB_NEW = 6,	/* Add an entry (NLM_F_EXCL - fail with EEXIST if it exists) or replace it */
+	XBRIDGE_CMD_FDB_NEW = 6,	/* Add an entry, or replace it (fdb mode; create - fail with EEXIST if it exists) */
 	XBRIDGE_CMD_FDB_DEL = 7,	/* Delete an entry (by mac, vlan and port) */
 	XBRIDGE_CMD_FDB_FLUSH = 8,	/* Delete every entry matching the filter */
 	XBRIDGE_CMD_VLAN_GET = 9,	/* Dump VLANs, one message per port and VID with flags, state and stats (of one bridge with ifindex; of one port with vlan port-ifindex) */

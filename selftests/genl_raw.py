@@ -7,7 +7,8 @@ xbridge tool never would (unknown attributes, wrong lengths, VID 4095).
   genl_raw.py bridge-get BR
   genl_raw.py bridge-set BR [vlan_filtering N] [ageing_time CS] [...]
   genl_raw.py fdb-add BR MAC DEV [--vlan V] [--state permanent|static|dynamic]
-                     [--sticky] [--excl]
+                     [--sticky] [--excl | --mode replace|create|append]
+                     (--excl is fdb mode create; no mode attribute by default)
   genl_raw.py fdb-del BR MAC DEV [--vlan V]
   genl_raw.py fdb-get BR MAC [--vlan V]
   genl_raw.py fdb-dump BR              (one line per entry, then "count N")
@@ -21,6 +22,8 @@ xbridge tool never would (unknown attributes, wrong lengths, VID 4095).
   genl_raw.py ct-dump BR [KEY=VALUE...]  ct-stats BR
   genl_raw.py raw CMD BR HEXATTRS      (extra top-level attributes, hex TLVs)
   genl_raw.py bad KIND BR [DEV]        (a malformed request, see BAD below)
+  genl_raw.py bad-header KIND BR [DEV] (a well-formed request with a header the
+                     strict genetlink check refuses, see BAD_HEADER below)
   genl_raw.py monitor --count N [--seconds S] [--ready-file F]
 
 Prints the reply (one object a line, `key=value` words) and exits 0, or
@@ -66,7 +69,9 @@ PORT = dict(ifindex=(1, "u32"), ifname=(2, "str"), state=(3, "u8"), learning=(4,
             isolated=(9, "u8"), locked=(10, "u8"), mab=(11, "u8"), neigh_suppress=(12, "u8"),
             drops=(13, "nest"))
 FDB = dict(mac=(1, "mac"), vlan=(2, "u16"), port=(3, "u32"), state=(4, "u16"),
-           flags=(5, "u32"), used=(6, "u32"), updated=(7, "u32"), reason=(8, "u8"))
+           flags=(5, "u32"), used=(6, "u32"), updated=(7, "u32"), reason=(8, "u8"),
+           mode=(9, "u8"))
+FDB_MODE = dict(replace=0, create=1, append=2)
 VLAN = dict(port=(1, "u32"), vid=(2, "u16"), vid_end=(3, "u16"), flags=(4, "u16"),
             state=(5, "u8"), rx_packets=(6, "u64"), rx_bytes=(7, "u64"),
             tx_packets=(8, "u64"), tx_bytes=(9, "u64"))
@@ -176,14 +181,14 @@ class Genl(nlsock.NlSocket):
         super().__init__(nlsock.NETLINK_GENERIC)
         self.family, self.groups = self.resolve("xbridge")
 
-    def genl_request(self, family, cmd, payload, flags=0):
+    def genl_request(self, family, cmd, payload, flags=0, reserved=0):
         """[(cmd, attributes)] of the answers to one generic netlink request."""
-        hdr = struct.pack("=BBH", cmd, 1, 0)
+        hdr = struct.pack("=BBH", cmd, 1, reserved)
         return [(body[0], body[4:])
                 for _, body in nlsock.NlSocket.request(self, family, hdr + payload, flags)]
 
-    def request(self, cmd, payload, flags=0):
-        return self.genl_request(self.family, cmd, payload, flags)
+    def request(self, cmd, payload, flags=0, reserved=0):
+        return self.genl_request(self.family, cmd, payload, flags, reserved)
 
     def resolve(self, name):
         msgs = self.genl_request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
@@ -247,7 +252,7 @@ def kv_attrs(table, items):
     return out
 
 
-def fdb_nest(mac, dev=None, vlan=None, state=None, flags=None):
+def fdb_nest(mac, dev=None, vlan=None, state=None, flags=None, mode=None):
     p = attr(FDB["mac"][0], enc("mac", mac) if isinstance(mac, str) else mac)
     if vlan is not None:
         p += attr(FDB["vlan"][0], enc("u16", vlan))
@@ -257,6 +262,8 @@ def fdb_nest(mac, dev=None, vlan=None, state=None, flags=None):
         p += attr(FDB["state"][0], enc("u16", state))
     if flags:
         p += attr(FDB["flags"][0], enc("u32", flags))
+    if mode is not None:
+        p += attr(FDB["mode"][0], enc("u8", FDB_MODE[mode]))
     return nest(A_FDB, p)
 
 
@@ -297,6 +304,25 @@ BAD = {
     "missing-bridge": lambda br, dev: (CMD["FDB_NEW"], fdb_nest("02:00:00:00:aa:04", dev)),
     "port-other-bridge": lambda br, dev: (CMD["FDB_NEW"], br_attr(br) + fdb_nest(
         "02:00:00:00:aa:05", dev, None, STATE["static"])),
+    # The fdb mode is FDB_NEW's alone.
+    "fdb-del-mode": lambda br, dev: (CMD["FDB_DEL"], br_attr(br) + fdb_nest(
+        "02:00:00:00:aa:06", dev, None, None, None, "create")),
+    "fdb-mode-3": lambda br, dev: (CMD["FDB_NEW"], br_attr(br) + nest(
+        A_FDB, attr(FDB["mac"][0], enc("mac", "02:00:00:00:aa:07")) +
+        attr(FDB["port"][0], enc("u32", ifindex(dev))) + attr(FDB["mode"][0], enc("u8", 3)))),
+}
+
+# Well-formed requests whose netlink or genetlink header the strict check
+# (resv_start_op) refuses: KIND -> (cmd, payload builder, nlmsg flags,
+# genlmsghdr reserved). The legacy flags RTM_NEWNEIGH reads (`bridge fdb
+# add` sends NLM_F_CREATE | NLM_F_EXCL) mean nothing to the family.
+BAD_HEADER = {
+    "nlm-excl": (lambda br, dev: (CMD["FDB_NEW"], br_attr(br) + fdb_nest(
+        "02:00:00:00:aa:08", dev, None, STATE["static"])), NLM_F_CREATE | NLM_F_EXCL, 0),
+    "nlm-create": (lambda br, dev: (CMD["VLAN_NEW"], br_attr(br) + nest(
+        A_VLAN, attr(VLAN["port"][0], enc("u32", ifindex(dev))) +
+        attr(VLAN["vid"][0], enc("u16", 300)))), NLM_F_CREATE, 0),
+    "genl-reserved": (lambda br, dev: (CMD["BRIDGE_GET"], br_attr(br)), 0, 1),
 }
 
 
@@ -314,10 +340,10 @@ def run(args, g):
             A_PORT, attr(1, enc("u32", ifindex(args.rest[0]))) + kv_attrs(PORT, args.rest[1:])))
     if c == "fdb-add":
         mac, dev = args.rest[:2]
-        flags = NLM_F_CREATE | (NLM_F_EXCL if args.excl else 0)
+        mode = "create" if args.excl else args.mode
         return g.request(CMD["FDB_NEW"], br_attr(args.br) + fdb_nest(
-            mac, dev, args.vlan, STATE[args.state or "permanent"], F_STICKY if args.sticky else 0),
-            flags)
+            mac, dev, args.vlan, STATE[args.state or "permanent"], F_STICKY if args.sticky else 0,
+            mode))
     if c == "fdb-del":
         mac, dev = args.rest[:2]
         return g.request(CMD["FDB_DEL"], br_attr(args.br) + fdb_nest(mac, dev, args.vlan))
@@ -363,7 +389,13 @@ def run(args, g):
         kind, br = args.br, args.rest[0]
         dev = args.rest[1] if len(args.rest) > 1 else br
         cmd, payload = BAD[kind](br, dev)
-        return g.request(cmd, payload, NLM_F_CREATE)
+        return g.request(cmd, payload)
+    if c == "bad-header":
+        kind, br = args.br, args.rest[0]
+        dev = args.rest[1] if len(args.rest) > 1 else br
+        build, flags, reserved = BAD_HEADER[kind]
+        cmd, payload = build(br, dev)
+        return g.request(cmd, payload, flags, reserved)
     raise SystemExit("unknown command " + c)
 
 
@@ -403,6 +435,7 @@ def main():
     ap.add_argument("--state")
     ap.add_argument("--sticky", action="store_true")
     ap.add_argument("--excl", action="store_true")
+    ap.add_argument("--mode", choices=sorted(FDB_MODE))
     ap.add_argument("--dev")
     ap.add_argument("--end", type=int)
     ap.add_argument("--pvid", action="store_true")

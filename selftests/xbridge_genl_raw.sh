@@ -87,9 +87,11 @@ test_fdb() {
 	out=$($GENL fdb-dump xbr0)
 	grep -q "mac=$MACX port=swp1 state=static" <<<"$out"
 	log_test "fdb dump shows the static entry" $? "$out"
-	expect_err "fdb add again with NLM_F_EXCL: EEXIST" EEXIST "already exists" -- \
+	expect_err "fdb add again with fdb mode create: EEXIST" EEXIST "already exists" -- \
 		fdb-add xbr0 $MACX swp1 --state static --excl
-	expect_ok "fdb replace (no NLM_F_EXCL) succeeds" fdb-add xbr0 $MACX swp2 --state static
+	expect_ok "fdb add with fdb mode append: replaces" fdb-add xbr0 $MACX swp1 --state static \
+		--mode append
+	expect_ok "fdb replace (no fdb mode) succeeds" fdb-add xbr0 $MACX swp2 --state static
 	out=$($GENL fdb-get xbr0 $MACX 2>&1)
 	[[ $out == *"mac=$MACX port=swp2 state=static"* ]]
 	log_test "fdb get shows the replaced entry on swp2" $? "$out"
@@ -126,7 +128,7 @@ import genl_raw as g
 c = g.Genl()
 for mac in open(sys.argv[2]).read().split():
     c.request(g.CMD["FDB_NEW"], g.br_attr("xbr0") +
-              g.fdb_nest(mac, "swp2", 1, g.STATE["static"]), g.NLM_F_CREATE)
+              g.fdb_nest(mac, "swp2", 1, g.STATE["static"]))
 EOF
 	count=$($GENL fdb-dump xbr0 | grep -c "port=swp2 state=static")
 	[[ $count == "$n" ]]
@@ -193,6 +195,20 @@ test_bad_input() {
 		bad port-other-bridge xbr0 swp3
 	expect_err "a bridge that is not an xbridge: EINVAL" EINVAL "not an xbridge" -- \
 		bridge-get swp1
+	# Every command gets genetlink's strict header check (resv_start_op):
+	# the legacy nlmsg flags of rtnetlink and the reserved field are refused.
+	expect_err "FDB_NEW with NLM_F_CREATE|NLM_F_EXCL: EINVAL" EINVAL "reserved bits" -- \
+		bad-header nlm-excl xbr0 swp1
+	expect_err "VLAN_NEW with NLM_F_CREATE: EINVAL" EINVAL "reserved bits" -- \
+		bad-header nlm-create xbr0 swp1
+	expect_err "genetlink header reserved field set: EINVAL" EINVAL "reserved" -- \
+		bad-header genl-reserved xbr0
+	! $GENL fdb-get xbr0 02:00:00:00:aa:08 >/dev/null 2>&1 &&
+		! $GENL vlan-dump xbr0 | grep -q "port=swp1 vid=300"
+	log_test "refused headers changed nothing" $?
+	expect_err "fdb mode on a delete: EINVAL" EINVAL "delete takes only" -- \
+		bad fdb-del-mode xbr0 swp1
+	expect_err "fdb mode 3: ERANGE/EINVAL" "ERANGE|EINVAL" -- bad fdb-mode-3 xbr0 swp1
 }
 
 test_unprivileged() {
@@ -246,6 +262,19 @@ test_monitor() {
 	out=$(cat "$TMPDIR/mon.out")
 	grep -q "^VLAN_GET port=swp1 vid=40" <<<"$out" && grep -q "^VLAN_DEL port=swp1 vid=40" <<<"$out"
 	log_test "monitor: VLAN add and delete notifications" $? "$(tr '\n' ';' <<<"$out")"
+
+	# A range delete notifies the VIDs that existed, not every VID of the
+	# range (br_vlan_info's deletes); VID 46's delete marks the end.
+	$GENL vlan-add xbr0 swp1 42 >/dev/null
+	monitor_start "$TMPDIR/mon.out" 2 "VLAN_DEL port=swp1"
+	$GENL vlan-del xbr0 swp1 41 --end 45 >/dev/null
+	$GENL vlan-add xbr0 swp1 46 >/dev/null
+	$GENL vlan-del xbr0 swp1 46 >/dev/null
+	wait $MON_PID
+	out=$(cat "$TMPDIR/mon.out")
+	[[ $(grep -o "vid=[0-9]*" <<<"$out" | tr '\n' ' ') == "vid=42 vid=46 " ]]
+	log_test "monitor: a range VLAN delete notifies only the VIDs that existed" $? \
+		"$(tr '\n' ';' <<<"$out")"
 
 	monitor_start "$TMPDIR/mon.out" 1 "ifname=swp2"
 	$GENL port-set xbr0 swp2 hairpin 1 >/dev/null

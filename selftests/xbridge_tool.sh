@@ -162,6 +162,113 @@ test_batch_netns() {
 	ip netns del xbt_ns
 }
 
+mac_of() { cat "/sys/class/net/$1/address"; }
+
+# lro_of DEV - 1 if LRO is on (ethtool's ETHTOOL_GFLAGS, ETH_FLAG_LRO).
+lro_of() {
+	python3 - "$1" <<'PYEOF'
+import ctypes, fcntl, socket, struct, sys
+buf = ctypes.create_string_buffer(struct.pack("II", 0x25, 0), 8)
+fcntl.ioctl(socket.socket(), 0x8946, struct.pack("16sP", sys.argv[1].encode(), ctypes.addressof(buf)))
+print((struct.unpack("II", buf.raw)[1] >> 15) & 1)
+PYEOF
+}
+
+# port_life KIND BR - a bridge of KIND (xbridge, or bridge for Linux's own)
+# through port address changes, releases and a user-set address; prints the
+# bridge's address after each step, one word each, then the outcome of a
+# bond port taking a non-Ethernet slave and the bond's LRO before and after
+# it became a port.
+port_life() {
+	local kind=$1 br=$2 seq=() lro_before
+	ip link add "$br" type "$kind" || return 1
+	ip link add "${br}a" type veth peer name "${br}A"
+	ip link add "${br}b" type veth peer name "${br}B"
+	ip link set "${br}a" address 02:00:00:00:00:30
+	ip link set "${br}b" address 02:00:00:00:00:20
+	ip link set "${br}a" master "$br"; seq+=("$(mac_of "$br")")
+	ip link set "${br}b" master "$br"; seq+=("$(mac_of "$br")")
+	ip link set "${br}b" address 02:00:00:00:00:40; seq+=("$(mac_of "$br")")
+	ip link set "${br}a" address 02:00:00:00:00:05; seq+=("$(mac_of "$br")")
+	ip link set "${br}a" nomaster; seq+=("$(mac_of "$br")")
+	ip link set "${br}b" nomaster; seq+=("$(mac_of "$br")")
+	ip link set "$br" address 02:00:00:00:00:99
+	ip link set "${br}a" master "$br"; seq+=("$(mac_of "$br")")
+	ip link set "${br}a" nomaster
+	# A bond port may not become non-Ethernet (NETDEV_PRE_TYPE_CHANGE).
+	ip link add "${br}bond" type bond mode active-backup
+	lro_before=$(lro_of "${br}bond")
+	ip link set "${br}bond" master "$br"
+	ip link add "${br}nl" type nlmon
+	if ip link set "${br}nl" master "${br}bond" 2>/dev/null; then
+		seq+=(type-change-allowed)
+	else
+		seq+=(type-change-refused)
+	fi
+	seq+=("$(cat "/sys/class/net/${br}bond/type")" "lro:$lro_before:$(lro_of "${br}bond")")
+	ip link del "${br}nl"
+	ip link del "${br}bond"
+	ip link del "${br}a"
+	ip link del "${br}b"
+	ip link del "$br"
+	echo "${seq[*]}"
+}
+
+# As br_add_if/br_device_event: a port's address change moves its local
+# entries; the bridge's address is its smallest port's until the user sets
+# one, with its local entry following; a port keeps its type; LRO is off on
+# a port. Checked against the Linux bridge doing the same. (LRO is off on
+# main's module too: linking under an upper device without LRO already
+# clears it, netdev_sync_upper_features; dev_disable_lro is belt and braces.)
+test_port_lifecycle() {
+	local old new xb_seq lx_seq want
+	old=$(mac_of swp1)
+	new=02:00:00:00:0e:01
+	check "port address change" ip link set swp1 address $new
+	fdb_has $new swp1 0 permanent && fdb_absent "$old"
+	log_test "port MAC change: the new address is swp1's local entry, the old one gone" $? \
+		"$(fdb_show xbr0 | tr '\n' ';')"
+	ip link set swp1 address "$old"
+	fdb_has "$old" swp1 0 permanent && fdb_absent $new
+	log_test "port MAC changed back: local entry back" $?
+
+	modprobe bridge 2>/dev/null
+	modprobe bonding 2>/dev/null
+	modprobe nlmon 2>/dev/null
+	xb_seq=$(port_life xbridge xbl9)
+	lx_seq=$(port_life bridge lbl9)
+	want="02:00:00:00:00:30 02:00:00:00:00:20 02:00:00:00:00:30 02:00:00:00:00:05 02:00:00:00:00:40"
+	[[ $lx_seq == "$want "* ]]
+	log_test "reference: the Linux bridge follows its smallest port address" $? "linux: $lx_seq"
+	[[ -n $xb_seq && $xb_seq == "$lx_seq" ]]
+	log_test "bridge address, type-change veto, port LRO as the Linux bridge's" $? \
+		"xbridge: $xb_seq; linux: $lx_seq"
+	[[ $lx_seq == *"type-change-refused 1 "* ]]
+	log_test "reference: Linux refuses a port's type change" $? "linux: $lx_seq"
+
+	# The bridge's local entry follows its address. The port has the same
+	# address, and its local entry stands for both (fdb_add_local keeps an
+	# existing local entry, on Linux too): the bridge's old one must go.
+	local rnd
+	ip link add xbl8 type xbridge
+	rnd=$(mac_of xbl8)
+	ip link add xbl8a type veth peer name xbl8A
+	ip link set xbl8a address 02:00:00:00:00:31
+	ip link set xbl8a master xbl8
+	"$XB" fdb show br xbl8 | grep -q "^02:00:00:00:00:31 dev .* permanent" &&
+		! "$XB" fdb show br xbl8 | grep -q "^$rnd "
+	log_test "the bridge's local entry moves from its old address to its new one" $? \
+		"$("$XB" fdb show br xbl8 | tr '\n' ';')"
+	ip link set xbl8a address 02:00:00:00:00:32
+	[[ $(mac_of xbl8) == 02:00:00:00:00:32 ]] &&
+		"$XB" fdb show br xbl8 | grep -q "^02:00:00:00:00:32 dev .* permanent" &&
+		! "$XB" fdb show br xbl8 | grep -q "^02:00:00:00:00:31 "
+	log_test "bridge and local entries follow the port's address change" $? \
+		"$(mac_of xbl8) $("$XB" fdb show br xbl8 | tr '\n' ';')"
+	ip link del xbl8a
+	ip link del xbl8
+}
+
 test_monitor() {
 	"$XB" monitor fdb >"$TMPDIR/mon" 2>&1 &
 	MON=$!
@@ -204,6 +311,7 @@ ALL_TESTS="
 	test_vlan
 	test_link
 	test_batch_netns
+	test_port_lifecycle
 	test_monitor
 "
 

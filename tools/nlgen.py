@@ -479,7 +479,9 @@ def gen_kernel_c(fam, spec_rel):
     if until:
         w("\t.resv_start_op\t= %s + 1," % upper(fam.op_prefix + until))
     else:
-        w("\t.resv_start_op\t= %s + 1," % fam.ops[-1].enum_name)
+        # Every operation gets the strict header check (reserved field,
+        # legacy nlmsg flags), as a family without legacy users should.
+        w("\t.resv_start_op\t= %s," % fam.ops[0].enum_name)
     w("\t.pre_doit\t= %s," % pre)
     w("\t.post_doit\t= %s," % post)
     w("\t.mcgrps\t\t= %s_nl_mcgrps," % fam.cname)

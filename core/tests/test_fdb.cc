@@ -1002,6 +1002,61 @@ TEST_CASE("set_addr moves the bridge's local entries", "[fdb][bridge]")
 	CHECK(o.v.kind == VerdictKind::Flood);
 }
 
+TEST_CASE("a port's address change moves its local entries", "[fdb][bridge]")
+{
+	/* br_fdb_changeaddr: VID 0 and every VLAN of the port */
+	BridgeFixture f(3, true);
+	REQUIRE(f.br->vlan_add(f.p(1), 10, 10, 0, nullptr) == 0);
+	const MacKey old = port_mac(1);
+	const MacKey nw = mac(0x02, 0xcc, 0, 0, 0, 0x01);
+	f.br->set_port_addr(f.p(1), nw);
+	for (uint16_t vid : {0, 1, 10}) {
+		CAPTURE(vid);
+		CHECK(!f.has(old, vid));
+		FdbSnap e = f.entry(nw, vid);
+		CHECK((e.flags & kFdbLocal));
+		CHECK(e.port == f.p(1));
+	}
+	Outcome o = f.send(f.p(2), make_frame(nw, kS1, {}));
+	CHECK(o.v.kind == VerdictKind::Local);
+}
+
+TEST_CASE("a port's old address another port owns moves there", "[fdb][bridge]")
+{
+	/* fdb_delete_local: the entry stays, on the other owner */
+	BridgeFixture f(3, true);
+	const MacKey shared = port_mac(1);
+	f.br->set_port_addr(f.p(2), shared);	/* p2 takes p1's address: p1's entry stays */
+	FdbSnap e = f.entry(shared, 0);
+	CHECK(e.port == f.p(1));
+	f.br->set_port_addr(f.p(1), mac(0x02, 0xcc, 0, 0, 0, 0x02));
+	e = f.entry(shared, 0);
+	CHECK((e.flags & kFdbLocal));
+	CHECK(e.port == f.p(2));
+	CHECK(f.entry(mac(0x02, 0xcc, 0, 0, 0, 0x02), 0).port == f.p(1));
+}
+
+TEST_CASE("clear_addr: the bridge without an address has no local entry", "[fdb][bridge]")
+{
+	BridgeFixture f(2, true);
+	REQUIRE(f.br->vlan_add(f.host(), 10, 10, 0, nullptr) == 0);
+	f.br->clear_addr();
+	CHECK(f.br->addr() == 0);
+	for (uint16_t vid : {0, 1, 10}) {
+		CAPTURE(vid);
+		CHECK(!f.has(kBrAddr, vid));
+		CHECK(!f.has(0, vid));
+	}
+	REQUIRE(f.br->vlan_add(f.host(), 20, 20, 0, nullptr) == 0);
+	CHECK(!f.has(0, 20));
+	const MacKey nw = mac(0x02, 0xbb, 0, 0, 0, 0x98);
+	REQUIRE(f.br->set_addr(nw, nullptr) == 0);
+	for (uint16_t vid : {0, 1, 10, 20}) {
+		CAPTURE(vid);
+		CHECK(f.entry(nw, vid).port == f.host());
+	}
+}
+
 TEST_CASE("deleting a bridge VLAN removes the bridge's local entry in it", "[fdb][vlan]")
 {
 	BridgeFixture f(2, true);

@@ -29,8 +29,8 @@ def _ids(table, *names):
 
 
 PORT_IFINDEX, PORT_STATE = _ids(xb.PORT, "ifindex", "state")
-FDB_MAC, FDB_VLAN, FDB_PORT, FDB_STATE, FDB_FLAGS = _ids(
-    xb.FDB, "mac", "vlan", "port", "state", "flags")
+FDB_MAC, FDB_VLAN, FDB_PORT, FDB_STATE, FDB_FLAGS, FDB_MODE = _ids(
+    xb.FDB, "mac", "vlan", "port", "state", "flags", "mode")
 VLAN_PORT, VLAN_VID, VLAN_VID_END, VLAN_FLAGS, VLAN_STATE = _ids(
     xb.VLAN, "port", "vid", "vid_end", "flags", "state")
 FLUSH_PORT, FLUSH_VLAN, FLUSH_STATE, FLUSH_STATE_MASK = _ids(
@@ -74,9 +74,9 @@ class XBridge(BridgeSide):
         body = self._fdb_key(port, mac, vlan) + nl.u16(FDB_STATE, KIND_STATE[kind])
         if flags:
             body += nl.u32(FDB_FLAGS, flags)
-        nlflags = nl.NLM_F_CREATE | {"add": nl.NLM_F_EXCL, "append": nl.NLM_F_APPEND,
-                                     "replace": nl.NLM_F_REPLACE}[cmd]
-        self.genl.do(CMD_FDB_NEW, self._br() + nl.nest(A_FDB, body), nlflags)
+        # iproute2's nlmsg flags for add/append/replace, as the fdb mode.
+        body += nl.u8(FDB_MODE, xb.FDB_MODE[{"add": "create"}.get(cmd, cmd)])
+        self.genl.do(CMD_FDB_NEW, self._br() + nl.nest(A_FDB, body))
 
     def fdb_del(self, port, mac, vlan):
         self.genl.do(CMD_FDB_DEL, self._br() + nl.nest(A_FDB, self._fdb_key(port, mac, vlan)))

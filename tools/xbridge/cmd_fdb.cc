@@ -74,11 +74,13 @@ FdbModify parse_fdb_modify(FdbOp op, Args &a)
 		throw UsageError("Device and address are required arguments.");
 	if (!have_state)
 		r.state = XBRIDGE_FDB_STATE_PERMANENT;  // iproute2: "Assume permanent"
+	// The intent iproute2 sends as RTM_NEWNEIGH's nlmsg flags (NLM_F_CREATE
+	// with EXCL, APPEND or REPLACE), as the family's fdb mode attribute.
 	switch (op) {
-	case FdbOp::Add: r.nlflags = NLM_F_CREATE | NLM_F_EXCL; break;
-	case FdbOp::Append: r.nlflags = NLM_F_CREATE | NLM_F_APPEND; break;
-	case FdbOp::Replace: r.nlflags = NLM_F_CREATE | NLM_F_REPLACE; break;
-	case FdbOp::Del: r.nlflags = 0; break;
+	case FdbOp::Add: r.mode = XBRIDGE_FDB_MODE_CREATE; break;
+	case FdbOp::Append: r.mode = XBRIDGE_FDB_MODE_APPEND; break;
+	case FdbOp::Replace: r.mode = XBRIDGE_FDB_MODE_REPLACE; break;
+	case FdbOp::Del: r.mode = -1; break;
 	}
 	return r;
 }
@@ -184,7 +186,7 @@ static int fdb_modify(Context &c, const FdbModify &r)
 {
 	PortRef p = c.resolve_port(r.dev);
 	uint8_t cmd = r.op == FdbOp::Del ? XBRIDGE_CMD_FDB_DEL : XBRIDGE_CMD_FDB_NEW;
-	NlMsg m = c.genl().request(cmd, r.nlflags);
+	NlMsg m = c.genl().request(cmd);
 	put_u32(m.get(), XBRIDGE_A_IFINDEX, p.bridge);
 	nlattr *n = nla_nest_start(m.get(), XBRIDGE_A_FDB);
 	nla_put(m.get(), XBRIDGE_FDB_MAC, 6, r.mac.data());
@@ -195,6 +197,7 @@ static int fdb_modify(Context &c, const FdbModify &r)
 		nla_put_u16(m.get(), XBRIDGE_FDB_STATE, r.state);
 		if (r.flags)
 			put_u32(m.get(), XBRIDGE_FDB_FLAGS, r.flags);
+		nla_put_u8(m.get(), XBRIDGE_FDB_MODE, uint8_t(r.mode));
 	}
 	nla_nest_end(m.get(), n);
 	c.genl().run(m.get());

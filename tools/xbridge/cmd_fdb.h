@@ -21,7 +21,7 @@ struct FdbModify {
 	uint16_t state = 0;          // XBRIDGE_FDB_STATE_*; default permanent
 	uint32_t flags = 0;          // XBRIDGE_FDB_F_*
 	bool self = false, master = false;
-	int nlflags = 0;             // NLM_F_CREATE|EXCL / REPLACE / APPEND
+	int mode = -1;               // XBRIDGE_FDB_MODE_* (add/replace/append); -1: delete
 };
 FdbModify parse_fdb_modify(FdbOp op, Args &a);
 

@@ -59,23 +59,23 @@ TEST_CASE("MAC and VID parsing")
 	CHECK_THROWS_AS(parse_port_state("5"), UsageError);
 }
 
-TEST_CASE("fdb add defaults to permanent, flags per verb")
+TEST_CASE("fdb add defaults to permanent, mode per verb")
 {
 	auto a = A({"02:00:00:00:00:01", "dev", "veth1", "vlan", "10"});
 	FdbModify r = parse_fdb_modify(FdbOp::Add, a);
 	CHECK(r.state == XBRIDGE_FDB_STATE_PERMANENT);
 	CHECK(r.vlan == 10);
 	CHECK(r.dev == "veth1");
-	CHECK(r.nlflags == (NLM_F_CREATE | NLM_F_EXCL));
+	CHECK(r.mode == XBRIDGE_FDB_MODE_CREATE);
 	auto b = A({"02:00:00:00:00:01", "dev", "veth1", "static", "sticky", "master"});
 	r = parse_fdb_modify(FdbOp::Replace, b);
 	CHECK(r.state == XBRIDGE_FDB_STATE_NOARP);
 	CHECK(r.flags == XBRIDGE_FDB_F_STICKY);
-	CHECK(r.nlflags == (NLM_F_CREATE | NLM_F_REPLACE));
+	CHECK(r.mode == XBRIDGE_FDB_MODE_REPLACE);
 	auto c = A({"to", "02:00:00:00:00:01", "dev", "veth1", "dynamic"});
 	r = parse_fdb_modify(FdbOp::Append, c);
 	CHECK(r.state == XBRIDGE_FDB_STATE_REACHABLE);
-	CHECK(r.nlflags == (NLM_F_CREATE | NLM_F_APPEND));
+	CHECK(r.mode == XBRIDGE_FDB_MODE_APPEND);
 }
 
 TEST_CASE("fdb parse errors name the word")
