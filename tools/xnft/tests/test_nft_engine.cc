@@ -1152,7 +1152,8 @@ TEST_CASE("nft engine: an object type xbridge lacks and an objref map are refuse
 		msg.resize(at + ((len + 3) & ~3u));
 		memcpy(&msg[at], &len, 2);
 		memcpy(&msg[at + 2], &type, 2);
-		memcpy(&msg[at + 4], p, n);
+		if (n)
+			memcpy(&msg[at + 4], p, n);
 	};
 	const uint32_t quota = htonl(2);
 	put(kObjTable, "t", 2);
