@@ -22,7 +22,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-passed=0 failed=0 skipped=0
+source tools/vm/suites.sh
 t_all=$SECONDS
 
 if ! tools/vm/build-debug-kernel.sh; then
@@ -50,31 +50,9 @@ done
 suites=("$@")
 ((${#suites[@]})) || suites=(selftests/xbridge_*.sh)
 for suite in "${suites[@]}"; do
-	name=$(basename "$suite" .sh)
-	log="$kdir/$name.log"
-	vmlog="$kdir/$name.vm.log"
-	t_suite=$SECONDS
-	flock /tmp/xbridge-vm.lock tools/vm/run.sh -q --kernel debug --smp 2 --log "$vmlog" \
-		--timeout "${XBRIDGE_DEBUG_TIMEOUT:-3600}" ${envs[@]+"${envs[@]}"} \
-		--module "$kdir/xbridge.ko" -- "$suite" "$kdir/xbridge.ko" 2>&1 | tee "$log"
-	status=${PIPESTATUS[0]}
-	grep -E '^(PASS|FAIL|SKIP):' "$vmlog" | sed 's/^\(PASS\|FAIL\|SKIP\): /&[debug] /' | tee -a "$log"
-	ok=$(grep -c '^PASS:' "$vmlog")
-	bad=$(grep -c '^FAIL:' "$vmlog")
-	passed=$((passed + ok))
-	failed=$((failed + bad))
-	skipped=$((skipped + $(grep -c '^SKIP:' "$vmlog")))
-	# A kernel report (status 120) fails the suite even when every check passed.
-	if ((status != 0 && status != 4 && bad == 0)); then
-		echo "FAIL: [debug] $name: status $status (120: a kernel report, see $vmlog)"
-		failed=$((failed + 1))
-	elif ((status == 120)); then
-		echo "FAIL: [debug] $name: the kernel log shows a report (see $vmlog)"
-		failed=$((failed + 1))
-	fi
-	echo "test-debug: $name took $((SECONDS - t_suite)) s (status $status)"
+	run_suite_in_vm debug debug "$kdir" "$suite" --smp 2 \
+		--timeout "${XBRIDGE_DEBUG_TIMEOUT:-3600}" ${envs[@]+"${envs[@]}"}
 done
 
-echo "test-debug: $skipped checks skipped; the pass took $((SECONDS - t_all)) s"
-echo "$passed passed, $failed failed"
-((failed == 0))
+echo "test-debug: the pass took $((SECONDS - t_all)) s"
+tally_report

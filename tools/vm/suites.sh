@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+# suites.sh - the tally shared by tools/test-all.sh and tools/test-debug.sh
+# (sourced, not run): one selftest suite in the test kernel, its PASS, FAIL
+# and SKIP lines counted, its time kept, and at the end a list of every
+# failure and of the slowest steps, printed last so that a log kept only by
+# its tail (CI's) still says what failed.
+#
+# State: passed, failed, skipped (counts), tally_failures and tally_times
+# (lines), all owned by the sourcing script, which runs one suite at a time.
+
+passed=0
+failed=0
+skipped=0
+tally_failures=()
+tally_times=()
+
+# tally_fail MSG: one failure that no FAIL: line reports (a build, a crash).
+tally_fail() {
+	failed=$((failed + 1))
+	tally_failures+=("$1")
+	echo "test: $1" >&2
+}
+
+# tally_time LABEL SECONDS: keep how long a step took.
+tally_time() {
+	tally_times+=("$(printf '%6d s  %s' "$2" "$1")")
+}
+
+# tally_log LABEL LOG: count the PASS/FAIL/SKIP lines of LOG and keep its
+# FAIL lines, tagged with LABEL.
+tally_log() {
+	local label=$1 log=$2 line
+	passed=$((passed + $(grep -c '^PASS:' "$log")))
+	skipped=$((skipped + $(grep -c '^SKIP:' "$log")))
+	while IFS= read -r line; do
+		failed=$((failed + 1))
+		tally_failures+=("[$label] ${line#FAIL: }")
+	done < <(grep '^FAIL:' "$log")
+}
+
+# run_suite_in_vm LABEL KERNEL KDIR SUITE [run.sh options...]: run SUITE
+# in KERNEL (a version, or "debug") with KDIR/xbridge.ko loaded, one VM at
+# a time (/tmp/xbridge-vm.lock). Logs: KDIR/NAME.log and KDIR/NAME.vm.log.
+# Exit 4 from the suite (lib.sh's $ksft_skip) is a skip, not a failure; a
+# kernel report (run.sh's status 120) fails the suite even when every check
+# passed.
+run_suite_in_vm() {
+	local label=$1 kernel=$2 kdir=$3 suite=$4 name status t0=$SECONDS bad
+	shift 4
+	name=$(basename "$suite" .sh)
+	local log=$kdir/$name.log vmlog=$kdir/$name.vm.log
+	rm -f "$vmlog"
+	flock /tmp/xbridge-vm.lock tools/vm/run.sh -q --kernel "$kernel" --log "$vmlog" "$@" \
+		--module "$kdir/xbridge.ko" -- "$suite" "$kdir/xbridge.ko" 2>&1 | tee "$log"
+	status=${PIPESTATUS[0]}
+	touch "$vmlog"
+	grep -E '^(PASS|FAIL|SKIP):' "$vmlog" | sed "s/^\(PASS\|FAIL\|SKIP\): /&[$label] /" | tee -a "$log"
+	bad=$(grep -c '^FAIL:' "$vmlog")
+	tally_log "$label" "$vmlog"
+	if ((status == 120)); then
+		tally_fail "[$label] $name: the kernel log shows a report (see $vmlog)"
+	elif ((status != 0 && status != 4 && bad == 0)); then
+		tally_fail "[$label] $name: exit status $status (see $vmlog)"
+	fi
+	tally_time "[$label] $name" $((SECONDS - t0))
+	echo "test: [$label] $name took $((SECONDS - t0)) s (status $status)"
+}
+
+# tally_report: the slowest steps, every failure, and the last line
+# "N passed, N failed"; returns non-zero if anything failed.
+tally_report() {
+	local line
+	echo "== times (slowest first)"
+	printf '%s\n' "${tally_times[@]}" | sort -rn | head -20
+	echo "== $skipped checks skipped (SKIP: lines; a suite that exits 4 skipped itself)"
+	if ((${#tally_failures[@]})); then
+		echo "== failures"
+		for line in "${tally_failures[@]}"; do
+			echo "FAILED: $line"
+		done
+	fi
+	echo "$passed passed, $failed failed"
+	((failed == 0))
+}
