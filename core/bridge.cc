@@ -176,6 +176,31 @@ int Bridge::add_local_entry(Port *port, uint16_t vid)
 	return fdb_.add(req, now_ticks(), nullptr);
 }
 
+/*
+ * fdb_delete_local for an address @owner no longer has: its local entry
+ * at @vid moves to another port (or the bridge) with that address, or
+ * goes. An entry the user added stays where it is, as Linux keeps it.
+ */
+void Bridge::drop_local_entry(Port *owner, MacKey mac, uint16_t vid)
+{
+	{
+		RcuReadGuard rcu;
+		FdbEntry *e = fdb_.lookup(mac, vid);
+		if (!e || e->destination().port() != owner)
+			return;
+		if ((e->flag_bits() & (kFdbLocal | kFdbAddedByUser)) != kFdbLocal)
+			return;
+	}
+	Port *to = other_owner(owner, mac, vid);
+	if (to) {
+		FdbAddRequest req = {mac, vid, FdbDest::to_port(to), kFdbLocal,
+				     FdbAddMode::Replace};
+		fdb_.add(req, now_ticks(), nullptr);
+	} else {
+		fdb_.del(mac, vid, owner, FdbReason::User, nullptr);
+	}
+}
+
 int Bridge::add_port(const PortSetup &setup, Port **out, Extack *ack)
 {
 	if (port_list_.size() >= kMaxPorts)
@@ -433,7 +458,7 @@ int Bridge::set_addr(MacKey addr, Extack *ack)
 	}
 	store_once(addr_, addr);
 	for (unsigned i = 0; old && i < n; i++)
-		fdb_.del(old, vids[i], host_, FdbReason::User, nullptr);
+		drop_local_entry(host_, old, vids[i]);
 	return 0;
 }
 
@@ -465,23 +490,8 @@ void Bridge::set_port_addr(Port *port, MacKey addr)
 	if (!vids.ok())
 		return;
 	unsigned n = local_vids(port, &vids[0]);
-	for (unsigned i = 0; i < n; i++) {
-		FdbEntry *e;
-		{
-			RcuReadGuard rcu;
-			e = fdb_.lookup(old, vids[i]);
-			if (!e || !(e->flag_bits() & kFdbLocal) || e->destination().port() != port)
-				continue;
-		}
-		Port *to = other_owner(port, old, vids[i]);
-		if (to) {
-			FdbAddRequest req = {old, vids[i], FdbDest::to_port(to), kFdbLocal,
-					     FdbAddMode::Replace};
-			fdb_.add(req, now_ticks(), nullptr);
-		} else {
-			fdb_.del(old, vids[i], port, FdbReason::User, nullptr);
-		}
-	}
+	for (unsigned i = 0; i < n; i++)
+		drop_local_entry(port, old, vids[i]);
 	for (unsigned i = 0; mac_is_valid_unicast(addr) && i < n; i++)
 		add_local_entry(port, vids[i]);
 }
@@ -699,8 +709,8 @@ int Bridge::fdb_add(MacKey mac, int32_t vid, Port *port, uint16_t flags, FdbAddM
 		}
 		if (exists)
 			continue;
-		FdbAddRequest req = {mac, vids[i], dest_for(port, vids[i]), flags,
-				     FdbAddMode::Create};
+		FdbAddRequest req = {mac, vids[i], dest_for(port, vids[i]),
+				     uint16_t(flags | kFdbAddedByUser), FdbAddMode::Create};
 		if (flags & kFdbLocal)
 			req.dest = FdbDest::to_port(port);
 		int err = fdb_.add(req, now, ack);
@@ -715,7 +725,8 @@ int Bridge::fdb_add(MacKey mac, int32_t vid, Port *port, uint16_t flags, FdbAddM
 	for (unsigned i = 0; i < n; i++) {
 		if (created[i])
 			continue;
-		FdbAddRequest req = {mac, vids[i], dest_for(port, vids[i]), flags, mode};
+		FdbAddRequest req = {mac, vids[i], dest_for(port, vids[i]),
+				     uint16_t(flags | kFdbAddedByUser), mode};
 		if (flags & kFdbLocal)
 			req.dest = FdbDest::to_port(port);
 		int err = fdb_.add(req, now, ack);

@@ -137,10 +137,9 @@ public:
 	/*
 	 * A port's address changed (br_fdb_changeaddr): its local entries
 	 * follow, at VID 0 and at each of its VLANs. An old one that another
-	 * port or the bridge also owns moves there, the others go (Linux
-	 * keeps a local entry the user added there; the core does not tell
-	 * those apart). Best effort, as on Linux: the device already has the
-	 * address.
+	 * port or the bridge also owns moves there, the others go, except
+	 * one the user added (or replaced), which stays as Linux keeps it.
+	 * Best effort, as on Linux: the device already has the address.
 	 */
 	void set_port_addr(Port *port, MacKey addr);
 
@@ -227,6 +226,7 @@ private:
 	static void port_free_rcu(xb_rcu_head *head);
 	void publish_ports();
 	int add_local_entry(Port *port, uint16_t vid);
+	void drop_local_entry(Port *owner, MacKey mac, uint16_t vid);
 	unsigned local_vids(Port *port, uint16_t *vids) const;
 	Port *other_owner(Port *port, MacKey mac, uint16_t vid);
 	void vlan_update_flags(Port *port, PortVlan *vlan, uint8_t flags);

@@ -253,10 +253,12 @@ void Fdb::learn_slow(FdbEntry *e, uint64_t key, FdbDest dest, uint32_t now,
 int Fdb::add(const FdbAddRequest &req, uint32_t now, Extack *ack)
 {
 	const uint64_t key = fdb_key(req.mac, req.vid);
-	uint16_t want = uint16_t(req.flags & (kFdbLocal | kFdbStatic | kFdbSticky | kFdbExtLearn));
+	uint16_t want = uint16_t(req.flags & (kFdbLocal | kFdbStatic | kFdbSticky | kFdbExtLearn |
+					      kFdbAddedByUser));
 	if (want & kFdbLocal)
 		want |= kFdbStatic;
-	want |= kFdbAddedByUser;
+	/* Whether the user asked for an entry is no change anyone sees. */
+	constexpr uint16_t kUnseen = kFdbDynamicLearned | kFdbAddedByUser;
 	FdbDest dest = req.dest;
 
 	LockGuard guard(lock_);
@@ -276,7 +278,7 @@ int Fdb::add(const FdbAddRequest &req, uint32_t now, Extack *ack)
 		/* Any entry, even a local or sticky one, moves to the agent's
 		 * port and keeps its kind; it is refreshed either way. */
 		uint16_t flags = uint16_t((e->flags & ~kFdbDynamicLearned) | want);
-		bool changed = old_port != dest.port() || flags != e->flags;
+		bool changed = old_port != dest.port() || ((flags ^ e->flags) & ~kUnseen);
 		store_publish(e->dest, dest.word());
 		set_flags_locked(e, flags);
 		store_once(e->updated, now);
@@ -289,7 +291,7 @@ int Fdb::add(const FdbAddRequest &req, uint32_t now, Extack *ack)
 	/* fdb_add_entry sets the kind and stickiness but never clears
 	 * "added by an external agent". */
 	want |= uint16_t(e->flags & kFdbExtLearn);
-	bool changed = old_port != dest.port() || (e->flags & ~kFdbDynamicLearned) != want;
+	bool changed = old_port != dest.port() || ((e->flags ^ want) & ~kUnseen);
 	store_publish(e->dest, dest.word());
 	set_flags_locked(e, want);
 	store_once(e->used, now);

@@ -144,7 +144,9 @@ struct FdbAddRequest {
 	uint16_t vid;
 	FdbDest dest;		/* port (the host port for the bridge itself)
 				 * or port-VLAN form */
-	uint16_t flags;		/* kFdbLocal, kFdbStatic, kFdbSticky, kFdbExtLearn */
+	uint16_t flags;		/* kFdbLocal, kFdbStatic, kFdbSticky, kFdbExtLearn,
+				 * kFdbAddedByUser (a user's request; the
+				 * bridge's own local entries have it clear) */
 	FdbAddMode mode;
 };
 

@@ -1036,6 +1036,38 @@ TEST_CASE("a port's old address another port owns moves there", "[fdb][bridge]")
 	CHECK(f.entry(mac(0x02, 0xcc, 0, 0, 0, 0x02), 0).port == f.p(1));
 }
 
+TEST_CASE("a local entry the user added at a port's old address stays", "[fdb][bridge]")
+{
+	/* br_fdb_changeaddr skips BR_FDB_ADDED_BY_USER entries */
+	BridgeFixture f(3, true);
+	const MacKey old = port_mac(1);
+	REQUIRE(f.br->fdb_add(old, 0, f.p(1), kFdbLocal, FdbAddMode::Replace, nullptr) == 0);
+	CHECK((f.entry(old, 0).flags & kFdbAddedByUser));
+	CHECK(!(f.entry(old, 1).flags & kFdbAddedByUser));	/* the bridge's own */
+	const MacKey nw = mac(0x02, 0xcc, 0, 0, 0, 0x03);
+	f.br->set_port_addr(f.p(1), nw);
+	FdbSnap e = f.entry(old, 0);
+	CHECK((e.flags & kFdbLocal));
+	CHECK(e.port == f.p(1));
+	CHECK(!f.has(old, 1));
+	CHECK(f.entry(nw, 0).port == f.p(1));
+	CHECK(!(f.entry(nw, 0).flags & kFdbAddedByUser));
+}
+
+TEST_CASE("the bridge's old address a port also has moves to the port", "[fdb][bridge]")
+{
+	/* br_fdb_change_mac_address -> fdb_delete_local: another owner */
+	BridgeFixture f(3, true);
+	const MacKey shared = mac(0x02, 0xcc, 0, 0, 0, 0x04);
+	REQUIRE(f.br->set_addr(shared, nullptr) == 0);
+	f.br->set_port_addr(f.p(2), shared);	/* the bridge's entry stays the bridge's */
+	CHECK(f.entry(shared, 0).port == f.host());
+	REQUIRE(f.br->set_addr(mac(0x02, 0xcc, 0, 0, 0, 0x05), nullptr) == 0);
+	FdbSnap e = f.entry(shared, 0);
+	CHECK((e.flags & kFdbLocal));
+	CHECK(e.port == f.p(2));
+}
+
 TEST_CASE("clear_addr: the bridge without an address has no local entry", "[fdb][bridge]")
 {
 	BridgeFixture f(2, true);
