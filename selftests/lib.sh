@@ -289,3 +289,39 @@ count_rx_go() {
 count_rx_result() {
 	cat "$TMPDIR/count.$1"
 }
+
+# port_forwarding DEV - DEV is an xbridge port in the forwarding state.
+port_forwarding() { xb link show dev "$1" | grep -q "state forwarding"; }
+
+# dev_stat DEV COUNTER - one of DEV's /sys/class/net/DEV/statistics counters.
+dev_stat() { cat "/sys/class/net/$1/statistics/$2"; }
+
+# pktgen (the kernel's packet generator, /proc/net/pktgen): traffic from
+# kernel threads kpktgend_N, one per CPU.
+PG=/proc/net/pktgen
+
+# pktgen_need - load pktgen, or skip the suite.
+pktgen_need() {
+	modprobe pktgen 2>/dev/null
+	[[ -w $PG/pgctrl ]] || skip_suite "no pktgen"
+}
+
+# pktgen_dev THREAD DEV CMD... - DEV alone on thread kpktgend_THREAD,
+# sending 64-byte IPv4 frames 192.0.2.1 -> 192.0.2.99 (one skb each), then
+# pktgen's commands CMD... (e.g. "count 0" "dst_mac M" "delay NS").
+pktgen_dev() {
+	local t=$1 d=$2 c
+	shift 2
+	echo rem_device_all >"$PG/kpktgend_$t"
+	echo "add_device $d" >"$PG/kpktgend_$t"
+	for c in "clone_skb 0" "pkt_size 64" "dst 192.0.2.99" "src_min 192.0.2.1" \
+		"src_max 192.0.2.1" "$@"; do
+		echo "$c" >"$PG/$d" || return 1
+	done
+}
+
+# pktgen_sent DEV - frames pktgen has sent on DEV.
+pktgen_sent() { awk '/pkts-sofar:/ {print $2}' "$PG/$1"; }
+
+# pktgen_stop - stop every pktgen thread (safe when pktgen is not loaded).
+pktgen_stop() { [[ -w $PG/pgctrl ]] && echo stop >"$PG/pgctrl" 2>/dev/null; }

@@ -128,7 +128,6 @@ cause() {
 	log_test "$desc counted as $counter ($before -> $after)" $? "$(xb -s ct stats dev xbr0)"
 	check "offloaded again after $desc" offloaded
 }
-port_forwarding() { xb link show dev "$1" | grep -q "state forwarding"; }
 port_bounce() {		# port_bounce PORT - down, up, and forwarding again
 	ip link set "$1" down
 	ip link set "$1" up

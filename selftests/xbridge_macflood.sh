@@ -24,10 +24,9 @@ KDELAY=${KNOWN_DELAY_NS:-100000}
 DST_S=02:00:00:00:5e:01		# the flood's destination, static on fS
 DST_K=02:00:00:00:6e:01		# the known traffic's destination, static on kB
 TMPDIR=$(mktemp -d)
-PG=/proc/net/pktgen
 
 cleanup() {
-	[[ -w $PG/pgctrl ]] && echo stop >$PG/pgctrl 2>/dev/null
+	pktgen_stop
 	kill $(jobs -p) 2>/dev/null
 	wait 2>/dev/null
 	ip link del xbr0 2>/dev/null
@@ -57,28 +56,15 @@ setup() {
 	done
 }
 
-port_forwarding() { xb link show dev "$1" | grep -q "state forwarding"; }
-rx() { cat "/sys/class/net/$1/statistics/rx_packets"; }
-txdrop() { cat "/sys/class/net/$1/statistics/tx_dropped"; }
-sent() { awk '/pkts-sofar:/ {print $2}' "$PG/$1"; }
+rx() { dev_stat "$1" rx_packets; }
+txdrop() { dev_stat "$1" tx_dropped; }
 learned() {
 	xb -j link show dev xbr0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["fdb_n_learned"])'
 }
 # mem_kb - kernel memory the FDB can take: Slab + VmallocUsed (kB).
 mem_kb() { awk '/^(Slab|VmallocUsed):/ {n += $2} END {print n}' /proc/meminfo; }
 
-# pg_dev THREAD DEV CMD... - put DEV on pktgen thread THREAD, configured.
-pg_dev() {
-	local t=$1 d=$2 c
-	shift 2
-	echo rem_device_all >"$PG/kpktgend_$t"
-	echo "add_device $d" >"$PG/kpktgend_$t"
-	for c in "clone_skb 0" "pkt_size 64" "dst 192.0.2.99" "src_min 192.0.2.1" "src_max 192.0.2.1" "$@"; do
-		echo "$c" >"$PG/$d" || return 1
-	done
-}
-
-known_dev() { pg_dev 1 kAp "count 0" "delay $KDELAY" "dst_mac $DST_K" "src_mac 02:00:00:00:6a:01"; }
+known_dev() { pktgen_dev 1 kAp "count 0" "delay $KDELAY" "dst_mac $DST_K" "src_mac 02:00:00:00:6a:01"; }
 
 # known_alone SECONDS - the known traffic alone: frames/s to kB.
 known_alone() {
@@ -102,7 +88,7 @@ known_alone() {
 # KNOWN_RX and KNOWN_RATE, FLOOD_SECS.
 flood() {
 	local k0 t0 t1 s
-	pg_dev 0 fAp "count $2" "delay 0" "dst_mac $DST_S" "src_mac $1" "src_mac_count $2" || return 1
+	pktgen_dev 0 fAp "count $2" "delay 0" "dst_mac $DST_S" "src_mac $1" "src_mac_count $2" || return 1
 	known_dev || return 1
 	k0=$(rx kBp)
 	t0=$EPOCHREALTIME
@@ -113,7 +99,7 @@ flood() {
 	t1=$EPOCHREALTIME
 	echo stop >$PG/pgctrl
 	wait
-	KNOWN_SENT=$(sent kAp)
+	KNOWN_SENT=$(pktgen_sent kAp)
 	KNOWN_RX=$(($(rx kBp) - k0))
 	FLOOD_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	KNOWN_RATE=$(awk -v n="$KNOWN_RX" -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", n / (b - a) }')
@@ -127,7 +113,7 @@ test_flood() {
 	local a0
 	a0=$(rx fA)
 	flood 02:10:00:00:00:00 "$N"
-	log_test "pktgen sent $N frames from $N sources through fA" $? "$(sent fAp) sent"
+	log_test "pktgen sent $N frames from $N sources through fA" $? "$(pktgen_sent fAp) sent"
 	n=$(learned)
 	sleep 1	# RCU callbacks of the learning path settle before measuring
 	m1=$(mem_kb)
@@ -188,8 +174,7 @@ ALL_TESTS="
 "
 
 need_xbridge
-modprobe pktgen 2>/dev/null
-[[ -w $PG/pgctrl ]] || skip_suite "no pktgen"
+pktgen_need
 trap cleanup EXIT
 t_start=$SECONDS
 setup

@@ -26,10 +26,9 @@ SECS=${STRESS_SECONDS:-60}
 DELAY=${STRESS_PKT_DELAY_NS:-200000}
 DST=02:00:00:00:cc:01
 TMPDIR=$(mktemp -d)
-PG=/proc/net/pktgen
 
 cleanup() {
-	[[ -w $PG/pgctrl ]] && echo stop >$PG/pgctrl 2>/dev/null
+	pktgen_stop
 	kill $(jobs -p) 2>/dev/null
 	wait 2>/dev/null
 	ip link del xbr0 2>/dev/null
@@ -68,25 +67,12 @@ setup() {
 		busywait 5000 port_forwarding tC
 }
 
-port_forwarding() { xb link show dev "$1" | grep -q "state forwarding"; }
+# pktgen_setup THREAD DEV SRCMAC - endless frames from SRCMAC to $DST.
+pktgen_setup() { pktgen_dev "$1" "$2" "count 0" "delay $DELAY" "dst_mac $DST" "src_mac $3"; }
 
-# pktgen_setup THREAD DEV SRCMAC
-pktgen_setup() {
-	local t=$PG/kpktgend_$1
-	echo rem_device_all >"$t"
-	echo "add_device $2" >"$t"
-	local d=$PG/$2
-	for c in "count 0" "clone_skb 0" "pkt_size 64" "delay $DELAY" "dst_mac $DST" \
-		"src_mac $3" "dst 192.0.2.99" "src_min 192.0.2.1" "src_max 192.0.2.1"; do
-		echo "$c" >"$d" || return 1
-	done
-}
-
-pktgen_sent() { awk '/pkts-sofar:/ {print $2}' "$PG/$1"; }
-
-rx() { cat "/sys/class/net/$1/statistics/rx_packets"; }
-tx() { cat "/sys/class/net/$1/statistics/tx_packets"; }
-txdrop() { cat "/sys/class/net/$1/statistics/tx_dropped"; }
+rx() { dev_stat "$1" rx_packets; }
+tx() { dev_stat "$1" tx_packets; }
+txdrop() { dev_stat "$1" tx_dropped; }
 
 # port_drops BR PORT - the sum of PORT's drop counters (XBRIDGE_PORT_DROPS).
 port_drops() {
@@ -285,8 +271,7 @@ ALL_TESTS="
 "
 
 need_xbridge
-modprobe pktgen 2>/dev/null
-[[ -w $PG/pgctrl ]] || skip_suite "no pktgen"
+pktgen_need
 trap cleanup EXIT
 t_start=$SECONDS
 setup
