@@ -40,7 +40,7 @@ tally_log() {
 
 # run_suite_in_vm LABEL KERNEL KDIR SUITE [run.sh options...]: run SUITE
 # in KERNEL (a version, or "debug") with KDIR/xbridge.ko loaded, one VM at
-# a time (/tmp/xbridge-vm.lock). Logs: KDIR/NAME.log and KDIR/NAME.vm.log.
+# a time (/tmp/xbridge-vm.lock, or $XBRIDGE_VM_LOCK). Logs: KDIR/NAME.log and KDIR/NAME.vm.log.
 # Exit 4 from the suite (lib.sh's $ksft_skip) is a skip, not a failure; a
 # kernel report (run.sh's status 120) fails the suite even when every check
 # passed.
@@ -50,7 +50,7 @@ run_suite_in_vm() {
 	name=$(basename "$suite" .sh)
 	local log=$kdir/$name.log vmlog=$kdir/$name.vm.log
 	rm -f "$vmlog"
-	flock /tmp/xbridge-vm.lock tools/vm/run.sh -q --kernel "$kernel" --log "$vmlog" "$@" \
+	flock "${XBRIDGE_VM_LOCK:-/tmp/xbridge-vm.lock}" tools/vm/run.sh -q --kernel "$kernel" --log "$vmlog" "$@" \
 		--module "$kdir/xbridge.ko" -- "$suite" "$kdir/xbridge.ko" 2>&1 | tee "$log"
 	status=${PIPESTATUS[0]}
 	touch "$vmlog"
