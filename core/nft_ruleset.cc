@@ -329,6 +329,23 @@ int Ruleset::log(const UndoRecord &rec, Extack *ack)
 	return 0;
 }
 
+/*
+ * Unlink @obj from @list, logging @kind with the sibling it was before, so
+ * that an abort puts it back where it was. Nothing changes on failure.
+ */
+template <typename List, typename Obj>
+int Ruleset::unlink_logged(UndoKind kind, List &list, Obj *obj, Extack *ack)
+{
+	auto it = list.iterator_to(*obj);
+	auto next = it;
+	++next;
+	int err = log({kind, obj, next == list.end() ? nullptr : &*next, 0}, ack);
+	if (err)
+		return err;
+	list.erase(it);
+	return 0;
+}
+
 /* ---- lookups and use ---------------------------------------------------- */
 
 TableObj *Ruleset::find_table(const Attr &name)
@@ -721,14 +738,7 @@ int Ruleset::remove_table(TableObj *t, Extack *ack)
 	int err = flush_table(t, ack);
 	if (err)
 		return err;
-	auto it = tables_.iterator_to(*t);
-	auto nx = it;
-	++nx;
-	err = log({UndoKind::DelTable, t, nx == tables_.end() ? nullptr : &*nx, 0}, ack);
-	if (err)
-		return err;
-	tables_.erase(it);
-	return 0;
+	return unlink_logged(UndoKind::DelTable, tables_, t, ack);
 }
 
 /* nft_flush_table: rules, then sets, flowtables, objects and chains. */
@@ -914,15 +924,7 @@ int Ruleset::remove_chain(ChainObj *c, Extack *ack)
 	}
 	if (chain_in_use(c))
 		return fail(ack, kEBUSY, "chain is the target of a jump or goto");
-	auto &list = c->table->chains;
-	auto it = list.iterator_to(*c);
-	auto nx = it;
-	++nx;
-	int err = log({UndoKind::DelChain, c, nx == list.end() ? nullptr : &*nx, 0}, ack);
-	if (err)
-		return err;
-	list.erase(it);
-	return 0;
+	return unlink_logged(UndoKind::DelChain, c->table->chains, c, ack);
 }
 
 int Ruleset::del_chain(uint16_t flags, const Attr *tb, Extack *ack)
@@ -1089,14 +1091,9 @@ int Ruleset::new_rule(uint16_t flags, const Attr *tb, Extack *ack)
 
 int Ruleset::remove_rule(RuleObj *r, Extack *ack)
 {
-	auto &list = r->chain->rules;
-	auto it = list.iterator_to(*r);
-	auto nx = it;
-	++nx;
-	int err = log({UndoKind::DelRule, r, nx == list.end() ? nullptr : &*nx, 0}, ack);
+	int err = unlink_logged(UndoKind::DelRule, r->chain->rules, r, ack);
 	if (err)
 		return err;
-	list.erase(it);
 	count_set_uses(r, -1);
 	/* An anonymous set goes with the last rule that uses it (a rule
 	 * looking it up twice releases it once: it is then unlinked). */
@@ -1362,14 +1359,9 @@ int Ruleset::remove_set(SetObj *s, Extack *ack)
 {
 	if (set_in_use(s))
 		return fail(ack, kEBUSY, "set is in use by a rule");
-	auto &list = s->table->sets;
-	auto it = list.iterator_to(*s);
-	auto nx = it;
-	++nx;
-	int err = log({UndoKind::DelSet, s, nx == list.end() ? nullptr : &*nx, 0}, ack);
+	int err = unlink_logged(UndoKind::DelSet, s->table->sets, s, ack);
 	if (err)
 		return err;
-	list.erase(it);
 	s->table->anon_low = 0;
 	return 0;
 }
@@ -1650,15 +1642,7 @@ int Ruleset::remove_flowtable(FlowtableObj *f, Extack *ack)
 {
 	if (flowtable_in_use(f))
 		return fail(ack, kEBUSY, "flowtable is in use by a rule");
-	auto &list = f->table->flowtables;
-	auto it = list.iterator_to(*f);
-	auto nx = it;
-	++nx;
-	int err = log({UndoKind::DelFlowtable, f, nx == list.end() ? nullptr : &*nx, 0}, ack);
-	if (err)
-		return err;
-	list.erase(it);
-	return 0;
+	return unlink_logged(UndoKind::DelFlowtable, f->table->flowtables, f, ack);
 }
 
 int Ruleset::del_flowtable(uint16_t, const Attr *tb, Extack *ack)
@@ -1743,15 +1727,7 @@ int Ruleset::remove_obj(ObjObj *o, Extack *ack)
 {
 	if (o->rule_uses)
 		return fail(ack, kEBUSY, "object is in use by a rule");
-	auto &list = o->table->objs;
-	auto it = list.iterator_to(*o);
-	auto nx = it;
-	++nx;
-	int err = log({UndoKind::DelObj, o, nx == list.end() ? nullptr : &*nx, 0}, ack);
-	if (err)
-		return err;
-	list.erase(it);
-	return 0;
+	return unlink_logged(UndoKind::DelObj, o->table->objs, o, ack);
 }
 
 /* nf_tables_delobj: by name or handle, of the given type. */

@@ -172,6 +172,7 @@ struct Generation {
 };
 
 struct UndoRecord;
+enum class UndoKind : uint8_t;
 class Ruleset;
 
 /*
@@ -264,6 +265,8 @@ private:
 	bool flowtable_in_use(const FlowtableObj *f) const;
 
 	int log(const UndoRecord &rec, Extack *ack);
+	template <typename List, typename Obj>
+	int unlink_logged(UndoKind kind, List &list, Obj *obj, Extack *ack);
 	void undo_one(const UndoRecord &rec);
 	void free_rule(RuleObj *r);
 	void free_chain(ChainObj *c);
