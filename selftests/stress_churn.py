@@ -5,7 +5,7 @@
   stress_churn.py --xbridge TOOL --br BR --port P1 --port2 P2 --prefix 02:a1
                   --seconds S --out FILE [--seed N] [--chunk N]
 
-Until S seconds have passed, generates a chunk of `xbridge -batch` lines
+At least once, and until S seconds have passed, generates a chunk of `xbridge -batch` lines
 (FDB add, replace moving an entry between P1 and P2, del, a flush of P1's
 static entries now and then; VLAN add/del of VIDs 100-131 on P1 with FDB
 entries under them), runs it, and advances a model of what the bridge
@@ -16,6 +16,7 @@ of its VLAN (Linux: nbp_vlan_delete removes only the local entry).
 
 Writes to FILE the expected `xbridge fdb show` lines of the stream's
 MACs (sorted) and P1's churn VIDs; prints "churn: N ops in T s (R ops/s)".
+Exits 1 if a batch failed or nothing ran.
 Ownership: single-threaded; the stream owns its MACs (its prefix) and the
 churn VIDs of P1.
 """
@@ -50,7 +51,9 @@ def main():
     fd, batch = tempfile.mkstemp(prefix="churn.")
     os.close(fd)
     failed = 0
-    while time.monotonic() - t0 < a.seconds:
+    # At least one chunk, however short S (a slow guest may spend it all
+    # starting up).
+    while ops == 0 or time.monotonic() - t0 < a.seconds:
         lines = []
         for _ in range(a.chunk):
             x = r.random()
@@ -96,6 +99,8 @@ def main():
             failed = 1
             break
         ops += len(lines)
+    if ops == 0:
+        failed = 1
     dt = time.monotonic() - t0
     os.unlink(batch)
     with open(a.out, "w") as f:
