@@ -44,6 +44,7 @@ import re
 import subprocess
 import sys
 import time
+import traceback
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [_HERE, os.path.dirname(_HERE)]   # and selftests/, for nlsock
@@ -526,6 +527,14 @@ class Runner:
             print("  linux:\n%s\n  xbridge:\n%s" % (d.left, d.right))
             print("  scenario (--replay it):")
             print("\n".join("    | " + l for l in scen.text.rstrip().splitlines()))
+            sys.stdout.flush()
+            return False
+        except Exception as e:
+            # A tool that crashed, a listing that did not parse: this
+            # scenario fails by name, and the next one starts afresh.
+            print("FAIL: conformance %s: the harness stopped: %s: %s"
+                  % (name, type(e).__name__, str(e).strip()[:600]))
+            traceback.print_exc(file=sys.stdout)
             sys.stdout.flush()
             return False
         finally:

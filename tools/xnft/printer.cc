@@ -74,7 +74,7 @@ static std::string priority_text(int32_t prio, bool bridge_chain, bool numeric, 
 	for (size_t i = 0; i < n; i++) {
 		if (tbl[i].hook >= 0 && tbl[i].hook != hook)
 			continue;
-		int32_t off = prio - tbl[i].v;
+		int64_t off = int64_t(prio) - tbl[i].v;	/* prio may be INT32_MAX */
 		if (off == 0)
 			return tbl[i].n;
 		if (off > 0 && off <= 10)

@@ -991,6 +991,29 @@ TEST_CASE("nft engine: dumps print as the ruleset that was loaded", "[nft]")
 	CHECK(listed.find("counter packets 1 bytes 40 accept") != std::string::npos);
 }
 
+TEST_CASE("xnft prints the priorities at both ends of the range as numbers", "[nft]")
+{
+	// The distance to a standard priority does not fit in 32 bits there
+	// (UBSan stopped `xnft list` on priority 2147483647).
+	const std::string text =
+		"table bridge t {\n"
+		"  chain hi { type filter hook forward priority 2147483647; }\n"
+		"  chain lo { type filter hook prerouting priority -2147483648; }\n"
+		"  chain near { type filter hook forward priority -195; }\n"
+		"}\n";
+	xnft::Parser parser;
+	xnft::Batch batch;
+	xnft::Compiler compiler(batch);
+	for (auto &cmd : parser.parse_text(text))
+		compiler.compile(cmd);
+	xnft::RulesetModel offline;
+	offline.apply(batch);
+	const std::string listed = xnft::print_ruleset(offline, xnft::PrintOptions{});
+	CHECK(listed.find("hook forward priority 2147483647;") != std::string::npos);
+	CHECK(listed.find("hook prerouting priority -2147483648;") != std::string::npos);
+	CHECK(listed.find("hook forward priority filter + 5;") != std::string::npos);
+}
+
 TEST_CASE("nft engine: a large set survives churn, failed batches and undo", "[nft]")
 {
 	Engine e;
