@@ -320,8 +320,12 @@ pktgen_dev() {
 	done
 }
 
-# pktgen_sent DEV - frames pktgen has sent on DEV.
+# pktgen_sent DEV - frames DEV's driver took from pktgen (NETDEV_TX_OK).
 pktgen_sent() { awk '/pkts-sofar:/ {print $2}' "$PG/$1"; }
+
+# pktgen_errors DEV - frames DEV's driver refused or dropped (veth's
+# NET_XMIT_DROP for a full backlog queue); not in pktgen_sent.
+pktgen_errors() { awk '/pkts-sofar:/ {print $4}' "$PG/$1"; }
 
 # pktgen_stop - stop every pktgen thread (safe when pktgen is not loaded).
 pktgen_stop() { [[ -w $PG/pgctrl ]] && echo stop >"$PG/pgctrl" 2>/dev/null; }
