@@ -290,6 +290,10 @@ count_rx_result() {
 	cat "$TMPDIR/count.$1"
 }
 
+# kernel_has_kasan - the running kernel is built with KASAN (the debug
+# test kernel, tools/vm/debug.config).
+kernel_has_kasan() { grep -q ' kasan_report$' /proc/kallsyms 2>/dev/null; }
+
 # port_forwarding DEV - DEV is an xbridge port in the forwarding state.
 port_forwarding() { xb link show dev "$1" | grep -q "state forwarding"; }
 

@@ -5,14 +5,18 @@
 # address a frame) through port fA of xbr0, while pktgen's second thread
 # sends known-destination traffic kA -> kB (KNOWN_DELAY_NS between frames,
 # default 100000).
-# Checks: every source that reached fA is learned (fdb_n_learned; at least
-# 90 % reach it, veth counts the rest as drops); the memory the
-# entries take (Slab + VmallocUsed growth) is at most MACFLOOD_MAX_BPE bytes
-# an entry (default 512; the figure is printed); every known-destination
-# frame is forwarded during the flood, at no less than a quarter of the
-# rate without it (both printed); ageing (ageing_time 1 s) removes every
-# learned entry and gives back at least 75 % of the memory (slab pages partly
-# in use stay with their caches); with
+# Checks: every frame pktgen sent reached fA (veth's drops when its peer's
+# backlog is full are pktgen's errors, not sent) and every source is
+# learned (fdb_n_learned; ageing_time is an hour, so a slow kernel does not
+# age the first sources out); the memory the entries take (Slab +
+# VmallocUsed growth) is at most MACFLOOD_MAX_BPE bytes an entry (default
+# 512; the figure is printed); every known-destination frame is forwarded
+# during the flood (to kB's peer, or dropped by kB's veth), at no less than
+# a quarter of the rate without it (both printed); ageing (ageing_time 1 s)
+# removes every learned entry and gives back at least 75 % of the memory
+# (slab pages partly in use stay with their caches). On a KASAN kernel the
+# memory and rate checks are skipped (redzones, quarantine and
+# instrumentation change both; the figures are still printed). With
 # fdb_max_learned M (MACFLOOD_MAX, default 50000) a flood of 2M new sources
 # learns exactly M.
 set -u
@@ -21,6 +25,7 @@ N=${MACFLOOD_N:-1000000}
 M=${MACFLOOD_MAX:-50000}
 MAX_BPE=${MACFLOOD_MAX_BPE:-512}
 KDELAY=${KNOWN_DELAY_NS:-100000}
+AGEING=360000			# centiseconds: an hour
 DST_S=02:00:00:00:5e:01		# the flood's destination, static on fS
 DST_K=02:00:00:00:6e:01		# the known traffic's destination, static on kB
 TMPDIR=$(mktemp -d)
@@ -49,6 +54,7 @@ setup() {
 		ip link set "$p" up
 	done
 	xb link set dev kA learning off || return 1
+	xb link set dev xbr0 ageing_time $AGEING || return 1
 	xb fdb add $DST_S dev fS master static || return 1
 	xb fdb add $DST_K dev kB master static || return 1
 	for p in fA fS kA kB; do
@@ -87,10 +93,11 @@ known_alone() {
 # thread 0 while the known traffic runs on thread 1; sets KNOWN_SENT,
 # KNOWN_RX and KNOWN_RATE, FLOOD_SECS.
 flood() {
-	local k0 t0 t1 s
+	local k0 kd0 t0 t1 s
 	pktgen_dev 0 fAp "count $2" "delay 0" "dst_mac $DST_S" "src_mac $1" "src_mac_count $2" || return 1
 	known_dev || return 1
 	k0=$(rx kBp)
+	kd0=$(txdrop kB)
 	t0=$EPOCHREALTIME
 	echo start >$PG/pgctrl &
 	# The flood thread stops at COUNT; then stop the known traffic.
@@ -101,6 +108,7 @@ flood() {
 	wait
 	KNOWN_SENT=$(pktgen_sent kAp)
 	KNOWN_RX=$(($(rx kBp) - k0))
+	KNOWN_DROP=$(($(txdrop kB) - kd0))	# kB's veth: kBp's backlog full
 	FLOOD_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 	KNOWN_RATE=$(awk -v n="$KNOWN_RX" -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", n / (b - a) }')
 	return $s
@@ -118,21 +126,31 @@ test_flood() {
 	sleep 1	# RCU callbacks of the learning path settle before measuring
 	m1=$(mem_kb)
 	a0=$(($(rx fA) - a0))
-	# veth drops what its peer's backlog queue has no room for (counted).
-	echo "figures: $a0 of the $N flood frames reached fA ($(txdrop fAp) dropped by veth)"
-	((a0 + $(txdrop fAp) == N && a0 * 10 >= N * 9))
-	log_test "at least 90 % of the flood reached fA, the rest counted as veth drops" $?
+	# veth drops what its peer's backlog queue has no room for (counted as
+	# its tx_dropped and as pktgen's errors; pktgen sends others instead).
+	echo "figures: $a0 flood frames reached fA ($(txdrop fAp) dropped by veth)"
+	((a0 == $(pktgen_sent fAp) && $(txdrop fAp) == $(pktgen_errors fAp)))
+	log_test "every flood frame pktgen sent reached fA, its errors are veth's drops" $?
 	((n == a0))
 	log_test "every source that reached fA learned: fdb_n_learned $n of $a0" $?
 	bpe=$(((m1 - m0) * 1024 / (n > 0 ? n : 1)))
 	echo "figures: flood of $N sources in $FLOOD_SECS s; kernel memory +$((m1 - m0)) kB," \
 		"$bpe bytes an entry; known traffic $base frames/s alone, $KNOWN_RATE frames/s during the flood"
-	((bpe > 0 && bpe <= MAX_BPE))
-	log_test "memory an entry: $bpe bytes (<= $MAX_BPE)" $?
-	((KNOWN_SENT > 0 && KNOWN_RX == KNOWN_SENT))
-	log_test "every known-destination frame forwarded during the flood ($KNOWN_RX of $KNOWN_SENT)" $?
-	((KNOWN_RATE * 4 >= base))
-	log_test "known traffic during the flood at >= 1/4 of its rate alone ($KNOWN_RATE vs $base frames/s)" $?
+	if kernel_has_kasan; then
+		log_test_skip "memory an entry: $bpe bytes" "KASAN's redzones count"
+	else
+		((bpe > 0 && bpe <= MAX_BPE))
+		log_test "memory an entry: $bpe bytes (<= $MAX_BPE)" $?
+	fi
+	((KNOWN_SENT > 0 && KNOWN_RX + KNOWN_DROP == KNOWN_SENT))
+	log_test "every known-destination frame forwarded during the flood ($KNOWN_RX + $KNOWN_DROP dropped by kB's veth of $KNOWN_SENT)" $?
+	if kernel_has_kasan; then
+		log_test_skip "known traffic during the flood: $KNOWN_RATE vs $base frames/s alone" \
+			"KASAN's instrumentation weighs on the learning path"
+	else
+		((KNOWN_RATE * 4 >= base))
+		log_test "known traffic during the flood at >= 1/4 of its rate alone ($KNOWN_RATE vs $base frames/s)" $?
+	fi
 	GROWTH=$((m1 - m0))
 	M0=$m0
 }
@@ -146,9 +164,13 @@ test_ageing() {
 	m2=$(mem_kb)
 	back=$(((M0 + GROWTH - m2) * 100 / (GROWTH > 0 ? GROWTH : 1)))
 	echo "figures: after ageing, $back % of the flood's $GROWTH kB given back"
-	((back >= 75))
-	log_test "ageing gives back >= 75 % of the memory ($back %)" $?
-	xb link set dev xbr0 ageing_time 30000
+	if kernel_has_kasan; then
+		log_test_skip "ageing gives back $back % of the memory" "KASAN's quarantine holds freed objects"
+	else
+		((back >= 75))
+		log_test "ageing gives back >= 75 % of the memory ($back %)" $?
+	fi
+	xb link set dev xbr0 ageing_time $AGEING
 }
 
 test_max_learned() {
@@ -160,8 +182,8 @@ test_max_learned() {
 	n=$(learned)
 	((n == M))
 	log_test "fdb_max_learned $M bounds the learned entries exactly ($n)" $?
-	((KNOWN_SENT > 0 && KNOWN_RX == KNOWN_SENT))
-	log_test "known-destination traffic forwarded at the bound ($KNOWN_RX of $KNOWN_SENT)" $?
+	((KNOWN_SENT > 0 && KNOWN_RX + KNOWN_DROP == KNOWN_SENT))
+	log_test "known-destination traffic forwarded at the bound ($KNOWN_RX + $KNOWN_DROP dropped by kB's veth of $KNOWN_SENT)" $?
 	xb link set dev xbr0 fdb_max_learned 0
 	xb fdb flush dev xbr0 dynamic
 	log_test "flush of the dynamic entries" $?
