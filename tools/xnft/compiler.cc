@@ -398,6 +398,7 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		// a constant set is sized by its elements, as anonymous ones are
 		nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, (si.flags & NFT_SET_INTERVAL) ?
 				  interval_desc_size(elems) : static_cast<uint32_t>(elems.size()));
+	set_concat_desc(s, si);
 	t.sets[d.name] = si;
 	batch_->add_set(ItemKind::NewSet, s, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert));
 	if (!elems.empty()) {

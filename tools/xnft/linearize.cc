@@ -90,6 +90,7 @@ static Bytes encode_part(const KeyPart &p, const Expr &v, int shift_override = -
 struct Interval {
 	Bytes lo, hi;
 	bool range = false;
+	bool prefix = false;  // written as a/len (nft's error names it so)
 };
 
 static Bytes prefix_mask(unsigned bytes, unsigned len)
@@ -130,6 +131,7 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 			iv.hi[i] |= static_cast<uint8_t>(~m[i]);
 		}
 		iv.range = true;
+		iv.prefix = true;
 		return iv;
 	}
 	if (e.kind != ExprKind::Value)
@@ -198,13 +200,21 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 			if (k.kind != ExprKind::Concat || k.items.size() != si.key.size())
 				throw LangError(k.loc, "datatype mismatch, expected concatenation of " +
 						std::to_string(si.key.size()) + " values");
-			Bytes key;
+			// Each field padded to 4 bytes, as in the registers.
 			for (size_t j = 0; j < si.key.size(); j++) {
-				Bytes b = encode_part(si.key[j], *k.items[j]);
-				b.resize((b.size() + 3) / 4 * 4, 0);
-				key.insert(key.end(), b.begin(), b.end());
+				Interval p = encode_interval(si.key[j], *k.items[j]);
+				const size_t pad = (p.lo.size() + 3) / 4 * 4;
+				p.lo.resize(pad, 0);
+				p.hi.resize(pad, 0);
+				r.iv.lo.insert(r.iv.lo.end(), p.lo.begin(), p.lo.end());
+				r.iv.hi.insert(r.iv.hi.end(), p.hi.begin(), p.hi.end());
+				if (p.range && !(si.flags & NFT_SET_INTERVAL) && !allow_interval_flag)
+					throw LangError(k.items[j]->loc, std::string("You must add 'flags interval' to your "
+							"set declaration if you want to add ") +
+							(p.prefix ? "prefix" : "range") + " elements");
+				r.iv.range |= p.range;
 			}
-			r.iv.lo = r.iv.hi = key;
+			any_range |= r.iv.range;
 		} else {
 			if (k.kind == ExprKind::Concat)
 				throw LangError(k.loc, "datatype mismatch, set key is not a concatenation");
@@ -240,6 +250,16 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 		si.flags |= NFT_SET_INTERVAL;
 	}
 	std::vector<Element> out;
+	if (si.key.size() > 1 && (si.flags & NFT_SET_INTERVAL)) {
+		// nft_set_pipapo's form: one element per entry, as written.
+		si.flags |= NFT_SET_CONCAT;
+		for (auto &r : raw) {
+			r.el.key = r.iv.lo;
+			r.el.key_end = r.iv.hi;
+			out.push_back(r.el);
+		}
+		return out;
+	}
 	if (!(si.flags & NFT_SET_INTERVAL)) {
 		for (auto &r : raw) {
 			r.el.key = r.iv.lo;
@@ -310,6 +330,9 @@ void add_elements(nftnl_set *s, const std::vector<Element> &elems)
 	for (auto &e : elems) {
 		nftnl_set_elem *se = nftnl_set_elem_alloc();
 		nftnl_set_elem_set(se, NFTNL_SET_ELEM_KEY, e.key.data(), static_cast<uint32_t>(e.key.size()));
+		if (!e.key_end.empty())
+			nftnl_set_elem_set(se, NFTNL_SET_ELEM_KEY_END, e.key_end.data(),
+					   static_cast<uint32_t>(e.key_end.size()));
 		if (e.flags)
 			nftnl_set_elem_set_u32(se, NFTNL_SET_ELEM_FLAGS, e.flags);
 		if (e.has_data) {
@@ -337,12 +360,25 @@ uint32_t interval_desc_size(const std::vector<Element> &elems)
 {
 	uint32_t n = 0;
 	for (size_t i = 0; i < elems.size(); i++) {
-		if (elems[i].flags & NFT_SET_ELEM_INTERVAL_END)
+		if (!elems[i].key_end.empty())
+			n += 1;
+		else if (elems[i].flags & NFT_SET_ELEM_INTERVAL_END)
 			n += i == 0 ? 1 : 0;
 		else
 			n += 2;
 	}
 	return n;
+}
+
+void set_concat_desc(nftnl_set *s, const SetInfo &si)
+{
+	if (si.key.size() < 2 || !(si.flags & NFT_SET_INTERVAL))
+		return;
+	uint8_t field_len[NFT_REG32_COUNT] = {};
+	for (size_t i = 0; i < si.key.size() && i < NFT_REG32_COUNT; i++)
+		field_len[i] = static_cast<uint8_t>(si.key[i].bytes);
+	nftnl_set_set_data(s, NFTNL_SET_DESC_CONCAT, field_len,
+			   static_cast<uint32_t>(std::min<size_t>(si.key.size(), NFT_REG32_COUNT)));
 }
 
 // ---- expression emission ----
@@ -720,8 +756,6 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 	si.flags |= NFT_SET_ANONYMOUS | NFT_SET_CONSTANT;
 	if (si.is_map)
 		si.flags |= NFT_SET_MAP;
-	if (si.key.size() > 1 && (si.flags & NFT_SET_INTERVAL))
-		si.flags |= NFT_SET_CONCAT;
 	si.name = si.is_map ? "__map%d" : "__set%d";
 	si.id = ++set_id_;
 	std::vector<Element> elems = type_elements(si, lit, true, table_);
@@ -744,6 +778,7 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 	}
 	nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, (si.flags & NFT_SET_INTERVAL) ?
 			  interval_desc_size(elems) : static_cast<uint32_t>(elems.size()));
+	set_concat_desc(s, si);
 	nftnl_set *es = nftnl_set_alloc();
 	nftnl_set_set_u32(es, NFTNL_SET_FAMILY, family_);
 	nftnl_set_set_str(es, NFTNL_SET_TABLE, table_name_.c_str());
