@@ -262,6 +262,40 @@ int64_t ElemStore::find_live(const ElemView &e) const
 	return -1;
 }
 
+namespace {
+
+/* Does the range at @e (key, then key end at @end_off) hold @key in every
+ * field? Fields compare big-endian over their own length (pipapo). */
+bool range_holds(const SetLayout &l, const uint8_t *e, uint32_t end_off, const uint8_t *key)
+{
+	uint32_t off = 0;
+	for (unsigned f = 0; f < l.field_count; f++) {
+		const uint32_t flen = l.field_len[f];
+		if (memcmp_bytes(key + off, e + off, flen) < 0 ||
+		    memcmp_bytes(key + off, e + end_off + off, flen) > 0)
+			return false;
+		off += round4(flen);
+	}
+	return true;
+}
+
+} // namespace
+
+int64_t ElemStore::find_range(const uint8_t *key) const
+{
+	if (!(layout_.concat && layout_.interval))
+		return -1;
+	const Offsets o = offsets_of(layout_);
+	for (uint32_t i = 0; i < count_; i++) {
+		const uint32_t f = flags_at(i);
+		if (f & (kDead | kSetElemFCatchall))
+			continue;
+		if (range_holds(layout_, slot(i), o.key_end, key))
+			return i;
+	}
+	return -1;
+}
+
 void ElemStore::mark_dead(uint32_t i)
 {
 	const uint32_t f = flags_at(i);
@@ -492,15 +526,7 @@ bool SetIndex::lookup_ranges(const uint8_t *key, SetHit &hit) const
 	const uint32_t key_end_off = round4(layout_.key_len);
 	for (uint32_t i = 0; i < count_; i++) {
 		const uint8_t *e = entry(i);
-		uint32_t off = 0;
-		bool match = true;
-		for (unsigned f = 0; f < layout_.field_count && match; f++) {
-			const uint32_t flen = layout_.field_len[f];
-			match = memcmp_bytes(key + off, e + off, flen) >= 0 &&
-				memcmp_bytes(key + off, e + key_end_off + off, flen) <= 0;
-			off += round4(flen);
-		}
-		if (match) {
+		if (range_holds(layout_, e, key_end_off, key)) {
 			fill_hit(e, hit);
 			return true;
 		}

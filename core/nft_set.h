@@ -81,6 +81,9 @@ public:
 	void revive(uint32_t i);
 	/* The index of the live element with @e's identity, or -1. */
 	int64_t find_live(const ElemView &e) const;
+	/* Concatenated interval sets: the index of a live element whose
+	 * range holds @key in every field, or -1. A scan (control plane). */
+	int64_t find_range(const uint8_t *key) const;
 	/* Drop the dead elements (after commit: nothing reads them). */
 	void compact();
 
