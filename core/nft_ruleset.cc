@@ -1491,7 +1491,11 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		return fail(ack, kEINVAL, "data for an element of a set (not a map)");
 	}
 
-	const int64_t at = s->elems.find_live(e);
+	/* nft_pipapo_deactivate() looks the KEY up as a point: a delete takes
+	 * the element that holds it, whatever KEY_END says (nft sends the
+	 * element's start, so nft's own deletes name it exactly). */
+	const int64_t at = !add && concat_ranges && !catchall ? s->elems.find_range(key)
+							       : s->elems.find_live(e);
 	if (!add) {
 		if (at < 0)
 			return fail(ack, kENOENT, "no such element");

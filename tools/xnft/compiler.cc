@@ -418,6 +418,12 @@ void Compiler::elements(const std::string &family, const std::string &table, con
 	TableInfo &t = table_info(family, table, lit.loc);
 	SetInfo si = si_in;
 	std::vector<Element> elems = type_elements(si, lit, false, t);
+	// nft deletes a single value of a concatenated interval set by its
+	// KEY alone (it adds it with KEY_END = KEY).
+	if (!add)
+		for (Element &e : elems)
+			if (e.key_end == e.key)
+				e.key_end.clear();
 	uint32_t fam = family_number(family);
 	nftnl_set *es = nftnl_set_alloc();
 	nftnl_set_set_u32(es, NFTNL_SET_FAMILY, fam);

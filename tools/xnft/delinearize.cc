@@ -911,8 +911,13 @@ static ElementItem concat_range_item(const std::vector<KeyPart> &keys, const Byt
 			const size_t end = std::min(k.size(), at + p.bytes);
 			return Bytes(k.begin() + static_cast<long>(std::min(at, end)), k.begin() + static_cast<long>(end));
 		};
-		const Bytes a = field(lo), b = field(hi);
+		Bytes a = field(lo), b = field(hi);
 		at += (p.bytes + 3) / 4 * 4;
+		if (p.order == ByteOrder::Host && p.bytes > 1) {
+			// held big-endian in such sets (nft converts them)
+			std::reverse(a.begin(), a.end());
+			std::reverse(b.begin(), b.end());
+		}
 		std::string t;
 		Json j;
 		const bool addr = p.type->id == TYPE_IPADDR || p.type->id == TYPE_IP6ADDR;

@@ -108,7 +108,13 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 		iv.lo = encode_part(p, *e.items[0]);
 		iv.hi = encode_part(p, *e.items[1]);
 		iv.range = true;
-		if (std::lexicographical_compare(iv.hi.begin(), iv.hi.end(), iv.lo.begin(), iv.lo.end()))
+		// compared as numbers: a host-order value's bytes reversed
+		Bytes lo = iv.lo, hi = iv.hi;
+		if (p.order == ByteOrder::Host) {
+			std::reverse(lo.begin(), lo.end());
+			std::reverse(hi.begin(), hi.end());
+		}
+		if (std::lexicographical_compare(hi.begin(), hi.end(), lo.begin(), lo.end()))
 			throw LangError(e.loc, "Range has zero or negative size");
 		return iv;
 	}
@@ -252,8 +258,19 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 	std::vector<Element> out;
 	if (si.key.size() > 1 && (si.flags & NFT_SET_INTERVAL)) {
 		// nft_set_pipapo's form: one element per entry, as written.
+		// Host-order fields go big-endian (nft converts them, and the
+		// rule's byteorder does the same to the packet's value), so
+		// that pipapo's byte-wise ranges order them as numbers.
 		si.flags |= NFT_SET_CONCAT;
 		for (auto &r : raw) {
+			size_t at = 0;
+			for (const KeyPart &p : si.key) {
+				if (p.order == ByteOrder::Host && p.bytes > 1 && at + p.bytes <= r.iv.lo.size()) {
+					std::reverse(r.iv.lo.begin() + long(at), r.iv.lo.begin() + long(at + p.bytes));
+					std::reverse(r.iv.hi.begin() + long(at), r.iv.hi.begin() + long(at + p.bytes));
+				}
+				at += (p.bytes + 3) / 4 * 4;
+			}
 			r.el.key = r.iv.lo;
 			r.el.key_end = r.iv.hi;
 			out.push_back(r.el);
@@ -461,6 +478,54 @@ void Linearizer::emit_hton(unsigned reg, const KeyPart &p)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, p.bytes);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, p.bytes);
 	nftnl_rule_add_expr(rule_, e);
+}
+
+size_t Linearizer::expr_count() const
+{
+	size_t n = 0;
+	nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
+	for (nftnl_expr *x = nftnl_expr_iter_next(it); x; x = nftnl_expr_iter_next(it))
+		n++;
+	nftnl_expr_iter_destroy(it);
+	return n;
+}
+
+// A concatenated interval set holds host-order fields big-endian: as nft
+// does, each such field's load (ending at expression LOAD_END[i]) is
+// followed by a byteorder hton of its register. The expressions after the
+// first such load are taken off the rule and put back with them.
+void Linearizer::hton_host_parts(const std::vector<KeyPart> &parts, const std::vector<size_t> &load_end)
+{
+	size_t first = 0;
+	bool any = false;
+	for (size_t i = 0; i < parts.size() && !any; i++)
+		if (parts[i].order == ByteOrder::Host && parts[i].bytes > 1) {
+			first = load_end[i];
+			any = true;
+		}
+	if (!any)
+		return;
+	std::vector<nftnl_expr *> tail;
+	size_t n = 0;
+	nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
+	for (nftnl_expr *x = nftnl_expr_iter_next(it); x; x = nftnl_expr_iter_next(it))
+		if (n++ >= first)
+			tail.push_back(x);
+	nftnl_expr_iter_destroy(it);
+	for (nftnl_expr *x : tail)
+		nftnl_rule_del_expr(x);
+	unsigned reg = 1;
+	size_t at = first;  // index of tail[0] in the rule
+	size_t k = 0;
+	for (size_t i = 0; i < parts.size(); i++) {
+		for (; k < tail.size() && at + k < load_end[i]; k++)
+			nftnl_rule_add_expr(rule_, tail[k]);
+		if (load_end[i] >= first && parts[i].order == ByteOrder::Host && parts[i].bytes > 1)
+			emit_hton(reg, parts[i]);
+		reg += (parts[i].bytes + 3) / 4;
+	}
+	for (; k < tail.size(); k++)
+		nftnl_rule_add_expr(rule_, tail[k]);
 }
 
 static Bytes reversed(Bytes b)
@@ -806,12 +871,14 @@ void Linearizer::lookup(const Stmt &s, const Expr &lhs, const Expr &set, unsigne
 	for (auto *p : parts)
 		dependency(*p);
 	unsigned reg = 1;
+	std::vector<size_t> load_end;  // the rule's expression count after each part's load
 	for (auto *p : parts) {
 		if (p->kind == ExprKind::Concat || p->kind == ExprKind::Binop)
 			throw LangError(p->loc, "syntax error, unsupported expression in a set key");
 		Load l = load(*p, reg);
 		si.key.push_back(l.part);
 		reg += (l.part.bytes + 3) / 4;
+		load_end.push_back(expr_count());
 	}
 	std::string name;
 	uint32_t id = 0;
@@ -841,6 +908,9 @@ void Linearizer::lookup(const Stmt &s, const Expr &lhs, const Expr &set, unsigne
 	} else {
 		throw LangError(set.loc, "syntax error, expecting a set: { ... } or @name");
 	}
+	const uint32_t set_flags = set.kind == ExprKind::SetLit ? si.flags : table_.sets.at(set.text).flags;
+	if ((set_flags & NFT_SET_CONCAT) && (set_flags & NFT_SET_INTERVAL))
+		hton_host_parts(si.key, load_end);
 	nftnl_expr *e = new_expr("lookup");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, nft_reg(1));
 	if (si.is_map)

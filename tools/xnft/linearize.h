@@ -86,6 +86,8 @@ private:
 	void emit_dep_eq_payload(uint32_t base, unsigned off, unsigned len, const Bytes &v);
 	void emit_dep_eq_meta(uint32_t key, const Bytes &v);
 	void emit_hton(unsigned reg, const KeyPart &p);
+	size_t expr_count() const;
+	void hton_host_parts(const std::vector<KeyPart> &parts, const std::vector<size_t> &load_end);
 
 	nftnl_rule *rule_;
 	TableInfo &table_;
