@@ -442,6 +442,11 @@ SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint3
 			}
 			__builtin_memcpy(ix->entries_ + uint64_t(j) * o.stride, tmp, o.stride);
 		}
+	} else if (ix->kind_ == Kind::ConcatRanges && count) {
+		if (!ix->build_ranges()) {
+			SetIndex::destroy(ix);
+			return fail(ack, kENOMEM, "out of memory for a set index"), nullptr;
+		}
 	} else if (ix->kind_ == Kind::Hash) {
 		uint32_t slots = 8;
 		while (slots < count * 2)
@@ -464,12 +469,72 @@ SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint3
 	return ix;
 }
 
+/* Does entry @a's first field start before @b's (ties: arrival order)? */
+bool SetIndex::starts_before(uint32_t a, uint32_t b) const
+{
+	const int d = memcmp_bytes(entry(a), entry(b), layout_.field_len[0]);
+	return d < 0 || (d == 0 && a < b);
+}
+
+/* Heapsort of order_ by first-field start (no allocation, O(n log n)). */
+void SetIndex::sort_ranges()
+{
+	uint32_t *o = order_;
+	const uint32_t n = count_;
+	auto sift = [&](uint32_t root, uint32_t end) {
+		for (;;) {
+			uint32_t child = 2 * root + 1;
+			if (child >= end)
+				return;
+			if (child + 1 < end && starts_before(o[child], o[child + 1]))
+				child++;
+			if (!starts_before(o[root], o[child]))
+				return;
+			const uint32_t t = o[root];
+			o[root] = o[child];
+			o[child] = t;
+			root = child;
+		}
+	};
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift(i, n);
+	for (uint32_t end = n; end-- > 1;) {
+		const uint32_t t = o[0];
+		o[0] = o[end];
+		o[end] = t;
+		sift(0, end);
+	}
+}
+
+bool SetIndex::build_ranges()
+{
+	order_ = static_cast<uint32_t *>(xb_alloc(uint64_t(count_) * 4, XB_ALLOC_SLEEP));
+	reach_ = static_cast<uint32_t *>(xb_alloc(uint64_t(count_) * 4, XB_ALLOC_SLEEP));
+	if (!order_ || !reach_)
+		return false;
+	for (uint32_t i = 0; i < count_; i++)
+		order_[i] = i;
+	sort_ranges();
+	const uint32_t end_off = round4(layout_.key_len);
+	const uint32_t flen = layout_.field_len[0];
+	for (uint32_t j = 0; j < count_; j++) {
+		reach_[j] = order_[j];
+		if (j && memcmp_bytes(entry(reach_[j - 1]) + end_off, entry(order_[j]) + end_off, flen) > 0)
+			reach_[j] = reach_[j - 1];
+	}
+	return true;
+}
+
 void SetIndex::destroy(SetIndex *ix)
 {
 	if (!ix)
 		return;
 	if (ix->slots_)
 		xb_free(ix->slots_);
+	if (ix->order_)
+		xb_free(ix->order_);
+	if (ix->reach_)
+		xb_free(ix->reach_);
 	xb_free(ix->entries_);
 	xb_free(ix);
 }
@@ -523,15 +588,38 @@ bool SetIndex::lookup_interval(const uint8_t *key, SetHit &hit) const
 
 bool SetIndex::lookup_ranges(const uint8_t *key, SetHit &hit) const
 {
-	const uint32_t key_end_off = round4(layout_.key_len);
-	for (uint32_t i = 0; i < count_; i++) {
-		const uint8_t *e = entry(i);
-		if (range_holds(layout_, e, key_end_off, key)) {
-			fill_hit(e, hit);
-			return true;
+	if (!count_)
+		return false;
+	const uint32_t end_off = round4(layout_.key_len);
+	const uint32_t flen = layout_.field_len[0];
+	/* The entries whose first field starts at or below the key's. */
+	uint32_t lo = 0, hi = count_;
+	while (lo < hi) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+		if (memcmp_bytes(entry(order_[mid]), key, flen) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Walk back while an earlier first field still reaches the key. Of
+	 * several matches the earliest added wins (pipapo's rule order); a
+	 * set without data takes any. */
+	const bool any = !layout_.data_len && !layout_.verdict_map;
+	uint32_t best = count_;
+	for (uint32_t j = lo; j-- > 0;) {
+		if (memcmp_bytes(entry(reach_[j]) + end_off, key, flen) < 0)
+			break;
+		const uint32_t i = order_[j];
+		if (i < best && range_holds(layout_, entry(i), end_off, key)) {
+			best = i;
+			if (any)
+				break;
 		}
 	}
-	return false;
+	if (best == count_)
+		return false;
+	fill_hit(entry(best), hit);
+	return true;
 }
 
 bool SetIndex::lookup(const uint8_t *key, SetHit &hit) const

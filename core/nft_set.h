@@ -11,7 +11,10 @@
  * any lock. Exact sets are an open-addressed hash; single-field interval sets
  * a sorted array of boundaries searched by bisection (nft_set_rbtree's
  * semantics: the greatest boundary <= key decides); concatenated interval
- * sets a list of per-field ranges (nft_set_pipapo's semantics), scanned.
+ * sets a list of per-field ranges (nft_set_pipapo's semantics) ordered by
+ * the first field's start, with the running maximum of its end, so that a
+ * lookup bisects to the last start <= key and walks back only while some
+ * earlier range can still reach the key.
  * A map's data (a value, or a verdict resolved to the generation's chain)
  * sits beside each key.
  *
@@ -144,6 +147,9 @@ private:
 	bool lookup_hash(const uint8_t *key, SetHit &hit) const;
 	bool lookup_interval(const uint8_t *key, SetHit &hit) const;
 	bool lookup_ranges(const uint8_t *key, SetHit &hit) const;
+	bool starts_before(uint32_t a, uint32_t b) const;
+	void sort_ranges();
+	bool build_ranges();
 	void fill_hit(const uint8_t *e, SetHit &hit) const;
 
 	Kind kind_;
@@ -155,6 +161,9 @@ private:
 	uint32_t hash_mask_;	/* Hash: slots - 1 */
 	uint32_t seed_;
 	uint32_t *slots_;	/* Hash: entry index + 1, 0 empty */
+	uint32_t *order_;	/* ConcatRanges: entries by first field's start */
+	uint32_t *reach_;	/* ConcatRanges: the entry of greatest first-field
+				 * end among order_[0..j] */
 	uint8_t *entries_;
 	const uint8_t *catchall_;	/* the `*` element's entry (after the
 					 * others), or nullptr */
