@@ -84,8 +84,8 @@ public:
 	void revive(uint32_t i);
 	/* The index of the live element with @e's identity, or -1. */
 	int64_t find_live(const ElemView &e) const;
-	/* Concatenated interval sets: the index of a live element whose
-	 * range holds @key in every field, or -1. A scan (control plane). */
+	/* Concatenated interval sets: the index of the earliest live element
+	 * whose range holds @key in every field, or -1. */
 	int64_t find_range(const uint8_t *key) const;
 	/* Drop the dead elements (after commit: nothing reads them). */
 	void compact();
@@ -98,6 +98,10 @@ private:
 	uint32_t identity_hash(const uint8_t *key, const uint8_t *key_end, uint32_t flags) const;
 	bool same_identity(uint32_t i, const ElemView &e) const;
 	int rebuild_index(uint32_t slots, Extack *ack);
+	bool ranged(uint32_t i) const;
+	bool starts_before(uint32_t a, uint32_t b) const;
+	void ranges_insert(uint32_t i);
+	void ranges_erase(uint32_t i);
 	void index_insert(uint32_t i);
 	void index_erase(uint32_t i);
 
@@ -110,6 +114,11 @@ private:
 	uint32_t *index_ = nullptr;	/* element index + 1; 0 empty */
 	uint32_t index_mask_ = 0;
 	uint32_t seed_ = 0;
+	/* Concatenated interval sets: the ranges by first-field start, and
+	 * the widest first field seen (big-endian), for find_range(). */
+	uint32_t *by_start_ = nullptr;
+	uint32_t ranges_ = 0;
+	uint8_t span_[kSetKeyMax] = {};
 };
 
 struct Chain;	/* a generation's compiled chain (nft_eval.h) */
@@ -148,7 +157,6 @@ private:
 	bool lookup_interval(const uint8_t *key, SetHit &hit) const;
 	bool lookup_ranges(const uint8_t *key, SetHit &hit) const;
 	bool starts_before(uint32_t a, uint32_t b) const;
-	void sort_ranges();
 	bool build_ranges();
 	void fill_hit(const uint8_t *e, SetHit &hit) const;
 

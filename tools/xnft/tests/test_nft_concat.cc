@@ -400,7 +400,7 @@ TEST_CASE("nft engine: a host-order field of a concatenated range compares as a 
 	CHECK(e.run(tcp_from(ctf::v4(192, 0, 2, 1), 1)) == kNfAccept);
 }
 
-TEST_CASE("nft set index: concatenated ranges found as a scan in arrival order finds them", "[nft][concat]")
+TEST_CASE("nft set index and element store: concatenated ranges found as a scan in arrival order finds them", "[nft][concat]")
 {
 	// The index bisects on the first field's start and walks back while
 	// the running maximum of its end reaches the key; against the plain
@@ -469,6 +469,50 @@ TEST_CASE("nft set index: concatenated ranges found as a scan in arrival order f
 			}
 		}
 		SetIndex::destroy(ix);
+		// The control plane's look-up (overlap checks, deletes): the
+		// earliest live element holding the key, through deletes
+		// (marked dead) and their compaction.
+		std::vector<bool> live(rs.size(), true);
+		for (int phase = 0; phase < 2; phase++) {
+			for (int q = 0; q < 500; q++) {
+				const R &near = rs[rnd(uint32_t(rs.size()))];
+				const uint32_t a = q % 3 == 0 ? rnd(1500) : (q % 2 ? near.a0 : near.a1) + rnd(3) - 1;
+				const uint16_t p = uint16_t((q % 2 ? near.p0 : near.p1) + rnd(3) - 1);
+				int64_t want = -1;
+				for (uint32_t i = 0; i < rs.size() && want < 0; i++)
+					if (live[i] && rs[i].a0 <= a && a <= rs[i].a1 && rs[i].p0 <= p && p <= rs[i].p1)
+						want = i;
+				const uint8_t key[8] = {uint8_t(a >> 24), uint8_t(a >> 16), uint8_t(a >> 8), uint8_t(a),
+							uint8_t(p >> 8), uint8_t(p), 0, 0};
+				INFO("round " << round << " phase " << phase << " key " << a << " . " << p);
+				REQUIRE(store.find_range(key) == want);
+			}
+			if (phase == 0) {
+				for (uint32_t i = 0; i < rs.size(); i++)
+					if (rnd(3) == 0) {
+						store.mark_dead(i);
+						live[i] = false;
+					}
+			}
+		}
+		store.compact();
+		std::vector<R> kept;
+		for (uint32_t i = 0; i < rs.size(); i++)
+			if (live[i])
+				kept.push_back(rs[i]);
+		REQUIRE(store.count() == kept.size());
+		for (int q = 0; q < 500 && !kept.empty(); q++) {
+			const R &near = kept[rnd(uint32_t(kept.size()))];
+			const uint32_t a = (q % 2 ? near.a0 : near.a1) + rnd(3) - 1;
+			const uint16_t p = uint16_t((q % 2 ? near.p0 : near.p1) + rnd(3) - 1);
+			int64_t want = -1;
+			for (uint32_t i = 0; i < kept.size() && want < 0; i++)
+				if (kept[i].a0 <= a && a <= kept[i].a1 && kept[i].p0 <= p && p <= kept[i].p1)
+					want = i;
+			const uint8_t key[8] = {uint8_t(a >> 24), uint8_t(a >> 16), uint8_t(a >> 8), uint8_t(a),
+						uint8_t(p >> 8), uint8_t(p), 0, 0};
+			REQUIRE(store.find_range(key) == want);
+		}
 		store.fini();
 	}
 }
