@@ -1415,6 +1415,16 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		return fail(ack, kEOPNOTSUPP, "unknown element flags");
 	if ((eflags & kSetElemFIntervalEnd) && !(s->flags & kSetFInterval))
 		return fail(ack, kEINVAL, "interval end in a set without intervals");
+	if ((eflags & kSetElemFIntervalEnd) && (eflags & kSetElemFCatchall))
+		return fail(ack, kEINVAL, "a catch-all element is no interval end");
+	/* nft_setelem_valid_key_end(): a concatenated interval set's element
+	 * is one range (KEY to KEY_END), never an interval end; KEY_END
+	 * belongs to such sets only. */
+	const bool concat_ranges = s->layout.concat && s->layout.interval;
+	if (concat_ranges && (eflags & kSetElemFIntervalEnd))
+		return fail(ack, kEINVAL, "no interval ends in a concatenated interval set");
+	if (concat_ranges && (eflags & kSetElemFCatchall) && et[kSetElemKeyEnd].present())
+		return fail(ack, kEINVAL, "a catch-all element has no key end");
 	if (et[kSetElemTimeout].present() || et[kSetElemExpiration].present() ||
 	    et[kSetElemExpr].present() || et[kSetElemExpressions].present() ||
 	    et[kSetElemObjref].present())
@@ -1473,7 +1483,11 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		return fail(ack, kEINVAL, "data for an element of a set (not a map)");
 	}
 
-	const int64_t at = s->elems.find_live(e);
+	/* nft_pipapo_deactivate() looks the KEY up as a point: a delete takes
+	 * the element that holds it, whatever KEY_END says (nft sends the
+	 * element's start, so nft's own deletes name it exactly). */
+	const int64_t at = !add && concat_ranges && !catchall ? s->elems.find_range(key)
+							       : s->elems.find_live(e);
 	if (!add) {
 		if (at < 0)
 			return fail(ack, kENOENT, "no such element");
@@ -1490,7 +1504,21 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		const bool same = l.verdict_map ? old.verdict == e.verdict && old.chain == e.chain :
 				  !l.data_len || !e.data ||
 				  !__builtin_memcmp(old.data, e.data, l.data_len);
-		return same ? 0 : fail(ack, kEBUSY, "element exists with other data");
+		/* nft_add_set_elem(): a clash of data is EEXIST, flags or not */
+		return same ? 0 : fail(ack, kEEXIST, "element exists with other data");
+	}
+	if (concat_ranges && !catchall) {
+		/* nft_pipapo_insert(): each field's start <= its end (EINVAL);
+		 * an element whose start or end falls in an existing one
+		 * overlaps it (ENOTEMPTY, which nf_tables reports as EEXIST). */
+		uint32_t off = 0;
+		for (unsigned f = 0; f < l.field_count; f++) {
+			if (__builtin_memcmp(key + off, key_end + off, l.field_len[f]) > 0)
+				return fail(ack, kEINVAL, "a field's range ends before it starts");
+			off += (l.field_len[f] + 3u) & ~3u;
+		}
+		if (s->elems.find_range(key) >= 0 || s->elems.find_range(key_end) >= 0)
+			return fail(ack, kEEXIST, "the element overlaps an existing one");
 	}
 	if (s->size && s->elems.live_count() >= s->size)
 		return fail(ack, kENFILE, "set is full");

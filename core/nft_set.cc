@@ -120,6 +120,50 @@ inline bool keys_equal(const uint8_t *a, const uint8_t *b, uint32_t n)
 	}
 }
 
+/* Heapsort of @n indices by @before(a, b) (no allocation, O(n log n)). */
+template <typename Before>
+void heap_sort(uint32_t *o, uint32_t n, Before before)
+{
+	auto sift = [&](uint32_t root, uint32_t end) {
+		for (;;) {
+			uint32_t child = 2 * root + 1;
+			if (child >= end)
+				return;
+			if (child + 1 < end && before(o[child], o[child + 1]))
+				child++;
+			if (!before(o[root], o[child]))
+				return;
+			const uint32_t t = o[root];
+			o[root] = o[child];
+			o[child] = t;
+			root = child;
+		}
+	};
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift(i, n);
+	for (uint32_t end = n; end-- > 1;) {
+		const uint32_t t = o[0];
+		o[0] = o[end];
+		o[end] = t;
+		sift(0, end);
+	}
+}
+
+/* @out = @a - @b over @n big-endian bytes, 0 when @b > @a. */
+void sub_sat(uint8_t *out, const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+	if (memcmp_bytes(a, b, n) < 0) {
+		__builtin_memset(out, 0, n);
+		return;
+	}
+	unsigned borrow = 0;
+	for (uint32_t i = n; i-- > 0;) {
+		const int d = int(a[i]) - int(b[i]) - int(borrow);
+		borrow = d < 0;
+		out[i] = uint8_t(d + (borrow ? 256 : 0));
+	}
+}
+
 } // namespace
 
 /* ---- ElemStore ---------------------------------------------------------- */
@@ -134,6 +178,9 @@ int ElemStore::init(const SetLayout &layout, Extack *ack)
 	items_ = nullptr;
 	index_ = nullptr;
 	index_mask_ = 0;
+	by_start_ = nullptr;
+	ranges_ = 0;
+	__builtin_memset(span_, 0, sizeof(span_));
 	seed_ = xb_random_u32();
 	return 0;
 }
@@ -144,9 +191,12 @@ void ElemStore::fini()
 		xb_free(items_);
 	if (index_)
 		xb_free(index_);
+	if (by_start_)
+		xb_free(by_start_);
 	items_ = nullptr;
 	index_ = nullptr;
-	count_ = dead_ = capacity_ = index_mask_ = 0;
+	by_start_ = nullptr;
+	count_ = dead_ = capacity_ = index_mask_ = ranges_ = 0;
 }
 
 ElemView ElemStore::at(uint32_t i) const
@@ -262,6 +312,100 @@ int64_t ElemStore::find_live(const ElemView &e) const
 	return -1;
 }
 
+namespace {
+
+/* Does the range at @e (key, then key end at @end_off) hold @key in every
+ * field? Fields compare big-endian over their own length (pipapo). */
+bool range_holds(const SetLayout &l, const uint8_t *e, uint32_t end_off, const uint8_t *key)
+{
+	uint32_t off = 0;
+	for (unsigned f = 0; f < l.field_count; f++) {
+		const uint32_t flen = l.field_len[f];
+		if (memcmp_bytes(key + off, e + off, flen) < 0 ||
+		    memcmp_bytes(key + off, e + end_off + off, flen) > 0)
+			return false;
+		off += round4(flen);
+	}
+	return true;
+}
+
+} // namespace
+
+bool ElemStore::starts_before(uint32_t a, uint32_t b) const
+{
+	const int d = memcmp_bytes(slot(a), slot(b), layout_.field_len[0]);
+	return d < 0 || (d == 0 && a < b);
+}
+
+/* by_start_[0..ranges_): the ranges (not the catch-all) by first-field
+ * start. An element that holds @key starts at or below key's first field
+ * and, its first field spanning at most span_, at or above that less
+ * span_: only those are looked at. Dead ones stay listed until compact(). */
+int64_t ElemStore::find_range(const uint8_t *key) const
+{
+	if (!(layout_.concat && layout_.interval) || !ranges_)
+		return -1;
+	const Offsets o = offsets_of(layout_);
+	const uint32_t flen = layout_.field_len[0];
+	uint32_t lo = 0, hi = ranges_;
+	while (lo < hi) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+		if (memcmp_bytes(slot(by_start_[mid]), key, flen) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint8_t floor[kSetKeyMax];
+	sub_sat(floor, key, span_, flen);
+	int64_t found = -1;
+	for (uint32_t j = lo; j-- > 0;) {
+		const uint32_t i = by_start_[j];
+		if (memcmp_bytes(slot(i), floor, flen) < 0)
+			break;
+		if (!(flags_at(i) & kDead) && range_holds(layout_, slot(i), o.key_end, key) &&
+		    (found < 0 || i < found))
+			found = i;
+	}
+	return found;
+}
+
+void ElemStore::ranges_insert(uint32_t i)
+{
+	const uint32_t flen = layout_.field_len[0];
+	const uint8_t *s = slot(i);
+	uint8_t width[kSetKeyMax];
+	sub_sat(width, s + offsets_of(layout_).key_end, s, flen);
+	if (memcmp_bytes(width, span_, flen) > 0)
+		__builtin_memcpy(span_, width, flen);
+	/* after the last entry that starts before it (usually the end) */
+	uint32_t lo = 0, hi = ranges_;
+	while (lo < hi) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+		if (starts_before(by_start_[mid], i))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	__builtin_memmove(by_start_ + lo + 1, by_start_ + lo, uint64_t(ranges_ - lo) * 4);
+	by_start_[lo] = i;
+	ranges_++;
+}
+
+void ElemStore::ranges_erase(uint32_t i)
+{
+	for (uint32_t j = ranges_; j-- > 0;)
+		if (by_start_[j] == i) {
+			__builtin_memmove(by_start_ + j, by_start_ + j + 1, uint64_t(ranges_ - j - 1) * 4);
+			ranges_--;
+			return;
+		}
+}
+
+bool ElemStore::ranged(uint32_t i) const
+{
+	return layout_.concat && layout_.interval && !(flags_at(i) & kSetElemFCatchall);
+}
+
 void ElemStore::mark_dead(uint32_t i)
 {
 	const uint32_t f = flags_at(i);
@@ -299,6 +443,13 @@ void ElemStore::compact()
 		index_[k] = 0;
 	for (uint32_t i = 0; i < count_ && index_; i++)
 		index_insert(i);
+	if (by_start_) {
+		ranges_ = 0;
+		for (uint32_t i = 0; i < count_; i++)
+			if (ranged(i))
+				by_start_[ranges_++] = i;
+		heap_sort(by_start_, ranges_, [this](uint32_t a, uint32_t b) { return starts_before(a, b); });
+	}
 }
 
 int ElemStore::grow(Extack *ack)
@@ -309,6 +460,19 @@ int ElemStore::grow(Extack *ack)
 	uint8_t *items = static_cast<uint8_t *>(xb_alloc(uint64_t(cap) * stride_, XB_ALLOC_SLEEP));
 	if (!items)
 		return fail(ack, kENOMEM, "out of memory for set elements");
+	uint32_t *by_start = nullptr;
+	if (layout_.concat && layout_.interval) {
+		by_start = static_cast<uint32_t *>(xb_alloc(uint64_t(cap) * 4, XB_ALLOC_SLEEP));
+		if (!by_start) {
+			xb_free(items);
+			return fail(ack, kENOMEM, "out of memory for set elements");
+		}
+		if (by_start_) {
+			__builtin_memcpy(by_start, by_start_, uint64_t(ranges_) * 4);
+			xb_free(by_start_);
+		}
+		by_start_ = by_start;
+	}
 	if (items_) {
 		__builtin_memcpy(items, items_, uint64_t(count_) * stride_);
 		xb_free(items_);
@@ -335,6 +499,8 @@ int ElemStore::append(const ElemView &e, Extack *ack)
 	write_slot(slot(count_), layout_, offsets_of(layout_), e);
 	count_++;
 	index_insert(count_ - 1);
+	if (ranged(count_ - 1))
+		ranges_insert(count_ - 1);
 	return 0;
 }
 
@@ -342,6 +508,8 @@ void ElemStore::remove_last()
 {
 	const uint32_t i = count_ - 1;
 	index_erase(i);
+	if (ranged(i))
+		ranges_erase(i);
 	if (flags_at(i) & kDead)
 		dead_--;
 	count_--;
@@ -408,6 +576,11 @@ SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint3
 			}
 			__builtin_memcpy(ix->entries_ + uint64_t(j) * o.stride, tmp, o.stride);
 		}
+	} else if (ix->kind_ == Kind::ConcatRanges && count) {
+		if (!ix->build_ranges()) {
+			SetIndex::destroy(ix);
+			return fail(ack, kENOMEM, "out of memory for a set index"), nullptr;
+		}
 	} else if (ix->kind_ == Kind::Hash) {
 		uint32_t slots = 8;
 		while (slots < count * 2)
@@ -430,12 +603,42 @@ SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint3
 	return ix;
 }
 
+/* Does entry @a's first field start before @b's (ties: arrival order)? */
+bool SetIndex::starts_before(uint32_t a, uint32_t b) const
+{
+	const int d = memcmp_bytes(entry(a), entry(b), layout_.field_len[0]);
+	return d < 0 || (d == 0 && a < b);
+}
+
+bool SetIndex::build_ranges()
+{
+	order_ = static_cast<uint32_t *>(xb_alloc(uint64_t(count_) * 4, XB_ALLOC_SLEEP));
+	reach_ = static_cast<uint32_t *>(xb_alloc(uint64_t(count_) * 4, XB_ALLOC_SLEEP));
+	if (!order_ || !reach_)
+		return false;
+	for (uint32_t i = 0; i < count_; i++)
+		order_[i] = i;
+	heap_sort(order_, count_, [this](uint32_t a, uint32_t b) { return starts_before(a, b); });
+	const uint32_t end_off = round4(layout_.key_len);
+	const uint32_t flen = layout_.field_len[0];
+	for (uint32_t j = 0; j < count_; j++) {
+		reach_[j] = order_[j];
+		if (j && memcmp_bytes(entry(reach_[j - 1]) + end_off, entry(order_[j]) + end_off, flen) > 0)
+			reach_[j] = reach_[j - 1];
+	}
+	return true;
+}
+
 void SetIndex::destroy(SetIndex *ix)
 {
 	if (!ix)
 		return;
 	if (ix->slots_)
 		xb_free(ix->slots_);
+	if (ix->order_)
+		xb_free(ix->order_);
+	if (ix->reach_)
+		xb_free(ix->reach_);
 	xb_free(ix->entries_);
 	xb_free(ix);
 }
@@ -489,23 +692,38 @@ bool SetIndex::lookup_interval(const uint8_t *key, SetHit &hit) const
 
 bool SetIndex::lookup_ranges(const uint8_t *key, SetHit &hit) const
 {
-	const uint32_t key_end_off = round4(layout_.key_len);
-	for (uint32_t i = 0; i < count_; i++) {
-		const uint8_t *e = entry(i);
-		uint32_t off = 0;
-		bool match = true;
-		for (unsigned f = 0; f < layout_.field_count && match; f++) {
-			const uint32_t flen = layout_.field_len[f];
-			match = memcmp_bytes(key + off, e + off, flen) >= 0 &&
-				memcmp_bytes(key + off, e + key_end_off + off, flen) <= 0;
-			off += round4(flen);
-		}
-		if (match) {
-			fill_hit(e, hit);
-			return true;
+	if (!count_)
+		return false;
+	const uint32_t end_off = round4(layout_.key_len);
+	const uint32_t flen = layout_.field_len[0];
+	/* The entries whose first field starts at or below the key's. */
+	uint32_t lo = 0, hi = count_;
+	while (lo < hi) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+		if (memcmp_bytes(entry(order_[mid]), key, flen) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Walk back while an earlier first field still reaches the key. Of
+	 * several matches the earliest added wins (pipapo's rule order); a
+	 * set without data takes any. */
+	const bool any = !layout_.data_len && !layout_.verdict_map;
+	uint32_t best = count_;
+	for (uint32_t j = lo; j-- > 0;) {
+		if (memcmp_bytes(entry(reach_[j]) + end_off, key, flen) < 0)
+			break;
+		const uint32_t i = order_[j];
+		if (i < best && range_holds(layout_, entry(i), end_off, key)) {
+			best = i;
+			if (any)
+				break;
 		}
 	}
-	return false;
+	if (best == count_)
+		return false;
+	fill_hit(entry(best), hit);
+	return true;
 }
 
 bool SetIndex::lookup(const uint8_t *key, SetHit &hit) const

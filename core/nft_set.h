@@ -11,7 +11,10 @@
  * any lock. Exact sets are an open-addressed hash; single-field interval sets
  * a sorted array of boundaries searched by bisection (nft_set_rbtree's
  * semantics: the greatest boundary <= key decides); concatenated interval
- * sets a list of per-field ranges (nft_set_pipapo's semantics), scanned.
+ * sets a list of per-field ranges (nft_set_pipapo's semantics) ordered by
+ * the first field's start, with the running maximum of its end, so that a
+ * lookup bisects to the last start <= key and walks back only while some
+ * earlier range can still reach the key.
  * A map's data (a value, or a verdict resolved to the generation's chain)
  * sits beside each key.
  *
@@ -81,6 +84,9 @@ public:
 	void revive(uint32_t i);
 	/* The index of the live element with @e's identity, or -1. */
 	int64_t find_live(const ElemView &e) const;
+	/* Concatenated interval sets: the index of the earliest live element
+	 * whose range holds @key in every field, or -1. */
+	int64_t find_range(const uint8_t *key) const;
 	/* Drop the dead elements (after commit: nothing reads them). */
 	void compact();
 
@@ -92,6 +98,10 @@ private:
 	uint32_t identity_hash(const uint8_t *key, const uint8_t *key_end, uint32_t flags) const;
 	bool same_identity(uint32_t i, const ElemView &e) const;
 	int rebuild_index(uint32_t slots, Extack *ack);
+	bool ranged(uint32_t i) const;
+	bool starts_before(uint32_t a, uint32_t b) const;
+	void ranges_insert(uint32_t i);
+	void ranges_erase(uint32_t i);
 	void index_insert(uint32_t i);
 	void index_erase(uint32_t i);
 
@@ -104,6 +114,11 @@ private:
 	uint32_t *index_ = nullptr;	/* element index + 1; 0 empty */
 	uint32_t index_mask_ = 0;
 	uint32_t seed_ = 0;
+	/* Concatenated interval sets: the ranges by first-field start, and
+	 * the widest first field seen (big-endian), for find_range(). */
+	uint32_t *by_start_ = nullptr;
+	uint32_t ranges_ = 0;
+	uint8_t span_[kSetKeyMax] = {};
 };
 
 struct Chain;	/* a generation's compiled chain (nft_eval.h) */
@@ -141,6 +156,8 @@ private:
 	bool lookup_hash(const uint8_t *key, SetHit &hit) const;
 	bool lookup_interval(const uint8_t *key, SetHit &hit) const;
 	bool lookup_ranges(const uint8_t *key, SetHit &hit) const;
+	bool starts_before(uint32_t a, uint32_t b) const;
+	bool build_ranges();
 	void fill_hit(const uint8_t *e, SetHit &hit) const;
 
 	Kind kind_;
@@ -152,6 +169,9 @@ private:
 	uint32_t hash_mask_;	/* Hash: slots - 1 */
 	uint32_t seed_;
 	uint32_t *slots_;	/* Hash: entry index + 1, 0 empty */
+	uint32_t *order_;	/* ConcatRanges: entries by first field's start */
+	uint32_t *reach_;	/* ConcatRanges: the entry of greatest first-field
+				 * end among order_[0..j] */
 	uint8_t *entries_;
 	const uint8_t *catchall_;	/* the `*` element's entry (after the
 					 * others), or nullptr */

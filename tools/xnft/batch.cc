@@ -65,7 +65,7 @@ void Batch::add_rule(ItemKind k, nftnl_rule *r, uint32_t family, uint16_t flags)
 
 void Batch::add_set(ItemKind k, nftnl_set *s, uint32_t family, uint16_t flags)
 {
-	if (debug && (k == ItemKind::NewSet || k == ItemKind::NewSetElems)) {
+	if (debug && (k == ItemKind::NewSet || k == ItemKind::NewSetElems || k == ItemKind::DelSetElems)) {
 		nftnl_set_fprintf(debug, s, 0, 0);
 		fprintf(debug, "\n");
 	}

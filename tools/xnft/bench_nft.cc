@@ -295,6 +295,35 @@ int main(int argc, char **argv)
 	}
 	const double per_rule = (linear100 - linear0) / 100;
 
+	// concatN: random hits in a concatenated interval set of N elements
+	// (`ip daddr . tcp dport`, each an address range . a port range): the
+	// core scans such sets (nft_set_pipapo's semantics, not its layout).
+	for (unsigned n : {100u, 1000u}) {
+		Ruleset rs;
+		rs.init(nullptr);
+		std::string text = "table bridge t {\n  set s { type ipv4_addr . inet_service; flags interval; "
+				   "elements = { ";
+		for (unsigned i = 0; i < n; i++) {
+			const std::string net = "10.0." + std::to_string(i % 250) + ".";
+			const unsigned lo = (i / 250) * 50;
+			text += (i ? ", " : "") + net + std::to_string(lo) + "-" + net + std::to_string(lo + 49) +
+				" . 22-23";
+		}
+		text += " } }\n  chain forward { type filter hook forward priority 0; policy drop; "
+			"ip daddr . tcp dport @s accept }\n}\n";
+		ok &= load(rs, text);
+		Frames f;
+		uint32_t seed = 11;
+		for (int i = 0; i < 4096; i++) {
+			seed = seed * 1103515245 + 12345;
+			const unsigned k = (seed >> 8) % n;
+			add_frame(f, tcp_to(uint8_t(k % 250), uint8_t((k / 250) * 50 + (seed >> 20) % 50), 22));
+		}
+		finish(f);
+		rows.push_back({"concat" + std::to_string(n), measure(rs, f, {kHookForward}, kNfAccept, passes, ok)});
+		rs.fini();
+	}
+
 	// Commit: what applying and committing a large batch costs the core
 	// (the part of `xnft -f` the kernel does), wall time.
 	auto commit_ms = [&](const std::string &text) {

@@ -398,6 +398,7 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		// a constant set is sized by its elements, as anonymous ones are
 		nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, (si.flags & NFT_SET_INTERVAL) ?
 				  interval_desc_size(elems) : static_cast<uint32_t>(elems.size()));
+	set_concat_desc(s, si);
 	t.sets[d.name] = si;
 	batch_->add_set(ItemKind::NewSet, s, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert));
 	if (!elems.empty()) {
@@ -417,6 +418,12 @@ void Compiler::elements(const std::string &family, const std::string &table, con
 	TableInfo &t = table_info(family, table, lit.loc);
 	SetInfo si = si_in;
 	std::vector<Element> elems = type_elements(si, lit, false, t);
+	// nft deletes a single value of a concatenated interval set by its
+	// KEY alone (it adds it with KEY_END = KEY).
+	if (!add)
+		for (Element &e : elems)
+			if (e.key_end == e.key)
+				e.key_end.clear();
 	uint32_t fam = family_number(family);
 	nftnl_set *es = nftnl_set_alloc();
 	nftnl_set_set_u32(es, NFTNL_SET_FAMILY, fam);

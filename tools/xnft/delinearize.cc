@@ -882,6 +882,84 @@ std::vector<KeyPart> keyparts_of_set(nftnl_set *s)
 	return parts;
 }
 
+// The length of the prefix [lo, hi] spans, or -1 when it is no prefix.
+static int prefix_len_of(const Bytes &lo, const Bytes &hi)
+{
+	const size_t nbits = lo.size() * 8;
+	size_t k = 0;
+	auto bit = [](const Bytes &b, size_t i) { return (b[i / 8] >> (7 - i % 8)) & 1; };
+	while (k < nbits && bit(lo, k) == bit(hi, k))
+		k++;
+	for (size_t i = k; i < nbits; i++)
+		if (bit(lo, i) || !bit(hi, i))
+			return -1;
+	return static_cast<int>(k);
+}
+
+// One element of a concatenated interval set, as nft 1.0.6 lists it
+// (segtree.c, concat_range_aggregate): each field on its own, a single
+// value when its start and end agree, a/len when they span a prefix and the
+// type prints prefixes (IPv4 and IPv6 addresses), else a-b.
+static ElementItem concat_range_item(const std::vector<KeyPart> &keys, const Bytes &lo, const Bytes &hi,
+				     bool numeric, const std::string &data, const Json &data_json)
+{
+	std::string text;
+	Json parts = Json::array();
+	size_t at = 0;
+	for (const KeyPart &p : keys) {
+		auto field = [&](const Bytes &k) {
+			const size_t end = std::min(k.size(), at + p.bytes);
+			return Bytes(k.begin() + static_cast<long>(std::min(at, end)), k.begin() + static_cast<long>(end));
+		};
+		Bytes a = field(lo), b = field(hi);
+		at += (p.bytes + 3) / 4 * 4;
+		if (p.order == ByteOrder::Host && p.bytes > 1) {
+			// held big-endian in such sets (nft converts them)
+			std::reverse(a.begin(), a.end());
+			std::reverse(b.begin(), b.end());
+		}
+		std::string t;
+		Json j;
+		const bool addr = p.type->id == TYPE_IPADDR || p.type->id == TYPE_IP6ADDR;
+		const int plen = addr && a != b ? prefix_len_of(a, b) : -1;
+		if (a == b) {
+			t = format_value(*p.type, p.bits, p.order, a, numeric);
+			j = value_json(*p.type, p.bits, p.order, a, numeric);
+		} else if (plen >= 0) {
+			t = format_value(*p.type, p.bits, p.order, a, numeric) + "/" + std::to_string(plen);
+			Json pj = Json::object();
+			pj.set("addr", value_json(*p.type, p.bits, p.order, a, numeric));
+			pj.set("len", Json::integer(plen));
+			j = Json::wrap("prefix", std::move(pj));
+		} else {
+			auto end_text = [&](const Bytes &v) {
+				if (p.type->id == TYPE_INET_PROTOCOL)
+					return std::to_string(bytes_value(v, p.order));
+				return format_value(*p.type, p.bits, p.order, v, numeric);
+			};
+			auto end_json = [&](const Bytes &v) {
+				if (p.type->id == TYPE_INET_PROTOCOL)
+					return Json::uinteger(bytes_value(v, p.order));
+				return value_json(*p.type, p.bits, p.order, v, numeric);
+			};
+			t = end_text(a) + "-" + end_text(b);
+			Json r = Json::array();
+			r.push(end_json(a));
+			r.push(end_json(b));
+			j = Json::wrap("range", std::move(r));
+		}
+		text += (text.empty() ? "" : " . ") + t;
+		parts.push(std::move(j));
+	}
+	Json key = Json::wrap("concat", std::move(parts));
+	if (data.empty())
+		return {text, std::move(key)};
+	Json pair = Json::array();
+	pair.push(std::move(key));
+	pair.push(data_json);
+	return {text + " : " + data, std::move(pair)};
+}
+
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data,
 				       bool verdict_map, bool numeric)
 {
@@ -889,6 +967,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 	bool interval = flags & NFT_SET_INTERVAL;
 	struct El {
 		Bytes key;
+		Bytes key_end;	// concatenated intervals (NFTA_SET_ELEM_KEY_END)
 		uint32_t flags;
 		std::string data;
 		Json data_json;
@@ -902,6 +981,12 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		uint32_t n = 0;
 		const uint8_t *k = static_cast<const uint8_t *>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &n));
 		el.key.assign(k, k + n);
+		if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_KEY_END)) {
+			uint32_t en = 0;
+			const uint8_t *ke = static_cast<const uint8_t *>(
+				nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY_END, &en));
+			el.key_end.assign(ke, ke + en);
+		}
 		el.flags = nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_FLAGS) ?
 			   nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_FLAGS) : 0;
 		el.open = false;
@@ -950,7 +1035,11 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		}
 		return a.key < b.key;
 	};
-	std::stable_sort(els.begin(), els.end(), num_less);
+	// Concatenated intervals list in the kernel's order (nft 1.0.6's
+	// concat_range_aggregate keeps it; pipapo dumps in insertion order).
+	const bool concat_ranges = keys.size() > 1 && interval;
+	if (!concat_ranges)
+		std::stable_sort(els.begin(), els.end(), num_less);
 	auto one = [&](const Bytes &k) {
 		if (keys.size() == 1 && keys[0].shift) {
 			const KeyPart &p = keys[0];
@@ -1007,6 +1096,12 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		return pair;
 	};
 	std::vector<ElementItem> items;
+	if (concat_ranges) {
+		for (const El &e : els)
+			items.push_back(concat_range_item(keys, e.key, e.key_end.empty() ? e.key : e.key_end,
+							  numeric, e.data, e.data_json));
+		return items;
+	}
 	if (!interval) {
 		for (auto &e : els)
 			items.push_back({one(e.key) + (e.data.empty() ? "" : " : " + e.data), with_data(one_json(e.key, false), e)});

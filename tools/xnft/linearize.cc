@@ -90,6 +90,7 @@ static Bytes encode_part(const KeyPart &p, const Expr &v, int shift_override = -
 struct Interval {
 	Bytes lo, hi;
 	bool range = false;
+	bool prefix = false;  // written as a/len (nft's error names it so)
 };
 
 static Bytes prefix_mask(unsigned bytes, unsigned len)
@@ -107,7 +108,13 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 		iv.lo = encode_part(p, *e.items[0]);
 		iv.hi = encode_part(p, *e.items[1]);
 		iv.range = true;
-		if (std::lexicographical_compare(iv.hi.begin(), iv.hi.end(), iv.lo.begin(), iv.lo.end()))
+		// compared as numbers: a host-order value's bytes reversed
+		Bytes lo = iv.lo, hi = iv.hi;
+		if (p.order == ByteOrder::Host) {
+			std::reverse(lo.begin(), lo.end());
+			std::reverse(hi.begin(), hi.end());
+		}
+		if (std::lexicographical_compare(hi.begin(), hi.end(), lo.begin(), lo.end()))
 			throw LangError(e.loc, "Range has zero or negative size");
 		return iv;
 	}
@@ -130,6 +137,7 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 			iv.hi[i] |= static_cast<uint8_t>(~m[i]);
 		}
 		iv.range = true;
+		iv.prefix = true;
 		return iv;
 	}
 	if (e.kind != ExprKind::Value)
@@ -198,13 +206,21 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 			if (k.kind != ExprKind::Concat || k.items.size() != si.key.size())
 				throw LangError(k.loc, "datatype mismatch, expected concatenation of " +
 						std::to_string(si.key.size()) + " values");
-			Bytes key;
+			// Each field padded to 4 bytes, as in the registers.
 			for (size_t j = 0; j < si.key.size(); j++) {
-				Bytes b = encode_part(si.key[j], *k.items[j]);
-				b.resize((b.size() + 3) / 4 * 4, 0);
-				key.insert(key.end(), b.begin(), b.end());
+				Interval p = encode_interval(si.key[j], *k.items[j]);
+				const size_t pad = (p.lo.size() + 3) / 4 * 4;
+				p.lo.resize(pad, 0);
+				p.hi.resize(pad, 0);
+				r.iv.lo.insert(r.iv.lo.end(), p.lo.begin(), p.lo.end());
+				r.iv.hi.insert(r.iv.hi.end(), p.hi.begin(), p.hi.end());
+				if (p.range && !(si.flags & NFT_SET_INTERVAL) && !allow_interval_flag)
+					throw LangError(k.items[j]->loc, std::string("You must add 'flags interval' to your "
+							"set declaration if you want to add ") +
+							(p.prefix ? "prefix" : "range") + " elements");
+				r.iv.range |= p.range;
 			}
-			r.iv.lo = r.iv.hi = key;
+			any_range |= r.iv.range;
 		} else {
 			if (k.kind == ExprKind::Concat)
 				throw LangError(k.loc, "datatype mismatch, set key is not a concatenation");
@@ -240,6 +256,27 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 		si.flags |= NFT_SET_INTERVAL;
 	}
 	std::vector<Element> out;
+	if (si.key.size() > 1 && (si.flags & NFT_SET_INTERVAL)) {
+		// nft_set_pipapo's form: one element per entry, as written.
+		// Host-order fields go big-endian (nft converts them, and the
+		// rule's byteorder does the same to the packet's value), so
+		// that pipapo's byte-wise ranges order them as numbers.
+		si.flags |= NFT_SET_CONCAT;
+		for (auto &r : raw) {
+			size_t at = 0;
+			for (const KeyPart &p : si.key) {
+				if (p.order == ByteOrder::Host && p.bytes > 1 && at + p.bytes <= r.iv.lo.size()) {
+					std::reverse(r.iv.lo.begin() + long(at), r.iv.lo.begin() + long(at + p.bytes));
+					std::reverse(r.iv.hi.begin() + long(at), r.iv.hi.begin() + long(at + p.bytes));
+				}
+				at += (p.bytes + 3) / 4 * 4;
+			}
+			r.el.key = r.iv.lo;
+			r.el.key_end = r.iv.hi;
+			out.push_back(r.el);
+		}
+		return out;
+	}
 	if (!(si.flags & NFT_SET_INTERVAL)) {
 		for (auto &r : raw) {
 			r.el.key = r.iv.lo;
@@ -310,6 +347,9 @@ void add_elements(nftnl_set *s, const std::vector<Element> &elems)
 	for (auto &e : elems) {
 		nftnl_set_elem *se = nftnl_set_elem_alloc();
 		nftnl_set_elem_set(se, NFTNL_SET_ELEM_KEY, e.key.data(), static_cast<uint32_t>(e.key.size()));
+		if (!e.key_end.empty())
+			nftnl_set_elem_set(se, NFTNL_SET_ELEM_KEY_END, e.key_end.data(),
+					   static_cast<uint32_t>(e.key_end.size()));
 		if (e.flags)
 			nftnl_set_elem_set_u32(se, NFTNL_SET_ELEM_FLAGS, e.flags);
 		if (e.has_data) {
@@ -337,12 +377,25 @@ uint32_t interval_desc_size(const std::vector<Element> &elems)
 {
 	uint32_t n = 0;
 	for (size_t i = 0; i < elems.size(); i++) {
-		if (elems[i].flags & NFT_SET_ELEM_INTERVAL_END)
+		if (!elems[i].key_end.empty())
+			n += 1;
+		else if (elems[i].flags & NFT_SET_ELEM_INTERVAL_END)
 			n += i == 0 ? 1 : 0;
 		else
 			n += 2;
 	}
 	return n;
+}
+
+void set_concat_desc(nftnl_set *s, const SetInfo &si)
+{
+	if (si.key.size() < 2 || !(si.flags & NFT_SET_INTERVAL))
+		return;
+	uint8_t field_len[NFT_REG32_COUNT] = {};
+	for (size_t i = 0; i < si.key.size() && i < NFT_REG32_COUNT; i++)
+		field_len[i] = static_cast<uint8_t>(si.key[i].bytes);
+	nftnl_set_set_data(s, NFTNL_SET_DESC_CONCAT, field_len,
+			   static_cast<uint32_t>(std::min<size_t>(si.key.size(), NFT_REG32_COUNT)));
 }
 
 // ---- expression emission ----
@@ -425,6 +478,54 @@ void Linearizer::emit_hton(unsigned reg, const KeyPart &p)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, p.bytes);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, p.bytes);
 	nftnl_rule_add_expr(rule_, e);
+}
+
+size_t Linearizer::expr_count() const
+{
+	size_t n = 0;
+	nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
+	for (nftnl_expr *x = nftnl_expr_iter_next(it); x; x = nftnl_expr_iter_next(it))
+		n++;
+	nftnl_expr_iter_destroy(it);
+	return n;
+}
+
+// A concatenated interval set holds host-order fields big-endian: as nft
+// does, each such field's load (ending at expression LOAD_END[i]) is
+// followed by a byteorder hton of its register. The expressions after the
+// first such load are taken off the rule and put back with them.
+void Linearizer::hton_host_parts(const std::vector<KeyPart> &parts, const std::vector<size_t> &load_end)
+{
+	size_t first = 0;
+	bool any = false;
+	for (size_t i = 0; i < parts.size() && !any; i++)
+		if (parts[i].order == ByteOrder::Host && parts[i].bytes > 1) {
+			first = load_end[i];
+			any = true;
+		}
+	if (!any)
+		return;
+	std::vector<nftnl_expr *> tail;
+	size_t n = 0;
+	nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
+	for (nftnl_expr *x = nftnl_expr_iter_next(it); x; x = nftnl_expr_iter_next(it))
+		if (n++ >= first)
+			tail.push_back(x);
+	nftnl_expr_iter_destroy(it);
+	for (nftnl_expr *x : tail)
+		nftnl_rule_del_expr(x);
+	unsigned reg = 1;
+	size_t at = first;  // index of tail[0] in the rule
+	size_t k = 0;
+	for (size_t i = 0; i < parts.size(); i++) {
+		for (; k < tail.size() && at + k < load_end[i]; k++)
+			nftnl_rule_add_expr(rule_, tail[k]);
+		if (load_end[i] >= first && parts[i].order == ByteOrder::Host && parts[i].bytes > 1)
+			emit_hton(reg, parts[i]);
+		reg += (parts[i].bytes + 3) / 4;
+	}
+	for (; k < tail.size(); k++)
+		nftnl_rule_add_expr(rule_, tail[k]);
 }
 
 static Bytes reversed(Bytes b)
@@ -720,8 +821,6 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 	si.flags |= NFT_SET_ANONYMOUS | NFT_SET_CONSTANT;
 	if (si.is_map)
 		si.flags |= NFT_SET_MAP;
-	if (si.key.size() > 1 && (si.flags & NFT_SET_INTERVAL))
-		si.flags |= NFT_SET_CONCAT;
 	si.name = si.is_map ? "__map%d" : "__set%d";
 	si.id = ++set_id_;
 	std::vector<Element> elems = type_elements(si, lit, true, table_);
@@ -744,6 +843,7 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 	}
 	nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, (si.flags & NFT_SET_INTERVAL) ?
 			  interval_desc_size(elems) : static_cast<uint32_t>(elems.size()));
+	set_concat_desc(s, si);
 	nftnl_set *es = nftnl_set_alloc();
 	nftnl_set_set_u32(es, NFTNL_SET_FAMILY, family_);
 	nftnl_set_set_str(es, NFTNL_SET_TABLE, table_name_.c_str());
@@ -771,12 +871,14 @@ void Linearizer::lookup(const Stmt &s, const Expr &lhs, const Expr &set, unsigne
 	for (auto *p : parts)
 		dependency(*p);
 	unsigned reg = 1;
+	std::vector<size_t> load_end;  // the rule's expression count after each part's load
 	for (auto *p : parts) {
 		if (p->kind == ExprKind::Concat || p->kind == ExprKind::Binop)
 			throw LangError(p->loc, "syntax error, unsupported expression in a set key");
 		Load l = load(*p, reg);
 		si.key.push_back(l.part);
 		reg += (l.part.bytes + 3) / 4;
+		load_end.push_back(expr_count());
 	}
 	std::string name;
 	uint32_t id = 0;
@@ -806,6 +908,9 @@ void Linearizer::lookup(const Stmt &s, const Expr &lhs, const Expr &set, unsigne
 	} else {
 		throw LangError(set.loc, "syntax error, expecting a set: { ... } or @name");
 	}
+	const uint32_t set_flags = set.kind == ExprKind::SetLit ? si.flags : table_.sets.at(set.text).flags;
+	if ((set_flags & NFT_SET_CONCAT) && (set_flags & NFT_SET_INTERVAL))
+		hton_host_parts(si.key, load_end);
 	nftnl_expr *e = new_expr("lookup");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, nft_reg(1));
 	if (si.is_map)

@@ -22,6 +22,7 @@ namespace xnft {
 // A set element after typing: key bytes, flags, and the data it maps to.
 struct Element {
 	Bytes key;
+	Bytes key_end;           // concatenated intervals: the range's last key (KEY_END)
 	uint32_t flags = 0;      // NFT_SET_ELEM_INTERVAL_END
 	bool has_data = false;
 	Bytes data;
@@ -32,18 +33,27 @@ struct Element {
 
 // The size nft declares for a constant interval set: every segment counts
 // its start and its end, even when the end is dropped (adjacent ranges, a
-// range reaching the maximum), plus the leading zero end.
+// range reaching the maximum), plus the leading zero end. A concatenated
+// interval element (KEY and KEY_END in one) counts once.
 uint32_t interval_desc_size(const std::vector<Element> &elems);
 
 // Types the elements of LIT (a SetLit) against SI's key and data; interval
 // sets get nft's segment form. Sets SI.flags |= NFT_SET_INTERVAL when an
-// element is a range or prefix and ALLOW_INTERVAL_FLAG.
+// element is a range or prefix and ALLOW_INTERVAL_FLAG. Concatenated
+// interval sets (nft_set_pipapo) get one element per entry instead, in the
+// order written, with KEY the fields' starts and KEY_END their ends (equal
+// for a single value), no flags: nft 1.0.6 neither sorts nor merges them.
+// SI.flags gains NFT_SET_CONCAT then.
 std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_interval_flag,
 				   const TableInfo &table);
 // Attaches ELEMS to the libnftnl set S.
 void add_elements(nftnl_set *s, const std::vector<Element> &elems);
 
 KeyPart keypart_of_type(const DataType &t, const Location &loc);
+
+// NFTA_SET_DESC_CONCAT of a concatenated interval set: each field's length
+// in bytes (before its padding to 4), on S.
+void set_concat_desc(nftnl_set *s, const SetInfo &si);
 
 class Linearizer {
 public:
@@ -76,6 +86,8 @@ private:
 	void emit_dep_eq_payload(uint32_t base, unsigned off, unsigned len, const Bytes &v);
 	void emit_dep_eq_meta(uint32_t key, const Bytes &v);
 	void emit_hton(unsigned reg, const KeyPart &p);
+	size_t expr_count() const;
+	void hton_host_parts(const std::vector<KeyPart> &parts, const std::vector<size_t> &load_end);
 
 	nftnl_rule *rule_;
 	TableInfo &table_;
