@@ -512,13 +512,18 @@ void Parser::parse_line(std::vector<Command> &out)
 	out.push_back(std::move(cmd));
 }
 
+// Inside a declaration's { } block: false at its closing brace (left for
+// the caller to take), true when another statement follows.
+bool Parser::block_continues()
+{
+	skip_separators();
+	return !peek().punct("}");
+}
+
 void Parser::parse_table_body(TableDecl &t)
 {
-	while (true) {
-		skip_separators();
+	while (block_continues()) {
 		const Token &tk = peek();
-		if (tk.punct("}"))
-			return;
 		if (tk.kind != Tok::Word)
 			unexpected(tk, "chain, set, map, flowtable, flags or comment");
 		Token w = take();
@@ -654,11 +659,8 @@ std::vector<std::string> Parser::parse_devices()
 
 void Parser::parse_chain_body(ChainDecl &c)
 {
-	while (true) {
-		skip_separators();
+	while (block_continues()) {
 		const Token &t = peek();
-		if (t.punct("}"))
-			return;
 		if (t.is("type")) {
 			take();
 			c.base = true;
@@ -740,11 +742,7 @@ static uint64_t parse_time_ms(const Token &t)
 
 void Parser::parse_set_body(SetDecl &s)
 {
-	while (true) {
-		skip_separators();
-		const Token &t = peek();
-		if (t.punct("}"))
-			return;
+	while (block_continues()) {
 		Token w = take();
 		if (w.text == "type" || w.text == "typeof") {
 			s.type_loc = peek().loc;
@@ -797,11 +795,7 @@ void Parser::parse_set_body(SetDecl &s)
 
 void Parser::parse_flowtable_body(FlowtableDecl &f)
 {
-	while (true) {
-		skip_separators();
-		const Token &t = peek();
-		if (t.punct("}"))
-			return;
+	while (block_continues()) {
 		Token w = take();
 		if (w.text == "hook") {
 			f.hook = expect_name("hook name");
@@ -825,11 +819,7 @@ static uint64_t parse_u64(const Token &t);
 // optional, as nft's counter_block.
 void Parser::parse_counter_body(CounterDecl &c)
 {
-	while (true) {
-		skip_separators();
-		const Token &t = peek();
-		if (t.punct("}"))
-			return;
+	while (block_continues()) {
 		Token w = take();
 		if (w.text == "packets") {
 			Token n = take();
