@@ -12,6 +12,8 @@
 #include "diagnostics.h"
 #include "nft_ruleset.h"
 #include "parser.h"
+#include "printer.h"
+#include "ruleset_model.h"
 #include "wire.h"
 
 namespace xnft {
@@ -62,6 +64,20 @@ inline LoadResult load_text(xb::nft::Ruleset &rs, const std::string &text)
 	Batch scratch;
 	Compiler compiler(scratch);
 	return load_text(rs, compiler, text);
+}
+
+// What `xnft --list-offline` prints for @text: the batch xnft builds,
+// applied to an empty ruleset model and listed.
+inline std::string offline_listing(const std::string &text, const PrintOptions &po = {})
+{
+	Parser parser;
+	Batch batch;
+	Compiler compiler(batch);
+	for (auto &cmd : parser.parse_text(text))
+		compiler.compile(cmd);
+	RulesetModel offline;
+	offline.apply(batch);
+	return print_ruleset(offline, po);
 }
 
 } // namespace xnft

@@ -968,16 +968,9 @@ TEST_CASE("nft engine: dumps print as the ruleset that was loaded", "[nft]")
 	Engine e;
 	REQUIRE(e.load(text) == 0);
 	// What `xnft --list-offline` prints for the same batch.
-	xnft::Parser parser;
-	xnft::Batch batch;
-	xnft::Compiler compiler(batch);
-	for (auto &cmd : parser.parse_text(text))
-		compiler.compile(cmd);
-	xnft::RulesetModel offline;
-	offline.apply(batch);
 	xnft::PrintOptions po;
 	po.handles = true;
-	const std::string want = xnft::print_ruleset(offline, po);
+	const std::string want = xnft::offline_listing(text, po);
 
 	xnft::RulesetModel dumped;
 	dump_into(e.rs, dumped);
@@ -1001,14 +994,7 @@ TEST_CASE("xnft prints the priorities at both ends of the range as numbers", "[n
 		"  chain lo { type filter hook prerouting priority -2147483648; }\n"
 		"  chain near { type filter hook forward priority -195; }\n"
 		"}\n";
-	xnft::Parser parser;
-	xnft::Batch batch;
-	xnft::Compiler compiler(batch);
-	for (auto &cmd : parser.parse_text(text))
-		compiler.compile(cmd);
-	xnft::RulesetModel offline;
-	offline.apply(batch);
-	const std::string listed = xnft::print_ruleset(offline, xnft::PrintOptions{});
+	const std::string listed = xnft::offline_listing(text);
 	CHECK(listed.find("hook forward priority 2147483647;") != std::string::npos);
 	CHECK(listed.find("hook prerouting priority -2147483648;") != std::string::npos);
 	CHECK(listed.find("hook forward priority filter + 5;") != std::string::npos);
