@@ -329,6 +329,24 @@ bool range_holds(const SetLayout &l, const uint8_t *e, uint32_t end_off, const u
 	return true;
 }
 
+/* The count of @order[0..n) whose entry (at @base + index * @stride)
+ * starts, in its first field of @flen bytes, at or below @key: @order is
+ * sorted by that start, so this is an upper-bound bisection. */
+uint32_t count_starting_at_or_below(const uint32_t *order, uint32_t n,
+				    const uint8_t *base, uint32_t stride,
+				    const uint8_t *key, uint32_t flen)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		const uint32_t mid = lo + (hi - lo) / 2;
+		if (memcmp_bytes(base + uint64_t(order[mid]) * stride, key, flen) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 } // namespace
 
 bool ElemStore::starts_before(uint32_t a, uint32_t b) const
@@ -347,14 +365,7 @@ int64_t ElemStore::find_range(const uint8_t *key) const
 		return -1;
 	const Offsets o = offsets_of(layout_);
 	const uint32_t flen = layout_.field_len[0];
-	uint32_t lo = 0, hi = ranges_;
-	while (lo < hi) {
-		const uint32_t mid = lo + (hi - lo) / 2;
-		if (memcmp_bytes(slot(by_start_[mid]), key, flen) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	const uint32_t lo = count_starting_at_or_below(by_start_, ranges_, items_, stride_, key, flen);
 	uint8_t floor[kSetKeyMax];
 	sub_sat(floor, key, span_, flen);
 	int64_t found = -1;
@@ -697,14 +708,7 @@ bool SetIndex::lookup_ranges(const uint8_t *key, SetHit &hit) const
 	const uint32_t end_off = round4(layout_.key_len);
 	const uint32_t flen = layout_.field_len[0];
 	/* The entries whose first field starts at or below the key's. */
-	uint32_t lo = 0, hi = count_;
-	while (lo < hi) {
-		const uint32_t mid = lo + (hi - lo) / 2;
-		if (memcmp_bytes(entry(order_[mid]), key, flen) <= 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	const uint32_t lo = count_starting_at_or_below(order_, count_, entries_, stride_, key, flen);
 	/* Walk back while an earlier first field still reaches the key. Of
 	 * several matches the earliest added wins (pipapo's rule order); a
 	 * set without data takes any. */
