@@ -14,6 +14,7 @@
 
 #include "../../../core/tests/ct_frames.h"
 #include "compiler.h"
+#include "engine_fixture.h"
 #include "engine_load.h"
 #include "nft_eval.h"
 #include "nft_ruleset.h"
@@ -210,57 +211,14 @@ TEST_CASE("xnft: a range or prefix in a concatenation needs the interval flag, a
 
 // ---- the core: matching ---------------------------------------------------
 
-constexpr uint8_t kPacketOtherhost = 3;
-IfInfo port_a{11, "swp1", 1, 0, "xbr0"};
-IfInfo port_b{12, "swp2", 1, 0, "xbr0"};
+using namespace xnft::test;
 
-struct Engine {
-	Ruleset rs;
-	xnft::Batch first;
-	xnft::Compiler compiler{first};
-
-	Engine() { REQUIRE(rs.init(nullptr) == 0); }
-	~Engine() { rs.fini(); }
-
-	int load(const std::string &text, std::string *msg = nullptr)
-	{
-		const xnft::LoadResult r = xnft::load_text(rs, compiler, text);
-		if (!r.lang_error.empty())
-			FAIL("xnft refused the ruleset: " << r.lang_error);
-		if (msg)
-			*msg = r.msg;
-		return r.err;
-	}
-
-	int32_t run(Bytes b, uint16_t vlan = 0)
-	{
-		Pkt pkt{};
-		pkt.frame = b.data();
-		pkt.len = uint32_t(b.size());
-		pkt.in = &port_a;
-		pkt.out = &port_b;
-		pkt.pkttype = kPacketOtherhost;
-		if (vlan) {
-			pkt.band_tag_len = 4;
-			pkt.vlan_present = true;
-			pkt.vlan_proto = 0x8100;
-			pkt.vlan_tci = vlan;
-		}
-		pkt_init(pkt);
-		xb::RcuReadGuard rcu;
-		const Generation *g = rs.generation();
-		return g ? run_hook(g->hooks[kHookForward], pkt) : kNfAccept;
-	}
-
-	uint32_t set_size(const char *name)
-	{
-		for (const TableObj &t : rs.tables())
-			for (const SetObj &s : t.sets)
-				if (!strcmp(s.name, name))
-					return s.elems.live_count();
-		return ~0u;
-	}
-};
+// The forward hook's verdict for @b, tagged @vlan (0: untagged).
+int32_t forward(Engine &e, Bytes b, uint16_t vlan = 0)
+{
+	Frame f(std::move(b), &port_a, &port_b, vlan);
+	return e.run(kHookForward, f.pkt);
+}
 
 Bytes tcp_from(ctf::Ip src, uint16_t dport)
 {
@@ -299,39 +257,39 @@ TEST_CASE("nft engine: concatenated intervals match each field within its own ra
 		       "  }\n"
 		       "}\n") == 0);
 	// 10.0.0.0/8 . 22-25: both fields' edges, and each field alone out.
-	CHECK(e.run(tcp_from(ctf::v4(10, 0, 0, 0), 22)) == kNfAccept);
-	CHECK(e.run(tcp_from(ctf::v4(10, 255, 255, 255), 25)) == kNfAccept);
-	CHECK(e.run(tcp_from(ctf::v4(10, 128, 0, 1), 23)) == kNfAccept);
-	CHECK(e.run(tcp_from(ctf::v4(9, 255, 255, 255), 22)) == kNfDrop);
-	CHECK(e.run(tcp_from(ctf::v4(11, 0, 0, 0), 25)) == kNfDrop);
-	CHECK(e.run(tcp_from(ctf::v4(10, 0, 0, 1), 21)) == kNfDrop);
-	CHECK(e.run(tcp_from(ctf::v4(10, 0, 0, 1), 26)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 0, 0, 0), 22)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 255, 255, 255), 25)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 128, 0, 1), 23)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(9, 255, 255, 255), 22)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(11, 0, 0, 0), 25)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 0, 0, 1), 21)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 0, 0, 1), 26)) == kNfDrop);
 	// A whole-key comparison would take 10.0.0.1 . 80 as inside
 	// 10.0.0.0 . 22 .. 10.255.255.255 . 25; pipapo does not.
-	CHECK(e.run(tcp_from(ctf::v4(10, 0, 0, 1), 80)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 0, 0, 1), 80)) == kNfDrop);
 	// A range of addresses . one port.
-	CHECK(e.run(tcp_from(ctf::v4(192, 168, 1, 1), 80)) == kNfAccept);
-	CHECK(e.run(tcp_from(ctf::v4(192, 168, 1, 9), 80)) == kNfAccept);
-	CHECK(e.run(tcp_from(ctf::v4(192, 168, 1, 10), 80)) == kNfDrop);
-	CHECK(e.run(tcp_from(ctf::v4(192, 168, 1, 0), 80)) == kNfDrop);
-	CHECK(e.run(tcp_from(ctf::v4(192, 168, 1, 5), 81)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(192, 168, 1, 1), 80)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(192, 168, 1, 9), 80)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(192, 168, 1, 10), 80)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(192, 168, 1, 0), 80)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(192, 168, 1, 5), 81)) == kNfDrop);
 	// A single value . a single value.
-	CHECK(e.run(tcp_from(ctf::v4(172, 16, 0, 1), 443)) == kNfAccept);
-	CHECK(e.run(tcp_from(ctf::v4(172, 16, 0, 2), 443)) == kNfDrop);
-	CHECK(e.run(tcp_from(ctf::v4(172, 16, 0, 1), 444)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(172, 16, 0, 1), 443)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(172, 16, 0, 2), 443)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(172, 16, 0, 1), 444)) == kNfDrop);
 	// The map: 10.1.1.1 . 80 sets mark 2 (accepted by the next rule).
-	CHECK(e.run(tcp_from(ctf::v4(10, 1, 1, 1), 80)) == kNfAccept);
-	CHECK(e.run(tcp_from(ctf::v4(10, 1, 1, 2), 80)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 1, 1, 1), 80)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 1, 1, 2), 80)) == kNfDrop);
 	// ether saddr . vlan id: the 12-bit id masked, compared as 2 bytes.
-	CHECK(e.run(tagged_from(1, 10), 10) == kNfAccept);
-	CHECK(e.run(tagged_from(1, 20), 20) == kNfAccept);
-	CHECK(e.run(tagged_from(1, 9), 9) == kNfDrop);
-	CHECK(e.run(tagged_from(1, 21), 21) == kNfDrop);
-	CHECK(e.run(tagged_from(2, 15), 15) == kNfDrop);
-	CHECK(e.run(tagged_from(5, 100), 100) == kNfAccept);
-	CHECK(e.run(tagged_from(7, 100), 100) == kNfAccept);
-	CHECK(e.run(tagged_from(8, 100), 100) == kNfDrop);
-	CHECK(e.run(tagged_from(6, 101), 101) == kNfDrop);
+	CHECK(forward(e, tagged_from(1, 10), 10) == kNfAccept);
+	CHECK(forward(e, tagged_from(1, 20), 20) == kNfAccept);
+	CHECK(forward(e, tagged_from(1, 9), 9) == kNfDrop);
+	CHECK(forward(e, tagged_from(1, 21), 21) == kNfDrop);
+	CHECK(forward(e, tagged_from(2, 15), 15) == kNfDrop);
+	CHECK(forward(e, tagged_from(5, 100), 100) == kNfAccept);
+	CHECK(forward(e, tagged_from(7, 100), 100) == kNfAccept);
+	CHECK(forward(e, tagged_from(8, 100), 100) == kNfDrop);
+	CHECK(forward(e, tagged_from(6, 101), 101) == kNfDrop);
 }
 
 TEST_CASE("nft engine: overlapping concatenated ranges get nf_tables' EEXIST, whole batches", "[nft][concat]")
@@ -351,7 +309,7 @@ TEST_CASE("nft engine: overlapping concatenated ranges get nf_tables' EEXIST, wh
 	// A batch with a good element before the bad one applies not at all.
 	CHECK(e.load("add element bridge t s { 11.0.0.1 . 22, 10.0.0.0/8 . 25-30 }\n", &msg) == -xb::kEEXIST);
 	CHECK(e.set_size("s") == 1);
-	CHECK(e.run(tcp_from(ctf::v4(11, 0, 0, 1), 22)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(11, 0, 0, 1), 22)) == kNfDrop);
 	// Containing the old one without touching its ends passes (pipapo
 	// checks the new element's two ends only).
 	CHECK(e.load("add element bridge t s { 10.0.0.0/7 . 20-30 }\n", &msg) == 0);
@@ -369,9 +327,9 @@ TEST_CASE("nft engine: overlapping concatenated ranges get nf_tables' EEXIST, wh
 	CHECK(e.set_size("s") == 1);
 	CHECK(e.load("delete element bridge t s { 10.0.0.0/7 . 20-30 }\n", &msg) == -xb::kENOENT);
 	CHECK(e.load("add element bridge t s { 10.0.0.5 . 26 }\n", &msg) == 0);
-	CHECK(e.run(tcp_from(ctf::v4(10, 0, 0, 5), 26)) == kNfAccept);
-	CHECK(e.run(tcp_from(ctf::v4(10, 0, 0, 5), 27)) == kNfDrop);
-	CHECK(e.run(tcp_from(ctf::v4(10, 0, 0, 5), 22)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 0, 0, 5), 26)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 0, 0, 5), 27)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 0, 0, 5), 22)) == kNfAccept);
 }
 
 TEST_CASE("nft engine: a host-order field of a concatenated range compares as a number", "[nft][concat]")
@@ -392,12 +350,12 @@ TEST_CASE("nft engine: a host-order field of a concatenated range compares as a 
 		       "    meta mark . ip saddr { 0x200-0x2ff . 192.0.2.0/24 } drop\n"
 		       "  }\n"
 		       "}\n") == 0);
-	CHECK(e.run(tcp_from(ctf::v4(10, 0, 0, 1), 1)) == kNfDrop);
-	CHECK(e.run(tcp_from(ctf::v4(10, 0, 0, 1), 2)) == kNfDrop);
-	CHECK(e.run(tcp_from(ctf::v4(10, 0, 0, 1), 3)) == kNfAccept);
-	CHECK(e.run(tcp_from(ctf::v4(10, 0, 0, 1), 4)) == kNfAccept);
-	CHECK(e.run(tcp_from(ctf::v4(11, 0, 0, 1), 1)) == kNfAccept);
-	CHECK(e.run(tcp_from(ctf::v4(192, 0, 2, 1), 1)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 0, 0, 1), 1)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 0, 0, 1), 2)) == kNfDrop);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 0, 0, 1), 3)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(10, 0, 0, 1), 4)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(11, 0, 0, 1), 1)) == kNfAccept);
+	CHECK(forward(e, tcp_from(ctf::v4(192, 0, 2, 1), 1)) == kNfAccept);
 }
 
 TEST_CASE("nft set index and element store: concatenated ranges found as a scan in arrival order finds them", "[nft][concat]")

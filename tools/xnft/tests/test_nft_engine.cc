@@ -19,6 +19,7 @@
 
 #include "../../../core/tests/ct_frames.h"
 #include "compiler.h"
+#include "engine_fixture.h"
 #include "engine_load.h"
 #include "ct_track.h"
 #include "diagnostics.h"
@@ -184,98 +185,7 @@ SAME(kNlmFAppend, NLM_F_APPEND); SAME(kNlmFNonrec, NLM_F_NONREC);
 SAME(kNameMax, NFT_NAME_MAXLEN); SAME(kJumpStackSize, 16);
 #undef SAME
 
-constexpr uint8_t kPacketOtherhost = 3;
-
-struct Engine {
-	Ruleset rs;
-	// One compiler for the engine's life: later batches refer to objects
-	// of earlier ones, as nft's cache of the kernel's ruleset lets them.
-	xnft::Batch first;
-	xnft::Compiler compiler{first};
-
-	Engine() { REQUIRE(rs.init(nullptr) == 0); }
-	~Engine() { rs.fini(); }
-
-	// Compile @text and apply it as one batch. Returns 0 or the errno
-	// (negative) of the request or commit that failed; @msg gets the
-	// extack message.
-	// With @fresh, a compiler that knows nothing compiles it: xnft then
-	// sends what the ruleset itself must refuse (nft's cache would have
-	// caught it).
-	int load(const std::string &text, std::string *msg = nullptr, bool fresh = false)
-	{
-		xnft::Batch scratch;
-		xnft::Compiler fresh_compiler(scratch);
-		const xnft::LoadResult r =
-			xnft::load_text(rs, fresh ? fresh_compiler : compiler, text);
-		if (!r.lang_error.empty())
-			FAIL("xnft refused the ruleset: " << r.lang_error);
-		if (msg)
-			*msg = r.msg;
-		else if (r.err)
-			WARN("refused: " << r.err << " " << r.msg);
-		return r.err;
-	}
-
-	int32_t run(unsigned hook, Pkt &p)
-	{
-		xb::RcuReadGuard rcu;
-		const Generation *g = rs.generation();
-		if (!g)
-			return kNfAccept;
-		return run_hook(g->hooks[hook], p);
-	}
-
-	const TableObj &table(const char *name)
-	{
-		for (const TableObj &t : rs.tables())
-			if (!strcmp(t.name, name))
-				return t;
-		FAIL("no table " << name);
-		throw 0;
-	}
-	const ChainObj &chain(const char *table_name, const char *name)
-	{
-		for (const ChainObj &c : table(table_name).chains)
-			if (!strcmp(c.name, name))
-				return c;
-		FAIL("no chain " << name);
-		throw 0;
-	}
-	// The packets counted by the first counter of rule @index of a chain.
-	uint64_t packets(const char *t, const char *c, unsigned index)
-	{
-		unsigned i = 0;
-		for (const RuleObj &r : chain(t, c).rules)
-			if (i++ == index) {
-				REQUIRE(r.code.count_counters > 0);
-				uint64_t pk, by;
-				counter_read(*r.code.counters[0], pk, by);
-				return pk;
-			}
-		FAIL("no rule " << index);
-		return 0;
-	}
-};
-
-IfInfo port_a{11, "swp1", 1, 0, "xbr0"};
-IfInfo port_b{12, "swp2", 1, 0, "xbr0"};
-
-struct Frame {
-	Bytes bytes;
-	Pkt pkt{};
-
-	explicit Frame(Bytes b, const IfInfo *in = &port_a, const IfInfo *out = &port_b)
-		: bytes(std::move(b))
-	{
-		pkt.frame = bytes.data();
-		pkt.len = uint32_t(bytes.size());
-		pkt.in = in;
-		pkt.out = out;
-		pkt.pkttype = kPacketOtherhost;
-		pkt_init(pkt);
-	}
-};
+using namespace xnft::test;
 
 Bytes tcp(uint16_t dport, uint8_t last_octet = 2, uint16_t sport = 40000)
 {

@@ -1,0 +1,137 @@
+// engine_fixture.h - the rule engine's test fixture: an xb::nft::Ruleset
+// loaded with nft text through engine_load.h, frames from two bridge ports
+// run through one hook of its generation, and the ruleset's objects looked
+// up by name. Shared by the engine's tests (test_nft_engine.cc,
+// test_nft_concat.cc). Userspace test code.
+//
+// Ownership: an Engine owns its Ruleset and the one Compiler that compiles
+// every load (later loads refer to objects of earlier ones, as nft's cache
+// of the kernel's ruleset lets them). A Frame owns its bytes; its Pkt points
+// into them and at the static ports below. Single-threaded; run() holds the
+// RCU read side as the datapath does.
+#pragma once
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "../../../core/tests/ct_frames.h"
+#include "engine_load.h"
+#include "nft_eval.h"
+#include "nft_ruleset.h"
+
+namespace xnft::test {
+
+constexpr uint8_t kPacketOtherhost = 3;
+
+// Two ports of bridge xbr0: frames come in on the first and go out of the
+// second unless a test says otherwise.
+inline xb::nft::IfInfo port_a{11, "swp1", 1, 0, "xbr0"};
+inline xb::nft::IfInfo port_b{12, "swp2", 1, 0, "xbr0"};
+
+struct Engine {
+	xb::nft::Ruleset rs;
+	Batch first;
+	Compiler compiler{first};
+
+	Engine() { REQUIRE(rs.init(nullptr) == 0); }
+	~Engine() { rs.fini(); }
+
+	// Compile @text and apply it as one batch. Returns 0 or the errno
+	// (negative) of the request or commit that failed; @msg gets the
+	// extack message (without @msg, a refusal is reported as a warning).
+	// With @fresh, a compiler that knows nothing compiles it: xnft then
+	// sends what the ruleset itself must refuse (nft's cache would have
+	// caught it).
+	int load(const std::string &text, std::string *msg = nullptr, bool fresh = false)
+	{
+		Batch scratch;
+		Compiler fresh_compiler(scratch);
+		const LoadResult r = load_text(rs, fresh ? fresh_compiler : compiler, text);
+		if (!r.lang_error.empty())
+			FAIL("xnft refused the ruleset: " << r.lang_error);
+		if (msg)
+			*msg = r.msg;
+		else if (r.err)
+			WARN("refused: " << r.err << " " << r.msg);
+		return r.err;
+	}
+
+	// The verdict of the chains at @hook for @p (accept with no ruleset).
+	int32_t run(unsigned hook, xb::nft::Pkt &p)
+	{
+		xb::RcuReadGuard rcu;
+		const xb::nft::Generation *g = rs.generation();
+		if (!g)
+			return xb::nft::kNfAccept;
+		return xb::nft::run_hook(g->hooks[hook], p);
+	}
+
+	const xb::nft::TableObj &table(const char *name)
+	{
+		for (const xb::nft::TableObj &t : rs.tables())
+			if (!strcmp(t.name, name))
+				return t;
+		FAIL("no table " << name);
+		throw 0;
+	}
+	const xb::nft::ChainObj &chain(const char *table_name, const char *name)
+	{
+		for (const xb::nft::ChainObj &c : table(table_name).chains)
+			if (!strcmp(c.name, name))
+				return c;
+		FAIL("no chain " << name);
+		throw 0;
+	}
+	// The packets counted by the first counter of rule @index of a chain.
+	uint64_t packets(const char *t, const char *c, unsigned index)
+	{
+		unsigned i = 0;
+		for (const xb::nft::RuleObj &r : chain(t, c).rules)
+			if (i++ == index) {
+				REQUIRE(r.code.count_counters > 0);
+				uint64_t pk, by;
+				xb::nft::counter_read(*r.code.counters[0], pk, by);
+				return pk;
+			}
+		FAIL("no rule " << index);
+		return 0;
+	}
+	// The live elements of set @name in any table, or ~0u if there is none.
+	uint32_t set_size(const char *name)
+	{
+		for (const xb::nft::TableObj &t : rs.tables())
+			for (const xb::nft::SetObj &s : t.sets)
+				if (!strcmp(s.name, name))
+					return s.elems.live_count();
+		return ~0u;
+	}
+};
+
+// A frame as the bridge hands it to a hook: otherhost, from @in to @out,
+// with the VLAN tag @vlan (0: none) taken off the frame into the metadata.
+struct Frame {
+	ctf::Bytes bytes;
+	xb::nft::Pkt pkt{};
+
+	explicit Frame(ctf::Bytes b, const xb::nft::IfInfo *in = &port_a,
+		       const xb::nft::IfInfo *out = &port_b, uint16_t vlan = 0)
+		: bytes(std::move(b))
+	{
+		pkt.frame = bytes.data();
+		pkt.len = uint32_t(bytes.size());
+		pkt.in = in;
+		pkt.out = out;
+		pkt.pkttype = kPacketOtherhost;
+		if (vlan) {
+			pkt.band_tag_len = 4;
+			pkt.vlan_present = true;
+			pkt.vlan_proto = 0x8100;
+			pkt.vlan_tci = vlan;
+		}
+		xb::nft::pkt_init(pkt);
+	}
+};
+
+} // namespace xnft::test
