@@ -67,8 +67,9 @@ uint32_t xb_random_u32(void);
  * The C shim sees the kernel's definition; the core's C++ objects, built
  * without kernel headers (XB_PLATFORM_KERNEL), the same layout and tag
  * declared here. A callback finds its object with xb_container_of.
- * Userspace keeps opaque storage that platform_user.cc casts to liburcu's
- * struct rcu_head (16 bytes; it checks that it fits).
+ * Userspace has the same layout, and platform_user.cc queues the heads
+ * itself and calls each callback with its own type after a liburcu grace
+ * period.
  */
 #if defined(__KERNEL__)
 typedef struct callback_head xb_rcu_head;
@@ -80,7 +81,8 @@ struct callback_head {
 typedef struct callback_head xb_rcu_head;
 #else
 struct xb_rcu_head {
-	void *opaque[2];
+	struct xb_rcu_head *next;
+	void (*func)(struct xb_rcu_head *head);
 };
 typedef struct xb_rcu_head xb_rcu_head;
 #endif

@@ -3,14 +3,16 @@
  * platform_user.cc - the userspace implementation of platform.h, for unit
  * tests, fuzzers, benchmarks and the demo.
  *
- * Memory comes from the C allocator, RCU from liburcu-bp (the "bulletproof"
- * flavour: threads need no registration), the writer lock is a pthread
+ * Memory comes from the C allocator, RCU readers and grace periods from
+ * liburcu-bp (the "bulletproof" flavour: threads need no registration) with
+ * callbacks run by a worker thread of our own, the writer lock is a pthread
  * mutex, time is CLOCK_MONOTONIC_COARSE. Test hooks (platform_user.h) inject
  * allocation failures, fake the clock and count allocations and log lines.
  *
  * This file is built into xbcore with the core's flags (-fno-exceptions
  * -fno-rtti -fno-threadsafe-statics), so it has no function-local statics;
- * all state is constant-initialised atomics at namespace scope.
+ * all state is constant-initialised at namespace scope (atomics, and the
+ * pthread mutex, conditions and once-flag of the RCU callback queue).
  */
 #include "platform_user.h"
 
@@ -30,11 +32,6 @@
 #include <atomic>
 
 #include <urcu-bp.h>
-
-static_assert(sizeof(struct rcu_head) <= sizeof(struct xb_rcu_head),
-	      "liburcu's rcu_head does not fit in xb_rcu_head");
-static_assert(alignof(struct rcu_head) <= alignof(struct xb_rcu_head),
-	      "liburcu's rcu_head needs more alignment than xb_rcu_head");
 
 namespace {
 
@@ -324,20 +321,87 @@ void xb_synchronize_rcu(void)
 }
 
 /*
- * The head is cast to liburcu's rcu_head (checked to fit above). The
- * callback is cast from void(xb_rcu_head *) to void(rcu_head *): both take
- * one pointer and return nothing, and liburcu's worker thread calls it with
- * the same address we passed, which is the xb_rcu_head.
+ * RCU callbacks, as the kernel's call_rcu runs them: xb_call_rcu queues the
+ * head; one worker thread, started by the first call, takes the whole
+ * queue, waits for a grace period and calls each callback, in the order
+ * queued, with the xb_rcu_head it was given (no cast function pointer, as
+ * liburcu's own call_rcu would need). xb_rcu_barrier waits until every
+ * callback queued before it has run. Callbacks may queue more.
+ *
+ * Locking: rcu_cb_lock guards the queue and both counts; the worker drops
+ * it for the grace period and the callbacks.
  */
+namespace {
+
+pthread_mutex_t rcu_cb_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t rcu_cb_queued = PTHREAD_COND_INITIALIZER;
+pthread_cond_t rcu_cb_ran = PTHREAD_COND_INITIALIZER;
+xb_rcu_head *rcu_cb_first;
+xb_rcu_head **rcu_cb_last = &rcu_cb_first;
+uint64_t rcu_cb_queued_count;
+uint64_t rcu_cb_ran_count;
+pthread_once_t rcu_cb_worker_once = PTHREAD_ONCE_INIT;
+
+void *rcu_cb_worker(void *)
+{
+	for (;;) {
+		pthread_mutex_lock(&rcu_cb_lock);
+		while (!rcu_cb_first)
+			pthread_cond_wait(&rcu_cb_queued, &rcu_cb_lock);
+		xb_rcu_head *batch = rcu_cb_first;
+		rcu_cb_first = nullptr;
+		rcu_cb_last = &rcu_cb_first;
+		pthread_mutex_unlock(&rcu_cb_lock);
+
+		urcu_bp_synchronize_rcu();
+		uint64_t ran = 0;
+		while (batch) {
+			xb_rcu_head *head = batch;
+			batch = head->next;
+			head->func(head);
+			ran++;
+		}
+
+		pthread_mutex_lock(&rcu_cb_lock);
+		rcu_cb_ran_count += ran;
+		pthread_cond_broadcast(&rcu_cb_ran);
+		pthread_mutex_unlock(&rcu_cb_lock);
+	}
+	return nullptr;
+}
+
+void rcu_cb_start_worker(void)
+{
+	pthread_t t;
+	if (pthread_create(&t, nullptr, rcu_cb_worker, nullptr) != 0) {
+		fprintf(stderr, "xbridge platform: cannot start the RCU callback thread\n");
+		abort();
+	}
+	pthread_detach(t);
+}
+
+} // namespace
+
 void xb_call_rcu(xb_rcu_head *head, xb_rcu_callback fn)
 {
-	urcu_bp_call_rcu(reinterpret_cast<struct rcu_head *>(head),
-			 reinterpret_cast<void (*)(struct rcu_head *)>(fn));
+	pthread_once(&rcu_cb_worker_once, rcu_cb_start_worker);
+	head->next = nullptr;
+	head->func = fn;
+	pthread_mutex_lock(&rcu_cb_lock);
+	*rcu_cb_last = head;
+	rcu_cb_last = &head->next;
+	rcu_cb_queued_count++;
+	pthread_cond_signal(&rcu_cb_queued);
+	pthread_mutex_unlock(&rcu_cb_lock);
 }
 
 void xb_rcu_barrier(void)
 {
-	urcu_bp_barrier();
+	pthread_mutex_lock(&rcu_cb_lock);
+	const uint64_t target = rcu_cb_queued_count;
+	while (rcu_cb_ran_count < target)
+		pthread_cond_wait(&rcu_cb_ran, &rcu_cb_lock);
+	pthread_mutex_unlock(&rcu_cb_lock);
 }
 
 /* ---- the writer lock --------------------------------------------------- */
