@@ -478,6 +478,13 @@ static int xbr_add_slave(struct net_device *dev, struct net_device *slave,
 	err = dev_set_promiscuity(slave, 1);
 	if (err)
 		goto err_upper;
+	/* The port's address may become the bridge's: ask the bridge's upper
+	 * devices now, even if it does not (br_add_if). */
+	if (dev->addr_assign_type != NET_ADDR_SET) {
+		err = dev_pre_changeaddr_notify(dev, slave->dev_addr, extack);
+		if (err)
+			goto err_promisc;
+	}
 	/* Frames are forwarded as received: no aggregation (br_add_if). */
 	dev_disable_lro(slave);
 
@@ -487,6 +494,8 @@ static int xbr_add_slave(struct net_device *dev, struct net_device *slave,
 	xbr_sync_addr(br);
 	return 0;
 
+err_promisc:
+	dev_set_promiscuity(slave, -1);
 err_upper:
 	netdev_upper_dev_unlink(slave, dev);
 err_rx:
@@ -563,6 +572,19 @@ static int xbr_port_event(struct notifier_block *nb, unsigned long event, void *
 		break;
 	case NETDEV_CHANGEMTU:
 		xbr_sync_mtu(p->br);
+		break;
+	case NETDEV_PRE_CHANGEADDR:
+		/* As br_device_event: the new address may become the
+		 * bridge's, so the bridge's upper devices may refuse it. */
+		if (p->br->dev->addr_assign_type != NET_ADDR_SET) {
+			struct netdev_notifier_pre_changeaddr_info *info = ptr;
+			int err;
+
+			err = dev_pre_changeaddr_notify(p->br->dev, info->dev_addr,
+							netdev_notifier_info_to_extack(ptr));
+			if (err)
+				return notifier_from_errno(err);
+		}
 		break;
 	case NETDEV_CHANGEADDR:
 		/* br_fdb_changeaddr: the port's local entries follow. */
