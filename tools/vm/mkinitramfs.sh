@@ -71,6 +71,6 @@ for name in "${order[@]}"; do
 done
 touch "$stage/modules.order"
 
-(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet --owner=0:0) >"$out.tmp"
-mv "$out.tmp" "$out"
+(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet --owner=0:0) >"$out.tmp.$$"
+mv "$out.tmp.$$" "$out"
 echo "mkinitramfs: $out for $ver: modules ${order[*]:-(none)}" >&2
