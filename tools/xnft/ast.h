@@ -106,7 +106,9 @@ struct SetDecl {
 	std::string name;
 	bool is_map = false;
 	std::vector<std::string> key_types;  // concatenation of type names
-	std::string data_type;               // maps
+	std::string data_type;               // maps: a type name ("verdict" with typeof too)
+	ExprPtr key_typeof;                  // `typeof EXPR [. EXPR ...]`: the key's expressions
+	ExprPtr data_typeof;                 // maps: `typeof K : EXPR` (null for `: verdict`)
 	Location type_loc;
 	uint32_t flags = 0;                  // NFT_SET_* from the flags list
 	bool flags_given = false;

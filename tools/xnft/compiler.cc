@@ -16,6 +16,7 @@
 #include <linux/netlink.h>
 
 #include "linearize.h"
+#include "set_userdata.h"
 
 #ifndef NFT_USERDATA_MAXLEN
 #define NFT_USERDATA_MAXLEN 256
@@ -73,11 +74,8 @@ void Compiler::learn(const RulesetModel &m)
 			if (si.is_map) {
 				const uint32_t dt = nftnl_set_get_u32(s, NFTNL_SET_DATA_TYPE);
 				si.verdict_map = dt == NFT_DATA_VERDICT;
-				if (!si.verdict_map) {
-					const DataType &d = datatype(static_cast<TypeId>(dt));
-					const uint32_t dl = nftnl_set_get_u32(s, NFTNL_SET_DATA_LEN);
-					si.data = KeyPart{&d, dl * 8, d.order, dl};
-				}
+				if (!si.verdict_map)
+					si.data = datapart_of_set(s);
 			}
 			ti.sets[si.name] = si;
 		}
@@ -329,12 +327,45 @@ void Compiler::chain(const std::string &family, const std::string &table, const 
 			 table, c.name, policy);
 }
 
+// A `type NAME` of a set's key or a map's data, as nft types it: a
+// qualified type of its natural size (integer and string need typeof).
+static KeyPart declared_part(const std::string &name, const SetDecl &d, const char *what)
+{
+	const DataType *dt = datatype_by_name(name);
+	if (!dt)
+		throw LangError(d.type_loc, "unknown datatype " + name);
+	if (dt->id == TYPE_INTEGER || dt->id == TYPE_STRING)
+		throw LangError(d.loc, "unqualified type " + name + " specified in " + what +
+				" definition. Try \"typeof expression\" instead of \"type datatype\".");
+	return keypart_of_type(*dt, d.type_loc);
+}
+
+// The parts of `typeof EXPR [. EXPR ...]`: each expression's type and
+// length. A set holds a bit field's value as written (unshifted); a lookup
+// shifts the packet's down to it.
+static std::vector<KeyPart> typeof_parts(const Expr &e)
+{
+	std::vector<KeyPart> parts;
+	auto add = [&](const Expr &x) {
+		KeyPart p = keypart_of_expr(x);
+		p.shift = 0;
+		p.bytes = (p.bits + 7) / 8;	/* ip6 dscp: 1 byte, loaded as 2 */
+		parts.push_back(p);
+	};
+	if (e.kind == ExprKind::Concat)
+		for (auto &i : e.items)
+			add(*i);
+	else
+		add(e);
+	return parts;
+}
+
 void Compiler::set(const std::string &family, const std::string &table, const SetDecl &d, Verb verb)
 {
 	TableInfo &t = table_info(family, table, d.loc);
 	if (verb == Verb::Create && t.sets.count(d.name))
 		throw LangError(d.loc, "Could not process rule: File exists");
-	if (d.key_types.empty())
+	if (d.key_types.empty() && !d.key_typeof)
 		throw LangError(d.loc, "set definition does not specify key");
 	SetInfo si;
 	si.name = d.name;
@@ -344,30 +375,38 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		si.flags |= NFT_SET_MAP;
 	if (d.timeout_ms)
 		si.flags |= NFT_SET_TIMEOUT;
-	uint32_t key_type = 0, key_len = 0;
-	for (auto &k : d.key_types) {
-		const DataType *dt = datatype_by_name(k);
-		if (!dt)
-			throw LangError(d.type_loc, "unknown datatype " + k);
-		if (dt->id == TYPE_INTEGER || dt->id == TYPE_STRING)
-			throw LangError(d.loc, "unqualified type " + k + " specified in " +
-					(d.is_map ? "map" : "set") + " definition. Try \"typeof expression\" instead of \"type datatype\".");
-		KeyPart p = keypart_of_type(*dt, d.type_loc);
-		si.key.push_back(p);
-		key_type = (key_type << 6) | dt->id;
-		key_len += d.key_types.size() > 1 ? (p.bytes + 3) / 4 * 4 : p.bytes;
+	// USERDATA's byte orders: a typeof expression's own, a type's, none
+	// for a concatenation or a verdict.
+	uint32_t key_byteorder = 0, data_byteorder = 0;
+	if (d.key_typeof) {
+		si.key = typeof_parts(*d.key_typeof);
+		if (si.key.size() == 1)
+			key_byteorder = si.key[0].order == ByteOrder::Big ? 2 : 1;
+	} else {
+		for (auto &k : d.key_types)
+			si.key.push_back(declared_part(k, d, d.is_map ? "map" : "set"));
+		if (si.key.size() == 1)
+			key_byteorder = nft_byteorder(*si.key[0].type);
 	}
-	if (d.is_map) {
+	uint32_t key_type = 0, key_len = 0;
+	for (const KeyPart &p : si.key) {
+		key_type = (key_type << 6) | p.type->id;
+		key_len += si.key.size() > 1 ? (p.bytes + 3) / 4 * 4 : p.bytes;
+	}
+	if (d.data_typeof) {
+		std::vector<KeyPart> data = typeof_parts(*d.data_typeof);
+		if (data.size() > 1)
+			throw LangError(d.data_typeof->loc, "xnft does not support concatenated map data");
+		si.data = data[0];
+		data_byteorder = si.data.order == ByteOrder::Big ? 2 : 1;
+	} else if (d.is_map) {
 		const DataType *dt = datatype_by_name(d.data_type);
-		if (!dt)
-			throw LangError(d.type_loc, "unknown datatype " + d.data_type);
-		if (dt->id == TYPE_INTEGER || dt->id == TYPE_STRING)
-			throw LangError(d.loc, "unqualified type " + d.data_type +
-					" specified in map definition. Try \"typeof expression\" instead of \"type datatype\".");
-		if (dt->id == TYPE_VERDICT)
+		if (dt && dt->id == TYPE_VERDICT) {
 			si.verdict_map = true;
-		else
-			si.data = keypart_of_type(*dt, d.type_loc);
+		} else {
+			si.data = declared_part(d.data_type, d, "map");
+			data_byteorder = nft_byteorder(*si.data.type);
+		}
 	}
 	if (si.key.size() > 1 && (si.flags & NFT_SET_INTERVAL))
 		si.flags |= NFT_SET_CONCAT;
@@ -399,6 +438,8 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, (si.flags & NFT_SET_INTERVAL) ?
 				  interval_desc_size(elems) : static_cast<uint32_t>(elems.size()));
 	set_concat_desc(s, si);
+	const Bytes ud = build_set_userdata({&d, key_byteorder, d.is_map, si.verdict_map, data_byteorder, false});
+	nftnl_set_set_data(s, NFTNL_SET_USERDATA, ud.data(), static_cast<uint32_t>(ud.size()));
 	t.sets[d.name] = si;
 	batch_->add_set(ItemKind::NewSet, s, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert));
 	if (!elems.empty()) {

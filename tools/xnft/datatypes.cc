@@ -11,36 +11,36 @@
 namespace xnft {
 
 static const DataType types[] = {
-	{TYPE_VERDICT, "verdict", 32, ByteOrder::Host, false},
-	{TYPE_NFPROTO, "nf_proto", 8, ByteOrder::Host, false},
-	{TYPE_INTEGER, "integer", 32, ByteOrder::Host, false},
-	{TYPE_STRING, "string", 0, ByteOrder::Host, false},
-	{TYPE_IPADDR, "ipv4_addr", 32, ByteOrder::Big, false},
-	{TYPE_IP6ADDR, "ipv6_addr", 128, ByteOrder::Big, false},
-	{TYPE_ETHERADDR, "ether_addr", 48, ByteOrder::Big, false},
-	{TYPE_ETHERTYPE, "ether_type", 16, ByteOrder::Big, false},
-	{TYPE_INET_PROTOCOL, "inet_proto", 8, ByteOrder::Big, false},
-	{TYPE_INET_SERVICE, "inet_service", 16, ByteOrder::Big, false},
-	{TYPE_ICMP_TYPE, "icmp_type", 8, ByteOrder::Big, false},
-	{TYPE_TCP_FLAG, "tcp_flag", 8, ByteOrder::Big, true},
-	{TYPE_MARK, "mark", 32, ByteOrder::Host, false},
-	{TYPE_TIME, "time", 32, ByteOrder::Host, false},
-	{TYPE_IFINDEX, "iface_index", 32, ByteOrder::Host, false},
-	{TYPE_ARPHRD, "iface_type", 16, ByteOrder::Host, false},
-	{TYPE_UID, "uid", 32, ByteOrder::Host, false},
-	{TYPE_GID, "gid", 32, ByteOrder::Host, false},
-	{TYPE_CT_STATE, "ct_state", 32, ByteOrder::Host, true},
-	{TYPE_CT_DIR, "ct_dir", 8, ByteOrder::Host, false},
-	{TYPE_CT_STATUS, "ct_status", 32, ByteOrder::Host, true},
-	{TYPE_ICMP6_TYPE, "icmpv6_type", 8, ByteOrder::Big, false},
-	{TYPE_PKTTYPE, "pkt_type", 8, ByteOrder::Host, false},
-	{TYPE_ICMP_CODE, "icmp_code", 8, ByteOrder::Big, false},
-	{TYPE_ICMPV6_CODE, "icmpv6_code", 8, ByteOrder::Big, false},
-	{TYPE_DEVGROUP, "devgroup", 32, ByteOrder::Host, false},
-	{TYPE_DSCP, "dscp", 6, ByteOrder::Big, false},
-	{TYPE_ECN, "ecn", 2, ByteOrder::Big, false},
-	{TYPE_BOOLEAN, "boolean", 1, ByteOrder::Host, false},
-	{TYPE_IFNAME, "ifname", 128, ByteOrder::Host, false},
+	{TYPE_VERDICT, "verdict", "netfilter verdict", 32, ByteOrder::Host, false},
+	{TYPE_NFPROTO, "nf_proto", "netfilter protocol", 8, ByteOrder::Host, false},
+	{TYPE_INTEGER, "integer", "integer", 32, ByteOrder::Host, false},
+	{TYPE_STRING, "string", "string", 0, ByteOrder::Host, false},
+	{TYPE_IPADDR, "ipv4_addr", "IPv4 address", 32, ByteOrder::Big, false},
+	{TYPE_IP6ADDR, "ipv6_addr", "IPv6 address", 128, ByteOrder::Big, false},
+	{TYPE_ETHERADDR, "ether_addr", "Ethernet address", 48, ByteOrder::Big, false},
+	{TYPE_ETHERTYPE, "ether_type", "Ethernet protocol", 16, ByteOrder::Big, false},
+	{TYPE_INET_PROTOCOL, "inet_proto", "Internet protocol", 8, ByteOrder::Big, false},
+	{TYPE_INET_SERVICE, "inet_service", "internet network service", 16, ByteOrder::Big, false},
+	{TYPE_ICMP_TYPE, "icmp_type", "ICMP type", 8, ByteOrder::Big, false},
+	{TYPE_TCP_FLAG, "tcp_flag", "TCP flag", 8, ByteOrder::Big, true},
+	{TYPE_MARK, "mark", "packet mark", 32, ByteOrder::Host, false},
+	{TYPE_TIME, "time", "relative time", 32, ByteOrder::Host, false},
+	{TYPE_IFINDEX, "iface_index", "network interface index", 32, ByteOrder::Host, false},
+	{TYPE_ARPHRD, "iface_type", "network interface type", 16, ByteOrder::Host, false},
+	{TYPE_UID, "uid", "user ID", 32, ByteOrder::Host, false},
+	{TYPE_GID, "gid", "group ID", 32, ByteOrder::Host, false},
+	{TYPE_CT_STATE, "ct_state", "conntrack state", 32, ByteOrder::Host, true},
+	{TYPE_CT_DIR, "ct_dir", "conntrack direction", 8, ByteOrder::Host, false},
+	{TYPE_CT_STATUS, "ct_status", "conntrack status", 32, ByteOrder::Host, true},
+	{TYPE_ICMP6_TYPE, "icmpv6_type", "ICMPv6 type", 8, ByteOrder::Big, false},
+	{TYPE_PKTTYPE, "pkt_type", "packet type", 8, ByteOrder::Host, false},
+	{TYPE_ICMP_CODE, "icmp_code", "icmp code", 8, ByteOrder::Big, false},
+	{TYPE_ICMPV6_CODE, "icmpv6_code", "icmpv6 code", 8, ByteOrder::Big, false},
+	{TYPE_DEVGROUP, "devgroup", "devgroup name", 32, ByteOrder::Host, false},
+	{TYPE_DSCP, "dscp", "Differentiated Services Code Point", 6, ByteOrder::Big, false},
+	{TYPE_ECN, "ecn", "Explicit Congestion Notification", 2, ByteOrder::Big, false},
+	{TYPE_BOOLEAN, "boolean", "boolean type", 1, ByteOrder::Host, false},
+	{TYPE_IFNAME, "ifname", "network interface name", 128, ByteOrder::Host, false},
 };
 
 const DataType &datatype(TypeId id)
@@ -49,6 +49,19 @@ const DataType &datatype(TypeId id)
 		if (t.id == id)
 			return t;
 	return types[2];
+}
+
+uint32_t nft_byteorder(const DataType &t)
+{
+	switch (t.id) {
+	case TYPE_INET_PROTOCOL:
+	case TYPE_NFPROTO:
+	case TYPE_CT_DIR:
+	case TYPE_BOOLEAN:
+		return 0;
+	default:
+		return t.order == ByteOrder::Big ? 2 : 1;
+	}
 }
 
 const DataType *datatype_by_name(const std::string &name)

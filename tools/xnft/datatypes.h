@@ -32,12 +32,18 @@ enum TypeId : uint32_t {
 struct DataType {
 	TypeId id;
 	const char *name;     // as written in `type NAME`
+	const char *desc;     // as nft's messages name it ("IPv4 address")
 	unsigned bits;        // natural size
 	ByteOrder order;
 	bool bitmask;         // flag type: implicit match is (x & v) != 0
 };
 
 const DataType &datatype(TypeId id);
+// nft's byte order of a type, as set USERDATA records it (nftables'
+// enum byteorder: 0 none, 1 host, 2 big endian): one-byte types whose
+// order nft leaves unset (inet_proto, nf_proto, ct_dir, boolean) have none.
+uint32_t nft_byteorder(const DataType &t);
+
 // Looks a `type` name up; null if unknown.
 const DataType *datatype_by_name(const std::string &name);
 

@@ -1,5 +1,6 @@
 // delinearize.cc - rule bytecode back to nft text (see delinearize.h).
 #include "delinearize.h"
+#include "set_userdata.h"
 
 #include <algorithm>
 #include <cstring>
@@ -98,6 +99,7 @@ struct RegVal {
 	uint32_t key = 0;
 	int dir = -1;
 	Bytes mask;
+	uint32_t rshift = 0;      // shifted down to a named set's value
 	bool hton = false;
 	Bytes imm;
 	std::string text;         // MapResult: "lhs map { ... }"
@@ -188,17 +190,6 @@ nftnl_set *Delinearizer::find_set(const std::string &name)
 	return nullptr;
 }
 
-static std::string meta_name(uint32_t key, const MetaKey *m)
-{
-	static const uint32_t unqualified[] = {NFT_META_IIF, NFT_META_OIF, NFT_META_IIFNAME,
-					       NFT_META_OIFNAME, NFT_META_IIFGROUP, NFT_META_OIFGROUP};
-	std::string n = m ? m->name : "key" + std::to_string(key);
-	for (uint32_t k : unqualified)
-		if (k == key)
-			return n;
-	return "meta " + n;
-}
-
 // The payload protocol at BASE/OFFSET given what the rule matched so far.
 static std::string proto_at(uint32_t base, uint32_t offset, const std::string &link,
 			    const std::string &net, const std::string &l4)
@@ -237,7 +228,7 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 	if (v.kind == RegVal::Meta) {
 		const MetaKey *m = meta_by_key(v.key);
 		Field f;
-		f.name = meta_name(v.key, m);
+		f.name = meta_expr_text(v.key);
 		f.json = Json::wrap("meta", Json::wrap("key", Json::string(m ? m->name : "key" + std::to_string(v.key))));
 		f.part = m ? KeyPart{&datatype(m->type), m->bits, m->order, (m->bits + 7) / 8}
 			   : KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
@@ -247,13 +238,8 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 	if (v.kind == RegVal::Ct) {
 		const CtKey *k = ct_by_key(v.key);
 		Field f;
-		std::string name = k ? k->name : "key" + std::to_string(v.key);
-		if (v.key == NFT_CT_SRC_IP || v.key == NFT_CT_DST_IP)
-			name = "ip " + name;
-		if (v.key == NFT_CT_SRC_IP6 || v.key == NFT_CT_DST_IP6)
-			name = "ip6 " + name;
-		std::string dir = v.dir == 0 ? "original " : v.dir == 1 ? "reply " : "";
-		f.name = "ct " + dir + name;
+		const std::string name = ct_key_text(v.key);
+		f.name = ct_expr_text(v.key, v.dir);
 		Json ct = Json::object();
 		ct.set("key", Json::string(name));
 		if (v.dir == 0 || v.dir == 1)
@@ -573,10 +559,8 @@ void Delinearizer::lookup(nftnl_expr *e)
 	unsigned reg = internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_SREG));
 	uint32_t key_len = s ? nftnl_set_get_u32(s, NFTNL_SET_KEY_LEN) : 4;
 	std::vector<Field> parts;
-	std::string lhs;
-	Json parts_json = Json::array();
+	std::vector<uint32_t> shifts;
 	unsigned covered = 0;
-	bool concat = false;
 	while (covered < key_len) {
 		auto it = regs_.find(reg);
 		if (it == regs_.end())
@@ -584,17 +568,27 @@ void Delinearizer::lookup(nftnl_expr *e)
 		Field f = field_exact(it->second);
 		consumed_by(f);
 		parts.push_back(f);
+		shifts.push_back(it->second.rshift);
 		unsigned slots = (f.part.bytes + 3) / 4;
 		covered += parts.size() == 1 && f.part.bytes == key_len ? f.part.bytes : slots * 4;
-		if (!lhs.empty()) {
-			lhs += " . ";
-			concat = true;
-		}
-		lhs += f.name;
-		parts_json.push(f.json);
 		reg += slots;
 	}
-	(void)concat;
+	// nft shows the shift of a bit field inside a concatenation (not of
+	// a field alone): `ip version >> 4 . ip dscp >> 2 @s`.
+	std::string lhs;
+	Json parts_json = Json::array();
+	for (size_t i = 0; i < parts.size(); i++) {
+		lhs += (i ? " . " : "") + parts[i].name;
+		Json j = parts[i].json;
+		if (parts.size() > 1 && shifts[i]) {
+			lhs += " >> " + std::to_string(shifts[i]);
+			Json op = Json::array();
+			op.push(std::move(j));
+			op.push(Json::integer(shifts[i]));
+			j = Json::wrap(">>", std::move(op));
+		}
+		parts_json.push(std::move(j));
+	}
 	Json lhs_json = parts_json.size() == 1 ? parts_json.items()[0] : Json::wrap("concat", parts_json);
 	bool inv = nftnl_expr_is_set(e, NFTNL_EXPR_LOOKUP_FLAGS) &&
 		   (nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_FLAGS) & NFT_LOOKUP_F_INV);
@@ -610,10 +604,7 @@ void Delinearizer::lookup(nftnl_expr *e)
 		KeyPart data{};
 		bool has_data = false;
 		if (is_map && !verdict) {
-			auto dk = keyparts_of_set(s);  // key types unused; data from DATA_TYPE
-			uint32_t dt = nftnl_set_get_u32(s, NFTNL_SET_DATA_TYPE);
-			uint32_t dl = nftnl_set_get_u32(s, NFTNL_SET_DATA_LEN);
-			data = KeyPart{&datatype(static_cast<TypeId>(dt)), dl * 8, datatype(static_cast<TypeId>(dt)).order, dl};
+			data = datapart_of_set(s);
 			has_data = true;
 		}
 		rhs = format_elements(s, keys, has_data ? &data : nullptr, verdict, opt_.numeric);
@@ -664,7 +655,7 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 		} else if (n == "meta") {
 			if (nftnl_expr_is_set(e, NFTNL_EXPR_META_SREG)) {
 				const MetaKey *m = meta_by_key(nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY));
-				std::string target = meta_name(nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY), m);
+				std::string target = meta_expr_text(nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY));
 				if (target.rfind("meta ", 0) != 0)
 					target = "meta " + target;
 				const RegVal &src = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_META_SREG))];
@@ -707,7 +698,18 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_CT_DREG))] = v;
 		} else if (n == "bitwise") {
 			RegVal &v = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_BITWISE_SREG))];
-			v.mask = get_bytes(e, NFTNL_EXPR_BITWISE_MASK);
+			// A shift after the mask only brings a bit field down to
+			// a named set's value: the field is the masked one.
+			const uint32_t op = nftnl_expr_is_set(e, NFTNL_EXPR_BITWISE_OP)
+						    ? nftnl_expr_get_u32(e, NFTNL_EXPR_BITWISE_OP) : NFT_BITWISE_BOOL;
+			if (op == NFT_BITWISE_BOOL) {
+				v.mask = get_bytes(e, NFTNL_EXPR_BITWISE_MASK);
+			} else if (op == NFT_BITWISE_RSHIFT) {
+				Bytes d = get_bytes(e, NFTNL_EXPR_BITWISE_DATA);
+				uint32_t n = 0;
+				memcpy(&n, d.data(), std::min<size_t>(d.size(), 4));
+				v.rshift = n;
+			}
 		} else if (n == "byteorder") {
 			regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_BYTEORDER_SREG))].hton = true;
 		} else if (n == "cmp") {
@@ -860,6 +862,23 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 
 } // namespace
 
+static SetUserdataOut userdata_of(nftnl_set *s)
+{
+	uint32_t len = 0;
+	const void *ud = nftnl_set_is_set(s, NFTNL_SET_USERDATA) ? nftnl_set_get_data(s, NFTNL_SET_USERDATA, &len) : nullptr;
+	return parse_set_userdata(ud, len);
+}
+
+// A part of type @t, @bytes long: its bits and byte order from the typeof
+// expression (@tp) or the byte order nft recorded, else the type's.
+static KeyPart part_of(const DataType &t, unsigned bytes, const TypeofPart *tp, int byteorder)
+{
+	if (tp)
+		return KeyPart{&t, tp->bits, tp->order, (tp->bits + 7) / 8};
+	const ByteOrder order = byteorder == 2 ? ByteOrder::Big : byteorder == 1 ? ByteOrder::Host : t.order;
+	return KeyPart{&t, bytes * 8, order, bytes};
+}
+
 std::vector<KeyPart> keyparts_of_set(nftnl_set *s)
 {
 	uint32_t kt = nftnl_set_get_u32(s, NFTNL_SET_KEY_TYPE);
@@ -874,12 +893,25 @@ std::vector<KeyPart> keyparts_of_set(nftnl_set *s)
 			kt >>= 6;
 		}
 	}
-	for (uint32_t id : ids) {
-		const DataType &t = datatype(static_cast<TypeId>(id));
-		unsigned bytes = ids.size() == 1 ? kl : (t.bits + 7) / 8;
-		parts.push_back(KeyPart{&t, ids.size() == 1 ? kl * 8 : t.bits, t.order, bytes});
+	const SetUserdataOut ud = userdata_of(s);
+	const bool typed = ud.key_parts.size() == ids.size();
+	for (size_t i = 0; i < ids.size(); i++) {
+		const DataType &t = datatype(static_cast<TypeId>(ids[i]));
+		if (ids.size() == 1)
+			parts.push_back(part_of(t, kl, typed ? &ud.key_parts[0] : nullptr, ud.key_byteorder));
+		else
+			parts.push_back(typed ? part_of(t, 0, &ud.key_parts[i], -1)
+					      : KeyPart{&t, t.bits, t.order, (t.bits + 7) / 8});
 	}
 	return parts;
+}
+
+KeyPart datapart_of_set(nftnl_set *s)
+{
+	const DataType &t = datatype(static_cast<TypeId>(nftnl_set_get_u32(s, NFTNL_SET_DATA_TYPE)));
+	const SetUserdataOut ud = userdata_of(s);
+	return part_of(t, nftnl_set_get_u32(s, NFTNL_SET_DATA_LEN),
+		       ud.data_parts.size() == 1 ? &ud.data_parts[0] : nullptr, ud.data_byteorder);
 }
 
 // The length of the prefix [lo, hi] spans, or -1 when it is no prefix.

@@ -58,7 +58,11 @@ struct ElementItem {
 };
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data,
 				       bool verdict_map, bool numeric);
-// The key parts a set's KEY_TYPE (concatenation of 6-bit type ids) means.
+// The key parts a set's KEY_TYPE (concatenation of 6-bit type ids) means,
+// each expression's length and byte order taken from its typeof when its
+// USERDATA has one (a 12-bit big-endian `vlan id` in an integer key).
 std::vector<KeyPart> keyparts_of_set(nftnl_set *s);
+// A map's data part (DATA_TYPE, DATA_LEN and USERDATA); not for verdicts.
+KeyPart datapart_of_set(nftnl_set *s);
 
 } // namespace xnft

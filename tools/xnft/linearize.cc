@@ -429,6 +429,30 @@ void Linearizer::emit_bitwise(unsigned reg, const Bytes &mask, const Bytes &x)
 	nftnl_rule_add_expr(rule_, e);
 }
 
+void Linearizer::emit_rshift(unsigned reg, unsigned bytes, unsigned shift)
+{
+	nftnl_expr *e = new_expr("bitwise");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, nft_reg(reg));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, nft_reg(reg));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_OP, NFT_BITWISE_RSHIFT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, bytes);
+	const uint32_t amount = shift;
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_DATA, &amount, sizeof(amount));
+	nftnl_rule_add_expr(rule_, e);
+}
+
+// A key's type as nft's messages give it: "IPv4 address", or
+// "concatenation of (IPv4 address, internet network service)".
+static std::string type_text(const std::vector<KeyPart> &key)
+{
+	if (key.size() == 1)
+		return key[0].type->desc;
+	std::string t;
+	for (const KeyPart &p : key)
+		t += (t.empty() ? "" : ", ") + std::string(p.type->desc);
+	return "concatenation of (" + t + ")";
+}
+
 void Linearizer::emit_meta_load(uint32_t key, unsigned reg)
 {
 	nftnl_expr *e = new_expr("meta");
@@ -611,40 +635,25 @@ void Linearizer::dependency(const Expr &e)
 	}
 }
 
-Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
+KeyPart keypart_of_expr(const Expr &e)
 {
-	Load l;
 	if (e.kind == ExprKind::Payload) {
 		const PayloadField *f = find_payload(e.proto, e.text);
 		if (!f)
 			throw LangError(e.loc, "syntax error, unexpected " + e.text +
 					", unknown " + e.proto + " header field");
-		unsigned byte_off = f->offset / 8, bit_off = f->offset % 8;
-		unsigned len = (bit_off + f->bits + 7) / 8;
-		l.part = KeyPart{&datatype(f->type), f->bits, ByteOrder::Big, len};
-		l.is_payload = true;
-		l.proto = e.proto;
-		l.field = e.text;
-		emit_payload_load(f->base, byte_off, len, reg);
-		if (bit_off || f->bits % 8) {
-			l.shift = len * 8 - bit_off - f->bits;
-			l.part.shift = l.shift;
-			uint64_t m = ((f->bits >= 64 ? ~0ull : (1ull << f->bits) - 1)) << l.shift;
-			l.mask = u64_to_bytes_be(m, len);
-			emit_bitwise(reg, l.mask, Bytes(len, 0));
-		}
-		return l;
+		const unsigned bit_off = f->offset % 8;
+		const unsigned len = (bit_off + f->bits + 7) / 8;
+		KeyPart p{&datatype(f->type), f->bits, ByteOrder::Big, len};
+		if (bit_off || f->bits % 8)
+			p.shift = len * 8 - bit_off - f->bits;
+		return p;
 	}
 	if (e.kind == ExprKind::Meta) {
 		const MetaKey *m = find_meta(e.text);
 		if (!m)
 			throw LangError(e.loc, "syntax error, unexpected " + e.text + ", unknown meta key");
-		l.part = KeyPart{&datatype(m->type), m->bits, m->order, (m->bits + 7) / 8};
-		l.is_meta = true;
-		l.key = m->key;
-		l.field = e.text;
-		emit_meta_load(m->key, reg);
-		return l;
+		return KeyPart{&datatype(m->type), m->bits, m->order, (m->bits + 7) / 8};
 	}
 	if (e.kind == ExprKind::Ct) {
 		const CtKey *k = find_ct(e.text, e.chain);
@@ -652,18 +661,46 @@ Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
 			throw LangError(e.loc, "syntax error, unexpected " + e.text + ", unknown ct key");
 		if (!e.chain.empty() && e.proto.empty())
 			throw LangError(e.loc, "ct " + e.chain + " " + e.text + " needs a direction (original or reply)");
-		l.part = KeyPart{&datatype(k->type), k->bits, k->order, (k->bits + 7) / 8};
-		l.is_ct = true;
-		l.key = k->key;
-		nftnl_expr *x = new_expr("ct");
-		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_KEY, k->key);
-		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_DREG, nft_reg(reg));
-		if (!e.proto.empty())
-			nftnl_expr_set_u8(x, NFTNL_EXPR_CT_DIR, e.proto == "original" ? 0 : 1);
-		nftnl_rule_add_expr(rule_, x);
-		return l;
+		return KeyPart{&datatype(k->type), k->bits, k->order, (k->bits + 7) / 8};
 	}
 	throw LangError(e.loc, "syntax error, expected a header field, meta or ct expression");
+}
+
+Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
+{
+	Load l;
+	l.part = keypart_of_expr(e);
+	l.field = e.text;
+	if (e.kind == ExprKind::Payload) {
+		const PayloadField *f = find_payload(e.proto, e.text);
+		l.is_payload = true;
+		l.proto = e.proto;
+		emit_payload_load(f->base, f->offset / 8, l.part.bytes, reg);
+		if (l.part.shift || f->bits % 8) {
+			l.shift = l.part.shift;
+			uint64_t m = ((f->bits >= 64 ? ~0ull : (1ull << f->bits) - 1)) << l.shift;
+			l.mask = u64_to_bytes_be(m, l.part.bytes);
+			emit_bitwise(reg, l.mask, Bytes(l.part.bytes, 0));
+		}
+		return l;
+	}
+	if (e.kind == ExprKind::Meta) {
+		const MetaKey *m = find_meta(e.text);
+		l.is_meta = true;
+		l.key = m->key;
+		emit_meta_load(m->key, reg);
+		return l;
+	}
+	const CtKey *k = find_ct(e.text, e.chain);
+	l.is_ct = true;
+	l.key = k->key;
+	nftnl_expr *x = new_expr("ct");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CT_KEY, k->key);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CT_DREG, nft_reg(reg));
+	if (!e.proto.empty())
+		nftnl_expr_set_u8(x, NFTNL_EXPR_CT_DIR, e.proto == "original" ? 0 : 1);
+	nftnl_rule_add_expr(rule_, x);
+	return l;
 }
 
 void Linearizer::learn_context(const Load &l, Op op, const Bytes &v)
@@ -876,6 +913,12 @@ void Linearizer::lookup(const Stmt &s, const Expr &lhs, const Expr &set, unsigne
 		if (p->kind == ExprKind::Concat || p->kind == ExprKind::Binop)
 			throw LangError(p->loc, "syntax error, unsupported expression in a set key");
 		Load l = load(*p, reg);
+		// A named set holds a bit field's value as written: the packet's
+		// is shifted down to it (an anonymous one is built shifted).
+		if (set.kind == ExprKind::SetRef && l.shift) {
+			emit_rshift(reg, l.part.bytes, l.shift);
+			l.part.shift = 0;
+		}
 		si.key.push_back(l.part);
 		reg += (l.part.bytes + 3) / 4;
 		load_end.push_back(expr_count());
@@ -890,13 +933,13 @@ void Linearizer::lookup(const Stmt &s, const Expr &lhs, const Expr &set, unsigne
 		if (it == table_.sets.end())
 			throw LangError(set.loc, "Set '" + set.text + "' does not exist");
 		const SetInfo &ns = it->second;
-		if (ns.key.size() != si.key.size())
-			throw LangError(set.loc, "datatype mismatch, set @" + set.text + " has a different key");
-		for (size_t i = 0; i < ns.key.size(); i++)
-			if (ns.key[i].type->id != si.key[i].type->id && ns.key[i].bytes != si.key[i].bytes)
-				throw LangError(s.loc, std::string("datatype mismatch, expected ") +
-						ns.key[i].type->name + ", expression has type " +
-						si.key[i].type->name);
+		// nft compares the types, part by part, not their lengths.
+		bool same = ns.key.size() == si.key.size();
+		for (size_t i = 0; same && i < ns.key.size(); i++)
+			same = ns.key[i].type->id == si.key[i].type->id;
+		if (!same)
+			throw LangError(set.loc, "datatype mismatch, expected " + type_text(si.key) +
+					", expression has type " + type_text(ns.key));
 		if (verdict && !ns.verdict_map)
 			throw LangError(set.loc, "datatype mismatch, map @" + set.text + " is not a verdict map");
 		if (!verdict && data && (!ns.is_map || ns.verdict_map))

@@ -50,6 +50,10 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 void add_elements(nftnl_set *s, const std::vector<Element> &elems);
 
 KeyPart keypart_of_type(const DataType &t, const Location &loc);
+// What a header field, meta or ct expression loads into a register: its
+// type, bits, byte order, bytes and (bit fields) left shift, as
+// Linearizer::load types it. Throws LangError for anything else.
+KeyPart keypart_of_expr(const Expr &e);
 
 // NFTA_SET_DESC_CONCAT of a concatenated interval set: each field's length
 // in bytes (before its padding to 4), on S.
@@ -78,6 +82,7 @@ private:
 	void learn_context(const Load &l, Op op, const Bytes &value);
 	void emit_cmp(unsigned reg, uint32_t op, const Bytes &data);
 	void emit_bitwise(unsigned reg, const Bytes &mask, const Bytes &x);
+	void emit_rshift(unsigned reg, unsigned bytes, unsigned shift);
 	void emit_meta_load(uint32_t key, unsigned reg);
 	void emit_payload_load(uint32_t base, unsigned off, unsigned len, unsigned reg);
 	void emit_immediate_data(unsigned reg, const Bytes &d);

@@ -326,9 +326,7 @@ std::string Monitor::flush()
 		if (dt == NFT_DATA_VERDICT) {
 			verdict = true;
 		} else {
-			const DataType &d = datatype(static_cast<TypeId>(dt));
-			const uint32_t dl = nftnl_set_get_u32(s, NFTNL_SET_DATA_LEN);
-			data = KeyPart{&d, dl * 8, d.order, dl};
+			data = datapart_of_set(s);
 		}
 	}
 	const bool has_data = (flags & NFT_SET_MAP) && !verdict;

@@ -567,10 +567,7 @@ void Parser::parse_table_body(TableDecl &t)
 			else
 				throw LangError(f.loc, "unknown table option " + f.text);
 		} else if (w.text == "comment") {
-			Token c = take();
-			if (c.kind != Tok::String)
-				unexpected(c, "quoted string");
-			t.comment = c.text;
+			t.comment = comment_string();
 		} else {
 			unexpected(w, "chain, set, map, flowtable, flags or comment");
 		}
@@ -691,7 +688,7 @@ void Parser::parse_chain_body(ChainDecl &c)
 		}
 		if (t.is("comment") && peek(1).kind == Tok::String) {
 			take();
-			c.comment = take().text;
+			c.comment = comment_string();
 			continue;
 		}
 		c.rules.push_back(parse_rule());
@@ -740,11 +737,36 @@ static uint64_t parse_time_ms(const Token &t)
 	return total;
 }
 
+// A comment's string, quoted or a word: at most 128 characters, as nft
+// allows.
+std::string Parser::comment_string()
+{
+	Token c = take();
+	if (c.kind != Tok::String && c.kind != Tok::Word)
+		unexpected(c, "string");
+	if (c.text.size() > 128)
+		throw LangError(c.loc, "comment too long, 128 characters maximum allowed");
+	return c.text;
+}
+
 void Parser::parse_set_body(SetDecl &s)
 {
 	while (block_continues()) {
 		Token w = take();
-		if (w.text == "type" || w.text == "typeof") {
+		if (w.text == "typeof") {
+			s.type_loc = peek().loc;
+			s.key_typeof = parse_typeof_expr();
+			s.type_loc = s.key_typeof->loc;
+			if (s.is_map) {
+				expect(":", "':'");
+				if (peek().text == "verdict")
+					s.data_type = take().text;
+				else
+					s.data_typeof = parse_typeof_expr();
+			} else if (peek().punct(":")) {
+				throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
+			}
+		} else if (w.text == "type") {
 			s.type_loc = peek().loc;
 			s.key_types.push_back(expect_name("data type"));
 			while (accept("."))
@@ -781,10 +803,7 @@ void Parser::parse_set_body(SetDecl &s)
 				unexpected(p, "performance or memory");
 			s.policy = p.text;
 		} else if (w.text == "comment") {
-			Token c = take();
-			if (c.kind != Tok::String)
-				unexpected(c, "quoted string");
-			s.comment = c.text;
+			s.comment = comment_string();
 		} else if (w.text == "counter") {
 			s.counter = true;
 		} else {
@@ -828,10 +847,7 @@ void Parser::parse_counter_body(CounterDecl &c)
 			Token b = take();
 			c.bytes = parse_u64(b);
 		} else if (w.text == "comment") {
-			Token s = take();
-			if (s.kind != Tok::String && s.kind != Tok::Word)
-				unexpected(s, "string");
-			c.comment = s.text;
+			c.comment = comment_string();
 		} else {
 			unexpected(w, "packets or comment");
 		}
@@ -847,7 +863,7 @@ Rule Parser::parse_rule()
 	while (!at_end_of_stmt()) {
 		if (peek().is("comment") && peek(1).kind == Tok::String) {
 			take();
-			r.comment = take().text;
+			r.comment = comment_string();
 			continue;
 		}
 		parse_statement(r);
@@ -958,17 +974,24 @@ ExprPtr Parser::parse_primary_lhs()
 	unexpected(t);
 }
 
-ExprPtr Parser::parse_lhs()
+// Header fields, meta and ct keys, concatenated: typeof's expressions, and
+// a match's left side before any bitwise operator.
+ExprPtr Parser::parse_typeof_expr()
 {
 	auto e = parse_primary_lhs();
-	if (peek().punct(".")) {
-		auto c = make_expr(ExprKind::Concat, e->loc);
-		c->items.push_back(std::move(e));
-		while (accept("."))
-			c->items.push_back(parse_primary_lhs());
-		c->loc = span(c->items.front()->loc, c->items.back()->loc);
-		e = std::move(c);
-	}
+	if (!peek().punct("."))
+		return e;
+	auto c = make_expr(ExprKind::Concat, e->loc);
+	c->items.push_back(std::move(e));
+	while (accept("."))
+		c->items.push_back(parse_primary_lhs());
+	c->loc = span(c->items.front()->loc, c->items.back()->loc);
+	return c;
+}
+
+ExprPtr Parser::parse_lhs()
+{
+	auto e = parse_typeof_expr();
 	while (peek().punct("&") || peek().punct("|") || peek().punct("^")) {
 		Token op = take();
 		auto b = make_expr(ExprKind::Binop, op.loc);

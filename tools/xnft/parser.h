@@ -64,6 +64,8 @@ private:
 	bool parse_statement(Rule &r);
 	ExprPtr parse_primary_lhs();
 	ExprPtr parse_lhs();
+	ExprPtr parse_typeof_expr();
+	std::string comment_string();
 	ExprPtr parse_rhs(bool allow_list);
 	ExprPtr parse_rhs_atom();
 	ExprPtr parse_set_literal(bool allow_map);

@@ -1,5 +1,6 @@
 // printer.cc - nft's `list` format (see printer.h).
 #include "printer.h"
+#include "set_userdata.h"
 
 #include <libnftnl/chain.h>
 #include <libnftnl/flowtable.h>
@@ -116,13 +117,22 @@ std::string print_set(nftnl_set *s, const PrintOptions &o)
 			verdict = true;
 			type += " : verdict";
 		} else {
-			const DataType &d = datatype(static_cast<TypeId>(dt));
-			uint32_t dl = nftnl_set_get_u32(s, NFTNL_SET_DATA_LEN);
-			data = KeyPart{&d, dl * 8, d.order, dl};
-			type += " : " + std::string(d.name);
+			data = datapart_of_set(s);
+			type += " : " + std::string(data.type->name);
 		}
 	}
-	out += "\t\ttype " + type + "\n";
+	uint32_t ulen = 0;
+	const void *ud = nftnl_set_is_set(s, NFTNL_SET_USERDATA) ? nftnl_set_get_data(s, NFTNL_SET_USERDATA, &ulen) : nullptr;
+	const SetUserdataOut udata = parse_set_userdata(ud, ulen);
+	if (!udata.key_typeof.empty()) {
+		// nft prints the data's typeof, else the data type, after it.
+		std::string data_text = type.substr(type.find(" : ") == std::string::npos ? type.size() : type.find(" : "));
+		if (!udata.data_typeof.empty())
+			data_text = " : " + udata.data_typeof;
+		out += "\t\ttypeof " + udata.key_typeof + (is_map ? data_text : "") + "\n";
+	} else {
+		out += "\t\ttype " + type + "\n";
+	}
 	if (!(flags & NFT_SET_CONSTANT)) {
 		if (nftnl_set_is_set(s, NFTNL_SET_POLICY) &&
 		    nftnl_set_get_u32(s, NFTNL_SET_POLICY) == NFT_SET_POL_MEMORY)
@@ -152,6 +162,8 @@ std::string print_set(nftnl_set *s, const PrintOptions &o)
 								     b[i] = static_cast<uint8_t>(v >> (8 * i));
 							     return b;
 						     }(), o.numeric) + "\n";
+	if (udata.has_comment)
+		out += "\t\tcomment \"" + udata.comment + "\"\n";
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
 	bool any = nftnl_set_elems_iter_next(it) != nullptr;
 	nftnl_set_elems_iter_destroy(it);
@@ -357,6 +369,11 @@ Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
 		j.set("type", std::move(types));
 	}
 	j.set("handle", Json::uinteger(nftnl_set_get_u64(s, NFTNL_SET_HANDLE)));
+	uint32_t ulen = 0;
+	const void *ud = nftnl_set_is_set(s, NFTNL_SET_USERDATA) ? nftnl_set_get_data(s, NFTNL_SET_USERDATA, &ulen) : nullptr;
+	const SetUserdataOut udata = parse_set_userdata(ud, ulen);
+	if (udata.has_comment)
+		j.set("comment", Json::string(udata.comment));
 	KeyPart data{};
 	bool verdict = false;
 	if (map) {
@@ -365,10 +382,8 @@ Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
 			verdict = true;
 			j.set("map", Json::string("verdict"));
 		} else {
-			const DataType &d = datatype(static_cast<TypeId>(dt));
-			uint32_t dl = nftnl_set_get_u32(s, NFTNL_SET_DATA_LEN);
-			data = KeyPart{&d, dl * 8, d.order, dl};
-			j.set("map", Json::string(d.name));
+			data = datapart_of_set(s);
+			j.set("map", Json::string(data.type->name));
 		}
 	}
 	if (!(flags & NFT_SET_CONSTANT)) {

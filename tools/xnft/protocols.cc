@@ -3,6 +3,8 @@
 
 #include <linux/netfilter/nf_tables.h>
 
+#include <cstring>
+
 namespace xnft {
 
 #define LL NFT_PAYLOAD_LL_HEADER
@@ -85,7 +87,7 @@ static const MetaKey meta_keys[] = {
 	{"skgid", NFT_META_SKGID, TYPE_GID, 32, ByteOrder::Host},
 	{"nftrace", NFT_META_NFTRACE, TYPE_INTEGER, 1, ByteOrder::Host},
 	{"nfproto", NFT_META_NFPROTO, TYPE_NFPROTO, 8, ByteOrder::Host},
-	{"l4proto", NFT_META_L4PROTO, TYPE_INET_PROTOCOL, 8, ByteOrder::Big},
+	{"l4proto", NFT_META_L4PROTO, TYPE_INET_PROTOCOL, 8, ByteOrder::Host},
 	{"ibrname", NFT_META_BRI_IIFNAME, TYPE_IFNAME, 128, ByteOrder::Host},
 	{"obrname", NFT_META_BRI_OIFNAME, TYPE_IFNAME, 128, ByteOrder::Host},
 	{"pkttype", NFT_META_PKTTYPE, TYPE_PKTTYPE, 8, ByteOrder::Host},
@@ -183,6 +185,81 @@ const CtKey *find_ct(const std::string &name, const std::string &l3)
 	for (auto &k : ct_keys)
 		if (name == k.name)
 			return &k;
+	return nullptr;
+}
+
+std::string meta_expr_text(uint32_t key)
+{
+	static const uint32_t unqualified[] = {NFT_META_IIF, NFT_META_OIF, NFT_META_IIFNAME,
+					       NFT_META_OIFNAME, NFT_META_IIFGROUP, NFT_META_OIFGROUP};
+	const MetaKey *m = meta_by_key(key);
+	std::string n = m ? m->name : "key" + std::to_string(key);
+	for (uint32_t k : unqualified)
+		if (k == key)
+			return n;
+	return "meta " + n;
+}
+
+std::string ct_key_text(uint32_t key)
+{
+	const CtKey *k = ct_by_key(key);
+	std::string name = k ? k->name : "key" + std::to_string(key);
+	if (key == NFT_CT_SRC_IP || key == NFT_CT_DST_IP)
+		return "ip " + name;
+	if (key == NFT_CT_SRC_IP6 || key == NFT_CT_DST_IP6)
+		return "ip6 " + name;
+	return name;
+}
+
+std::string ct_expr_text(uint32_t key, int dir)
+{
+	const char *d = dir == 0 ? "original " : dir == 1 ? "reply " : "";
+	return "ct " + std::string(d) + ct_key_text(key);
+}
+
+// nftables' proto_desc ids (proto.h) of the protocols xnft knows.
+static const struct {
+	const char *proto;
+	uint32_t id;
+} nft_proto_descs[] = {
+	{"icmp", 4}, {"udp", 6}, {"tcp", 8}, {"ip", 12}, {"ip6", 13},
+	{"icmpv6", 14}, {"vlan", 16}, {"ether", 17},
+};
+
+uint32_t nft_proto_desc_id(const std::string &proto)
+{
+	for (auto &d : nft_proto_descs)
+		if (proto == d.proto)
+			return d.id;
+	return 0;
+}
+
+// payload_fields lists each protocol's fields in the order of nftables'
+// templates, so a field's index is its place among its protocol's.
+unsigned nft_field_index(const PayloadField &f)
+{
+	unsigned index = 0;
+	for (auto &g : payload_fields) {
+		if (!strcmp(g.proto, f.proto))
+			index++;
+		if (&g == &f)
+			return index;
+	}
+	return 0;
+}
+
+const PayloadField *payload_by_nft_id(uint32_t desc, unsigned index)
+{
+	const char *proto = nullptr;
+	for (auto &d : nft_proto_descs)
+		if (d.id == desc)
+			proto = d.proto;
+	if (!proto)
+		return nullptr;
+	unsigned at = 0;
+	for (auto &f : payload_fields)
+		if (!strcmp(f.proto, proto) && ++at == index)
+			return &f;
 	return nullptr;
 }
 

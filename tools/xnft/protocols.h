@@ -50,6 +50,20 @@ const MetaKey *find_meta(const std::string &name);
 // L3 is "ip"/"ip6"/"" for saddr/daddr.
 const CtKey *find_ct(const std::string &name, const std::string &l3);
 
+// A meta or ct expression as nft prints it: "meta mark", "iifname"
+// (nft's unqualified keys), "ct original ip saddr" (@dir: 0 original, 1
+// reply, else none); ct_key_text is the key alone ("ip saddr", "state").
+std::string meta_expr_text(uint32_t key);
+std::string ct_key_text(uint32_t key);
+std::string ct_expr_text(uint32_t key, int dir);
+
+// How nft names a header field in a set's USERDATA (typeof): its
+// protocol's proto_desc id (0: none) and the field's 1-based place among
+// that protocol's templates; and back (null if unknown).
+uint32_t nft_proto_desc_id(const std::string &proto);
+unsigned nft_field_index(const PayloadField &f);
+const PayloadField *payload_by_nft_id(uint32_t desc, unsigned index);
+
 // The protocol layer a payload protocol sits on.
 Layer proto_layer(const std::string &proto);
 

@@ -1,0 +1,260 @@
+// set_userdata.cc - a set's USERDATA, as nft 1.0.6 writes and reads it
+// (see set_userdata.h). The records were taken from nft's own requests
+// (strace of `nft -f`), field by field, for every header field, meta and
+// ct key xnft knows; tests/test_set_userdata.cc holds them.
+#include "set_userdata.h"
+
+#include <cstring>
+
+#include "protocols.h"
+
+namespace xnft {
+
+namespace {
+
+// libnftnl's record types (libnftnl/udata.h, nftables' set udata).
+enum : uint8_t {
+	kSetKeyByteorder = 0,
+	kSetDataByteorder = 1,
+	kSetKeyTypeof = 3,
+	kSetDataTypeof = 4,
+	kSetDataInterval = 6,
+	kSetComment = 7,
+};
+// Inside a typeof record: the expression's kind and its own data.
+enum : uint8_t { kTypeofExpr = 0, kTypeofData = 1 };
+// nftables' enum expr_types.
+enum : uint32_t { kExprVerdict = 1, kExprPayload = 7, kExprMeta = 9, kExprCt = 12, kExprConcat = 13 };
+// A payload's data: protocol, template index, length in bits.
+enum : uint8_t { kPayloadDesc = 0, kPayloadType = 1, kPayloadLen = 4 };
+// A meta's data: its key. A ct's: its key and direction.
+enum : uint8_t { kMetaKey = 0, kCtKey = 0, kCtDir = 1 };
+
+void put_u32(Bytes &b, uint8_t type, uint32_t v)
+{
+	b.push_back(type);
+	b.push_back(4);
+	const size_t at = b.size();
+	b.resize(at + 4);
+	memcpy(b.data() + at, &v, 4);	// host order, as libnftnl's put_u32
+}
+
+void put_nest(Bytes &b, uint8_t type, const Bytes &inner)
+{
+	b.push_back(type);
+	b.push_back(static_cast<uint8_t>(inner.size()));
+	b.insert(b.end(), inner.begin(), inner.end());
+}
+
+// One expression of a typeof: [kind][data].
+Bytes typeof_record(const Expr &e)
+{
+	Bytes data;
+	uint32_t kind;
+	switch (e.kind) {
+	case ExprKind::Payload: {
+		const PayloadField *f = find_payload(e.proto, e.text);
+		if (!f)
+			throw LangError(e.loc, "syntax error, unexpected " + e.text +
+					", unknown " + e.proto + " header field");
+		kind = kExprPayload;
+		put_u32(data, kPayloadDesc, nft_proto_desc_id(f->proto));
+		put_u32(data, kPayloadType, nft_field_index(*f));
+		if (f->type == TYPE_INTEGER)
+			put_u32(data, kPayloadLen, f->bits);
+		break;
+	}
+	case ExprKind::Meta: {
+		const MetaKey *m = find_meta(e.text);
+		if (!m)
+			throw LangError(e.loc, "syntax error, unexpected " + e.text + ", unknown meta key");
+		kind = kExprMeta;
+		put_u32(data, kMetaKey, m->key);
+		break;
+	}
+	case ExprKind::Ct: {
+		const CtKey *k = find_ct(e.text, e.chain);
+		if (!k)
+			throw LangError(e.loc, "syntax error, unexpected " + e.text + ", unknown ct key");
+		kind = kExprCt;
+		put_u32(data, kCtKey, k->key);
+		put_u32(data, kCtDir, e.proto.empty() ? ~0u : e.proto == "original" ? 0 : 1);
+		break;
+	}
+	case ExprKind::Concat:
+		kind = kExprConcat;
+		for (size_t i = 0; i < e.items.size(); i++)
+			put_nest(data, static_cast<uint8_t>(i), typeof_record(*e.items[i]));
+		break;
+	default:
+		throw LangError(e.loc, "syntax error, expected a header field, meta or ct expression");
+	}
+	Bytes out;
+	put_u32(out, kTypeofExpr, kind);
+	put_nest(out, kTypeofData, data);
+	return out;
+}
+
+// The record of an expression nft cannot name: a verdict, or a
+// concatenation of types (which nft records as an empty concatenation).
+Bytes empty_typeof(uint32_t kind)
+{
+	Bytes out;
+	put_u32(out, kTypeofExpr, kind);
+	put_nest(out, kTypeofData, {});
+	return out;
+}
+
+// Walks the records of @len bytes at @p; false on a truncated one.
+template <typename Visit>
+bool each_record(const uint8_t *p, size_t len, Visit visit)
+{
+	size_t at = 0;
+	while (at + 2 <= len) {
+		const uint8_t type = p[at], l = p[at + 1];
+		if (at + 2 + l > len)
+			return false;
+		visit(type, p + at + 2, l);
+		at += 2 + l;
+	}
+	return at == len;
+}
+
+bool get_u32(const uint8_t *v, uint8_t len, uint32_t &out)
+{
+	if (len != 4)
+		return false;
+	memcpy(&out, v, 4);
+	return true;
+}
+
+// The text of a typeof record, or "" when nft would not print it as one;
+// each expression's bits and byte order appended to @parts.
+std::string typeof_text(const uint8_t *p, size_t len, std::vector<TypeofPart> &parts)
+{
+	uint32_t kind = 0;
+	bool has_kind = false;
+	const uint8_t *data = nullptr;
+	size_t data_len = 0;
+	if (!each_record(p, len, [&](uint8_t t, const uint8_t *v, uint8_t l) {
+		    if (t == kTypeofExpr)
+			    has_kind = get_u32(v, l, kind);
+		    else if (t == kTypeofData) {
+			    data = v;
+			    data_len = l;
+		    }
+	    }) || !has_kind)
+		return "";
+	if (kind == kExprVerdict)
+		return "verdict";
+	uint32_t a = 0, b = ~0u;
+	bool has_a = false, has_b = false;
+	std::vector<std::string> texts;
+	const bool ok = each_record(data, data_len, [&](uint8_t t, const uint8_t *v, uint8_t l) {
+		if (kind == kExprConcat) {
+			texts.push_back(typeof_text(v, l, parts));
+			return;
+		}
+		if (t == 0)
+			has_a = get_u32(v, l, a);
+		else if (t == 1)
+			has_b = get_u32(v, l, b);
+	});
+	if (!ok || (!has_a && kind != kExprConcat))
+		return "";
+	switch (kind) {
+	case kExprPayload: {
+		const PayloadField *f = has_b ? payload_by_nft_id(a, b) : nullptr;
+		if (!f)
+			return "";
+		parts.push_back({f->bits, ByteOrder::Big});
+		return std::string(f->proto) + " " + f->name;
+	}
+	case kExprMeta: {
+		const MetaKey *m = meta_by_key(a);
+		if (!m)
+			return "";
+		parts.push_back({m->bits, m->order});
+		return meta_expr_text(a);
+	}
+	case kExprCt: {
+		const CtKey *k = ct_by_key(a);
+		if (!k)
+			return "";
+		parts.push_back({k->bits, k->order});
+		return ct_expr_text(a, has_b ? static_cast<int32_t>(b) : -1);
+	}
+	case kExprConcat: {
+		std::string text;
+		for (const std::string &t : texts) {
+			if (t.empty())
+				return "";
+			text += (text.empty() ? "" : " . ") + t;
+		}
+		return text;
+	}
+	default:
+		return "";
+	}
+}
+
+} // namespace
+
+Bytes build_set_userdata(const SetUserdataIn &in)
+{
+	const SetDecl &d = *in.decl;
+	Bytes out;
+	put_u32(out, kSetKeyByteorder, in.key_byteorder);
+	if (in.is_map)
+		put_u32(out, kSetDataByteorder, in.data_byteorder);
+	if (d.key_typeof)
+		put_nest(out, kSetKeyTypeof, typeof_record(*d.key_typeof));
+	else if (d.key_types.size() > 1)
+		put_nest(out, kSetKeyTypeof, empty_typeof(kExprConcat));
+	if (d.data_typeof)
+		put_nest(out, kSetDataTypeof, typeof_record(*d.data_typeof));
+	else if (d.key_typeof && in.verdict_map)
+		put_nest(out, kSetDataTypeof, empty_typeof(kExprVerdict));
+	else if (in.data_concat)
+		put_nest(out, kSetDataTypeof, empty_typeof(kExprConcat));
+	if (in.is_map)
+		put_u32(out, kSetDataInterval, 0);
+	if (d.comment) {
+		Bytes c(d.comment->begin(), d.comment->end());
+		c.push_back(0);
+		put_nest(out, kSetComment, c);
+	}
+	return out;
+}
+
+SetUserdataOut parse_set_userdata(const void *data, uint32_t len)
+{
+	SetUserdataOut out;
+	if (!data)
+		return out;
+	each_record(static_cast<const uint8_t *>(data), len, [&](uint8_t t, const uint8_t *v, uint8_t l) {
+		uint32_t order;
+		if (t == kSetKeyTypeof)
+			out.key_typeof = typeof_text(v, l, out.key_parts);
+		else if (t == kSetDataTypeof)
+			out.data_typeof = typeof_text(v, l, out.data_parts);
+		else if (t == kSetKeyByteorder && get_u32(v, l, order))
+			out.key_byteorder = static_cast<int>(order);
+		else if (t == kSetDataByteorder && get_u32(v, l, order))
+			out.data_byteorder = static_cast<int>(order);
+		else if (t == kSetComment && l > 0) {
+			out.has_comment = true;
+			out.comment.assign(reinterpret_cast<const char *>(v), strnlen(reinterpret_cast<const char *>(v), l));
+		}
+	});
+	// nft prints `typeof` only when the key's record names expressions.
+	if (out.key_typeof.empty()) {
+		out.key_parts.clear();
+		out.data_typeof.clear();
+	}
+	if (out.data_typeof.empty() || out.data_typeof == "verdict")
+		out.data_parts.clear();
+	return out;
+}
+
+} // namespace xnft

@@ -1,0 +1,52 @@
+// set_userdata.h - a set's NFTA_SET_USERDATA as nft 1.0.6 writes and reads
+// it: libnftnl's type-length-value records (NFTNL_UDATA_SET_*) giving the
+// byte order of the key and of the data, the `typeof` expressions of the
+// key and of the data (payload fields by nft's protocol and template ids,
+// meta and ct keys, concatenations, verdicts), and the comment. The kernel
+// stores the bytes and never reads them; `list` prints from them.
+//
+// Ownership: plain values; no state. Thread-safe.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ast.h"
+#include "datatypes.h"
+
+namespace xnft {
+
+// What the compiler knows of a declared set when it writes the record.
+struct SetUserdataIn {
+	const SetDecl *decl;
+	uint32_t key_byteorder;     // nft_byteorder(); 0 for a concatenation
+	bool is_map;
+	bool verdict_map;
+	uint32_t data_byteorder;    // maps; 0 for a verdict or a concatenation
+	bool data_concat;           // `type K : A . B` (an empty concatenation record)
+};
+
+// The record nft writes for the set @in.decl declares (at most
+// NFT_USERDATA_MAXLEN bytes; the compiler refuses a longer comment).
+Bytes build_set_userdata(const SetUserdataIn &in);
+
+// One expression of a typeof, as its values are held: bits and byte order.
+struct TypeofPart {
+	unsigned bits;
+	ByteOrder order;
+};
+
+// What `list` prints from a set's record.
+struct SetUserdataOut {
+	std::string key_typeof;     // "ip saddr . tcp dport"; empty: print `type`
+	std::vector<TypeofPart> key_parts;   // each of key_typeof's expressions
+	std::string data_typeof;    // "meta mark", "verdict"; empty: print the data type
+	std::vector<TypeofPart> data_parts;
+	int key_byteorder = -1;     // nft's byte order of a single key (-1: none recorded)
+	int data_byteorder = -1;
+	bool has_comment = false;
+	std::string comment;
+};
+SetUserdataOut parse_set_userdata(const void *data, uint32_t len);
+
+} // namespace xnft
