@@ -705,9 +705,10 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			if (op == NFT_BITWISE_BOOL) {
 				v.mask = get_bytes(e, NFTNL_EXPR_BITWISE_MASK);
 			} else if (op == NFT_BITWISE_RSHIFT) {
-				Bytes d = get_bytes(e, NFTNL_EXPR_BITWISE_DATA);
+				const Bytes d = get_bytes(e, NFTNL_EXPR_BITWISE_DATA);
 				uint32_t n = 0;
-				memcpy(&n, d.data(), std::min<size_t>(d.size(), 4));
+				if (d.size() == 4)
+					memcpy(&n, d.data(), 4);
 				v.rshift = n;
 			}
 		} else if (n == "byteorder") {
