@@ -43,6 +43,11 @@ if ! bash kmod-shim/build.sh "$kdir" debug >"$kdir.log" 2>&1; then
 fi
 tail -1 "$kdir.log"
 
+# Linux's forwarding selftests, extracted once on the host (the guest's
+# own extraction is slow and, on the debug kernel, failed).
+bash selftests/kforwarding/extract.sh build-kforwarding >/dev/null 2>&1 ||
+	echo "test-debug: Linux's forwarding selftests not extracted (xbridge_kernel_forwarding will skip)" >&2
+
 envs=()
 for v in XBRIDGE XNFT; do
 	[[ -z ${!v:-} ]] || envs+=(--env "$v=${!v}")
