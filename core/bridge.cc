@@ -72,12 +72,14 @@ void Bridge::destroy(Bridge *br)
 		br->remove_port(&br->port_list_.front());
 
 	/* No port is published any more; wait for readers of the last table,
-	 * of FDB entries and of the host port, then free without deferral. */
+	 * of FDB entries and of the host port (one grace period, as the Linux
+	 * bridge's br_vlan_flush), then free without deferral. What is still
+	 * queued to call_rcu (ports, port VLANs, entries, port tables) needs
+	 * nothing of the bridge; the module's exit waits for it. */
 	xb_synchronize_rcu();
 	br->fdb_.fini();
 	if (br->host_)
 		port_free(br->host_);
-	xb_rcu_barrier();
 	if (br->fdb_lock_)
 		xb_lock_destroy(br->fdb_lock_);
 	xb_free(br->ports_.writer());
@@ -124,19 +126,33 @@ void Bridge::port_free_rcu(xb_rcu_head *head)
 	port_free(port_of_rcu(head));
 }
 
+void Bridge::port_table_free_rcu(xb_rcu_head *head)
+{
+	xb_free(xb_container_of(head, PortTable, rcu));
+}
+
+/* See PortTable: no grace-period wait unless memory is short. */
 void Bridge::publish_ports()
 {
 	PortTable *next = ports_spare_;
 	uint32_t n = 0;
 
+	if (!xb_rcu_gp_done(ports_spare_gp_)) {
+		auto *fresh = static_cast<PortTable *>(xb_alloc(sizeof(PortTable), XB_ALLOC_SLEEP));
+		if (fresh) {
+			xb_call_rcu(&next->rcu, port_table_free_rcu);
+			next = fresh;
+		} else {
+			xb_rcu_gp_wait(ports_spare_gp_);
+		}
+	}
 	for (Port &p : port_list_)
 		next->port[n++] = &p;
 	next->count = n;
 	PortTable *old = ports_.writer();
 	ports_.publish(next);
-	/* Readers of the old copy must finish before it is rewritten. */
-	xb_synchronize_rcu();
 	ports_spare_ = old;
+	ports_spare_gp_ = xb_rcu_gp_start();
 }
 
 Port *Bridge::find_port(uint32_t ifindex) const
@@ -217,11 +233,12 @@ int Bridge::add_port(const PortSetup &setup, Port **out, Extack *ack)
 		err = vlan_add(p, opts_.default_pvid, opts_.default_pvid,
 			       kVlanPvid | kVlanUntagged, ack);
 	if (err) {
+		/* Its local entry was visible: readers may hold it. */
+		fdb_.mark_unlinked(p);
 		FdbFilter all;
 		all.port = p;
 		fdb_.flush(all, FdbReason::PortRemoved);
-		xb_synchronize_rcu();
-		port_free(p);
+		xb_call_rcu(&p->rcu, port_free_rcu);
 		return fail(ack, -err, "out of memory for the port");
 	}
 
@@ -238,7 +255,9 @@ void Bridge::remove_port(Port *port)
 	/* Frames already on their way in see a disabled port and drop. */
 	store_once(port->state, uint8_t(PortState::Disabled));
 	port_list_.erase(port_list_.iterator_to(*port));
-	publish_ports();	/* includes a grace period: no learner left */
+	publish_ports();
+	/* Learners that found the port before now make no entry for it. */
+	fdb_.mark_unlinked(port);
 
 	/* As fdb_delete_local: a local entry whose address another port (a
 	 * member of its VID) or the bridge itself also has moves there. */
@@ -569,16 +588,18 @@ int Bridge::vlan_add(Port *port, uint16_t vid_start, uint16_t vid_end, uint8_t f
 }
 
 /*
- * Remove published VLANs: unpublish, wait for readers (no learner still
- * holds one), flush the dynamic entries of those VIDs on the port and the
- * port's local entries, rewrite the static entries that cache them to the
- * port form, then free them after another grace period.
+ * Remove published VLANs: unpublish, mark them unlinked (a learner that
+ * still holds one makes no entry caching it), flush the dynamic entries of
+ * those VIDs on the port and the port's local entries, rewrite the static
+ * entries that cache them to the port form, then free them after a grace
+ * period. No wait: Linux's __vlan_del frees through call_rcu too.
  */
 void Bridge::vlans_remove(Port *port, PortVlan **vlans, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		port->vlans.remove(vlans[i]->vid);
-	xb_synchronize_rcu();
+		fdb_.mark_unlinked(vlans[i]);
+	}
 	for (unsigned i = 0; i < n; i++) {
 		FdbFilter dynamic;
 		dynamic.port = port;

@@ -77,11 +77,18 @@ struct PortSetup {
 	void *priv;
 };
 
-/* The ports flooding visits. Two preallocated copies alternate: the
- * control path fills the unpublished one, publishes it and waits for a
- * grace period, so removing a port never needs memory. */
+/*
+ * The ports flooding visits. Two copies alternate: the control path fills
+ * the unpublished one and publishes it; the one it replaced becomes the
+ * spare. The spare is rewritten only once a grace period has passed since
+ * it was unpublished; if none has, a fresh copy is allocated and the spare
+ * freed through call_rcu, so adding or removing a port waits for no grace
+ * period (only when that allocation fails, removal waits instead: it never
+ * needs memory).
+ */
 struct PortTable {
 	uint32_t count;
+	xb_rcu_head rcu;
 	Port *port[kMaxPorts];
 };
 
@@ -224,6 +231,7 @@ private:
 	Port *port_alloc(const PortSetup &setup, bool is_host);
 	static void port_free(Port *port);
 	static void port_free_rcu(xb_rcu_head *head);
+	static void port_table_free_rcu(xb_rcu_head *head);
 	void publish_ports();
 	int add_local_entry(Port *port, uint16_t vid);
 	void drop_local_entry(Port *owner, MacKey mac, uint16_t vid);
@@ -241,6 +249,7 @@ private:
 	Port *host_ = nullptr;
 	RcuPtr<PortTable> ports_;
 	PortTable *ports_spare_ = nullptr;	/* the unpublished copy */
+	xb_rcu_gp ports_spare_gp_ = 0;	/* since it was unpublished */
 	PortList port_list_;		/* non-host ports, control only */
 	RcuPtr<Conntrack> ct_;		/* owned */
 	RcuPtr<FlowTable> flows_;	/* owned, with ct_ */

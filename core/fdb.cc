@@ -191,6 +191,33 @@ bool Fdb::pin_for_flow(MacKey mac, uint16_t vid, const Port *port)
 	return true;
 }
 
+/*
+ * A learner's destination may belong to a port or port VLAN that is being
+ * removed: it looked it up before the removal unpublished it. The removal
+ * marks it unlinked under this lock before flushing and rewriting the
+ * entries that point at it, so checking under the lock is enough: an entry
+ * made before the mark is flushed, none is made after it.
+ */
+bool Fdb::dest_unlinked(FdbDest dest) const
+{
+	PortVlan *v = dest.vlan();
+	if (v && load_once(v->unlinked))
+		return true;
+	return load_once(dest.port()->unlinked);
+}
+
+void Fdb::mark_unlinked(Port *port)
+{
+	LockGuard guard(lock_);
+	store_once(port->unlinked, true);
+}
+
+void Fdb::mark_unlinked(PortVlan *vlan)
+{
+	LockGuard guard(lock_);
+	store_once(vlan->unlinked, true);
+}
+
 void Fdb::roam(FdbEntry *e, FdbDest dest, Port *old_port)
 {
 	LockGuard guard(lock_);
@@ -199,6 +226,8 @@ void Fdb::roam(FdbEntry *e, FdbDest dest, Port *old_port)
 	/* Re-check: the entry may have been deleted, made sticky or local,
 	 * or already roamed here since the lock-free look. */
 	if (flags & (kFdbUnlinked | kFdbSticky | kFdbLocal))
+		return;
+	if (dest_unlinked(dest))
 		return;
 	Port *cur = e->destination().port();
 	store_publish(e->dest, dest.word());
@@ -223,11 +252,13 @@ void Fdb::learn_slow(FdbEntry *e, uint64_t key, FdbDest dest, uint32_t now,
 			return;
 		Port *cur_port = FdbDest::from_word(cur).port();
 		if (cur_port == dest.port()) {
-			/* Same port, other VLAN form: promote silently. If a
-			 * roam changed the word meanwhile, the CAS fails and
-			 * the roam stands. */
-			__atomic_compare_exchange_n(&e->dest, &cur, dest.word(), false,
-						    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+			/* Same port, other VLAN form: promote silently, under
+			 * the lock (rare: once per entry), so that a port VLAN
+			 * being removed is never cached again. */
+			LockGuard guard(lock_);
+			if (!(e->flags & kFdbUnlinked) && load_dep(e->dest) == cur &&
+			    !dest_unlinked(dest))
+				store_publish(e->dest, dest.word());
 			return;
 		}
 		if (flags & kFdbSticky)
@@ -244,6 +275,8 @@ void Fdb::learn_slow(FdbEntry *e, uint64_t key, FdbDest dest, uint32_t now,
 	if (find_locked(key))
 		return;	/* lost a race with another learner */
 	if (max && n_learned_ >= max)
+		return;
+	if (dest_unlinked(dest))
 		return;
 	e = create_locked(key, dest, uint16_t(kFdbDynamicLearned | extra_flags), now);
 	if (e)

@@ -10,10 +10,11 @@
  * spinlock in the kernel) serialises every change to the table and to an
  * entry's flags. Readers take no lock: lookup() walks a bucket chain inside
  * an RCU read section. Entries are freed through call_rcu after they are
- * unlinked. The datapath also writes three fields without the lock:
- * `used` and `updated` (plain timestamps, load_once/store_once), and the
- * destination word when promoting an entry to its port-VLAN form on the
- * same port (compare-and-swap, so a concurrent roam under the lock wins).
+ * unlinked. The datapath writes two fields without the lock, `used` and
+ * `updated` (plain timestamps, load_once/store_once); everything else a
+ * learner changes (creating, roaming, promoting an entry to its port-VLAN
+ * form) it changes under the lock, after checking there that the port or
+ * port VLAN it names is not being removed (dest_unlinked).
  *
  * Resizing. Each entry has two chain links; a table uses one of them. A
  * resize (control context only) links every entry into a new table through
@@ -226,6 +227,10 @@ public:
 	int del(MacKey mac, uint16_t vid, Port *port, FdbReason reason, Extack *ack) XB_EXCLUDES(lock_);
 	/* Delete every matching entry; returns how many. */
 	unsigned flush(const FdbFilter &filter, FdbReason reason) XB_EXCLUDES(lock_);
+	/* Before a port or port VLAN's entries are flushed or rewritten for
+	 * its removal: from here on no learner makes an entry that names it. */
+	void mark_unlinked(Port *port) XB_EXCLUDES(lock_);
+	void mark_unlinked(PortVlan *vlan) XB_EXCLUDES(lock_);
 	/* Rewrite matching entries to the plain port form; returns how many. */
 	unsigned rewrite_to_port(const FdbFilter &filter) XB_EXCLUDES(lock_);
 	/*
@@ -352,6 +357,7 @@ private:
 	void learn_slow(FdbEntry *e, uint64_t key, FdbDest dest, uint32_t now,
 			uint16_t extra_flags) XB_EXCLUDES(lock_);
 	static bool matches(const FdbEntry *e, const FdbFilter &f);
+	bool dest_unlinked(FdbDest dest) const XB_REQUIRES(lock_);
 	static void free_entry_rcu(xb_rcu_head *head);
 
 	RcuPtr<Table> table_;

@@ -92,6 +92,17 @@ void xb_rcu_read_unlock(void);
 void xb_synchronize_rcu(void);		/* control context only */
 void xb_call_rcu(xb_rcu_head *head, xb_rcu_callback fn);
 void xb_rcu_barrier(void);		/* control context only */
+/*
+ * Grace-period cookies (the kernel's polled RCU): xb_rcu_gp_start() makes
+ * sure a grace period will start and returns its cookie; xb_rcu_gp_done()
+ * tells whether a full grace period has passed since; xb_rcu_gp_wait()
+ * waits only if it has not. Memory unpublished before the cookie was taken
+ * is unread once it is done. Control context only.
+ */
+typedef unsigned long xb_rcu_gp;
+xb_rcu_gp xb_rcu_gp_start(void);
+int xb_rcu_gp_done(xb_rcu_gp gp);
+void xb_rcu_gp_wait(xb_rcu_gp gp);
 
 /*
  * The writer lock. It excludes both other writers and datapath writers

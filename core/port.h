@@ -76,6 +76,9 @@ struct Port {
 	uint32_t flags;		/* PortFlag */
 	uint8_t state;		/* PortState */
 	bool is_host;		/* the bridge device itself */
+	/* Leaving the bridge: set under the FDB lock, which learners check
+	 * it under, so no entry is made for a port being removed (Fdb). */
+	bool unlinked;
 	uint16_t index;		/* slot in the bridge's port table */
 	MacKey addr;
 	RcuPtr<const char> ifname;	/* the environment's name for it (nft's

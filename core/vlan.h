@@ -10,10 +10,10 @@
  * Locking. Readers (the datapath) call find() and pvid() inside an RCU read
  * section, without locks. Writers are serialised by the caller (the
  * bridge's control path: RTNL in the kernel). A PortVlan is published
- * fully initialised (release store); removal unpublishes it and the caller
- * frees it only after a grace period, because FDB entries and in-flight
- * readers may still point at it (see Documentation/design.md, "Tagged
- * destinations").
+ * fully initialised (release store); removal unpublishes it, marks it
+ * unlinked under the FDB lock, rewrites the FDB entries that cache it and
+ * frees it through call_rcu, because in-flight readers may still point at
+ * it (see Documentation/design.md, "Tagged destinations").
  *
  * The map is a two-level radix table: 64 chunks of 64 slots. A lookup is
  * two dependent loads; chunks are allocated on first use and kept until
@@ -52,6 +52,9 @@ struct PortVlan {
 	uint16_t vid;		/* never changes */
 	uint8_t flags;		/* kVlanUntagged (PVID is VlanSet::pvid) */
 	uint8_t state;		/* PortState; load_once in the datapath */
+	/* Unpublished: set under the FDB lock, which learners check it under,
+	 * so no FDB entry caches it once the removal's flush has run (Fdb). */
+	bool unlinked;
 	PerCpu<VlanStats> stats;
 	xb_rcu_head rcu;
 };

@@ -98,6 +98,21 @@ void xb_rcu_barrier(void)
 	rcu_barrier();
 }
 
+xb_rcu_gp xb_rcu_gp_start(void)
+{
+	return start_poll_synchronize_rcu();
+}
+
+int xb_rcu_gp_done(xb_rcu_gp gp)
+{
+	return poll_state_synchronize_rcu(gp);
+}
+
+void xb_rcu_gp_wait(xb_rcu_gp gp)
+{
+	cond_synchronize_rcu(gp);
+}
+
 struct xb_lock {
 	spinlock_t lock;
 };

@@ -163,6 +163,70 @@ TEST_CASE("removing a port that entries point at, then forwarding", "[lifetime][
 	}
 }
 
+/*
+ * Removal no longer waits for a grace period before flushing: a learner
+ * that found the port or port VLAN before it was unpublished can still be
+ * running. Play that learner after the removal, inside one read section
+ * (so nothing is freed yet): it must make no entry, and promote none, that
+ * names what is going.
+ */
+TEST_CASE("a learner holding a removed port VLAN or port caches neither", "[lifetime][rcu]")
+{
+	BridgeFixture f(3, true);
+	for (unsigned i = 1; i <= 3; i++)
+		REQUIRE(f.br->vlan_add(f.p(i), 10, 10, 0, nullptr) == 0);
+	Fdb &fdb = const_cast<Fdb &>(f.br->fdb());
+	const uint32_t now = Bridge::now_ticks();
+	const MacKey fresh = host_mac(0x7a01), promoted = host_mac(0x7a02);
+
+	SECTION("port VLAN") {
+		Port *p2 = f.p(2);
+		PortVlan *v = f.pv(p2, 10);
+		/* a static entry in the port form, which a learner would promote */
+		REQUIRE(f.br->fdb_add(promoted, 10, p2, kFdbStatic, FdbAddMode::Create, nullptr) == 0);
+		{
+			RcuReadGuard g;
+			REQUIRE(f.br->vlan_del(p2, 10, 10, nullptr) == 0);
+			CHECK(v->unlinked);
+			fdb.learn(FdbDest::to_vlan(v), fresh, 10, now, 0);
+			fdb.learn(FdbDest::to_vlan(v), promoted, 10, now, 0);
+		}
+		CHECK(!f.has(fresh, 10));
+		REQUIRE(f.has(promoted, 10));
+		CHECK(f.entry(promoted, 10).vlan == nullptr);
+		CHECK(f.entry(promoted, 10).port == p2);
+		/* a live VLAN of the same port is still learned and promoted */
+		REQUIRE(f.br->vlan_add(p2, 10, 10, 0, nullptr) == 0);
+		{
+			RcuReadGuard g;
+			fdb.learn(FdbDest::to_vlan(f.pv(p2, 10)), fresh, 10, now, 0);
+			fdb.learn(FdbDest::to_vlan(f.pv(p2, 10)), promoted, 10, now, 0);
+		}
+		CHECK(f.entry(fresh, 10).vlan == f.pv(p2, 10));
+		CHECK(f.entry(promoted, 10).vlan == f.pv(p2, 10));
+	}
+	SECTION("port") {
+		Port *p2 = f.p(2);
+		PortVlan *v = f.pv(p2, 10);
+		const MacKey roamer = host_mac(0x7a03);
+		f.learn(f.p(3), roamer, {q(10)});
+		{
+			RcuReadGuard g;
+			f.br->remove_port(p2);
+			f.ports[1] = nullptr;
+			CHECK(p2->unlinked);
+			fdb.learn(FdbDest::to_port(p2), fresh, 10, now, 0);
+			fdb.learn(FdbDest::to_vlan(v), fresh, 10, now, 0);
+			fdb.learn(FdbDest::to_port(p2), roamer, 10, now, 0);	/* no roam */
+		}
+		CHECK(!f.has(fresh, 10));
+		REQUIRE(f.has(roamer, 10));
+		CHECK(f.entry(roamer, 10).port == f.p(3));
+		for (auto &kv : fdb_dump(*f.br))
+			CHECK(kv.second.port != p2);
+	}
+}
+
 TEST_CASE("datapath keeps deciding while VLANs and ports come and go", "[lifetime][rcu]")
 {
 	BridgeFixture f(3, true);
