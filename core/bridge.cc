@@ -70,6 +70,8 @@ void Bridge::destroy(Bridge *br)
 	br->set_conntrack(false, nullptr);
 	while (!br->port_list_.empty())
 		br->remove_port(&br->port_list_.front());
+	if (br->host_)
+		br->port_release_stats(br->host_);
 
 	/* No port is published any more; wait for readers of the last table,
 	 * of FDB entries and of the host port (one grace period, as the Linux
@@ -80,6 +82,7 @@ void Bridge::destroy(Bridge *br)
 	br->fdb_.fini();
 	if (br->host_)
 		port_free(br->host_);
+	br->vlan_stats_.destroy();
 	if (br->fdb_lock_)
 		xb_lock_destroy(br->fdb_lock_);
 	xb_free(br->ports_.writer());
@@ -238,6 +241,7 @@ int Bridge::add_port(const PortSetup &setup, Port **out, Extack *ack)
 		FdbFilter all;
 		all.port = p;
 		fdb_.flush(all, FdbReason::PortRemoved);
+		port_release_stats(p);
 		xb_call_rcu(&p->rcu, port_free_rcu);
 		return fail(ack, -err, "out of memory for the port");
 	}
@@ -267,6 +271,7 @@ void Bridge::remove_port(Port *port)
 	FdbFilter all;
 	all.port = port;
 	fdb_.flush(all, FdbReason::PortRemoved);
+	port_release_stats(port);
 	xb_call_rcu(&port->rcu, port_free_rcu);
 }
 
@@ -526,6 +531,48 @@ void Bridge::vlan_update_flags(Port *port, PortVlan *vlan, uint8_t flags)
 	store_once(vlan->flags, uint8_t(flags & kVlanUntagged));
 }
 
+/*
+ * A port VLAN counting where Linux's would (vlan_stats.h): into the
+ * bridge's per-VID counters, unless per-port statistics are on and it is
+ * not the bridge device's own.
+ */
+PortVlan *Bridge::vlan_create(Port *port, uint16_t vid, uint8_t flags)
+{
+	if (!port->is_host && opts_.vlan_stats_per_port)
+		return port_vlan_create(port, vid, flags, nullptr);
+	PerCpu<VlanStats> shared;
+	if (!vlan_stats_.get(vid, &shared))
+		return nullptr;
+	PortVlan *v = port_vlan_create(port, vid, flags, &shared);
+	if (!v)
+		vlan_stats_.put(vid);
+	return v;
+}
+
+void Bridge::vlan_release_stats(const PortVlan *vlan)
+{
+	if (vlan->shares_stats)
+		vlan_stats_.put(vlan->vid);
+}
+
+void Bridge::port_release_stats(const Port *port)
+{
+	port->vlans.for_each([&](PortVlan *v) {
+		vlan_release_stats(v);
+		return true;
+	});
+}
+
+int Bridge::set_vlan_stats_per_port(bool on, Extack *ack)
+{
+	for (const Port &p : port_list_)
+		if (p.vlans.count())
+			return fail(ack, kEBUSY,
+				    "vlan_stats_per_port can change only while no port has a VLAN");
+	store_once(opts_.vlan_stats_per_port, on);
+	return 0;
+}
+
 int Bridge::vlan_add(Port *port, uint16_t vid_start, uint16_t vid_end, uint8_t flags,
 		     Extack *ack)
 {
@@ -556,7 +603,7 @@ int Bridge::vlan_add(Port *port, uint16_t vid_start, uint16_t vid_end, uint8_t f
 		err = port->vlans.prepare(vid);
 		if (err)
 			break;
-		fresh[i] = port_vlan_create(port, vid, flags);
+		fresh[i] = vlan_create(port, vid, flags);
 		if (!fresh[i])
 			err = -kENOMEM;
 	}
@@ -572,9 +619,12 @@ int Bridge::vlan_add(Port *port, uint16_t vid_start, uint16_t vid_end, uint8_t f
 			if (fresh[i])
 				fdb_.del(port->addr, uint16_t(vid_start + i), port,
 					 FdbReason::User, nullptr);
-		for (unsigned i = 0; i < n; i++)
-			if (fresh[i])
-				port_vlan_free_now(fresh[i]);
+		for (unsigned i = 0; i < n; i++) {
+			if (!fresh[i])
+				continue;
+			vlan_release_stats(fresh[i]);
+			port_vlan_free_now(fresh[i]);
+		}
 		return fail(ack, kENOMEM, "out of memory for the VLAN");
 	}
 
@@ -617,6 +667,7 @@ void Bridge::vlans_remove(Port *port, PortVlan **vlans, unsigned n)
 		FdbFilter cached;
 		cached.cached_vlan = vlans[i];
 		fdb_.rewrite_to_port(cached);
+		vlan_release_stats(vlans[i]);
 		port_vlan_free_deferred(vlans[i]);
 	}
 }

@@ -25,6 +25,7 @@
 #include "fdb.h"
 #include "intrusive.h"
 #include "port.h"
+#include "vlan_stats.h"
 
 namespace xb {
 
@@ -46,6 +47,10 @@ struct BridgeOptions {
 	uint16_t group_fwd_mask = 0;
 	bool promisc = false;		/* bridge device promiscuous */
 	bool vlan_stats = false;	/* per-VLAN rx/tx counters */
+	/* Port VLANs made from now on count on their own, not into the
+	 * bridge's per-VID counters (vlan_stats.h); changes only while no
+	 * port has a VLAN, as Linux's br_vlan_set_stats_per_port. */
+	bool vlan_stats_per_port = false;
 	/* FDB destinations carry the port VLAN (the seed's design). Off: the
 	 * destination is only the port and egress looks the VLAN up, as
 	 * Linux did before; kept switchable for the benchmark's ablation. */
@@ -135,6 +140,7 @@ public:
 	int set_group_fwd_mask(uint16_t mask, Extack *ack);
 	void set_promisc(bool on) { store_once(opts_.promisc, on); }
 	void set_vlan_stats(bool on) { store_once(opts_.vlan_stats, on); }
+	int set_vlan_stats_per_port(bool on, Extack *ack);
 	void set_fdb_cache_vlan(bool on) { store_once(opts_.fdb_cache_vlan, on); }
 	/* Change the bridge device's address (moves its local entries). */
 	int set_addr(MacKey addr, Extack *ack);
@@ -238,6 +244,9 @@ private:
 	unsigned local_vids(Port *port, uint16_t *vids) const;
 	Port *other_owner(Port *port, MacKey mac, uint16_t vid);
 	void vlan_update_flags(Port *port, PortVlan *vlan, uint8_t flags);
+	PortVlan *vlan_create(Port *port, uint16_t vid, uint8_t flags);
+	void vlan_release_stats(const PortVlan *vlan);
+	void port_release_stats(const Port *port);
 	void vlans_remove(Port *port, PortVlan **vlans, unsigned n);
 	FdbDest dest_for(Port *port, uint16_t vid) const;
 	bool vlan_is_default_pvid(Port *port, uint16_t vid) const;
@@ -251,6 +260,7 @@ private:
 	PortTable *ports_spare_ = nullptr;	/* the unpublished copy */
 	xb_rcu_gp ports_spare_gp_ = 0;	/* since it was unpublished */
 	PortList port_list_;		/* non-host ports, control only */
+	VlanStatsTable vlan_stats_;	/* control only */
 	RcuPtr<Conntrack> ct_;		/* owned */
 	RcuPtr<FlowTable> flows_;	/* owned, with ct_ */
 	/* Control: frames were tracked (conntrack_active_rcu) when the control

@@ -161,6 +161,25 @@ inline Fdb::Probe probe_for(const Ctx &c, const Fdb::Probe *ahead, MacKey mac, u
 	return c.fdb.probe(key);
 }
 
+/*
+ * What Linux's per-VLAN byte counters count: skb->len where br_handle_vlan
+ * and br_allowed_ingress run, which is the frame without its Ethernet
+ * header and without its outer tag (the receive path moved it out of band).
+ */
+inline uint32_t vlan_stats_len(const RxFrame &f)
+{
+	uint32_t len = f.wire_len ? f.wire_len : f.len;
+	if (len < kEthHeaderLen)
+		return 0;
+	len -= kEthHeaderLen;
+	if (!f.oob.present && f.len >= kEthHeaderLen + 4) {
+		const uint16_t type = uint16_t(f.data[12] << 8 | f.data[13]);
+		if (type == kEthP8021Q || type == kEthP8021AD)
+			len -= 4;
+	}
+	return len;
+}
+
 void count_vlan(PortVlan *v, uint32_t bytes, bool rx)
 {
 	VlanStats *s = v->stats.this_cpu();
@@ -210,7 +229,7 @@ inline bool vlan_ingress(const L2Info &l2, Ingress &in, bool check_state, Verdic
  * promiscuous bridge device takes every frame (someone may be capturing):
  * a frame in a VID the device is not a member of goes up as it is, tagged.
  */
-inline bool host_allowed(const Ctx &c, Verdict &v)
+inline bool host_allowed(const Ctx &c, uint32_t len, Verdict &v)
 {
 	v.local.port = c.host;
 	if (!c.filtering) {
@@ -223,6 +242,9 @@ inline bool host_allowed(const Ctx &c, Verdict &v)
 		return c.promisc;
 	}
 	v.local.tag = tag_action(vlan);
+	/* br_pass_frame_up -> br_handle_vlan counts the copy going up */
+	if (xb_unlikely(c.vlan_stats))
+		count_vlan(vlan, len, false);
 	return true;
 }
 
@@ -233,9 +255,9 @@ inline FdbDest learn_dest(const Ctx &c, const Ingress &in)
 	return FdbDest::to_port(in.port);
 }
 
-inline void deliver_local_only(const Ctx &c, Verdict &v)
+inline void deliver_local_only(const Ctx &c, uint32_t len, Verdict &v)
 {
-	if (host_allowed(c, v))
+	if (host_allowed(c, len, v))
 		v.kind = VerdictKind::Local;
 	else
 		set_drop(v, DropReason::HostVlan);
@@ -256,7 +278,7 @@ inline void forward_to(const Ctx &c, const Ingress &in, FdbEntry *e, bool local_
 		v.out.port = d.port;
 		v.out.tag = tag;
 		if (local_rcv)
-			v.local_too = host_allowed(c, v);
+			v.local_too = host_allowed(c, len, v);
 		if (xb_unlikely(c.vlan_stats) && c.filtering) {
 			PortVlan *ev = cached ? cached : d.port->vlans.find(in.vid);
 			if (ev)
@@ -265,17 +287,17 @@ inline void forward_to(const Ctx &c, const Ingress &in, FdbEntry *e, bool local_
 		return;
 	}
 	if (local_rcv)
-		deliver_local_only(c, v);
+		deliver_local_only(c, len, v);
 	else
 		set_drop(v, DropReason::NoEgress);
 }
 
-inline void flood(const Ctx &c, FloodClass cls, bool local_rcv, Verdict &v)
+inline void flood(const Ctx &c, FloodClass cls, bool local_rcv, uint32_t len, Verdict &v)
 {
 	v.kind = VerdictKind::Flood;
 	v.flood_class = cls;
 	if (local_rcv)
-		v.local_too = host_allowed(c, v);
+		v.local_too = host_allowed(c, len, v);
 }
 
 /* A frame the bridge device sends (br_dev_xmit). */
@@ -284,21 +306,25 @@ void decide_from_host(const Ctx &c, const L2Info &l2, Ingress &in, const Probes 
 {
 	/* br_dev_xmit -> br_allowed_ingress: the bridge's own per-VLAN state
 	 * (learning or forwarding) applies to what it sends, as a port's. */
-	if (c.filtering && !vlan_ingress(l2, in, true, v))
-		return;
+	if (c.filtering) {
+		if (!vlan_ingress(l2, in, true, v))
+			return;
+		if (xb_unlikely(c.vlan_stats))
+			count_vlan(in.vlan, len, true);
+	}
 	v.vid = in.vid;
 
 	if (l2.dest_class == DestClass::Broadcast) {
-		flood(c, FloodClass::Broadcast, false, v);
+		flood(c, FloodClass::Broadcast, false, len, v);
 		return;
 	}
 	if (l2.dest_class == DestClass::Multicast) {
-		flood(c, FloodClass::Multicast, false, v);
+		flood(c, FloodClass::Multicast, false, len, v);
 		return;
 	}
 	FdbEntry *e = Fdb::lookup_probe(probe_for(c, ahead ? &ahead->dst : nullptr, l2.dst, in.vid));
 	if (!e) {
-		flood(c, FloodClass::Unicast, false, v);
+		flood(c, FloodClass::Unicast, false, len, v);
 		return;
 	}
 	if (e->destination().port()->is_host) {
@@ -381,7 +407,7 @@ void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Pr
 		}
 		if (ct && nf)
 			nf->pkt.ct = ct;	/* the output chains' ct expressions */
-		decide_from_host(c, l2, in, ahead, frame.len, v);
+		decide_from_host(c, l2, in, ahead, vlan_stats_len(frame), v);
 		if (v.kind == VerdictKind::Drop)
 			port_count_drop(frame.ingress, v.reason);
 		return;
@@ -430,7 +456,7 @@ void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Pr
 		if (!vlan_ingress(l2, in, true, v))
 			goto drop;
 		if (xb_unlikely(c.vlan_stats))
-			count_vlan(in.vlan, frame.len, true);
+			count_vlan(in.vlan, vlan_stats_len(frame), true);
 	}
 	v.vid = in.vid;
 
@@ -462,15 +488,15 @@ void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Pr
 			probe_for(c, ahead ? &ahead->dst : nullptr, l2.dst, in.vid));
 		if (e) {
 			if (xb_unlikely(e->flag_bits() & kFdbLocal))
-				deliver_local_only(c, v);
+				deliver_local_only(c, vlan_stats_len(frame), v);
 			else
-				forward_to(c, in, e, local_rcv, frame.len, v);
+				forward_to(c, in, e, local_rcv, vlan_stats_len(frame), v);
 			if (v.kind == VerdictKind::Drop)
 				goto drop;
 			return;
 		}
 	}
-	flood(c, cls, local_rcv, v);
+	flood(c, cls, local_rcv, vlan_stats_len(frame), v);
 	return;
 
 drop:
@@ -482,7 +508,7 @@ drop:
  * its class, the egress checks and, when @nf, the copy's forward (or
  * output) and postrouting chains. Returns whether there is any.
  */
-bool flood_set(const Ctx &c, const NftFrame *nf, Verdict &v)
+bool flood_set(const Ctx &c, const NftFrame *nf, uint32_t len, Verdict &v)
 {
 	const PortTable *table = c.br.ports_rcu();
 	FloodSet &set = v.flood;
@@ -503,6 +529,12 @@ bool flood_set(const Ctx &c, const NftFrame *nf, Verdict &v)
 			continue;
 		if (!egress_allowed(v, c.filtering, p, nullptr, tag))
 			continue;
+		/* br_handle_vlan counts each copy, before its forward chain */
+		if (xb_unlikely(c.vlan_stats) && c.filtering) {
+			PortVlan *ev = p->vlans.find(v.vid);
+			if (ev)
+				count_vlan(ev, len, false);
+		}
 		if (xb_unlikely(nf)) {
 			uint32_t mark = nf->pkt.mark;
 			if (!nft_bridge_egress(c.nft, *nf, v, p, tag, mark))
@@ -561,7 +593,7 @@ bool run_copy_hooks(const Ctx &c, const RxFrame &frame, const L2Info &l2, const 
 			cancel_copy(v, false);
 		}
 	} else if (v.kind == VerdictKind::Flood) {
-		out_any = flood_set(c, egress_chains ? &nf : nullptr, v);
+		out_any = flood_set(c, egress_chains ? &nf : nullptr, vlan_stats_len(frame), v);
 	}
 	const bool local = v.kind == VerdictKind::Local ||
 			   ((v.kind == VerdictKind::Forward || v.kind == VerdictKind::Flood) &&
@@ -594,7 +626,7 @@ void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probe
 	if (xb_likely(!c.ct && !c.nft.any)) {
 		decide_frame(c, frame, l2, ahead, nullptr, nullptr, v);
 		if (v.kind == VerdictKind::Flood)
-			flood_set(c, nullptr, v);
+			flood_set(c, nullptr, vlan_stats_len(frame), v);
 		return;
 	}
 	NftFrame nf;
@@ -606,7 +638,7 @@ void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probe
 	if (c.nft.any)
 		out_any = run_copy_hooks(c, frame, l2, nf, c.ct ? &ct : nullptr, v);
 	else if (v.kind == VerdictKind::Flood)
-		out_any = flood_set(c, nullptr, v);
+		out_any = flood_set(c, nullptr, vlan_stats_len(frame), v);
 	else
 		out_any = v.kind == VerdictKind::Forward;
 	if (c.ct)

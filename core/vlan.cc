@@ -13,7 +13,8 @@
 
 namespace xb {
 
-PortVlan *port_vlan_create(Port *port, uint16_t vid, uint8_t flags)
+PortVlan *port_vlan_create(Port *port, uint16_t vid, uint8_t flags,
+			   const PerCpu<VlanStats> *shared)
 {
 	void *mem = xb_alloc(sizeof(PortVlan), XB_ALLOC_SLEEP);
 	if (!mem)
@@ -23,7 +24,10 @@ PortVlan *port_vlan_create(Port *port, uint16_t vid, uint8_t flags)
 	v->vid = vid;
 	v->flags = flags & kVlanUntagged;
 	v->state = uint8_t(PortState::Forwarding);
-	if (!v->stats.init(XB_ALLOC_SLEEP)) {
+	if (shared) {
+		v->stats = *shared;
+		v->shares_stats = true;
+	} else if (!v->stats.init(XB_ALLOC_SLEEP)) {
 		v->~PortVlan();
 		xb_free(v);
 		return nullptr;
@@ -33,7 +37,8 @@ PortVlan *port_vlan_create(Port *port, uint16_t vid, uint8_t flags)
 
 void port_vlan_free_now(PortVlan *vlan)
 {
-	vlan->stats.fini();
+	if (!vlan->shares_stats)
+		vlan->stats.fini();
 	vlan->~PortVlan();
 	xb_free(vlan);
 }

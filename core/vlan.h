@@ -55,17 +55,21 @@ struct PortVlan {
 	/* Unpublished: set under the FDB lock, which learners check it under,
 	 * so no FDB entry caches it once the removal's flush has run (Fdb). */
 	bool unlinked;
+	/* Its own counters, or the bridge's for the VID (vlan_stats.h). */
 	PerCpu<VlanStats> stats;
+	bool shares_stats;	/* never changes */
 	xb_rcu_head rcu;
 };
 
-/* Allocate a PortVlan (control context). nullptr on failure. */
-PortVlan *port_vlan_create(Port *port, uint16_t vid, uint8_t flags);
+/* Allocate a PortVlan (control context) counting into @shared, or into
+ * counters of its own when @shared is nullptr. nullptr on failure. */
+PortVlan *port_vlan_create(Port *port, uint16_t vid, uint8_t flags,
+			   const PerCpu<VlanStats> *shared);
 /* Free after a grace period: the caller has unpublished it. */
 void port_vlan_free_deferred(PortVlan *vlan);
 /* Free now: nobody can reach it any more (set teardown after a grace period). */
 void port_vlan_free_now(PortVlan *vlan);
-/* Sum of the per-CPU counters. */
+/* Sum of the per-CPU counters (shared ones: every member's). */
 VlanStats port_vlan_stats(const PortVlan *vlan);
 
 class VlanSet {

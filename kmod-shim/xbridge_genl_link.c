@@ -33,6 +33,8 @@ static int xbr_fill_bridge(struct sk_buff *skb, struct xbr *br)
 	    nla_put_u16(skb, XBRIDGE_BR_GROUP_FWD_MASK, o.group_fwd_mask) ||
 	    nla_put_u8(skb, XBRIDGE_BR_CONNTRACK, o.conntrack) ||
 	    nla_put_u32(skb, XBRIDGE_BR_CONNTRACK_MAX, o.conntrack_max) ||
+	    nla_put_u8(skb, XBRIDGE_BR_VLAN_STATS_ENABLED, o.vlan_stats) ||
+	    nla_put_u8(skb, XBRIDGE_BR_VLAN_STATS_PER_PORT, o.vlan_stats_per_port) ||
 	    nla_put_u32(skb, XBRIDGE_BR_FDB_N_LEARNED, o.fdb_n_learned) ||
 	    nla_put_u32(skb, XBRIDGE_BR_FDB_N_ENTRIES, o.fdb_n_entries)) {
 		nla_nest_cancel(skb, nest);
@@ -114,6 +116,14 @@ int xbr_nl_bridge_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (tb[XBRIDGE_BR_CONNTRACK_MAX]) {
 		o.conntrack_max = nla_get_u32(tb[XBRIDGE_BR_CONNTRACK_MAX]);
 		mask |= XBG_OPT_CONNTRACK_MAX;
+	}
+	if (tb[XBRIDGE_BR_VLAN_STATS_ENABLED]) {
+		o.vlan_stats = nla_get_u8(tb[XBRIDGE_BR_VLAN_STATS_ENABLED]);
+		mask |= XBG_OPT_VLAN_STATS;
+	}
+	if (tb[XBRIDGE_BR_VLAN_STATS_PER_PORT]) {
+		o.vlan_stats_per_port = nla_get_u8(tb[XBRIDGE_BR_VLAN_STATS_PER_PORT]);
+		mask |= XBG_OPT_VLAN_STATS_PER_PORT;
 	}
 	/* The core validates every option (vlan_protocol, group_fwd_mask, ...)
 	 * and changes nothing on failure. */

@@ -375,6 +375,8 @@ void xbg_bridge_get(const struct xbg_bridge *br, struct xbg_bridge_opts *out)
 	out->group_fwd_mask = load_once(o.group_fwd_mask);
 	out->conntrack = b->conntrack_on();
 	out->conntrack_max = load_once(o.conntrack_max);
+	out->vlan_stats = load_once(o.vlan_stats);
+	out->vlan_stats_per_port = load_once(o.vlan_stats_per_port);
 	out->fdb_n_learned = b->fdb().learned_count();
 	out->fdb_n_entries = b->fdb().count();
 }
@@ -394,11 +396,14 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 	const uint16_t old_fwd_mask = load_once(b->opts().group_fwd_mask);
 	const uint32_t old_ageing_ms = b->fdb().ageing_ms();
 	const bool old_conntrack = b->conntrack_on();
+	const bool old_per_port = load_once(b->opts().vlan_stats_per_port);
 	Extack ack;
 	int err = 0;
 
 	if (mask & XBG_OPT_VLAN_PROTOCOL)
 		err = b->set_vlan_protocol(o->vlan_protocol, &ack);
+	if (!err && (mask & XBG_OPT_VLAN_STATS_PER_PORT))
+		err = b->set_vlan_stats_per_port(o->vlan_stats_per_port, &ack);
 	if (!err && (mask & XBG_OPT_GROUP_FWD_MASK))
 		err = b->set_group_fwd_mask(o->group_fwd_mask, &ack);
 	if (!err && (mask & XBG_OPT_AGEING))
@@ -413,6 +418,8 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 	*msg = ack.msg;
 	if (err) {
 		b->set_vlan_protocol(old_proto, nullptr);
+		if (mask & XBG_OPT_VLAN_STATS_PER_PORT)
+			b->set_vlan_stats_per_port(old_per_port, nullptr);
 		b->set_group_fwd_mask(old_fwd_mask, nullptr);
 		b->set_ageing_time_ms(old_ageing_ms, nullptr);
 		if (!old_conntrack)
@@ -425,6 +432,8 @@ int xbg_bridge_set(struct xbg_bridge *br, const struct xbg_bridge_opts *o, uint3
 		b->set_fdb_max_learned(o->fdb_max_learned);
 	if (mask & XBG_OPT_CONNTRACK_MAX)
 		b->set_conntrack_max(o->conntrack_max);
+	if (mask & XBG_OPT_VLAN_STATS)
+		b->set_vlan_stats(o->vlan_stats);
 	return 0;
 }
 

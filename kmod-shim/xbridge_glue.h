@@ -184,6 +184,8 @@ struct xbg_bridge_opts {
 	uint16_t group_fwd_mask;
 	bool conntrack;
 	uint32_t conntrack_max;	/* 0: no bound */
+	bool vlan_stats;
+	bool vlan_stats_per_port;
 	uint32_t fdb_n_learned;
 	uint32_t fdb_n_entries;
 };
@@ -197,6 +199,8 @@ struct xbg_bridge_opts {
 #define XBG_OPT_GROUP_FWD_MASK	(1u << 5)
 #define XBG_OPT_CONNTRACK	(1u << 6)
 #define XBG_OPT_CONNTRACK_MAX	(1u << 7)
+#define XBG_OPT_VLAN_STATS	(1u << 8)
+#define XBG_OPT_VLAN_STATS_PER_PORT	(1u << 9)
 
 struct xbg_vlan_info {
 	uint16_t vid;

@@ -29,6 +29,8 @@ const struct nla_policy xbridge_bridge_nl_policy[XBRIDGE_BR_MAX + 1] = {
 	[XBRIDGE_BR_FDB_N_ENTRIES] = { .type = NLA_REJECT, .reject_message = "FDB_N_ENTRIES is read-only" },
 	[XBRIDGE_BR_CONNTRACK] = NLA_POLICY_MAX(NLA_U8, 1),
 	[XBRIDGE_BR_CONNTRACK_MAX] = { .type = NLA_U32 },
+	[XBRIDGE_BR_VLAN_STATS_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+	[XBRIDGE_BR_VLAN_STATS_PER_PORT] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 const struct nla_policy xbridge_port_nl_policy[XBRIDGE_PORT_MAX + 1] = {

@@ -129,6 +129,8 @@ enum xbridge_bridge_attr {
 	XBRIDGE_BR_FDB_N_ENTRIES = 10,	/* u32; read-only */
 	XBRIDGE_BR_CONNTRACK = 11,	/* u8; Track every frame entering through a port, as nf_conntrack_bridge (default 0). Turning it off frees every entry. */
 	XBRIDGE_BR_CONNTRACK_MAX = 12,	/* u32; The connection table's bound, as nf_conntrack_max (default 65536; 0: no bound). Kept while conntrack is off; lowering it removes no entry; above it a new connection early-drops an unreplied one or is dropped. */
+	XBRIDGE_BR_VLAN_STATS_ENABLED = 13,	/* u8; Per-VLAN rx/tx counters, as IFLA_BR_VLAN_STATS_ENABLED (default 0). */
+	XBRIDGE_BR_VLAN_STATS_PER_PORT = 14,	/* u8; Port VLANs count on their own instead of into the bridge's per-VID counters, as IFLA_BR_VLAN_STATS_PER_PORT (default 0); EBUSY while a port has a VLAN. */
 
 	__XBRIDGE_BR_MAX,
 	XBRIDGE_BR_MAX = __XBRIDGE_BR_MAX - 1,

@@ -10,7 +10,8 @@
 # FDB rows without "master" (the ports' and bridge's own "self" addresses)
 # are not the bridge's FDB and are left out on both sides.
 # The tool: $XBRIDGE, else build-test/, build/, build-tool/ or build-dev/.
-# setup runs first; TESTS= picks test_fdb and/or test_vlan.
+# Then the per-VLAN counters (vlan_stats_enabled) after the same frames.
+# setup runs first; TESTS= picks test_fdb, test_vlan and/or test_vlan_stats.
 set -u
 source "$(dirname "$0")/lib.sh"
 TMPDIR=$(mktemp -d)
@@ -174,9 +175,48 @@ test_vlan() {
 	compare "vlan show dev p2" "$TMPDIR/vlan2.l" "$TMPDIR/vlan2.x"
 }
 
+# Per-VLAN counters: vlan_stats_enabled on both, the same frames again (the
+# learning broadcasts and a unicast to a learned host in VLAN 20), then
+# `-s -j vlan show`: Linux's default vlan_stats_per_port 0 shares one set of
+# counters per VID between every member, the bridge's own VLAN included.
+stats_norm() {
+	vlan_norm
+}
+
+test_vlan_stats() {
+	local err=0 out
+	# the bridge devices' own IPv6 (router solicitations, MLD) would count
+	sysctl -qw net.ipv6.conf.br0.disable_ipv6=1 net.ipv6.conf.xbr0.disable_ipv6=1
+	ip link set br0 type bridge vlan_stats_enabled 1 || err=1
+	xb link set dev xbr0 vlan_stats_enabled 1 || err=1
+	log_test "vlan_stats_enabled 1 on both" $err
+	# per-port counters cannot be switched while ports have VLANs: EBUSY
+	out=$(ip link set br0 type bridge vlan_stats_per_port 1 2>&1)
+	[[ $? -ne 0 ]] || err=1
+	echo "# ip link: $out"
+	out=$(xb link set dev xbr0 vlan_stats_per_port 1 2>&1)
+	[[ $? -ne 0 ]] || err=1
+	echo "# xbridge: $out"
+	[[ $(ip -d -j link show br0 | jq '.[0].linkinfo.info_data.vlan_stats_per_port') == 0 &&
+	   $(xb -j link show dev xbr0 | jq '.[0].vlan_stats_per_port') == 0 ]] || err=1
+	log_test "vlan_stats_per_port with port VLANs: refused by both, unchanged" $err
+	for pfx in lbr xbr; do
+		learn $pfx
+		ip netns exec $pfx-h3 $PKT send eth0 $H2MAC $H3MAC --vlan 20 --count 3
+	done
+	sleep 1
+	bridge -s -j vlan show | stats_norm >"$TMPDIR/stats.l"
+	xb -s -j vlan show | stats_norm >"$TMPDIR/stats.x"
+	echo "# bridge -s -j vlan show (normalised): $(jq -c . "$TMPDIR/stats.l")"
+	compare "vlan show -s" "$TMPDIR/stats.l" "$TMPDIR/stats.x"
+	ip link set br0 type bridge vlan_stats_enabled 0
+	xb link set dev xbr0 vlan_stats_enabled 0
+}
+
 ALL_TESTS="
 	test_fdb
 	test_vlan
+	test_vlan_stats
 "
 
 setup

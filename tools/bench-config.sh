@@ -12,6 +12,8 @@
 #   pvid      the bridge's default_pvid moved 64 times over 16 ports (each
 #             move deletes and adds a VLAN on every port)
 #   destroy   `ip link del` of the bridge with 256 ports and 64 VIDs each
+# and the memory of 16 ports x 4,094 VIDs (VIDs 1-4094 added to 16 ports, the
+# growth of Percpu and of Slab+VmallocUsed in /proc/meminfo).
 # Meanwhile a probe measures what that costs everyone else: `ip link show dev
 # lo` (it takes RTNL) run back to back, its worst and median latency.
 # The rounds alternate the two bridges; medians are printed, per step: ms for
@@ -44,7 +46,7 @@ done
 summarize() {
 	python3 - "$1" <<'EOF'
 import statistics, sys
-ms, probe, order, info = {}, {}, [], []
+ms, probe, order, info, mem = {}, {}, [], [], {}
 for line in open(sys.argv[1], errors="replace"):
     line = line.strip().replace("\r", "")
     i = line.find("BENCH ")
@@ -57,6 +59,8 @@ for line in open(sys.argv[1], errors="replace"):
             order.append(step)
         ms.setdefault((step, br), []).append(t)
         probe.setdefault((step, br), []).append((pmax, pmed))
+    elif w[1] == "mem" and len(w) == 6:
+        mem.setdefault(w[2], []).append((float(w[4]), float(w[5])))
     elif w[1] in ("info", "error"):
         info.append(" ".join(w[1:]))
 def med(v):
@@ -76,6 +80,11 @@ for step in order:
         return "%.0f / %.0f ms" % (med([a for a, _ in v]), med([b for _, b in v]))
     print("%-9s %10s %10s %7s   %17s %17s" % (step, "%.0f" % x if x else "-", "%.0f" % l if l else "-",
           "%.2f" % (x / l) if x and l else "-", p("x"), p("l")))
+if mem:
+    print()
+    print("memory of 16 ports x 4,094 VIDs (KiB, medians): %s" % ", ".join(
+        "%s per-CPU %.0f, slab+vmalloc %.0f" % ({"x": "xbridge", "l": "Linux"}[b],
+        med([a for a, _ in v]), med([c for _, c in v])) for b, v in sorted(mem.items(), reverse=True)))
 for l in info:
     print(l)
 EOF
@@ -224,12 +233,33 @@ one_round() {
 	step destroy "$t" "$r" ip link del dev "$br"
 }
 
+meminfo() { awk '/^Percpu:/ { p = $2 } /^Slab:/ { s = $2 } /^VmallocUsed:/ { v = $2 }
+	END { print p, s + v }' /proc/meminfo; }
+
+# memory BR ROUND - what VIDs 1-4094 on 16 ports cost.
+memory() {
+	local t=$1 r=$2 br=br0 tl i m p0 s0 p1 s1
+	[[ $t == x ]] && br=xbr0
+	tl=$(tool "$t")
+	mkbridge "$t" || { err "create $br"; return 1; }
+	for i in $(seq 16); do ip link set dev v$i master "$br" || err "v$i master $br"; done
+	for i in $(seq 16); do echo "vlan add dev v$i vid 1-4094"; done > "$T/mem"
+	sleep 1
+	m=$(meminfo) p0=${m% *} s0=${m#* }
+	"$tl" -batch "$T/mem" >/dev/null || err "memory VIDs $br"
+	sleep 1
+	m=$(meminfo) p1=${m% *} s1=${m#* }
+	echo "BENCH mem $t $r $((p1 - p0)) $((s1 - s0))"
+	ip link del dev "$br"
+}
+
 echo "BENCH info test kernel $(uname -r), $(nproc) vCPUs (TCG); $rounds round(s) per bridge, alternating"
 for ((r = 1; r <= rounds; r++)); do
 	if ((r % 2)); then order=(x l); else order=(l x); fi
 	for t in "${order[@]}"; do
 		log "round $r: $t"
 		one_round "$t" "$r"
+		memory "$t" "$r"
 	done
 done
 log "done"

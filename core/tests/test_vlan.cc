@@ -705,5 +705,84 @@ TEST_CASE("per-VLAN rx counters", "[vlan][stats]")
 	CHECK(port_vlan_stats(f.pv(f.p(1), 10)).rx_packets == 3);
 	CHECK(port_vlan_stats(f.pv(f.p(1), 10)).rx_bytes > 0);
 	CHECK(port_vlan_stats(f.pv(f.p(1), 1)).rx_packets == 1);
+	/* vlan_stats_per_port 0 (Linux's default): one set per VID, which
+	 * every member shows, the bridge device too */
+	CHECK(port_vlan_stats(f.pv(f.p(2), 10)).rx_packets == 3);
+	CHECK(f.pv(f.p(1), 10)->shares_stats);
+}
+
+TEST_CASE("per-VLAN tx counters and bytes as Linux counts them", "[vlan][stats]")
+{
+	BridgeFixture f(3, true);
+	for (unsigned i = 1; i <= 3; i++)
+		REQUIRE(f.br->vlan_add(f.p(i), 10, 10, 0, nullptr) == 0);
+	REQUIRE(f.br->vlan_add(f.br->host(), 10, 10, 0, nullptr) == 0);
+	f.br->set_vlan_stats(true);
+	std::vector<uint8_t> fr = make_frame(kBcast, kS1, {q(10)});
+	const uint64_t payload = fr.size() - 14 - 4;	/* no Ethernet header, tag out of band */
+	Outcome o = f.send(f.p(1), fr);
+	REQUIRE(o.v.kind == VerdictKind::Flood);
+	REQUIRE(o.local);
+	/* one rx (p1), a tx per copy: p2, p3 and the bridge device */
+	VlanStats st = port_vlan_stats(f.pv(f.p(1), 10));
+	CHECK(st.rx_packets == 1);
+	CHECK(st.rx_bytes == payload);
+	CHECK(st.tx_packets == 3);
+	CHECK(st.tx_bytes == 3 * payload);
+	/* unicast to a learned address: one more rx and one tx */
+	f.learn(f.p(2), host_mac(0x7b01), {q(10)});
+	o = f.send(f.p(1), make_frame(host_mac(0x7b01), kS1, {q(10)}));
+	REQUIRE(o.v.kind == VerdictKind::Forward);
+	st = port_vlan_stats(f.pv(f.p(3), 10));	/* shared: any member's view */
+	CHECK(st.rx_packets == 3);
+	CHECK(st.tx_packets == 3 + 3 + 1);	/* the learning broadcast: p1, p3 and up */
+}
+
+TEST_CASE("per-port VLAN counters: vlan_stats_per_port", "[vlan][stats]")
+{
+	BridgeFixture f(2, true);
+	/* ports carry the default PVID's VLAN: Linux refuses too (EBUSY) */
+	Extack ack;
+	CHECK(f.br->set_vlan_stats_per_port(true, &ack) == -kEBUSY);
+	CHECK(ack.msg);
+	CHECK(!f.br->opts().vlan_stats_per_port);
+	for (unsigned i = 1; i <= 2; i++)
+		REQUIRE(f.br->vlan_del(f.p(i), 1, 1, nullptr) == 0);
+	REQUIRE(f.br->set_vlan_stats_per_port(true, nullptr) == 0);
+	REQUIRE(f.br->vlan_add(f.p(1), 10, 10, 0, nullptr) == 0);
+	REQUIRE(f.br->vlan_add(f.p(2), 10, 10, 0, nullptr) == 0);
+	REQUIRE(f.br->vlan_add(f.br->host(), 10, 10, 0, nullptr) == 0);
+	CHECK(!f.pv(f.p(1), 10)->shares_stats);
+	CHECK(f.pv(f.br->host(), 10)->shares_stats);	/* the bridge's own */
+	f.br->set_vlan_stats(true);
+	for (int i = 0; i < 3; i++)
+		f.send(f.p(1), make_frame(kBcast, kS1, {q(10)}));
+	CHECK(port_vlan_stats(f.pv(f.p(1), 10)).rx_packets == 3);
 	CHECK(port_vlan_stats(f.pv(f.p(2), 10)).rx_packets == 0);
+	/* and back, once no port has a VLAN */
+	CHECK(f.br->set_vlan_stats_per_port(false, nullptr) == -kEBUSY);
+	REQUIRE(f.br->vlan_del(f.p(1), 10, 10, nullptr) == 0);
+	REQUIRE(f.br->vlan_del(f.p(2), 10, 10, nullptr) == 0);
+	CHECK(f.br->set_vlan_stats_per_port(false, nullptr) == 0);
+}
+
+TEST_CASE("shared VLAN counters live while a member does, and start afresh", "[vlan][stats]")
+{
+	BridgeFixture f(2, true);
+	f.br->set_vlan_stats(true);
+	REQUIRE(f.br->vlan_add(f.p(1), 10, 10, 0, nullptr) == 0);
+	REQUIRE(f.br->vlan_add(f.p(2), 10, 10, 0, nullptr) == 0);
+	f.send(f.p(1), make_frame(kBcast, kS1, {q(10)}));
+	REQUIRE(f.br->vlan_del(f.p(1), 10, 10, nullptr) == 0);
+	CHECK(port_vlan_stats(f.pv(f.p(2), 10)).rx_packets == 1);	/* p2 still holds them */
+	REQUIRE(f.br->vlan_del(f.p(2), 10, 10, nullptr) == 0);
+	xb_rcu_barrier();	/* the last reference went: freed */
+	REQUIRE(f.br->vlan_add(f.p(2), 10, 10, 0, nullptr) == 0);
+	CHECK(port_vlan_stats(f.pv(f.p(2), 10)).rx_packets == 0);
+	/* a port leaving releases its references */
+	REQUIRE(f.br->vlan_add(f.p(1), 10, 10, 0, nullptr) == 0);
+	f.send(f.p(1), make_frame(kBcast, kS1, {q(10)}));
+	f.br->remove_port(f.p(1));
+	f.ports[0] = nullptr;
+	CHECK(port_vlan_stats(f.pv(f.p(2), 10)).rx_packets == 1);
 }

@@ -27,6 +27,8 @@ const char link_usage[] =
 	"                               [ vlan_default_pvid VID ] [ ageing_time CENTISECONDS ]\n"
 	"                               [ fdb_max_learned N ] [ group_fwd_mask MASK ]\n"
 	"                               [ conntrack {on | off} ] [ conntrack_max N ]\n"
+	"                               [ vlan_stats_enabled {0 | 1} ]\n"
+	"                               [ vlan_stats_per_port {0 | 1} ]\n"
 	"       xbridge link [ show ] [ dev DEV ]\n";
 
 bool LinkSet::has_port_words() const
@@ -38,7 +40,8 @@ bool LinkSet::has_port_words() const
 bool LinkSet::has_bridge_words() const
 {
 	return vlan_filtering || vlan_protocol || default_pvid || group_fwd_mask || ageing_time ||
-	       fdb_max_learned || conntrack || conntrack_max;
+	       fdb_max_learned || conntrack || conntrack_max || vlan_stats_enabled ||
+	       vlan_stats_per_port;
 }
 
 static uint16_t parse_proto(const std::string &v)
@@ -92,6 +95,12 @@ LinkSet parse_link_set(Args &a)
 		{"conntrack", [&](const std::string &w) { r.conntrack = parse_on_off(w, a.value(w)); }},
 		{"conntrack_max", [&](const std::string &w) {
 			r.conntrack_max = parse_u32(w, a.value(w), 0xffffffffu);
+		}},
+		{"vlan_stats_enabled", [&](const std::string &w) {
+			r.vlan_stats_enabled = static_cast<uint8_t>(parse_u32(w, a.value(w), 1));
+		}},
+		{"vlan_stats_per_port", [&](const std::string &w) {
+			r.vlan_stats_per_port = static_cast<uint8_t>(parse_u32(w, a.value(w), 1));
 		}},
 	}, [&](const std::string &w) {
 		// The port flags (on/off each), then the words xbridge does not have.
@@ -149,6 +158,10 @@ static int link_set(Context &c, const LinkSet &r)
 			nla_put_u8(m.get(), XBRIDGE_BR_CONNTRACK, *r.conntrack ? 1 : 0);
 		if (r.conntrack_max)
 			nla_put_u32(m.get(), XBRIDGE_BR_CONNTRACK_MAX, *r.conntrack_max);
+		if (r.vlan_stats_enabled)
+			nla_put_u8(m.get(), XBRIDGE_BR_VLAN_STATS_ENABLED, *r.vlan_stats_enabled);
+		if (r.vlan_stats_per_port)
+			nla_put_u8(m.get(), XBRIDGE_BR_VLAN_STATS_PER_PORT, *r.vlan_stats_per_port);
 		nla_nest_end(m.get(), n);
 		c.genl().run(m.get());
 		return 0;
@@ -223,6 +236,8 @@ static void print_bridge(Context &c, Printer &p, const BridgeInfo &b)
 	}
 	u("conntrack", b.conntrack);
 	u("conntrack_max", b.conntrack_max);
+	u("vlan_stats_enabled", b.vlan_stats_enabled);
+	u("vlan_stats_per_port", b.vlan_stats_per_port);
 	u("fdb_n_learned", b.fdb_n_learned);
 	u("fdb_n_entries", b.fdb_n_entries);
 	p.text("\n");

@@ -18,7 +18,7 @@ struct LinkSet {
 	std::optional<bool> learning, flood, mcast_flood, bcast_flood, hairpin, isolated, locked,
 		mab, neigh_suppress;
 	// Bridge words.
-	std::optional<uint8_t> vlan_filtering;
+	std::optional<uint8_t> vlan_filtering, vlan_stats_enabled, vlan_stats_per_port;
 	std::optional<uint16_t> vlan_protocol, default_pvid, group_fwd_mask;
 	std::optional<uint32_t> ageing_time, fdb_max_learned, conntrack_max;
 	std::optional<bool> conntrack;

@@ -164,6 +164,8 @@ bool decode_bridge(nlmsghdr *nlh, BridgeInfo &b)
 	       get(a[XBRIDGE_BR_GROUP_FWD_MASK], b.group_fwd_mask) &&
 	       get(a[XBRIDGE_BR_CONNTRACK], b.conntrack) &&
 	       get(a[XBRIDGE_BR_CONNTRACK_MAX], b.conntrack_max) &&
+	       get(a[XBRIDGE_BR_VLAN_STATS_ENABLED], b.vlan_stats_enabled) &&
+	       get(a[XBRIDGE_BR_VLAN_STATS_PER_PORT], b.vlan_stats_per_port) &&
 	       get(a[XBRIDGE_BR_FDB_N_LEARNED], b.fdb_n_learned) &&
 	       get(a[XBRIDGE_BR_FDB_N_ENTRIES], b.fdb_n_entries) && b.ifindex != 0;
 }

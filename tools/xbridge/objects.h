@@ -50,7 +50,7 @@ struct BridgeInfo {
 	std::optional<Mac> address;
 	std::optional<uint8_t> vlan_filtering;
 	std::optional<uint16_t> vlan_protocol, default_pvid, group_fwd_mask;
-	std::optional<uint8_t> conntrack;
+	std::optional<uint8_t> conntrack, vlan_stats_enabled, vlan_stats_per_port;
 	std::optional<uint32_t> ageing_time, fdb_max_learned, fdb_n_learned, fdb_n_entries,
 		conntrack_max;
 };
