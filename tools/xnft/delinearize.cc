@@ -701,7 +701,8 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			// A shift after the mask only brings a bit field down to
 			// a named set's value: the field is the masked one.
 			const uint32_t op = nftnl_expr_is_set(e, NFTNL_EXPR_BITWISE_OP)
-						    ? nftnl_expr_get_u32(e, NFTNL_EXPR_BITWISE_OP) : NFT_BITWISE_BOOL;
+						    ? nftnl_expr_get_u32(e, NFTNL_EXPR_BITWISE_OP)
+						    : uint32_t(NFT_BITWISE_BOOL);
 			if (op == NFT_BITWISE_BOOL) {
 				v.mask = get_bytes(e, NFTNL_EXPR_BITWISE_MASK);
 			} else if (op == NFT_BITWISE_RSHIFT) {

@@ -891,7 +891,7 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 	return si.name;
 }
 
-void Linearizer::lookup(const Stmt &s, const Expr &lhs, const Expr &set, unsigned dreg,
+void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 			bool invert, const KeyPart *data, bool verdict)
 {
 	SetInfo si;
@@ -980,7 +980,7 @@ void Linearizer::match(const Stmt &s)
 			match_value(s.op, *rhs.items[0], l);
 			return;
 		}
-		lookup(s, lhs, rhs, 0, s.op == Op::Neq, nullptr, false);
+		lookup(lhs, rhs, 0, s.op == Op::Neq, nullptr, false);
 		return;
 	}
 	if (lhs.kind == ExprKind::Concat)
@@ -1037,9 +1037,7 @@ void Linearizer::set_stmt(const Stmt &s)
 	}
 	const Expr &v = *s.rhs;
 	if (v.kind == ExprKind::Map) {
-		Stmt fake;
-		fake.loc = v.loc;
-		lookup(fake, *v.items[0], *v.items[1], 1, false, &tp, false);
+		lookup(*v.items[0], *v.items[1], 1, false, &tp, false);
 	} else if (v.kind == ExprKind::Payload || v.kind == ExprKind::Meta || v.kind == ExprKind::Ct) {
 		dependency(v);
 		Load l = load(v, 1);
@@ -1165,7 +1163,7 @@ void Linearizer::statement(const Stmt &s)
 		emit_verdict(s.key, s.chain, s.loc);
 		return;
 	case StmtKind::VerdictMap:
-		lookup(s, *s.lhs, *s.rhs, 0, false, nullptr, true);
+		lookup(*s.lhs, *s.rhs, 0, false, nullptr, true);
 		return;
 	case StmtKind::CtSet:
 	case StmtKind::MetaSet:

@@ -76,7 +76,7 @@ private:
 	void match_value(Op op, const Expr &rhs, const Load &l);
 	void merge_payloads();
 	bool merge_last_payloads();
-	void lookup(const Stmt &s, const Expr &lhs, const Expr &set, unsigned dreg, bool invert,
+	void lookup(const Expr &lhs, const Expr &set, unsigned dreg, bool invert,
 		    const KeyPart *data, bool verdict);
 	std::string anonymous_set(SetInfo &si, const Expr &lit);
 	void learn_context(const Load &l, Op op, const Bytes &value);
