@@ -22,9 +22,6 @@ namespace {
 constexpr uint32_t kMinBuckets = 256;
 constexpr uint32_t kMaxBuckets = 1u << 22;
 
-/* Set under the lock when an entry is unlinked; never visible in events. */
-constexpr uint16_t kFdbUnlinked = 1u << 15;
-
 uint32_t roundup_pow2(uint32_t n)
 {
 	if (n <= 1)

@@ -50,6 +50,10 @@ enum FdbFlag : uint16_t {
 	kFdbDynamicLearned = 1 << 6,	/* counts against fdb_max_learned */
 };
 
+/* Fdb's own: set under the lock when an entry is unlinked (readers may
+ * still hold it); never visible in events or dumps. */
+constexpr uint16_t kFdbUnlinked = 1u << 15;
+
 constexpr uint32_t kFdbDefaultAgeingMs = 300 * 1000;
 constexpr uint32_t kFdbMaxAgeingMs = 1000u * 1000 * 1000;	/* ~11.6 days */
 
@@ -277,14 +281,17 @@ public:
 	}
 
 	/*
-	 * Control: a resumable walk for dumps that span several rounds. Under
-	 * the lock, visit the table from bucket @bucket on, skipping the first
-	 * @skip entries of that bucket's chain, until @fn returns false; the
-	 * entry @fn refused is not consumed. On return (@bucket, @skip) name
-	 * the first entry not consumed, so the next call resumes there; start
-	 * with (0, 0). Returns true when the walk reached the end of the table.
-	 * Each call costs the entries it visits plus the skipped part of one
-	 * chain. @fn must not sleep or change the FDB.
+	 * Control: a resumable walk for dumps that span several rounds. As an
+	 * RCU reader, without the lock (br_fdb_dump: a dump, which needs no
+	 * privilege, never holds off learning or ageing), visit the table from
+	 * bucket @bucket on, skipping the first @skip entries of that bucket's
+	 * chain, until @fn returns false; the entry @fn refused is not
+	 * consumed. On return (@bucket, @skip) name the first entry not
+	 * consumed, so the next call resumes there; start with (0, 0). Returns
+	 * true when the walk reached the end of the table. Each call costs the
+	 * entries it visits plus the skipped part of one chain. @fn must not
+	 * sleep or change the FDB; it sees an entry as a reader does (fields
+	 * with load_once), and not one already deleted.
 	 *
 	 * Between two calls the table may change: entries added to or deleted
 	 * from the current bucket's chain shift the position within it, and a
@@ -294,12 +301,15 @@ public:
 	 */
 	template <typename Fn> bool for_each_from(uint32_t &bucket, uint32_t &skip, Fn fn) const
 	{
-		LockGuard guard(lock_);
-		const Table *t = table_.writer();
+		RcuReadGuard rcu;
+		const Table *t = table_.rcu();
 		for (uint32_t b = bucket; b <= t->mask; b++) {
 			uint32_t n = 0;
-			for (FdbEntry *e = t->bucket[b]; e; e = e->chain[t->link], n++) {
+			for (FdbEntry *e = rcu_deref(t->bucket[b]); e;
+			     e = rcu_deref(e->chain[t->link]), n++) {
 				if (b == bucket && n < skip)
+					continue;
+				if (e->flag_bits() & kFdbUnlinked)
 					continue;
 				if (!fn(*e)) {
 					bucket = b;
