@@ -312,7 +312,6 @@ void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_fra
 		struct xbg_verdict *out)
 {
 	RxFrame rx = rx_frame(in, frame);
-	rx.wire_len = 0;
 	Verdict v;
 	decide(*core(br), rx, Bridge::now_ticks(), v);
 	verdict_out(v, in, out);

@@ -48,8 +48,8 @@ struct xbg_frame {
 	uint16_t vlan_tci;
 	bool csum_ok;		/* layer-4 checksum verified or to be offloaded */
 	uint32_t mark;		/* skb->mark as it arrived */
-	uint32_t wire_len;	/* xbg_flow_fast_path(): the whole frame's length
-				 * (@len is what is linear); 0 elsewhere */
+	uint32_t wire_len;	/* the whole frame's length (skb->len; @len is
+				 * what is linear) */
 	bool host_stack;	/* sent by the bridge device's IP stack, not a
 				 * packet socket (core/forward.h RxFrame) */
 };

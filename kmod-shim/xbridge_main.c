@@ -205,7 +205,7 @@ static void xbr_frame_of(struct sk_buff *skb, struct xbg_frame *f)
 	f->csum_ok = skb->ip_summed == CHECKSUM_UNNECESSARY ||
 		     skb->ip_summed == CHECKSUM_PARTIAL;
 	f->mark = skb->mark;
-	f->wire_len = 0;
+	f->wire_len = skb->len;	/* a paged skb: more than its linear part */
 	f->host_stack = false;
 }
 
@@ -387,6 +387,46 @@ static void xbr_sync_carrier(struct xbr *br)
 	netif_carrier_off(br->dev);
 }
 
+/*
+ * What the bridge device offers its own stack (br_dev_setup's
+ * COMMON_FEATURES): scatter-gather, checksum offload and GSO, so that what
+ * the host sends through the bridge is segmented and checksummed by the
+ * port that sends it, or in software at the last moment, as on a Linux
+ * bridge. xbr_fix_features narrows them to what every port offers.
+ */
+#define XBR_COMMON_FEATURES	(NETIF_F_SG | NETIF_F_FRAGLIST | NETIF_F_HIGHDMA | \
+				 NETIF_F_GSO_MASK | NETIF_F_HW_CSUM)
+
+/* As br_features_recompute. RTNL. */
+static netdev_features_t xbr_fix_features(struct net_device *dev, netdev_features_t features)
+{
+	struct xbr *br = netdev_priv(dev);
+	netdev_features_t mask = features;
+	struct xbr_port *p;
+
+	if (list_empty(&br->ports))
+		return features;
+	features &= ~NETIF_F_ONE_FOR_ALL;
+	list_for_each_entry(p, &br->ports, list)
+		features = netdev_increment_features(features, p->dev->features, mask);
+	return netdev_add_tso_features(features, mask);
+}
+
+/* As br_set_gso_limits: no GSO packet larger than a port can take. RTNL. */
+static void xbr_sync_gso_limits(struct xbr *br)
+{
+	unsigned int tso_max_size = TSO_MAX_SIZE;
+	u16 tso_max_segs = TSO_MAX_SEGS;
+	struct xbr_port *p;
+
+	list_for_each_entry(p, &br->ports, list) {
+		tso_max_size = min(tso_max_size, p->dev->tso_max_size);
+		tso_max_segs = min(tso_max_segs, p->dev->tso_max_segs);
+	}
+	netif_set_tso_max_size(br->dev, tso_max_size);
+	netif_set_tso_max_segs(br->dev, tso_max_segs);
+}
+
 /* As br_mtu_auto_adjust: the bridge takes the smallest port MTU. */
 static void xbr_sync_mtu(struct xbr *br)
 {
@@ -492,6 +532,8 @@ static int xbr_add_slave(struct net_device *dev, struct net_device *slave,
 	xbr_port_sync_link(p);
 	xbr_sync_mtu(br);
 	xbr_sync_addr(br);
+	xbr_sync_gso_limits(br);
+	netdev_update_features(dev);
 	return 0;
 
 err_promisc:
@@ -525,6 +567,8 @@ static void xbr_port_remove(struct xbr_port *p)
 		xbr_sync_carrier(br);
 		xbr_sync_mtu(br);
 		xbr_sync_addr(br);
+		xbr_sync_gso_limits(br);
+		netdev_update_features(br->dev);
 	}
 }
 
@@ -572,6 +616,9 @@ static int xbr_port_event(struct notifier_block *nb, unsigned long event, void *
 		break;
 	case NETDEV_CHANGEMTU:
 		xbr_sync_mtu(p->br);
+		break;
+	case NETDEV_FEAT_CHANGE:
+		netdev_update_features(p->br->dev);
 		break;
 	case NETDEV_PRE_CHANGEADDR:
 		/* As br_device_event: the new address may become the
@@ -748,6 +795,8 @@ static const struct net_device_ops xbr_netdev_ops = {
 	.ndo_get_stats64	= dev_get_tstats64,
 	.ndo_set_mac_address	= xbr_set_mac_address,
 	.ndo_change_rx_flags	= xbr_change_rx_flags,
+	.ndo_fix_features	= xbr_fix_features,
+	.ndo_features_check	= passthru_features_check,
 	.ndo_add_slave		= xbr_add_slave,
 	.ndo_del_slave		= xbr_del_slave,
 };
@@ -775,9 +824,9 @@ static void xbr_setup(struct net_device *dev)
 #else
 	dev->features |= NETIF_F_LLTX | NETIF_F_NETNS_LOCAL;
 #endif
-	dev->features |= NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_STAG_TX;
-	dev->hw_features = dev->features;
-	dev->vlan_features = dev->features & ~(NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_STAG_TX);
+	dev->features |= XBR_COMMON_FEATURES | NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_STAG_TX;
+	dev->hw_features = XBR_COMMON_FEATURES | NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_STAG_TX;
+	dev->vlan_features = XBR_COMMON_FEATURES;
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = ETH_MAX_MTU;
 }

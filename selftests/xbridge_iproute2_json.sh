@@ -10,8 +10,10 @@
 # FDB rows without "master" (the ports' and bridge's own "self" addresses)
 # are not the bridge's FDB and are left out on both sides.
 # The tool: $XBRIDGE, else build-test/, build/, build-tool/ or build-dev/.
-# Then the per-VLAN counters (vlan_stats_enabled) after the same frames.
-# setup runs first; TESTS= picks test_fdb, test_vlan and/or test_vlan_stats.
+# Then the per-VLAN counters (vlan_stats_enabled) after the same frames, and
+# the bridge devices' offload features (ethtool -k) with the same ports.
+# setup runs first; TESTS= picks test_fdb, test_vlan, test_vlan_stats and/or
+# test_features.
 set -u
 source "$(dirname "$0")/lib.sh"
 TMPDIR=$(mktemp -d)
@@ -213,10 +215,41 @@ test_vlan_stats() {
 	xb link set dev xbr0 vlan_stats_enabled 0
 }
 
+# The bridge device's offload features follow its ports as
+# br_features_recompute has them: `ethtool -k` of both bridges, with the
+# same ports, line for line; again after a port's checksum offload is
+# turned off (NETDEV_FEAT_CHANGE) and back on.
+features() {
+	ethtool -k "$1" | grep -v '^Features for'
+}
+
+test_features() {
+	local step out bad
+	if ! command -v ethtool >/dev/null; then
+		log_test_skip "features: no ethtool (tools/bootstrap.sh)"
+		return
+	fi
+	for step in "as enslaved" "p1 tx off" "p1 tx on"; do
+		case $step in
+		"p1 tx off") ethtool -K lbr-p1 tx off >/dev/null; ethtool -K xbr-p1 tx off >/dev/null ;;
+		"p1 tx on") ethtool -K lbr-p1 tx on >/dev/null; ethtool -K xbr-p1 tx on >/dev/null ;;
+		esac
+		features br0 >"$TMPDIR/feat.l"
+		features xbr0 >"$TMPDIR/feat.x"
+		out=$(diff "$TMPDIR/feat.l" "$TMPDIR/feat.x")
+		bad=$?
+		[[ -n $out ]] && echo "# br0 < > xbr0:" && sed 's/^/#   /' <<<"$out"
+		log_test "features ($step): ethtool -k xbr0 matches br0 ($(grep -c ': on' "$TMPDIR/feat.x") on)" $bad
+	done
+	grep -q '^tcp-segmentation-offload: on' "$TMPDIR/feat.x"
+	log_test "features: xbr0 offers TSO to its own stack" $?
+}
+
 ALL_TESTS="
 	test_fdb
 	test_vlan
 	test_vlan_stats
+	test_features
 "
 
 setup

@@ -22,6 +22,8 @@ packages=(
 	libnftnl-dev libmnl-dev nftables conntrack
 	# tools/bench-flowtable.sh's TCP stream (the guest runs the host's binary)
 	iperf3
+	# the bridge device's offload features (tools/bench-host-tcp.sh)
+	ethtool
 	# Debian packaging (debian/, selftests/host_packages.sh) and the man page
 	dpkg-dev debhelper dh-dkms dkms lintian fakeroot pandoc bash-completion
 )
