@@ -24,8 +24,14 @@
 # frames/s per path, x/l, and each bridge's cost per frame over (e),
 # 1/rate - 1/rate_e in ns, with the ratio of those costs.
 #
+# With --two, every round also runs each path on both vCPUs: a second pktgen
+# thread (kpktgend_1) sends the same kind of frames, from another fixed
+# source, into a second ingress port ?in1 (its peer ?gen2); the paths x2, l2,
+# e2 are printed beside x, l, e with each one's scaling (two-CPU rate over
+# one-CPU rate).
+#
 #   tools/bench-l2.sh [--quick] [--rounds N] [--secs S] [--rows "N:V ..."]
-#                     [--no-warmup] [--profile] [--kernel SPEC] [--out FILE]
+#                     [--no-warmup] [--profile] [--two] [--kernel SPEC] [--out FILE]
 #   tools/bench-l2.sh --summarize FILE     # the table of a saved run
 #
 # Default rows "4096:64 4096:1024 64:64 1048576:64", 5 rounds of 3 s (about
@@ -40,7 +46,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 
-rounds=5 secs=3 warmup=1 kernel="" out="" guest="" profile=0
+rounds=5 secs=3 warmup=1 kernel="" out="" guest="" profile=0 two=0
 rows="4096:64 4096:1024 64:64 1048576:64"
 while (($#)); do
 	case $1 in
@@ -50,6 +56,7 @@ while (($#)); do
 	--rows) rows=$2; shift 2 ;;
 	--no-warmup) warmup=0; shift ;;
 	--profile) profile=1; shift ;;
+	--two) two=1; shift ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--guest) guest=1; shift ;;
@@ -103,8 +110,10 @@ print("bench-l2: medians of %d round(s); 64-byte 802.1Q frames from pktgen (1 th
       "random static-FDB destinations over 8 ports, fixed source" % n)
 print()
 print("%-20s %-9s %12s %11s %8s   %s" % ("row", "path", "frames/s", "spread", "rx/sent", "rounds (kframes/s)"))
+names = (("x", "xbridge"), ("l", "Linux"), ("e", "mirred"),
+         ("x2", "xbridge*2"), ("l2", "Linux*2"), ("e2", "mirred*2"))
 for row in order:
-    for p, name in (("x", "xbridge"), ("l", "Linux"), ("e", "mirred")):
+    for p, name in names:
         if (row, p) not in vals:
             continue
         s = sent[(row, p)]
@@ -123,6 +132,15 @@ for row in order:
         ("met" if r1 >= 1.15 and r2 <= 0.7 else "NOT met")
     print("%-20s %8s %10s %10s %10s  %s" % (rowname(row), f(r1, ".2f"), f(cx, ".0f"),
           f(cl, ".0f"), f(r2, ".2f"), ok))
+if any((row, "x2") in vals for row in order):
+    print()
+    print("%-20s %14s %14s %14s   two CPUs: rate with two pktgen threads / rate with one" % (
+          "row", "xbridge x2/x1", "Linux x2/x1", "mirred x2/x1"))
+    for row in order:
+        def sc(p):
+            a, b = med(row, p + "2"), med(row, p)
+            return "%.2f" % (a / b) if a and b else "-"
+        print("%-20s %14s %14s %14s" % (rowname(row), sc("x"), sc("l"), sc("e")))
 for l in info:
     print(l)
 EOF
@@ -144,10 +162,13 @@ if [[ -z $guest ]]; then
 	nrows=$(wc -w <<<"$rows")
 	# boot ~1 min; per row 3 paths x (warm-up + rounds) x (secs + ~2 s), the
 	# installs (1M entries: minutes); generous, it is only a guard.
-	timeout=$((300 + nrows * (600 + 3 * (rounds + warmup) * (secs + 4) * 2)))
+	npaths=3
+	((two)) && npaths=6
+	timeout=$((300 + nrows * (600 + npaths * (rounds + warmup) * (secs + 4) * 2)))
 	args=(--rounds "$rounds" --secs "$secs" --rows "$rows")
 	((warmup)) || args+=(--no-warmup)
 	((profile)) && args+=(--profile)
+	((two)) && args+=(--two)
 	start=$(date +%s)
 	flock /tmp/xbridge-vm.lock "$root/tools/vm/run.sh" --output-only --smp 2 --mem 3072 \
 		--timeout "$timeout" ${kernel:+--kernel "$kernel"} \
@@ -170,7 +191,7 @@ done
 [[ -x $XB ]] || { echo "BENCH error no xbridge tool in build/"; exit 1; }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 T=$(mktemp -d)
-SRC=02:00:01:00:00:01 VID=10 NPORTS=8 INSTALL_MAX=150
+SRC=02:00:01:00:00:01 SRC2=02:00:01:00:00:02 VID=10 NPORTS=8 INSTALL_MAX=150
 
 log() { echo "[$(date +%T)] $*"; }
 err() { echo "BENCH error $*"; }
@@ -184,6 +205,7 @@ cleanup() {
 	ip link del br0 2>/dev/null
 	for t in x l e; do
 		ip link del dev ${t}gen 2>/dev/null
+		ip link del dev ${t}gen2 2>/dev/null
 		for i in $(seq $NPORTS); do ip link del dev ${t}p$i 2>/dev/null; done
 	done
 	rm -rf "$T"
@@ -198,18 +220,22 @@ sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 # The veths of the three forwarders; the egress peers drop at tc ingress.
 for t in x l e; do
 	ip link add name ${t}gen type veth peer name ${t}in0
+	ip link add name ${t}gen2 type veth peer name ${t}in1
 	for i in $(seq $NPORTS); do
 		ip link add name ${t}p$i type veth peer name ${t}q$i
 		tc qdisc add dev ${t}q$i clsact
 		tc filter add dev ${t}q$i ingress matchall action drop || err "tc drop on ${t}q$i"
 	done
-	for d in ${t}gen ${t}in0 $(for i in $(seq $NPORTS); do echo ${t}p$i ${t}q$i; done); do
+	for d in ${t}gen ${t}in0 ${t}gen2 ${t}in1 $(for i in $(seq $NPORTS); do echo ${t}p$i ${t}q$i; done); do
 		ip link set dev $d up
 	done
 done
 tc qdisc add dev ein0 clsact
 tc filter add dev ein0 ingress matchall action mirred egress redirect dev ep1 ||
 	err "tc mirred ein0 -> ep1"
+tc qdisc add dev ein1 clsact
+tc filter add dev ein1 ingress matchall action mirred egress redirect dev ep2 ||
+	err "tc mirred ein1 -> ep2"
 
 # fdbfile FILE N PREFIX - the static entries, as -batch lines.
 fdbfile() {
@@ -231,7 +257,7 @@ bridges() {
 	for t in x l; do
 		local br=br0
 		[[ $t == x ]] && br=xbr0
-		for d in ${t}in0 $(for i in $(seq $NPORTS); do echo ${t}p$i; done); do
+		for d in ${t}in0 ${t}in1 $(for i in $(seq $NPORTS); do echo ${t}p$i; done); do
 			ip link set dev $d master $br || { err "$d master $br"; return 1; }
 			echo "vlan add dev $d vid 1-$v"
 		done > "$T/$t.batch"
@@ -258,17 +284,30 @@ rxsum() {
 		xargs cat | awk '{ s += $1 } END { print s }'
 }
 
-# run PATH ROW ROUND SECS N - pktgen on ?gen for 0.5 s, then SECS measured.
-run() {
-	local t=$1 row=$2 r=$3 s=$4 n=$5 a0 t0 r0 t1 r1 a1 pid sent c
-	pg rem_device_all kpktgend_0
-	pg "add_device ${t}gen" kpktgend_0
+# pgdev THREAD DEV SRC N - DEV on pktgen thread THREAD, frames from SRC to
+# random ones of the N destinations.
+pgdev() {
+	local th=$1 dev=$2 src=$3 n=$4 c
+	pg rem_device_all kpktgend_$th
+	pg "add_device $dev" kpktgend_$th
 	for c in "count 0" "clone_skb 0" "burst 1" "pkt_size 60" "delay 0" \
-		"dst 10.0.0.2" "src_min 10.0.0.1" "src_max 10.0.0.1" "src_mac $SRC" \
+		"dst 10.0.0.2" "src_min 10.0.0.1" "src_max 10.0.0.1" "src_mac $src" \
 		"dst_mac 02:00:00:00:00:00" "dst_mac_count $n" "flag MACDST_RND" \
 		"vlan_id $VID" "udp_src_min 9" "udp_src_max 9" "udp_dst_min 9" "udp_dst_max 9"; do
-		pg "$c" ${t}gen
+		pg "$c" $dev
 	done
+}
+
+# run PATH ROW ROUND SECS N - pktgen on ?gen for 0.5 s, then SECS measured.
+# PATH x2, l2 or e2: ?gen on kpktgend_0 and ?gen2 on kpktgend_1 at once.
+run() {
+	local t=${1%2} p=$1 row=$2 r=$3 s=$4 n=$5 a0 t0 r0 t1 r1 a1 pid sent sent2
+	pgdev 0 ${t}gen $SRC "$n"
+	if [[ $p == *2 ]]; then
+		pgdev 1 ${t}gen2 $SRC2 "$n"
+	else
+		pg rem_device_all kpktgend_1
+	fi
 	a0=$(rxsum $t)
 	pgctl start &
 	pid=$!
@@ -281,7 +320,11 @@ run() {
 	sleep 0.1
 	a1=$(rxsum $t)
 	sent=$(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' /proc/net/pktgen/${t}gen)
-	echo "BENCH fps $row $t $r $(awk -v n=$((r1 - r0)) -v d=$((t1 - t0)) -v a=$((a1 - a0)) -v s="${sent:-0}" \
+	if [[ $p == *2 ]]; then
+		sent2=$(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' /proc/net/pktgen/${t}gen2)
+		sent=$((${sent:-0} + ${sent2:-0}))
+	fi
+	echo "BENCH fps $row $p $r $(awk -v n=$((r1 - r0)) -v d=$((t1 - t0)) -v a=$((a1 - a0)) -v s="${sent:-0}" \
 		'BEGIN { printf "%.1f %.4f", n * 1e9 / d, s ? a / s : 0 }')"
 }
 
@@ -305,6 +348,7 @@ profile() {
 
 read -ra rowlist <<<"$rows"
 paths=(x l e)
+((two)) && paths+=(x2 l2 e2)
 echo "BENCH info test kernel $(uname -r), $(nproc) vCPUs (TCG); $rounds round(s) of $secs s after $warmup warm-up run(s) per path and row; rows N:V = FDB entries:VIDs per port"
 for row in "${rowlist[@]}"; do
 	n=${row%:*} v=${row#*:}
@@ -315,7 +359,7 @@ for row in "${rowlist[@]}"; do
 		for p in "${paths[@]}"; do run "$p" "$row" 0 1 "$n"; done
 	fi
 	for ((r = 1; r <= rounds; r++)); do
-		k=$(((r - 1) % 3))
+		k=$(((r - 1) % ${#paths[@]}))
 		order=("${paths[@]:$k}" "${paths[@]:0:$k}")
 		log "row $row round $r: ${order[*]}"
 		for p in "${order[@]}"; do run "$p" "$row" "$r" "$secs" "$n"; done
