@@ -195,6 +195,20 @@ public:
 				return e;
 		return nullptr;
 	}
+	/*
+	 * Prefetch the entry after the chain's first when the first (already
+	 * in cache: prefetched earlier) is not the probe's key, so a hit in
+	 * second place is not a dependent miss at decision time.
+	 */
+	static void prefetch_second(const Probe &p)
+	{
+		FdbEntry *e = rcu_deref(*p.slot);
+		if (e && e->key != p.key) {
+			FdbEntry *next = rcu_deref(e->chain[p.link]);
+			if (next)
+				prefetch(next);
+		}
+	}
 	FdbEntry *lookup(MacKey mac, uint16_t vid) const
 	{
 		return lookup_probe(probe(fdb_key(mac, vid)));

@@ -36,6 +36,7 @@
 namespace {
 
 constexpr size_t kCacheLine = 64;
+constexpr size_t kHugePage = size_t(2) << 20;
 
 /* Failure injection: allocations left before failing, -1 = never fail. */
 constinit std::atomic<long> g_allocs_before_failure{-1};
@@ -92,8 +93,17 @@ void *alloc_with_header(size_t size, size_t align, size_t recorded_size)
 	if (size > SIZE_MAX - offset)
 		return nullptr;
 	void *base = nullptr;
-	if (posix_memalign(&base, align, offset + size) != 0)
+	/*
+	 * Blocks of 2 MB or more (the FDB's and conntrack's bucket arrays at
+	 * scale) are huge-page-advised, as the kernel maps them: kvzalloc
+	 * passes VM_ALLOW_HUGE_VMAP and x86-64 has HAVE_ARCH_HUGE_VMALLOC
+	 * (mm/util.c kvmalloc_node, 6.1), so a 16 MB table is 2 MB pages.
+	 */
+	const bool huge = size >= kHugePage;
+	if (posix_memalign(&base, huge ? kHugePage : align, offset + size) != 0)
 		return nullptr;
+	if (huge)
+		madvise(base, (offset + size) & ~(kHugePage - 1), MADV_HUGEPAGE);
 	memset(base, 0, offset + size);
 	auto *user = static_cast<unsigned char *>(base) + offset;
 	auto *hdr = reinterpret_cast<BlockHeader *>(user) - 1;

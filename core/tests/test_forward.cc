@@ -782,6 +782,82 @@ TEST_CASE("decide_batch decides as decide() does", "[forward][batch]")
 	}
 }
 
+/*
+ * decide_batch prefetches the second entry of a destination's chain when
+ * the first is another key (Fdb::prefetch_second). With the table kept at
+ * its 256 starting buckets and thousands of entries, chains are long:
+ * every hit position (first, second, further) and misses behind long
+ * chains are decided by the batch exactly as one frame at a time, and
+ * each hit goes to its entry's port.
+ */
+TEST_CASE("decide_batch over long FDB chains decides as decide() does",
+	  "[forward][batch][fdb]")
+{
+	BridgeFixture f(4);
+	const unsigned kEntries = 4096;
+	std::vector<MacKey> macs;
+	for (unsigned i = 0; i < kEntries; i++) {
+		MacKey m = host_mac(0x10000 + i);
+		macs.push_back(m);
+		REQUIRE(f.br->fdb_add(m, 0, f.p(1 + i % 4), kFdbStatic, FdbAddMode::Create,
+				      nullptr) == 0);
+	}
+	REQUIRE(f.br->fdb().buckets() == 256);	/* ~16 entries a chain */
+	/* the source, learned once so both passes see the same FDB */
+	f.learn(f.p(1), kS1, {});
+
+	uint64_t rnd = 0x9e3779b97f4a7c15ull;
+	auto next = [&]() {
+		rnd ^= rnd << 13;
+		rnd ^= rnd >> 7;
+		rnd ^= rnd << 17;
+		return rnd;
+	};
+	for (unsigned round = 0; round < 32; round++) {
+		CAPTURE(round);
+		std::vector<std::vector<uint8_t>> frames;
+		std::vector<Port *> want;
+		for (unsigned i = 0; i < kBatchMax; i++) {
+			bool miss = next() % 8 == 0;
+			unsigned k = unsigned(next() % kEntries);
+			MacKey dst = miss ? host_mac(0x30000 + unsigned(next() % 4096)) : macs[k];
+			frames.push_back(make_frame(dst, kS1));
+			want.push_back(miss ? nullptr : f.p(1 + k % 4));
+		}
+		std::vector<RxFrame> rx;
+		for (size_t i = 0; i < frames.size(); i++)
+			rx.push_back(RxFrame{frames[i].data(), uint32_t(frames[i].size()),
+					     OobTag{false, 0, 0}, f.p(1)});
+		std::vector<Outcome> single, batch;
+		{
+			RcuReadGuard g;
+			for (const RxFrame &fr : rx) {
+				Verdict v;
+				decide(*f.br, fr, f.now(), v);
+				single.push_back(summarize(*f.br, v));
+			}
+			std::vector<Verdict> vs(rx.size());
+			decide_batch(*f.br, rx.data(), unsigned(rx.size()), f.now(), vs.data());
+			for (const Verdict &v : vs)
+				batch.push_back(summarize(*f.br, v));
+		}
+		for (unsigned i = 0; i < rx.size(); i++) {
+			CAPTURE(i, describe(single[i]), describe(batch[i]));
+			CHECK(same_verdict(single[i].v, batch[i].v));
+			CHECK(single[i].egress == batch[i].egress);
+			if (!want[i]) {
+				CHECK(batch[i].v.kind == VerdictKind::Flood);
+			} else if (want[i] == f.p(1)) {
+				/* the ingress port: hairpin off */
+				CHECK(batch[i].v.kind == VerdictKind::Drop);
+			} else {
+				CHECK(batch[i].v.kind == VerdictKind::Forward);
+				CHECK(ports_of(batch[i]) == std::vector<Port *>{want[i]});
+			}
+		}
+	}
+}
+
 TEST_CASE("drop counters are per ingress port and per reason", "[forward][stats]")
 {
 	BridgeFixture f(2);
