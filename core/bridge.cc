@@ -28,6 +28,9 @@ Port *port_of_rcu(xb_rcu_head *head)
 
 /* ---- lifetime ---------------------------------------------------------- */
 
+/* xb_alloc starts a block of a cache line or more on a cache line. */
+static_assert(alignof(Bridge) <= 64 && sizeof(Bridge) >= 64);
+
 Bridge *Bridge::create(const BridgeSetup &setup, int *err)
 {
 	void *mem = xb_alloc(sizeof(Bridge), XB_ALLOC_SLEEP);

@@ -384,18 +384,24 @@ private:
 	bool dest_unlinked(FdbDest dest) const XB_REQUIRES(lock_);
 	static void free_entry_rcu(xb_rcu_head *head);
 
+	/* Read by every frame, written only by configuration. */
 	RcuPtr<Table> table_;
 	xb_lock *lock_ = nullptr;
-	FdbEventSink sink_;
-	uint32_t *flow_gen_ = nullptr;	/* the bridge's; bumped atomically */
-	/* Written under lock_ (store_once), read anywhere through racy(). */
-	uint32_t count_ XB_GUARDED_BY(lock_) = 0;
-	uint32_t n_learned_ XB_GUARDED_BY(lock_) = 0;
 	uint32_t ageing_ms_ = kFdbDefaultAgeingMs;
 	uint32_t max_learned_ = 0;	/* 0: no limit */
+	uint32_t *flow_gen_ = nullptr;	/* the bridge's; bumped atomically */
+
+	/* Written on every create and delete (a flood of new sources: many
+	 * thousands a second, from every CPU), so on cache lines of their
+	 * own: they must not evict the fields above from the other CPUs.
+	 * count_ and n_learned_ are written under lock_ (store_once) and read
+	 * anywhere through racy(). */
+	alignas(64) uint32_t count_ XB_GUARDED_BY(lock_) = 0;
+	uint32_t n_learned_ XB_GUARDED_BY(lock_) = 0;
 	bool resizing_ XB_GUARDED_BY(lock_) = false;
-	FdbGrowSink grow_;
 	bool grow_asked_ XB_GUARDED_BY(lock_) = false;	/* reset by a resize */
+	FdbEventSink sink_;
+	FdbGrowSink grow_;
 };
 
 } // namespace xb
