@@ -227,6 +227,23 @@ TEST_CASE("a learner holding a removed port VLAN or port caches neither", "[life
 	}
 }
 
+/* Removing a port never needs memory: with no allocation possible, the
+ * flood table's spare copy is reused after a grace period instead. */
+TEST_CASE("removing ports with allocation failing", "[lifetime][port]")
+{
+	BridgeFixture f(4, false);
+	xb_user_fail_alloc_after(0);
+	f.br->remove_port(f.p(2));
+	f.ports[1] = nullptr;
+	f.br->remove_port(f.p(3));
+	f.ports[2] = nullptr;
+	xb_user_fail_alloc_after(-1);
+	CHECK(f.br->ports_rcu()->count == 2);
+	Outcome o = f.send(f.p(1), make_frame(kBcast, kS1));
+	CHECK(o.v.kind == VerdictKind::Flood);
+	CHECK(ports_of(o) == std::vector<Port *>{f.p(4)});
+}
+
 TEST_CASE("datapath keeps deciding while VLANs and ports come and go", "[lifetime][rcu]")
 {
 	BridgeFixture f(3, true);
