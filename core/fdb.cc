@@ -399,29 +399,46 @@ unsigned Fdb::rewrite_to_port(const FdbFilter &filter)
  * and the lock is taken only for an entry that has expired (and checked
  * again under it), so a large table ages without holding off the softirq
  * learners. An entry deleted meanwhile is still readable, links included,
- * until the grace period after this walk; the table walked stays valid
- * (a resize frees it only after a grace period).
+ * until the grace period after its read section; the table walked stays
+ * valid for the section (a resize frees it only after a grace period).
+ *
+ * Unlike br_fdb_cleanup, the walk goes kAgeSlice buckets per read section
+ * and offers the CPU between them: a million entries took the worker's
+ * CPU for seconds at a time under emulation (other tasks' ping RTT up to
+ * 380 ms). A resize between two slices renumbers the buckets: an entry may
+ * then be skipped until the next run, or looked at twice.
  */
 unsigned Fdb::age(uint32_t now)
 {
+	constexpr uint32_t kAgeSlice = 1024;
 	unsigned n = 0;
 	const uint32_t ageing = ageing_ms();
 	auto expired = [&](const FdbEntry *e) {
 		return !(e->flag_bits() & (kFdbStatic | kFdbExtLearn | kFdbUnlinked)) &&
 		       !ticks_after(load_once(e->updated) + ageing, now);
 	};
-	RcuReadGuard rcu;
-	const Table *t = table_.rcu();
-	for (uint32_t b = 0; b <= t->mask; b++) {
-		for (FdbEntry *e = rcu_deref(t->bucket[b]); e; e = rcu_deref(e->chain[t->link])) {
-			if (!expired(e))
-				continue;
-			LockGuard guard(lock_);
-			if (expired(e)) {
-				delete_locked(e, FdbReason::Aged);
-				n++;
+	for (uint32_t start = 0;; start += kAgeSlice) {
+		{
+			RcuReadGuard rcu;
+			const Table *t = table_.rcu();
+			if (start > t->mask)
+				break;
+			const uint32_t end = start + kAgeSlice - 1 < t->mask ? start + kAgeSlice - 1
+									     : t->mask;
+			for (uint32_t b = start; b <= end; b++) {
+				for (FdbEntry *e = rcu_deref(t->bucket[b]); e;
+				     e = rcu_deref(e->chain[t->link])) {
+					if (!expired(e))
+						continue;
+					LockGuard guard(lock_);
+					if (expired(e)) {
+						delete_locked(e, FdbReason::Aged);
+						n++;
+					}
+				}
 			}
 		}
+		xb_cond_resched();
 	}
 	return n;
 }

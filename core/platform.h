@@ -92,6 +92,9 @@ void xb_rcu_read_unlock(void);
 void xb_synchronize_rcu(void);		/* control context only */
 void xb_call_rcu(xb_rcu_head *head, xb_rcu_callback fn);
 void xb_rcu_barrier(void);		/* control context only */
+/* Control context, outside any RCU read section or lock: let other tasks
+ * run if one is waiting (a long walk in slices). */
+void xb_cond_resched(void);
 /*
  * Grace-period cookies (the kernel's polled RCU): xb_rcu_gp_start() makes
  * sure a grace period will start and returns its cookie; xb_rcu_gp_done()

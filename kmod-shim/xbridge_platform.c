@@ -98,6 +98,11 @@ void xb_rcu_barrier(void)
 	rcu_barrier();
 }
 
+void xb_cond_resched(void)
+{
+	cond_resched();
+}
+
 xb_rcu_gp xb_rcu_gp_start(void)
 {
 	return start_poll_synchronize_rcu();

@@ -3,13 +3,16 @@
 # bench-fdb-latency.sh - what a large FDB's housekeeping costs other traffic:
 # xbridge.ko against the Linux bridge in one boot of the test kernel (issue 16).
 # Per bridge: a flood port (pktgen, N frames from N distinct sources, so the
-# FDB learns N entries) and two namespaces h1, h2 behind two more ports that
-# ping each other every 10 ms through the bridge while
+# FDB learns N entries) and two namespaces h1, h2 behind two more ports. In
+# each phase, on vCPU 1, h1 pings h2 every 10 ms through the bridge and a
+# second pktgen thread sends 100,000 frames from new sources into a second
+# flood port (each one an entry created under the FDB lock), while on vCPU 0
 #   idle     nothing else happens (the baseline)
 #   dump     an FDB dump filtered to h1's port (`fdb show br BR dev P`: it
 #            matches a few entries and walks all N) runs back to back
 #   ageing   ageing_time drops to 1 s and the N learned entries expire
-# and prints the pings' average and worst round-trip time in each phase.
+# and prints the pings' average and worst round-trip time and the rate at
+# which the new sources were learned and forwarded.
 #
 #   tools/bench-fdb-latency.sh [--entries N] [--module KO] [--kernel SPEC]
 #
@@ -61,6 +64,7 @@ cleanup() {
 	ip link del br0 2>/dev/null
 	for t in x l; do
 		ip link del ${t}gen 2>/dev/null
+		ip link del ${t}gen2 2>/dev/null
 		ip netns del ${t}h1 2>/dev/null
 		ip netns del ${t}h2 2>/dev/null
 	done
@@ -82,6 +86,8 @@ build() {
 	fi
 	ip link add ${t}gen type veth peer name ${t}in
 	ip link set ${t}in master $br && ip link set ${t}in up && ip link set ${t}gen up
+	ip link add ${t}gen2 type veth peer name ${t}in2
+	ip link set ${t}in2 master $br && ip link set ${t}in2 up && ip link set ${t}gen2 up
 	for i in 1 2; do
 		ip netns add ${t}h$i
 		ip link add ${t}p$i type veth peer name eth0 netns ${t}h$i
@@ -92,45 +98,73 @@ build() {
 	ip link set $br up
 }
 
-# flood T - N frames from N sequential source MACs into ?in.
-flood() {
-	local t=$1 c
-	pg rem_device_all kpktgend_0
-	pg "add_device ${t}gen" kpktgend_0
-	for c in "count $entries" "clone_skb 0" "burst 1" "pkt_size 60" "delay 0" \
-		"dst 10.0.0.2" "src_min 10.0.0.1" "src_max 10.0.0.1" \
-		"src_mac 02:10:00:00:00:00" "src_mac_count $entries" \
-		"dst_mac 02:20:00:00:00:01"; do
-		pg "$c" ${t}gen
+# pgidle TH - wait until pktgen thread TH has let go of its devices (its
+# rem_device_all takes effect lazily).
+pgidle() {
+	local i
+	for i in $(seq 50); do
+		grep -q 'Running: *$' /proc/net/pktgen/kpktgend_$1 2>/dev/null &&
+			! grep -q 'Stopped: *[a-z]' /proc/net/pktgen/kpktgend_$1 && return 0
+		sleep 0.1
 	done
-	echo start > /proc/net/pktgen/pgctrl
 }
 
-# count T BR - FDB entries of the bridge.
+# flood TH DEV COUNT SRC - COUNT frames from COUNT sequential source MACs
+# (from SRC) out of DEV, on pktgen thread TH; waits for the end.
+flood() {
+	local th=$1 dev=$2 n=$3 src=$4 c
+	pg rem_device_all kpktgend_$th
+	pgidle $th
+	pg "add_device $dev" kpktgend_$th
+	for c in "count $n" "clone_skb 0" "burst 1" "pkt_size 60" "delay 0" \
+		"dst 10.0.0.2" "src_min 10.0.0.1" "src_max 10.0.0.1" \
+		"src_mac $src" "src_mac_count $n" "dst_mac 02:20:00:00:00:01"; do
+		pg "$c" $dev
+	done
+	echo start > /proc/net/pktgen/pgctrl
+	# `start` restarts every thread's devices: leave none behind
+	pg rem_device_all kpktgend_$th
+	pgidle $th
+}
+
+# count T - FDB entries of the bridge (xbridge's own count: a dump taken
+# while the table still grows may repeat entries, as an rtnetlink one may).
 count() {
 	if [[ $1 == x ]]; then
-		"$XB" fdb show br xbr0 | wc -l
+		"$XB" -j link show dev xbr0 | jq '.[0].fdb_n_entries'
 	else
 		bridge fdb show br br0 | wc -l
 	fi
 }
 
-# phase T NAME SECS CMD... - ping h1 -> h2 every 10 ms for SECS while CMD
-# runs in a loop (none: idle); the RTT average and maximum.
+# phase T NAME SECS CMD... - on vCPU 1, ping h1 -> h2 every 10 ms for SECS
+# and a flood of 100,000 new sources (pktgen thread 1) into ?in2; on vCPU 0,
+# CMD in a loop (none: idle). The RTT average and maximum, the new sources'
+# frames/s.
+NEW=100000
 phase() {
-	local t=$1 name=$2 secs=$3 line
+	local t=$1 name=$2 secs=$3 line t0 t1 gen=$((++phase_no))
 	shift 3
 	dump_pid=""
 	if (($#)); then
-		( while :; do "$@" >/dev/null 2>&1; done ) &
+		( while :; do taskset -c 0 "$@" >/dev/null 2>&1; done ) &
 		dump_pid=$!
+		sleep 0.5
 	fi
-	line=$(ip netns exec ${t}h1 ping -q -i 0.01 -w "$secs" 10.8.0.2 | tail -1)
+	ip netns exec ${t}h1 taskset -c 1 ping -q -i 0.01 -w "$secs" 10.8.0.2 >"$T/ping" &
+	ping_pid=$!
+	t0=$(date +%s%N)
+	flood 1 ${t}gen2 $NEW "02:3$gen:00:00:00:00"
+	t1=$(date +%s%N)
+	wait "$ping_pid"
+	line=$(tail -1 "$T/ping")
 	[[ -n $dump_pid ]] && { kill "$dump_pid" 2>/dev/null; wait "$dump_pid" 2>/dev/null; }
 	dump_pid=""
 	# rtt min/avg/max/mdev = a/b/c/d ms
-	echo "BENCH rtt $t $name $(awk -F'[/ =]+' '{ print $7, $8 }' <<<"$line")"
+	echo "BENCH rtt $t $name $(awk -F'[/ =]+' '{ print $7, $8 }' <<<"$line")" \
+		"$(awk -v n=$NEW -v d=$((t1 - t0)) 'BEGIN { printf "%.0f", n * 1e9 / d }')"
 }
+phase_no=0
 
 for t in x l; do
 	br=br0
@@ -139,9 +173,9 @@ for t in x l; do
 	build $t $br
 	ip netns exec ${t}h1 ping -c 2 -W 2 10.8.0.2 >/dev/null || err "$t: h1 cannot ping h2"
 	log "$t: flooding $entries sources"
-	flood $t
+	flood 0 ${t}gen "$entries" 02:10:00:00:00:00
 	echo "BENCH info $t: $(count $t) FDB entries after the flood"
-	phase $t idle 3
+	phase $t idle 4
 	if [[ $t == x ]]; then
 		phase $t dump 5 "$XB" fdb show br xbr0 dev xp1
 		"$XB" link set dev xbr0 ageing_time 100 || err "xbr0 ageing_time"
@@ -153,5 +187,6 @@ for t in x l; do
 	echo "BENCH info $t: $(count $t) FDB entries after ageing"
 	ip link del $br
 	ip link del ${t}gen 2>/dev/null
+	ip link del ${t}gen2 2>/dev/null
 done
 log "done"
