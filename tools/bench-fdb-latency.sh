@@ -63,8 +63,8 @@ cleanup() {
 	ip link del xbr0 2>/dev/null
 	ip link del br0 2>/dev/null
 	for t in x l; do
-		ip link del ${t}gen 2>/dev/null
-		ip link del ${t}gen2 2>/dev/null
+		ip link del dev ${t}gen 2>/dev/null
+		ip link del dev ${t}gen2 2>/dev/null
 		ip netns del ${t}h1 2>/dev/null
 		ip netns del ${t}h2 2>/dev/null
 	done
@@ -84,16 +84,19 @@ build() {
 	else
 		ip link add br0 type bridge stp_state 0 || err "br0"
 	fi
-	ip link add ${t}gen type veth peer name ${t}in
-	ip link set ${t}in master $br && ip link set ${t}in up && ip link set ${t}gen up
-	ip link add ${t}gen2 type veth peer name ${t}in2
-	ip link set ${t}in2 master $br && ip link set ${t}in2 up && ip link set ${t}gen2 up
+	# `dev` before every name: ip takes a bare "lin" for its "link" keyword
+	ip link add name ${t}gen type veth peer name ${t}in
+	ip link set dev ${t}in master $br && ip link set dev ${t}in up &&
+		ip link set dev ${t}gen up || err "${t}in master $br"
+	ip link add name ${t}gen2 type veth peer name ${t}in2
+	ip link set dev ${t}in2 master $br && ip link set dev ${t}in2 up &&
+		ip link set dev ${t}gen2 up || err "${t}in2 master $br"
 	for i in 1 2; do
 		ip netns add ${t}h$i
-		ip link add ${t}p$i type veth peer name eth0 netns ${t}h$i
+		ip link add name ${t}p$i type veth peer name eth0 netns ${t}h$i
 		ip -n ${t}h$i addr add 10.8.0.$i/24 dev eth0
 		ip -n ${t}h$i link set eth0 up
-		ip link set ${t}p$i master $br && ip link set ${t}p$i up
+		ip link set dev ${t}p$i master $br && ip link set dev ${t}p$i up
 	done
 	ip link set $br up
 }
@@ -122,7 +125,9 @@ flood() {
 		pg "$c" $dev
 	done
 	echo start > /proc/net/pktgen/pgctrl
-	# `start` restarts every thread's devices: leave none behind
+	# `start` restarts every thread's devices: leave none behind (stopped
+	# first, or pktgen warns of removing a running one)
+	echo stop > /proc/net/pktgen/pgctrl
 	pg rem_device_all kpktgend_$th
 	pgidle $th
 }
@@ -185,8 +190,8 @@ for t in x l; do
 	fi
 	phase $t ageing 8
 	echo "BENCH info $t: $(count $t) FDB entries after ageing"
-	ip link del $br
-	ip link del ${t}gen 2>/dev/null
-	ip link del ${t}gen2 2>/dev/null
+	ip link del dev $br
+	ip link del dev ${t}gen 2>/dev/null
+	ip link del dev ${t}gen2 2>/dev/null
 done
 log "done"
