@@ -223,13 +223,9 @@ if [[ -z $guest ]]; then
 fi
 
 # ----------------------------------------------------------------- guest side
-[[ -n ${XBRIDGE_VM:-} ]] || { echo "bench-commit: --guest runs in the test kernel only" >&2; exit 2; }
-XNFT=${XNFT:-}
-for d in build build-test build-tool build-dev; do
-	[[ -z $XNFT && -x $root/$d/tools/xnft/xnft ]] && XNFT=$root/$d/tools/xnft/xnft
-done
-[[ -x $XNFT ]] || { echo "BENCH error no xnft in build/"; exit 1; }
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+source "$here/bench-lib.sh"
+bench_guest bench-commit
+bench_tool XNFT tools/xnft/xnft
 T=$(mktemp -d)
 
 log() { echo "[$(date +%T)] $*"; }

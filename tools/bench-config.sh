@@ -116,13 +116,9 @@ if [[ -z $guest ]]; then
 fi
 
 # ----------------------------------------------------------------- guest side
-[[ -n ${XBRIDGE_VM:-} ]] || { echo "bench-config: --guest runs in the test kernel only" >&2; exit 2; }
-XB=${XBRIDGE:-}
-for d in build build-test build-tool build-dev; do
-	[[ -z $XB && -x $root/$d/tools/xbridge/xbridge ]] && XB=$root/$d/tools/xbridge/xbridge
-done
-[[ -x $XB ]] || { echo "BENCH error no xbridge tool in build/"; exit 1; }
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+source "$here/bench-lib.sh"
+bench_guest bench-config
+bench_tool XB tools/xbridge/xbridge
 T=$(mktemp -d)
 NPORTS=256 NVIDS=4094 PVID_MOVES=64 PVID_PORTS=16 DESTROY_VIDS=64
 

@@ -47,13 +47,9 @@ if [[ -z $guest ]]; then
 	exit "$status"
 fi
 
-[[ -n ${XBRIDGE_VM:-} ]] || { echo "bench-fdb-latency: --guest runs in the test kernel only" >&2; exit 2; }
-XB=${XBRIDGE:-}
-for d in build build-test build-tool build-dev; do
-	[[ -z $XB && -x $root/$d/tools/xbridge/xbridge ]] && XB=$root/$d/tools/xbridge/xbridge
-done
-[[ -x $XB ]] || { echo "BENCH error no xbridge tool in build/"; exit 1; }
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+source "$here/bench-lib.sh"
+bench_guest bench-fdb-latency
+bench_tool XB tools/xbridge/xbridge
 T=$(mktemp -d)
 err() { echo "BENCH error $*"; }
 log() { echo "[$(date +%T)] $*"; }

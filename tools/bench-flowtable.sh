@@ -164,15 +164,10 @@ if [[ -z $guest ]]; then
 fi
 
 # ----------------------------------------------------------------- guest side
-[[ -n ${XBRIDGE_VM:-} ]] || { echo "bench-flowtable: --guest runs in the test kernel only" >&2; exit 2; }
-XB=${XBRIDGE:-}
-XNFT=${XNFT:-}
-for d in build build-test build-tool build-dev; do
-	[[ -z $XB && -x $root/$d/tools/xbridge/xbridge ]] && XB=$root/$d/tools/xbridge/xbridge
-	[[ -z $XNFT && -x $root/$d/tools/xnft/xnft ]] && XNFT=$root/$d/tools/xnft/xnft
-done
-[[ -x $XB && -x $XNFT ]] || { echo "BENCH error no xbridge/xnft tools in build/"; exit 1; }
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+source "$here/bench-lib.sh"
+bench_guest bench-flowtable
+bench_tool XB tools/xbridge/xbridge
+bench_tool XNFT tools/xnft/xnft
 T=$(mktemp -d)
 MAC21=02:00:00:00:21:07 MAC22=02:00:00:00:21:08
 

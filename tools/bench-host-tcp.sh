@@ -64,7 +64,8 @@ EOF
 	exit "$status"
 fi
 
-[[ -n ${XBRIDGE_VM:-} ]] || { echo "bench-host-tcp: --guest runs in the test kernel only" >&2; exit 2; }
+source "$here/bench-lib.sh"
+bench_guest bench-host-tcp
 err() { echo "BENCH error $*"; }
 cleanup() {
 	ip link del xbr0 2>/dev/null

@@ -183,13 +183,9 @@ if [[ -z $guest ]]; then
 fi
 
 # ----------------------------------------------------------------- guest side
-[[ -n ${XBRIDGE_VM:-} ]] || { echo "bench-l2: --guest runs in the test kernel only" >&2; exit 2; }
-XB=${XBRIDGE:-}
-for d in build build-test build-tool build-dev; do
-	[[ -z $XB && -x $root/$d/tools/xbridge/xbridge ]] && XB=$root/$d/tools/xbridge/xbridge
-done
-[[ -x $XB ]] || { echo "BENCH error no xbridge tool in build/"; exit 1; }
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+source "$here/bench-lib.sh"
+bench_guest bench-l2
+bench_tool XB tools/xbridge/xbridge
 T=$(mktemp -d)
 SRC=02:00:01:00:00:01 SRC2=02:00:01:00:00:02 VID=10 NPORTS=8 INSTALL_MAX=150
 
