@@ -260,7 +260,7 @@ test_flush_by_mark() {
 test_events() {
 	local out err=0 mon
 	xb ct flush dev xbr0
-	xb monitor ct >"$TMPDIR/events" 2>&1 &
+	"$XB" monitor ct >"$TMPDIR/events" 2>&1 &	# the tool, so that $! is what to kill
 	mon=$!
 	sleep 1		# `xbridge monitor` gives no sign that it has joined the group
 	ip netns exec h1 ping -c 1 -W 2 192.0.2.2 >/dev/null

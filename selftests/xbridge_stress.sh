@@ -129,7 +129,10 @@ options_round() {
 }
 
 monitor_round() {
-	xb monitor fdb >/dev/null 2>&1 &
+	# The tool itself, not the xb function: `xb ... &` backgrounds a
+	# subshell, and killing that left the listener running (and, with
+	# ASan's quarantine, growing: 37 of them ran the guest out of memory).
+	"$XB" monitor fdb >/dev/null 2>&1 &
 	local pid=$!
 	sleep 0.3	# the listener runs while the churn goes on
 	kill "$pid" && wait "$pid"
