@@ -246,6 +246,13 @@ struct Rig {
 			}
 		while (br->fdb().resize_if_needed())
 			;
+		/*
+		 * Freed tables (a port table's old copy, an outgrown bucket
+		 * array) go through call_rcu; drain them on both sides of the
+		 * count so that a callback run in between is not taken off the
+		 * entries' bytes.
+		 */
+		xb_rcu_barrier();
 		size_t before = xb_user_bytes_allocated();
 		entry_vid.resize(n);
 		for (uint32_t i = 0; i < n; i++) {
@@ -263,6 +270,7 @@ struct Rig {
 		}
 		while (br->fdb().resize_if_needed())
 			;
+		xb_rcu_barrier();
 		fdb_bytes = xb_user_bytes_allocated() - before;
 		return true;
 	}
