@@ -10,6 +10,7 @@
 #      xbridge.ko built for it (build-kmod/, build-kmod-6.12/), then the
 #      selftests/xbridge_*.sh run in that kernel under qemu (tools/vm/run.sh),
 #      which also fails on any WARNING, BUG, oops, lockdep splat or RCU stall;
+#      two VMs at a time ($XBRIDGE_TEST_LANES);
 #   5. the host-side selftests, selftests/host_*.sh (e.g. the Debian packages).
 # Build dirs are reconfigured when present, so the script is idempotent.
 # Selftests follow selftests/lib.sh: PASS/FAIL/SKIP lines, exit 4 for a
@@ -87,16 +88,38 @@ fi
 # The selftests in the test kernels: each of $XBRIDGE_TEST_KERNELS (series or
 # full versions; default both supported kernels, 6.1 and 6.12) gets its own
 # xbridge.ko (build-kmod/ for 6.1, build-kmod-SERIES/ for the others) and runs
-# every selftests/xbridge_*.sh. The time each kernel takes is printed. Each VM
-# run holds /tmp/xbridge-vm.lock (one VM at a time on a shared machine).
+# every selftests/xbridge_*.sh.
 read -ra test_kernels <<<"${XBRIDGE_TEST_KERNELS:-6.1 6.12}"
 # Linux's own forwarding selftests for xbridge_kernel_forwarding.sh, taken
 # from the kernel source tarball once, here (the guest would take a minute).
 bash selftests/kforwarding/extract.sh build-kforwarding ||
 	echo "test-all: no Linux forwarding selftests (xbridge_kernel_forwarding.sh will skip)" >&2
+
+# suite_profile SERIES: the run.sh options of SERIES's suites, in $profile.
+# The first kernel runs every suite whole. The others run every suite too,
+# at a smaller size where the size is a knob: the conformance corpus whole
+# but a fifth of its generated scenarios, and neither its tools pass (it
+# checks the tools' words, not the kernel) nor its offload pass
+# (xbridge_flowtable.sh tests the flowtable on every kernel; the offload
+# differential is the first kernel's), 20,000 fuzzed messages, a flood of
+# 200,000 sources, 20,000 FDB entries. This keeps CI inside its 90 minutes
+# (measured: see Documentation/testing.md).
+suite_profile() {
+	profile=()
+	[[ $1 == "${test_kernels[0]}" ]] && return
+	profile=(--env CONFORMANCE_GENERATED=20 --env CONFORMANCE_NFT_GENERATED=20
+		--env CONFORMANCE_CT_GENERATED=20 --env CONFORMANCE_NO_TOOLS=1
+		--env CONFORMANCE_NO_OFFLOAD=1
+		--env FUZZ_COUNT=20000 --env MACFLOOD_N=200000 --env FDB_SCALE_N=20000)
+}
+
+# Every kernel's module first, then the (kernel, suite) jobs, the slowest
+# suites first so that no lane is left with a long one at the end.
+slow_first=(xbridge_conformance xbridge_kernel_forwarding xbridge_fuzz
+	xbridge_fdb_scale xbridge_stress)
+jobs=()
 for series in "${test_kernels[@]}"; do
-	echo "== test kernel $series: xbridge.ko and the selftests"
-	t_kernel=$SECONDS
+	echo "== test kernel $series: xbridge.ko"
 	if ! kver=$(tools/kernel-version.sh "$series"); then
 		tally_fail "no test kernel $series (tools/bootstrap.sh)"
 		continue
@@ -109,27 +132,55 @@ for series in "${test_kernels[@]}"; do
 		continue
 	fi
 	tail -1 "$kdir.log"
-	# The first kernel runs every suite whole. The others run every suite
-	# too, at a smaller size where the size is a knob: the conformance
-	# corpus whole but a fifth of its generated scenarios, and neither its
-	# tools pass (it checks the tools' words, not the kernel) nor its
-	# offload pass (xbridge_flowtable.sh tests the flowtable on every
-	# kernel; the offload differential is the first kernel's), 20,000
-	# fuzzed messages, a flood of 200,000 sources, 20,000 FDB entries. This
-	# keeps CI inside its 90 minutes (measured: see Documentation/testing.md).
-	profile=()
-	if [[ $series != "${test_kernels[0]}" ]]; then
-		profile=(--env CONFORMANCE_GENERATED=20 --env CONFORMANCE_NFT_GENERATED=20
-			--env CONFORMANCE_CT_GENERATED=20 --env CONFORMANCE_NO_TOOLS=1
-			--env CONFORMANCE_NO_OFFLOAD=1
-			--env FUZZ_COUNT=20000 --env MACFLOOD_N=200000 --env FDB_SCALE_N=20000)
-	fi
 	for suite in selftests/xbridge_*.sh; do
-		run_suite_in_vm "$series" "$kver" "$kdir" "$suite" --timeout 2400 \
+		jobs+=("$series $kver $kdir $suite")
+	done
+done
+ordered=()
+for name in "${slow_first[@]}"; do
+	for job in "${jobs[@]}"; do
+		[[ $job == *"/$name.sh" ]] && ordered+=("$job")
+	done
+done
+for job in "${jobs[@]}"; do
+	[[ " ${ordered[*]} " == *" $job "* ]] || ordered+=("$job")
+done
+
+# $XBRIDGE_TEST_LANES VMs at once (default 2): each lane takes the next job
+# not yet taken (mkdir is the claim) and runs it under a VM lock of its own.
+# A guest under TCG keeps about one host core busy (its harness waits on
+# processes and captures), so two lanes on this 2-core machine take about
+# 60% of one lane's time (Documentation/testing.md, "CI's time"). A lane
+# only writes its suite's files in its kernel's build directory; the counting
+# is done afterwards, in order.
+echo "== the selftests in the test kernels: ${#ordered[@]} suites, ${XBRIDGE_TEST_LANES:-2} at once"
+t_kernels=$SECONDS
+claims=$(mktemp -d)
+lane() {		# lane LOCK
+	local i series kver kdir suite
+	for i in "${!ordered[@]}"; do
+		mkdir "$claims/$i" 2>/dev/null || continue
+		read -r series kver kdir suite <<<"${ordered[i]}"
+		suite_profile "$series"
+		XBRIDGE_VM_LOCK=$1 vm_suite "$series" "$kver" "$kdir" "$suite" --timeout 2400 \
 			${profile[@]+"${profile[@]}"}
 	done
-	echo "test-all: the selftests on $kver took $((SECONDS - t_kernel)) s"
+}
+lanes=${XBRIDGE_TEST_LANES:-2}
+if ((lanes > 1)); then
+	for ((l = 0; l < lanes; l++)); do
+		lane "$claims/lane$l.lock" &
+	done
+	wait
+else
+	lane "${XBRIDGE_VM_LOCK:-/tmp/xbridge-vm.lock}"
+fi
+rm -rf "$claims"
+for job in "${jobs[@]}"; do
+	read -r series kver kdir suite <<<"$job"
+	tally_suite "$series" "$kdir" "$suite"
 done
+echo "test-all: the selftests in the test kernels took $((SECONDS - t_kernels)) s"
 
 # Host-side selftests (selftests/host_*.sh): they run on the build host as
 # root, boot the test kernels themselves, and print PASS/FAIL lines.
