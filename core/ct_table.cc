@@ -14,11 +14,6 @@ namespace {
 /* nf_conntrack_core.c NF_CT_EVICTION_RANGE: buckets early_drop scans. */
 constexpr uint32_t kEvictionRange = 8;
 
-inline uintptr_t load_link(const uintptr_t &l)
-{
-	return __atomic_load_n(&l, __ATOMIC_ACQUIRE);
-}
-
 inline void publish_link(uintptr_t &l, uintptr_t v)
 {
 	__atomic_store_n(&l, v, __ATOMIC_RELEASE);

@@ -300,13 +300,25 @@ public:
 	 * Control: resumable walk for dumps (as Fdb::for_each_from), each
 	 * confirmed entry once, from its original-direction link. Start with
 	 * (0, 0); returns true at the end of the table.
+	 *
+	 * As an RCU reader, without the table lock: a dump needs no privilege
+	 * and must not hold off insertion, GC or the datapath's early drop
+	 * (ctnetlink_dump_table takes one bucket lock at a time). @fn sees an
+	 * entry as a lookup does (fields with load_once, dying entries
+	 * included: it filters them) and must not sleep. The bucket array
+	 * never moves, and a removed entry keeps its links until call_rcu
+	 * frees it, so a walker standing on one reaches the rest of its chain;
+	 * entries inserted or removed between two calls shift the position in
+	 * the current chain, so one may then be missed or shown twice, as
+	 * with `conntrack -L` under traffic.
 	 */
 	template <typename Fn> bool for_each_from(uint32_t &bucket, uint32_t &skip, Fn fn) const
 	{
-		LockGuard guard(lock_);
+		RcuReadGuard rcu;
 		for (uint32_t b = bucket; b <= mask_; b++) {
 			uint32_t n = 0;
-			for (uintptr_t l = buckets_[b]; l; l = link_entry(l)->next[l & 1]) {
+			for (uintptr_t l = load_link(buckets_[b]); l;
+			     l = load_link(link_entry(l)->next[l & 1])) {
 				if (l & 1)
 					continue;	/* visited from its original link */
 				if (b == bucket && n < skip) {
@@ -379,6 +391,8 @@ public:
 
 private:
 	static CtEntry *link_entry(uintptr_t l) { return reinterpret_cast<CtEntry *>(l & ~uintptr_t(1)); }
+	/* A chain link as an RCU reader loads it (writers publish with release). */
+	static uintptr_t load_link(const uintptr_t &l) { return __atomic_load_n(&l, __ATOMIC_ACQUIRE); }
 	static uintptr_t make_link(CtEntry *e, unsigned dir) { return reinterpret_cast<uintptr_t>(e) | dir; }
 	uint32_t bucket_of(const CtTuple &t) const { return hash_of(t) & mask_; }
 	void unlink_locked(CtEntry *e) XB_REQUIRES(lock_);
