@@ -34,6 +34,7 @@
 #include "xbridge_glue.h"
 #include "xbridge_glue_nft.h"
 #include "xbridge_dev.h"
+#include "xbridge_frag.h"
 #include "xbridge_genl.h"
 
 #define XBR_GC_INTERVAL		HZ
@@ -67,17 +68,14 @@ static void xbr_apply_tag(struct sk_buff *skb, u8 tag, const struct xbg_verdict 
 	}
 }
 
-/* Transmit on a port. @skb->data is at the Ethernet header. */
-static void xbr_xmit_port(struct sk_buff *skb, struct xbr_port *to, u8 tag,
-			  const struct xbg_verdict *v, bool forwarded)
+/* Send @skb, ready for @skb->dev (data at the Ethernet header, tag set). */
+static void xbr_xmit_ready(struct sk_buff *skb, void *forwarded)
 {
-	xbr_apply_tag(skb, tag, v);
-	skb->dev = to->dev;
-	if (unlikely(!is_skb_forwardable(to->dev, skb))) {
+	if (unlikely(!is_skb_forwardable(skb->dev, skb))) {
 		kfree_skb(skb);
 		return;
 	}
-	if (forwarded)
+	if (*(const bool *)forwarded)
 		skb_forward_csum(skb);
 	/*
 	 * A receive timestamp, or a transmit time meant for the bridge
@@ -87,6 +85,23 @@ static void xbr_xmit_port(struct sk_buff *skb, struct xbr_port *to, u8 tag,
 	 */
 	skb_clear_tstamp(skb);
 	dev_queue_xmit(skb);
+}
+
+/*
+ * Transmit on a port. @skb->data is at the Ethernet header. A packet
+ * conntrack reassembled leaves as fragments again (xbridge_frag.h), each
+ * checked against the port's MTU, as br_dev_queue_push_xmit checks what
+ * nf_conntrack_bridge's postrouting hands it.
+ */
+static void xbr_xmit_port(struct sk_buff *skb, struct xbr_port *to, u8 tag,
+			  const struct xbg_verdict *v, bool forwarded)
+{
+	xbr_apply_tag(skb, tag, v);
+	skb->dev = to->dev;
+	if (unlikely(xbr_skb_cb(skb)->frag_max_size))
+		xbr_refrag(skb, xbr_xmit_ready, &forwarded);
+	else
+		xbr_xmit_ready(skb, &forwarded);
 }
 
 /*
@@ -252,12 +267,37 @@ static bool xbr_flow_fast_path(struct xbr *br, struct xbr_port *p, struct sk_buf
 {
 	struct xbg_frame frame;
 
+	/*
+	 * Nor a reassembled packet: a flowtable at ingress sees its fragments,
+	 * which never hit, and pulling its headers would merge the fragments
+	 * it leaves as (xbr_refrag).
+	 */
 	if (likely(!skb_is_nonlinear(skb)) || !xbg_conntrack_on(br->core) ||
+	    xbr_skb_cb(skb)->frag_max_size ||
 	    !pskb_may_pull(skb, min_t(unsigned int, skb->len, XBR_FLOW_HEADERS)))
 		return false;
 	xbr_frame_of(skb, &frame);
 	frame.wire_len = skb->len;
 	return xbg_flow_fast_path(br->core, p->core, &frame, v);
+}
+
+/*
+ * A reassembled packet is decided on a linear copy: the packet itself keeps
+ * its fragments' geometry, so that it leaves as the fragments it came in
+ * (xbr_refrag). Non-zero if the copy could not be made.
+ */
+static int xbr_decide_reassembled(struct xbr *br, struct xbr_port *p, struct sk_buff *skb,
+				  struct xbg_verdict *v)
+{
+	struct sk_buff *linear = skb_copy(skb, GFP_ATOMIC);
+	struct xbg_frame frame;
+
+	if (!linear)
+		return -ENOMEM;
+	xbr_frame_of(linear, &frame);
+	xbg_decide(br->core, p->core, &frame, v);
+	consume_skb(linear);
+	return 0;
 }
 
 static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
@@ -279,6 +319,16 @@ static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 	if (!skb)
 		return RX_HANDLER_CONSUMED;
 
+	/*
+	 * Conntrack sees whole IP packets: trimmed to their length and
+	 * reassembled from fragments, before anything else reads them
+	 * (nf_conntrack_bridge's prerouting). Every frame's control block is
+	 * set here, fragment or not.
+	 */
+	xbr_skb_cb(skb)->frag_max_size = 0;
+	if (xbg_conntrack_on(br->core) && xbr_defrag(skb))
+		return RX_HANDLER_CONSUMED;
+
 	/* The core sees the frame from its Ethernet header. */
 	skb_push(skb, ETH_HLEN);
 	skb = xbr_foreign_tag_to_payload(br, skb);
@@ -288,12 +338,19 @@ static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 		xbr_deliver(br, skb, &v, true);
 		return RX_HANDLER_CONSUMED;
 	}
-	if (unlikely(xbr_linearize_for_core(br, skb))) {
-		kfree_skb(skb);
-		return RX_HANDLER_CONSUMED;
+	if (unlikely(xbr_skb_cb(skb)->frag_max_size)) {
+		if (xbr_decide_reassembled(br, p, skb, &v)) {
+			kfree_skb(skb);
+			return RX_HANDLER_CONSUMED;
+		}
+	} else {
+		if (unlikely(xbr_linearize_for_core(br, skb))) {
+			kfree_skb(skb);
+			return RX_HANDLER_CONSUMED;
+		}
+		xbr_frame_of(skb, &frame);
+		xbg_decide(br->core, p->core, &frame, &v);
 	}
-	xbr_frame_of(skb, &frame);
-	xbg_decide(br->core, p->core, &frame, &v);
 
 	switch (v.kind) {
 	case XBG_PORT_STACK:
@@ -341,6 +398,7 @@ static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct xbg_verdict v;
 
 	dev_sw_netstats_tx_add(dev, 1, skb->len);
+	xbr_skb_cb(skb)->frag_max_size = 0;	/* the IP stack fragmented it */
 	skb_reset_mac_header(skb);
 	skb = xbr_host_tag_to_hwaccel(br, skb);
 	if (!skb)

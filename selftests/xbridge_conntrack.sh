@@ -4,6 +4,7 @@
 # test kernel (module loaded): the option set and shown; a real TCP
 # connection through xbr0 shown by `xbridge ct show` as conntrack -L shows
 # it (ESTABLISHED [ASSURED]), in JSON, counted, and removed by a flush; ICMP;
+# IPv4 and IPv6 fragments reassembled for tracking and sent on as fragments;
 # zones; new/destroy events on the ct group (`xbridge monitor ct`); the
 # family's ct requests with bad attributes refused with an extack
 # and nothing changed; switching conntrack off and on and deleting the
@@ -175,6 +176,41 @@ test_icmp_tracked() {
 	grep -Eq '^icmp     1 [0-9]+ src=192\.0\.2\.1 dst=192\.0\.2\.2 type=8 code=0 id=[0-9]+ src=192\.0\.2\.2 dst=192\.0\.2\.1 type=0 code=0 id=[0-9]+ mark=0 use=1$' \
 		<<<"$out"
 	log_test "ct show: ping is an icmp entry with the echo reply's tuple" $? "$out"
+}
+
+# frags_through PING_ARGS... - ping h1 -> h2 with 3,000-byte echoes (three
+# fragments each at MTU 1500) and check what conntrack made of them: one
+# echo entry matching ROW_RE, no packet counted invalid, and at least six
+# frames (the fragments, sent on again) at h2. Without reassembly each
+# later fragment is invalid; without refragmentation the reassembled
+# packet is over the port's MTU and goes no further.
+frags_through() {
+	local what=$1 row_re=$2 out err=0 inv0 inv1 rx0 rx1
+	shift 2
+	xb ct flush dev xbr0
+	inv0=$(xb -s ct stats dev xbr0 | grep -o ' invalid=[0-9]*')
+	rx0=$(ip -n h2 -s -j link show eth0 | jq '.[0].stats64.rx.packets')
+	ip netns exec h1 ping "$@" -c 2 -i 0.3 -W 3 -s 3000 >/dev/null || err=1
+	rx1=$(ip -n h2 -s -j link show eth0 | jq '.[0].stats64.rx.packets')
+	inv1=$(xb -s ct stats dev xbr0 | grep -o ' invalid=[0-9]*')
+	out=$(xb ct show dev xbr0 2>/dev/null)
+	grep -Eq "$row_re" <<<"$out" || err=1
+	[[ $inv0 == "$inv1" ]] || err=1
+	((rx1 - rx0 >= 6)) || err=1
+	log_test "$what fragments: reassembled for conntrack (one entry, none invalid), sent on as fragments" \
+		$err "ping: ${rx0}->${rx1} frames at h2,${inv0} ->${inv1}; $out"
+}
+
+test_fragments() {
+	local ns
+	frags_through IPv4 '^icmp +1 [0-9]+ src=192\.0\.2\.1 dst=192\.0\.2\.2 type=8 ' -M dont 192.0.2.2
+	for ns in h1 h2; do
+		ip netns exec $ns sysctl -qw net.ipv6.conf.eth0.disable_ipv6=0
+	done
+	ip -n h1 addr add 2001:db8:2::1/64 dev eth0 nodad
+	ip -n h2 addr add 2001:db8:2::2/64 dev eth0 nodad
+	frags_through IPv6 '^icmpv6 +58 [0-9]+ src=2001:db8:2::1 dst=2001:db8:2::2 type=128 ' \
+		-6 2001:db8:2::2
 }
 
 # expect_err WHAT PATTERN CMD... - CMD fails with an error matching PATTERN.
@@ -357,6 +393,7 @@ ALL_TESTS="
 	test_ping_tracked
 	test_tcp_tracked
 	test_icmp_tracked
+	test_fragments
 	test_bad_requests
 	test_flush_by_mark
 	test_events

@@ -82,18 +82,7 @@ def fdb_add_partial(step, before, linux_after, xbridge_after):
 # intent: the runner skips them (SKIP: ... known xbridge difference) unless
 # --no-known-skip. Each stays in the corpus so that it runs again the day
 # the entry goes. name (corpus file name or generated name) -> reason.
-_CT_DEFRAG = ("xbridge conntrack has no IPv4/IPv6 defragmentation yet: Linux "
-              "(nf_conntrack_bridge, nf_ct_handle_fragments) reassembles the "
-              "fragments before tracking and refragments on output, so the "
-              "datagram is one tracked packet; xbridge tracks the first fragment "
-              "by its own header and counts every later fragment invalid "
-              "(ct_tuple.cc: not the first fragment), so counters, `ct state "
-              "invalid drop` and, for a fragmented first packet, the table differ")
-KNOWN_SCENARIOS = {
-    "173-ct-fragments-udp.scn": _CT_DEFRAG,
-    "174-ct-fragments-tcp.scn": _CT_DEFRAG,
-    "175-ct-fragments-icmp.scn": _CT_DEFRAG,
-}
+KNOWN_SCENARIOS = {}
 
 
 # Of those, the ones whose difference cannot arise in offload mode (the
