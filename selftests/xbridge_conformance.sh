@@ -15,7 +15,9 @@
 # (default 1), and $CONFORMANCE_CT_GENERATED (default 100) generated
 # conntrack scenarios (flows through both bridges' connection tracking,
 # the tables compared after every step) of $CONFORMANCE_CT_STEPS (default
-# 16) steps from seed $CONFORMANCE_CT_SEED (default 1).
+# 16) steps from seed $CONFORMANCE_CT_SEED (default 1), and
+# $CONFORMANCE_CT_FRAG_GENERATED (default 20) more with some IPv4 packets
+# sent as fragments (gen-ct-seed-N-frag).
 # CONFORMANCE_SOAK=SECONDS keeps generating for that long.
 # Then the corpus again through the tools (`bridge`/`ip` and `xbridge`
 # with the same words; CONFORMANCE_NO_TOOLS=1 skips it). Then offload mode
@@ -53,7 +55,8 @@ args=(--corpus "$here/conformance/corpus"
 	--nft-steps "${CONFORMANCE_NFT_STEPS:-20}"
 	--generate-ct "${CONFORMANCE_CT_GENERATED:-100}"
 	--ct-seed "${CONFORMANCE_CT_SEED:-1}"
-	--ct-steps "${CONFORMANCE_CT_STEPS:-16}")
+	--ct-steps "${CONFORMANCE_CT_STEPS:-16}"
+	--generate-ct-frags "${CONFORMANCE_CT_FRAG_GENERATED:-20}")
 [[ -n ${CONFORMANCE_SOAK:-} ]] && args+=(--soak "$CONFORMANCE_SOAK")
 
 # conformance.py prints its own PASS/FAIL lines; a crash of the harness

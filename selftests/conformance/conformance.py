@@ -578,7 +578,10 @@ def main():
     ap.add_argument("--ct-steps", type=int, default=16, help="steps per generated ct scenario")
     ap.add_argument("--ct-frags", action="store_true",
                     help="generated ct scenarios send some IPv4 packets as fragments "
-                         "(a known xbridge difference: no defragmentation yet)")
+                         "(gen-ct-seed-N-frag)")
+    ap.add_argument("--generate-ct-frags", type=int, default=0,
+                    help="generated ct scenarios with fragments to run besides "
+                         "(gen-ct-seed-N-frag, seeds from --ct-seed)")
     ap.add_argument("--nft-every-frame", action="store_true",
                     help="compare the rulesets' listings after every frame, not only at "
                          "`expect counters` and the scenario's end")
@@ -619,6 +622,8 @@ def main():
         ok &= r.run_one(generator.nft_scenario(seed, args.nft_steps))
     for seed in range(args.ct_seed, args.ct_seed + args.generate_ct):
         ok &= r.run_one(generator.ct_scenario(seed, args.ct_steps, args.ct_frags))
+    for seed in range(args.ct_seed, args.ct_seed + args.generate_ct_frags):
+        ok &= r.run_one(generator.ct_scenario(seed, args.ct_steps, True))
     for seed in range(args.nft_seed, args.nft_seed + args.generate_flows):
         ok &= r.run_one(offload.flow_scenario(seed, 2 * args.nft_steps))
     if args.soak:

@@ -686,7 +686,6 @@ class _CtGen:
 
 def ct_scenario(seed, nsteps=16, frags=False):
     """The conntrack scenario of @seed (gen-ct-seed-N); @frags: some
-    IPv4 packets go as fragments (off by default while xbridge does not
-    reassemble them: known.py, _CT_DEFRAG)."""
+    IPv4 packets go as fragments (gen-ct-seed-N-frag)."""
     name = "gen-ct-seed-%d%s" % (seed, "-frag" if frags else "")
     return sc.parse(_CtGen(seed, nsteps, frags).text(name), name)
