@@ -12,9 +12,11 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -82,9 +84,15 @@ void xb_rcu_read_unlock(void)
 	rcu_read_unlock();
 }
 
+/*
+ * As synchronize_net: an expedited grace period while RTNL is held, so that
+ * configuration does not hold RTNL across a normal one, nor behind a
+ * backlog of RCU callbacks (a debug kernel under churn kept a bridge
+ * deletion in synchronize_rcu for minutes, every RTNL user waiting).
+ */
 void xb_synchronize_rcu(void)
 {
-	synchronize_rcu();
+	synchronize_net();
 }
 
 /* xb_rcu_head is struct rcu_head and xb_rcu_callback is rcu_callback_t. */
@@ -115,7 +123,10 @@ int xb_rcu_gp_done(xb_rcu_gp gp)
 
 void xb_rcu_gp_wait(xb_rcu_gp gp)
 {
-	cond_synchronize_rcu(gp);
+	if (rtnl_is_locked())
+		cond_synchronize_rcu_expedited(gp);
+	else
+		cond_synchronize_rcu(gp);
 }
 
 struct xb_lock {
