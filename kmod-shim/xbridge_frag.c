@@ -282,9 +282,11 @@ void xbr_refrag(struct sk_buff *skb, xbr_xmit_fn xmit, void *ctx)
 	unsigned int frag_max = xbr_skb_cb(skb)->frag_max_size;
 	struct xbr_l2 l2;
 
-	/* Only a packet whose network header follows the Ethernet header (its
+	/*
+	 * Only a packet whose network header follows the Ethernet header (its
 	 * tag, if any, out of band) is refragmented, as Linux's postrouting
-	 * looks at skb->protocol. */
+	 * looks at skb->protocol.
+	 */
 	if (skb_network_offset(skb) != ETH_HLEN ||
 	    (skb->protocol != htons(ETH_P_IP) && skb->protocol != htons(ETH_P_IPV6))) {
 		xmit(skb, ctx);
