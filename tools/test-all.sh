@@ -147,36 +147,23 @@ for job in "${jobs[@]}"; do
 	[[ " ${ordered[*]} " == *" $job "* ]] || ordered+=("$job")
 done
 
-# $XBRIDGE_TEST_LANES VMs at once (default 2): each lane takes the next job
-# not yet taken (mkdir is the claim) and runs it under a VM lock of its own.
-# A guest under TCG keeps about one host core busy (its harness waits on
-# processes and captures), so two lanes on this 2-core machine take about
-# 60% of one lane's time (Documentation/testing.md, "CI's time"). A lane
-# only writes its suite's files in its kernel's build directory; the counting
-# is done afterwards, in order.
+# $XBRIDGE_TEST_LANES VMs at once (default 2; run_in_lanes in
+# tools/vm/suites.sh). A 2-vCPU TCG guest keeps more than one host core busy,
+# so each suite runs about 1.6 times slower beside another, and two lanes on
+# this 2-core machine save about a fifth of one lane's time
+# (Documentation/testing.md, "CI's time"). A job only writes its suite's
+# files in its kernel's build directory; the counting is done afterwards, in
+# order.
 echo "== the selftests in the test kernels: ${#ordered[@]} suites, ${XBRIDGE_TEST_LANES:-2} at once"
 t_kernels=$SECONDS
-claims=$(mktemp -d)
-lane() {		# lane LOCK
-	local i series kver kdir suite
-	for i in "${!ordered[@]}"; do
-		mkdir "$claims/$i" 2>/dev/null || continue
-		read -r series kver kdir suite <<<"${ordered[i]}"
-		suite_profile "$series"
-		XBRIDGE_VM_LOCK=$1 vm_suite "$series" "$kver" "$kdir" "$suite" --timeout 2400 \
-			${profile[@]+"${profile[@]}"}
-	done
+run_job() {		# run_job INDEX LOCK
+	local series kver kdir suite
+	read -r series kver kdir suite <<<"${ordered[$1]}"
+	suite_profile "$series"
+	XBRIDGE_VM_LOCK=$2 vm_suite "$series" "$kver" "$kdir" "$suite" --timeout 2400 \
+		${profile[@]+"${profile[@]}"}
 }
-lanes=${XBRIDGE_TEST_LANES:-2}
-if ((lanes > 1)); then
-	for ((l = 0; l < lanes; l++)); do
-		lane "$claims/lane$l.lock" &
-	done
-	wait
-else
-	lane "${XBRIDGE_VM_LOCK:-/tmp/xbridge-vm.lock}"
-fi
-rm -rf "$claims"
+run_in_lanes "${XBRIDGE_TEST_LANES:-2}" "${#ordered[@]}" run_job
 for job in "${jobs[@]}"; do
 	read -r series kver kdir suite <<<"$job"
 	tally_suite "$series" "$kdir" "$suite"

@@ -69,29 +69,14 @@ done
 
 suites=("$@")
 ((${#suites[@]})) || suites=(selftests/xbridge_*.sh)
-# $XBRIDGE_DEBUG_LANES (default 1) VMs at once: each lane takes the next
-# suite not yet taken (mkdir is the claim), under its own VM lock. The
-# guests are mostly one busy vCPU each, so two lanes on two host cores
-# finish sooner; the debug kernel's watchdogs allow for the slower guests.
-lanes=${XBRIDGE_DEBUG_LANES:-1}
-claims=$(mktemp -d)
-lane() {		# lane LOCK
-	local i
-	for i in "${!suites[@]}"; do
-		mkdir "$claims/$i" 2>/dev/null || continue
-		XBRIDGE_VM_LOCK=$1 vm_suite debug debug "$kdir" "${suites[i]}" \
-			--smp 2 --timeout "${XBRIDGE_DEBUG_TIMEOUT:-3600}" ${envs[@]+"${envs[@]}"}
-	done
+# $XBRIDGE_DEBUG_LANES (default 1) VMs at once (run_in_lanes in
+# tools/vm/suites.sh); two lanes on two host cores finish sooner, and the
+# debug kernel's watchdogs allow for the slower guests.
+debug_job() {		# debug_job INDEX LOCK
+	XBRIDGE_VM_LOCK=$2 vm_suite debug debug "$kdir" "${suites[$1]}" \
+		--smp 2 --timeout "${XBRIDGE_DEBUG_TIMEOUT:-3600}" ${envs[@]+"${envs[@]}"}
 }
-if ((lanes > 1)); then
-	for ((l = 0; l < lanes; l++)); do
-		lane "$claims/lane$l.lock" &
-	done
-	wait
-else
-	lane "${XBRIDGE_VM_LOCK:-/tmp/xbridge-vm.lock}"
-fi
-rm -rf "$claims"
+run_in_lanes "${XBRIDGE_DEBUG_LANES:-1}" "${#suites[@]}" debug_job
 for suite in "${suites[@]}"; do
 	tally_suite debug "$kdir" "$suite"
 done

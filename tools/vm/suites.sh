@@ -80,6 +80,33 @@ tally_suite() {
 	tally_time "[$label] $name" "$secs"
 }
 
+# run_in_lanes LANES COUNT FN: FN INDEX LOCK for each INDEX of 0..COUNT-1,
+# LANES at a time. Each lane takes the next index not yet taken (mkdir in a
+# scratch directory is the claim) and runs it under a VM lock of its own;
+# one lane runs in order under $XBRIDGE_VM_LOCK (default
+# /tmp/xbridge-vm.lock). FN must only write its own files (vm_suite does);
+# the caller counts afterwards, in order.
+run_in_lanes() {
+	local lanes=$1 count=$2 fn=$3 claims l
+	claims=$(mktemp -d)
+	_lane() {	# _lane LOCK
+		local i
+		for ((i = 0; i < count; i++)); do
+			mkdir "$claims/$i" 2>/dev/null || continue
+			"$fn" "$i" "$1"
+		done
+	}
+	if ((lanes > 1)); then
+		for ((l = 0; l < lanes; l++)); do
+			_lane "$claims/lane$l.lock" &
+		done
+		wait
+	else
+		_lane "${XBRIDGE_VM_LOCK:-/tmp/xbridge-vm.lock}"
+	fi
+	rm -rf "$claims"
+}
+
 # run_suite_in_vm LABEL KERNEL KDIR SUITE [run.sh options...]: vm_suite,
 # then tally_suite.
 run_suite_in_vm() {
