@@ -592,6 +592,14 @@ SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint3
 			SetIndex::destroy(ix);
 			return fail(ack, kENOMEM, "out of memory for a set index"), nullptr;
 		}
+	} else if (ix->kind_ == Kind::Hash && count <= kScanMax) {
+		ix->kind_ = Kind::Scan;
+	} else if (ix->kind_ == Kind::Hash && layout.key_len <= 4) {
+		ix->kind_ = Kind::Word;
+		if (!ix->build_words()) {
+			SetIndex::destroy(ix);
+			return fail(ack, kENOMEM, "out of memory for a set index"), nullptr;
+		}
 	} else if (ix->kind_ == Kind::Hash) {
 		uint32_t slots = 8;
 		while (slots < count * 2)
@@ -612,6 +620,34 @@ SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint3
 		}
 	}
 	return ix;
+}
+
+/*
+ * Keys of at most 4 bytes: a table of (key word, entry) pairs at most half
+ * full, indexed by the top bits of a multiplicative hash, so that a probe
+ * is one load and only a hit touches the entry. An element's key is
+ * unique in an exact set, so a word matches at most one slot.
+ */
+bool SetIndex::build_words()
+{
+	uint32_t slots = 8, bits = 3;
+	while (slots < count_ * 2) {
+		slots <<= 1;
+		bits++;
+	}
+	words_ = static_cast<uint64_t *>(xb_alloc(uint64_t(slots) * 8, XB_ALLOC_SLEEP));
+	if (!words_)
+		return false;
+	hash_mask_ = slots - 1;
+	word_shift_ = 32 - bits;
+	for (uint32_t i = 0; i < count_; i++) {
+		const uint32_t w = key_word(entry(i), layout_.key_len);
+		uint32_t h = word_slot(w);
+		while (words_[h])
+			h = (h + 1) & hash_mask_;
+		words_[h] = w | uint64_t(i + 1) << 32;
+	}
+	return true;
 }
 
 /* Does entry @a's first field start before @b's (ties: arrival order)? */
@@ -646,23 +682,14 @@ void SetIndex::destroy(SetIndex *ix)
 		return;
 	if (ix->slots_)
 		xb_free(ix->slots_);
+	if (ix->words_)
+		xb_free(ix->words_);
 	if (ix->order_)
 		xb_free(ix->order_);
 	if (ix->reach_)
 		xb_free(ix->reach_);
 	xb_free(ix->entries_);
 	xb_free(ix);
-}
-
-void SetIndex::fill_hit(const uint8_t *e, SetHit &hit) const
-{
-	if (layout_.verdict_map) {
-		__builtin_memcpy(&hit.verdict, e + data_off_, 4);
-		__builtin_memcpy(&hit.chain, e + data_off_ + 8, sizeof(void *));
-		hit.data = nullptr;
-	} else {
-		hit.data = e + data_off_;
-	}
 }
 
 bool SetIndex::lookup_hash(const uint8_t *key, SetHit &hit) const
@@ -730,7 +757,7 @@ bool SetIndex::lookup_ranges(const uint8_t *key, SetHit &hit) const
 	return true;
 }
 
-bool SetIndex::lookup(const uint8_t *key, SetHit &hit) const
+bool SetIndex::lookup_slow(const uint8_t *key, SetHit &hit) const
 {
 	bool found;
 	switch (kind_) {

@@ -8,7 +8,9 @@
  *
  * SetIndex is built from an ElemStore when a generation is built and is
  * immutable afterwards: frames read it inside their RCU read section without
- * any lock. Exact sets are an open-addressed hash; single-field interval sets
+ * any lock. Exact sets of a few elements are scanned; exact sets keyed by at
+ * most 4 bytes are an open-addressed table of (key word, entry) pairs, one
+ * load a probe; other exact sets an open-addressed hash; single-field interval sets
  * a sorted array of boundaries searched by bisection (nft_set_rbtree's
  * semantics: the greatest boundary <= key decides); concatenated interval
  * sets a list of per-field ranges (nft_set_pipapo's semantics) ordered by
@@ -144,21 +146,87 @@ public:
 			       ChainMapper map, void *ctx, Extack *ack);
 	static void destroy(SetIndex *index);
 
-	/* Find @key (key_len bytes). Fills @hit for maps. */
-	bool lookup(const uint8_t *key, SetHit &hit) const;
+	/* Find @key (key_len bytes). Fills @hit for maps. The two common
+	 * kinds inline, for the evaluator's loop. */
+	bool lookup(const uint8_t *key, SetHit &hit) const
+	{
+		const uint8_t *e;
+		if (kind_ == Kind::Scan)
+			e = find_scan(key);
+		else if (kind_ == Kind::Word)
+			e = find_word(key);
+		else
+			return lookup_slow(key, hit);
+		if (!e) {
+			if (!catchall_)
+				return false;
+			e = catchall_;
+		}
+		fill_hit(e, hit);
+		return true;
+	}
 
 	uint32_t size() const { return count_; }
 
+	/* Exact sets of at most this many elements are scanned. */
+	static constexpr uint32_t kScanMax = 4;
+
 private:
-	enum class Kind : uint8_t { Hash, Interval, ConcatRanges };
+	enum class Kind : uint8_t { Scan, Word, Hash, Interval, ConcatRanges };
 
 	const uint8_t *entry(uint32_t i) const { return entries_ + uint64_t(i) * stride_; }
+	static uint32_t key_word(const uint8_t *key, uint32_t len)
+	{
+		uint32_t w = 0;
+		__builtin_memcpy(&w, key, len <= 4 ? len : 4);
+		return w;
+	}
+	static bool key_equal(const uint8_t *a, const uint8_t *b, uint32_t len)
+	{
+		if (len == 4)
+			return key_word(a, 4) == key_word(b, 4);
+		return __builtin_memcmp(a, b, len) == 0;
+	}
+	uint32_t word_slot(uint32_t w) const
+	{
+		return ((w ^ seed_) * 0x9e3779b1u) >> word_shift_;
+	}
+	const uint8_t *find_scan(const uint8_t *key) const
+	{
+		for (uint32_t i = 0; i < count_; i++)
+			if (key_equal(entry(i), key, layout_.key_len))
+				return entry(i);
+		return nullptr;
+	}
+	const uint8_t *find_word(const uint8_t *key) const
+	{
+		const uint32_t w = key_word(key, layout_.key_len);
+		for (uint32_t h = word_slot(w);; h = (h + 1) & hash_mask_) {
+			const uint64_t s = words_[h];
+			const uint32_t idx = uint32_t(s >> 32);
+			if (!idx)
+				return nullptr;
+			if (uint32_t(s) == w)
+				return entry(idx - 1);
+		}
+	}
+	void fill_hit(const uint8_t *e, SetHit &hit) const
+	{
+		if (layout_.verdict_map) {
+			__builtin_memcpy(&hit.verdict, e + data_off_, 4);
+			__builtin_memcpy(&hit.chain, e + data_off_ + 8, sizeof(void *));
+			hit.data = nullptr;
+		} else {
+			hit.data = e + data_off_;
+		}
+	}
+	bool lookup_slow(const uint8_t *key, SetHit &hit) const;
 	bool lookup_hash(const uint8_t *key, SetHit &hit) const;
 	bool lookup_interval(const uint8_t *key, SetHit &hit) const;
 	bool lookup_ranges(const uint8_t *key, SetHit &hit) const;
 	bool starts_before(uint32_t a, uint32_t b) const;
 	bool build_ranges();
-	void fill_hit(const uint8_t *e, SetHit &hit) const;
+	bool build_words();
 
 	Kind kind_;
 	SetLayout layout_;
@@ -166,9 +234,12 @@ private:
 	uint32_t data_off_;
 	uint32_t flags_off_;
 	uint32_t count_;
-	uint32_t hash_mask_;	/* Hash: slots - 1 */
+	uint32_t hash_mask_;	/* Hash, Word: slots - 1 */
+	uint32_t word_shift_;	/* Word: 32 - log2(slots) */
 	uint32_t seed_;
 	uint32_t *slots_;	/* Hash: entry index + 1, 0 empty */
+	uint64_t *words_;	/* Word: key word | (entry index + 1) << 32,
+				 * 0 empty */
 	uint32_t *order_;	/* ConcatRanges: entries by first field's start */
 	uint32_t *reach_;	/* ConcatRanges: the entry of greatest first-field
 				 * end among order_[0..j] */

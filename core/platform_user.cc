@@ -16,6 +16,8 @@
  */
 #include "platform_user.h"
 
+#include "compiler.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -279,7 +281,9 @@ void *xb_percpu_this(void *pcpu)
 {
 	int cpu = sched_getcpu();
 	unsigned int nr = xb_percpu_nr_ids();
-	unsigned int idx = cpu < 0 ? 0 : static_cast<unsigned int>(cpu) % nr;
+	unsigned int idx = cpu < 0 ? 0 : static_cast<unsigned int>(cpu);
+	if (xb_unlikely(idx >= nr))	/* a CPU brought up later: share */
+		idx %= nr;
 	return static_cast<unsigned char *>(pcpu) + idx * header_of(pcpu)->size;
 }
 

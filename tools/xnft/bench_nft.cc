@@ -147,6 +147,7 @@ int main(int argc, char **argv)
 	bool flow_only = false;
 	bool rules_only = false;
 	bool json = false;
+	const char *only = nullptr;	/* one row (or row family) alone */
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--passes") && i + 1 < argc)
 			passes = unsigned(atoi(argv[++i]));
@@ -158,8 +159,12 @@ int main(int argc, char **argv)
 			flow_only = true;
 		else if (!strcmp(argv[i], "--rules-only"))
 			rules_only = true;	/* the rule rows alone (profiling) */
+		else if (!strcmp(argv[i], "--row") && i + 1 < argc) {
+			only = argv[++i];	/* e.g. seed, linear: that row alone */
+			rules_only = true;
+		}
 		else {
-			fprintf(stderr, "usage: xnft-bench [--passes N] [--flows N] [--flow-only] [--rules-only] [--json]\n");
+			fprintf(stderr, "usage: xnft-bench [--passes N] [--flows N] [--flow-only] [--rules-only] [--row NAME] [--json]\n");
 			return 2;
 		}
 	}
@@ -184,9 +189,16 @@ int main(int argc, char **argv)
 		double cycles;
 	};
 	std::vector<Row> rows;
+	auto want = [&](const char *name) { return !only || !strcmp(only, name); };
+	auto row = [&](const char *name) {
+		for (const Row &r : rows)
+			if (r.name == name)
+				return r.cycles;
+		return -1.0;
+	};
 
 	// empty: a hook without chains.
-	{
+	if (want("empty")) {
 		Ruleset rs;
 		rs.init(nullptr);
 		Frames f;
@@ -199,7 +211,7 @@ int main(int argc, char **argv)
 	}
 
 	// seed: established zone-2 TCP, prerouting and forward.
-	{
+	if (want("seed")) {
 		Ruleset rs;
 		rs.init(nullptr);
 		ok &= load(rs,
@@ -248,7 +260,7 @@ int main(int argc, char **argv)
 	}
 
 	// set1000: random hits in a 1,000-element set.
-	{
+	if (want("set1000")) {
 		Ruleset rs;
 		rs.init(nullptr);
 		std::string text = "table bridge t {\n  set s { type ipv4_addr; elements = { ";
@@ -273,6 +285,8 @@ int main(int argc, char **argv)
 	// linearN: N rules that do not match, then the accept.
 	double linear0 = 0, linear100 = 0;
 	for (unsigned n : {0u, 10u, 100u}) {
+		if (!want("linear"))
+			break;
 		Ruleset rs;
 		rs.init(nullptr);
 		std::string text = "table bridge t {\n  chain forward { type filter hook forward priority 0; "
@@ -293,12 +307,14 @@ int main(int argc, char **argv)
 			linear100 = c;
 		rs.fini();
 	}
-	const double per_rule = (linear100 - linear0) / 100;
+	const double per_rule = want("linear") ? (linear100 - linear0) / 100 : 0;
 
 	// concatN: random hits in a concatenated interval set of N elements
 	// (`ip daddr . tcp dport`, each an address range . a port range): the
 	// core scans such sets (nft_set_pipapo's semantics, not its layout).
 	for (unsigned n : {100u, 1000u}) {
+		if (!want("concat"))
+			break;
 		Ruleset rs;
 		rs.init(nullptr);
 		std::string text = "table bridge t {\n  set s { type ipv4_addr . inet_service; flags interval; "
@@ -350,12 +366,12 @@ int main(int argc, char **argv)
 		return (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6;
 	};
 	std::string rules = "table bridge t {\n chain c { type filter hook forward priority 0;\n";
-	for (int i = 0; i < 10000; i++)
+	for (int i = 0; i < (rules_only ? 0 : 10000); i++)
 		rules += "  ip saddr 10." + std::to_string(i / 250) + "." + std::to_string(i % 250) +
 			 ".1 tcp dport " + std::to_string(1000 + i % 5000) + " counter accept\n";
 	rules += " }\n}\n";
 	std::string set = "table bridge t {\n set s { type ipv4_addr; elements = { ";
-	for (int i = 0; i < 100000; i++)
+	for (int i = 0; i < (rules_only ? 0 : 100000); i++)
 		set += (i ? ", " : "") + std::string("10.") + std::to_string(i / 65536) + "." +
 		       std::to_string((i / 256) % 256) + "." + std::to_string(i % 256);
 	set += " } }\n}\n";
@@ -395,19 +411,23 @@ int main(int argc, char **argv)
 		printf("%-10s %10s\n", "row", "cycles/frame");
 		for (const Row &r : rows)
 			printf("%-10s %10.1f\n", r.name.c_str(), r.cycles);
-		printf("per rule (linear100 - linear0) / 100: %.2f cycles\n", per_rule);
-		printf("seed over empty: %.1f cycles; set1000 over linear0's one rule: %.1f cycles\n",
-		       rows[1].cycles - rows[0].cycles, rows[2].cycles - rows[3].cycles);
-		printf("apply + commit in the core: 10,000 rules %.1f ms, 100,000 set elements %.1f ms\n",
-		       rules_ms, set_ms);
-		printf("\nflowtable: an established TCP segment through the seed's bridge, cycles/frame\n"
-		       "(single: decide(); batch: decide_batch() of 64)\n");
-		printf("%-12s %14s %14s %14s %10s\n", "connections", "plain fwd", "seed, no ft",
-		       "seed + ft hit", "hit/plain");
-		for (const xnft_bench::FlowRow &r : flow_rows) {
-			printf("%-12u %6.1f / %5.1f %6.1f / %5.1f %6.1f / %5.1f %4.2f/%4.2f\n", r.conns,
-			       r.plain.single, r.plain.batch, r.slow.single, r.slow.batch, r.hit.single,
-			       r.hit.batch, r.hit.single / r.plain.single, r.hit.batch / r.plain.batch);
+		if (want("linear"))
+			printf("per rule (linear100 - linear0) / 100: %.2f cycles\n", per_rule);
+		if (!only)
+			printf("seed over empty: %.1f cycles; set1000 over linear0's one rule: %.1f cycles\n",
+			       row("seed") - row("empty"), row("set1000") - row("linear0"));
+		if (!rules_only) {
+			printf("apply + commit in the core: 10,000 rules %.1f ms, 100,000 set elements %.1f ms\n",
+			       rules_ms, set_ms);
+			printf("\nflowtable: an established TCP segment through the seed's bridge, cycles/frame\n"
+			       "(single: decide(); batch: decide_batch() of 64)\n");
+			printf("%-12s %14s %14s %14s %10s\n", "connections", "plain fwd", "seed, no ft",
+			       "seed + ft hit", "hit/plain");
+			for (const xnft_bench::FlowRow &r : flow_rows) {
+				printf("%-12u %6.1f / %5.1f %6.1f / %5.1f %6.1f / %5.1f %4.2f/%4.2f\n", r.conns,
+				       r.plain.single, r.plain.batch, r.slow.single, r.slow.batch, r.hit.single,
+				       r.hit.batch, r.hit.single / r.plain.single, r.hit.batch / r.plain.batch);
+			}
 		}
 	}
 	if (!ok)

@@ -572,3 +572,88 @@ TEST_CASE("xnft: concatenated intervals list as nft lists them", "[xnft][concat]
 }
 
 } // namespace
+
+// Exact sets are indexed three ways by size and key length (nft_set.h):
+// scanned (a few elements), a table of key words (keys of at most 4 bytes)
+// and a hash (longer keys). Each must find what a plain scan finds, maps'
+// data included, and fall back to the catch-all element on a miss.
+TEST_CASE("nft set index: exact sets scanned, by key word or hashed find what a plain scan finds", "[nft][set]")
+{
+	uint32_t seed = 777;
+	auto rnd = [&](uint32_t n) {
+		seed = seed * 1103515245u + 12345u;
+		return (seed >> 8) % n;
+	};
+	for (uint32_t key_len : {1u, 2u, 3u, 4u, 6u, 16u}) {
+		for (uint32_t n : {0u, 1u, 3u, 4u, 5u, 40u, 1000u}) {
+			for (bool catchall : {false, true}) {
+				SetLayout l{};
+				l.key_len = key_len;
+				l.data_len = 4;
+				ElemStore store;
+				REQUIRE(store.init(l, nullptr) == 0);
+				std::vector<std::vector<uint8_t>> keys;
+				// Distinct keys, some differing only in their last byte.
+				const uint32_t space = key_len == 1 ? 256 : 1u << 20;
+				const uint32_t count = std::min(n, key_len == 1 ? 200u : n);
+				std::vector<bool> used(space);
+				while (keys.size() < count) {
+					const uint32_t v = rnd(space);
+					if (used[v])
+						continue;
+					used[v] = true;
+					std::vector<uint8_t> k(key_len, 0xa5);
+					for (uint32_t b = 0; b < key_len && b < 3; b++)
+						k[key_len - 1 - b] = uint8_t(v >> (8 * b));
+					const uint32_t idx = uint32_t(keys.size());
+					uint8_t data[4];
+					memcpy(data, &idx, 4);
+					ElemView e{};
+					e.key = k.data();
+					e.data = data;
+					REQUIRE(store.append(e, nullptr) == 0);
+					keys.push_back(k);
+				}
+				const uint32_t catch_data = 0xcafe;
+				if (catchall) {
+					const std::vector<uint8_t> zero(key_len, 0);
+					uint8_t data[4];
+					memcpy(data, &catch_data, 4);
+					ElemView e{};
+					e.key = zero.data();
+					e.data = data;
+					e.flags = kSetElemFCatchall;
+					REQUIRE(store.append(e, nullptr) == 0);
+				}
+				SetIndex *ix = SetIndex::build(l, store, ElemStore::kDead, nullptr, nullptr, nullptr);
+				REQUIRE(ix);
+				REQUIRE(ix->size() == count);
+				for (int q = 0; q < 3000; q++) {
+					std::vector<uint8_t> k(key_len, 0xa5);
+					if (count && q % 2) {
+						k = keys[rnd(count)];
+					} else {
+						const uint32_t v = rnd(space);
+						for (uint32_t b = 0; b < key_len && b < 3; b++)
+							k[key_len - 1 - b] = uint8_t(v >> (8 * b));
+					}
+					int64_t want = -1;
+					for (uint32_t i = 0; i < count && want < 0; i++)
+						if (keys[i] == k)
+							want = i;
+					SetHit hit{};
+					const bool found = ix->lookup(k.data(), hit);
+					INFO("key_len " << key_len << " n " << count << " catchall " << catchall);
+					REQUIRE(found == (want >= 0 || catchall));
+					if (found) {
+						uint32_t got;
+						memcpy(&got, hit.data, 4);
+						REQUIRE(got == (want >= 0 ? uint32_t(want) : catch_data));
+					}
+				}
+				SetIndex::destroy(ix);
+				store.fini();
+			}
+		}
+	}
+}
