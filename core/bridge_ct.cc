@@ -193,7 +193,7 @@ bool ct_bridge_pre(Conntrack &ct, const RxFrame &f, uint32_t now, uint16_t zone,
 bool ct_bridge_local_out(Conntrack &ct, const RxFrame &f, uint32_t now, CtResult &r, Verdict &v)
 {
 	/* nf_conntrack verifies checksums at PRE_ROUTING only. */
-	ct.in(f.data, f.len, f.oob.present, 0, now, true, r);
+	ct.in_host(f.data, f.len, f.oob.present, now, r);
 	v.ct_state = r.state;
 	if (r.drop)
 		return false;

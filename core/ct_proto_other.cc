@@ -14,6 +14,8 @@ bool ct_udp_error(const CtPacket &p)
 	if (p.l4_len < 8)
 		return true;	/* short packet */
 	const uint32_t ulen = load_be16(p.l3 + p.l4_off + 4);
+	if (p.fragment)		/* the datagram's length: this part at least */
+		return ulen < p.l4_len || ulen < 8;
 	return ulen > p.l4_len || ulen < 8;	/* truncated/malformed */
 }
 

@@ -14,12 +14,18 @@ namespace xb {
 int Conntrack::init(uint32_t buckets, uint32_t max, Extack *ack)
 {
 	config = CtConfig();
-	return table_.init(buckets, max, ack);
+	if (!host_datagram_.init(XB_ALLOC_SLEEP))
+		return fail(ack, kENOMEM, "out of memory for conntrack");
+	const int err = table_.init(buckets, max, ack);
+	if (err)
+		host_datagram_.fini();
+	return err;
 }
 
 void Conntrack::fini()
 {
 	table_.fini();
+	host_datagram_.fini();
 }
 
 void Conntrack::invalid(CtResult &out)
@@ -34,6 +40,47 @@ void Conntrack::in(const uint8_t *frame, uint32_t len, bool oob_tag, uint16_t zo
 	CtPacket p;
 	const CtParse parse = ct_parse(frame, len, oob_tag, zone, p);
 	in_packet(parse, p, now, csum_ok, out);
+}
+
+bool Conntrack::same_datagram(const HostDatagram &d, const CtPacket &p)
+{
+	const CtTuple &t = p.tuple;
+	return d.l3 == t.l3 && d.frag_id == p.frag_id &&
+	       (t.l3 != kCtL3Ipv4 || d.l4proto == t.l4proto) &&
+	       __builtin_memcmp(d.src, t.src, sizeof(d.src)) == 0 &&
+	       __builtin_memcmp(d.dst, t.dst, sizeof(d.dst)) == 0;
+}
+
+void Conntrack::in_host(const uint8_t *frame, uint32_t len, bool oob_tag, uint32_t now,
+			CtResult &out)
+{
+	CtPacket p;
+	const CtParse parse = ct_parse(frame, len, oob_tag, 0, p);
+	HostDatagram *d = host_datagram_.this_cpu();
+
+	if (xb_likely(!p.later_fragment)) {
+		in_packet(parse, p, now, true, out);
+		if (xb_unlikely(p.fragment) && out.entry) {
+			d->l3 = p.tuple.l3;
+			d->l4proto = p.tuple.l4proto;
+			d->frag_id = p.frag_id;
+			__builtin_memcpy(d->src, p.tuple.src, sizeof(d->src));
+			__builtin_memcpy(d->dst, p.tuple.dst, sizeof(d->dst));
+			d->tuple = p.tuple;
+			d->state = out.state;
+		}
+		return;
+	}
+	out = CtResult();
+	uint8_t dir = 0;
+	CtEntry *e = same_datagram(*d, p) ? table_.lookup(d->tuple, now, &dir) : nullptr;
+	if (!e) {
+		invalid(out);	/* nf_ct_get_tuple: no layer-4 header */
+		return;
+	}
+	out.entry = e;
+	out.dir = dir;
+	out.state = d->state;
 }
 
 /* nf_conntrack_inet_error: find the connection an ICMP error quotes. */
@@ -110,7 +157,8 @@ void Conntrack::in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint3
 		invalid(out);
 		return;
 	}
-	const bool check = config.checksum && !csum_ok;
+	/* A first fragment's checksum covers bytes it does not carry. */
+	const bool check = config.checksum && !csum_ok && !p.fragment;
 	const uint8_t proto = p.tuple.l4proto;
 
 	if ((proto == kIpProtoIcmp && p.tuple.l3 != kCtL3Ipv4) ||

@@ -26,6 +26,7 @@
 #include "ct_table.h"
 #include "ct_tuple.h"
 #include "errors.h"
+#include "percpu.h"
 
 namespace xb {
 
@@ -66,6 +67,17 @@ public:
 	 */
 	void in(const uint8_t *frame, uint32_t len, bool oob_tag, uint16_t zone, uint32_t now,
 		bool csum_ok, CtResult &out);
+	/*
+	 * Datapath: a packet the bridge device's own IP stack sends, which the
+	 * IP layer's conntrack would have seen whole, before fragmenting it:
+	 * zone 0, checksums not verified. A first fragment is tracked as its
+	 * datagram; the later fragments of that datagram, which the stack
+	 * sends right behind it from the same CPU, take its result, as on
+	 * Linux each fragment carries the datagram's ct. A later fragment of
+	 * another datagram is INVALID.
+	 */
+	void in_host(const uint8_t *frame, uint32_t len, bool oob_tag, uint32_t now,
+		     CtResult &out);
 	/* Same, for a packet already parsed (reassembled by the shim). */
 	void in_packet(CtParse parse, const CtPacket &p, uint32_t now, bool csum_ok,
 		       CtResult &out)
@@ -117,7 +129,20 @@ private:
 	void track_icmp_error(const CtPacket &p, uint32_t inner_off, uint32_t now, CtResult &out);
 	void invalid(CtResult &out);
 
+	/* The datagram a CPU's host-sent fragments belong to (in_host). */
+	struct HostDatagram {
+		uint8_t l3;		/* 0: none yet */
+		uint8_t l4proto;	/* IPv4: part of the fragments' key */
+		uint32_t frag_id;
+		uint8_t src[16];
+		uint8_t dst[16];
+		CtTuple tuple;		/* the first fragment's, to look it up again */
+		uint8_t state;		/* the datagram's ct state */
+	};
+	static bool same_datagram(const HostDatagram &d, const CtPacket &p);
+
 	CtTable table_;
+	PerCpu<HostDatagram> host_datagram_;
 };
 
 } // namespace xb

@@ -56,6 +56,8 @@ void clear(CtPacket &out, uint16_t zone)
 	out.l4_off = 0;
 	out.l4_len = 0;
 	out.fragment = false;
+	out.later_fragment = false;
+	out.frag_id = 0;
 }
 
 /* The layer-4 identifiers at @l4 (@avail bytes readable). */
@@ -113,8 +115,11 @@ CtParse parse_ipv4(const uint8_t *l3, uint32_t len, bool outer, CtPacket &out)
 	out.l4_off = hlen;
 	out.l4_len = total - hlen;
 	const uint16_t frag = load_be16(l3 + 6);
-	if (frag & 0x1fff)
+	out.frag_id = load_be16(l3 + 4);
+	if (frag & 0x1fff) {
+		out.later_fragment = true;
 		return CtParse::BadL4;	/* not the first fragment */
+	}
 	out.fragment = (frag & 0x2000) != 0;
 	return read_l4_ids(l3 + hlen, total - hlen, t);
 }
@@ -154,8 +159,11 @@ CtParse parse_ipv6(const uint8_t *l3, uint32_t len, bool outer, CtPacket &out)
 		uint32_t hlen;
 		if (next == kV6Fragment) {
 			const uint16_t frag = load_be16(h + 2);
-			if (frag & ~0x7u)
+			out.frag_id = uint32_t(load_be16(h + 4)) << 16 | load_be16(h + 6);
+			if (frag & ~0x7u) {
+				out.later_fragment = true;
 				return CtParse::BadL4;	/* not the first fragment */
+			}
 			out.fragment = true;
 			hlen = 8;
 		} else if (next == kV6Auth) {

@@ -91,6 +91,8 @@ struct CtPacket {
 	uint32_t l4_off;	/* from l3 */
 	uint32_t l4_len;	/* l3_len - l4_off */
 	bool fragment;		/* the first fragment of a fragmented packet */
+	bool later_fragment;	/* a fragment after the first (BadL4) */
+	uint32_t frag_id;	/* a fragment's identification (IPv4: 16 bits) */
 };
 
 /*

@@ -210,6 +210,24 @@ test_fragments() {
 		-6 2001:db8:2::2
 }
 
+# What the bridge device's own IP stack sends it has fragmented itself, after
+# the IP layer's conntrack saw the datagram whole: every fragment belongs to
+# that connection on Linux, and none may count as invalid here.
+test_host_fragments() {
+	local err=0 inv0 inv1 out
+	ip addr add 192.0.2.254/24 dev xbr0
+	xb ct flush dev xbr0
+	inv0=$(xb -s ct stats dev xbr0 | grep -o ' invalid=[0-9]*')
+	ping -c 2 -i 0.3 -W 3 -s 3000 -M dont 192.0.2.2 >/dev/null || err=1
+	inv1=$(xb -s ct stats dev xbr0 | grep -o ' invalid=[0-9]*')
+	out=$(xb ct show dev xbr0 2>/dev/null)
+	grep -Eq '^icmp +1 [0-9]+ src=192\.0\.2\.254 dst=192\.0\.2\.2 type=8 ' <<<"$out" || err=1
+	[[ $inv0 == "$inv1" ]] || err=1
+	ip addr del 192.0.2.254/24 dev xbr0
+	log_test "fragments the bridge device sends: their datagram's connection, none invalid" \
+		$err "${inv0} ->${inv1}; $out"
+}
+
 # expect_err WHAT PATTERN CMD... - CMD fails with an error matching PATTERN.
 expect_err() {
 	local what=$1 pattern=$2 out
@@ -391,6 +409,7 @@ ALL_TESTS="
 	test_tcp_tracked
 	test_icmp_tracked
 	test_fragments
+	test_host_fragments
 	test_bad_requests
 	test_flush_by_mark
 	test_events

@@ -1188,3 +1188,81 @@ TEST_CASE("ct: the TCP state table, every state and segment class, both directio
 				}
 			}
 }
+
+/*
+ * What the bridge device's own IP stack sends, it has fragmented after its
+ * conntrack saw the datagram whole: on Linux each fragment carries the
+ * datagram's ct. in_host() tracks the first fragment as the datagram and
+ * gives the later ones, sent right behind it, the same result.
+ */
+TEST_CASE("ct: fragments the host sends take their datagram's connection", "[ct][frag]")
+{
+	Rig rig;
+	auto host = [&](const Bytes &ip) {
+		RcuReadGuard rcu;
+		const Bytes f = frame(ip);
+		CtResult r;
+		rig.ct.in_host(f.data(), uint32_t(f.size()), false, rig.now, r);
+		Rig::Out o{r.state, r.dir, r.drop, r.entry != nullptr};
+		CtEntry *e = r.entry;
+		if (!r.drop && !rig.ct.confirm(r, rig.now))
+			o.drop = true;
+		rig.ct.release(r);
+		return std::make_pair(o, e);
+	};
+	/* A 3,000-byte UDP datagram's first 1,480 bytes, then the rest. */
+	const Ip a = v4(192, 0, 2, 1), b = v4(192, 0, 2, 2);
+	Bytes whole = udp_packet(a, b, 5000, 53, 3000 - 8);
+	Bytes l4(whole.begin() + 20, whole.end());
+	auto frag4 = [&](uint16_t id, uint16_t frag, size_t from, size_t to) {
+		Bytes part(l4.begin() + long(from), l4.begin() + long(to));
+		Bytes p = ip_packet(a, b, 17, part, frag);
+		put16(p, 4, id);
+		put16(p, 10, 0);
+		put16(p, 10, fold(sum16(p.data(), 20)));
+		return p;
+	};
+	SECTION("IPv4: the first is the datagram, the rest share its entry and state")
+	{
+		auto [first, e1] = host(frag4(7, 0x2000, 0, 1480));
+		CHECK(first.state == kCtStateNew);
+		REQUIRE(e1);
+		auto [second, e2] = host(frag4(7, 185, 1480, l4.size()));
+		CHECK(second.state == kCtStateNew);
+		CHECK(second.had_entry);
+		CHECK(e2 == e1);
+		CHECK(rig.stats().invalid == 0);
+		REQUIRE(rig.find(tuple_of(whole)));
+	}
+	SECTION("IPv4: a later fragment of another datagram is INVALID")
+	{
+		host(frag4(7, 0x2000, 0, 1480));
+		CHECK(host(frag4(8, 185, 1480, l4.size())).first.state == kCtStateInvalid);
+		CHECK(rig.stats().invalid == 1);
+	}
+	SECTION("IPv4: the datagram's UDP length may exceed the first fragment, not fall short of it")
+	{
+		Bytes bad = frag4(9, 0x2000, 0, 1480);
+		put16(bad, 20 + 4, 100);
+		CHECK(host(bad).first.state == kCtStateInvalid);
+	}
+	SECTION("IPv6: fragment headers, the identification in 32 bits")
+	{
+		const Ip c = v6(1), d = v6(2);
+		Bytes w6 = udp_packet(c, d, 5000, 53, 3000 - 8);
+		Bytes u(w6.begin() + 40, w6.end());
+		auto frag6 = [&](uint32_t id, uint16_t off_mf, size_t from, size_t to) {
+			Bytes ext = {17, 0, uint8_t(off_mf >> 8), uint8_t(off_mf), uint8_t(id >> 24),
+				     uint8_t(id >> 16), uint8_t(id >> 8), uint8_t(id)};
+			ext.insert(ext.end(), u.begin() + long(from), u.begin() + long(to));
+			return ip_packet(c, d, 44, ext);
+		};
+		auto [first, e1] = host(frag6(0x10001, 0x0001, 0, 1448));
+		CHECK(first.state == kCtStateNew);
+		REQUIRE(e1);
+		auto [second, e2] = host(frag6(0x10001, 1448, 1448, u.size()));
+		CHECK(second.state == kCtStateNew);
+		CHECK(e2 == e1);
+		CHECK(host(frag6(0x20001, 1448, 1448, u.size())).first.state == kCtStateInvalid);
+	}
+}
