@@ -478,6 +478,7 @@ bool Fdb::resize_if_needed()
 		}
 		old = table_.writer();
 		next->link = uint8_t(old->link ^ 1);
+		next->seed = old->seed;	/* the dumps' positions (for_each_from) */
 		for (uint32_t b = 0; b <= old->mask; b++)
 			for (FdbEntry *e = old->bucket[b]; e; e = e->chain[old->link]) {
 				uint32_t nb = bucket_of(next, e->key);

@@ -297,43 +297,61 @@ public:
 	/*
 	 * Control: a resumable walk for dumps that span several rounds. As an
 	 * RCU reader, without the lock (br_fdb_dump: a dump, which needs no
-	 * privilege, never holds off learning or ageing), visit the table from
-	 * bucket @bucket on, skipping the first @skip entries of that bucket's
-	 * chain, until @fn returns false; the entry @fn refused is not
-	 * consumed. On return (@bucket, @skip) name the first entry not
-	 * consumed, so the next call resumes there; start with (0, 0). Returns
-	 * true when the walk reached the end of the table. Each call costs the
-	 * entries it visits plus the skipped part of one chain. @fn must not
-	 * sleep or change the FDB; it sees an entry as a reader does (fields
-	 * with load_once), and not one already deleted.
+	 * privilege, never holds off learning or ageing), visit entries in
+	 * the order of their hash from position @pos on, until @fn returns
+	 * false; the entry @fn refused is not consumed. On return @pos names
+	 * the first entry not consumed, so the next call resumes there; start
+	 * with FdbCursor{}. Returns true when the walk reached the end of the
+	 * table (and from then on).
+	 * @fn must not sleep or change the FDB; it sees an entry as a reader
+	 * does (fields with load_once), and not one already deleted.
 	 *
-	 * Between two calls the table may change: entries added to or deleted
-	 * from the current bucket's chain shift the position within it, and a
-	 * resize renumbers the buckets. An entry may then be missed or visited
-	 * twice (as with rtnetlink's FDB dump under concurrent change); a table
-	 * that does not change is visited exactly once.
+	 * The position is an entry's hash, key * seed: a bijection of the key
+	 * (the seed is odd), and the table keeps its seed across resizes, so a
+	 * bucket is a range of hashes that a resize only splits or merges.
+	 * Whatever changes between two calls, no entry is visited twice and
+	 * none that stays in the table is missed; one added or deleted
+	 * meanwhile may or may not be visited. Within a bucket the entries are
+	 * taken smallest hash first, each by a scan of the chain (chains are
+	 * about as long as the load factor, two at most on average).
 	 */
-	template <typename Fn> bool for_each_from(uint32_t &bucket, uint32_t &skip, Fn fn) const
+	struct Cursor {
+		uint64_t hash = 0;	/* the first position not consumed */
+		bool end = false;
+	};
+	template <typename Fn> bool for_each_from(Cursor &pos, Fn fn) const
 	{
+		if (pos.end)
+			return true;
 		RcuReadGuard rcu;
 		const Table *t = table_.rcu();
-		for (uint32_t b = bucket; b <= t->mask; b++) {
-			uint32_t n = 0;
-			for (FdbEntry *e = rcu_deref(t->bucket[b]); e;
-			     e = rcu_deref(e->chain[t->link]), n++) {
-				if (b == bucket && n < skip)
-					continue;
-				if (e->flag_bits() & kFdbUnlinked)
-					continue;
-				if (!fn(*e)) {
-					bucket = b;
-					skip = n;
+		uint64_t from = pos.hash;
+		for (uint64_t b = from >> t->shift; b <= t->mask; b++) {
+			for (;;) {
+				const FdbEntry *next = nullptr;
+				uint64_t next_hash = 0;
+				for (FdbEntry *e = rcu_deref(t->bucket[b]); e;
+				     e = rcu_deref(e->chain[t->link])) {
+					const uint64_t h = e->key * t->seed;
+					if (h < from || (e->flag_bits() & kFdbUnlinked))
+						continue;
+					if (!next || h < next_hash) {
+						next = e;
+						next_hash = h;
+					}
+				}
+				if (!next)
+					break;
+				if (!fn(*next)) {
+					pos.hash = next_hash;
 					return false;
 				}
+				if (next_hash == UINT64_MAX)
+					break;	/* the last position there is */
+				from = next_hash + 1;
 			}
 		}
-		bucket = t->mask + 1;
-		skip = 0;
+		pos.end = true;
 		return true;
 	}
 

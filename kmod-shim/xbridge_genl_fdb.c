@@ -198,24 +198,23 @@ static bool xbr_fdb_dump_one(void *ctx_, const struct xbg_fdb_entry *e)
 }
 
 /*
- * cb->args[1], [2]: the cursor in the bridge's FDB (hash bucket, entries
- * of its chain already sent), so that each round resumes where the last
- * one stopped instead of walking the table from the start. Entries added
- * or deleted between two rounds, or a table resize (which renumbers the
- * buckets), may shift the position: an entry can then be missed or
- * repeated, as with rtnetlink's FDB dump.
+ * cb->args[1], [2]: the position in the bridge's FDB (the hash of the first
+ * entry not yet sent, low and high 32 bits), so that each round resumes
+ * where the last one stopped instead of walking the table from the start.
+ * The position survives entries added or deleted and table resizes
+ * between rounds: no entry is sent twice, none that stays is missed.
  */
 static int xbr_fdb_dump_bridge(struct sk_buff *skb, struct netlink_callback *cb,
 			       struct xbr *br, void *ctx_)
 {
 	struct xbr_fdb_dump_ctx *ctx = ctx_;
-	u32 bucket = cb->args[1], chain_skip = cb->args[2];
+	u64 pos = (u64)(u32)cb->args[2] << 32 | (u32)cb->args[1];
 	bool done;
 
 	ctx->br = br;
-	done = xbg_fdb_dump_from(br->core, &bucket, &chain_skip, xbr_fdb_dump_one, ctx);
-	cb->args[1] = bucket;
-	cb->args[2] = chain_skip;
+	done = xbg_fdb_dump_from(br->core, &pos, xbr_fdb_dump_one, ctx);
+	cb->args[1] = (u32)pos;
+	cb->args[2] = (u32)(pos >> 32);
 	return done ? 0 : -EMSGSIZE;
 }
 

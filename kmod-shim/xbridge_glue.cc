@@ -547,16 +547,18 @@ unsigned int xbg_fdb_flush(struct xbg_bridge *br, struct xbg_port *port, int32_t
 	return core(br)->fdb_flush(f);
 }
 
-bool xbg_fdb_dump_from(struct xbg_bridge *br, uint32_t *bucket, uint32_t *skip,
-		       xbg_fdb_entry_fn fn, void *ctx)
+bool xbg_fdb_dump_from(struct xbg_bridge *br, uint64_t *pos, xbg_fdb_entry_fn fn, void *ctx)
 {
-	return core(br)->fdb().for_each_from(*bucket, *skip, [&](const FdbEntry &e) {
+	Fdb::Cursor cursor{*pos, false};
+	const bool done = core(br)->fdb().for_each_from(cursor, [&](const FdbEntry &e) {
 		struct xbg_fdb_entry out;
 		entry_of(&out, e.mac(), e.vid(), e.flag_bits(), e.destination().port());
 		out.used = load_once(e.used);
 		out.updated = load_once(e.updated);
 		return fn(ctx, &out);
 	});
+	*pos = cursor.hash;
+	return done;
 }
 
 uint32_t xbg_now_ticks(void)

@@ -291,13 +291,12 @@ int xbg_fdb_get(struct xbg_bridge *br, const uint8_t mac[6], uint16_t vid,
 /* Delete matching entries (@port NULL: any; @vid < 0: any); returns how many. */
 unsigned int xbg_fdb_flush(struct xbg_bridge *br, struct xbg_port *port, int32_t vid,
 			   uint16_t flags_set, uint16_t flags_clear);
-/* Visit entries in table order from the cursor (@bucket, @skip: the first
- * entry not yet taken; start at 0, 0) until @fn returns false; the entry
- * @fn refused is not taken. Updates the cursor; returns true when the walk
- * ended. A change between calls (a resize renumbers buckets) may make a
- * resumed walk miss or repeat entries; see Fdb::for_each_from. */
-bool xbg_fdb_dump_from(struct xbg_bridge *br, uint32_t *bucket, uint32_t *skip,
-		       xbg_fdb_entry_fn fn, void *ctx);
+/* Visit entries in hash order from the position @pos (the hash of the
+ * first entry not yet taken; start at 0) until @fn returns false; the entry
+ * @fn refused is not taken. Updates @pos; returns true when the walk ended.
+ * Changes between calls make no entry repeat or one that stays go missing;
+ * see Fdb::for_each_from. */
+bool xbg_fdb_dump_from(struct xbg_bridge *br, uint64_t *pos, xbg_fdb_entry_fn fn, void *ctx);
 uint32_t xbg_now_ticks(void);
 
 /* Datapath. */

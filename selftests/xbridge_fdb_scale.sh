@@ -7,7 +7,8 @@
 # only on the entry counts (every entry added, dumped exactly once, flushed);
 # the times are printed as figures ("time: ..." lines), never checked.
 # FDB_SCALE_N overrides the entry count (default 100000); TESTS= picks
-# some of test_add, test_dump and test_flush (run in that order).
+# some of test_add, test_dump, test_flush and test_dump_while_growing (run
+# in that order).
 set -u
 source "$(dirname "$0")/lib.sh"
 N=${FDB_SCALE_N:-100000}
@@ -104,10 +105,36 @@ test_flush() {
 	log_test "xbridge: only the local entries remain" $? "$x_after, base $x_base"
 }
 
+# Dumps taken while a batch of $N entries goes in, so that the table is
+# resized under them: no entry in any dump twice, and the entries that were
+# there before the batch in every dump (a dump's position survives a
+# resize; a dump of a growing table used to repeat entries).
+test_dump_while_growing() {
+	local n=0 bad=0 dups stay pid
+	awk 'BEGIN { for (i = 0; i < 500; i++)
+		printf "fdb add 02:5c:00:00:%02x:%02x dev xswp1 vlan 1 master static\n", int(i / 256), i % 256 }' \
+		>"$TMPDIR/stay.batch"
+	xb -batch "$TMPDIR/stay.batch"
+	xb -batch "$TMPDIR/xbridge.batch" &
+	pid=$!
+	while kill -0 $pid 2>/dev/null || ((n == 0)); do
+		xb fdb show br xbr0 >"$TMPDIR/dump"
+		dups=$(sort "$TMPDIR/dump" | uniq -d | wc -l)
+		stay=$(grep -c '^02:5c:' "$TMPDIR/dump")
+		((dups == 0 && stay == 500)) || bad=$((bad + 1))
+		n=$((n + 1))
+	done
+	wait $pid
+	log_test "xbridge: $n dumps while $N entries went in: none repeats an entry or misses one that stayed" \
+		$bad "$bad bad (last: $dups repeated, $stay of 500 present)"
+	xb fdb flush dev xbr0 brport xswp1 static
+}
+
 ALL_TESTS="
 	test_add
 	test_dump
 	test_flush
+	test_dump_while_growing
 "
 
 trap cleanup EXIT
