@@ -45,10 +45,10 @@ void Conntrack::in(const uint8_t *frame, uint32_t len, bool oob_tag, uint16_t zo
 bool Conntrack::same_datagram(const HostDatagram &d, const CtPacket &p)
 {
 	const CtTuple &t = p.tuple;
-	return d.l3 == t.l3 && d.frag_id == p.frag_id &&
-	       (t.l3 != kCtL3Ipv4 || d.l4proto == t.l4proto) &&
-	       __builtin_memcmp(d.src, t.src, sizeof(d.src)) == 0 &&
-	       __builtin_memcmp(d.dst, t.dst, sizeof(d.dst)) == 0;
+	return d.tuple.l3 == t.l3 && d.frag_id == p.frag_id &&
+	       (t.l3 != kCtL3Ipv4 || d.tuple.l4proto == t.l4proto) &&
+	       __builtin_memcmp(d.tuple.src, t.src, sizeof(t.src)) == 0 &&
+	       __builtin_memcmp(d.tuple.dst, t.dst, sizeof(t.dst)) == 0;
 }
 
 void Conntrack::in_host(const uint8_t *frame, uint32_t len, bool oob_tag, uint32_t now,
@@ -61,12 +61,8 @@ void Conntrack::in_host(const uint8_t *frame, uint32_t len, bool oob_tag, uint32
 	if (xb_likely(!p.later_fragment)) {
 		in_packet(parse, p, now, true, out);
 		if (xb_unlikely(p.fragment) && out.entry) {
-			d->l3 = p.tuple.l3;
-			d->l4proto = p.tuple.l4proto;
-			d->frag_id = p.frag_id;
-			__builtin_memcpy(d->src, p.tuple.src, sizeof(d->src));
-			__builtin_memcpy(d->dst, p.tuple.dst, sizeof(d->dst));
 			d->tuple = p.tuple;
+			d->frag_id = p.frag_id;
 			d->state = out.state;
 		}
 		return;

@@ -131,12 +131,10 @@ private:
 
 	/* The datagram a CPU's host-sent fragments belong to (in_host). */
 	struct HostDatagram {
-		uint8_t l3;		/* 0: none yet */
-		uint8_t l4proto;	/* IPv4: part of the fragments' key */
+		CtTuple tuple;		/* the first fragment's (l3 0: none yet);
+					 * its addresses and, for IPv4, its
+					 * protocol key the later fragments */
 		uint32_t frag_id;
-		uint8_t src[16];
-		uint8_t dst[16];
-		CtTuple tuple;		/* the first fragment's, to look it up again */
 		uint8_t state;		/* the datagram's ct state */
 	};
 	static bool same_datagram(const HostDatagram &d, const CtPacket &p);
