@@ -127,6 +127,10 @@ unsigned Conntrack::in_batch(const uint8_t *const *frames, const uint32_t *lens,
 		for (unsigned i = 0; i < m; i++)
 			if (parse[i] == CtParse::Ok)
 				table_.prefetch_chain(hash[i]);
+		if (table_.prefetch_second_pays())
+			for (unsigned i = 0; i < m; i++)
+				if (parse[i] == CtParse::Ok)
+					table_.prefetch_second(pkt[i].tuple, hash[i]);
 		for (unsigned i = 0; i < m; i++) {
 			in_hashed(parse[i], pkt[i], hash[i], now, csum_ok, out[base + i]);
 			if (out[base + i].unconfirmed)
