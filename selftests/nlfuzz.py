@@ -427,6 +427,10 @@ class Fuzzer:
         self.ok_admin = 0
         self.data = 0
         self.refused = 0
+        # Seqs of messages sent alone whose answer may still trail: a dump
+        # goes on as the socket is read, so its last part (NLMSG_DONE) can
+        # come after the settling ACK that closed the message's round.
+        self.trailing = set()
 
     def check_attrs(self, data, what):
         i = 0
@@ -460,6 +464,14 @@ class Fuzzer:
                     raise Fail("reply nlmsg_len %d at %d of %d" % (n, i, len(data)))
                 body = data[i + 16:i + n]
                 i += (n + 3) & ~3
+                if s not in pending and s in self.trailing:
+                    if t in (NLMSG_ERROR, NLMSG_DONE):
+                        self.trailing.discard(s)
+                    elif t == self.family:
+                        self.check_attrs(body[4:], "a trailing reply")
+                    else:
+                        raise Fail("a trailing reply of type %d to seq %d" % (t, s))
+                    continue
                 if s not in pending:
                     raise Fail("a reply (type %d) to seq %d, never sent or already answered" % (t, s))
                 cmd, flags, _ = pending[s]
@@ -501,11 +513,14 @@ class Fuzzer:
                     self.flush(buf, pending)
                     buf = []
                     # The kernel drops a lying header silently, or answers it.
-                    pending[self.seq] = (cmd, flags, False)
+                    lone = self.seq
+                    pending[lone] = (cmd, flags, False)
                     if not self.send(msg):
                         self.refused += 1
                     self.drain(pending)
                     self.settle(pending)
+                    if lone in pending:     # no DONE or error yet
+                        self.trailing.add(lone)
                     pending = {}
                 else:
                     pending[self.seq] = (cmd, flags, True)
