@@ -15,7 +15,12 @@
  * halves disabled (kernel) and take the entry's spin bit for TCP state and
  * the table lock for insertion and removal (see ct_table.h). The config is
  * read with plain loads; change it from the control path only while no
- * frame is in flight, or accept that a frame sees the old value.
+ * frame is in flight, or accept that a frame sees the old value. The note
+ * of the last datagram the host sent in fragments (in_host) is per CPU and
+ * touched only by that CPU's frames, with bottom halves off in the kernel;
+ * in userspace two threads may share a CPU's note, which costs a later
+ * fragment its state (INVALID), never memory safety: the note is only a
+ * key to look the connection up again.
  */
 #ifndef XBRIDGE_CORE_CT_TRACK_H
 #define XBRIDGE_CORE_CT_TRACK_H
