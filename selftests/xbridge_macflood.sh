@@ -106,6 +106,14 @@ flood() {
 	t1=$EPOCHREALTIME
 	echo stop >$PG/pgctrl
 	wait
+	# What pktgen sent last may still sit in a backlog queue (seconds of
+	# it on a slow kernel): count once kB's receive counter stops moving.
+	local last=-1 i
+	for ((i = 0; i < 50; i++)); do
+		[[ $last == $(rx kBp) ]] && break
+		last=$(rx kBp)
+		sleep 0.2
+	done
 	KNOWN_SENT=$(pktgen_sent kAp)
 	KNOWN_RX=$(($(rx kBp) - k0))
 	KNOWN_DROP=$(($(txdrop kB) - kd0))	# kB's veth: kBp's backlog full
