@@ -257,13 +257,8 @@ public:
 	void prefetch_chain(uint32_t hash) const
 	{
 		const uintptr_t l = __atomic_load_n(&buckets_[hash & mask_], __ATOMIC_RELAXED);
-		if (l) {
-			/* the tuple, then the TCP state: an entry spans 3 lines */
-			const char *e = reinterpret_cast<const char *>(link_entry(l));
-			prefetch(e);
-			prefetch(e + 64);
-			prefetch(e + 128);
-		}
+		if (l)
+			prefetch_entry(link_entry(l));
 	}
 
 	/*
@@ -291,12 +286,8 @@ public:
 		if (port == key.sport && __builtin_memcmp(addr, key.src, 16) == 0)
 			return;
 		const uintptr_t next = __atomic_load_n(&e->next[reply], __ATOMIC_RELAXED);
-		if (next) {
-			const char *n = reinterpret_cast<const char *>(link_entry(next));
-			prefetch(n);
-			prefetch(n + 64);
-			prefetch(n + 128);
-		}
+		if (next)
+			prefetch_entry(link_entry(next));
 	}
 
 	/*
@@ -424,6 +415,14 @@ public:
 
 private:
 	static CtEntry *link_entry(uintptr_t l) { return reinterpret_cast<CtEntry *>(l & ~uintptr_t(1)); }
+	/* The tuple, then the TCP state: an entry spans 3 lines. */
+	static void prefetch_entry(const CtEntry *e)
+	{
+		const char *p = reinterpret_cast<const char *>(e);
+		prefetch(p);
+		prefetch(p + 64);
+		prefetch(p + 128);
+	}
 	/* A chain link as an RCU reader loads it (writers publish with release). */
 	static uintptr_t load_link(const uintptr_t &l) { return __atomic_load_n(&l, __ATOMIC_ACQUIRE); }
 	static uintptr_t make_link(CtEntry *e, unsigned dir) { return reinterpret_cast<uintptr_t>(e) | dir; }

@@ -97,29 +97,6 @@ int memcmp_bytes(const uint8_t *a, const uint8_t *b, uint32_t n)
 	return __builtin_memcmp(a, b, n);
 }
 
-/* Equality of keys; the common lengths without a call. */
-inline bool keys_equal(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-	switch (n) {
-	case 2: {
-		uint16_t x, y;
-		__builtin_memcpy(&x, a, 2);
-		__builtin_memcpy(&y, b, 2);
-		return x == y;
-	}
-	case 4:
-		return read_u32(a) == read_u32(b);
-	case 8: {
-		uint64_t x, y;
-		__builtin_memcpy(&x, a, 8);
-		__builtin_memcpy(&y, b, 8);
-		return x == y;
-	}
-	default:
-		return __builtin_memcmp(a, b, n) == 0;
-	}
-}
-
 /* Heapsort of @n indices by @before(a, b) (no allocation, O(n log n)). */
 template <typename Before>
 void heap_sort(uint32_t *o, uint32_t n, Before before)
@@ -700,7 +677,7 @@ bool SetIndex::lookup_hash(const uint8_t *key, SetHit &hit) const
 		if (!idx)
 			return false;
 		const uint8_t *e = entry(idx - 1);
-		if (keys_equal(e, key, layout_.key_len)) {
+		if (key_equal(e, key, layout_.key_len)) {
 			fill_hit(e, hit);
 			return true;
 		}

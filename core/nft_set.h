@@ -181,11 +181,22 @@ private:
 		__builtin_memcpy(&w, key, len <= 4 ? len : 4);
 		return w;
 	}
+	/* Equality of keys; the common lengths without a call. */
 	static bool key_equal(const uint8_t *a, const uint8_t *b, uint32_t len)
 	{
-		if (len == 4)
-			return key_word(a, 4) == key_word(b, 4);
-		return __builtin_memcmp(a, b, len) == 0;
+		switch (len) {
+		case 2:
+		case 4:
+			return key_word(a, len) == key_word(b, len);
+		case 8: {
+			uint64_t x, y;
+			__builtin_memcpy(&x, a, 8);
+			__builtin_memcpy(&y, b, 8);
+			return x == y;
+		}
+		default:
+			return __builtin_memcmp(a, b, len) == 0;
+		}
 	}
 	uint32_t word_slot(uint32_t w) const
 	{
