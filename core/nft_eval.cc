@@ -587,6 +587,52 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 
 } // namespace
 
+bool rule_reads_unwritten(const Insn *insn, uint32_t count)
+{
+	uint64_t written = 0;	/* one bit per register word */
+	auto words = [](unsigned first, unsigned len) {
+		const unsigned n = (len + 3) / 4;
+		return ((uint64_t(1) << n) - 1) << first;
+	};
+	for (uint32_t i = 0; i < count; i++) {
+		const Insn &in = insn[i];
+		bool reads = false, writes = false;
+		unsigned wlen = in.len;
+		switch (in.op) {
+		case Op::Cmp:
+		case Op::CmpEq:
+		case Op::Range:
+		case Op::MetaSet:
+		case Op::CtSet:
+			reads = true;
+			break;
+		case Op::Bitwise:
+		case Op::Shift:
+		case Op::Byteorder:
+			reads = writes = true;
+			break;
+		case Op::Lookup:
+			reads = true;
+			writes = in.size && in.dreg != kDregVerdict;
+			wlen = in.size;
+			break;
+		case Op::Immediate:
+		case Op::Payload:
+		case Op::Meta:
+		case Op::CtGet:
+			writes = in.dreg != kDregVerdict;
+			break;
+		default:
+			break;
+		}
+		if (reads && (words(in.sreg, in.len) & ~written))
+			return true;
+		if (writes)
+			written |= words(in.dreg, wlen);
+	}
+	return false;
+}
+
 void fuse_rule(Insn *insn, uint32_t count)
 {
 	for (uint32_t i = 0; i + 1 < count; i++) {
@@ -682,6 +728,8 @@ int32_t run_chain(const Chain &base, Pkt &p)
 	uint32_t ri = 0;
 	Regs regs;
 	regs.chain = nullptr;
+	if (base.zero_regs)
+		__builtin_memset(regs.data, 0, sizeof(regs.data));
 
 	for (;;) {
 		bool jumped = false;

@@ -36,6 +36,9 @@ struct Chain {
 	const RuleCode *rules;
 	uint32_t count;
 	int32_t policy;		/* base chains: kNfAccept or kNfDrop */
+	/* Some rule of the generation may read a register before writing
+	 * it: the register file starts zeroed, as nft_do_chain's does. */
+	bool zero_regs;
 };
 
 struct HookChain {
@@ -92,6 +95,14 @@ struct Pkt {
 	uint8_t l4proto;
 	bool tprot_set;
 };
+
+/*
+ * Control, when a generation is built: whether a rule reads a register
+ * word it has not written itself first (only what a raw netlink rule can
+ * do: nft always loads before it compares). Such a generation's chains
+ * zero their register file (Chain::zero_regs).
+ */
+bool rule_reads_unwritten(const Insn *insn, uint32_t count);
 
 /*
  * Control, when a generation is built: fuse each load with the CmpEq that

@@ -1974,6 +1974,7 @@ int Ruleset::build(Generation *&out, Extack *ack)
 		}
 
 	uint32_t ri = 0, ii = 0;
+	bool zero_regs = false;
 	for (TableObj &t : tables_)
 		for (ChainObj &c : t.chains) {
 			Chain &cc = g->chains[c.build_index];
@@ -1993,12 +1994,16 @@ int Ruleset::build(Generation *&out, Extack *ack)
 					else if (in.op == Op::ObjCounter)
 						in.ref = &static_cast<ObjObj *>(in.ref)->counter;
 				}
+				zero_regs |= rule_reads_unwritten(rc.insn, rc.count);
 				fuse_rule(&g->insns[ii - rc.count], rc.count);
 				g->uses_ct |= r.code.has_ct;
 				g->has_offload |= r.code.has_offload;
 				cc.count++;
 			}
 		}
+
+	for (uint32_t c = 0; c < chains; c++)
+		g->chains[c].zero_regs = zero_regs;
 
 	/* Hooks: base chains of active tables, sorted by priority; at equal
 	 * priorities the chain registered last runs first, as

@@ -175,10 +175,27 @@ private:
 	enum class Kind : uint8_t { Scan, Word, Hash, Interval, ConcatRanges };
 
 	const uint8_t *entry(uint32_t i) const { return entries_ + uint64_t(i) * stride_; }
+	/* A key's first (up to) 4 bytes as a word, the rest zero; fixed-size
+	 * copies only (a copy of a variable length is a call to memcpy). */
 	static uint32_t key_word(const uint8_t *key, uint32_t len)
 	{
-		uint32_t w = 0;
-		__builtin_memcpy(&w, key, len <= 4 ? len : 4);
+		uint8_t b[4] = {0, 0, 0, 0};
+		switch (len) {
+		case 1:
+			b[0] = key[0];
+			break;
+		case 2:
+			__builtin_memcpy(b, key, 2);
+			break;
+		case 3:
+			__builtin_memcpy(b, key, 3);
+			break;
+		default:
+			__builtin_memcpy(b, key, 4);
+			break;
+		}
+		uint32_t w;
+		__builtin_memcpy(&w, b, 4);
 		return w;
 	}
 	/* Equality of keys; the common lengths without a call. */

@@ -35,6 +35,9 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter_bridge.h>
 #include <linux/netlink.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
 
 namespace {
 
@@ -1089,4 +1092,96 @@ TEST_CASE("nft engine: an object type xbridge lacks and an objref map are refuse
 	      -xb::kEINVAL);
 	e.rs.abort();
 	CHECK(e.table("t").objs.empty());
+}
+
+namespace {
+
+// A NEWRULE for chain @chain of bridge table @table from libnftnl
+// expressions, as a raw netlink client (not nft) may send it.
+int add_raw_rule(Engine &e, const char *table, const char *chain,
+		 const std::function<void(nftnl_rule *)> &add_exprs)
+{
+	nftnl_rule *r = nftnl_rule_alloc();
+	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
+	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
+	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_BRIDGE);
+	add_exprs(r);
+	std::vector<uint8_t> buf(4096);
+	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(nfgenmsg));
+	nftnl_rule_nlmsg_build_payload(h, r);
+	nftnl_rule_free(r);
+	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
+	xb::Extack ack;
+	int err = e.rs.apply(kMsgNewRule, kNlmFCreate | kNlmFAppend, kFamilyBridge, buf.data() + off,
+			     h->nlmsg_len - off, &ack);
+	if (!err)
+		err = e.rs.commit(&ack);
+	else
+		e.rs.abort();
+	return err;
+}
+
+nftnl_expr *raw_immediate_u32(uint32_t dreg, uint32_t value)
+{
+	nftnl_expr *x = nftnl_expr_alloc("immediate");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, dreg);
+	nftnl_expr_set(x, NFTNL_EXPR_IMM_DATA, &value, sizeof(value));
+	return x;
+}
+
+nftnl_expr *raw_cmp_u32(uint32_t sreg, uint32_t value)
+{
+	nftnl_expr *x = nftnl_expr_alloc("cmp");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_SREG, sreg);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
+	nftnl_expr_set(x, NFTNL_EXPR_CMP_DATA, &value, sizeof(value));
+	return x;
+}
+
+nftnl_expr *raw_verdict(int32_t code)
+{
+	nftnl_expr *x = nftnl_expr_alloc("immediate");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_VERDICT, uint32_t(code));
+	return x;
+}
+
+} // namespace
+
+TEST_CASE("nft engine: registers start zeroed for every frame, as nft_do_chain's", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; "
+		       "meta mark 7 counter } }\n") == 0);
+	// What nft compiles never reads a register it has not loaded.
+	{
+		xb::RcuReadGuard rcu;
+		CHECK_FALSE(e.rs.generation()->hooks[kHookForward].chains[0].chain->zero_regs);
+	}
+	// Rule 2: reg 2 := 0xdeadbeef, but only for frames of mark 7.
+	REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
+		nftnl_expr *mark = nftnl_expr_alloc("meta");
+		nftnl_expr_set_u32(mark, NFTNL_EXPR_META_KEY, NFT_META_MARK);
+		nftnl_expr_set_u32(mark, NFTNL_EXPR_META_DREG, NFT_REG_1);
+		nftnl_rule_add_expr(r, mark);
+		nftnl_rule_add_expr(r, raw_cmp_u32(NFT_REG_1, 7));
+		nftnl_rule_add_expr(r, raw_immediate_u32(NFT_REG_2, 0xdeadbeef));
+	}) == 0);
+	// Rule 3: accept when reg 2 reads zero, i.e. nothing wrote it.
+	REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_cmp_u32(NFT_REG_2, 0));
+		nftnl_rule_add_expr(r, raw_verdict(NF_ACCEPT));
+	}) == 0);
+	{
+		xb::RcuReadGuard rcu;
+		CHECK(e.rs.generation()->hooks[kHookForward].chains[0].chain->zero_regs);
+	}
+	for (int round = 0; round < 4; round++) {
+		Frame marked(tcp(22));
+		marked.pkt.mark = 7;
+		CHECK(e.run(kHookForward, marked.pkt) == kNfDrop);	/* reg 2 written */
+		Frame plain(tcp(22));
+		CHECK(e.run(kHookForward, plain.pkt) == kNfAccept);	/* reg 2 zero */
+	}
 }
