@@ -201,17 +201,21 @@ bool ct_bridge_local_out(Conntrack &ct, const RxFrame &f, uint32_t now, CtResult
 }
 
 /*
- * The copy a bridge takes up as broadcast or multicast loses its ct there
- * (nf_ct_bridge_in, in Linux 6.1's stable updates and later: "let inet
- * prerouting call conntrack again"), and IPv4 prerouting tracks the packet
- * a second time - in zone 0, as no template rides along - in the same
- * per-namespace table: an existing connection of zone 0 moves on twice (a
- * FIN counts twice, FIN_WAIT becomes LAST_ACK), one of another zone is
- * looked up in zone 0. Only an untagged IPv4 frame reaches ip_rcv that way
- * (a tagged copy is other-host on the bridge device; IPv6 is left out, as
- * it depends on the bridge device's IPv6 being on). A new connection of
- * that pass is released: the IP stack confirms it only if it delivers the
- * packet locally, which the core cannot know.
+ * The copy a bridge takes up as broadcast or multicast keeps its ct when
+ * the connection is confirmed by then (nf_ct_bridge_in, in Linux 6.1's
+ * stable updates and later), and IPv4 prerouting leaves it alone. It
+ * loses it ("let inet prerouting call conntrack again") when the bridge
+ * device is promiscuous or the connection went up unconfirmed (no port
+ * took a copy), and an invalid packet carries none; IPv4 prerouting then
+ * tracks the packet a second time -
+ * in zone 0, as no template rides along - in the same per-namespace table:
+ * an existing connection of zone 0 moves on twice (a FIN counts twice,
+ * FIN_WAIT becomes LAST_ACK), one of another zone is looked up in zone 0.
+ * Only an untagged IPv4 frame reaches ip_rcv that way (a tagged copy is
+ * other-host on the bridge device; IPv6 is left out, as it depends on the
+ * bridge device's IPv6 being on). A new connection of that pass is
+ * released: the IP stack confirms it only if it delivers the packet
+ * locally, which the core cannot know.
  */
 static void ct_local_group_pass(Conntrack &ct, const RxFrame &f, uint32_t now)
 {
@@ -233,9 +237,11 @@ void ct_bridge_post(Conntrack &ct, const RxFrame &f, const L2Info &l2, bool prom
 					l2.dst == f.ingress->addr));
 	const bool group_up = up && (l2.dest_class == DestClass::Broadcast ||
 				     l2.dest_class == DestClass::Multicast);
+	bool went_up_unconfirmed = false;
 	if (r.unconfirmed) {
 		if (!out_any && !(up && host)) {
 			ct.release(r);
+			went_up_unconfirmed = true;
 		} else if (!ct.confirm(r, now)) {
 			v.kind = VerdictKind::Drop;
 			v.reason = DropReason::Conntrack;
@@ -245,8 +251,12 @@ void ct_bridge_post(Conntrack &ct, const RxFrame &f, const L2Info &l2, bool prom
 		}
 	}
 	/* The copies through the ports went first (br_flood before
-	 * br_pass_frame_up): the connection is confirmed by now. */
-	if (group_up && r.state != kCtStateUntracked)
+	 * br_pass_frame_up) and confirmed what they carried; the copy taken
+	 * up is tracked again where it reaches IPv4 prerouting without a
+	 * ct: the device is promiscuous, the connection is unconfirmed, or
+	 * the packet was invalid (nf_conntrack_in keeps no ct on those). */
+	const bool no_ct_up = promisc || went_up_unconfirmed || r.state == kCtStateInvalid;
+	if (group_up && r.state != kCtStateUntracked && no_ct_up)
 		ct_local_group_pass(ct, f, now);
 }
 

@@ -8,8 +8,10 @@ with ==.
            root namespace's, shared by everything in it: the harness keeps
            it to the Linux bridge's frames because lbr and xbr carry no IP
            address (a frame passed up to the IP stack is routed nowhere and
-           dropped before it could be confirmed) and IPv6 is off on every
-           device, so nothing else sends. No filtering is applied, so a
+           dropped before it could be confirmed), what xbr passes up stops
+           at its tc ingress (topology.sh: the namespace's IPv4 conntrack
+           would otherwise move Linux's entries on with xbridge's copies)
+           and IPv6 is off on every device, so nothing else sends. No filtering is applied, so a
            stray entry is a difference, not hidden.
   xbridge: the family's CT_GET dump of xbr (every zone).
 
