@@ -207,10 +207,10 @@ bool ct_bridge_local_out(Conntrack &ct, const RxFrame &f, uint32_t now, CtResult
  * loses it ("let inet prerouting call conntrack again") when the bridge
  * device is promiscuous or the connection went up unconfirmed (no port
  * took a copy), and an invalid packet carries none; IPv4 prerouting then
- * tracks the packet a second time -
- * in zone 0, as no template rides along - in the same per-namespace table:
- * an existing connection of zone 0 moves on twice (a FIN counts twice,
- * FIN_WAIT becomes LAST_ACK), one of another zone is looked up in zone 0.
+ * tracks the packet a second time - in zone 0, as no template rides
+ * along - in the same per-namespace table: an existing connection of zone
+ * 0 moves on twice (a FIN counts twice, FIN_WAIT becomes LAST_ACK), one of
+ * another zone is looked up in zone 0.
  * Only an untagged IPv4 frame reaches ip_rcv that way (a tagged copy is
  * other-host on the bridge device; IPv6 is left out, as it depends on the
  * bridge device's IPv6 being on). A new connection of that pass is
