@@ -50,28 +50,6 @@ void store16(uint32_t *dst, uint16_t v)
 	*dst = kLittleEndian ? uint32_t(v) : uint32_t(v) << 16;
 }
 
-/* The word whose first @len (1..4) bytes in memory are @src's and the
- * rest zero, built in a register with fixed-size loads. */
-inline uint32_t short_word(const uint8_t *src, uint32_t len)
-{
-	uint32_t w;
-	uint16_t h;
-	switch (len) {
-	case 1:
-		return kLittleEndian ? uint32_t(src[0]) : uint32_t(src[0]) << 24;
-	case 2:
-		__builtin_memcpy(&h, src, 2);
-		return kLittleEndian ? uint32_t(h) : uint32_t(h) << 16;
-	case 3:
-		__builtin_memcpy(&h, src, 2);
-		return kLittleEndian ? uint32_t(h) | uint32_t(src[2]) << 16
-				     : uint32_t(h) << 16 | uint32_t(src[2]) << 8;
-	default:
-		__builtin_memcpy(&w, src, 4);
-		return w;
-	}
-}
-
 /* nft_data_copy: the bytes, then zeros to the end of the last word; a
  * short value is stored as one word. */
 void copy_to_reg(uint32_t *dst, const uint8_t *src, uint32_t len)

@@ -104,6 +104,33 @@ struct Insn {
 constexpr uint8_t kDregVerdict = 0xff;
 
 /*
+ * The word whose first @len (1..4; more reads 4) bytes in memory are
+ * @src's and the rest zero, built with fixed-size loads (a copy of a
+ * variable length is a call to memcpy): a short register value, and a
+ * set's key word.
+ */
+inline uint32_t short_word(const uint8_t *src, uint32_t len)
+{
+	constexpr bool little = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+	uint32_t w;
+	uint16_t h;
+	switch (len) {
+	case 1:
+		return little ? uint32_t(src[0]) : uint32_t(src[0]) << 24;
+	case 2:
+		__builtin_memcpy(&h, src, 2);
+		return little ? uint32_t(h) : uint32_t(h) << 16;
+	case 3:
+		__builtin_memcpy(&h, src, 2);
+		return little ? uint32_t(h) | uint32_t(src[2]) << 16
+			      : uint32_t(h) << 16 | uint32_t(src[2]) << 8;
+	default:
+		__builtin_memcpy(&w, src, 4);
+		return w;
+	}
+}
+
+/*
  * Fused compare (fuse_rule()): a Payload, Meta or CtGet whose result the
  * next Insn, a CmpEq of at most 4 bytes, tests at once carries that test
  * in its own data (value at 0, mask at 16) and flags, and the evaluator

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "errors.h"
+#include "nft_expr.h"
 #include "nft_uapi.h"
 
 namespace xb::nft {
@@ -175,29 +176,8 @@ private:
 	enum class Kind : uint8_t { Scan, Word, Hash, Interval, ConcatRanges };
 
 	const uint8_t *entry(uint32_t i) const { return entries_ + uint64_t(i) * stride_; }
-	/* A key's first (up to) 4 bytes as a word, the rest zero; fixed-size
-	 * copies only (a copy of a variable length is a call to memcpy). */
-	static uint32_t key_word(const uint8_t *key, uint32_t len)
-	{
-		uint8_t b[4] = {0, 0, 0, 0};
-		switch (len) {
-		case 1:
-			b[0] = key[0];
-			break;
-		case 2:
-			__builtin_memcpy(b, key, 2);
-			break;
-		case 3:
-			__builtin_memcpy(b, key, 3);
-			break;
-		default:
-			__builtin_memcpy(b, key, 4);
-			break;
-		}
-		uint32_t w;
-		__builtin_memcpy(&w, b, 4);
-		return w;
-	}
+	/* A key's first (up to) 4 bytes as a word (nft_expr.h short_word). */
+	static uint32_t key_word(const uint8_t *key, uint32_t len) { return short_word(key, len); }
 	/* Equality of keys; the common lengths without a call. */
 	static bool key_equal(const uint8_t *a, const uint8_t *b, uint32_t len)
 	{
