@@ -389,6 +389,25 @@ static unsigned popcount(const Bytes &b)
 	return n;
 }
 
+// The flags of @data one by one, lowest bit first, each as a value of
+// @data's size and byte order.
+static std::vector<Bytes> flag_bits(const Bytes &data, ByteOrder order)
+{
+	std::vector<Bytes> bits;
+	uint64_t x = bytes_value(data, order);
+	for (unsigned bit = 0; bit < 64; bit++) {
+		if (!(x & (1ull << bit)))
+			continue;
+		Bytes one(data.size(), 0);
+		for (size_t i = 0; i < one.size() && i < 8; i++) {
+			size_t at = order == ByteOrder::Big ? one.size() - 1 - i : i;
+			one[at] = static_cast<uint8_t>((1ull << bit) >> (8 * i));
+		}
+		bits.push_back(std::move(one));
+	}
+	return bits;
+}
+
 void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in)
 {
 	Bytes data = data_in;
@@ -443,10 +462,14 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			and_args.push(p.type->bitmask ? flags_json(*p.type, p.order, v.mask, numeric)
 						      : value_js(p, v.mask));
 			Json left = Json::wrap("&", std::move(and_args));
-			Json m = match_json(op_json(op), std::move(left), value_js(p, data));
-			if (p.type->bitmask && op == NFT_CMP_EQ && popcount(v.mask) > 1)
-				// nft prints a flag list under a mask as `value / mask`
-				emit(f.name + " " + value_text(p, data) + " / " + value_text(p, v.mask), std::move(m));
+			Json m = match_json(op_json(op), std::move(left),
+					    p.type->bitmask ? flags_json(*p.type, p.order, data, numeric)
+							    : value_js(p, data));
+			if (p.type->bitmask && (op == NFT_CMP_EQ || op == NFT_CMP_NEQ) && popcount(v.mask) > 1)
+				// nft prints flags under a mask of several as
+				// `[!= ]value / mask`, and one flag as `& syn != syn`
+				emit(f.name + (op == NFT_CMP_NEQ ? " != " : " ") + value_text(p, data) + " / " +
+				     value_text(p, v.mask), std::move(m));
 			else
 				emit(f.name + " & " + value_text(p, v.mask) + " " + op_json(op) + " " +
 				     value_text(p, data), std::move(m));
@@ -1058,9 +1081,23 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 			std::reverse(packed.begin(), packed.end());
 			el.sort_key = std::move(packed);
 		}
+	// A set of flags lists an element of several as `syn | ack`, which nft
+	// sorts (expr_msort_value) by its first flag; equal ones come larger
+	// value first, as nft's stable sort leaves Linux's bitmap dump.
+	const bool flag_elements = keys.size() == 1 && keys[0].type->bitmask && !keys[0].shift && !interval;
+	auto flag_order = [&](const El &e) {
+		auto bits = flag_bits(e.key, keys[0].order);
+		return bits.size() > 1 ? bytes_value(bits[0], keys[0].order) : bytes_value(e.key, keys[0].order);
+	};
 	auto num_less = [&](const El &a, const El &b) {
 		if (concat_order)
 			return a.sort_key < b.sort_key;
+		if (flag_elements) {
+			uint64_t x = flag_order(a), y = flag_order(b);
+			if (x != y)
+				return x < y;
+			return bytes_value(a.key, keys[0].order) > bytes_value(b.key, keys[0].order);
+		}
 		if (keys.size() == 1 && keys[0].order == ByteOrder::Host) {
 			Bytes x = a.key, y = b.key;
 			std::reverse(x.begin(), x.end());
@@ -1075,6 +1112,12 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 	if (!concat_ranges)
 		std::stable_sort(els.begin(), els.end(), num_less);
 	auto one = [&](const Bytes &k) {
+		if (flag_elements && popcount(k) > 1) {
+			std::string t;
+			for (const Bytes &b : flag_bits(k, keys[0].order))
+				t += (t.empty() ? "" : " | ") + format_value(*keys[0].type, keys[0].bits, keys[0].order, b, numeric);
+			return t;
+		}
 		if (keys.size() == 1 && keys[0].shift) {
 			const KeyPart &p = keys[0];
 			uint64_t x = bytes_value(k, ByteOrder::Big) >> p.shift;
@@ -1110,6 +1153,23 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 				return Json::uinteger(bytes_value(b, p.order));
 			return value_json(*p.type, p.bits, p.order, b, numeric);
 		};
+		if (flag_elements && popcount(k) > 1) {
+			Json acc;
+			bool first = true;
+			for (const Bytes &b : flag_bits(k, keys[0].order)) {
+				Json v = part_json(keys[0], b);
+				if (first) {
+					acc = std::move(v);
+					first = false;
+					continue;
+				}
+				Json pair = Json::array();
+				pair.push(std::move(acc));
+				pair.push(std::move(v));
+				acc = Json::wrap("|", std::move(pair));
+			}
+			return acc;
+		}
 		if (keys.size() == 1)
 			return part_json(keys[0], unshift(keys[0], k));
 		Json c = Json::array();

@@ -87,6 +87,24 @@ static Bytes encode_part(const KeyPart &p, const Expr &v, int shift_override = -
 	return u64_to_bytes_be(x, p.bytes);
 }
 
+// OR of flag values (a list or a | b) for bitmask types.
+static Bytes flags_value(const KeyPart &p, const Expr &e, unsigned shift)
+{
+	if (e.kind == ExprKind::List || (e.kind == ExprKind::Binop && e.text == "|")) {
+		Bytes acc;
+		for (auto &i : e.items) {
+			Bytes b = flags_value(p, *i, shift);
+			if (acc.empty())
+				acc = b;
+			else
+				for (size_t k = 0; k < acc.size(); k++)
+					acc[k] |= b[k];
+		}
+		return acc;
+	}
+	return encode_part(p, e, shift);
+}
+
 struct Interval {
 	Bytes lo, hi;
 	bool range = false;
@@ -138,6 +156,11 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 		}
 		iv.range = true;
 		iv.prefix = true;
+		return iv;
+	}
+	if (e.kind == ExprKind::Binop && e.text == "|" && p.type->bitmask) {
+		// one element of several flags: `{ syn, syn | ack }`
+		iv.lo = iv.hi = flags_value(p, e, p.shift);
 		return iv;
 	}
 	if (e.kind != ExprKind::Value)
@@ -748,24 +771,6 @@ static uint32_t cmp_op(Op op)
 	case Op::Gte: return NFT_CMP_GTE;
 	default: return NFT_CMP_EQ;
 	}
-}
-
-// OR of flag values (a list or a | b) for bitmask types.
-static Bytes flags_value(const KeyPart &p, const Expr &e, unsigned shift)
-{
-	if (e.kind == ExprKind::List || (e.kind == ExprKind::Binop && e.text == "|")) {
-		Bytes acc;
-		for (auto &i : e.items) {
-			Bytes b = flags_value(p, *i, shift);
-			if (acc.empty())
-				acc = b;
-			else
-				for (size_t k = 0; k < acc.size(); k++)
-					acc[k] |= b[k];
-		}
-		return acc;
-	}
-	return encode_part(p, e, shift);
 }
 
 void Linearizer::match_value(Op op, const Expr &rhs, const Load &l)

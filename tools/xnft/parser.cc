@@ -1,6 +1,7 @@
 // parser.cc - recursive-descent parser for nft's language (see parser.h).
 #include "parser.h"
 
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -1004,6 +1005,18 @@ ExprPtr Parser::parse_lhs()
 	return e;
 }
 
+// A word nft's scanner reads as a NUM: decimal or 0x hex digits.
+static bool is_number_word(const std::string &w)
+{
+	size_t at = w.size() > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X') ? 2 : 0;
+	if (at == w.size())
+		return false;
+	for (size_t i = at; i < w.size(); i++)
+		if (!(at ? isxdigit(static_cast<unsigned char>(w[i])) : isdigit(static_cast<unsigned char>(w[i]))))
+			return false;
+	return true;
+}
+
 // One value: word, string, (expr), a - b, a . b, a | b
 ExprPtr Parser::parse_rhs_atom()
 {
@@ -1032,7 +1045,9 @@ ExprPtr Parser::parse_rhs_atom()
 		r->items.push_back(std::move(h));
 		e = std::move(r);
 	}
-	if (peek().punct("/") && peek(1).kind == Tok::Word) {
+	// `addr / 24` is a prefix; `syn / syn,ack` is a flag comparison, which
+	// the match statement takes (nft's scanner makes the length a NUM).
+	if (peek().punct("/") && peek(1).kind == Tok::Word && is_number_word(peek(1).text)) {
 		take();
 		Token len = take();
 		auto p = make_expr(ExprKind::Prefix, span(e->loc, len.loc));
@@ -1320,9 +1335,60 @@ bool Parser::parse_statement(Rule &r)
 		unexpected(peek(), "value");
 	s.lhs = std::move(lhs);
 	s.rhs = parse_rhs(true);
+	if (peek().punct("/"))
+		take_flag_mask(s);
 	s.loc = span(s.lhs->loc, s.rhs->loc);
 	r.stmts.push_back(std::move(s));
 	return true;
+}
+
+// Flags joined by `|`: what `syn,ack` means on either side of nft's `/`.
+static ExprPtr flags_ored(ExprPtr e)
+{
+	if (e->kind != ExprKind::List)
+		return e;
+	ExprPtr acc = std::move(e->items[0]);
+	for (size_t i = 1; i < e->items.size(); i++) {
+		auto b = make_expr(ExprKind::Binop, span(acc->loc, e->items[i]->loc));
+		b->text = "|";
+		b->items.push_back(std::move(acc));
+		b->items.push_back(std::move(e->items[i]));
+		acc = std::move(b);
+	}
+	return acc;
+}
+
+// `LHS [==|!=] VALUE / MASK`, nft's flag comparison: (LHS & MASK) OP VALUE.
+// VALUE is flags (`syn`, `syn|ack`, `syn,ack`); MASK is a list of two or
+// more (`syn,ack`; nft's grammar wants the comma). The statement becomes
+// the `&` form it stands for, so it compiles and lists as that does.
+void Parser::take_flag_mask(Stmt &s)
+{
+	take();
+	auto is_flags = [](const Expr &e) {
+		return e.kind == ExprKind::Value || e.kind == ExprKind::List ||
+		       (e.kind == ExprKind::Binop && e.text == "|");
+	};
+	if (!is_flags(*s.rhs))
+		throw LangError(s.rhs->loc, "syntax error, a flag comparison compares flags");
+	auto first = parse_rhs_atom();
+	if (!peek().punct(","))
+		unexpected(peek(), "comma");
+	auto mask = make_expr(ExprKind::List, first->loc);
+	mask->items.push_back(std::move(first));
+	while (accept(","))
+		mask->items.push_back(parse_rhs_atom());
+	mask->loc = span(mask->items.front()->loc, mask->items.back()->loc);
+	if (s.op != Op::Implicit && s.op != Op::Eq && s.op != Op::Neq)
+		throw LangError(span(s.lhs->loc, mask->loc), "either == or != is allowed");
+	auto masked = make_expr(ExprKind::Binop, span(s.lhs->loc, mask->loc));
+	masked->text = "&";
+	masked->items.push_back(std::move(s.lhs));
+	masked->items.push_back(flags_ored(std::move(mask)));
+	s.lhs = std::move(masked);
+	s.rhs = flags_ored(std::move(s.rhs));
+	if (s.op == Op::Implicit)
+		s.op = Op::Eq;
 }
 
 } // namespace xnft

@@ -68,6 +68,7 @@ private:
 	std::string comment_string();
 	ExprPtr parse_rhs(bool allow_list);
 	ExprPtr parse_rhs_atom();
+	void take_flag_mask(Stmt &s);
 	ExprPtr parse_set_literal(bool allow_map);
 	ExprPtr parse_verdict_expr();
 
