@@ -19,6 +19,7 @@ static const DataType types[] = {
 	{TYPE_IP6ADDR, "ipv6_addr", "IPv6 address", 128, ByteOrder::Big, false},
 	{TYPE_ETHERADDR, "ether_addr", "Ethernet address", 48, ByteOrder::Big, false},
 	{TYPE_ETHERTYPE, "ether_type", "Ethernet protocol", 16, ByteOrder::Big, false},
+	{TYPE_ARPOP, "arp_op", "ARP operation", 16, ByteOrder::Big, false},
 	{TYPE_INET_PROTOCOL, "inet_proto", "Internet protocol", 8, ByteOrder::Big, false},
 	{TYPE_INET_SERVICE, "inet_service", "internet network service", 16, ByteOrder::Big, false},
 	{TYPE_ICMP_TYPE, "icmp_type", "ICMP type", 8, ByteOrder::Big, false},
@@ -80,6 +81,10 @@ struct Sym {
 static const Sym ethertype_syms[] = {
 	{"ip", 0x0800}, {"arp", 0x0806}, {"ip6", 0x86dd}, {"vlan", 0x8100},
 	{"8021q", 0x8100}, {"8021ad", 0x88a8},
+};
+static const Sym arpop_syms[] = {
+	{"request", 1}, {"reply", 2}, {"rrequest", 3}, {"rreply", 4},
+	{"inrequest", 8}, {"inreply", 9}, {"nak", 10},
 };
 static const Sym proto_syms[] = {
 	{"icmp", 1}, {"igmp", 2}, {"tcp", 6}, {"udp", 17}, {"ipv6", 41},
@@ -182,6 +187,7 @@ static bool symbolic(const DataType &t, const std::string &w, uint64_t &v)
 {
 	switch (t.id) {
 	case TYPE_ETHERTYPE: return lookup(ethertype_syms, w, v);
+	case TYPE_ARPOP: return lookup(arpop_syms, w, v);
 	case TYPE_INET_PROTOCOL: {
 		if (lookup(proto_syms, w, v))
 			return true;
@@ -398,6 +404,7 @@ static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
 		return true;
 	}
 	case TYPE_INET_PROTOCOL:
+	case TYPE_ARPOP:
 	case TYPE_CT_DIR:
 	case TYPE_PKTTYPE:
 	case TYPE_ICMP_TYPE:
@@ -489,6 +496,7 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 	case TYPE_CT_STATUS: return flag_names(ct_status_syms, v);
 	case TYPE_TCP_FLAG: return flag_names(tcp_flag_syms, v);
 	case TYPE_CT_DIR: n = name_of(ct_dir_syms, v); break;
+	case TYPE_ARPOP: n = name_of(arpop_syms, v); break;
 	case TYPE_PKTTYPE: n = name_of(pkttype_syms, v); break;
 	case TYPE_ICMP_TYPE: n = name_of(icmp_syms, v); break;
 	case TYPE_ICMP6_TYPE: n = name_of(icmp6_syms, v); break;
@@ -565,6 +573,7 @@ Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &
 		return Json::uinteger(v);
 	}
 	case TYPE_ETHERTYPE:
+	case TYPE_ARPOP:
 	case TYPE_CT_STATE:
 	case TYPE_CT_STATUS:
 	case TYPE_TCP_FLAG:
@@ -630,7 +639,7 @@ Json flags_json(const DataType &t, ByteOrder order, const Bytes &b, bool numeric
 unsigned elements_per_line(const DataType &t)
 {
 	switch (t.id) {
-	case TYPE_NFPROTO: case TYPE_INTEGER: case TYPE_INET_PROTOCOL: case TYPE_INET_SERVICE:
+	case TYPE_NFPROTO: case TYPE_INTEGER: case TYPE_ARPOP: case TYPE_INET_PROTOCOL: case TYPE_INET_SERVICE:
 	case TYPE_TCP_FLAG: case TYPE_MARK: case TYPE_IFINDEX: case TYPE_UID: case TYPE_GID:
 	case TYPE_CT_DIR:
 		return 5;

@@ -198,7 +198,7 @@ static std::string proto_at(uint32_t base, uint32_t offset, const std::string &l
 		return offset >= 14 && link == "vlan" ? "vlan" : "ether";
 	if (base == NFT_PAYLOAD_NETWORK_HEADER)
 		return net.empty() ? "ip" : net;
-	return l4.empty() ? "tcp" : l4;
+	return l4.empty() ? "th" : l4;
 }
 
 Delinearizer::Field Delinearizer::field_exact(const RegVal &v)

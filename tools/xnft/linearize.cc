@@ -639,8 +639,10 @@ void Linearizer::dependency(const Expr &e)
 			emit_dep_eq_payload(NFT_PAYLOAD_LL_HEADER, 12, 2, be16(0x8100));
 			link_ = "vlan";
 		}
-	} else if (p == "ip" || p == "ip6" || p == "arp") {
+	} else if (p == "ip" || p == "ip6") {
 		network(p, false);
+	} else if (p == "arp") {
+		network(p, true);	// nft tests arp's ether type, not meta protocol
 	} else if (p == "tcp") {
 		transport("tcp", 6);
 	} else if (p == "udp") {
@@ -709,6 +711,9 @@ Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
 	}
 	if (e.kind == ExprKind::Meta) {
 		const MetaKey *m = find_meta(e.text);
+		// nft: a protocol expression that only tells inet's two apart
+		if (m->key == NFT_META_NFPROTO && family_ != NFPROTO_INET)
+			throw LangError(e.loc, "meta nfproto is only useful in the inet family");
 		l.is_meta = true;
 		l.key = m->key;
 		emit_meta_load(m->key, reg);
@@ -1097,12 +1102,15 @@ bool Linearizer::merge_last_payloads()
 	uint32_t o2 = nftnl_expr_get_u32(p2, NFTNL_EXPR_PAYLOAD_OFFSET);
 	uint32_t l2 = nftnl_expr_get_u32(p2, NFTNL_EXPR_PAYLOAD_LEN);
 	// Loads of up to 32 bits above the link layer take the kernel's fast
-	// path, so nft merges those only into a 32-bit load (payload_can_merge).
-	uint32_t limit = b1 == NFT_PAYLOAD_LL_HEADER ? 16 : 4;
+	// path, so nft merges two of those only into a 32-bit load; a longer
+	// one (`arp daddr ether`) merges up to a register (payload_can_merge).
+	const uint32_t total = l1 + l2;
+	const bool fits = total <= 16 &&
+			  (total <= 4 || b1 == NFT_PAYLOAD_LL_HEADER || l1 > 4 || l2 > 4);
 	// nft sorts a run of such matches by offset before it merges them,
 	// so the later match may also be the lower bytes.
 	const bool after = o1 + l1 == o2, before = o2 + l2 == o1;
-	if (b1 != b2 || (!after && !before) || l1 + l2 > limit)
+	if (b1 != b2 || (!after && !before) || !fits)
 		return false;
 	uint32_t n1, n2;
 	const uint8_t *d1 = static_cast<const uint8_t *>(nftnl_expr_get(c1, NFTNL_EXPR_CMP_DATA, &n1));

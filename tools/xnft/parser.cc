@@ -20,7 +20,7 @@ ExprPtr make_expr(ExprKind k, const Location &loc)
 }
 
 static const std::set<std::string> payload_protos = {
-	"ether", "vlan", "ip", "ip6", "tcp", "udp", "icmp", "icmpv6", "arp",
+	"ether", "vlan", "ip", "ip6", "tcp", "udp", "icmp", "icmpv6", "arp", "th",
 };
 // Meta keys nft accepts without the `meta` keyword.
 static const std::set<std::string> bare_meta_keys = {
@@ -931,6 +931,14 @@ ExprPtr Parser::parse_primary_lhs()
 		auto e = make_expr(ExprKind::Payload, span(t.loc, f.loc));
 		e->proto = t.text;
 		e->text = f.text;
+		// arp's addresses: `arp saddr ether`, `arp daddr ip`
+		if (t.text == "arp" && (f.text == "saddr" || f.text == "daddr")) {
+			Token k = take();
+			if (!k.is("ether") && !k.is("ip"))
+				unexpected(k, "ether or ip");
+			e->text += " " + k.text;
+			e->loc = span(t.loc, k.loc);
+		}
 		return e;
 	}
 	if (t.text == "meta") {

@@ -70,6 +70,19 @@ static const PayloadField payload_fields[] = {
 	{"icmpv6", "id", TH, 32, 16, TYPE_INTEGER},
 	{"icmpv6", "sequence", TH, 48, 16, TYPE_INTEGER},
 	{"icmpv6", "max-delay", TH, 32, 16, TYPE_INTEGER},
+	// ARP for Ethernet and IPv4 (nftables' proto_arp)
+	{"arp", "htype", NH, 0, 16, TYPE_INTEGER},
+	{"arp", "ptype", NH, 16, 16, TYPE_ETHERTYPE},
+	{"arp", "hlen", NH, 32, 8, TYPE_INTEGER},
+	{"arp", "plen", NH, 40, 8, TYPE_INTEGER},
+	{"arp", "operation", NH, 48, 16, TYPE_ARPOP},
+	{"arp", "saddr ether", NH, 64, 48, TYPE_ETHERADDR},
+	{"arp", "daddr ether", NH, 144, 48, TYPE_ETHERADDR},
+	{"arp", "saddr ip", NH, 112, 32, TYPE_IPADDR},
+	{"arp", "daddr ip", NH, 192, 32, TYPE_IPADDR},
+	// the ports of any transport (nftables' proto_th), no dependency
+	{"th", "sport", TH, 0, 16, TYPE_INET_SERVICE},
+	{"th", "dport", TH, 16, 16, TYPE_INET_SERVICE},
 };
 
 static const MetaKey meta_keys[] = {
@@ -223,7 +236,7 @@ static const struct {
 	uint32_t id;
 } nft_proto_descs[] = {
 	{"icmp", 4}, {"udp", 6}, {"tcp", 8}, {"ip", 12}, {"ip6", 13},
-	{"icmpv6", 14}, {"vlan", 16}, {"ether", 17},
+	{"icmpv6", 14}, {"arp", 15}, {"vlan", 16}, {"ether", 17},
 };
 
 uint32_t nft_proto_desc_id(const std::string &proto)

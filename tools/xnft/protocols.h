@@ -15,8 +15,8 @@ namespace xnft {
 enum class Layer { None, Link, Network, Transport };
 
 struct PayloadField {
-	const char *proto;   // ether, vlan, ip, ip6, tcp, udp, icmp, icmpv6
-	const char *name;
+	const char *proto;   // ether, vlan, ip, ip6, arp, tcp, udp, icmp, icmpv6, th
+	const char *name;    // arp's addresses have two words: "saddr ip"
 	uint32_t base;       // NFT_PAYLOAD_*_HEADER
 	unsigned offset;     // bits from the base
 	unsigned bits;

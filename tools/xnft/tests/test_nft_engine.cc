@@ -484,6 +484,42 @@ TEST_CASE("nft engine: meta keys of the bridge family", "[nft]")
 	CHECK(e.run(kHookForward, w.pkt) == kNfAccept);
 }
 
+// An Ethernet/IPv4 ARP frame: OP from SHA/SPA to TPA.
+static Bytes arp_frame(uint16_t op, uint8_t spa_last, uint8_t tpa_last)
+{
+	Bytes f = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 1, 0x08, 0x06,
+		   0, 1, 0x08, 0x00, 6, 4, uint8_t(op >> 8), uint8_t(op),
+		   0x02, 0, 0, 0, 0, 1, 10, 0, 0, spa_last,
+		   0, 0, 0, 0, 0, 0, 10, 0, 0, tpa_last};
+	f.resize(60, 0);
+	return f;
+}
+
+TEST_CASE("nft engine: arp header fields and th ports", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain forward { type filter hook forward priority 0; policy accept;\n"
+		       "    arp operation reply arp saddr ip 10.0.0.66 counter drop\n"
+		       "    arp htype 1 arp ptype ip arp daddr ip 10.0.0.77 counter drop\n"
+		       "    arp saddr ether 02:00:00:00:00:01 arp operation request counter\n"
+		       "    th dport 53 counter drop\n"
+		       "  }\n"
+		       "}\n") == 0);
+	CHECK(verdict(e, kHookForward, arp_frame(2, 66, 1)) == kNfDrop);
+	CHECK(verdict(e, kHookForward, arp_frame(1, 66, 1)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, arp_frame(1, 5, 77)) == kNfDrop);
+	CHECK(verdict(e, kHookForward, arp_frame(2, 5, 78)) == kNfAccept);
+	CHECK(e.packets("t", "forward", 0) == 1);
+	CHECK(e.packets("t", "forward", 1) == 1);
+	CHECK(e.packets("t", "forward", 2) == 1);	// the request from .66
+	// th: the ports of any transport, and of nothing that has none (ARP)
+	CHECK(verdict(e, kHookForward, udp(53)) == kNfDrop);
+	CHECK(verdict(e, kHookForward, tcp(53)) == kNfDrop);
+	CHECK(verdict(e, kHookForward, udp(54)) == kNfAccept);
+	CHECK(e.packets("t", "forward", 3) == 2);
+}
+
 TEST_CASE("nft engine: a batch applies whole or not at all", "[nft]")
 {
 	Engine e;
