@@ -135,8 +135,13 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 		return NftOutcome::Drop;
 	}
 	if (ct && r) {
-		if (!ct_bridge_pre(*ct, f, now, p.ct_zone, *r, v))
+		if (xb_unlikely(p.notrack)) {
+			/* nf_conntrack_in passes an UNTRACKED skb by */
+			r->state = kCtStateUntracked;
+			v.ct_state = kCtStateUntracked;
+		} else if (!ct_bridge_pre(*ct, f, now, p.ct_zone, *r, v)) {
 			return NftOutcome::CtDrop;
+		}
 		p.ct = r;
 	}
 	const int32_t verdict = nft::run_hook(pre, p, kCtPriority, INT64_MAX);

@@ -222,11 +222,24 @@ bool eval_meta(const Insn &in, const Pkt &p, uint32_t *dst)
 	}
 }
 
+/*
+ * nft_notrack_eval: a frame without a connection becomes UNTRACKED - one
+ * not tracked yet, or found INVALID (Linux leaves that skb without a ct);
+ * one with a connection keeps it. Per copy: each copy of a flood is its
+ * own Pkt, as each is its own skb clone on Linux.
+ */
+void eval_notrack(Pkt &p)
+{
+	if (!p.ct || !p.ct->entry)
+		p.notrack = true;
+}
+
 bool eval_ct_get(const Insn &in, const Pkt &p, uint32_t *dst)
 {
 	const CtResult *r = p.ct;
 	if (in.sub == kCtState) {
-		*dst = r ? uint32_t(r->state) : uint32_t(kCtStateInvalid);
+		*dst = p.notrack ? uint32_t(kCtStateUntracked)
+				 : r ? uint32_t(r->state) : uint32_t(kCtStateInvalid);
 		return true;
 	}
 	if (!r || !r->entry)
@@ -554,6 +567,9 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 			break;
 		case Op::FlowOffload:
 			p.offload = in.ref;
+			break;
+		case Op::Notrack:
+			eval_notrack(p);
 			break;
 		}
 		if (xb_unlikely(!ok)) {

@@ -84,6 +84,9 @@ struct Pkt {
 	 * when conntrack is off); the zone `ct zone set` chose for it. */
 	CtResult *ct;
 	uint16_t ct_zone;
+	/* `notrack` ran while the frame had no connection: it is UNTRACKED
+	 * (Linux's IP_CT_UNTRACKED), and conntrack at -200 leaves it alone. */
+	bool notrack;
 	/* Out: the flowtable a `flow offload` asked for. */
 	void *offload;
 

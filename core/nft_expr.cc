@@ -621,6 +621,12 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_ct(tb, in, out, ack);
 	if (attr_equals(name, "flow_offload"))
 		return parse_flow_offload(tb, res, in, out, ack);
+	if (attr_equals(name, "notrack")) {
+		/* nft_notrack: no attributes, and no conntrack user of its own
+		 * (it does not switch the bridge's tracking on) */
+		in.op = Op::Notrack;
+		return 0;
+	}
 	/* nf_tables answers an expression it has no module for with ENOENT. */
 	return fail(ack, kENOENT, "unknown expression");
 }

@@ -52,6 +52,7 @@ enum class Op : uint8_t {
 	FlowOffload,	/* flow offload @flowtable */
 	ObjCounter,	/* counter name NAME: a named counter object's packets
 			 * and bytes (objref); runs as Counter, dumps as objref */
+	Notrack,	/* notrack: a frame nothing tracked yet is UNTRACKED */
 };
 
 /* A counter: per-CPU, summed for dumps. */

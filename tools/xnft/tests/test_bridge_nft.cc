@@ -336,6 +336,87 @@ TEST_CASE("bridge nft: conntrack confirms only what passes the later hooks", "[n
 	CHECK(b.br->conntrack()->table().count() == 1);
 }
 
+// The packets counted by the first counter of rule @index of a chain.
+static uint64_t rule_packets(xb::nft::Ruleset &rs, const char *t, const char *c, unsigned index)
+{
+	for (const xb::nft::TableObj &tab : rs.tables()) {
+		if (strcmp(tab.name, t))
+			continue;
+		for (const xb::nft::ChainObj &ch : tab.chains) {
+			if (strcmp(ch.name, c))
+				continue;
+			unsigned i = 0;
+			for (const xb::nft::RuleObj &r : ch.rules)
+				if (i++ == index && r.code.count_counters) {
+					uint64_t pk, by;
+					xb::nft::counter_read(*r.code.counters[0], pk, by);
+					return pk;
+				}
+		}
+	}
+	FAIL("no counter in rule " << index << " of " << t << " " << c);
+	return 0;
+}
+
+// notrack below -200 keeps the frame out of the table (ct state untracked,
+// nothing confirmed); after conntrack it changes nothing for a tracked
+// frame; a frame conntrack found INVALID becomes UNTRACKED (Linux leaves
+// that skb without a ct); notrack alone does not switch tracking on.
+TEST_CASE("bridge nft: notrack", "[nft][ct]")
+{
+	NftBridge b;
+	REQUIRE(b.br->set_conntrack(true, nullptr) == 0);
+	REQUIRE(load(b.rs, "table bridge f {\n"
+			   "  chain raw { type filter hook prerouting priority -300;\n"
+			   "    tcp dport 23 notrack\n"
+			   "  }\n"
+			   "  chain late { type filter hook prerouting priority 0;\n"
+			   "    tcp dport 25 notrack\n"
+			   "  }\n"
+			   "  chain forward { type filter hook forward priority 0;\n"
+			   "    ct state untracked counter accept\n"
+			   "    ct state new counter accept\n"
+			   "    ct state invalid notrack ct state untracked counter accept\n"
+			   "  }\n"
+			   "}\n") == 0);
+	b.learn(b.p(2), mac(0x02, 0, 0, 0, 0, 0x02));	// ctf::frame's destination
+	// The learning frame is a broken IPv4 packet flooded to two ports: each
+	// copy is INVALID and untracked by its own notrack, as each skb clone
+	// is on Linux (the second copy does not see the first one's).
+	auto count = [&](unsigned rule) { return rule_packets(b.rs, "f", "forward", rule); };
+	const uint64_t untracked = count(0), invalid = count(2);
+	CHECK(untracked == 0);
+	CHECK(invalid == 2);
+	Outcome o = b.send(b.p(1), tcp_syn(23));
+	CHECK(o.v.kind == VerdictKind::Forward);
+	CHECK(o.v.ct_state == xb::kCtStateUntracked);
+	CHECK(b.br->conntrack()->table().count() == 0);
+	CHECK(count(0) == untracked + 1);
+	o = b.send(b.p(1), tcp_syn(25));
+	CHECK(o.v.kind == VerdictKind::Forward);
+	CHECK(o.v.ct_state == xb::kCtStateNew);
+	CHECK(b.br->conntrack()->table().count() == 1);
+	CHECK(count(1) == 1);
+	// SYN|FIN: tcp_error's INVALID, then untracked by the forward chain
+	ctf::Tcp t;
+	t.sport = 40001;
+	t.dport = 80;
+	t.flags = 0x03;
+	t.win = 1000;
+	o = b.send(b.p(1), ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 7), ctf::v4(10, 0, 0, 8), t)));
+	CHECK(o.v.kind == VerdictKind::Forward);
+	CHECK(o.v.ct_state == xb::kCtStateInvalid);
+	CHECK(count(2) == invalid + 1);
+	CHECK(count(0) == untracked + 1);
+	CHECK(b.br->conntrack()->table().count() == 1);
+
+	NftBridge quiet;
+	REQUIRE(load(quiet.rs, "table bridge f {\n"
+			       "  chain raw { type filter hook prerouting priority -300; notrack; }\n"
+			       "}\n") == 0);
+	CHECK(quiet.br->conntrack() == nullptr);
+}
+
 // The IP stack's own frames are tracked before the bridge's output chains
 // (the IP layer's LOCAL_OUT conntrack, which a bridge-family ct rule turns
 // on) and confirmed whatever the bridge then does; a packet socket's frames
