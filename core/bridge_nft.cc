@@ -123,6 +123,7 @@ void nft_frame_init(NftFrame &nf, const Bridge &br, const RxFrame &f, const L2In
 	p.bridge_vlan_proto = br.vlan_protocol();
 	p.mark = f.mark;
 	p.now_ns = xb_now_ns();
+	p.cookie = f.cookie;
 	nft::pkt_init(p);
 }
 
@@ -130,6 +131,7 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 			  uint32_t now, CtResult *r, Verdict &v)
 {
 	nft::Pkt &p = nf.pkt;
+	p.hook = nft::kHookPrerouting;
 	if (nft::run_hook(pre, p, INT64_MIN, kCtPriority) == nft::kNfDrop) {
 		v.mark = p.mark;
 		return NftOutcome::Drop;
@@ -177,10 +179,12 @@ bool nft_bridge_egress(const NftHooks &h, const NftFrame &nf, const Verdict &v, 
 	nft::Pkt p = nf.pkt;
 	egress_view(nf, v, tag, p);
 	p.out = &out_if;
+	p.hook = uint8_t(nf.from_host ? nft::kHookOutput : nft::kHookForward);
 	if (first && nft::run_hook(*first, p) == nft::kNfDrop)
 		return false;
 	if (h.post) {
 		p.in = nullptr;		/* br_forward_finish: NF_HOOK(..., NULL, skb->dev) */
+		p.hook = nft::kHookPostrouting;
 		if (nft::run_hook(*h.post, p) == nft::kNfDrop)
 			return false;
 	}
@@ -194,6 +198,7 @@ bool nft_bridge_input(const NftHooks &h, const NftFrame &nf, const Verdict &v, u
 {
 	nft::Pkt p = nf.pkt;
 	egress_view(nf, v, v.local.tag, p);
+	p.hook = nft::kHookInput;
 	if (h.input && nft::run_hook(*h.input, p) == nft::kNfDrop)
 		return false;
 	mark = p.mark;

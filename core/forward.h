@@ -106,6 +106,9 @@ struct RxFrame {
 	 * IP layer's LOCAL_OUT and POSTROUTING conntrack hooks do on Linux,
 	 * which a bridge-family ct rule switches on with nf_conntrack_bridge. */
 	bool host_stack = false;
+	/* The environment's own handle on the frame (the kernel's skb),
+	 * handed back to it by nft's `log` (xb_nft_log). */
+	const void *cookie = nullptr;
 };
 
 /* Decide one frame. @now is Bridge::now_ticks() read by the caller. */

@@ -105,6 +105,14 @@ inline bool attr_be32(const Attr &a, uint32_t &out)
 	return true;
 }
 
+inline bool attr_be16(const Attr &a, uint16_t &out)
+{
+	if (a.len != 2)
+		return false;
+	out = uint16_t(a.data[0] << 8 | a.data[1]);
+	return true;
+}
+
 inline bool attr_be64(const Attr &a, uint64_t &out)
 {
 	if (a.len != 8)

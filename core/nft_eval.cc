@@ -571,6 +571,14 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 		case Op::Notrack:
 			eval_notrack(p);
 			break;
+		case Op::Log: {
+			/* level audit goes to the audit log on Linux; here nowhere */
+			const Log *l = static_cast<const Log *>(in.ref);
+			if (!l->audit)
+				xb_nft_log(p.cookie, p.hook, p.in ? p.in->ifindex : 0,
+					   p.out ? p.out->ifindex : 0, &l->info);
+			break;
+		}
 		}
 		if (xb_unlikely(!ok)) {
 			regs.code = kNftBreak;

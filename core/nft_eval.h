@@ -89,6 +89,10 @@ struct Pkt {
 	bool notrack;
 	/* Out: the flowtable a `flow offload` asked for. */
 	void *offload;
+	/* For `log`: the environment's frame (RxFrame::cookie) and the hook
+	 * the chains run at (kHook*). */
+	const void *cookie;
+	uint8_t hook;
 
 	/* Derived by pkt_init(): nft_set_pktinfo for the bridge family. */
 	uint16_t protocol;	/* skb->protocol, host order */

@@ -580,6 +580,72 @@ int parse_flow_offload(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out,
 	return 0;
 }
 
+/*
+ * nft_log_init: level (default warning, at most audit) and flags for a
+ * syslog line, or group (with snaplen, qthreshold) for NFLOG, never both;
+ * the prefix at most 127 bytes; the bridge family's logger held for the
+ * rule's life, ENOENT without one.
+ */
+int parse_log(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
+{
+	Log *l = static_cast<Log *>(xb_alloc(sizeof(Log), XB_ALLOC_SLEEP));
+	if (!l)
+		return fail(ack, kENOMEM, "out of memory for a log statement");
+	auto refuse = [&](int err, const char *msg) {
+		xb_free(l);
+		return fail(ack, err, msg);
+	};
+	xb_nft_loginfo &li = l->info;
+	uint32_t v32;
+	uint16_t v16;
+	if (tb[kLogLevel].present() && tb[kLogGroup].present())
+		return refuse(kEINVAL, "log level and group exclude each other");
+	li.type = tb[kLogGroup].present() ? kLogTypeUlog : kLogTypeLog;
+	if (li.type == kLogTypeUlog && tb[kLogFlags].present())
+		return refuse(kEINVAL, "log flags need a syslog log, not a group");
+	if (tb[kLogPrefix].present() && tb[kLogPrefix].len && tb[kLogPrefix].data[0] &&
+	    !attr_string(tb[kLogPrefix], li.prefix, sizeof(li.prefix)))
+		return refuse(kERANGE, "log prefix longer than 127 bytes");
+	if (li.type == kLogTypeLog) {
+		v32 = kLogLevelWarning;
+		if (tb[kLogLevel].present() && !attr_be32(tb[kLogLevel], v32))
+			return refuse(kEINVAL, "log level is a 32-bit value");
+		if (v32 > kLogLevelAudit)
+			return refuse(kEINVAL, "log level above audit");
+		l->audit = v32 == kLogLevelAudit;
+		li.level = uint8_t(v32);
+		if (tb[kLogFlags].present()) {
+			if (!attr_be32(tb[kLogFlags], v32))
+				return refuse(kEINVAL, "log flags are a 32-bit value");
+			if (v32 & ~kLogFlagsMask)
+				return refuse(kEINVAL, "unknown log flags");
+			li.logflags = uint8_t(v32);
+		}
+	} else {
+		if (!attr_be16(tb[kLogGroup], li.group))
+			return refuse(kEINVAL, "log group is a 16-bit value");
+		if (tb[kLogSnaplen].present()) {
+			if (!attr_be32(tb[kLogSnaplen], li.copy_len))
+				return refuse(kEINVAL, "log snaplen is a 32-bit value");
+			li.copy_len_set = 1;
+		}
+		if (tb[kLogQthreshold].present()) {
+			if (!attr_be16(tb[kLogQthreshold], v16))
+				return refuse(kEINVAL, "log queue-threshold is a 16-bit value");
+			li.qthreshold = v16;
+		}
+	}
+	if (!l->audit) {
+		if (xb_nft_logger_get(li.type))
+			return refuse(kENOENT, "no packet logger for the bridge family");
+		l->logger_held = true;
+	}
+	out.logs[out.count_logs++] = l;
+	in.op = Op::Log;
+	in.ref = l;
+	return 0;
+}
+
 constexpr unsigned kExprAttrMax = 8;
 
 int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack *ack)
@@ -621,6 +687,8 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_ct(tb, in, out, ack);
 	if (attr_equals(name, "flow_offload"))
 		return parse_flow_offload(tb, res, in, out, ack);
+	if (attr_equals(name, "log"))
+		return parse_log(tb, in, out, ack);
 	if (attr_equals(name, "notrack")) {
 		/* nft_notrack: no attributes, and no conntrack user of its own
 		 * (it does not switch the bridge's tracking on) */
@@ -738,7 +806,8 @@ int parse_rule_exprs(const Attr &list, Resolver &res, ParsedRule &out, Extack *a
 		out.insn = static_cast<Insn *>(xb_alloc(n * sizeof(Insn), XB_ALLOC_SLEEP));
 		out.counters = static_cast<Counter **>(xb_alloc(n * sizeof(Counter *), XB_ALLOC_SLEEP));
 		out.limits = static_cast<Limit **>(xb_alloc(n * sizeof(Limit *), XB_ALLOC_SLEEP));
-		if (!out.insn || !out.counters || !out.limits) {
+		out.logs = static_cast<Log **>(xb_alloc(n * sizeof(Log *), XB_ALLOC_SLEEP));
+		if (!out.insn || !out.counters || !out.limits || !out.logs) {
 			free_parsed_rule(out);
 			return fail(ack, kENOMEM, "out of memory for a rule");
 		}
@@ -768,6 +837,13 @@ void free_parsed_rule(ParsedRule &r)
 		xb_lock_destroy(r.limits[i]->lock);
 		xb_free(r.limits[i]);
 	}
+	for (uint32_t i = 0; i < r.count_logs; i++) {
+		if (r.logs[i]->logger_held)
+			xb_nft_logger_put(r.logs[i]->info.type);
+		xb_free(r.logs[i]);
+	}
+	if (r.logs)
+		xb_free(r.logs);
 	if (r.insn)
 		xb_free(r.insn);
 	if (r.counters)

@@ -53,6 +53,7 @@ enum class Op : uint8_t {
 	ObjCounter,	/* counter name NAME: a named counter object's packets
 			 * and bytes (objref); runs as Counter, dumps as objref */
 	Notrack,	/* notrack: a frame nothing tracked yet is UNTRACKED */
+	Log,		/* log: the frame to the environment's logger (ref: Log) */
 };
 
 /* A counter: per-CPU, summed for dumps. */
@@ -79,6 +80,14 @@ struct Limit {
 	uint32_t burst;
 	uint32_t type;		/* kLimitPkts or kLimitPktBytes */
 	uint32_t flags;		/* kLimitFInv */
+};
+
+/* A log statement: what nf_log is given, and whether the rule holds a
+ * logger (not for level audit, which nft_log sends to the audit log). */
+struct Log {
+	struct xb_nft_loginfo info;
+	bool audit;
+	bool logger_held;
 };
 
 /* What an Insn's ref points at, by opcode. */
@@ -169,6 +178,8 @@ struct ParsedRule {
 	uint32_t count_counters = 0;
 	Limit **limits = nullptr;
 	uint32_t count_limits = 0;
+	Log **logs = nullptr;		/* owned; count_logs entries */
+	uint32_t count_logs = 0;
 	bool has_ct = false;		/* reads or sets ct: switches conntrack on */
 	bool has_offload = false;
 	uint32_t verdict_refs = 0;	/* jumps and gotos (chain use counts) */

@@ -132,6 +132,15 @@ enum : uint32_t {
 	kCtPkts = 14, kCtBytes = 15, kCtZone = 17, kCtSrcIp = 19, kCtDstIp = 20,
 	kCtSrcIp6 = 21, kCtDstIp6 = 22, kCtId = 23,
 };
+/* NFTA_LOG_* and nf_log's constants */
+enum : uint16_t {
+	kLogGroup = 1, kLogPrefix = 2, kLogSnaplen = 3, kLogQthreshold = 4, kLogLevel = 5,
+	kLogFlags = 6,
+};
+constexpr uint32_t kLogLevelWarning = 4;	/* NFT_LOGLEVEL_WARNING: the default */
+constexpr uint32_t kLogLevelAudit = 8;		/* NFT_LOGLEVEL_AUDIT */
+constexpr uint32_t kLogFlagsMask = 0x2f;	/* NF_LOG_MASK */
+constexpr uint8_t kLogTypeLog = 0, kLogTypeUlog = 1;
 enum : uint16_t { kCounterBytes = 1, kCounterPackets = 2 };
 enum : uint16_t {
 	kLimitRate = 1, kLimitUnit = 2, kLimitBurst = 3, kLimitType = 4, kLimitFlags = 5,

@@ -127,6 +127,32 @@ enum xb_log_level {
 void xb_log(enum xb_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
+ * nft's `log` statement (nft_log): the environment's packet logger for the
+ * bridge family - in the kernel nf_log, so a line reads as the Linux
+ * bridge's would (nf_log_syslog), or goes to an NFLOG group. The rule
+ * holds the logger while it lives: xb_nft_logger_get() at its creation
+ * (control context; -ENOENT when there is none, as nf_logger_find_get),
+ * xb_nft_logger_put() at its free (any context). xb_nft_log() logs the
+ * frame @frame_cookie (RxFrame::cookie; nullptr: a frame of no
+ * environment, logged by what is known) at nf_tables hook @hook, between
+ * the devices @in_ifindex and @out_ifindex (0: none). Datapath.
+ */
+struct xb_nft_loginfo {
+	uint8_t type;		/* NF_LOG_TYPE_LOG 0, NF_LOG_TYPE_ULOG 1 */
+	uint8_t level;		/* LOG: the syslog level, 0..7 */
+	uint8_t logflags;	/* LOG: NF_LOG_TCPSEQ ... NF_LOG_MACDECODE */
+	uint8_t copy_len_set;	/* ULOG: snaplen given */
+	uint16_t group;		/* ULOG: the NFLOG group */
+	uint16_t qthreshold;	/* ULOG */
+	uint32_t copy_len;	/* ULOG: snaplen */
+	char prefix[128];	/* NUL-terminated; "" without one */
+};
+int xb_nft_logger_get(uint8_t type);
+void xb_nft_logger_put(uint8_t type);
+void xb_nft_log(const void *frame_cookie, unsigned int hook, uint32_t in_ifindex,
+		uint32_t out_ifindex, const struct xb_nft_loginfo *log);
+
+/*
  * A broken invariant (a failed assertion): the kernel's WARN_ONCE - one
  * warning with a backtrace, which the test kernel's runner fails on - and
  * carry on; userspace logs it as an error each time (counted, as xb_log).

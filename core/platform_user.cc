@@ -529,7 +529,81 @@ void xb_log(enum xb_log_level level, const char *fmt, ...)
 		len && line[len - 1] == '\n' ? "" : "\n");
 }
 
+/* ---- nft log ------------------------------------------------------------ */
+
+namespace {
+constexpr size_t kNftLogKept = 256;
+constinit std::atomic<bool> g_nft_logger_absent{false};
+constinit std::atomic<long> g_nft_loggers_held{0};
+pthread_mutex_t g_nft_log_lock = PTHREAD_MUTEX_INITIALIZER;
+xb_user_nft_log_record g_nft_logs[kNftLogKept];
+size_t g_nft_log_n = 0;	/* records kept, oldest dropped first */
+} // namespace
+
+int xb_nft_logger_get(uint8_t type)
+{
+	if (type > 1 || g_nft_logger_absent.load(std::memory_order_relaxed))
+		return -ENOENT;
+	g_nft_loggers_held.fetch_add(1, std::memory_order_relaxed);
+	return 0;
+}
+
+void xb_nft_logger_put(uint8_t type)
+{
+	(void)type;
+	g_nft_loggers_held.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void xb_nft_log(const void *frame_cookie, unsigned int hook, uint32_t in_ifindex,
+		uint32_t out_ifindex, const struct xb_nft_loginfo *log)
+{
+	pthread_mutex_lock(&g_nft_log_lock);
+	if (g_nft_log_n == kNftLogKept) {
+		memmove(g_nft_logs, g_nft_logs + 1, sizeof(g_nft_logs[0]) * (kNftLogKept - 1));
+		g_nft_log_n--;
+	}
+	g_nft_logs[g_nft_log_n++] = {hook, in_ifindex, out_ifindex, frame_cookie, *log};
+	pthread_mutex_unlock(&g_nft_log_lock);
+}
+
 /* ---- test hooks (platform_user.h) -------------------------------------- */
+
+void xb_user_set_nft_logger(int present)
+{
+	g_nft_logger_absent.store(!present, std::memory_order_relaxed);
+}
+
+long xb_user_nft_loggers_held(void)
+{
+	return g_nft_loggers_held.load(std::memory_order_relaxed);
+}
+
+size_t xb_user_nft_log_count(void)
+{
+	pthread_mutex_lock(&g_nft_log_lock);
+	size_t n = g_nft_log_n;
+	pthread_mutex_unlock(&g_nft_log_lock);
+	return n;
+}
+
+int xb_user_nft_log_get(size_t i, struct xb_user_nft_log_record *out)
+{
+	int ret = -1;
+	pthread_mutex_lock(&g_nft_log_lock);
+	if (i < g_nft_log_n) {
+		*out = g_nft_logs[i];
+		ret = 0;
+	}
+	pthread_mutex_unlock(&g_nft_log_lock);
+	return ret;
+}
+
+void xb_user_nft_log_clear(void)
+{
+	pthread_mutex_lock(&g_nft_log_lock);
+	g_nft_log_n = 0;
+	pthread_mutex_unlock(&g_nft_log_lock);
+}
 
 void xb_user_fail_alloc_after(long n)
 {

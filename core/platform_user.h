@@ -49,6 +49,24 @@ unsigned long xb_user_log_count(enum xb_log_level level);
 void xb_user_log_to_stderr(int enable);
 
 /*
+ * nft `log` (xb_nft_log): userspace has a logger for both types unless a
+ * test removes it; each call is recorded (the latest 256), for tests to
+ * read back, and nothing is printed.
+ */
+struct xb_user_nft_log_record {
+	unsigned int hook;
+	uint32_t in_ifindex;
+	uint32_t out_ifindex;
+	const void *frame_cookie;
+	struct xb_nft_loginfo log;
+};
+void xb_user_set_nft_logger(int present);
+long xb_user_nft_loggers_held(void);
+size_t xb_user_nft_log_count(void);	/* records kept */
+int xb_user_nft_log_get(size_t i, struct xb_user_nft_log_record *out);	/* 0 or -1 */
+void xb_user_nft_log_clear(void);
+
+/*
  * Pack cache-line-sized blocks (FDB entries) densely in huge-page-backed
  * memory, as the kernel's kmalloc-64 slab does, instead of malloc's
  * header-and-padding layout. For the benchmark: AddressSanitizer cannot see

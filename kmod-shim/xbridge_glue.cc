@@ -303,6 +303,7 @@ static RxFrame rx_frame(struct xbg_port *in, const struct xbg_frame *frame)
 	rx.mark = frame->mark;
 	rx.host_stack = frame->host_stack;
 	rx.wire_len = frame->wire_len;
+	rx.cookie = frame->skb;
 	return rx;
 }
 

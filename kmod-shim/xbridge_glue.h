@@ -52,6 +52,7 @@ struct xbg_frame {
 				 * what is linear) */
 	bool host_stack;	/* sent by the bridge device's IP stack, not a
 				 * packet socket (core/forward.h RxFrame) */
+	const void *skb;	/* the sk_buff, for nft's log (xb_nft_log) */
 };
 
 /* A flood's ports, decided with the verdict (core/forward.h FloodSet):

@@ -25,6 +25,7 @@
 #include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <net/netfilter/nf_log.h>
 #include <linux/rtnetlink.h>
 #include <linux/version.h>
 #include <linux/workqueue.h>
@@ -222,6 +223,7 @@ static void xbr_frame_of(struct sk_buff *skb, struct xbg_frame *f)
 	f->mark = skb->mark;
 	f->wire_len = skb->len;	/* a paged skb: more than its linear part */
 	f->host_stack = false;
+	f->skb = skb;
 }
 
 /*
@@ -908,6 +910,11 @@ static int __init xbr_init(void)
 	err = rtnl_link_register(&xbr_link_ops);
 	if (err)
 		goto err_notifier;
+	/* nft's log needs the bridge family's logger (nf_log_syslog), which
+	 * nf_tables loads on demand; a rule is parsed under RTNL, where
+	 * waiting for modprobe is not safe, so ask for it now, without
+	 * waiting: a log rule without it fails with ENOENT. */
+	request_module_nowait("nf-logger-%u-%u", NFPROTO_BRIDGE, NF_LOG_TYPE_LOG);
 	return 0;
 
 err_notifier:

@@ -20,6 +20,8 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include <net/netfilter/nf_log.h>
+
 #include "platform.h"
 
 void *xb_alloc(size_t size, enum xb_alloc_ctx ctx)
@@ -192,4 +194,45 @@ void xb_log(enum xb_log_level level, const char *fmt, ...)
 		break;
 	}
 	va_end(args);
+}
+
+/* ---- nft's log: nf_log for the bridge family ------------------------------ */
+
+int xb_nft_logger_get(uint8_t type)
+{
+	return nf_logger_find_get(NFPROTO_BRIDGE, type) ? -ENOENT : 0;
+}
+
+void xb_nft_logger_put(uint8_t type)
+{
+	nf_logger_put(NFPROTO_BRIDGE, type);
+}
+
+/* Datapath, under RCU: as nft_log_eval on the Linux bridge. */
+void xb_nft_log(const void *frame_cookie, unsigned int hook, uint32_t in_ifindex,
+		uint32_t out_ifindex, const struct xb_nft_loginfo *log)
+{
+	struct sk_buff *skb = (struct sk_buff *)frame_cookie;
+	struct net_device *in = NULL, *out = NULL;
+	struct nf_loginfo li = { .type = log->type };
+	struct net *net;
+
+	if (!skb)
+		return;
+	net = dev_net(skb->dev);
+	if (in_ifindex)
+		in = dev_get_by_index_rcu(net, in_ifindex);
+	if (out_ifindex)
+		out = dev_get_by_index_rcu(net, out_ifindex);
+	if (log->type == NF_LOG_TYPE_LOG) {
+		li.u.log.level = log->level;
+		li.u.log.logflags = log->logflags;
+	} else {
+		li.u.ulog.group = log->group;
+		li.u.ulog.qthreshold = log->qthreshold;
+		li.u.ulog.copy_len = log->copy_len;
+		if (log->copy_len_set)
+			li.u.ulog.flags |= NF_LOG_F_COPY_LEN;
+	}
+	nf_log_packet(net, NFPROTO_BRIDGE, hook, skb, in, out, &li, "%s", log->prefix);
 }

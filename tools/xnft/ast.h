@@ -74,9 +74,12 @@ struct Stmt {
 	uint64_t rate = 0, burst = 0;
 	uint64_t unit = 1;        // seconds
 	bool limit_bytes = false, limit_over = false, burst_given = false;
-	// Log
+	// Log (-1: not given)
 	std::string prefix;
 	bool has_prefix = false;
+	int log_level = -1;       // 0 emerg .. 7 debug, 8 audit
+	uint32_t log_flags = 0;   // NF_LOG_* (0: none given)
+	int64_t log_group = -1, log_snaplen = -1, log_qthreshold = -1;
 };
 
 struct Rule {

@@ -838,11 +838,83 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 		} else if (n == "log") {
 			std::string t = "log";
 			Json lj;
+			Json o = Json::object();
+			bool any = false;
 			if (nftnl_expr_is_set(e, NFTNL_EXPR_LOG_PREFIX)) {
 				t += " prefix \"" + str(nftnl_expr_get_str(e, NFTNL_EXPR_LOG_PREFIX)) + "\"";
-				lj = Json::wrap("prefix", Json::string(str(nftnl_expr_get_str(e, NFTNL_EXPR_LOG_PREFIX))));
+				o.set("prefix", Json::string(str(nftnl_expr_get_str(e, NFTNL_EXPR_LOG_PREFIX))));
+				any = true;
 			}
-			emit(t, Json::wrap("log", std::move(lj)));
+			// nft's log_stmt_print: group's options, then a level other
+			// than warn, then the flags
+			const struct { uint32_t attr; const char *name; bool u16; } group_opts[] = {
+				{NFTNL_EXPR_LOG_GROUP, "group", true},
+				{NFTNL_EXPR_LOG_SNAPLEN, "snaplen", false},
+				{NFTNL_EXPR_LOG_QTHRESHOLD, "queue-threshold", true},
+			};
+			for (auto &g : group_opts) {
+				if (!nftnl_expr_is_set(e, g.attr))
+					continue;
+				uint32_t v = g.u16 ? nftnl_expr_get_u16(e, g.attr) : nftnl_expr_get_u32(e, g.attr);
+				t += std::string(" ") + g.name + " " + std::to_string(v);
+				o.set(g.name, Json::uinteger(v));
+				any = true;
+			}
+			static const char *const levels[] = {"emerg", "alert", "crit", "err", "warn",
+							     "notice", "info", "debug", "audit"};
+			if (nftnl_expr_is_set(e, NFTNL_EXPR_LOG_LEVEL)) {
+				uint32_t l = nftnl_expr_get_u32(e, NFTNL_EXPR_LOG_LEVEL);
+				if (l != 4) {
+					std::string name = l < 9 ? levels[l] : std::to_string(l);
+					t += " level " + name;
+					o.set("level", Json::string(name));
+					any = true;
+				}
+			}
+			uint32_t fl = nftnl_expr_is_set(e, NFTNL_EXPR_LOG_FLAGS) ?
+				      nftnl_expr_get_u32(e, NFTNL_EXPR_LOG_FLAGS) : 0;
+			std::vector<std::string> fj;
+			if ((fl & 0x2f) == 0x2f) {
+				t += " flags all";
+				fj.push_back("all");
+			} else {
+				if (fl & 0x03) {
+					t += " flags tcp";
+					const char *delim = " ";
+					if (fl & 0x01) {
+						t += " sequence";
+						delim = ",";
+						fj.push_back("tcp sequence");
+					}
+					if (fl & 0x02) {
+						t += std::string(delim) + "options";
+						fj.push_back("tcp options");
+					}
+				}
+				if (fl & 0x04) {
+					t += " flags ip options";
+					fj.push_back("ip options");
+				}
+				if (fl & 0x08) {
+					t += " flags skuid";
+					fj.push_back("skuid");
+				}
+				if (fl & 0x20) {
+					t += " flags ether";
+					fj.push_back("ether");
+				}
+			}
+			if (fj.size() == 1) {
+				o.set("flags", Json::string(fj[0]));
+				any = true;
+			} else if (fj.size() > 1) {
+				Json a = Json::array();
+				for (auto &f : fj)
+					a.push(Json::string(f));
+				o.set("flags", std::move(a));
+				any = true;
+			}
+			emit(t, Json::wrap("log", any ? std::move(o) : Json()));
 		} else if (n == "flow_offload") {
 			std::string ft = str(nftnl_expr_get_str(e, NFTNL_EXPR_FLOW_TABLE_NAME));
 			Json fj = Json::object();

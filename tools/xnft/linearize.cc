@@ -1194,6 +1194,20 @@ void Linearizer::statement(const Stmt &s)
 		nftnl_expr *e = new_expr("log");
 		if (s.has_prefix)
 			nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, s.prefix.c_str());
+		if (s.log_group >= 0) {
+			// a group's options; level and flags are not sent with one
+			nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_GROUP, static_cast<uint16_t>(s.log_group));
+			if (s.log_snaplen >= 0)
+				nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_SNAPLEN, static_cast<uint32_t>(s.log_snaplen));
+			if (s.log_qthreshold >= 0)
+				nftnl_expr_set_u16(e, NFTNL_EXPR_LOG_QTHRESHOLD,
+						   static_cast<uint16_t>(s.log_qthreshold));
+		} else {
+			if (s.log_level >= 0)
+				nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_LEVEL, static_cast<uint32_t>(s.log_level));
+			if (s.log_flags)
+				nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_FLAGS, s.log_flags);
+		}
 		nftnl_rule_add_expr(rule_, e);
 		return;
 	}

@@ -1274,13 +1274,7 @@ bool Parser::parse_statement(Rule &r)
 	if (t.is("log")) {
 		take();
 		s.kind = StmtKind::Log;
-		if (accept("prefix")) {
-			Token p = take();
-			if (p.kind != Tok::String)
-				unexpected(p, "quoted string");
-			s.prefix = p.text;
-			s.has_prefix = true;
-		}
+		parse_log_options(s);
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
@@ -1348,6 +1342,73 @@ bool Parser::parse_statement(Rule &r)
 	s.loc = span(s.lhs->loc, s.rhs->loc);
 	r.stmts.push_back(std::move(s));
 	return true;
+}
+
+// nft's log options, in any order: prefix "...", level emerg..debug|audit,
+// flags tcp sequence,options | ip options | skuid | ether | all (repeatable),
+// group N, snaplen N, queue-threshold N.
+void Parser::parse_log_options(Stmt &s)
+{
+	static const char *const levels[] = {"emerg", "alert", "crit", "err", "warn",
+					     "notice", "info", "debug", "audit"};
+	auto number = [&](const char *what) {
+		Token n = take();
+		uint64_t v;
+		if (n.kind != Tok::Word || !is_number_word(n.text) || (v = parse_u64(n)) > 0xffffffffull)
+			unexpected(n, what);
+		return static_cast<int64_t>(v);
+	};
+	for (;;) {
+		if (accept("prefix")) {
+			Token p = take();
+			if (p.kind != Tok::String)
+				unexpected(p, "quoted string");
+			s.prefix = p.text;
+			s.has_prefix = true;
+		} else if (peek().is("level")) {
+			take();
+			Token l = take();
+			s.log_level = -1;
+			for (int i = 0; i < 9; i++)
+				if (l.is(levels[i]))
+					s.log_level = i;
+			if (s.log_level < 0)
+				throw LangError(l.loc, "invalid log level");
+		} else if (accept("flags")) {
+			if (accept("tcp")) {
+				do {
+					if (accept("sequence"))
+						s.log_flags |= 0x01;	/* NF_LOG_TCPSEQ */
+					else if (accept("options"))
+						s.log_flags |= 0x02;	/* NF_LOG_TCPOPT */
+					else
+						unexpected(peek(), "sequence or options");
+				} while (accept(","));
+			} else if (accept("ip")) {
+				expect("options", "options");
+				s.log_flags |= 0x04;		/* NF_LOG_IPOPT */
+			} else if (accept("skuid")) {
+				s.log_flags |= 0x08;		/* NF_LOG_UID */
+			} else if (accept("ether")) {
+				s.log_flags |= 0x20;		/* NF_LOG_MACDECODE */
+			} else if (accept("all")) {
+				s.log_flags |= 0x2f;		/* NF_LOG_MASK */
+			} else {
+				unexpected(peek(), "tcp, ip, skuid, ether or all");
+			}
+		} else if (peek().is("group")) {
+			take();
+			s.log_group = number("group number");
+		} else if (peek().is("snaplen")) {
+			take();
+			s.log_snaplen = number("snaplen");
+		} else if (peek().is("queue-threshold")) {
+			take();
+			s.log_qthreshold = number("queue threshold");
+		} else {
+			return;
+		}
+	}
 }
 
 // Flags joined by `|`: what `syn,ack` means on either side of nft's `/`.

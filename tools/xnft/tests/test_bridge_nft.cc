@@ -19,6 +19,7 @@
 #include "diagnostics.h"
 #include "nft_ruleset.h"
 #include "parser.h"
+#include "platform_user.h"
 #include "wire.h"
 
 namespace {
@@ -415,6 +416,67 @@ TEST_CASE("bridge nft: notrack", "[nft][ct]")
 			       "  chain raw { type filter hook prerouting priority -300; notrack; }\n"
 			       "}\n") == 0);
 	CHECK(quiet.br->conntrack() == nullptr);
+}
+
+// log: each rule holds the bridge family's logger while it lives (none:
+// ENOENT, nothing added); a frame is handed to it at its hook with the
+// devices of that hook and the statement's options, as nft_log_eval does.
+TEST_CASE("bridge nft: log", "[nft]")
+{
+	xb_user_nft_log_clear();
+	const long held = xb_user_nft_loggers_held();
+	{
+		NftBridge b;
+		REQUIRE(load(b.rs, "table bridge f {\n"
+				   "  chain pre { type filter hook prerouting priority 0;\n"
+				   "    tcp dport 22 log prefix \"pre \" level info flags tcp sequence\n"
+				   "  }\n"
+				   "  chain forward { type filter hook forward priority 0;\n"
+				   "    tcp dport 22 log group 5 snaplen 64\n"
+				   "    tcp dport 22 log level audit\n"
+				   "  }\n"
+				   "}\n") == 0);
+		CHECK(xb_user_nft_loggers_held() == held + 2);	// audit holds none
+		b.learn(b.p(2), mac(0x02, 0, 0, 0, 0, 0x02));	// ctf::frame's destination
+		xb_user_nft_log_clear();
+		Outcome o = b.send(b.p(1), tcp_syn(22));
+		CHECK(o.v.kind == VerdictKind::Forward);
+		REQUIRE(xb_user_nft_log_count() == 2);
+		xb_user_nft_log_record r;
+		REQUIRE(xb_user_nft_log_get(0, &r) == 0);
+		CHECK(r.hook == xb::nft::kHookPrerouting);
+		CHECK(r.in_ifindex == b.p(1)->ifindex);
+		CHECK(r.out_ifindex == 0);
+		CHECK(std::string(r.log.prefix) == "pre ");
+		CHECK(r.log.type == 0);
+		CHECK(r.log.level == 6);
+		CHECK(r.log.logflags == 0x01);
+		REQUIRE(xb_user_nft_log_get(1, &r) == 0);
+		CHECK(r.hook == xb::nft::kHookForward);
+		CHECK(r.in_ifindex == b.p(1)->ifindex);
+		CHECK(r.out_ifindex == b.p(2)->ifindex);
+		CHECK(r.log.type == 1);
+		CHECK(r.log.group == 5);
+		CHECK(r.log.copy_len_set == 1);
+		CHECK(r.log.copy_len == 64);
+		CHECK(std::string(r.log.prefix).empty());
+		xb_user_nft_log_clear();
+		b.send(b.p(1), tcp_syn(23));
+		CHECK(xb_user_nft_log_count() == 0);
+
+		// No logger: the rule is refused and the ruleset stays as it was.
+		xb_user_set_nft_logger(0);
+		CHECK(load(b.rs, "table bridge g {\n"
+				 "  chain c { type filter hook forward priority 0; counter; log; }\n"
+				 "}\n") == -2);
+		size_t tables = 0;
+		for (const xb::nft::TableObj &t : b.rs.tables())
+			tables += !strcmp(t.name, "g");
+		CHECK(tables == 0);
+		xb_user_set_nft_logger(1);
+		CHECK(xb_user_nft_loggers_held() == held + 2);
+	}
+	CHECK(xb_user_nft_loggers_held() == held);	// freed with the rules
 }
 
 // The IP stack's own frames are tracked before the bridge's output chains
