@@ -402,6 +402,47 @@ EOF
 	check "flush ruleset (counters)" xnft flush ruleset
 }
 
+# 11. log: a forwarded frame logged by xbridge reads as the Linux bridge's
+#     line for the same frame (nf_log_syslog through nf_log_packet, with
+#     the hook's devices), field for field; a notrack rule loads.
+nft_log() {
+	local xline lline xkeys lkeys
+	ip link add br9 type bridge
+	ip link set br9 up
+	host_add h3 br9 veth23 02:00:00:00:21:03 10.0.9.7/24
+	host_add h4 br9 veth24 02:00:00:00:21:04 10.0.9.8/24
+	printf '%s\n' 'table bridge t {' \
+		'	chain forward {' \
+		'		type filter hook forward priority filter; policy accept;' \
+		'		icmp type echo-request log prefix "PFX: " flags ether' \
+		'	}' \
+		'	chain raw {' \
+		'		type filter hook prerouting priority -300; policy accept;' \
+		'		udp dport 9 notrack' \
+		'	}' '}' > "$TMPDIR/log.nft"
+	sed 's/PFX: /xblog: /' "$TMPDIR/log.nft" > "$TMPDIR/xlog.nft"
+	sed 's/PFX: /brlog: /' "$TMPDIR/log.nft" > "$TMPDIR/llog.nft"
+	check "log: a ruleset with log and notrack (xnft)" xnft -f "$TMPDIR/xlog.nft"
+	check "log: the same ruleset (nft, the Linux bridge)" nft -f "$TMPDIR/llog.nft"
+	same "log: listed as nft lists it" "$(xnft list ruleset)" "$(nft list ruleset | sed 's/brlog: /xblog: /')"
+	ip netns exec h1 ping -c 1 -W 2 10.0.0.8 >/dev/null 2>&1
+	ip netns exec h3 ping -c 1 -W 2 10.0.9.8 >/dev/null 2>&1
+	xline=$(dmesg | grep -m1 'xblog: ')
+	lline=$(dmesg | grep -m1 'brlog: ')
+	[[ $xline == *"xblog: IN=veth21 OUT=veth22 MACSRC=02:00:00:00:21:01 MACDST=02:00:00:00:21:02 MACPROTO=0800 SRC=10.0.0.7 DST=10.0.0.8 "*"PROTO=ICMP TYPE=8 "* ]]
+	log_test "log: xbridge's line names the devices, addresses and the echo request" $? "$xline"
+	xkeys=$(grep -o '[A-Z]*=' <<<"$xline" | tr -d '\n')
+	lkeys=$(grep -o '[A-Z]*=' <<<"$lline" | tr -d '\n')
+	[[ -n $lkeys && $xkeys == "$lkeys" ]]
+	log_test "log: the same fields as the Linux bridge's line" $? "xbridge: $xline
+linux:   $lline"
+	check "flush ruleset (log)" xnft flush ruleset
+	nft flush ruleset
+	ip link del br9
+	ip netns del h3
+	ip netns del h4
+}
+
 ALL_TESTS="
 	nft_empty
 	nft_same_as_nft
@@ -413,6 +454,7 @@ ALL_TESTS="
 	nft_hooks
 	nft_ct_host
 	nft_counters
+	nft_log
 "
 
 nft_topology
