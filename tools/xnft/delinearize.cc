@@ -613,6 +613,44 @@ void Delinearizer::lookup(nftnl_expr *e)
 		parts_json.push(std::move(j));
 	}
 	Json lhs_json = parts_json.size() == 1 ? parts_json.items()[0] : Json::wrap("concat", parts_json);
+	// A whole field under a mask (`tcp flags & (syn | ack) == { syn, ack }`):
+	// nft writes the `&` and the operator; a flag mask of several flags
+	// in parentheses, and in JSON as `|` of its flags.
+	bool masked = false;
+	if (parts.size() == 1) {
+		const RegVal &kv = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_SREG))];
+		const KeyPart &p = parts[0].part;
+		if (!kv.mask.empty() && !p.shift && p.bits == p.bytes * 8 && kv.mask.size() == p.bytes &&
+		    !std::all_of(kv.mask.begin(), kv.mask.end(), [](uint8_t b) { return b == 0xff; })) {
+			std::string mtext;
+			Json mjson;
+			auto flags = p.type->bitmask ? flag_bits(kv.mask, p.order) : std::vector<Bytes>{};
+			if (flags.size() > 1) {
+				for (const Bytes &b : flags) {
+					Json v = value_js(p, b);
+					mtext += (mtext.empty() ? "" : " | ") + value_text(p, b);
+					if (mjson.is_null()) {
+						mjson = std::move(v);
+						continue;
+					}
+					Json pair = Json::array();
+					pair.push(std::move(mjson));
+					pair.push(std::move(v));
+					mjson = Json::wrap("|", std::move(pair));
+				}
+				mtext = "(" + mtext + ")";
+			} else {
+				mtext = value_text(p, kv.mask);
+				mjson = value_js(p, kv.mask);
+			}
+			lhs += " & " + mtext;
+			Json and_args = Json::array();
+			and_args.push(std::move(lhs_json));
+			and_args.push(std::move(mjson));
+			lhs_json = Json::wrap("&", std::move(and_args));
+			masked = true;
+		}
+	}
 	bool inv = nftnl_expr_is_set(e, NFTNL_EXPR_LOOKUP_FLAGS) &&
 		   (nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_FLAGS) & NFT_LOOKUP_F_INV);
 	bool anon = s && (nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS);
@@ -655,7 +693,8 @@ void Delinearizer::lookup(nftnl_expr *e)
 		regs_[internal_reg(dreg)] = m;
 		return;
 	}
-	emit(lhs + " " + (inv ? "!= " : "") + rhs, match_json(inv ? "!=" : "==", lhs_json, rhs_json));
+	emit(lhs + " " + (inv ? "!= " : masked ? "== " : "") + rhs,
+	     match_json(inv ? "!=" : "==", lhs_json, rhs_json));
 }
 
 DelinearizedRule Delinearizer::run(nftnl_rule *r)

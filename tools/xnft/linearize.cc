@@ -916,13 +916,21 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 	else
 		parts.push_back(&lhs);
 	for (auto *p : parts)
-		dependency(*p);
+		dependency(p->kind == ExprKind::Binop && p->text == "&" ? *p->items[0] : *p);
 	unsigned reg = 1;
 	std::vector<size_t> load_end;  // the rule's expression count after each part's load
 	for (auto *p : parts) {
-		if (p->kind == ExprKind::Concat || p->kind == ExprKind::Binop)
+		// one field under a mask (`tcp flags & (syn|ack) == { ... }`)
+		const bool masked = p->kind == ExprKind::Binop && p->text == "&" && parts.size() == 1 &&
+				    p->items[0]->kind != ExprKind::Binop;
+		if (p->kind == ExprKind::Concat || (p->kind == ExprKind::Binop && !masked))
 			throw LangError(p->loc, "syntax error, unsupported expression in a set key");
-		Load l = load(*p, reg);
+		Load l = load(masked ? *p->items[0] : *p, reg);
+		if (masked) {
+			if (l.part.shift || !l.mask.empty())
+				throw LangError(p->loc, "syntax error, unsupported expression in a set key");
+			emit_bitwise(reg, flags_value(l.part, *p->items[1], 0), Bytes(l.part.bytes, 0));
+		}
 		// A named set holds a bit field's value as written: the packet's
 		// is shifted down to it (an anonymous one is built shifted).
 		if (set.kind == ExprKind::SetRef && l.shift) {
@@ -983,6 +991,12 @@ void Linearizer::match(const Stmt &s)
 		if (s.op != Op::Implicit && s.op != Op::Eq && s.op != Op::Neq)
 			throw LangError(s.loc, "Relational expression with a set needs == or !=");
 		if (rhs.kind == ExprKind::SetLit && rhs.items.size() == 1 &&
+		    lhs.kind == ExprKind::Binop && rhs.items[0]->kind != ExprKind::Concat) {
+			// a one-element set under a mask: the plain masked match
+			match_masked(lhs, s.op == Op::Neq ? Op::Neq : Op::Eq, *rhs.items[0]);
+			return;
+		}
+		if (rhs.kind == ExprKind::SetLit && rhs.items.size() == 1 &&
 		    lhs.kind != ExprKind::Concat && rhs.items[0]->kind != ExprKind::Concat) {
 			// nft turns a one-element anonymous set into a plain match
 			dependency(lhs);
@@ -996,6 +1010,18 @@ void Linearizer::match(const Stmt &s)
 	if (lhs.kind == ExprKind::Concat)
 		throw LangError(rhs.loc, "syntax error, a concatenation is matched against a set");
 	if (lhs.kind == ExprKind::Binop) {
+		match_masked(lhs, s.op, rhs);
+		return;
+	}
+	dependency(lhs);
+	Load l = load(lhs, 1);
+	match_value(s.op, *s.rhs, l);
+}
+
+// `KEY & MASK OP VALUE`: the mask folded into the field's own, then a compare.
+void Linearizer::match_masked(const Expr &lhs, Op op, const Expr &rhs)
+{
+	{
 		const Expr &key = *lhs.items[0];
 		dependency(key);
 		Load l = load(key, 1);
@@ -1017,12 +1043,8 @@ void Linearizer::match(const Stmt &s)
 			emit_bitwise(1, m, Bytes(m.size(), 0));
 		}
 		Bytes v = flags_value(l.part, rhs, l.shift);
-		emit_cmp(1, cmp_op(s.op), v);
-		return;
+		emit_cmp(1, cmp_op(op), v);
 	}
-	dependency(lhs);
-	Load l = load(lhs, 1);
-	match_value(s.op, *s.rhs, l);
 }
 
 void Linearizer::set_stmt(const Stmt &s)

@@ -73,6 +73,7 @@ private:
 	Load load(const Expr &e, unsigned reg);
 	void dependency(const Expr &key);
 	void match(const Stmt &s);
+	void match_masked(const Expr &lhs, Op op, const Expr &rhs);
 	void match_value(Op op, const Expr &rhs, const Load &l);
 	void merge_payloads();
 	bool merge_last_payloads();

@@ -520,6 +520,28 @@ TEST_CASE("nft engine: arp header fields and th ports", "[nft]")
 	CHECK(e.packets("t", "forward", 3) == 2);
 }
 
+TEST_CASE("nft engine: a masked field looked up in a set", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain forward { type filter hook forward priority 0; policy accept;\n"
+		       "    tcp flags & (syn|ack) == { syn, ack } counter drop\n"
+		       "  }\n"
+		       "}\n") == 0);
+	CHECK(verdict(e, kHookForward, tcp(80)) == kNfDrop);	// SYN
+	ctf::Tcp t;
+	t.sport = 40000;
+	t.dport = 80;
+	t.flags = 0x12;	// SYN|ACK: masked 0x12, not in the set
+	t.win = 1000;
+	CHECK(verdict(e, kHookForward,
+		      ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 0, 0, 2), t))) == kNfAccept);
+	t.flags = 0x0a;	// SYN|PSH: masked 0x02
+	CHECK(verdict(e, kHookForward,
+		      ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 0, 0, 2), t))) == kNfDrop);
+	CHECK(e.packets("t", "forward", 0) == 2);
+}
+
 TEST_CASE("nft engine: a batch applies whole or not at all", "[nft]")
 {
 	Engine e;
