@@ -910,11 +910,13 @@ static int __init xbr_init(void)
 	err = rtnl_link_register(&xbr_link_ops);
 	if (err)
 		goto err_notifier;
-	/* nft's log needs the bridge family's logger (nf_log_syslog), which
-	 * nf_tables loads on demand; a rule is parsed under RTNL, where
-	 * waiting for modprobe is not safe, so ask for it now, without
-	 * waiting: a log rule without it fails with ENOENT. */
+	/* nft's log needs the bridge family's loggers (nf_log_syslog, and
+	 * nfnetlink_log for a group), which nf_tables loads on demand; a rule
+	 * is parsed under RTNL, where waiting for modprobe is not safe, so ask
+	 * for them now, without waiting: a log rule without one fails with
+	 * ENOENT. */
 	request_module_nowait("nf-logger-%u-%u", NFPROTO_BRIDGE, NF_LOG_TYPE_LOG);
+	request_module_nowait("nf-logger-%u-%u", NFPROTO_BRIDGE, NF_LOG_TYPE_ULOG);
 	return 0;
 
 err_notifier:

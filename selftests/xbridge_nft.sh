@@ -425,6 +425,7 @@ nft_log() {
 	check "log: a ruleset with log and notrack (xnft)" xnft -f "$TMPDIR/xlog.nft"
 	check "log: the same ruleset (nft, the Linux bridge)" nft -f "$TMPDIR/llog.nft"
 	same "log: listed as nft lists it" "$(xnft list ruleset)" "$(nft list ruleset | sed 's/brlog: /xblog: /')"
+	check "log: an NFLOG group rule loads too" xnft add rule bridge t forward log group 3 snaplen 64
 	ip netns exec h1 ping -c 1 -W 2 10.0.0.8 >/dev/null 2>&1
 	ip netns exec h3 ping -c 1 -W 2 10.0.9.8 >/dev/null 2>&1
 	xline=$(dmesg | grep -m1 'xblog: ')
