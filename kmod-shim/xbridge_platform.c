@@ -212,7 +212,7 @@ void xb_nft_logger_put(uint8_t type)
 void xb_nft_log(const void *frame_cookie, unsigned int hook, uint32_t in_ifindex,
 		uint32_t out_ifindex, const struct xb_nft_loginfo *log)
 {
-	struct sk_buff *skb = (struct sk_buff *)frame_cookie;
+	const struct sk_buff *skb = frame_cookie;
 	struct net_device *in = NULL, *out = NULL;
 	struct nf_loginfo li = { .type = log->type };
 	struct net *net;
