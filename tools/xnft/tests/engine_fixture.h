@@ -2,7 +2,8 @@
 // loaded with nft text through engine_load.h, frames from two bridge ports
 // run through one hook of its generation, and the ruleset's objects looked
 // up by name. Shared by the engine's tests (test_nft_engine.cc,
-// test_nft_concat.cc). Userspace test code.
+// test_nft_concat.cc; test_bridge_nft.cc reads its bridge's counters with
+// rule_packets). Userspace test code.
 //
 // Ownership: an Engine owns its Ruleset and the one Compiler that compiles
 // every load (later loads refer to objects of earlier ones, as nft's cache
@@ -29,6 +30,42 @@ constexpr uint8_t kPacketOtherhost = 3;
 // second unless a test says otherwise.
 inline xb::nft::IfInfo port_a{11, "swp1", 1, 0, "xbr0"};
 inline xb::nft::IfInfo port_b{12, "swp2", 1, 0, "xbr0"};
+
+// A ruleset's objects by name (a test fails without them), and the packets
+// counted by the first counter of rule @index of a chain: for any Ruleset,
+// an Engine's or a bridge's.
+inline const xb::nft::TableObj &table_named(xb::nft::Ruleset &rs, const char *name)
+{
+	for (const xb::nft::TableObj &t : rs.tables())
+		if (!strcmp(t.name, name))
+			return t;
+	FAIL("no table " << name);
+	throw 0;
+}
+
+inline const xb::nft::ChainObj &chain_named(xb::nft::Ruleset &rs, const char *table_name,
+					    const char *name)
+{
+	for (const xb::nft::ChainObj &c : table_named(rs, table_name).chains)
+		if (!strcmp(c.name, name))
+			return c;
+	FAIL("no chain " << name);
+	throw 0;
+}
+
+inline uint64_t rule_packets(xb::nft::Ruleset &rs, const char *t, const char *c, unsigned index)
+{
+	unsigned i = 0;
+	for (const xb::nft::RuleObj &r : chain_named(rs, t, c).rules)
+		if (i++ == index) {
+			REQUIRE(r.code.count_counters > 0);
+			uint64_t pk, by;
+			xb::nft::counter_read(*r.code.counters[0], pk, by);
+			return pk;
+		}
+	FAIL("no rule " << index);
+	return 0;
+}
 
 struct Engine {
 	xb::nft::Ruleset rs;
@@ -68,35 +105,14 @@ struct Engine {
 		return xb::nft::run_hook(g->hooks[hook], p);
 	}
 
-	const xb::nft::TableObj &table(const char *name)
-	{
-		for (const xb::nft::TableObj &t : rs.tables())
-			if (!strcmp(t.name, name))
-				return t;
-		FAIL("no table " << name);
-		throw 0;
-	}
+	const xb::nft::TableObj &table(const char *name) { return table_named(rs, name); }
 	const xb::nft::ChainObj &chain(const char *table_name, const char *name)
 	{
-		for (const xb::nft::ChainObj &c : table(table_name).chains)
-			if (!strcmp(c.name, name))
-				return c;
-		FAIL("no chain " << name);
-		throw 0;
+		return chain_named(rs, table_name, name);
 	}
-	// The packets counted by the first counter of rule @index of a chain.
 	uint64_t packets(const char *t, const char *c, unsigned index)
 	{
-		unsigned i = 0;
-		for (const xb::nft::RuleObj &r : chain(t, c).rules)
-			if (i++ == index) {
-				REQUIRE(r.code.count_counters > 0);
-				uint64_t pk, by;
-				xb::nft::counter_read(*r.code.counters[0], pk, by);
-				return pk;
-			}
-		FAIL("no rule " << index);
-		return 0;
+		return rule_packets(rs, t, c, index);
 	}
 	// The live elements of set @name in any table, or ~0u if there is none.
 	uint32_t set_size(const char *name)

@@ -15,6 +15,7 @@
 #include "../../../core/tests/ct_frames.h"
 #include "../../../core/tests/test_util.h"
 #include "bridge_ct.h"
+#include "engine_fixture.h"
 #include "engine_load.h"
 #include "diagnostics.h"
 #include "nft_ruleset.h"
@@ -337,28 +338,6 @@ TEST_CASE("bridge nft: conntrack confirms only what passes the later hooks", "[n
 	CHECK(b.br->conntrack()->table().count() == 1);
 }
 
-// The packets counted by the first counter of rule @index of a chain.
-static uint64_t rule_packets(xb::nft::Ruleset &rs, const char *t, const char *c, unsigned index)
-{
-	for (const xb::nft::TableObj &tab : rs.tables()) {
-		if (strcmp(tab.name, t))
-			continue;
-		for (const xb::nft::ChainObj &ch : tab.chains) {
-			if (strcmp(ch.name, c))
-				continue;
-			unsigned i = 0;
-			for (const xb::nft::RuleObj &r : ch.rules)
-				if (i++ == index && r.code.count_counters) {
-					uint64_t pk, by;
-					xb::nft::counter_read(*r.code.counters[0], pk, by);
-					return pk;
-				}
-		}
-	}
-	FAIL("no counter in rule " << index << " of " << t << " " << c);
-	return 0;
-}
-
 // notrack below -200 keeps the frame out of the table (ct state untracked,
 // nothing confirmed); after conntrack it changes nothing for a tracked
 // frame; a frame conntrack found INVALID becomes UNTRACKED (Linux leaves
@@ -384,7 +363,9 @@ TEST_CASE("bridge nft: notrack", "[nft][ct]")
 	// The learning frame is a broken IPv4 packet flooded to two ports: each
 	// copy is INVALID and untracked by its own notrack, as each skb clone
 	// is on Linux (the second copy does not see the first one's).
-	auto count = [&](unsigned rule) { return rule_packets(b.rs, "f", "forward", rule); };
+	auto count = [&](unsigned rule) {
+		return xnft::test::rule_packets(b.rs, "f", "forward", rule);
+	};
 	const uint64_t untracked = count(0), invalid = count(2);
 	CHECK(untracked == 0);
 	CHECK(invalid == 2);
