@@ -408,6 +408,33 @@ static std::vector<Bytes> flag_bits(const Bytes &data, ByteOrder order)
 	return bits;
 }
 
+// Several flags (@data, a value of @p as a whole field) as nft writes them
+// joined: `syn | ack`; in JSON a left-nested `|` of the flags.
+static std::string flags_or_text(const KeyPart &p, const Bytes &data, bool numeric)
+{
+	std::string t;
+	for (const Bytes &b : flag_bits(data, p.order))
+		t += (t.empty() ? "" : " | ") + format_value(*p.type, p.bits, p.order, b, numeric);
+	return t;
+}
+
+static Json flags_or_json(const KeyPart &p, const Bytes &data, bool numeric)
+{
+	Json acc;
+	for (const Bytes &b : flag_bits(data, p.order)) {
+		Json v = value_json(*p.type, p.bits, p.order, b, numeric);
+		if (acc.is_null()) {
+			acc = std::move(v);
+			continue;
+		}
+		Json pair = Json::array();
+		pair.push(std::move(acc));
+		pair.push(std::move(v));
+		acc = Json::wrap("|", std::move(pair));
+	}
+	return acc;
+}
+
 void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in)
 {
 	Bytes data = data_in;
@@ -505,20 +532,8 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			value = buf;
 			right = Json::uinteger(x);
 		} else {
-			Json list = flags_json(*p.type, p.order, data, numeric);
-			std::string joined;
-			for (unsigned bit = 0; bit < 64; bit++) {
-				if (!(x & (1ull << bit)))
-					continue;
-				Bytes one(data.size(), 0);
-				for (size_t i = 0; i < one.size(); i++) {
-					size_t at = p.order == ByteOrder::Big ? one.size() - 1 - i : i;
-					one[at] = static_cast<uint8_t>((1ull << bit) >> (8 * i));
-				}
-				joined += (joined.empty() ? "" : " | ") + value_text(p, one);
-			}
-			value = joined;
-			right = Json::wrap("|", std::move(list));
+			value = flags_or_text(p, data, numeric);
+			right = Json::wrap("|", flags_json(*p.type, p.order, data, numeric));
 		}
 	}
 	std::string text = f.name + " " + op_str + value;
@@ -624,21 +639,9 @@ void Delinearizer::lookup(nftnl_expr *e)
 		    !std::all_of(kv.mask.begin(), kv.mask.end(), [](uint8_t b) { return b == 0xff; })) {
 			std::string mtext;
 			Json mjson;
-			auto flags = p.type->bitmask ? flag_bits(kv.mask, p.order) : std::vector<Bytes>{};
-			if (flags.size() > 1) {
-				for (const Bytes &b : flags) {
-					Json v = value_js(p, b);
-					mtext += (mtext.empty() ? "" : " | ") + value_text(p, b);
-					if (mjson.is_null()) {
-						mjson = std::move(v);
-						continue;
-					}
-					Json pair = Json::array();
-					pair.push(std::move(mjson));
-					pair.push(std::move(v));
-					mjson = Json::wrap("|", std::move(pair));
-				}
-				mtext = "(" + mtext + ")";
+			if (p.type->bitmask && popcount(kv.mask) > 1) {
+				mtext = "(" + flags_or_text(p, kv.mask, opt_.numeric) + ")";
+				mjson = flags_or_json(p, kv.mask, opt_.numeric);
 			} else {
 				mtext = value_text(p, kv.mask);
 				mjson = value_js(p, kv.mask);
@@ -1223,12 +1226,8 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 	if (!concat_ranges)
 		std::stable_sort(els.begin(), els.end(), num_less);
 	auto one = [&](const Bytes &k) {
-		if (flag_elements && popcount(k) > 1) {
-			std::string t;
-			for (const Bytes &b : flag_bits(k, keys[0].order))
-				t += (t.empty() ? "" : " | ") + format_value(*keys[0].type, keys[0].bits, keys[0].order, b, numeric);
-			return t;
-		}
+		if (flag_elements && popcount(k) > 1)
+			return flags_or_text(keys[0], k, numeric);
 		if (keys.size() == 1 && keys[0].shift) {
 			const KeyPart &p = keys[0];
 			uint64_t x = bytes_value(k, ByteOrder::Big) >> p.shift;
@@ -1264,23 +1263,8 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 				return Json::uinteger(bytes_value(b, p.order));
 			return value_json(*p.type, p.bits, p.order, b, numeric);
 		};
-		if (flag_elements && popcount(k) > 1) {
-			Json acc;
-			bool first = true;
-			for (const Bytes &b : flag_bits(k, keys[0].order)) {
-				Json v = part_json(keys[0], b);
-				if (first) {
-					acc = std::move(v);
-					first = false;
-					continue;
-				}
-				Json pair = Json::array();
-				pair.push(std::move(acc));
-				pair.push(std::move(v));
-				acc = Json::wrap("|", std::move(pair));
-			}
-			return acc;
-		}
+		if (flag_elements && popcount(k) > 1)
+			return flags_or_json(keys[0], k, numeric);
 		if (keys.size() == 1)
 			return part_json(keys[0], unshift(keys[0], k));
 		Json c = Json::array();
