@@ -61,6 +61,14 @@ enum class StmtKind {
 	Notrack,
 };
 
+// The log statement's words for nf_log's values: levels 0 (emerg) to 8
+// (audit), as nft names them, and the NF_LOG_* flags.
+inline constexpr const char *kLogLevelNames[] = {"emerg", "alert", "crit", "err", "warn",
+						 "notice", "info", "debug", "audit"};
+constexpr uint32_t kLogLevelWarn = 4;	// nft's default: not sent, not listed
+constexpr uint32_t kLogTcpSeq = 0x01, kLogTcpOpt = 0x02, kLogIpOpt = 0x04, kLogUid = 0x08,
+		   kLogMacDecode = 0x20, kLogAll = 0x2f;
+
 struct Stmt {
 	StmtKind kind;
 	Location loc;

@@ -3,6 +3,7 @@
 #include "set_userdata.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cstring>
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
@@ -902,12 +903,11 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 				o.set(g.name, Json::uinteger(v));
 				any = true;
 			}
-			static const char *const levels[] = {"emerg", "alert", "crit", "err", "warn",
-							     "notice", "info", "debug", "audit"};
 			if (nftnl_expr_is_set(e, NFTNL_EXPR_LOG_LEVEL)) {
 				uint32_t l = nftnl_expr_get_u32(e, NFTNL_EXPR_LOG_LEVEL);
-				if (l != 4) {
-					std::string name = l < 9 ? levels[l] : std::to_string(l);
+				if (l != kLogLevelWarn) {
+					std::string name = l < std::size(kLogLevelNames) ? kLogLevelNames[l]
+											 : std::to_string(l);
 					t += " level " + name;
 					o.set("level", Json::string(name));
 					any = true;
@@ -916,32 +916,32 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			uint32_t fl = nftnl_expr_is_set(e, NFTNL_EXPR_LOG_FLAGS) ?
 				      nftnl_expr_get_u32(e, NFTNL_EXPR_LOG_FLAGS) : 0;
 			std::vector<std::string> fj;
-			if ((fl & 0x2f) == 0x2f) {
+			if ((fl & kLogAll) == kLogAll) {
 				t += " flags all";
 				fj.push_back("all");
 			} else {
-				if (fl & 0x03) {
+				if (fl & (kLogTcpSeq | kLogTcpOpt)) {
 					t += " flags tcp";
 					const char *delim = " ";
-					if (fl & 0x01) {
+					if (fl & kLogTcpSeq) {
 						t += " sequence";
 						delim = ",";
 						fj.push_back("tcp sequence");
 					}
-					if (fl & 0x02) {
+					if (fl & kLogTcpOpt) {
 						t += std::string(delim) + "options";
 						fj.push_back("tcp options");
 					}
 				}
-				if (fl & 0x04) {
+				if (fl & kLogIpOpt) {
 					t += " flags ip options";
 					fj.push_back("ip options");
 				}
-				if (fl & 0x08) {
+				if (fl & kLogUid) {
 					t += " flags skuid";
 					fj.push_back("skuid");
 				}
-				if (fl & 0x20) {
+				if (fl & kLogMacDecode) {
 					t += " flags ether";
 					fj.push_back("ether");
 				}

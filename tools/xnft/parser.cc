@@ -1349,8 +1349,6 @@ bool Parser::parse_statement(Rule &r)
 // group N, snaplen N, queue-threshold N.
 void Parser::parse_log_options(Stmt &s)
 {
-	static const char *const levels[] = {"emerg", "alert", "crit", "err", "warn",
-					     "notice", "info", "debug", "audit"};
 	auto number = [&](const char *what) {
 		Token n = take();
 		uint64_t v;
@@ -1369,8 +1367,8 @@ void Parser::parse_log_options(Stmt &s)
 			take();
 			Token l = take();
 			s.log_level = -1;
-			for (int i = 0; i < 9; i++)
-				if (l.is(levels[i]))
+			for (int i = 0; i < int(std::size(kLogLevelNames)); i++)
+				if (l.is(kLogLevelNames[i]))
 					s.log_level = i;
 			if (s.log_level < 0)
 				throw LangError(l.loc, "invalid log level");
@@ -1378,21 +1376,21 @@ void Parser::parse_log_options(Stmt &s)
 			if (accept("tcp")) {
 				do {
 					if (accept("sequence"))
-						s.log_flags |= 0x01;	/* NF_LOG_TCPSEQ */
+						s.log_flags |= kLogTcpSeq;
 					else if (accept("options"))
-						s.log_flags |= 0x02;	/* NF_LOG_TCPOPT */
+						s.log_flags |= kLogTcpOpt;
 					else
 						unexpected(peek(), "sequence or options");
 				} while (accept(","));
 			} else if (accept("ip")) {
 				expect("options", "options");
-				s.log_flags |= 0x04;		/* NF_LOG_IPOPT */
+				s.log_flags |= kLogIpOpt;
 			} else if (accept("skuid")) {
-				s.log_flags |= 0x08;		/* NF_LOG_UID */
+				s.log_flags |= kLogUid;
 			} else if (accept("ether")) {
-				s.log_flags |= 0x20;		/* NF_LOG_MACDECODE */
+				s.log_flags |= kLogMacDecode;
 			} else if (accept("all")) {
-				s.log_flags |= 0x2f;		/* NF_LOG_MASK */
+				s.log_flags |= kLogAll;
 			} else {
 				unexpected(peek(), "tcp, ip, skuid, ether or all");
 			}
