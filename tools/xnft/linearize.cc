@@ -915,14 +915,14 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 			parts.push_back(i.get());
 	else
 		parts.push_back(&lhs);
+	// one field under a mask (`tcp flags & (syn|ack) == { ... }`)
+	const bool masked = parts.size() == 1 && lhs.kind == ExprKind::Binop && lhs.text == "&" &&
+			    lhs.items[0]->kind != ExprKind::Binop;
 	for (auto *p : parts)
-		dependency(p->kind == ExprKind::Binop && p->text == "&" ? *p->items[0] : *p);
+		dependency(masked ? *p->items[0] : *p);
 	unsigned reg = 1;
 	std::vector<size_t> load_end;  // the rule's expression count after each part's load
 	for (auto *p : parts) {
-		// one field under a mask (`tcp flags & (syn|ack) == { ... }`)
-		const bool masked = p->kind == ExprKind::Binop && p->text == "&" && parts.size() == 1 &&
-				    p->items[0]->kind != ExprKind::Binop;
 		if (p->kind == ExprKind::Concat || (p->kind == ExprKind::Binop && !masked))
 			throw LangError(p->loc, "syntax error, unsupported expression in a set key");
 		Load l = load(masked ? *p->items[0] : *p, reg);
@@ -1021,30 +1021,28 @@ void Linearizer::match(const Stmt &s)
 // `KEY & MASK OP VALUE`: the mask folded into the field's own, then a compare.
 void Linearizer::match_masked(const Expr &lhs, Op op, const Expr &rhs)
 {
-	{
-		const Expr &key = *lhs.items[0];
-		dependency(key);
-		Load l = load(key, 1);
-		Bytes m = flags_value(l.part, *lhs.items[1], l.shift);
-		if (lhs.text != "&")
-			throw LangError(lhs.loc, "only & is supported in a match");
-		if (!l.mask.empty())
-			for (size_t i = 0; i < m.size(); i++)
-				m[i] &= l.mask[i];
-		// nft folds the field's own mask into the user's
-		nftnl_expr *last = nullptr;
-		if (!l.mask.empty()) {
-			nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
-			for (nftnl_expr *x = nftnl_expr_iter_next(it); x; x = nftnl_expr_iter_next(it))
-				last = x;
-			nftnl_expr_iter_destroy(it);
-			nftnl_expr_set(last, NFTNL_EXPR_BITWISE_MASK, m.data(), static_cast<uint32_t>(m.size()));
-		} else {
-			emit_bitwise(1, m, Bytes(m.size(), 0));
-		}
-		Bytes v = flags_value(l.part, rhs, l.shift);
-		emit_cmp(1, cmp_op(op), v);
+	const Expr &key = *lhs.items[0];
+	dependency(key);
+	Load l = load(key, 1);
+	Bytes m = flags_value(l.part, *lhs.items[1], l.shift);
+	if (lhs.text != "&")
+		throw LangError(lhs.loc, "only & is supported in a match");
+	if (!l.mask.empty())
+		for (size_t i = 0; i < m.size(); i++)
+			m[i] &= l.mask[i];
+	// nft folds the field's own mask into the user's
+	nftnl_expr *last = nullptr;
+	if (!l.mask.empty()) {
+		nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
+		for (nftnl_expr *x = nftnl_expr_iter_next(it); x; x = nftnl_expr_iter_next(it))
+			last = x;
+		nftnl_expr_iter_destroy(it);
+		nftnl_expr_set(last, NFTNL_EXPR_BITWISE_MASK, m.data(), static_cast<uint32_t>(m.size()));
+	} else {
+		emit_bitwise(1, m, Bytes(m.size(), 0));
 	}
+	Bytes v = flags_value(l.part, rhs, l.shift);
+	emit_cmp(1, cmp_op(op), v);
 }
 
 void Linearizer::set_stmt(const Stmt &s)
