@@ -59,6 +59,7 @@ enum class StmtKind {
 	FlowOffload,
 	Log,
 	Notrack,
+	Reject,     // reject [with icmp|icmpv6|icmpx [type] CODE | with tcp reset]
 };
 
 // The log statement's words for nf_log's values: levels 0 (emerg) to 8
@@ -88,6 +89,9 @@ struct Stmt {
 	int log_level = -1;       // 0 emerg .. 7 debug, 8 audit
 	uint32_t log_flags = 0;   // NF_LOG_* (0: none given)
 	int64_t log_group = -1, log_snaplen = -1, log_qthreshold = -1;
+	// Reject: "" (nft picks), "tcp", "icmp", "icmpv6" or "icmpx"; the
+	// code's word in key, where it stands in name_loc
+	std::string reject_with;
 };
 
 struct Rule {

@@ -37,6 +37,7 @@ static const DataType types[] = {
 	{TYPE_PKTTYPE, "pkt_type", "packet type", 8, ByteOrder::Host, false},
 	{TYPE_ICMP_CODE, "icmp_code", "icmp code", 8, ByteOrder::Big, false},
 	{TYPE_ICMPV6_CODE, "icmpv6_code", "icmpv6 code", 8, ByteOrder::Big, false},
+	{TYPE_ICMPX_CODE, "icmpx_code", "icmpx code", 8, ByteOrder::Big, false},
 	{TYPE_DEVGROUP, "devgroup", "devgroup name", 32, ByteOrder::Host, false},
 	{TYPE_DSCP, "dscp", "Differentiated Services Code Point", 6, ByteOrder::Big, false},
 	{TYPE_ECN, "ecn", "Explicit Congestion Notification", 2, ByteOrder::Big, false},
@@ -129,6 +130,9 @@ static const Sym icmpv6_code_syms[] = {
 	{"no-route", 0}, {"admin-prohibited", 1}, {"addr-unreachable", 3},
 	{"port-unreachable", 4}, {"policy-fail", 5}, {"reject-route", 6},
 };
+static const Sym icmpx_code_syms[] = {
+	{"port-unreachable", 1}, {"admin-prohibited", 3}, {"no-route", 0}, {"host-unreachable", 2},
+};
 static const Sym devgroup_syms[] = {{"default", 0}};
 static const Sym tcp_flag_syms[] = {
 	{"fin", 1}, {"syn", 2}, {"rst", 4}, {"psh", 8}, {"ack", 16}, {"urg", 32},
@@ -216,6 +220,7 @@ static bool symbolic(const DataType &t, const std::string &w, uint64_t &v)
 	case TYPE_ICMP6_TYPE: return lookup(icmp6_syms, w, v);
 	case TYPE_ICMP_CODE: return lookup(icmp_code_syms, w, v);
 	case TYPE_ICMPV6_CODE: return lookup(icmpv6_code_syms, w, v);
+	case TYPE_ICMPX_CODE: return lookup(icmpx_code_syms, w, v);
 	case TYPE_DEVGROUP: return lookup(devgroup_syms, w, v);
 	case TYPE_TCP_FLAG: return lookup(tcp_flag_syms, w, v);
 	case TYPE_DSCP: return lookup(dscp_syms, w, v);
@@ -411,6 +416,7 @@ static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
 	case TYPE_ICMP6_TYPE:
 	case TYPE_ICMP_CODE:
 	case TYPE_ICMPV6_CODE:
+	case TYPE_ICMPX_CODE:
 	case TYPE_DEVGROUP:
 	case TYPE_NFPROTO:
 		snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
@@ -502,6 +508,7 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 	case TYPE_ICMP6_TYPE: n = name_of(icmp6_syms, v); break;
 	case TYPE_ICMP_CODE: n = name_of(icmp_code_syms, v); break;
 	case TYPE_ICMPV6_CODE: n = name_of(icmpv6_code_syms, v); break;
+	case TYPE_ICMPX_CODE: n = name_of(icmpx_code_syms, v); break;
 	case TYPE_DEVGROUP:
 		if (v == 0)
 			return "\"default\"";
@@ -583,6 +590,7 @@ Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &
 	case TYPE_ICMP6_TYPE:
 	case TYPE_ICMP_CODE:
 	case TYPE_ICMPV6_CODE:
+	case TYPE_ICMPX_CODE:
 	case TYPE_DEVGROUP:
 	case TYPE_DSCP:
 	case TYPE_ECN:

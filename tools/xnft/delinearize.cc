@@ -133,6 +133,7 @@ private:
 	void relational(const RegVal &v, uint32_t op, const Bytes &data);
 	void range(const RegVal &v, const Bytes &lo, const Bytes &hi, bool neq);
 	void lookup(nftnl_expr *e);
+	void reject(nftnl_expr *e);
 	void consumed_by(const Field &f);
 	void emit(const std::string &text, Json json, int provides = 0, const std::string &proto = "");
 	std::string value_text(const KeyPart &p, const Bytes &b);
@@ -701,6 +702,42 @@ void Delinearizer::lookup(nftnl_expr *e)
 	     match_json(inv ? "!=" : "==", lhs_json, rhs_json));
 }
 
+// reject_stmt_print as nft 1.0.6 lists a bridge rule's reject: an ICMP
+// reject always with its code, named for the network protocol matched
+// (which drops the match nft put first for it, unless a statement other
+// than a match stands between); icmpx port-unreachable as plain `reject`.
+// JSON names the type and code of every ICMP kind.
+void Delinearizer::reject(nftnl_expr *e)
+{
+	const uint32_t type = nftnl_expr_get_u32(e, NFTNL_EXPR_REJECT_TYPE);
+	const Bytes code{nftnl_expr_is_set(e, NFTNL_EXPR_REJECT_CODE) ? nftnl_expr_get_u8(e, NFTNL_EXPR_REJECT_CODE)
+								       : uint8_t(0)};
+	std::string text = "reject";
+	Json j = Json::object();
+	auto with = [&](const char *kind, TypeId t, bool print) {
+		const KeyPart p{&datatype(t), 8, ByteOrder::Big, 1};
+		if (print)
+			text += std::string(" with ") + kind + " " + value_text(p, code);
+		j.set("type", Json::string(kind));
+		j.set("expr", value_js(p, code));
+	};
+	if (type == NFT_REJECT_TCP_RST) {
+		text += " with tcp reset";
+		j.set("type", Json::string("tcp reset"));
+	} else if (type == NFT_REJECT_ICMPX_UNREACH) {
+		with("icmpx", TYPE_ICMPX_CODE, code[0] != NFT_REJECT_ICMPX_PORT_UNREACH);
+	} else if (net_ == "ip" || net_ == "ip6") {
+		with(net_ == "ip" ? "icmp" : "icmpv6", net_ == "ip" ? TYPE_ICMP_CODE : TYPE_ICMPV6_CODE, true);
+		for (auto it = out_.rbegin(); it != out_.rend() && it->json.get("match"); ++it)
+			if (!it->killed && it->provides == 1) {
+				it->killed = true;
+				it->provides = 0;
+				break;
+			}
+	}
+	emit(text, Json::wrap("reject", j.size() ? std::move(j) : Json()));
+}
+
 DelinearizedRule Delinearizer::run(nftnl_rule *r)
 {
 	std::vector<nftnl_expr *> xs;
@@ -965,6 +1002,8 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			emit("flow add @" + ft, Json::wrap("flow", std::move(fj)));
 		} else if (n == "notrack") {
 			emit("notrack", Json::wrap("notrack", Json()));
+		} else if (n == "reject") {
+			reject(e);
 		} else {
 			emit("# " + n, Json::string("# " + n));
 		}

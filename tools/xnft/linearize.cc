@@ -1151,8 +1151,99 @@ bool Linearizer::merge_last_payloads()
 	return true;
 }
 
+// Emits what EMIT adds at the start of the rule, before everything the
+// rule holds so far (nft puts a reject's dependency first, so that the
+// statements before it only see what will be rejected).
+void Linearizer::prepend(const std::function<void()> &emit)
+{
+	std::vector<nftnl_expr *> held;
+	nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
+	for (nftnl_expr *x = nftnl_expr_iter_next(it); x; x = nftnl_expr_iter_next(it))
+		held.push_back(x);
+	nftnl_expr_iter_destroy(it);
+	for (nftnl_expr *x : held)
+		nftnl_rule_del_expr(x);
+	emit();
+	for (nftnl_expr *x : held)
+		nftnl_rule_add_expr(rule_, x);
+}
+
+// nft's reject for the bridge family (evaluate.c stmt_evaluate_reject):
+// the kind and code it picks when none is given, the checks against the
+// protocols matched so far, and the dependency it puts first in the rule.
+void Linearizer::reject(const Stmt &s)
+{
+	uint32_t type;
+	int code = -1;         // -1: no code sent
+	std::string family;    // an ICMP reject's: "ip" or "ip6"
+	if (s.reject_with.empty()) {
+		if (net_.empty()) {
+			type = NFT_REJECT_ICMPX_UNREACH;
+			code = NFT_REJECT_ICMPX_PORT_UNREACH;
+		} else {
+			type = NFT_REJECT_ICMP_UNREACH;
+			family = net_ == "ip" || net_ == "ip6" ? net_ : "";
+			if (net_ == "ip")
+				code = 3;	/* ICMP_PORT_UNREACH */
+			else if (net_ == "ip6")
+				code = 4;	/* ICMP6_DST_UNREACH_NOPORT */
+		}
+	} else if (s.reject_with == "tcp") {
+		type = NFT_REJECT_TCP_RST;
+		code = 0;
+		if (!l4_.empty() && l4_ != "tcp" && l4_.rfind("other-", 0) != 0)
+			throw LangError(s.loc, "you cannot use tcp reset with this protocol");
+	} else {
+		const bool icmpx = s.reject_with == "icmpx";
+		type = icmpx ? NFT_REJECT_ICMPX_UNREACH : NFT_REJECT_ICMP_UNREACH;
+		if (!icmpx)
+			family = s.reject_with == "icmp" ? "ip" : "ip6";
+		const DataType &t = datatype(icmpx ? TYPE_ICMPX_CODE :
+					     s.reject_with == "icmp" ? TYPE_ICMP_CODE : TYPE_ICMPV6_CODE);
+		Bytes b;
+		if (!try_encode(t, 64, ByteOrder::Big, s.key, false, b))
+			throw LangError(s.name_loc, "Could not parse " + std::string(t.desc));
+		// nft keeps the code in an int8_t, -1 meaning none: 300 is 44,
+		// 255 no code at all
+		code = static_cast<int>(bytes_value(b, ByteOrder::Big) & 0xff);
+		if (code == 0xff)
+			code = -1;
+	}
+	if (!net_.empty()) {
+		const bool ip_family = net_ == "ip" || net_ == "ip6";
+		if (type == NFT_REJECT_ICMP_UNREACH && ip_family && family != net_)
+			throw LangError(s.name_loc, "conflicting protocols specified: ip vs ip6");
+		if (!ip_family)
+			throw LangError(s.loc, "cannot reject this network family");
+	}
+	if (type == NFT_REJECT_TCP_RST && l4_.empty()) {
+		Expr tcp;
+		tcp.kind = ExprKind::Payload;
+		tcp.proto = "tcp";
+		tcp.loc = s.loc;
+		prepend([&] { dependency(tcp); });
+	} else if (type == NFT_REJECT_ICMP_UNREACH && net_.empty()) {
+		if (code < 0)
+			throw LangError(s.loc, "missing icmp error type");
+		Expr net;
+		net.kind = ExprKind::Payload;
+		net.proto = family;
+		net.loc = s.loc;
+		prepend([&] { dependency(net); });
+	}
+	nftnl_expr *e = new_expr("reject");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, type);
+	if (code >= 0)
+		nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE, static_cast<uint8_t>(code));
+	nftnl_rule_add_expr(rule_, e);
+}
+
 void Linearizer::statement(const Stmt &s)
 {
+	if (terminal_)
+		throw LangError(s.loc, "Statement after terminal statement has no effect");
+	terminal_ = s.kind == StmtKind::Reject ||
+		    (s.kind == StmtKind::Verdict && s.key != "continue");
 	bool after_match = merge_ok_;
 	merge_ok_ = false;
 	switch (s.kind) {
@@ -1233,6 +1324,9 @@ void Linearizer::statement(const Stmt &s)
 	}
 	case StmtKind::Notrack:
 		nftnl_rule_add_expr(rule_, new_expr("notrack"));
+		return;
+	case StmtKind::Reject:
+		reject(s);
 		return;
 	}
 }

@@ -89,6 +89,8 @@ private:
 	void emit_immediate_data(unsigned reg, const Bytes &d);
 	void emit_verdict(const std::string &v, const std::string &chain, const Location &loc);
 	void set_stmt(const Stmt &s);
+	void reject(const Stmt &s);
+	void prepend(const std::function<void()> &emit);
 	void emit_dep_eq_payload(uint32_t base, unsigned off, unsigned len, const Bytes &v);
 	void emit_dep_eq_meta(uint32_t key, const Bytes &v);
 	void emit_hton(unsigned reg, const KeyPart &p);
@@ -104,6 +106,7 @@ private:
 	// protocol context
 	std::string link_ = "ether", net_, l4_;
 	bool merge_ok_ = false;  // the previous statement was a match
+	bool terminal_ = false;  // a verdict or reject came before: nothing may follow
 };
 
 } // namespace xnft

@@ -1204,6 +1204,13 @@ bool Parser::parse_statement(Rule &r)
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
+	if (t.is("reject")) {
+		take();
+		s.kind = StmtKind::Reject;
+		parse_reject_options(s);
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
 	if (t.is("limit")) {
 		take();
 		s.kind = StmtKind::Limit;
@@ -1407,6 +1414,30 @@ void Parser::parse_log_options(Stmt &s)
 			return;
 		}
 	}
+}
+
+// After `reject`: nothing, `with tcp reset`, or `with icmp|icmpv6|icmpx
+// [type] CODE` (nft 1.0.6 takes `type` or leaves it out); the code is a
+// name or a number, typed when the rule is compiled.
+void Parser::parse_reject_options(Stmt &s)
+{
+	if (!accept("with"))
+		return;
+	Token w = take();
+	if (w.is("tcp")) {
+		expect("reset", "reset");
+		s.reject_with = "tcp";
+		return;
+	}
+	if (!w.is("icmp") && !w.is("icmpv6") && !w.is("icmpx"))
+		unexpected(w, "icmp or icmpv6 or tcp or icmpx");
+	s.reject_with = w.text;
+	accept("type");
+	Token code = take();
+	if (code.kind != Tok::Word)
+		unexpected(code, "number or string");
+	s.key = code.text;
+	s.name_loc = code.loc;
 }
 
 // Flags joined by `|`: what `syn,ack` means on either side of nft's `/`.

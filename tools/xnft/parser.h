@@ -70,6 +70,7 @@ private:
 	ExprPtr parse_rhs_atom();
 	void take_flag_mask(Stmt &s);
 	void parse_log_options(Stmt &s);
+	void parse_reject_options(Stmt &s);
 	ExprPtr parse_set_literal(bool allow_map);
 	ExprPtr parse_verdict_expr();
 
