@@ -124,6 +124,7 @@ void nft_frame_init(NftFrame &nf, const Bridge &br, const RxFrame &f, const L2In
 	p.mark = f.mark;
 	p.now_ns = xb_now_ns();
 	p.cookie = f.cookie;
+	p.in_forwarding = in->port_state() == PortState::Forwarding;
 	nft::pkt_init(p);
 }
 

@@ -324,6 +324,31 @@ void eval_ct_set(const Insn &in, Pkt &p, const uint32_t *src)
 		store_once(p.ct->entry->mark, *src);
 }
 
+/*
+ * nft_reject_bridge_eval: for a unicast IPv4 or IPv6 frame, the reply goes
+ * back out of the ingress port (when it forwards); every other frame is
+ * only dropped. The verdict is drop either way.
+ */
+void eval_reject(const Insn &in, const Pkt &p)
+{
+	/* an IP protocol means a whole Ethernet header (pkt_init) */
+	if (p.protocol != kEthPIp && p.protocol != kEthPIpv6)
+		return;
+	if ((p.frame[0] & 1) || !p.in || !p.in_forwarding)	/* a group address */
+		return;
+	xb_nft_rejectinfo r{};
+	r.tcp_reset = in.sub == kRejectTcpRst;
+	r.code = p.protocol == kEthPIp ? in.data[0] : in.data[1];
+	r.hook = p.hook;
+	r.vlan_present = p.vlan_present;
+	r.vlan_proto = p.vlan_proto;
+	r.vlan_tci = p.vlan_tci;
+	r.l3proto = p.protocol;
+	r.nhoff = uint16_t(p.nhoff);
+	r.in_ifindex = p.in->ifindex;
+	xb_nft_reject(p.cookie, &r);
+}
+
 bool eval_limit(const Insn &in, const Pkt &p)
 {
 	Limit *l = static_cast<Limit *>(in.ref);
@@ -571,6 +596,10 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 		case Op::Notrack:
 			eval_notrack(p);
 			break;
+		case Op::Reject:
+			eval_reject(in, p);
+			regs.code = kNfDrop;
+			return;
 		case Op::Log: {
 			/* level audit goes to the audit log on Linux; here nowhere */
 			const Log *l = static_cast<const Log *>(in.ref);

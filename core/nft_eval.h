@@ -93,6 +93,9 @@ struct Pkt {
 	 * the chains run at (kHook*). */
 	const void *cookie;
 	uint8_t hook;
+	/* `reject` may send its reply back through the ingress port: it is
+	 * in forwarding state, as br_forward's should_deliver asks. */
+	bool in_forwarding;
 
 	/* Derived by pkt_init(): nft_set_pktinfo for the bridge family. */
 	uint16_t protocol;	/* skb->protocol, host order */

@@ -646,6 +646,48 @@ int parse_log(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
 	return 0;
 }
 
+/*
+ * nft_reject_init: TCP reset, or an ICMP unreachable with its code (an
+ * ICMPX code at most admin-prohibited). The ICMPX code is mapped to each
+ * family's at parse time, as nft_reject_icmp_code and
+ * nft_reject_icmpv6_code map it per frame; a plain ICMP code is used as
+ * given whatever the frame's family, as the bridge's reject does.
+ */
+int parse_reject(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
+{
+	/* by NFT_REJECT_ICMPX_*: no-route, port, host, admin-prohibited */
+	static constexpr uint8_t kIcmpxToIcmp[] = {0, 3, 1, 13};
+	static constexpr uint8_t kIcmpxToIcmpv6[] = {0, 4, 3, 1};
+	uint32_t type;
+	if (!tb[kRejectType].present())
+		return invalid(ack, "reject needs a type");
+	if (!attr_be32(tb[kRejectType], type))
+		return fail(ack, kERANGE, "reject type is a 32-bit value");
+	uint8_t code = 0;
+	switch (type) {
+	case kRejectIcmpUnreach:
+	case kRejectIcmpxUnreach:
+		if (!tb[kRejectIcmpCode].present())
+			return invalid(ack, "an ICMP reject needs a code");
+		if (tb[kRejectIcmpCode].len < 1)
+			return fail(ack, kERANGE, "reject ICMP code is an 8-bit value");
+		code = tb[kRejectIcmpCode].data[0];
+		if (type == kRejectIcmpxUnreach && code > kRejectIcmpxMax)
+			return invalid(ack, "unknown ICMPX reject code");
+		break;
+	case kRejectTcpRst:
+		break;
+	default:
+		return invalid(ack, "unknown reject type");
+	}
+	in.op = Op::Reject;
+	in.sub = uint8_t(type);
+	in.data[0] = type == kRejectIcmpxUnreach ? kIcmpxToIcmp[code] : code;
+	in.data[1] = type == kRejectIcmpxUnreach ? kIcmpxToIcmpv6[code] : code;
+	out.has_reject = true;
+	return 0;
+}
+
 constexpr unsigned kExprAttrMax = 8;
 
 int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack *ack)
@@ -689,6 +731,8 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_flow_offload(tb, res, in, out, ack);
 	if (attr_equals(name, "log"))
 		return parse_log(tb, in, out, ack);
+	if (attr_equals(name, "reject"))
+		return parse_reject(tb, in, out, ack);
 	if (attr_equals(name, "notrack")) {
 		/* nft_notrack: no attributes, and no conntrack user of its own
 		 * (it does not switch the bridge's tracking on) */

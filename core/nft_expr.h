@@ -54,6 +54,8 @@ enum class Op : uint8_t {
 			 * and bytes (objref); runs as Counter, dumps as objref */
 	Notrack,	/* notrack: a frame nothing tracked yet is UNTRACKED */
 	Log,		/* log: the frame to the environment's logger (ref: Log) */
+	Reject,		/* reject: a reply to the sender (sub: type; data[0],
+			 * data[1]: the ICMP and ICMPv6 codes), then drop */
 };
 
 /* A counter: per-CPU, summed for dumps. */
@@ -182,6 +184,7 @@ struct ParsedRule {
 	uint32_t count_logs = 0;
 	bool has_ct = false;		/* reads or sets ct: switches conntrack on */
 	bool has_offload = false;
+	bool has_reject = false;	/* valid at prerouting and input only */
 	uint32_t verdict_refs = 0;	/* jumps and gotos (chain use counts) */
 	uint32_t obj_refs = 0;		/* ObjCounter Insns */
 };

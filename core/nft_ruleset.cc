@@ -1875,8 +1875,9 @@ void mark_hooks(ChainGraph &g, ChainObj *c, uint32_t bit)
 }
 
 /* Commit-time checks: loops (ELOOP), nft_chain_validate's depth (EMLINK:
- * a base chain's jumps may not reach level 16), and `flow offload` only
- * where the forward hook alone reaches. */
+ * a base chain's jumps may not reach level 16), `flow offload` only where
+ * the forward hook alone reaches, `reject` only where prerouting and input
+ * alone do. */
 int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 {
 	ChainGraph g{};
@@ -1901,12 +1902,22 @@ int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 		else
 			mark_hooks(g, c, 1u << c->hooknum);
 	}
+	/* nft_reject_bridge_validate: reject at prerouting and input only */
+	constexpr uint32_t kRejectHooks = 1u << kHookPrerouting | 1u << kHookInput;
 	for (uint32_t i = 0; i < chains && !err; i++) {
-		if (!(g.hooks[i] & ~(1u << kHookForward)))
+		const bool offload_bad = g.hooks[i] & ~(1u << kHookForward);
+		const bool reject_bad = g.hooks[i] & ~kRejectHooks;
+		if (!offload_bad && !reject_bad)
 			continue;
-		for (const RuleObj &r : g.chains[i]->rules)
-			if (r.code.has_offload)
+		for (const RuleObj &r : g.chains[i]->rules) {
+			if (offload_bad && r.code.has_offload)
 				err = fail(ack, kEOPNOTSUPP, "flow offload runs in forward chains only");
+			else if (reject_bad && r.code.has_reject)
+				err = fail(ack, kEOPNOTSUPP,
+					   "reject runs in prerouting and input chains only");
+			if (err)
+				break;
+		}
 	}
 	if (g.chains)
 		xb_free(g.chains);

@@ -147,6 +147,10 @@ enum : uint16_t {
 };
 enum : uint32_t { kLimitPkts = 0, kLimitPktBytes = 1 };
 constexpr uint32_t kLimitFInv = 0x1;
+/* NFTA_REJECT_*, nft_reject_types and the ICMPX codes */
+enum : uint16_t { kRejectType = 1, kRejectIcmpCode = 2 };
+enum : uint32_t { kRejectIcmpUnreach = 0, kRejectTcpRst = 1, kRejectIcmpxUnreach = 2 };
+constexpr uint8_t kRejectIcmpxMax = 3;	/* NFT_REJECT_ICMPX_ADMIN_PROHIBITED */
 enum : uint16_t { kFlowTableName = 1 };
 enum : uint16_t {
 	kFlowtableTable = 1, kFlowtableName = 2, kFlowtableHook = 3, kFlowtableUse = 4,

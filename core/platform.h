@@ -153,6 +153,30 @@ void xb_nft_log(const void *frame_cookie, unsigned int hook, uint32_t in_ifindex
 		uint32_t out_ifindex, const struct xb_nft_loginfo *log);
 
 /*
+ * nft's `reject` at the bridge's prerouting or input hook
+ * (nft_reject_bridge): the environment builds the reply to the frame
+ * @frame_cookie - a TCP reset, or an ICMP/ICMPv6 destination unreachable
+ * with @code - as nf_reject_skb_v4/v6_* build it (no reply to a reset, a
+ * fragment, an ICMP error or a bad checksum), addressed back to the
+ * frame's sender with the frame's out-of-band VLAN tag, and sends it out
+ * of the ingress port @in_ifindex. The core calls it only for a unicast
+ * IPv4/IPv6 frame that came in through a forwarding port, and drops the
+ * frame itself. Datapath; nothing is returned, as on Linux.
+ */
+struct xb_nft_rejectinfo {
+	uint8_t tcp_reset;	/* 1: TCP RST; 0: ICMP unreachable */
+	uint8_t code;		/* the ICMP or ICMPv6 code, for this frame */
+	uint8_t hook;		/* NF_BR_PRE_ROUTING or NF_BR_LOCAL_IN */
+	uint8_t vlan_present;
+	uint16_t vlan_proto;	/* host order */
+	uint16_t vlan_tci;
+	uint16_t l3proto;	/* ETH_P_IP or ETH_P_IPV6, host order */
+	uint16_t nhoff;		/* the IP header, from the frame's start */
+	uint32_t in_ifindex;
+};
+void xb_nft_reject(const void *frame_cookie, const struct xb_nft_rejectinfo *reject);
+
+/*
  * A broken invariant (a failed assertion): the kernel's WARN_ONCE - one
  * warning with a backtrace, which the test kernel's runner fails on - and
  * carry on; userspace logs it as an error each time (counted, as xb_log).

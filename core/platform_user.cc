@@ -566,6 +566,27 @@ void xb_nft_log(const void *frame_cookie, unsigned int hook, uint32_t in_ifindex
 	pthread_mutex_unlock(&g_nft_log_lock);
 }
 
+/* ---- nft reject --------------------------------------------------------- */
+
+namespace {
+constexpr size_t kNftRejectKept = 256;
+pthread_mutex_t g_nft_reject_lock = PTHREAD_MUTEX_INITIALIZER;
+xb_user_nft_reject_record g_nft_rejects[kNftRejectKept];
+size_t g_nft_reject_n = 0;	/* records kept, oldest dropped first */
+} // namespace
+
+void xb_nft_reject(const void *frame_cookie, const struct xb_nft_rejectinfo *reject)
+{
+	pthread_mutex_lock(&g_nft_reject_lock);
+	if (g_nft_reject_n == kNftRejectKept) {
+		memmove(g_nft_rejects, g_nft_rejects + 1,
+			sizeof(g_nft_rejects[0]) * (kNftRejectKept - 1));
+		g_nft_reject_n--;
+	}
+	g_nft_rejects[g_nft_reject_n++] = {frame_cookie, *reject};
+	pthread_mutex_unlock(&g_nft_reject_lock);
+}
+
 /* ---- test hooks (platform_user.h) -------------------------------------- */
 
 void xb_user_set_nft_logger(int present)
@@ -603,6 +624,33 @@ void xb_user_nft_log_clear(void)
 	pthread_mutex_lock(&g_nft_log_lock);
 	g_nft_log_n = 0;
 	pthread_mutex_unlock(&g_nft_log_lock);
+}
+
+size_t xb_user_nft_reject_count(void)
+{
+	pthread_mutex_lock(&g_nft_reject_lock);
+	size_t n = g_nft_reject_n;
+	pthread_mutex_unlock(&g_nft_reject_lock);
+	return n;
+}
+
+int xb_user_nft_reject_get(size_t i, struct xb_user_nft_reject_record *out)
+{
+	int ret = -1;
+	pthread_mutex_lock(&g_nft_reject_lock);
+	if (i < g_nft_reject_n) {
+		*out = g_nft_rejects[i];
+		ret = 0;
+	}
+	pthread_mutex_unlock(&g_nft_reject_lock);
+	return ret;
+}
+
+void xb_user_nft_reject_clear(void)
+{
+	pthread_mutex_lock(&g_nft_reject_lock);
+	g_nft_reject_n = 0;
+	pthread_mutex_unlock(&g_nft_reject_lock);
 }
 
 void xb_user_fail_alloc_after(long n)

@@ -67,6 +67,18 @@ int xb_user_nft_log_get(size_t i, struct xb_user_nft_log_record *out);	/* 0 or -
 void xb_user_nft_log_clear(void);
 
 /*
+ * nft `reject` (xb_nft_reject): each reply asked for is recorded (the
+ * latest 256) for tests to read back; nothing is sent.
+ */
+struct xb_user_nft_reject_record {
+	const void *frame_cookie;
+	struct xb_nft_rejectinfo reject;
+};
+size_t xb_user_nft_reject_count(void);	/* records kept */
+int xb_user_nft_reject_get(size_t i, struct xb_user_nft_reject_record *out);	/* 0 or -1 */
+void xb_user_nft_reject_clear(void);
+
+/*
  * Pack cache-line-sized blocks (FDB entries) densely in huge-page-backed
  * memory, as the kernel's kmalloc-64 slab does, instead of malloc's
  * header-and-padding layout. For the benchmark: AddressSanitizer cannot see

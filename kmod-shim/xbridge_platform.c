@@ -20,6 +20,10 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <net/netfilter/ipv4/nf_reject.h>
+#include <net/netfilter/ipv6/nf_reject.h>
 #include <net/netfilter/nf_log.h>
 
 #include "platform.h"
@@ -235,4 +239,71 @@ void xb_nft_log(const void *frame_cookie, unsigned int hook, uint32_t in_ifindex
 			li.u.ulog.flags |= NF_LOG_F_COPY_LEN;
 	}
 	nf_log_packet(net, NFPROTO_BRIDGE, hook, skb, in, out, &li, "%s", log->prefix);
+}
+
+/* ---- nft's reject: nf_reject's replies, sent back out of the port -------- */
+
+/*
+ * The reply nf_reject builds for @skb, whose data starts at its IP header:
+ * NULL where it builds none (a reset to a reset, a fragment, an ICMP
+ * error, a bad checksum) or memory ran out.
+ */
+static struct sk_buff *xb_reject_reply(struct net *net, struct sk_buff *skb,
+				       const struct xb_nft_rejectinfo *r)
+{
+	if (r->l3proto == ETH_P_IP)
+		return r->tcp_reset ? nf_reject_skb_v4_tcp_reset(net, skb, NULL, r->hook) :
+				      nf_reject_skb_v4_unreach(net, skb, NULL, r->hook, r->code);
+	return r->tcp_reset ? nf_reject_skb_v6_tcp_reset(net, skb, NULL, r->hook) :
+			      nf_reject_skb_v6_unreach(net, skb, NULL, r->hook, r->code);
+}
+
+/*
+ * Datapath, under RCU: as nft_reject_bridge_eval. The frame itself is left
+ * as it is (the core drops it): nf_reject reads, pulls and trims a clone,
+ * whose data is moved to the IP header it expects. The reply gets the
+ * frame's addresses swapped and its out-of-band tag, and leaves through the
+ * ingress port; Linux's br_forward would also run the bridge's output and
+ * postrouting chains on it, which xbridge does not (Documentation/nft.md).
+ */
+void xb_nft_reject(const void *frame_cookie, const struct xb_nft_rejectinfo *r)
+{
+	const struct sk_buff *skb = frame_cookie;
+	struct sk_buff *clone, *reply;
+	struct net_device *dev;
+	struct ethhdr *eth;
+	u8 dest[ETH_ALEN], source[ETH_ALEN];
+	struct net *net;
+
+	if (!skb || skb_headlen(skb) < ETH_HLEN)
+		return;
+	net = dev_net(skb->dev);
+	dev = dev_get_by_index_rcu(net, r->in_ifindex);
+	if (!dev)
+		return;
+	ether_addr_copy(dest, skb->data);
+	ether_addr_copy(source, skb->data + ETH_ALEN);
+	clone = skb_clone((struct sk_buff *)skb, GFP_ATOMIC);
+	if (!clone)
+		return;
+	if (!pskb_may_pull(clone, r->nhoff)) {
+		kfree_skb(clone);
+		return;
+	}
+	__skb_pull(clone, r->nhoff);
+	skb_reset_network_header(clone);
+	reply = xb_reject_reply(net, clone, r);
+	consume_skb(clone);
+	if (!reply)
+		return;
+	eth = skb_push(reply, ETH_HLEN);
+	skb_reset_mac_header(reply);
+	ether_addr_copy(eth->h_dest, source);
+	ether_addr_copy(eth->h_source, dest);
+	eth->h_proto = htons(r->l3proto);
+	reply->protocol = eth->h_proto;
+	if (r->vlan_present)
+		__vlan_hwaccel_put_tag(reply, htons(r->vlan_proto), r->vlan_tci);
+	reply->dev = dev;
+	dev_queue_xmit(reply);
 }

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "nft_eval.h"
 #include "nft_ruleset.h"
 #include "parser.h"
+#include "platform_user.h"
 #include "printer.h"
 #include "ruleset_model.h"
 #include "wire.h"
@@ -1241,5 +1243,163 @@ TEST_CASE("nft engine: registers start zeroed for every frame, as nft_do_chain's
 		CHECK(e.run(kHookForward, marked.pkt) == kNfDrop);	/* reg 2 written */
 		Frame plain(tcp(22));
 		CHECK(e.run(kHookForward, plain.pkt) == kNfAccept);	/* reg 2 zero */
+	}
+}
+
+namespace {
+
+nftnl_expr *raw_reject(uint32_t type, int code = -1)
+{
+	nftnl_expr *x = nftnl_expr_alloc("reject");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_REJECT_TYPE, type);
+	if (code >= 0)
+		nftnl_expr_set_u8(x, NFTNL_EXPR_REJECT_CODE, uint8_t(code));
+	return x;
+}
+
+// The replies the environment was asked for since the last clear.
+std::vector<xb_user_nft_reject_record> rejects()
+{
+	std::vector<xb_user_nft_reject_record> v(xb_user_nft_reject_count());
+	for (size_t i = 0; i < v.size(); i++)
+		REQUIRE(xb_user_nft_reject_get(i, &v[i]) == 0);
+	return v;
+}
+
+} // namespace
+
+// reject (nft_reject_init, nft_reject_bridge_validate): a type and, for
+// ICMP, a code (ICMPX at most admin-prohibited); prerouting and input only,
+// also through a jump, checked at commit. Nothing of a refused rule stays.
+TEST_CASE("nft engine: reject is validated as nf_tables validates it", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain c_pre { type filter hook prerouting priority 0; }\n"
+		       "  chain c_in { type filter hook input priority 0; }\n"
+		       "  chain c_fwd { type filter hook forward priority 0; }\n"
+		       "  chain c_out { type filter hook output priority 0; }\n"
+		       "  chain c_post { type filter hook postrouting priority 0; }\n"
+		       "  chain c_sub { }\n"
+		       "}\n") == 0);
+	auto one = [&](const char *chain, nftnl_expr *x) {
+		return add_raw_rule(e, "t", chain, [&](nftnl_rule *r) { nftnl_rule_add_expr(r, x); });
+	};
+	CHECK(one("c_pre", raw_reject(NFT_REJECT_TCP_RST)) == 0);
+	CHECK(one("c_in", raw_reject(NFT_REJECT_ICMPX_UNREACH, NFT_REJECT_ICMPX_ADMIN_PROHIBITED)) == 0);
+	CHECK(one("c_fwd", raw_reject(NFT_REJECT_TCP_RST)) == -xb::kEOPNOTSUPP);
+	CHECK(one("c_out", raw_reject(NFT_REJECT_ICMP_UNREACH, 3)) == -xb::kEOPNOTSUPP);
+	CHECK(one("c_post", raw_reject(NFT_REJECT_ICMP_UNREACH, 3)) == -xb::kEOPNOTSUPP);
+	CHECK(one("c_pre", raw_reject(NFT_REJECT_ICMPX_UNREACH, NFT_REJECT_ICMPX_MAX + 1)) ==
+	      -xb::kEINVAL);
+	CHECK(one("c_pre", raw_reject(NFT_REJECT_ICMP_UNREACH)) == -xb::kEINVAL);	// no code
+	CHECK(one("c_pre", raw_reject(3, 0)) == -xb::kEINVAL);
+	CHECK(add_raw_rule(e, "t", "c_pre", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, nftnl_expr_alloc("reject"));	// no type
+	}) == -xb::kEINVAL);
+	// A regular chain with a reject: fine until forward jumps to it.
+	CHECK(one("c_sub", raw_reject(NFT_REJECT_TCP_RST)) == 0);
+	CHECK(e.load("add rule bridge t c_pre jump c_sub\n") == 0);
+	CHECK(e.load("add rule bridge t c_fwd jump c_sub\n") == -xb::kEOPNOTSUPP);
+	CHECK(chain_named(e.rs, "t", "c_pre").rules.size() == 2);
+	CHECK(chain_named(e.rs, "t", "c_in").rules.size() == 1);
+	CHECK(chain_named(e.rs, "t", "c_fwd").rules.empty());
+	CHECK(chain_named(e.rs, "t", "c_out").rules.empty());
+}
+
+// nft_reject_bridge_eval: the frame is dropped; a unicast IPv4/IPv6 frame
+// from a forwarding port gets the reply of the rule's type, ICMPX codes
+// mapped per family, a plain ICMP code used as given even on IPv6, with the
+// frame's out-of-band tag. Group destinations and other protocols only drop.
+TEST_CASE("nft engine: reject asks for the reply nft_reject_bridge sends", "[nft]")
+{
+	std::unique_ptr<Engine> e;
+	auto with = [&](nftnl_expr *x) {
+		e = std::make_unique<Engine>();
+		REQUIRE(e->load("table bridge t {\n"
+				"  chain pre { type filter hook prerouting priority 0; }\n"
+				"}\n") == 0);
+		REQUIRE(add_raw_rule(*e, "t", "pre",
+				     [&](nftnl_rule *r) { nftnl_rule_add_expr(r, x); }) == 0);
+		xb_user_nft_reject_clear();
+	};
+	auto run = [&](Frame &f) {
+		f.pkt.hook = kHookPrerouting;
+		f.pkt.in_forwarding = true;
+		f.pkt.cookie = &f;
+		return e->run(kHookPrerouting, f.pkt);
+	};
+	const Bytes tcp6 = ctf::frame(ctf::tcp_packet(ctf::v6(1), ctf::v6(2), ctf::Tcp{}));
+	ctf::Eth tag;
+	tag.tags = 1;
+	tag.vid = 0x2005;
+	const Bytes udp_tagged =
+		ctf::frame(ctf::udp_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 0, 0, 2), 5000, 53, 8), tag);
+
+	with(raw_reject(NFT_REJECT_TCP_RST));
+	{
+		Frame f(tcp(22));
+		CHECK(run(f) == kNfDrop);
+		auto r = rejects();
+		REQUIRE(r.size() == 1);
+		CHECK(r[0].frame_cookie == &f);
+		CHECK(r[0].reject.tcp_reset == 1);
+		CHECK(r[0].reject.l3proto == 0x0800);
+		CHECK(r[0].reject.nhoff == 14);
+		CHECK(r[0].reject.hook == kHookPrerouting);
+		CHECK(r[0].reject.in_ifindex == port_a.ifindex);
+		CHECK(r[0].reject.vlan_present == 0);
+	}
+	with(raw_reject(NFT_REJECT_ICMPX_UNREACH, NFT_REJECT_ICMPX_ADMIN_PROHIBITED));
+	{
+		Frame v4(udp(53)), v6(tcp6);
+		CHECK(run(v4) == kNfDrop);
+		CHECK(run(v6) == kNfDrop);
+		auto r = rejects();
+		REQUIRE(r.size() == 2);
+		CHECK(r[0].reject.tcp_reset == 0);
+		CHECK(r[0].reject.code == 13);	// ICMP_PKT_FILTERED
+		CHECK(r[1].reject.l3proto == 0x86dd);
+		CHECK(r[1].reject.code == 1);	// ICMPV6_ADM_PROHIBITED
+	}
+	with(raw_reject(NFT_REJECT_ICMPX_UNREACH, NFT_REJECT_ICMPX_PORT_UNREACH));
+	{
+		Frame v4(udp(53)), v6(tcp6);
+		run(v4);
+		run(v6);
+		auto r = rejects();
+		REQUIRE(r.size() == 2);
+		CHECK(r[0].reject.code == 3);	// ICMP_PORT_UNREACH
+		CHECK(r[1].reject.code == 4);	// ICMPV6_PORT_UNREACH
+	}
+	with(raw_reject(NFT_REJECT_ICMP_UNREACH, 3));
+	{
+		Frame v6(tcp6), tagged(udp_tagged, &port_a, &port_b, 0x2005);
+		run(v6);
+		run(tagged);
+		auto r = rejects();
+		REQUIRE(r.size() == 2);
+		CHECK(r[0].reject.code == 3);	// as given, though the frame is IPv6
+		CHECK(r[1].reject.vlan_present == 1);
+		CHECK(r[1].reject.vlan_proto == 0x8100);
+		CHECK(r[1].reject.vlan_tci == 0x2005);
+		CHECK(r[1].reject.nhoff == 18);
+	}
+	// Dropped without a reply: a group destination, a protocol with no
+	// reply, a port that does not forward, no ingress device.
+	{
+		Frame bcast(tcp(22)), arp(tcp(22)), blocked(tcp(22)), nodev(tcp(22), nullptr);
+		xb_user_nft_reject_clear();
+		bcast.bytes[0] = 0xff;
+		arp.bytes[12] = 0x08;
+		arp.bytes[13] = 0x06;
+		xb::nft::pkt_init(arp.pkt);
+		CHECK(run(bcast) == kNfDrop);
+		CHECK(run(arp) == kNfDrop);
+		blocked.pkt.hook = kHookPrerouting;
+		blocked.pkt.cookie = &blocked;
+		CHECK(e->run(kHookPrerouting, blocked.pkt) == kNfDrop);	// in_forwarding false
+		CHECK(run(nodev) == kNfDrop);
+		CHECK(rejects().empty());
 	}
 }
