@@ -24,6 +24,7 @@ constexpr int kEFBIG = 27;
 constexpr int kENOSPC = 28;
 constexpr int kEMLINK = 31;
 constexpr int kERANGE = 34;
+constexpr int kEOVERFLOW = 75;
 constexpr int kENAMETOOLONG = 36;
 constexpr int kEMSGSIZE = 90;
 constexpr int kELOOP = 40;

@@ -38,12 +38,29 @@ void put_verdict(AttrWriter &w, uint16_t type, int32_t code, const ChainObj *cha
 	w.nest_end(data);
 }
 
+/* nft_quota_do_dump: the bound, what was consumed (capped at the bound:
+ * then also the depleted flag) and the flags. */
+uint64_t put_quota(const Quota &q, AttrWriter &w)
+{
+	uint64_t consumed, shown;
+	uint32_t flags;
+	quota_read(q, consumed, shown, flags);
+	w.be64(kQuotaBytes, q.bytes);
+	w.be64(kQuotaConsumed, shown);
+	w.be32(kQuotaFlags, flags);
+	return consumed;
+}
+
 /* One expression's data as received, but with the counter's live values,
  * the lookup's set by the name it was given (not the batch's id or
  * "__set%d") and an objref's name NUL-terminated, as nf_tables' dump
  * functions write them. */
 void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 {
+	if (in.op == Op::Quota) {
+		put_quota(*static_cast<const Quota *>(in.ref), w);
+		return;
+	}
 	AttrWalker walk(data);
 	uint16_t type;
 	Attr a;
@@ -59,7 +76,7 @@ void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 			continue;
 		/* nft_objref_dump: the name as a NUL-terminated string (libnftnl
 		 * sends it without the NUL) */
-		if (in.op == Op::ObjCounter && type == kObjrefImmName) {
+		if ((in.op == Op::ObjCounter || in.op == Op::ObjQuota) && type == kObjrefImmName) {
 			w.str(type, static_cast<const ObjObj *>(in.ref)->name);
 			continue;
 		}
@@ -328,25 +345,32 @@ bool fill_flowtable(const FlowtableObj &f, AttrWriter &w)
 
 bool fill_obj(const ObjObj &o, AttrWriter &w, bool reset)
 {
-	uint64_t packets, bytes;
-	counter_read(o.counter, packets, bytes);
+	uint64_t packets = 0, bytes = 0, consumed = 0;
 	w.str(kObjTable, o.table->name);
 	w.str(kObjName, o.name);
 	w.be32(kObjType, o.type);
 	w.be32(kObjUse, o.rule_uses);
 	const size_t data = w.nest_begin(kObjData);
-	w.be64(kCounterBytes, bytes);
-	w.be64(kCounterPackets, packets);
+	if (o.type == kObjectCounter) {
+		counter_read(o.counter, packets, bytes);
+		w.be64(kCounterBytes, bytes);
+		w.be64(kCounterPackets, packets);
+	} else {
+		consumed = put_quota(o.quota, w);
+	}
 	w.nest_end(data);
 	w.be64(kObjHandle, o.handle);
 	if (o.userdata.len)
 		w.put(kObjUserdata, o.userdata.data, o.userdata.len);
 	if (w.full())
 		return false;
-	/* nft_counter_obj_dump with reset: the values sent are taken away;
-	 * the counter is runtime state, not the object's definition. */
-	if (reset)
+	/* nft_counter_obj_dump and nft_quota_obj_dump with reset: the values
+	 * sent are taken away; they are runtime state, not the object's
+	 * definition. */
+	if (reset && o.type == kObjectCounter)
 		counter_reset(const_cast<Counter &>(o.counter), packets, bytes);
+	else if (reset)
+		quota_reset(const_cast<Quota &>(o.quota), consumed);
 	return true;
 }
 

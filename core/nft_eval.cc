@@ -349,6 +349,19 @@ void eval_reject(const Insn &in, const Pkt &p)
 	xb_nft_reject(p.cookie, &r);
 }
 
+/*
+ * nft_quota_do_eval: every frame that reaches the quota consumes its
+ * length (skb->len at a bridge hook: from the network header); over the
+ * bound it breaks, or with `over` only under it.
+ */
+bool eval_quota(Quota &q, const Pkt &p)
+{
+	const uint64_t consumed = __atomic_add_fetch(&q.consumed, uint64_t(p.len - p.nhoff),
+						     __ATOMIC_RELAXED);
+	const bool over = consumed > q.bytes;
+	return over == bool(q.flags & kQuotaFInv);
+}
+
 bool eval_limit(const Insn &in, const Pkt &p)
 {
 	Limit *l = static_cast<Limit *>(in.ref);
@@ -579,6 +592,10 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 		}
 		case Op::Limit:
 			ok = eval_limit(in, p);
+			break;
+		case Op::Quota:
+		case Op::ObjQuota:
+			ok = eval_quota(*static_cast<Quota *>(in.ref), p);
 			break;
 		case Op::CtGet:
 			ok = eval_ct_get(in, p, dst);

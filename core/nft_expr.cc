@@ -414,7 +414,9 @@ int parse_objref(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extac
 	void *obj = res.object(name, type);
 	if (!obj)
 		return fail(ack, kENOENT, "no such object");
-	in.op = Op::ObjCounter;
+	if (type != kObjectCounter && type != kObjectQuota)
+		return fail(ack, kENOENT, "no such object");
+	in.op = type == kObjectCounter ? Op::ObjCounter : Op::ObjQuota;
 	in.ref = obj;
 	out.obj_refs++;
 	return 0;
@@ -688,6 +690,22 @@ int parse_reject(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
 	return 0;
 }
 
+int parse_quota(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
+{
+	Quota *q = static_cast<Quota *>(xb_alloc(sizeof(Quota), XB_ALLOC_SLEEP));
+	if (!q)
+		return fail(ack, kENOMEM, "out of memory for a quota");
+	const int err = quota_init(*q, tb, ack);
+	if (err) {
+		xb_free(q);
+		return err;
+	}
+	out.quotas[out.count_quotas++] = q;
+	in.op = Op::Quota;
+	in.ref = q;
+	return 0;
+}
+
 constexpr unsigned kExprAttrMax = 8;
 
 int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack *ack)
@@ -733,6 +751,8 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_log(tb, in, out, ack);
 	if (attr_equals(name, "reject"))
 		return parse_reject(tb, in, out, ack);
+	if (attr_equals(name, "quota"))
+		return parse_quota(tb, in, out, ack);
 	if (attr_equals(name, "notrack")) {
 		/* nft_notrack: no attributes, and no conntrack user of its own
 		 * (it does not switch the bridge's tracking on) */
@@ -851,7 +871,8 @@ int parse_rule_exprs(const Attr &list, Resolver &res, ParsedRule &out, Extack *a
 		out.counters = static_cast<Counter **>(xb_alloc(n * sizeof(Counter *), XB_ALLOC_SLEEP));
 		out.limits = static_cast<Limit **>(xb_alloc(n * sizeof(Limit *), XB_ALLOC_SLEEP));
 		out.logs = static_cast<Log **>(xb_alloc(n * sizeof(Log *), XB_ALLOC_SLEEP));
-		if (!out.insn || !out.counters || !out.limits || !out.logs) {
+		out.quotas = static_cast<Quota **>(xb_alloc(n * sizeof(Quota *), XB_ALLOC_SLEEP));
+		if (!out.insn || !out.counters || !out.limits || !out.logs || !out.quotas) {
 			free_parsed_rule(out);
 			return fail(ack, kENOMEM, "out of memory for a rule");
 		}
@@ -888,6 +909,10 @@ void free_parsed_rule(ParsedRule &r)
 	}
 	if (r.logs)
 		xb_free(r.logs);
+	for (uint32_t i = 0; i < r.count_quotas; i++)
+		xb_free(r.quotas[i]);
+	if (r.quotas)
+		xb_free(r.quotas);
 	if (r.insn)
 		xb_free(r.insn);
 	if (r.counters)
@@ -895,6 +920,48 @@ void free_parsed_rule(ParsedRule &r)
 	if (r.limits)
 		xb_free(r.limits);
 	r = ParsedRule{};
+}
+
+/* nft_quota_do_init: the bound at most S64_MAX, consumed at most the
+ * bound, no flag but `over` (a depleted flag is EINVAL there too). */
+int quota_init(Quota &q, const Attr *tb, Extack *ack)
+{
+	q = Quota{};
+	if (!tb[kQuotaBytes].present())
+		return invalid(ack, "a quota needs its bytes");
+	if (!attr_be64(tb[kQuotaBytes], q.bytes))
+		return fail(ack, kERANGE, "quota bytes are a 64-bit value");
+	if (q.bytes > uint64_t(INT64_MAX))
+		return fail(ack, kEOVERFLOW, "quota above 2^63 - 1 bytes");
+	if (tb[kQuotaConsumed].present()) {
+		if (!attr_be64(tb[kQuotaConsumed], q.consumed))
+			return fail(ack, kERANGE, "quota consumed is a 64-bit value");
+		if (q.consumed > q.bytes)
+			return invalid(ack, "quota consumed above its bytes");
+	}
+	if (tb[kQuotaFlags].present()) {
+		if (!attr_be32(tb[kQuotaFlags], q.flags))
+			return fail(ack, kERANGE, "quota flags are a 32-bit value");
+		if (q.flags & ~kQuotaFInv)
+			return invalid(ack, "unknown quota flags");
+	}
+	return 0;
+}
+
+void quota_read(const Quota &q, uint64_t &consumed, uint64_t &shown, uint32_t &flags)
+{
+	consumed = __atomic_load_n(&q.consumed, __ATOMIC_RELAXED);
+	shown = consumed;
+	flags = q.flags;
+	if (consumed >= q.bytes) {
+		shown = q.bytes;
+		flags |= kQuotaFDepleted;
+	}
+}
+
+void quota_reset(Quota &q, uint64_t consumed)
+{
+	__atomic_fetch_sub(&q.consumed, consumed, __ATOMIC_RELAXED);
 }
 
 int counter_init(Counter &c, const Attr *tb, Extack *ack)

@@ -54,6 +54,10 @@ enum class Op : uint8_t {
 			 * and bytes (objref); runs as Counter, dumps as objref */
 	Notrack,	/* notrack: a frame nothing tracked yet is UNTRACKED */
 	Log,		/* log: the frame to the environment's logger (ref: Log) */
+	Quota,		/* quota: bytes so far against a bound, else break
+			 * (ref: Quota) */
+	ObjQuota,	/* quota name NAME: a named quota object (objref);
+			 * the object (control), its Quota (generation) */
 	Reject,		/* reject: a reply to the sender (sub: type; data[0],
 			 * data[1]: the ICMP and ICMPv6 codes), then drop */
 };
@@ -82,6 +86,15 @@ struct Limit {
 	uint32_t burst;
 	uint32_t type;		/* kLimitPkts or kLimitPktBytes */
 	uint32_t flags;		/* kLimitFInv */
+};
+
+/* A quota (nft_quota): the bytes every CPU's frames consumed, in one
+ * word they all add to. Over the bound (consumed > bytes) a frame breaks,
+ * or with kQuotaFInv (`over`) only a frame under it does. */
+struct Quota {
+	uint64_t bytes;
+	uint64_t consumed;	/* atomic */
+	uint32_t flags;		/* kQuotaFInv */
 };
 
 /* A log statement: what nf_log is given, and whether the rule holds a
@@ -182,6 +195,8 @@ struct ParsedRule {
 	uint32_t count_limits = 0;
 	Log **logs = nullptr;		/* owned; count_logs entries */
 	uint32_t count_logs = 0;
+	Quota **quotas = nullptr;	/* owned; count_quotas entries */
+	uint32_t count_quotas = 0;
 	bool has_ct = false;		/* reads or sets ct: switches conntrack on */
 	bool has_offload = false;
 	bool has_reject = false;	/* valid at prerouting and input only */
@@ -222,6 +237,16 @@ void counter_fini(Counter &c);
  * counter reads from zero again without losing what frames added since
  * (nft_counter_reset). Control context, serialised with other resets. */
 void counter_reset(Counter &c, uint64_t packets, uint64_t bytes);
+
+/* A quota's bound, consumed bytes and flags (NFTA_QUOTA_* in @tb), as
+ * nft_quota_do_init checks them. */
+int quota_init(Quota &q, const Attr *tb, Extack *ack);
+/* What a dump reports (nft_quota_do_dump): @shown is the consumed bytes
+ * (@consumed) capped at the bound, which also sets kQuotaFDepleted in
+ * @flags. Any context. */
+void quota_read(const Quota &q, uint64_t &consumed, uint64_t &shown, uint32_t &flags);
+/* Take @consumed, as quota_read read it, away (a dump with reset). */
+void quota_reset(Quota &q, uint64_t consumed);
 
 /* nft_parse_register: a register number to its word index; false if out
  * of range. */

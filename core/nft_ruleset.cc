@@ -300,7 +300,8 @@ void Ruleset::free_flowtable(FlowtableObj *f)
 
 void Ruleset::free_object(ObjObj *o)
 {
-	counter_fini(o->counter);
+	if (o->type == kObjectCounter)
+		counter_fini(o->counter);
 	free_blob(o->userdata);
 	free_obj(o);
 }
@@ -409,7 +410,7 @@ void count_set_uses(const RuleObj *r, int delta)
 		const Insn &in = r->code.insn[i];
 		if (in.op == Op::Lookup)
 			static_cast<SetObj *>(in.ref)->rule_uses += uint32_t(delta);
-		else if (in.op == Op::ObjCounter)
+		else if (in.op == Op::ObjCounter || in.op == Op::ObjQuota)
 			static_cast<ObjObj *>(in.ref)->rule_uses += uint32_t(delta);
 	}
 }
@@ -1701,8 +1702,9 @@ ObjObj *find_obj(TableObj *t, const Attr &name, uint32_t type)
 
 } // namespace
 
-/* nf_tables_newobj: counters only; an existing one is kept as it is
- * (counters have no update), NLM_F_EXCL: EEXIST, NLM_F_REPLACE: EOPNOTSUPP. */
+/* nf_tables_newobj: counters and quotas; an existing one is kept as it is
+ * (nft's `add` of an object it has: no update), NLM_F_EXCL: EEXIST,
+ * NLM_F_REPLACE: EOPNOTSUPP. */
 int Ruleset::new_obj(uint16_t flags, const Attr *tb, Extack *ack)
 {
 	if (!tb[kObjType].present() || !tb[kObjName].present() || !tb[kObjData].present())
@@ -1720,12 +1722,12 @@ int Ruleset::new_obj(uint16_t flags, const Attr *tb, Extack *ack)
 			return fail(ack, kEOPNOTSUPP, "objects cannot be replaced");
 		return 0;
 	}
-	if (type != kObjectCounter)
-		return fail(ack, kEOPNOTSUPP, "xbridge has counter objects only");
-	constexpr unsigned kCounterAttrMax = kCounterPackets;
-	Attr ct[kCounterAttrMax + 1];
-	if (!parse_nested(tb[kObjData], ct, kCounterAttrMax))
-		return fail(ack, kEINVAL, "malformed counter data");
+	if (type != kObjectCounter && type != kObjectQuota)
+		return fail(ack, kEOPNOTSUPP, "xbridge has counter and quota objects only");
+	constexpr unsigned kDataAttrMax = kQuotaConsumed;	/* the larger of the two */
+	Attr dt[kDataAttrMax + 1];
+	if (!parse_nested(tb[kObjData], dt, kDataAttrMax))
+		return fail(ack, kEINVAL, "malformed object data");
 	ObjObj *o = alloc_obj<ObjObj>();
 	if (!o)
 		return fail(ack, kENOMEM, "out of memory for an object");
@@ -1733,8 +1735,10 @@ int Ruleset::new_obj(uint16_t flags, const Attr *tb, Extack *ack)
 	if (!err)
 		err = copy_blob(o->userdata, tb[kObjUserdata], kUserdataMax, ack);
 	bool counter = false;
-	if (!err)
-		counter = !(err = counter_init(o->counter, ct, ack));
+	if (!err && type == kObjectCounter)
+		counter = !(err = counter_init(o->counter, dt, ack));
+	else if (!err)
+		err = quota_init(o->quota, dt, ack);
 	if (!err)
 		err = log({UndoKind::AddObj, o, nullptr, 0}, ack);
 	if (err) {
@@ -2004,6 +2008,8 @@ int Ruleset::build(Generation *&out, Extack *ack)
 						in.ref = &g->chains[static_cast<ChainObj *>(in.ref)->build_index];
 					else if (in.op == Op::ObjCounter)
 						in.ref = &static_cast<ObjObj *>(in.ref)->counter;
+					else if (in.op == Op::ObjQuota)
+						in.ref = &static_cast<ObjObj *>(in.ref)->quota;
 				}
 				zero_regs |= rule_reads_unwritten(rc.insn, rc.count);
 				fuse_rule(&g->insns[ii - rc.count], rc.count);

@@ -114,16 +114,18 @@ struct FlowtableObj {
 	bool has_device(const char *name) const;
 };
 
-/* A named stateful object (NFT_MSG_NEWOBJ): xbridge has counters. Rules
- * reach it by objref (Op::ObjCounter); generations point at its counter,
- * so a deleted object is freed only after the generation that ran it. */
+/* A named stateful object (NFT_MSG_NEWOBJ): xbridge has counters and
+ * quotas. Rules reach it by objref (Op::ObjCounter, Op::ObjQuota);
+ * generations point at its counter or quota, so a deleted object is freed
+ * only after the generation that ran it. */
 struct ObjObj {
 	ListHook link;
 	TableObj *table;
 	char name[kNameMax];
 	uint64_t handle;
-	uint32_t type;		/* NFT_OBJECT_* (kObjectCounter) */
-	Counter counter;
+	uint32_t type;		/* NFT_OBJECT_*: kObjectCounter or kObjectQuota */
+	Counter counter;	/* a counter's */
+	Quota quota;		/* a quota's */
 	Blob userdata;
 	/* objrefs in the rules linked into its table's chains (NFTA_OBJ_USE;
 	 * a referenced object cannot be deleted: EBUSY). */

@@ -166,6 +166,11 @@ enum : uint16_t {
 	kObjPad = 7, kObjUserdata = 8,
 };
 constexpr uint32_t kObjectCounter = 1;	/* NFT_OBJECT_COUNTER */
+constexpr uint32_t kObjectQuota = 2;	/* NFT_OBJECT_QUOTA */
+/* NFTA_QUOTA_* and its flags */
+enum : uint16_t { kQuotaBytes = 1, kQuotaFlags = 2, kQuotaConsumed = 4 };
+constexpr uint32_t kQuotaFInv = 0x1;
+constexpr uint32_t kQuotaFDepleted = 0x2;
 enum : uint16_t {
 	kObjrefImmType = 1, kObjrefImmName = 2, kObjrefSetSreg = 3, kObjrefSetName = 4,
 	kObjrefSetId = 5,

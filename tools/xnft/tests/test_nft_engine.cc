@@ -1126,7 +1126,7 @@ TEST_CASE("nft engine: an object type xbridge lacks and an objref map are refuse
 {
 	Engine e;
 	REQUIRE(e.load("add table bridge t\n") == 0);
-	// NEWOBJ of type quota (2): EOPNOTSUPP, as nft_obj_type_get without the module
+	// NEWOBJ of type limit (3): EOPNOTSUPP, as nft_obj_type_get without the module
 	std::vector<uint8_t> msg;
 	auto put = [&](uint16_t type, const void *p, size_t n) {
 		const uint16_t len = uint16_t(4 + n);
@@ -1137,10 +1137,10 @@ TEST_CASE("nft engine: an object type xbridge lacks and an objref map are refuse
 		if (n)
 			memcpy(&msg[at + 4], p, n);
 	};
-	const uint32_t quota = htonl(2);
+	const uint32_t limit = htonl(3);
 	put(kObjTable, "t", 2);
 	put(kObjName, "q", 2);
-	put(kObjType, &quota, 4);
+	put(kObjType, &limit, 4);
 	put(uint16_t(kObjData | 0x8000), nullptr, 0);
 	xb::Extack ack;
 	CHECK(e.rs.apply(kMsgNewObj, kNlmFCreate, kFamilyBridge, msg.data(), msg.size(), &ack) ==
@@ -1402,4 +1402,159 @@ TEST_CASE("nft engine: reject asks for the reply nft_reject_bridge sends", "[nft
 		CHECK(run(nodev) == kNfDrop);
 		CHECK(rejects().empty());
 	}
+}
+
+namespace {
+
+nftnl_expr *raw_quota(uint64_t bytes, uint32_t flags, uint64_t consumed)
+{
+	nftnl_expr *x = nftnl_expr_alloc("quota");
+	nftnl_expr_set_u64(x, NFTNL_EXPR_QUOTA_BYTES, bytes);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_QUOTA_FLAGS, flags);
+	nftnl_expr_set_u64(x, NFTNL_EXPR_QUOTA_CONSUMED, consumed);
+	return x;
+}
+
+// The Quota of the first quota Insn of rule @index of chain @c.
+const xb::nft::Quota &rule_quota(Engine &e, const char *c, unsigned index)
+{
+	const xb::nft::ChainObj &chain = e.chain("t", c);
+	auto it = chain.rules.begin();
+	for (unsigned i = 0; i < index; i++)
+		++it;
+	for (uint32_t i = 0; i < it->code.count; i++)
+		if (it->code.insn[i].op == xb::nft::Op::Quota)
+			return *static_cast<const xb::nft::Quota *>(it->code.insn[i].ref);
+	FAIL("no quota in the rule");
+	static xb::nft::Quota none;
+	return none;
+}
+
+} // namespace
+
+// nft_quota: each frame consumes its length from the network header; the
+// rule matches while consumed <= bytes (`until`), or only once it is above
+// (`over`); a dump shows consumed capped at the bound, with the depleted
+// flag. nft_quota_do_init's checks refuse bad bounds and flags.
+TEST_CASE("nft engine: quota counts bytes as nft_quota does", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain c_until { type filter hook forward priority 0; policy drop; }\n"
+		       "  chain c_over { type filter hook prerouting priority 0; policy accept; }\n"
+		       "}\n") == 0);
+	const uint32_t len = uint32_t(tcp(22).size()) - 14;	// skb->len at the hook
+	// until: 100 bytes, 10 consumed already
+	REQUIRE(add_raw_rule(e, "t", "c_until", [&](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_quota(100, 0, 10));
+		nftnl_rule_add_expr(r, raw_verdict(NF_ACCEPT));
+	}) == 0);
+	// over: 2 frames' worth, then drop
+	REQUIRE(add_raw_rule(e, "t", "c_over", [&](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_quota(2 * len, NFT_QUOTA_F_INV, 0));
+		nftnl_rule_add_expr(r, raw_verdict(NF_DROP));
+	}) == 0);
+	unsigned accepted = 0;
+	for (int i = 0; i < 5; i++)
+		accepted += verdict(e, kHookForward, tcp(22)) == kNfAccept;
+	CHECK(accepted == (100 - 10) / len);	// while 10 + n * len <= 100
+	uint64_t consumed, shown;
+	uint32_t flags;
+	xb::nft::quota_read(rule_quota(e, "c_until", 0), consumed, shown, flags);
+	CHECK(consumed == 10 + 5 * len);
+	CHECK(shown == 100);
+	CHECK(flags == NFT_QUOTA_F_DEPLETED);
+	CHECK(verdict(e, kHookPrerouting, tcp(22)) == kNfAccept);
+	CHECK(verdict(e, kHookPrerouting, tcp(22)) == kNfAccept);	// exactly at the bound
+	xb::nft::quota_read(rule_quota(e, "c_over", 0), consumed, shown, flags);
+	CHECK(shown == 2 * len);
+	CHECK(flags == (NFT_QUOTA_F_INV | NFT_QUOTA_F_DEPLETED));
+	CHECK(verdict(e, kHookPrerouting, tcp(22)) == kNfDrop);
+	CHECK(verdict(e, kHookPrerouting, udp(53)) == kNfDrop);
+
+	auto one = [&](nftnl_expr *x) {
+		return add_raw_rule(e, "t", "c_over", [&](nftnl_rule *r) { nftnl_rule_add_expr(r, x); });
+	};
+	CHECK(one(raw_quota(100, 0, 101)) == -xb::kEINVAL);	// consumed above the bound
+	CHECK(one(raw_quota(100, NFT_QUOTA_F_DEPLETED, 0)) == -xb::kEINVAL);
+	CHECK(one(raw_quota(uint64_t(INT64_MAX) + 1, 0, 0)) == -xb::kEOVERFLOW);
+	CHECK(add_raw_rule(e, "t", "c_over", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, nftnl_expr_alloc("quota"));	// no bytes
+	}) == -xb::kEINVAL);
+	CHECK(e.chain("t", "c_over").rules.size() == 1);
+}
+
+// Named quotas: NEWOBJ of type quota, reached by `quota name`; a rule using
+// one holds it (EBUSY), and its consumption is shared by every rule.
+TEST_CASE("nft engine: quota objects", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain c { type filter hook forward priority 0; policy drop; }\n"
+		       "}\n") == 0);
+	// NEWOBJ or DELOBJ of quota @name in table t, as libnftnl builds them.
+	auto obj_request = [&](uint16_t msg_type, const char *name, uint64_t bytes,
+			       uint32_t flags) {
+		std::vector<uint8_t> msg, data;
+		auto put = [](std::vector<uint8_t> &m, uint16_t type, const void *p, size_t n) {
+			const uint16_t l = uint16_t(4 + n);
+			const size_t at = m.size();
+			m.resize(at + ((l + 3) & ~3u));
+			memcpy(&m[at], &l, 2);
+			memcpy(&m[at + 2], &type, 2);
+			if (n)
+				memcpy(&m[at + 4], p, n);
+		};
+		const uint32_t type = htonl(NFT_OBJECT_QUOTA);
+		const uint64_t be_bytes = htobe64(bytes);
+		const uint32_t be_flags = htonl(flags);
+		put(data, NFTA_QUOTA_BYTES, &be_bytes, 8);
+		put(data, NFTA_QUOTA_FLAGS, &be_flags, 4);
+		put(msg, kObjTable, "t", 2);
+		put(msg, kObjName, name, strlen(name) + 1);
+		put(msg, kObjType, &type, 4);
+		if (msg_type == kMsgNewObj)
+			put(msg, uint16_t(kObjData | 0x8000), data.data(), data.size());
+		xb::Extack ack;
+		int err = e.rs.apply(msg_type, kNlmFCreate, kFamilyBridge, msg.data(), msg.size(),
+				     &ack);
+		if (!err)
+			err = e.rs.commit(&ack);
+		else
+			e.rs.abort();
+		return err;
+	};
+	auto new_quota = [&](const char *name, uint64_t bytes, uint32_t flags) {
+		return obj_request(kMsgNewObj, name, bytes, flags);
+	};
+	const uint32_t len = uint32_t(tcp(22).size()) - 14;
+	REQUIRE(new_quota("q", 3 * len, 0) == 0);
+	CHECK(new_quota("bad", 10, NFT_QUOTA_F_DEPLETED) == -xb::kEINVAL);
+	for (int i = 0; i < 2; i++)
+		REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
+			nftnl_expr *x = nftnl_expr_alloc("objref");
+			nftnl_expr_set_u32(x, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_QUOTA);
+			nftnl_expr_set_str(x, NFTNL_EXPR_OBJREF_IMM_NAME, "q");
+			nftnl_rule_add_expr(r, x);
+			nftnl_rule_add_expr(r, raw_verdict(NF_ACCEPT));
+		}) == 0);
+	// Each frame is consumed by both rules until the first passes it: the
+	// first rule takes 3 frames; then each frame consumes twice and breaks.
+	unsigned accepted = 0;
+	for (int i = 0; i < 6; i++)
+		accepted += verdict(e, kHookForward, tcp(22)) == kNfAccept;
+	CHECK(accepted == 3);
+	const xb::nft::ObjObj &o = e.table("t").objs.front();
+	CHECK(o.type == NFT_OBJECT_QUOTA);
+	CHECK(o.rule_uses == 2);
+	uint64_t consumed, shown;
+	uint32_t flags;
+	xb::nft::quota_read(o.quota, consumed, shown, flags);
+	CHECK(consumed == 3 * len + 3 * 2 * len);
+	CHECK(shown == 3 * len);
+	CHECK(flags == NFT_QUOTA_F_DEPLETED);
+	xb::nft::quota_reset(const_cast<xb::nft::Quota &>(o.quota), consumed);
+	CHECK(verdict(e, kHookForward, tcp(22)) == kNfAccept);	// reset: room again
+	CHECK(obj_request(kMsgDelObj, "q", 0, 0) == -xb::kEBUSY);
+	CHECK(obj_request(kMsgDelObj, "nosuch", 0, 0) == -xb::kENOENT);
 }
