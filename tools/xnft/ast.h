@@ -59,6 +59,7 @@ enum class StmtKind {
 	FlowOffload,
 	Log,
 	Notrack,
+	Quota,      // quota [over|until] N UNIT [used N UNIT] | quota name NAME
 	Reject,     // reject [with icmp|icmpv6|icmpx [type] CODE | with tcp reset]
 };
 
@@ -76,7 +77,7 @@ struct Stmt {
 	Op op = Op::Implicit;
 	ExprPtr lhs, rhs;
 	std::string key;          // CtSet/MetaSet key; Verdict kind; FlowOffload flowtable;
-	                          // Counter: a named counter object ("" anonymous)
+	                          // Counter, Quota: a named object ("" anonymous)
 	Location name_loc;        // Counter: where the object's name stands
 	std::string chain;        // Verdict jump/goto target
 	// Limit
@@ -89,6 +90,9 @@ struct Stmt {
 	int log_level = -1;       // 0 emerg .. 7 debug, 8 audit
 	uint32_t log_flags = 0;   // NF_LOG_* (0: none given)
 	int64_t log_group = -1, log_snaplen = -1, log_qthreshold = -1;
+	// Quota
+	uint64_t quota_bytes = 0, quota_used = 0;
+	uint32_t quota_flags = 0;
 	// Reject: "" (nft picks), "tcp", "icmp", "icmpv6" or "icmpx"; the
 	// code's word in key, where it stands in name_loc
 	std::string reject_with;
@@ -144,11 +148,18 @@ struct FlowtableDecl {
 	bool counter = false;
 };
 
-// counter NAME { packets N bytes N; comment "..." }
-struct CounterDecl {
+// A named stateful object: `counter NAME { packets N bytes N; comment
+// "..." }` or `quota NAME { [over|until] N UNIT [used N UNIT]; comment
+// "..." }`.
+constexpr uint32_t kObjectCounter = 1, kObjectQuota = 2;  // NFT_OBJECT_*
+constexpr uint32_t kQuotaInvert = 1;                      // NFT_QUOTA_F_INV (`over`)
+struct ObjectDecl {
 	Location loc;             // the name
+	uint32_t type = kObjectCounter;
 	std::string name;
-	uint64_t packets = 0, bytes = 0;
+	uint64_t packets = 0, bytes = 0;     // counter
+	uint64_t quota_bytes = 0, quota_used = 0;
+	uint32_t quota_flags = 0;            // kQuotaInvert
 	std::optional<std::string> comment;
 };
 
@@ -160,22 +171,22 @@ struct TableDecl {
 	std::vector<ChainDecl> chains;
 	std::vector<SetDecl> sets;
 	std::vector<FlowtableDecl> flowtables;
-	std::vector<CounterDecl> counters;
+	std::vector<ObjectDecl> objects;   // counters and quotas, as declared
 	bool has_body = false;
 };
 
 enum class Verb { Add, Create, Insert, Replace, Delete, Destroy, Flush, List, Reset, Rename };
 enum class Obj { Ruleset, Table, Chain, Rule, Set, Map, Element, Flowtable, Tables, Chains, Sets, Maps, Flowtables,
-		 Counter, Counters };
+		 Counter, Counters, Quota, Quotas };
 
 struct Command {
 	Location loc;
 	Verb verb = Verb::Add;
 	Obj obj = Obj::Table;
 	std::string family = "ip";
-	std::string table, chain, set, flowtable, counter;
+	std::string table, chain, set, flowtable, object;  // object: a counter's or quota's name
 	Location table_loc, chain_loc;
-	Location name_loc;                    // set, map, flowtable or counter name
+	Location name_loc;                    // set, map, flowtable, counter or quota name
 	uint64_t handle = 0;
 	bool has_handle = false;
 	TableDecl table_decl;                 // Table
@@ -183,7 +194,7 @@ struct Command {
 	std::optional<Rule> rule;             // Rule
 	std::optional<SetDecl> set_decl;      // Set/Map
 	std::optional<FlowtableDecl> ft_decl; // Flowtable
-	std::optional<CounterDecl> counter_decl; // Counter (add/create)
+	std::optional<ObjectDecl> object_decl;   // Counter, Quota (add/create)
 	ExprPtr elements;                     // Element
 };
 

@@ -62,9 +62,13 @@ void Compiler::learn(const RulesetModel &m)
 			ti.chains[nftnl_chain_get_str(c, NFTNL_CHAIN_NAME)] = true;
 		for (nftnl_flowtable *f : t.flowtables)
 			ti.flowtables[nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME)] = true;
-		for (nftnl_obj *o : t.objs)
-			if (nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE) == NFT_OBJECT_COUNTER)
+		for (nftnl_obj *o : t.objs) {
+			const uint32_t type = nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE);
+			if (type == NFT_OBJECT_COUNTER)
 				ti.counters[nftnl_obj_get_str(o, NFTNL_OBJ_NAME)] = true;
+			else if (type == NFT_OBJECT_QUOTA)
+				ti.quotas[nftnl_obj_get_str(o, NFTNL_OBJ_NAME)] = true;
+		}
 		for (nftnl_set *s : t.sets) {
 			SetInfo si;
 			si.name = nftnl_set_get_str(s, NFTNL_SET_NAME);
@@ -196,27 +200,30 @@ void Compiler::compile(const Command &cmd)
 		flowtable(cmd.family, cmd.table, *cmd.ft_decl, cmd.verb);
 		return;
 	}
-	case Obj::Counter: {
+	case Obj::Counter:
+	case Obj::Quota: {
 		require_bridge(cmd.family, cmd.loc);
 		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
+		const bool quota = cmd.obj == Obj::Quota;
+		std::map<std::string, bool> &names = quota ? t.quotas : t.counters;
 		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) {
-			if (!cmd.has_handle && cmd.verb == Verb::Delete && !t.counters.count(cmd.counter))
+			if (!cmd.has_handle && cmd.verb == Verb::Delete && !names.count(cmd.object))
 				throw LangError(cmd.name_loc,
 						"Could not process rule: No such file or directory");
 			nftnl_obj *o = nftnl_obj_alloc();
 			nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, family_number(cmd.family));
-			nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
+			nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, quota ? NFT_OBJECT_QUOTA : NFT_OBJECT_COUNTER);
 			if (cmd.has_handle)
 				nftnl_obj_set_u64(o, NFTNL_OBJ_HANDLE, cmd.handle);
 			else
-				t.counters.erase(cmd.counter);
+				names.erase(cmd.object);
 			batch_->add_obj(ItemKind::DelObj, o, family_number(cmd.family), 0, cmd.table,
-					cmd.has_handle ? "" : cmd.counter);
+					cmd.has_handle ? "" : cmd.object);
 			return;
 		}
-		if (!cmd.counter_decl)
+		if (!cmd.object_decl)
 			throw LangError(cmd.loc, "list/reset are not batch commands");
-		counter(cmd.family, cmd.table, *cmd.counter_decl, cmd.verb);
+		object(cmd.family, cmd.table, *cmd.object_decl, cmd.verb);
 		return;
 	}
 	default:
@@ -264,7 +271,7 @@ void Compiler::table(const Command &cmd)
 	nftnl_table_set_str(t, NFTNL_TABLE_NAME, cmd.table.c_str());
 	batch_->add_table(ItemKind::NewTable, t, fam,
 			 cmd.verb == Verb::Create ? NLM_F_CREATE | NLM_F_EXCL : NLM_F_CREATE);
-	// nft_cmd_expand order: chains, objects (counters), sets, flowtables,
+	// nft_cmd_expand order: chains, objects (counters, quotas), sets, flowtables,
 	// then every chain's rules. Names are known up front so rules may jump
 	// to later chains.
 	TableInfo &ti = tables_[key];
@@ -272,8 +279,8 @@ void Compiler::table(const Command &cmd)
 		ti.chains[c.name] = true;
 	for (auto &c : d.chains)
 		chain(cmd.family, cmd.table, c, Verb::Add);
-	for (auto &c : d.counters)
-		counter(cmd.family, cmd.table, c, Verb::Add);
+	for (auto &c : d.objects)
+		object(cmd.family, cmd.table, c, Verb::Add);
 	for (auto &s : d.sets)
 		set(cmd.family, cmd.table, s, Verb::Add);
 	for (auto &f : d.flowtables)
@@ -512,22 +519,30 @@ void Compiler::flowtable(const std::string &family, const std::string &table,
 			     add_flags(verb == Verb::Create ? verb : Verb::Insert), table, f.name);
 }
 
-// nft's counter object: NFT_MSG_NEWOBJ of type counter with its start
-// values and comment (NFTNL_UDATA_OBJ_COMMENT); `create` fails when it
+// nft's counter and quota objects: NFT_MSG_NEWOBJ of their type with their
+// values (a counter's start values; a quota's limit, flags and what it
+// has used) and comment (NFTNL_UDATA_OBJ_COMMENT); `create` fails when it
 // exists, `add` keeps an existing one.
-void Compiler::counter(const std::string &family, const std::string &table, const CounterDecl &c,
-		       Verb verb)
+void Compiler::object(const std::string &family, const std::string &table, const ObjectDecl &c,
+		      Verb verb)
 {
 	TableInfo &t = table_info(family, table, c.loc);
-	if (verb == Verb::Create && t.counters.count(c.name))
+	std::map<std::string, bool> &names = c.type == kObjectQuota ? t.quotas : t.counters;
+	if (verb == Verb::Create && names.count(c.name))
 		throw LangError(c.loc, "Could not process rule: File exists");
-	t.counters[c.name] = true;
+	names[c.name] = true;
 	const uint32_t fam = family_number(family);
 	nftnl_obj *o = nftnl_obj_alloc();
 	nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, fam);
-	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
-	nftnl_obj_set_u64(o, NFTNL_OBJ_CTR_PKTS, c.packets);
-	nftnl_obj_set_u64(o, NFTNL_OBJ_CTR_BYTES, c.bytes);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, c.type);
+	if (c.type == kObjectQuota) {
+		nftnl_obj_set_u64(o, NFTNL_OBJ_QUOTA_BYTES, c.quota_bytes);
+		nftnl_obj_set_u64(o, NFTNL_OBJ_QUOTA_CONSUMED, c.quota_used);
+		nftnl_obj_set_u32(o, NFTNL_OBJ_QUOTA_FLAGS, c.quota_flags);
+	} else {
+		nftnl_obj_set_u64(o, NFTNL_OBJ_CTR_PKTS, c.packets);
+		nftnl_obj_set_u64(o, NFTNL_OBJ_CTR_BYTES, c.bytes);
+	}
 	if (c.comment) {
 		nftnl_udata_buf *ud = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
 		nftnl_udata_put_strz(ud, 0 /* NFTNL_UDATA_OBJ_COMMENT */, c.comment->c_str());

@@ -46,6 +46,7 @@ struct TableInfo {
 	std::map<std::string, SetInfo> sets;
 	std::map<std::string, bool> flowtables;
 	std::map<std::string, bool> counters;  // named counter objects
+	std::map<std::string, bool> quotas;    // named quota objects
 };
 
 class Compiler {
@@ -69,8 +70,8 @@ private:
 		       const FlowtableDecl &f, Verb verb);
 	void rule(const std::string &family, const std::string &table, const std::string &chain,
 		  const Rule &r, Verb verb, const Location &chain_loc);
-	void counter(const std::string &family, const std::string &table, const CounterDecl &c,
-		     Verb verb);
+	void object(const std::string &family, const std::string &table, const ObjectDecl &c,
+		    Verb verb);
 	void elements(const std::string &family, const std::string &table, const SetInfo &si,
 		      const Expr &lit, bool add, bool exclusive);
 	TableInfo &table_info(const std::string &family, const std::string &table,

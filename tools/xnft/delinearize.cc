@@ -867,6 +867,31 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			// objref_stmt_print: the name always quoted; JSON the bare name
 			const std::string name = nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME);
 			emit("counter name \"" + name + "\"", Json::wrap("counter", Json::string(name)));
+		} else if (n == "objref" &&
+			   nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_IMM_NAME) &&
+			   nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE) == NFT_OBJECT_QUOTA) {
+			const std::string name = nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME);
+			emit("quota name \"" + name + "\"", Json::wrap("quota", Json::string(name)));
+		} else if (n == "quota") {
+			// quota_stmt_print / quota_stmt_json; what it used not with -s
+			const uint64_t bytes = nftnl_expr_get_u64(e, NFTNL_EXPR_QUOTA_BYTES);
+			const uint64_t used = nftnl_expr_get_u64(e, NFTNL_EXPR_QUOTA_CONSUMED);
+			const bool inv = nftnl_expr_get_u32(e, NFTNL_EXPR_QUOTA_FLAGS) & NFT_QUOTA_F_INV;
+			std::string unit, used_unit;
+			const uint64_t val = data_rate(bytes, unit);
+			std::string t = "quota " + std::string(inv ? "over " : "") + std::to_string(val) + " " + unit;
+			Json q = Json::object();
+			q.set("val", Json::uinteger(val));
+			q.set("val_unit", Json::string(unit));
+			if (inv)
+				q.set("inv", Json::boolean(true));
+			if (used && !opt_.stateless) {
+				const uint64_t u = data_rate(used, used_unit);
+				t += " used " + std::to_string(u) + " " + used_unit;
+				q.set("used", Json::uinteger(u));
+				q.set("used_unit", Json::string(used_unit));
+			}
+			emit(t, Json::wrap("quota", std::move(q)));
 		} else if (n == "limit") {
 			uint64_t rate = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_RATE);
 			uint64_t unit = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_UNIT);
@@ -876,17 +901,7 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			std::string u = unit == 1 ? "second" : unit == 60 ? "minute" : unit == 3600 ? "hour" :
 					unit == 86400 ? "day" : "week";
 			std::string t = std::string("limit rate ") + (over ? "over " : "");
-			// nft's get_rate: the largest unit the value divides into
-			auto rate_of = [](uint64_t v, std::string &unit) {
-				const char *units[] = {"bytes", "kbytes", "mbytes"};
-				int i = 0;
-				while (i < 2 && v >= 1024 && v % 1024 == 0) {
-					v /= 1024;
-					i++;
-				}
-				unit = units[i];
-				return v;
-			};
+			auto rate_of = data_rate;
 			auto scaled = [&](uint64_t v) {
 				std::string unit;
 				uint64_t n = rate_of(v, unit);
@@ -1039,6 +1054,18 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 }
 
 } // namespace
+
+uint64_t data_rate(uint64_t v, std::string &unit)
+{
+	const char *units[] = {"bytes", "kbytes", "mbytes"};
+	int i = 0;
+	while (i < 2 && v >= 1024 && v % 1024 == 0) {
+		v /= 1024;
+		i++;
+	}
+	unit = units[i];
+	return v;
+}
 
 static SetUserdataOut userdata_of(nftnl_set *s)
 {

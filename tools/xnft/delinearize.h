@@ -25,6 +25,10 @@ struct PrintOptions {
 	bool json = false;       // -j
 };
 
+// nft's get_rate: BYTES in the largest of bytes, kbytes and mbytes it is a
+// whole number of; that unit in UNIT.
+uint64_t data_rate(uint64_t bytes, std::string &unit);
+
 // The rule's statements as nft prints them, space-joined (no handle).
 std::string delinearize_rule(nftnl_rule *r, const ModelTable &table, const PrintOptions &o);
 

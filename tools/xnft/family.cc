@@ -2,6 +2,7 @@
 #include "family.h"
 
 #include <libmnl/libmnl.h>
+#include <arpa/inet.h>
 #include <linux/genetlink.h>
 #include <linux/netfilter.h>
 #include <linux/netlink.h>
@@ -288,12 +289,13 @@ void Family::batch(const std::vector<WireMsg> &msgs)
 }
 
 void Family::dump(uint16_t get_type, const std::string &table, const ObjFn &fn,
-		  const std::string &name)
+		  const std::string &name, uint32_t obj_type)
 {
 	Request r(family_id_, XBRIDGE_CMD_NFT_GET, NLM_F_DUMP, seq_++, 512);
 	WireMsg m{get_type, 0, NFPROTO_BRIDGE, {}};
 	// The filters: attribute 1 (NFTA_*_TABLE; the table's NAME) and, for
-	// objects, 2 (NFTA_OBJ_NAME), as strings.
+	// objects, 2 (NFTA_OBJ_NAME), as strings, and 3 (NFTA_OBJ_TYPE), a
+	// big-endian u32.
 	auto put_str = [&](uint16_t type, const std::string &s) {
 		const uint16_t len = static_cast<uint16_t>(MNL_ATTR_HDRLEN + s.size() + 1);
 		const size_t at = m.attrs.size();
@@ -309,6 +311,15 @@ void Family::dump(uint16_t get_type, const std::string &table, const ObjFn &fn,
 		put_str(1, table);
 	if (!name.empty())
 		put_str(2, name);
+	if (obj_type) {
+		const uint16_t len = MNL_ATTR_HDRLEN + 4, type = 3;
+		const uint32_t be = htonl(obj_type);
+		const size_t at = m.attrs.size();
+		m.attrs.resize(at + 8);
+		memcpy(m.attrs.data() + at, &len, 2);
+		memcpy(m.attrs.data() + at + 2, &type, 2);
+		memcpy(m.attrs.data() + at + 4, &be, 4);
+	}
 	r.nft_msg(m);
 	run(r.buf(), &fn);
 }

@@ -40,9 +40,10 @@ public:
 	// Dump the objects of @get_type (NFT_MSG_GET*), of @table if not empty.
 	using ObjFn = std::function<void(uint16_t type, uint32_t family, const uint8_t *attrs,
 					 size_t len)>;
-	// @name: for GETOBJ and GETOBJ_RESET, one object's NFTA_OBJ_NAME.
+	// @name: for GETOBJ and GETOBJ_RESET, one object's NFTA_OBJ_NAME;
+	// @obj_type (if not 0) the objects' NFTA_OBJ_TYPE.
 	void dump(uint16_t get_type, const std::string &table, const ObjFn &fn,
-		  const std::string &name = "");
+		  const std::string &name = "", uint32_t obj_type = 0);
 	// Join the `nft` multicast group (the commit notifications); from then
 	// on the socket queues them. Throws KernelError.
 	void subscribe();

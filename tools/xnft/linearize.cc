@@ -1272,6 +1272,25 @@ void Linearizer::statement(const Stmt &s)
 		nftnl_rule_add_expr(rule_, e);
 		return;
 	}
+	case StmtKind::Quota: {
+		if (!s.key.empty()) {
+			// quota name NAME: the table's quota object, as for counters
+			if (!table_.quotas.count(s.key))
+				throw LangError(s.name_loc,
+						"Could not process rule: No such file or directory");
+			nftnl_expr *e = new_expr("objref");
+			nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_QUOTA);
+			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, s.key.c_str());
+			nftnl_rule_add_expr(rule_, e);
+			return;
+		}
+		nftnl_expr *e = new_expr("quota");
+		nftnl_expr_set_u64(e, NFTNL_EXPR_QUOTA_BYTES, s.quota_bytes);
+		nftnl_expr_set_u64(e, NFTNL_EXPR_QUOTA_CONSUMED, s.quota_used);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_QUOTA_FLAGS, s.quota_flags);
+		nftnl_rule_add_expr(rule_, e);
+		return;
+	}
 	case StmtKind::Limit: {
 		nftnl_expr *e = new_expr("limit");
 		nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, s.rate);

@@ -61,7 +61,7 @@ static const char usage_text[] =
 	"\n"
 	"The language is nft's for the bridge family (see Documentation/xnft.md):\n"
 	"tables, base and regular chains, rules with ether/vlan/ip/ip6/tcp/udp/icmp/\n"
-	"icmpv6 fields, meta and ct keys, counter, limit, log, reject, verdicts, ct/meta set,\n"
+	"icmpv6 fields, meta and ct keys, counter, quota, limit, log, reject, verdicts, ct/meta set,\n"
 	"flow offload, anonymous and named sets, maps and verdict maps, intervals,\n"
 	"concatenations, flowtables, define and include. Listings as nft 1.0.6's:\n"
 	"list ruleset|tables|chains|sets|maps|flowtables [bridge], list table|chain|\n"
@@ -380,7 +380,8 @@ int main(int argc, char **argv)
 		for (const Command *c : lists) {
 			RulesetModel model;
 			if (c->verb == Verb::Reset &&
-			    (c->obj == Obj::Counter || c->obj == Obj::Counters)) {
+			    (c->obj == Obj::Counter || c->obj == Obj::Counters ||
+			     c->obj == Obj::Quota || c->obj == Obj::Quotas)) {
 				// The tables, then the counters read and reset in one
 				// GETOBJ_RESET dump (of the table and name asked for):
 				// what is printed is what was taken away.
@@ -396,11 +397,13 @@ int main(int argc, char **argv)
 					fam->dump(NFT_MSG_GETOBJ_RESET, c->table,
 						  [&](uint16_t type, uint32_t family, const uint8_t *attrs,
 						      size_t len) { model.load_dump(type, family, attrs, len); },
-						  c->obj == Obj::Counter ? c->counter : "");
+						  c->obj == Obj::Counter || c->obj == Obj::Quota ? c->object : "",
+						  c->obj == Obj::Counter || c->obj == Obj::Counters
+							  ? NFT_OBJECT_COUNTER : NFT_OBJECT_QUOTA);
 			} else if (c->verb == Verb::Reset) {
 				fflush(stdout);
-				fputs(format_error(LangError(c->loc, "xnft resets counters only "
-						"(reset counter|counters)")).c_str(), stderr);
+				fputs(format_error(LangError(c->loc, "xnft resets counters and quotas only "
+						"(reset counter|counters|quota|quotas)")).c_str(), stderr);
 				return 1;
 			} else {
 				load_kernel(*fam, model);

@@ -423,7 +423,7 @@ std::string Monitor::obj_event(bool add, uint32_t family, const uint8_t *attrs, 
 		t->objs.push_back(ob);
 	else {
 		if (t)
-			model_.remove_obj(*t, str(nftnl_obj_get_str(ob, NFTNL_OBJ_NAME)));
+			model_.remove_obj(*t, NFT_OBJECT_COUNTER, str(nftnl_obj_get_str(ob, NFTNL_OBJ_NAME)));
 		nftnl_obj_free(ob);
 	}
 	return out;

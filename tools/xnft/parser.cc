@@ -348,7 +348,7 @@ void Parser::parse_line(std::vector<Command> &out)
 		take();
 	else if (first.text != "table" && first.text != "chain" && first.text != "rule" &&
 		 first.text != "set" && first.text != "map" && first.text != "flowtable" &&
-		 first.text != "element" && first.text != "counter")
+		 first.text != "element" && first.text != "counter" && first.text != "quota")
 		unexpected(first);
 	Token objt = take();
 	const std::string &o = objt.text;
@@ -361,10 +361,10 @@ void Parser::parse_line(std::vector<Command> &out)
 		else
 			cmd.family = "";
 	} else if (o == "tables" || o == "chains" || o == "sets" || o == "maps" || o == "flowtables" ||
-		   o == "counters") {
+		   o == "counters" || o == "quotas") {
 		cmd.obj = o == "tables" ? Obj::Tables : o == "chains" ? Obj::Chains :
 			  o == "sets" ? Obj::Sets : o == "maps" ? Obj::Maps :
-			  o == "counters" ? Obj::Counters : Obj::Flowtables;
+			  o == "counters" ? Obj::Counters : o == "quotas" ? Obj::Quotas : Obj::Flowtables;
 		if (peek().kind == Tok::Word && families.count(peek().text))
 			cmd.family = take().text;
 		else
@@ -482,8 +482,8 @@ void Parser::parse_line(std::vector<Command> &out)
 			expect("}", "'}'");
 			cmd.ft_decl = std::move(f);
 		}
-	} else if (o == "counter") {
-		cmd.obj = Obj::Counter;
+	} else if (o == "counter" || o == "quota") {
+		cmd.obj = o == "counter" ? Obj::Counter : Obj::Quota;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
 		cmd.table = expect_identifier();
@@ -493,17 +493,24 @@ void Parser::parse_line(std::vector<Command> &out)
 			cmd.has_handle = true;
 		} else {
 			cmd.name_loc = peek().loc;
-			cmd.counter = expect_identifier();
+			cmd.object = expect_identifier();
 		}
 		if (cmd.verb == Verb::Add || cmd.verb == Verb::Create) {
-			CounterDecl c;
+			ObjectDecl c;
 			c.loc = cmd.name_loc;
-			c.name = cmd.counter;
-			if (accept("{")) {
-				parse_counter_body(c);
+			c.type = o == "counter" ? kObjectCounter : kObjectQuota;
+			c.name = cmd.object;
+			// nft 1.0.6 takes `add quota ... { 1 mbytes }` or without
+			// the braces, but `create quota` only without them
+			if (c.type == kObjectQuota && cmd.verb == Verb::Create && peek().punct("{"))
+				unexpected(peek(), "number");
+			if (peek().punct("{")) {
+				parse_object_body(c, take().loc);
 				expect("}", "'}'");
+			} else if (c.type == kObjectQuota) {
+				parse_quota_value(c.quota_bytes, c.quota_flags, c.quota_used, peek().loc);
 			}
-			cmd.counter_decl = std::move(c);
+			cmd.object_decl = std::move(c);
 		}
 	} else {
 		unexpected(objt, "table, chain, rule, set, map, element or flowtable");
@@ -553,14 +560,15 @@ void Parser::parse_table_body(TableDecl &t)
 			parse_flowtable_body(f);
 			expect("}", "'}'");
 			t.flowtables.push_back(std::move(f));
-		} else if (w.text == "counter") {
-			CounterDecl c;
+		} else if (w.text == "counter" || w.text == "quota") {
+			ObjectDecl c;
 			c.loc = peek().loc;
+			c.type = w.text == "counter" ? kObjectCounter : kObjectQuota;
 			c.name = expect_identifier();
-			expect("{", "'{'");
-			parse_counter_body(c);
+			const Location open = expect("{", "'{'").loc;
+			parse_object_body(c, open);
 			expect("}", "'}'");
-			t.counters.push_back(std::move(c));
+			t.objects.push_back(std::move(c));
 		} else if (w.text == "flags") {
 			Token f = take();
 			if (f.text == "dormant")
@@ -836,10 +844,18 @@ void Parser::parse_flowtable_body(FlowtableDecl &f)
 static uint64_t parse_u64(const Token &t);
 
 // The body of a counter object: `packets N bytes N` and a comment, each
-// optional, as nft's counter_block.
-void Parser::parse_counter_body(CounterDecl &c)
+// optional, as nft's counter_block; a quota's: its limit and a comment
+// (quota_block).
+void Parser::parse_object_body(ObjectDecl &c, const Location &open)
 {
+	bool quota_given = false;
 	while (block_continues()) {
+		if (c.type == kObjectQuota && !peek().is("comment")) {
+			// nft's error for a unit spans from the block's brace
+			parse_quota_value(c.quota_bytes, c.quota_flags, c.quota_used, open);
+			quota_given = true;
+			continue;
+		}
 		Token w = take();
 		if (w.text == "packets") {
 			Token n = take();
@@ -853,6 +869,8 @@ void Parser::parse_counter_body(CounterDecl &c)
 			unexpected(w, "packets or comment");
 		}
 	}
+	if (c.type == kObjectQuota && !quota_given)
+		unexpected(peek(), "number");
 }
 
 // ---- rules ----
@@ -1204,6 +1222,23 @@ bool Parser::parse_statement(Rule &r)
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
+	if (t.is("quota")) {
+		take();
+		s.kind = StmtKind::Quota;
+		// quota name NAME: the table's quota object (objref)
+		if (peek().is("name")) {
+			take();
+			s.name_loc = peek().loc;
+			if (peek().kind == Tok::Word && kReservedNames.count(peek().text))
+				throw LangError(peek().loc, "syntax error, unexpected " +
+								    keyword_text(peek().text));
+			s.key = expect_name("string");
+		} else {
+			parse_quota_value(s.quota_bytes, s.quota_flags, s.quota_used, t.loc);
+		}
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
 	if (t.is("reject")) {
 		take();
 		s.kind = StmtKind::Reject;
@@ -1414,6 +1449,52 @@ void Parser::parse_log_options(Stmt &s)
 			return;
 		}
 	}
+}
+
+// nft's data units (datatype.c data_unit_parse): the multiplier of a
+// quota's bytes; 0 for a word it does not know.
+static uint64_t data_unit(const std::string &w)
+{
+	if (w == "bytes") return 1;
+	if (w == "kbytes") return 1024;
+	if (w == "mbytes") return 1024 * 1024;
+	return 0;
+}
+
+void Parser::parse_quota_value(uint64_t &bytes, uint32_t &flags, uint64_t &used, const Location &start)
+{
+	if (accept("over"))
+		flags |= kQuotaInvert;
+	else
+		accept("until");
+	auto amount = [&](Token &unit) {
+		Token n = take();
+		if (n.kind != Tok::Word)
+			unexpected(n, "number");
+		const uint64_t v = parse_u64(n);
+		unit = take();
+		if (unit.kind != Tok::Word)
+			unexpected(unit, "string or bytes");
+		return v;
+	};
+	Token unit{}, used_unit{};
+	const uint64_t n = amount(unit);
+	uint64_t u = 0;
+	bool has_used = false;
+	Location end = unit.loc;
+	if (peek().is("used")) {
+		const Location used_at = take().loc;
+		u = amount(used_unit);
+		has_used = true;
+		end = used_unit.loc;
+		// nft checks each unit once its part is read: the error spans it
+		if (!data_unit(used_unit.text))
+			throw LangError(span(used_at, end), "Wrong rate format");
+	}
+	if (!data_unit(unit.text))
+		throw LangError(span(start, end), "Wrong rate format");
+	bytes = n * data_unit(unit.text);
+	used = has_used ? u * data_unit(used_unit.text) : 0;
 }
 
 // After `reject`: nothing, `with tcp reset`, or `with icmp|icmpv6|icmpx

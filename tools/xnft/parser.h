@@ -52,7 +52,10 @@ private:
 	void parse_chain_body(ChainDecl &c);
 	void parse_set_body(SetDecl &s);
 	void parse_flowtable_body(FlowtableDecl &f);
-	void parse_counter_body(CounterDecl &c);
+	void parse_object_body(ObjectDecl &c, const Location &open);
+	// [over|until] N UNIT [used N UNIT]; a unit nft does not know is an
+	// error spanning from @start to it.
+	void parse_quota_value(uint64_t &bytes, uint32_t &flags, uint64_t &used, const Location &start);
 	// @hook: the chain's hook (standard bridge names belong to one hook
 	// each); @keyword: where `priority` stands, for the error's caret.
 	int32_t parse_priority(const std::string &family, bool flowtable, Location &loc,

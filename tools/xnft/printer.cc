@@ -226,9 +226,42 @@ std::string print_counter(nftnl_obj *c, const PrintOptions &o)
 	return out + "\t}\n";
 }
 
+// obj_print_declaration of a quota: its comment, then its limit (`over`
+// when inverted) and, without -s, what it has used when anything.
+std::string print_quota(nftnl_obj *q, const PrintOptions &o)
+{
+	std::string out = "\tquota " + str(nftnl_obj_get_str(q, NFTNL_OBJ_NAME)) + " {" +
+			  handle_comment(o, nftnl_obj_get_u64(q, NFTNL_OBJ_HANDLE)) + "\n";
+	uint32_t ulen = 0;
+	const void *ud = nftnl_obj_get_data(q, NFTNL_OBJ_USERDATA, &ulen);
+	std::string comment = userdata_comment(ud, ulen);
+	if (!comment.empty())
+		out += "\t\tcomment \"" + comment + "\"\n";
+	std::string unit;
+	const uint64_t bytes = data_rate(nftnl_obj_get_u64(q, NFTNL_OBJ_QUOTA_BYTES), unit);
+	out += "\t\t" + std::string(nftnl_obj_get_u32(q, NFTNL_OBJ_QUOTA_FLAGS) & NFT_QUOTA_F_INV ? "over " : "") +
+	       std::to_string(bytes) + " " + unit;
+	const uint64_t used = nftnl_obj_get_u64(q, NFTNL_OBJ_QUOTA_CONSUMED);
+	if (used && !o.stateless) {
+		const uint64_t u = data_rate(used, unit);
+		out += " used " + std::to_string(u) + " " + unit;
+	}
+	return out + "\n\t}\n";
+}
+
 static bool is_counter(nftnl_obj *o)
 {
 	return nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE) == NFT_OBJECT_COUNTER;
+}
+
+static bool is_quota(nftnl_obj *o)
+{
+	return nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE) == NFT_OBJECT_QUOTA;
+}
+
+std::string print_object(nftnl_obj *ob, const PrintOptions &o)
+{
+	return is_quota(ob) ? print_quota(ob, o) : print_counter(ob, o);
 }
 
 std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintOptions &o, bool rules)
@@ -275,8 +308,8 @@ std::string print_table(const ModelTable &t, const PrintOptions &o)
 		out += b;
 	};
 	for (auto *c : t.objs)
-		if (is_counter(c))
-			block(print_counter(c, o));
+		if (is_counter(c) || is_quota(c))
+			block(print_object(c, o));
 	for (auto *s : t.sets)
 		if (!(nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS))
 			block(print_set(s, o));
@@ -451,6 +484,30 @@ Json counter_json(nftnl_obj *c, const ModelTable &t, bool with_comment)
 	return Json::wrap("counter", std::move(j));
 }
 
+// json.c obj_print_json of a quota: bytes, used (with -s too) and inv.
+Json quota_json(nftnl_obj *q, const ModelTable &t)
+{
+	Json j = Json::object();
+	j.set("family", Json::string(family_name(t.family)));
+	j.set("name", Json::string(str(nftnl_obj_get_str(q, NFTNL_OBJ_NAME))));
+	j.set("table", Json::string(t.name));
+	j.set("handle", Json::uinteger(nftnl_obj_get_u64(q, NFTNL_OBJ_HANDLE)));
+	uint32_t ulen = 0;
+	const void *ud = nftnl_obj_get_data(q, NFTNL_OBJ_USERDATA, &ulen);
+	std::string comment = userdata_comment(ud, ulen);
+	if (!comment.empty())
+		j.set("comment", Json::string(comment));
+	j.set("bytes", Json::uinteger(nftnl_obj_get_u64(q, NFTNL_OBJ_QUOTA_BYTES)));
+	j.set("used", Json::uinteger(nftnl_obj_get_u64(q, NFTNL_OBJ_QUOTA_CONSUMED)));
+	j.set("inv", Json::boolean(nftnl_obj_get_u32(q, NFTNL_OBJ_QUOTA_FLAGS) & NFT_QUOTA_F_INV));
+	return Json::wrap("quota", std::move(j));
+}
+
+Json object_json(nftnl_obj *ob, const ModelTable &t)
+{
+	return is_quota(ob) ? quota_json(ob, t) : counter_json(ob, t);
+}
+
 Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o)
 {
 	DelinearizedRule d = delinearize(r, t, o);
@@ -473,8 +530,8 @@ static void table_json_full(const ModelTable &t, const PrintOptions &o, Json &ou
 {
 	out.push(table_json(t));
 	for (auto *c : t.objs)
-		if (is_counter(c))
-			out.push(counter_json(c, t));
+		if (is_counter(c) || is_quota(c))
+			out.push(object_json(c, t));
 	for (auto *s : t.sets)
 		if (!is_anonymous(s))
 			out.push(set_json(s, t, o));
@@ -538,7 +595,7 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 		if (!table)
 			throw no_such(c.table_loc);
 	} else if (c.obj == Obj::Table || c.obj == Obj::Chain || c.obj == Obj::Set || c.obj == Obj::Map ||
-		   c.obj == Obj::Flowtable || c.obj == Obj::Counter) {
+		   c.obj == Obj::Flowtable || c.obj == Obj::Counter || c.obj == Obj::Quota) {
 		// `list table handle N` and the like: xnft lists by name only
 		throw LangError(c.loc, "Could not process rule: Operation not supported");
 	}
@@ -658,40 +715,45 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 				out += "}\n";
 		}
 		break;
-	case Obj::Counter: {
+	case Obj::Counter:
+	case Obj::Quota: {
+		const auto of_kind = c.obj == Obj::Quota ? is_quota : is_counter;
 		nftnl_obj *ob = nullptr;
 		for (auto *x : table->objs)
-			if (is_counter(x) && str(nftnl_obj_get_str(x, NFTNL_OBJ_NAME)) == c.counter)
+			if (of_kind(x) && str(nftnl_obj_get_str(x, NFTNL_OBJ_NAME)) == c.object)
 				ob = x;
 		if (!ob)
 			throw no_such(c.name_loc);
 		if (o.json)
-			items.push(counter_json(ob, *table));
+			items.push(object_json(ob, *table));
 		else
-			out += table_header(*table) + print_counter(ob, o) + "}\n";
+			out += table_header(*table) + print_object(ob, o) + "}\n";
 		break;
 	}
 	case Obj::Counters:
-		// do_list_obj: tables with objects only, each counter (of
-		// that name) in it
+	case Obj::Quotas: {
+		// do_list_obj: tables with objects only, each counter or
+		// quota (of that name) in it
 		for (auto &t : m.tables) {
 			if (!family_matches(t, c.family) || (named_table && &t != table))
 				continue;
 			if (t.objs.empty())
 				continue;
+			const auto of_kind = c.obj == Obj::Quotas ? is_quota : is_counter;
 			std::string body;
 			for (auto *ob : t.objs) {
-				if (!is_counter(ob))
+				if (!of_kind(ob))
 					continue;
 				if (o.json)
-					items.push(counter_json(ob, t));
+					items.push(object_json(ob, t));
 				else
-					body += print_counter(ob, o);
+					body += print_object(ob, o);
 			}
 			if (!o.json)
 				out += table_header(t) + body + "}\n";
 		}
 		break;
+	}
 	default:
 		throw LangError(c.loc, "Could not process rule: Operation not supported");
 	}

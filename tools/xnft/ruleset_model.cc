@@ -1,6 +1,8 @@
 // ruleset_model.cc - batch -> kernel-like ruleset (see ruleset_model.h).
 #include "ruleset_model.h"
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <cstring>
 #include <libmnl/libmnl.h>
@@ -24,8 +26,17 @@ namespace {
 // One netlink message buffer: objects are built into it and parsed back
 // (the parsers copy what they keep). One buffer for all of them: a fresh
 // zeroed megabyte per object made applying a 10,000-rule batch take seconds.
+// What a message used is zeroed again afterwards: libmnl may leave an
+// attribute's padding as it was, and libnftnl puts some strings (objref
+// names) without their NUL, so a parser reading one would run into the
+// bytes of an earlier message.
 struct Msg {
 	std::vector<char> &buf = shared();
+	~Msg()
+	{
+		const auto *h = reinterpret_cast<const nlmsghdr *>(buf.data());
+		std::fill(buf.begin(), buf.begin() + std::min<size_t>(h->nlmsg_len, buf.size()), 0);
+	}
 	nlmsghdr *hdr(uint16_t type, uint32_t family)
 	{
 		return nftnl_nlmsg_build_hdr(buf.data(), type, static_cast<uint16_t>(family), 0, 1);
@@ -271,10 +282,11 @@ bool RulesetModel::load_dump(uint16_t type, uint32_t family, const uint8_t *attr
 	}
 }
 
-void RulesetModel::remove_obj(ModelTable &t, const std::string &name)
+void RulesetModel::remove_obj(ModelTable &t, uint32_t type, const std::string &name)
 {
 	for (auto it = t.objs.begin(); it != t.objs.end(); ++it)
-		if (str(nftnl_obj_get_str(*it, NFTNL_OBJ_NAME)) == name) {
+		if (nftnl_obj_get_u32(*it, NFTNL_OBJ_TYPE) == type &&
+		    str(nftnl_obj_get_str(*it, NFTNL_OBJ_NAME)) == name) {
 			nftnl_obj_free(*it);
 			t.objs.erase(it);
 			return;
@@ -520,10 +532,13 @@ void RulesetModel::apply(const Batch &b)
 			ModelTable *t = find_table(i.family, str(nftnl_obj_get_str(i.obj, NFTNL_OBJ_TABLE)));
 			if (!t)
 				break;
+			// objects are named per type: a counter and a quota may share one
 			std::string name = str(nftnl_obj_get_str(i.obj, NFTNL_OBJ_NAME));
+			const uint32_t type = nftnl_obj_get_u32(i.obj, NFTNL_OBJ_TYPE);
 			bool exists = false;
 			for (auto *o : t->objs)
-				exists |= str(nftnl_obj_get_str(o, NFTNL_OBJ_NAME)) == name;
+				exists |= nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE) == type &&
+					  str(nftnl_obj_get_str(o, NFTNL_OBJ_NAME)) == name;
 			if (exists)
 				break;
 			nftnl_obj *o = roundtrip(i.obj, i.family);
@@ -536,7 +551,8 @@ void RulesetModel::apply(const Batch &b)
 			if (!t)
 				break;
 			if (nftnl_obj_is_set(i.obj, NFTNL_OBJ_NAME)) {
-				remove_obj(*t, str(nftnl_obj_get_str(i.obj, NFTNL_OBJ_NAME)));
+				remove_obj(*t, nftnl_obj_get_u32(i.obj, NFTNL_OBJ_TYPE),
+					   str(nftnl_obj_get_str(i.obj, NFTNL_OBJ_NAME)));
 			} else {
 				const uint64_t h = nftnl_obj_get_u64(i.obj, NFTNL_OBJ_HANDLE);
 				for (auto it = t->objs.begin(); it != t->objs.end(); ++it)

@@ -35,7 +35,7 @@ struct ModelTable {
 	std::vector<nftnl_chain *> chains;
 	std::vector<nftnl_set *> sets;
 	std::vector<nftnl_flowtable *> flowtables;
-	std::vector<nftnl_obj *> objs;    // named objects (counters), in handle order
+	std::vector<nftnl_obj *> objs;    // named objects (counters, quotas), in handle order
 	std::vector<nftnl_rule *> rules;  // all chains, in chain order then position
 };
 
@@ -62,7 +62,7 @@ public:
 	// A table, or one set of a table, deleted (a monitor's notification).
 	void remove_table(uint32_t family, const std::string &name);
 	void remove_set(ModelTable &t, const std::string &name);
-	void remove_obj(ModelTable &t, const std::string &name);
+	void remove_obj(ModelTable &t, uint32_t type, const std::string &name);
 	std::vector<ModelTable> tables;
 
 private:
