@@ -433,6 +433,7 @@ struct Cursor {
 	const Ruleset &rs;
 	unsigned long *pos;
 	const char *name;	/* GetObj*: only objects of this name */
+	uint32_t obj_filter;	/* GetObj*: only objects of this type (0: all) */
 
 	/* Is the saved object (or nullptr: the table's end) still good? */
 	bool valid() const { return pos[4] == rs.change_seq() + 1; }
@@ -507,7 +508,8 @@ long dump_in_table(const TableObj &t, uint16_t get_type, Cursor &cur, AttrWriter
 	case kMsgGetObjReset: {
 		const ObjObj *o = cur.valid() ? static_cast<const ObjObj *>(cur.saved())
 					      : nth(t.objs, pos[1]);
-		while (o && cur.name && !cstr_equal(o->name, cur.name)) {
+		while (o && ((cur.name && !cstr_equal(o->name, cur.name)) ||
+			     (cur.obj_filter && o->type != cur.obj_filter))) {
 			o = after(t.objs, o);
 			pos[1]++;
 		}
@@ -558,7 +560,7 @@ long dump_in_table(const TableObj &t, uint16_t get_type, Cursor &cur, AttrWriter
 } // namespace
 
 long dump_next(const Ruleset &rs, uint16_t get_type, const char *table, unsigned long *pos,
-	       AttrWriter &w, uint16_t *obj_type, const char *name)
+	       AttrWriter &w, uint16_t *obj_type, const char *name, uint32_t obj_filter)
 {
 	if (get_type == kMsgGetGen) {
 		if (pos[0])
@@ -569,7 +571,7 @@ long dump_next(const Ruleset &rs, uint16_t get_type, const char *table, unsigned
 		pos[0] = 1;
 		return long(w.len());
 	}
-	Cursor cur{rs, pos, name};
+	Cursor cur{rs, pos, name, obj_filter};
 	for (;; pos[0]++, pos[1] = pos[2] = 0, cur.drop()) {
 		const TableObj *t = nth(rs.tables(), pos[0]);
 		if (!t)

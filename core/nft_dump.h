@@ -81,7 +81,9 @@ bool fill_event(const Ruleset &rs, const CommitEvent &ev, AttrWriter &w, uint32_
  * ...GetRule, ...GetSet, ...GetSetElem, ...GetFlowtable, ...GetObj,
  * ...GetObjReset, ...GetGen), of every table or of the one named @table
  * (nullptr: all), for objects only those named @name (nullptr: all;
- * GetObjReset resets each counter it writes), one object (or
+ * GetObjReset resets each counter or quota it writes) and of type
+ * @obj_filter (NFT_OBJECT_*; 0: all, as nf_tables_dump_obj's filter),
+ * one object (or
  * one part of a set's elements) per call: writes it to @w, sets @obj_type
  * (the NEW message type) and returns its length; 0 at the end; -EMSGSIZE
  * when not even one fits @w; -EOPNOTSUPP for another @get_type.
@@ -96,7 +98,8 @@ bool fill_event(const Ruleset &rs, const CommitEvent &ev, AttrWriter &w, uint32_
  */
 constexpr unsigned kDumpPosLen = 5;
 long dump_next(const Ruleset &rs, uint16_t get_type, const char *table, unsigned long *pos,
-	       AttrWriter &w, uint16_t *obj_type, const char *name = nullptr);
+	       AttrWriter &w, uint16_t *obj_type, const char *name = nullptr,
+	       uint32_t obj_filter = 0);
 
 } // namespace xb::nft
 

@@ -250,6 +250,7 @@ int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct xbg_nft *rs = xbr_nft_ruleset(sock_net(skb->sk));
 	char table[256] = "", name[256] = "";
 	struct xbr_nft_msg req;
+	u32 obj_filter = 0;
 	int err = 0;
 
 	BUILD_BUG_ON(XBG_NFT_DUMP_POS + 1 > ARRAY_SIZE(cb->args));
@@ -274,6 +275,11 @@ int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		if ((req.type == NFT_MSG_GETOBJ || req.type == NFT_MSG_GETOBJ_RESET) &&
 		    t && nla_len(t) > 1)
 			nla_strscpy(name, t, sizeof(name));
+		/* ... and of one type: NFTA_OBJ_TYPE (3), nf_tables_dump_obj's filter */
+		t = nla_find(req.attrs, req.len, NFTA_OBJ_TYPE);
+		if ((req.type == NFT_MSG_GETOBJ || req.type == NFT_MSG_GETOBJ_RESET) &&
+		    t && nla_len(t) >= sizeof(u32))
+			obj_filter = ntohl(nla_get_be32(t));
 	}
 
 	rtnl_lock();
@@ -308,7 +314,7 @@ int xbr_nl_nft_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 		}
 		len = xbg_nft_dump_next(rs, req.type, table[0] ? table : NULL,
-					name[0] ? name : NULL, (unsigned long *)cb->args,
+					name[0] ? name : NULL, obj_filter, (unsigned long *)cb->args,
 					nla_data(data), room, &obj_type);
 		if (len <= 0) {
 			genlmsg_cancel(skb, hdr);

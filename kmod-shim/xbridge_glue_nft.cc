@@ -122,12 +122,12 @@ uint32_t xbg_nft_generation(const struct xbg_nft *n)
 }
 
 long xbg_nft_dump_next(struct xbg_nft *n, uint16_t get_type, const char *table,
-		       const char *name, unsigned long *pos, void *buf, size_t cap,
-		       uint16_t *obj_type)
+		       const char *name, uint32_t obj_filter, unsigned long *pos, void *buf,
+		       size_t cap, uint16_t *obj_type)
 {
 	static_assert(kDumpPosLen == XBG_NFT_DUMP_POS, "the shim keeps the dump's position");
 	AttrWriter w(static_cast<uint8_t *>(buf), cap);
-	return dump_next(n->rs, get_type, table, pos, w, obj_type, name);
+	return dump_next(n->rs, get_type, table, pos, w, obj_type, name, obj_filter);
 }
 
 int xbg_nft_attach(struct xbg_bridge *br, struct xbg_nft *n)

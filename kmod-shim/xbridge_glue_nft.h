@@ -55,7 +55,8 @@ uint32_t xbg_nft_generation(const struct xbg_nft *rs);
  * Dumps. @get_type is the GET* message of the request; @table, when not
  * NULL, keeps only that table's objects; @name, when not NULL, only the
  * named objects of that name (GETOBJ, GETOBJ_RESET: the latter resets the
- * counters it returns). @pos (XBG_NFT_DUMP_POS words,
+ * counters and quotas it returns), and @obj_filter, when not 0, only the
+ * objects of that NFT_OBJECT_* type. @pos (XBG_NFT_DUMP_POS words,
  * zero at the start) is the position, advanced past each object written;
  * it also saves the next object, so that a dump resumes in O(1) while the
  * ruleset does not change (core/nft_dump.h, dump_next). Writes the next
@@ -65,8 +66,8 @@ uint32_t xbg_nft_generation(const struct xbg_nft *rs);
  */
 #define XBG_NFT_DUMP_POS 5
 long xbg_nft_dump_next(struct xbg_nft *rs, uint16_t get_type, const char *table,
-		       const char *name, unsigned long *pos, void *buf, size_t cap,
-		       uint16_t *obj_type);
+		       const char *name, uint32_t obj_filter, unsigned long *pos, void *buf,
+		       size_t cap, uint16_t *obj_type);
 
 /*
  * Bridges. xbg_nft_attach() points @br's frames at @rs (its namespace's);

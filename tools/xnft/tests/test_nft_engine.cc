@@ -1555,6 +1555,45 @@ TEST_CASE("nft engine: quota objects", "[nft]")
 	CHECK(flags == NFT_QUOTA_F_DEPLETED);
 	xb::nft::quota_reset(const_cast<xb::nft::Quota &>(o.quota), consumed);
 	CHECK(verdict(e, kHookForward, tcp(22)) == kNfAccept);	// reset: room again
+	// A dump of one object type (nf_tables_dump_obj's filter): the quota
+	// with its bound, consumed capped at it and the depleted flag; a
+	// counter of the same table left out, and the other way round.
+	REQUIRE(e.load("add counter bridge t k\n") == 0);
+	auto dump_types = [&](uint32_t filter) {
+		std::vector<std::string> names;
+		unsigned long pos[kDumpPosLen] = {};
+		std::vector<uint8_t> buf(1 << 12);
+		for (;;) {
+			AttrWriter w(buf.data(), buf.size());
+			uint16_t type = 0;
+			const long n = dump_next(e.rs, kMsgGetObj, "t", pos, w, &type, nullptr, filter);
+			REQUIRE(n >= 0);
+			if (n == 0)
+				break;
+			Attr tb[kObjUserdata + 1], qt[NFTA_QUOTA_CONSUMED + 1];
+			REQUIRE(parse_attrs(buf.data(), size_t(n), tb, kObjUserdata));
+			char nm[kNameMax];
+			REQUIRE(attr_string(tb[kObjName], nm, sizeof(nm)));
+			names.push_back(nm);
+			uint32_t t = 0;
+			REQUIRE(attr_be32(tb[kObjType], t));
+			if (t != NFT_OBJECT_QUOTA)
+				continue;
+			REQUIRE(parse_nested(tb[kObjData], qt, NFTA_QUOTA_CONSUMED));
+			uint64_t bytes = 0, used = 0;
+			uint32_t qflags = 0;
+			REQUIRE(attr_be64(qt[NFTA_QUOTA_BYTES], bytes));
+			REQUIRE(attr_be64(qt[NFTA_QUOTA_CONSUMED], used));
+			REQUIRE(attr_be32(qt[NFTA_QUOTA_FLAGS], qflags));
+			CHECK(bytes == 3 * len);
+			CHECK(used == len);	// one frame since the reset
+			CHECK(qflags == 0);
+		}
+		return names;
+	};
+	CHECK(dump_types(NFT_OBJECT_QUOTA) == std::vector<std::string>{"q"});
+	CHECK(dump_types(NFT_OBJECT_COUNTER) == std::vector<std::string>{"k"});
+	CHECK(dump_types(0).size() == 2);
 	CHECK(obj_request(kMsgDelObj, "q", 0, 0) == -xb::kEBUSY);
 	CHECK(obj_request(kMsgDelObj, "nosuch", 0, 0) == -xb::kENOENT);
 }
