@@ -444,6 +444,93 @@ linux:   $lline"
 	ip netns del h4
 }
 
+# 12. reject, on xbridge (h1 -> h2) and on the Linux bridge (h3 -> h4)
+#     with the same ruleset: the sender sees the same reply - a TCP reset
+#     (connection refused), ICMP port unreachable for UDP (refused too), an
+#     ICMP host unreachable for an echo request, from the address it sent
+#     to - and both refuse a reject in a forward chain.
+refused() {		# refused NS ADDR tcp|udp PORT - the peer refuses within 3 s?
+	ip netns exec "$1" python3 -c '
+import socket, sys
+udp = sys.argv[2] == "udp"
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM if udp else socket.SOCK_STREAM)
+s.settimeout(3)
+try:
+    s.connect((sys.argv[1], int(sys.argv[3])))
+    if udp:
+        s.send(b"x")
+        s.recv(16)
+except ConnectionRefusedError:
+    sys.exit(0)
+except OSError:
+    pass
+sys.exit(1)
+' "$2" "$3" "$4"
+}
+udp_sink() {		# udp_sink NS PORT - takes datagrams, answers none
+	ip netns exec "$1" python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+s.settimeout(1)
+end = time.time() + 900
+while time.time() < end:
+    try:
+        s.recv(64)
+    except OSError:
+        pass
+' "$2" &
+	SERVERS+=" $!"
+}
+nft_reject() {
+	local out
+	ip link add br9 type bridge
+	ip link set br9 up
+	host_add h3 br9 veth23 02:00:00:00:21:03 10.0.9.7/24
+	host_add h4 br9 veth24 02:00:00:00:21:04 10.0.9.8/24
+	SERVERS=""
+	serve h2 23; serve h4 23; udp_sink h2 9; udp_sink h4 9
+	check "reject: listener h2:23 is up" wait_listen h2 23
+	check "reject: listener h4:23 is up" wait_listen h4 23
+	check "reject: before the ruleset, UDP h1 -> h2:9 is not refused" no_reply refused h1 10.0.0.8 udp 9
+	printf '%s\n' 'table bridge t {' \
+		'	chain pre {' \
+		'		type filter hook prerouting priority filter; policy accept;' \
+		'		tcp dport 23 reject with tcp reset' \
+		'		udp dport 9 reject with icmpx type port-unreachable' \
+		'		icmp type echo-request reject with icmp type host-unreachable' \
+		'	}' \
+		'	chain forward {' \
+		'		type filter hook forward priority filter; policy accept;' \
+		'	}' '}' > "$TMPDIR/reject.nft"
+	check "reject: before the ruleset, h1 -> h2:23 connects" tcp_try h1 10.0.0.8 23
+	check "reject: the ruleset (xnft)" xnft -f "$TMPDIR/reject.nft"
+	check "reject: the ruleset (nft, the Linux bridge)" nft -f "$TMPDIR/reject.nft"
+	same "reject: listed as nft lists it" "$(xnft list ruleset)" "$(nft list ruleset)"
+	check "reject: xbridge: TCP to 23 refused (reset)" refused h1 10.0.0.8 tcp 23
+	check "reject: Linux bridge: TCP to 23 refused (reset)" refused h3 10.0.9.8 tcp 23
+	check "reject: xbridge: UDP to 9 refused (port unreachable)" refused h1 10.0.0.8 udp 9
+	check "reject: Linux bridge: UDP to 9 refused (port unreachable)" refused h3 10.0.9.8 udp 9
+	out=$(ip netns exec h1 ping -c 1 -W 2 10.0.0.8 2>&1)
+	[[ $out == *"From 10.0.0.8 icmp_seq=1 Destination Host Unreachable"* ]]
+	log_test "reject: xbridge: the echo request gets host unreachable from 10.0.0.8" $? "$out"
+	out=$(ip netns exec h3 ping -c 1 -W 2 10.0.9.8 2>&1)
+	[[ $out == *"From 10.0.9.8 icmp_seq=1 Destination Host Unreachable"* ]]
+	log_test "reject: Linux bridge: the echo request gets host unreachable from 10.0.9.8" $? "$out"
+	check_fails "reject: xnft refuses reject in a forward chain" "Operation not supported" \
+		xnft add rule bridge t forward reject
+	check_fails "reject: nft refuses it too" "Operation not supported" \
+		nft add rule bridge t forward reject
+	same "reject: nothing changed on either" "$(xnft list ruleset)" "$(nft list ruleset)"
+	check "flush ruleset (reject)" xnft flush ruleset
+	check "reject: after the flush, h1 -> h2:23 connects again" tcp_try h1 10.0.0.8 23
+	kill $SERVERS 2>/dev/null
+	nft flush ruleset
+	ip link del br9
+	ip netns del h3
+	ip netns del h4
+}
+
 ALL_TESTS="
 	nft_empty
 	nft_same_as_nft
@@ -456,6 +543,7 @@ ALL_TESTS="
 	nft_ct_host
 	nft_counters
 	nft_log
+	nft_reject
 "
 
 nft_topology
