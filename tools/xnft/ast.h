@@ -31,6 +31,9 @@ enum class ExprKind {
 	Binop,    // a & b, a | b, a ^ b
 	Map,      // lhs map { ... } | lhs map @m
 	Verdict,  // accept, drop, jump x ... (as map data)
+	Numgen,   // numgen inc|random mod N [offset N]: text is the mode
+	Hash,     // jhash EXPR mod N [seed N] [offset N] | symhash mod N [offset N]: text
+		  // "jhash" (items[0] the hashed expression) or "symhash"
 };
 
 struct Expr {
@@ -42,6 +45,9 @@ struct Expr {
 	std::string chain;     // Verdict jump/goto target
 	std::vector<ExprPtr> items;      // Concat/List/SetLit keys/Binop operands/Range/Prefix/Map(lhs, set)
 	std::vector<ExprPtr> data;       // SetLit map data (parallel to items)
+	uint32_t modulus = 0, offset = 0;  // Numgen, Hash
+	uint32_t seed = 0;                 // Hash (jhash)
+	bool seed_given = false;
 };
 
 ExprPtr make_expr(ExprKind k, const Location &loc);

@@ -95,7 +95,7 @@ std::string verdict_text(int32_t code, const char *chain)
 
 // What a register holds.
 struct RegVal {
-	enum Kind { None, Payload, Meta, Ct, Imm, MapResult } kind = None;
+	enum Kind { None, Payload, Meta, Ct, Imm, MapResult, Generated } kind = None;
 	uint32_t base = 0, offset = 0, len = 0;
 	uint32_t key = 0;
 	int dir = -1;
@@ -103,8 +103,8 @@ struct RegVal {
 	uint32_t rshift = 0;      // shifted down to a named set's value
 	bool hton = false;
 	Bytes imm;
-	std::string text;         // MapResult: "lhs map { ... }"
-	Json json;                // MapResult: {"map": {...}}
+	std::string text;         // MapResult: "lhs map { ... }"; Generated: "numgen inc mod 2"
+	Json json;                // MapResult: {"map": {...}}; Generated: {"numgen": {...}}
 };
 
 struct Printed {
@@ -134,6 +134,8 @@ private:
 	void range(const RegVal &v, const Bytes &lo, const Bytes &hi, bool neq);
 	void lookup(nftnl_expr *e);
 	void reject(nftnl_expr *e);
+	RegVal numgen(nftnl_expr *e);
+	RegVal hash(nftnl_expr *e);
 	void consumed_by(const Field &f);
 	void emit(const std::string &text, Json json, int provides = 0, const std::string &proto = "");
 	std::string value_text(const KeyPart &p, const Bytes &b);
@@ -249,6 +251,14 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 		f.json = Json::wrap("ct", std::move(ct));
 		f.part = k ? KeyPart{&datatype(k->type), k->bits, k->order, (k->bits + 7) / 8}
 			   : KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
+		out.push_back(f);
+		return out;
+	}
+	if (v.kind == RegVal::Generated) {
+		Field f;
+		f.name = v.text;
+		f.json = v.json;
+		f.part = KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
 		out.push_back(f);
 		return out;
 	}
@@ -738,6 +748,77 @@ void Delinearizer::reject(nftnl_expr *e)
 	emit(text, Json::wrap("reject", j.size() ? std::move(j) : Json()));
 }
 
+// numgen_expr_print / numgen_expr_json: the offset in text only when
+// there is one.
+RegVal Delinearizer::numgen(nftnl_expr *e)
+{
+	RegVal v;
+	v.kind = RegVal::Generated;
+	const bool inc = nftnl_expr_get_u32(e, NFTNL_EXPR_NG_TYPE) == NFT_NG_INCREMENTAL;
+	const uint32_t mod = nftnl_expr_get_u32(e, NFTNL_EXPR_NG_MODULUS);
+	const uint32_t offset = nftnl_expr_is_set(e, NFTNL_EXPR_NG_OFFSET) ? nftnl_expr_get_u32(e, NFTNL_EXPR_NG_OFFSET) : 0;
+	v.text = std::string("numgen ") + (inc ? "inc" : "random") + " mod " + std::to_string(mod);
+	if (offset)
+		v.text += " offset " + std::to_string(offset);
+	Json j = Json::object();
+	j.set("mode", Json::string(inc ? "inc" : "random"));
+	j.set("mod", Json::uinteger(mod));
+	j.set("offset", Json::uinteger(offset));
+	v.json = Json::wrap("numgen", std::move(j));
+	return v;
+}
+
+// hash_expr_print / hash_expr_json: jhash names what it hashes (the fields
+// loaded into its source registers, which drop their dependencies), a
+// seed only when one was given, an offset when not 0.
+RegVal Delinearizer::hash(nftnl_expr *e)
+{
+	RegVal v;
+	v.kind = RegVal::Generated;
+	const bool sym = nftnl_expr_get_u32(e, NFTNL_EXPR_HASH_TYPE) == NFT_HASH_SYM;
+	const uint32_t mod = nftnl_expr_get_u32(e, NFTNL_EXPR_HASH_MODULUS);
+	const uint32_t offset = nftnl_expr_is_set(e, NFTNL_EXPR_HASH_OFFSET) ? nftnl_expr_get_u32(e, NFTNL_EXPR_HASH_OFFSET) : 0;
+	std::string key;
+	Json key_json;
+	if (!sym && nftnl_expr_is_set(e, NFTNL_EXPR_HASH_SREG)) {
+		unsigned reg = internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_HASH_SREG));
+		const uint32_t len = nftnl_expr_get_u32(e, NFTNL_EXPR_HASH_LEN);
+		Json parts = Json::array();
+		for (unsigned covered = 0; covered < len;) {
+			auto it = regs_.find(reg);
+			if (it == regs_.end())
+				break;
+			Field f = field_exact(it->second);
+			consumed_by(f);
+			key += (key.empty() ? "" : " . ") + f.name;
+			parts.push(f.json);
+			const unsigned slots = (f.part.bytes + 3) / 4;
+			covered += parts.size() == 1 && f.part.bytes == len ? f.part.bytes : slots * 4;
+			reg += slots;
+		}
+		key_json = parts.size() == 1 ? parts.items()[0] : Json::wrap("concat", std::move(parts));
+	}
+	v.text = sym ? "symhash" : "jhash " + key;
+	v.text += " mod " + std::to_string(mod);
+	Json j = Json::object();
+	j.set("mod", Json::uinteger(mod));
+	if (!sym && nftnl_expr_is_set(e, NFTNL_EXPR_HASH_SEED)) {
+		char buf[16];
+		const uint32_t seed = nftnl_expr_get_u32(e, NFTNL_EXPR_HASH_SEED);
+		snprintf(buf, sizeof buf, "0x%x", seed);
+		v.text += std::string(" seed ") + buf;
+		j.set("seed", Json::uinteger(seed));
+	}
+	if (offset) {
+		v.text += " offset " + std::to_string(offset);
+		j.set("offset", Json::uinteger(offset));
+	}
+	if (!sym)
+		j.set("expr", std::move(key_json));
+	v.json = Json::wrap(sym ? "symhash" : "jhash", std::move(j));
+	return v;
+}
+
 DelinearizedRule Delinearizer::run(nftnl_rule *r)
 {
 	std::vector<nftnl_expr *> xs;
@@ -1019,6 +1100,11 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			emit("notrack", Json::wrap("notrack", Json()));
 		} else if (n == "reject") {
 			reject(e);
+		} else if (n == "numgen") {
+			regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_NG_DREG))] = numgen(e);
+		} else if (n == "hash") {
+			RegVal v = hash(e);
+			regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_HASH_DREG))] = std::move(v);
 		} else {
 			emit("# " + n, Json::string("# " + n));
 		}

@@ -605,6 +605,12 @@ static uint16_t ethertype_of(const std::string &net)
 // Implied dependencies (nftables payload_gen_dependency, bridge family).
 void Linearizer::dependency(const Expr &e)
 {
+	if (e.kind == ExprKind::Hash || e.kind == ExprKind::Concat) {
+		// what jhash hashes: each field's
+		for (auto &i : e.items)
+			dependency(*i);
+		return;
+	}
 	if (e.kind != ExprKind::Payload)
 		return;
 	const std::string &p = e.proto;
@@ -688,7 +694,56 @@ KeyPart keypart_of_expr(const Expr &e)
 			throw LangError(e.loc, "ct " + e.chain + " " + e.text + " needs a direction (original or reply)");
 		return KeyPart{&datatype(k->type), k->bits, k->order, (k->bits + 7) / 8};
 	}
+	if (e.kind == ExprKind::Numgen || e.kind == ExprKind::Hash)
+		return KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
 	throw LangError(e.loc, "syntax error, expected a header field, meta or ct expression");
+}
+
+// numgen, and jhash/symhash with what jhash hashes loaded first into the
+// next 128-bit register (nft's get_register), its fields one after another.
+void Linearizer::load_generated(const Expr &e, unsigned reg)
+{
+	if (e.kind == ExprKind::Numgen) {
+		nftnl_expr *x = new_expr("numgen");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_NG_DREG, nft_reg(reg));
+		nftnl_expr_set_u32(x, NFTNL_EXPR_NG_TYPE, e.text == "inc" ? NFT_NG_INCREMENTAL : NFT_NG_RANDOM);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_NG_MODULUS, e.modulus);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_NG_OFFSET, e.offset);
+		nftnl_rule_add_expr(rule_, x);
+		return;
+	}
+	const unsigned sreg = (reg - 1) / 4 * 4 + 5;
+	unsigned len = 0;
+	if (!e.items.empty()) {
+		const Expr &key = *e.items[0];
+		std::vector<const Expr *> parts;
+		if (key.kind == ExprKind::Concat)
+			for (auto &i : key.items)
+				parts.push_back(i.get());
+		else
+			parts.push_back(&key);
+		unsigned at = sreg;
+		for (const Expr *p : parts) {
+			if (p->kind == ExprKind::Numgen || p->kind == ExprKind::Hash || p->kind == ExprKind::Concat)
+				throw LangError(p->loc, "syntax error, jhash hashes header fields, meta or ct keys");
+			const Load l = load(*p, at);
+			// a concatenation's fields take whole registers each
+			len += parts.size() > 1 ? (l.part.bytes + 3) / 4 * 4 : l.part.bytes;
+			at += (l.part.bytes + 3) / 4;
+		}
+	}
+	nftnl_expr *x = new_expr("hash");
+	if (!e.items.empty()) {
+		nftnl_expr_set_u32(x, NFTNL_EXPR_HASH_SREG, nft_reg(sreg));
+		nftnl_expr_set_u32(x, NFTNL_EXPR_HASH_LEN, len);
+	}
+	nftnl_expr_set_u32(x, NFTNL_EXPR_HASH_DREG, nft_reg(reg));
+	nftnl_expr_set_u32(x, NFTNL_EXPR_HASH_MODULUS, e.modulus);
+	if (e.seed_given)
+		nftnl_expr_set_u32(x, NFTNL_EXPR_HASH_SEED, e.seed);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_HASH_OFFSET, e.offset);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_HASH_TYPE, e.text == "jhash" ? NFT_HASH_JENKINS : NFT_HASH_SYM);
+	nftnl_rule_add_expr(rule_, x);
 }
 
 Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
@@ -696,6 +751,11 @@ Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
 	Load l;
 	l.part = keypart_of_expr(e);
 	l.field = e.text;
+	if (e.kind == ExprKind::Numgen || e.kind == ExprKind::Hash) {
+		l.field = "";
+		load_generated(e, reg);
+		return l;
+	}
 	if (e.kind == ExprKind::Payload) {
 		const PayloadField *f = find_payload(e.proto, e.text);
 		l.is_payload = true;
@@ -1068,10 +1128,14 @@ void Linearizer::set_stmt(const Stmt &s)
 	const Expr &v = *s.rhs;
 	if (v.kind == ExprKind::Map) {
 		lookup(*v.items[0], *v.items[1], 1, false, &tp, false);
-	} else if (v.kind == ExprKind::Payload || v.kind == ExprKind::Meta || v.kind == ExprKind::Ct) {
+	} else if (v.kind == ExprKind::Payload || v.kind == ExprKind::Meta || v.kind == ExprKind::Ct ||
+		   v.kind == ExprKind::Numgen || v.kind == ExprKind::Hash) {
 		dependency(v);
 		Load l = load(v, 1);
-		if (l.part.bytes != tp.bytes)
+		// numgen and the hashes are plain integers, which nft sets into
+		// any integer-based key whatever its length
+		const bool integer = v.kind == ExprKind::Numgen || v.kind == ExprKind::Hash;
+		if (!integer && l.part.bytes != tp.bytes)
 			throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->name +
 					", expression has type " + l.part.type->name);
 	} else {

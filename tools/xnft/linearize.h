@@ -71,6 +71,7 @@ public:
 private:
 	struct Load;
 	Load load(const Expr &e, unsigned reg);
+	void load_generated(const Expr &e, unsigned reg);
 	void dependency(const Expr &key);
 	void match(const Stmt &s);
 	void match_masked(const Expr &lhs, Op op, const Expr &rhs);

@@ -61,7 +61,7 @@ static const char usage_text[] =
 	"\n"
 	"The language is nft's for the bridge family (see Documentation/xnft.md):\n"
 	"tables, base and regular chains, rules with ether/vlan/ip/ip6/tcp/udp/icmp/\n"
-	"icmpv6 fields, meta and ct keys, counter, quota, limit, log, reject, verdicts, ct/meta set,\n"
+	"icmpv6 fields, meta and ct keys, numgen, jhash, symhash, counter, quota, limit, log, reject, verdicts, ct/meta set,\n"
 	"flow offload, anonymous and named sets, maps and verdict maps, intervals,\n"
 	"concatenations, flowtables, define and include. Listings as nft 1.0.6's:\n"
 	"list ruleset|tables|chains|sets|maps|flowtables [bridge], list table|chain|\n"

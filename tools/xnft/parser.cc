@@ -974,6 +974,8 @@ ExprPtr Parser::parse_primary_lhs()
 		e->text = t.text;
 		return e;
 	}
+	if (t.text == "numgen" || t.text == "jhash" || t.text == "symhash")
+		return parse_generated();
 	if (t.text == "ct") {
 		take();
 		auto e = make_expr(ExprKind::Ct, t.loc);
@@ -999,6 +1001,56 @@ ExprPtr Parser::parse_primary_lhs()
 		return e;
 	}
 	unexpected(t);
+}
+
+// A number nft's grammar wants as a NUM (a modulus, an offset, a seed):
+// at most 32 bits.
+static uint32_t parse_u32_word(const Token &t, const char *what)
+{
+	try {
+		size_t used;
+		const unsigned long long v = std::stoull(t.text, &used, 0);
+		if (t.kind == Tok::Word && used == t.text.size() && v <= 0xffffffffull)
+			return static_cast<uint32_t>(v);
+	} catch (const std::logic_error &) {
+	}
+	throw LangError(t.loc, "syntax error, unexpected " + (t.kind == Tok::Word ? t.text : std::string("newline")) +
+			       ", expecting " + what);
+}
+
+// Values the rule makes up: `numgen inc|random mod N [offset N]`,
+// `jhash EXPR mod N [seed N] [offset N]`, `symhash mod N [offset N]`.
+ExprPtr Parser::parse_generated()
+{
+	Token t = take();
+	const bool numgen = t.text == "numgen";
+	auto e = make_expr(numgen ? ExprKind::Numgen : ExprKind::Hash, t.loc);
+	e->text = t.text;
+	if (numgen) {
+		Token m = take();
+		if (!m.is("inc") && !m.is("random"))
+			unexpected(m, "random or inc");
+		e->text = m.text;
+	} else if (t.text == "jhash") {
+		e->items.push_back(parse_typeof_expr());
+	}
+	expect("mod", "mod");
+	Token n = take();
+	e->modulus = parse_u32_word(n, "number");
+	Location end = n.loc;
+	if (t.text == "jhash" && accept("seed")) {
+		Token s = take();
+		e->seed = parse_u32_word(s, "number");
+		e->seed_given = true;
+		end = s.loc;
+	}
+	if (accept("offset")) {
+		Token o = take();
+		e->offset = parse_u32_word(o, "number");
+		end = o.loc;
+	}
+	e->loc = span(t.loc, end);
+	return e;
 }
 
 // Header fields, meta and ct keys, concatenated: typeof's expressions, and
@@ -1337,8 +1389,10 @@ bool Parser::parse_statement(Rule &r)
 		s.kind = lhs->kind == ExprKind::Ct ? StmtKind::CtSet : StmtKind::MetaSet;
 		s.key = lhs->text;
 		s.lhs = std::move(lhs);
+		static const std::set<std::string> generated = {"numgen", "jhash", "symhash"};
 		if (peek().kind == Tok::Word && !bare_meta_keys.count(peek().text) &&
-		    peek().text != "meta" && peek().text != "ct" && !payload_protos.count(peek().text)) {
+		    peek().text != "meta" && peek().text != "ct" && !payload_protos.count(peek().text) &&
+		    !generated.count(peek().text)) {
 			s.rhs = parse_rhs(false);
 		} else {
 			auto src = parse_lhs();

@@ -68,6 +68,7 @@ private:
 	ExprPtr parse_primary_lhs();
 	ExprPtr parse_lhs();
 	ExprPtr parse_typeof_expr();
+	ExprPtr parse_generated();
 	std::string comment_string();
 	ExprPtr parse_rhs(bool allow_list);
 	ExprPtr parse_rhs_atom();
