@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <cstring>
+#include <ctime>
 #include <net/if.h>
 #include <netdb.h>
 
@@ -43,6 +44,11 @@ static const DataType types[] = {
 	{TYPE_ECN, "ecn", "Explicit Congestion Notification", 2, ByteOrder::Big, false},
 	{TYPE_BOOLEAN, "boolean", "boolean type", 1, ByteOrder::Host, false},
 	{TYPE_IFNAME, "ifname", "network interface name", 128, ByteOrder::Host, false},
+	// meta time, day, hour (nft's date_type is named "time" too; `type
+	// time` finds the relative time above first, as in nft)
+	{TYPE_TIME_DATE, "time", "Relative time of packet reception", 64, ByteOrder::Host, false},
+	{TYPE_TIME_HOUR, "hour", "Hour of day of packet reception", 32, ByteOrder::Host, false},
+	{TYPE_TIME_DAY, "day", "Day of week of packet reception", 8, ByteOrder::Host, false},
 };
 
 const DataType &datatype(TypeId id)
@@ -134,6 +140,10 @@ static const Sym icmpx_code_syms[] = {
 	{"port-unreachable", 1}, {"admin-prohibited", 3}, {"no-route", 0}, {"host-unreachable", 2},
 };
 static const Sym devgroup_syms[] = {{"default", 0}};
+static const Sym day_syms[] = {
+	{"Sunday", 0}, {"Monday", 1}, {"Tuesday", 2}, {"Wednesday", 3}, {"Thursday", 4},
+	{"Friday", 5}, {"Saturday", 6},
+};
 static const Sym tcp_flag_syms[] = {
 	{"fin", 1}, {"syn", 2}, {"rst", 4}, {"psh", 8}, {"ack", 16}, {"urg", 32},
 	{"ecn", 64}, {"cwr", 128},
@@ -231,11 +241,132 @@ static bool symbolic(const DataType &t, const std::string &w, uint64_t &v)
 	}
 }
 
+// ---- meta day, hour and time (nft's meta.c) ----
+//
+// nft reads and prints hours and dates in the local time zone: an hour is
+// sent as seconds since midnight UTC, a date as nanoseconds since the
+// epoch; both shift by the zone's offset from UTC (tm_gmtoff) -- an hour's
+// by the offset now, a date's by the offset at that date.
+
+static long utc_offset_at(time_t t)
+{
+	struct tm tm;
+	return localtime_r(&t, &tm) ? tm.tm_gmtoff : 0;
+}
+
+// An unsigned decimal number filling W (strtoul's, as nft reads them).
+static bool decimal_word(const std::string &w, uint64_t &v)
+{
+	if (w.empty() || !std::isdigit(static_cast<unsigned char>(w[0])))
+		return false;
+	char *end = nullptr;
+	v = strtoull(w.c_str(), &end, 10);
+	return *end == '\0';
+}
+
+// "" when W reads as a value of the day, hour or date type T (into V),
+// else nft's error for it.
+static std::string time_value(const DataType &t, const std::string &w, uint64_t &v)
+{
+	if (t.id == TYPE_TIME_DAY) {
+		if (lookup(day_syms, w, v))
+			return "";
+		if (parse_number(w, v))
+			return v > 6 ? "Value " + w + " exceeds valid range 0-6" : "";
+		return std::string("Could not parse ") + t.desc;
+	}
+	if (t.id == TYPE_TIME_DATE) {
+		// "%F %T", "%F %R" or "%F" (what follows is not looked at), in
+		// local time; else seconds since the epoch
+		struct tm tm;
+		memset(&tm, 0, sizeof tm);
+		if (strptime(w.c_str(), "%F %T", &tm) || strptime(w.c_str(), "%F %R", &tm) ||
+		    strptime(w.c_str(), "%F", &tm)) {
+			time_t ts = timegm(&tm);
+			if (ts != static_cast<time_t>(-1))
+				ts -= utc_offset_at(ts);
+			v = static_cast<uint64_t>(ts) * 1000000000ull;
+			return "";
+		}
+		if (decimal_word(w, v)) {
+			v *= 1000000000ull;
+			return "";
+		}
+		return "Cannot parse date";
+	}
+	// hour: seconds as they are; "%T" or "%R", or a time ("1h30m"), in
+	// local time
+	if (decimal_word(w, v))
+		return "";
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	const char *end = strptime(w.c_str(), "%T", &tm);
+	uint64_t seconds = 0;
+	if (!end || *end) {
+		end = strptime(w.c_str(), "%R", &tm);
+		if (end && *end)
+			return "Can't parse trailing input: \"" + std::string(end) + "\"";
+		if (!end) {
+			Bytes ms;
+			if (!try_encode(datatype(TYPE_TIME), 64, ByteOrder::Host, w, false, ms))
+				return "wrong time format";
+			seconds = bytes_value(ms, ByteOrder::Host) / 1000;
+		}
+	}
+	if (!seconds)
+		seconds = static_cast<uint64_t>(tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec);
+	const long off = utc_offset_at(time(nullptr));
+	uint32_t result = static_cast<uint32_t>(seconds);
+	if (static_cast<long>(result) >= off)
+		result = static_cast<uint32_t>((result - off) % 86400);
+	else
+		result = static_cast<uint32_t>(86400 - off + result);
+	v = result;
+	return "";
+}
+
+// How nft prints them: a day's name, an hour "HH:MM[:SS]" and a date
+// "YYYY-MM-DD HH:MM:SS", each quoted, in local time.
+static std::string time_text(const DataType &t, uint64_t v)
+{
+	char buf[64];
+	if (t.id == TYPE_TIME_DAY) {
+		const char *n = nullptr;
+		for (auto &s : day_syms)
+			if (s.value == v)
+				n = s.name;
+		return n ? "\"" + std::string(n) + "\"" : std::to_string(v);
+	}
+	if (t.id == TYPE_TIME_DATE) {
+		time_t ts = static_cast<time_t>(v / 1000000000ull);
+		ts += utc_offset_at(ts);
+		struct tm tm;
+		if (!gmtime_r(&ts, &tm) || !strftime(buf, sizeof buf, "%F %T", &tm))
+			return "Error converting timestamp to printed time";
+		return "\"" + std::string(buf) + "\"";
+	}
+	uint32_t seconds = static_cast<uint32_t>(v);
+	seconds = static_cast<uint32_t>((seconds + utc_offset_at(time(nullptr))) % 86400);
+	const uint32_t minutes = seconds / 60 % 60, hours = seconds / 3600;
+	seconds %= 60;
+	if (seconds)
+		snprintf(buf, sizeof buf, "\"%02u:%02u:%02u\"", hours, minutes, seconds);
+	else
+		snprintf(buf, sizeof buf, "\"%02u:%02u\"", hours, minutes);
+	return buf;
+}
+
 bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::string &w,
 		bool quoted, Bytes &out)
 {
 	uint64_t v;
 	switch (t.id) {
+	case TYPE_TIME_DAY:
+	case TYPE_TIME_HOUR:
+	case TYPE_TIME_DATE:
+		if (!time_value(t, w, v).empty())
+			return false;
+		break;
 	case TYPE_IPADDR: {
 		in_addr a;
 		if (quoted || inet_pton(AF_INET, w.c_str(), &a) != 1)
@@ -419,6 +550,7 @@ static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
 	case TYPE_ICMPX_CODE:
 	case TYPE_DEVGROUP:
 	case TYPE_NFPROTO:
+	case TYPE_TIME_DAY:
 		snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
 		break;
 	case TYPE_TIME:
@@ -442,6 +574,10 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 	if (numeric && b.size() <= 8 && format_numeric(t, v, num))
 		return num;
 	switch (t.id) {
+	case TYPE_TIME_DAY:
+	case TYPE_TIME_HOUR:
+	case TYPE_TIME_DATE:
+		return time_text(t, v);
 	case TYPE_IPADDR:
 		if (b.size() == 4 && inet_ntop(AF_INET, b.data(), buf, sizeof buf))
 			return buf;
@@ -571,6 +707,13 @@ Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &
 		return Json::string(unquoted(format_value(t, bits, order, b)));
 	case TYPE_TIME:
 		return Json::uinteger(v / 1000);
+	case TYPE_TIME_HOUR:
+	case TYPE_TIME_DATE:
+		return Json::string(unquoted(format_value(t, bits, order, b)));
+	case TYPE_TIME_DAY: {
+		const std::string s = unquoted(format_value(t, bits, order, b));
+		return numeric || !is_symbol_name(s) ? Json::uinteger(v) : Json::string(s);
+	}
 	case TYPE_BOOLEAN:
 		return Json::boolean(v != 0);
 	case TYPE_INET_PROTOCOL: {
@@ -663,6 +806,10 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 	Bytes out;
 	if (try_encode(t, bits, order, e.text, e.quoted, out))
 		return out;
+	if (t.id == TYPE_TIME_DAY || t.id == TYPE_TIME_HOUR || t.id == TYPE_TIME_DATE) {
+		uint64_t v;
+		throw LangError(e.loc, time_value(t, e.text, v));
+	}
 	if (t.id == TYPE_IFINDEX)
 		throw LangError(e.loc, "Interface does not exist");
 	uint64_t v;

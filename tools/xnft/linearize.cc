@@ -109,6 +109,7 @@ struct Interval {
 	Bytes lo, hi;
 	bool range = false;
 	bool prefix = false;  // written as a/len (nft's error names it so)
+	bool inverted = false;  // an hour range past midnight, turned round
 };
 
 static Bytes prefix_mask(unsigned bytes, unsigned len)
@@ -132,8 +133,13 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 			std::reverse(lo.begin(), lo.end());
 			std::reverse(hi.begin(), hi.end());
 		}
-		if (std::lexicographical_compare(hi.begin(), hi.end(), lo.begin(), lo.end()))
-			throw LangError(e.loc, "Range has zero or negative size");
+		if (std::lexicographical_compare(hi.begin(), hi.end(), lo.begin(), lo.end())) {
+			// nft matches "23:00"-"01:00" as != "01:00"-"23:00"
+			if (p.type->id != TYPE_TIME_HOUR)
+				throw LangError(e.loc, "Range has zero or negative size");
+			std::swap(iv.lo, iv.hi);
+			iv.inverted = true;
+		}
 		return iv;
 	}
 	if (e.kind == ExprKind::Prefix) {
@@ -875,6 +881,8 @@ void Linearizer::match_value(Op op, const Expr &rhs, const Load &l)
 	}
 	if (op != Op::Implicit && op != Op::Eq && op != Op::Neq)
 		throw LangError(rhs.loc, "Relational expression with a range or prefix needs == or !=");
+	if (iv.inverted)
+		op = op == Op::Neq ? Op::Eq : Op::Neq;
 	bool is_prefix = rhs.kind == ExprKind::Prefix ||
 			 (rhs.kind == ExprKind::Value && rhs.text.find('/') != std::string::npos);
 	if (is_prefix) {

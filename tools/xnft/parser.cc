@@ -27,6 +27,7 @@ static const std::set<std::string> bare_meta_keys = {
 	"mark", "iif", "iifname", "iiftype", "oif", "oifname", "oiftype",
 	"skuid", "skgid", "nftrace", "rtclassid", "ibriport", "obriport",
 	"ibrname", "obrname", "pkttype", "cpu", "iifgroup", "oifgroup", "cgroup",
+	"time", "day", "hour",
 };
 static const std::set<std::string> families = {
 	"ip", "ip6", "inet", "arp", "bridge", "netdev",

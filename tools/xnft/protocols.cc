@@ -110,6 +110,9 @@ static const MetaKey meta_keys[] = {
 	{"cgroup", NFT_META_CGROUP, TYPE_INTEGER, 32, ByteOrder::Host},
 	{"ibrpvid", NFT_META_BRI_IIFPVID, TYPE_INTEGER, 16, ByteOrder::Host},
 	{"ibrvproto", NFT_META_BRI_IIFVPROTO, TYPE_ETHERTYPE, 16, ByteOrder::Big},
+	{"time", NFT_META_TIME_NS, TYPE_TIME_DATE, 64, ByteOrder::Host},
+	{"day", NFT_META_TIME_DAY, TYPE_TIME_DAY, 8, ByteOrder::Host},
+	{"hour", NFT_META_TIME_HOUR, TYPE_TIME_HOUR, 32, ByteOrder::Host},
 };
 
 static const CtKey ct_keys[] = {
