@@ -9,6 +9,7 @@
 #include "nft_eval.h"
 
 #include "compiler.h"
+#include "jhash.h"
 #include "nft_set.h"
 
 namespace xb::nft {
@@ -199,6 +200,25 @@ bool eval_meta(const Insn &in, const Pkt &p, uint32_t *dst)
 	case kMetaPkttype:
 		store8(dst, p.pkttype);
 		return true;
+	case kMetaPrandom:
+		*dst = xb_random_u32();
+		return true;
+	/* nft_meta_get_eval_time: the wall clock; the weekday in the kernel's
+	 * timezone (0: Sunday), the hour as seconds into the UTC day */
+	case kMetaTimeNs: {
+		const uint64_t ns = xb_realtime_ns();
+		__builtin_memcpy(dst, &ns, 8);
+		return true;
+	}
+	case kMetaTimeDay: {
+		const int64_t secs = int64_t(xb_realtime_ns() / 1000000000u) -
+				     int64_t(xb_tz_minuteswest()) * 60;
+		store8(dst, uint8_t((4 + uint64_t(secs) / 86400) % 7));
+		return true;
+	}
+	case kMetaTimeHour:
+		*dst = uint32_t(xb_realtime_ns() / 1000000000u % 86400);
+		return true;
 	/* nft_meta_bridge_get_eval: the empty name where there is no
 	 * device or it is no bridge port. */
 	case kMetaBriIifname:
@@ -360,6 +380,81 @@ bool eval_quota(Quota &q, const Pkt &p)
 						     __ATOMIC_RELAXED);
 	const bool over = consumed > q.bytes;
 	return over == bool(q.flags & kQuotaFInv);
+}
+
+/* nft_ng_inc_eval and nft_ng_random_eval: the next counter value (shared
+ * by every CPU, wrapping at the modulus) or a uniform random one, plus the
+ * offset. */
+uint32_t eval_numgen(const Insn &in)
+{
+	uint32_t modulus, offset;
+	__builtin_memcpy(&modulus, in.data, 4);
+	__builtin_memcpy(&offset, in.data + 4, 4);
+	if (in.sub == kNgRandom)
+		return reciprocal_scale(xb_random_u32(), modulus) + offset;
+	uint32_t *counter = static_cast<uint32_t *>(in.ref);
+	uint32_t old = __atomic_load_n(counter, __ATOMIC_RELAXED), next;
+	do
+		next = old + 1 < modulus ? old + 1 : 0;
+	while (!__atomic_compare_exchange_n(counter, &old, next, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED));
+	return next + offset;
+}
+
+/*
+ * The flow's symmetric hash (__skb_get_hash_symmetric): the same for both
+ * directions of an IPv4/IPv6 flow - its addresses and ports in a fixed
+ * order, and its protocol - hashed with the rule's random key, as the
+ * kernel's flow hash is keyed at random. Other frames hash their protocol.
+ */
+uint32_t symmetric_hash(const Pkt &p, uint32_t seed)
+{
+	uint8_t key[40] = {};
+	uint32_t alen = 0;
+	if (p.tprot_set)
+		alen = p.protocol == kEthPIp ? 4 : 16;
+	if (alen) {
+		const uint8_t *src = p.frame + p.nhoff + (alen == 4 ? 12 : 8);
+		const uint8_t *dst = src + alen;
+		uint16_t sport = 0, dport = 0;
+		const bool ports = !p.fragoff && (p.l4proto == 6 || p.l4proto == 17 ||
+						  p.l4proto == 132 || p.l4proto == 136 ||
+						  p.l4proto == 33);
+		if (ports && p.thoff + 4 <= p.len) {
+			__builtin_memcpy(&sport, p.frame + p.thoff, 2);
+			__builtin_memcpy(&dport, p.frame + p.thoff + 2, 2);
+		}
+		const int order = __builtin_memcmp(src, dst, alen);
+		if (order > 0 || (order == 0 && sport > dport)) {
+			const uint8_t *t = src;
+			src = dst;
+			dst = t;
+			const uint16_t tp = sport;
+			sport = dport;
+			dport = tp;
+		}
+		__builtin_memcpy(key, src, alen);
+		__builtin_memcpy(key + 16, dst, alen);
+		__builtin_memcpy(key + 32, &sport, 2);
+		__builtin_memcpy(key + 34, &dport, 2);
+		key[36] = p.l4proto;
+	}
+	__builtin_memcpy(key + 38, &p.protocol, 2);
+	return jhash(key, sizeof(key), seed);
+}
+
+/* nft_jhash_eval and nft_symhash_eval: the hash scaled below the modulus,
+ * plus the offset. */
+uint32_t eval_hash(const Insn &in, const Pkt &p, const uint32_t *src)
+{
+	uint32_t modulus, offset, seed;
+	__builtin_memcpy(&modulus, in.data, 4);
+	__builtin_memcpy(&offset, in.data + 4, 4);
+	__builtin_memcpy(&seed, in.data + 8, 4);
+	const uint32_t h = in.sub == kHashSym
+				   ? symmetric_hash(p, seed)
+				   : jhash(reinterpret_cast<const uint8_t *>(src), in.len, seed);
+	return reciprocal_scale(h, modulus) + offset;
 }
 
 bool eval_limit(const Insn &in, const Pkt &p)
@@ -613,6 +708,12 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 		case Op::Notrack:
 			eval_notrack(p);
 			break;
+		case Op::Numgen:
+			*dst = eval_numgen(in);
+			break;
+		case Op::Hash:
+			*dst = eval_hash(in, p, src);
+			break;
 		case Op::Reject:
 			eval_reject(in, p);
 			regs.code = kNfDrop;
@@ -669,6 +770,15 @@ bool rule_reads_unwritten(const Insn *insn, uint32_t count)
 		case Op::Meta:
 		case Op::CtGet:
 			writes = in.dreg != kDregVerdict;
+			break;
+		case Op::Numgen:
+			writes = true;
+			wlen = 4;
+			break;
+		case Op::Hash:
+			reads = in.sub != kHashSym;	/* jhash: @len bytes at sreg */
+			writes = true;
+			wlen = 4;
 			break;
 		default:
 			break;

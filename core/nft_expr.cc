@@ -282,6 +282,7 @@ uint32_t meta_len(uint32_t key)
 	case kMetaNfproto:
 	case kMetaL4proto:
 	case kMetaPkttype:
+	case kMetaTimeDay:
 		return 1;
 	case kMetaProtocol:
 	case kMetaIiftype:
@@ -296,7 +297,11 @@ uint32_t meta_len(uint32_t key)
 	case kMetaPriority:
 	case kMetaIifgroup:
 	case kMetaOifgroup:
+	case kMetaPrandom:
+	case kMetaTimeHour:
 		return 4;
+	case kMetaTimeNs:
+		return 8;
 	case kMetaIifname:
 	case kMetaOifname:
 	case kMetaBriIifname:
@@ -700,10 +705,104 @@ int parse_quota(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
 		xb_free(q);
 		return err;
 	}
-	out.quotas[out.count_quotas++] = q;
+	out.plain[out.count_plain++] = q;
 	in.op = Op::Quota;
 	in.ref = q;
 	return 0;
+}
+
+/* A modulus and offset as nft_ng_*_init and nft_*hash_init check them:
+ * a zero modulus ERANGE, a range that wraps EOVERFLOW. */
+int parse_modulus(const Attr &modulus_attr, const Attr &offset_attr, Insn &in, Extack *ack)
+{
+	uint32_t modulus, offset = 0;
+	if (!attr_be32(modulus_attr, modulus))
+		return fail(ack, kERANGE, "modulus is a 32-bit value");
+	if (offset_attr.present() && !attr_be32(offset_attr, offset))
+		return fail(ack, kERANGE, "offset is a 32-bit value");
+	if (modulus == 0)
+		return fail(ack, kERANGE, "modulus must not be zero");
+	if (offset + modulus - 1 < offset)
+		return fail(ack, kEOVERFLOW, "offset plus modulus overflows 32 bits");
+	__builtin_memcpy(in.data, &modulus, 4);
+	__builtin_memcpy(in.data + 4, &offset, 4);
+	return 0;
+}
+
+/* nft_ng_select_ops and nft_ng_*_init: an incremental counter starts so
+ * that the first frame reads 0 (+ offset); random reads are uniform. */
+int parse_numgen(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
+{
+	if (!tb[kNgDreg].present() || !tb[kNgModulus].present() || !tb[kNgType].present())
+		return invalid(ack, "numgen needs a register, a modulus and a type");
+	uint32_t type;
+	if (!attr_be32(tb[kNgType], type) || (type != kNgIncremental && type != kNgRandom))
+		return invalid(ack, "unknown numgen type");
+	int err = parse_modulus(tb[kNgModulus], tb[kNgOffset], in, ack);
+	if (!err)
+		err = store_reg(tb[kNgDreg], 4, false, in.dreg, ack);
+	if (err)
+		return err;
+	in.op = Op::Numgen;
+	in.sub = uint8_t(type);
+	in.len = 4;
+	if (type == kNgIncremental) {
+		uint32_t *counter =
+			static_cast<uint32_t *>(xb_alloc(sizeof(uint32_t), XB_ALLOC_SLEEP));
+		if (!counter)
+			return fail(ack, kENOMEM, "out of memory for numgen");
+		uint32_t modulus;
+		__builtin_memcpy(&modulus, in.data, 4);
+		*counter = modulus - 1;
+		out.plain[out.count_plain++] = counter;
+		in.ref = counter;
+	}
+	return 0;
+}
+
+/* nft_hash_select_ops, nft_jhash_init and nft_symhash_init: jhash of 1 to
+ * 255 bytes with the given seed (a random one without), or the flow's
+ * symmetric hash. */
+int parse_hash(const Attr *tb, Insn &in, Extack *ack)
+{
+	uint32_t type = kHashJenkins;
+	if (tb[kHashType].present() && (!attr_be32(tb[kHashType], type) ||
+					(type != kHashJenkins && type != kHashSym)))
+		return fail(ack, kEOPNOTSUPP, "unknown hash type");
+	in.op = Op::Hash;
+	in.sub = uint8_t(type);
+	if (type == kHashSym) {
+		if (!tb[kHashDreg].present() || !tb[kHashModulus].present())
+			return invalid(ack, "symhash needs a register and a modulus");
+		/* the flow's hash key: random, as the kernel's flow hash is */
+		const uint32_t seed = xb_random_u32();
+		__builtin_memcpy(in.data + 8, &seed, 4);
+		const int err = parse_modulus(tb[kHashModulus], tb[kHashOffset], in, ack);
+		return err ? err : store_reg(tb[kHashDreg], 4, false, in.dreg, ack);
+	}
+	if (!tb[kHashSreg].present() || !tb[kHashDreg].present() || !tb[kHashLen].present() ||
+	    !tb[kHashModulus].present())
+		return invalid(ack, "jhash needs registers, a length and a modulus");
+	uint32_t len;
+	if (!attr_be32(tb[kHashLen], len) || len > 255)
+		return fail(ack, kERANGE, "jhash length above 255 bytes");
+	if (len == 0)
+		return fail(ack, kERANGE, "jhash length must not be zero");
+	in.len = uint8_t(len);
+	int err = load_reg(tb[kHashSreg], len, in.sreg, ack);
+	if (!err)
+		err = parse_modulus(tb[kHashModulus], tb[kHashOffset], in, ack);
+	if (err)
+		return err;
+	uint32_t seed;
+	if (tb[kHashSeed].present()) {
+		if (!attr_be32(tb[kHashSeed], seed))
+			return fail(ack, kERANGE, "jhash seed is a 32-bit value");
+	} else {
+		seed = xb_random_u32();
+	}
+	__builtin_memcpy(in.data + 8, &seed, 4);
+	return store_reg(tb[kHashDreg], 4, false, in.dreg, ack);
 }
 
 constexpr unsigned kExprAttrMax = 8;
@@ -753,6 +852,10 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_reject(tb, in, out, ack);
 	if (attr_equals(name, "quota"))
 		return parse_quota(tb, in, out, ack);
+	if (attr_equals(name, "numgen"))
+		return parse_numgen(tb, in, out, ack);
+	if (attr_equals(name, "hash"))
+		return parse_hash(tb, in, ack);
 	if (attr_equals(name, "notrack")) {
 		/* nft_notrack: no attributes, and no conntrack user of its own
 		 * (it does not switch the bridge's tracking on) */
@@ -871,8 +974,8 @@ int parse_rule_exprs(const Attr &list, Resolver &res, ParsedRule &out, Extack *a
 		out.counters = static_cast<Counter **>(xb_alloc(n * sizeof(Counter *), XB_ALLOC_SLEEP));
 		out.limits = static_cast<Limit **>(xb_alloc(n * sizeof(Limit *), XB_ALLOC_SLEEP));
 		out.logs = static_cast<Log **>(xb_alloc(n * sizeof(Log *), XB_ALLOC_SLEEP));
-		out.quotas = static_cast<Quota **>(xb_alloc(n * sizeof(Quota *), XB_ALLOC_SLEEP));
-		if (!out.insn || !out.counters || !out.limits || !out.logs || !out.quotas) {
+		out.plain = static_cast<void **>(xb_alloc(n * sizeof(void *), XB_ALLOC_SLEEP));
+		if (!out.insn || !out.counters || !out.limits || !out.logs || !out.plain) {
 			free_parsed_rule(out);
 			return fail(ack, kENOMEM, "out of memory for a rule");
 		}
@@ -909,10 +1012,10 @@ void free_parsed_rule(ParsedRule &r)
 	}
 	if (r.logs)
 		xb_free(r.logs);
-	for (uint32_t i = 0; i < r.count_quotas; i++)
-		xb_free(r.quotas[i]);
-	if (r.quotas)
-		xb_free(r.quotas);
+	for (uint32_t i = 0; i < r.count_plain; i++)
+		xb_free(r.plain[i]);
+	if (r.plain)
+		xb_free(r.plain);
 	if (r.insn)
 		xb_free(r.insn);
 	if (r.counters)

@@ -58,6 +58,10 @@ enum class Op : uint8_t {
 			 * (ref: Quota) */
 	ObjQuota,	/* quota name NAME: a named quota object (objref);
 			 * the object (control), its Quota (generation) */
+	Numgen,		/* numgen: a counter or random number (sub: type) below
+			 * a modulus, plus an offset -> dreg (ref: the counter) */
+	Hash,		/* jhash of sreg, or the flow's symmetric hash (sub:
+			 * type), below a modulus, plus an offset -> dreg */
 	Reject,		/* reject: a reply to the sender (sub: type; data[0],
 			 * data[1]: the ICMP and ICMPv6 codes), then drop */
 };
@@ -195,8 +199,10 @@ struct ParsedRule {
 	uint32_t count_limits = 0;
 	Log **logs = nullptr;		/* owned; count_logs entries */
 	uint32_t count_logs = 0;
-	Quota **quotas = nullptr;	/* owned; count_quotas entries */
-	uint32_t count_quotas = 0;
+	/* owned; count_plain entries: state with nothing to release but its
+	 * memory (quotas, numgen counters), freed with xb_free */
+	void **plain = nullptr;
+	uint32_t count_plain = 0;
 	bool has_ct = false;		/* reads or sets ct: switches conntrack on */
 	bool has_offload = false;
 	bool has_reject = false;	/* valid at prerouting and input only */

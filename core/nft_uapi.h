@@ -123,7 +123,8 @@ enum : uint32_t {
 	kMetaOif = 5, kMetaIifname = 6, kMetaOifname = 7, kMetaIiftype = 8, kMetaOiftype = 9,
 	kMetaNfproto = 15, kMetaL4proto = 16, kMetaBriIifname = 17, kMetaBriOifname = 18,
 	kMetaPkttype = 19, kMetaCpu = 20, kMetaIifgroup = 21, kMetaOifgroup = 22,
-	kMetaIifkind = 26, kMetaOifkind = 27, kMetaBriIifpvid = 28, kMetaBriIifvproto = 29,
+	kMetaPrandom = 24, kMetaIifkind = 26, kMetaOifkind = 27, kMetaBriIifpvid = 28,
+	kMetaBriIifvproto = 29, kMetaTimeNs = 30, kMetaTimeDay = 31, kMetaTimeHour = 32,
 };
 enum : uint16_t { kCtDreg = 1, kCtKey = 2, kCtDirection = 3, kCtSreg = 4 };
 enum : uint32_t {
@@ -147,6 +148,14 @@ enum : uint16_t {
 };
 enum : uint32_t { kLimitPkts = 0, kLimitPktBytes = 1 };
 constexpr uint32_t kLimitFInv = 0x1;
+/* NFTA_NG_*, nft_ng_types; NFTA_HASH_*, nft_hash_types */
+enum : uint16_t { kNgDreg = 1, kNgModulus = 2, kNgType = 3, kNgOffset = 4 };
+enum : uint32_t { kNgIncremental = 0, kNgRandom = 1 };
+enum : uint16_t {
+	kHashSreg = 1, kHashDreg = 2, kHashLen = 3, kHashModulus = 4, kHashSeed = 5,
+	kHashOffset = 6, kHashType = 7,
+};
+enum : uint32_t { kHashJenkins = 0, kHashSym = 1 };
 /* NFTA_REJECT_*, nft_reject_types and the ICMPX codes */
 enum : uint16_t { kRejectType = 1, kRejectIcmpCode = 2 };
 enum : uint32_t { kRejectIcmpUnreach = 0, kRejectTcpRst = 1, kRejectIcmpxUnreach = 2 };

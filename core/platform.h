@@ -61,6 +61,14 @@ uint64_t xb_now_ns(void);
 uint32_t xb_random_u32(void);
 
 /*
+ * The wall clock, for nft's meta time, day and hour: nanoseconds since
+ * the epoch (ktime_get_real_ns), and the kernel's timezone in minutes west
+ * of UTC (sys_tz, as settimeofday set it; 0 when nothing did). Datapath.
+ */
+uint64_t xb_realtime_ns(void);
+int32_t xb_tz_minuteswest(void);
+
+/*
  * RCU. In the kernel, xb_rcu_head is the kernel's own struct rcu_head
  * (struct callback_head), so a core callback has exactly the type call_rcu
  * calls: no cast function pointer (undefined behaviour, and a kCFI trap).

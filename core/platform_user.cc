@@ -289,6 +289,12 @@ void *xb_percpu_this(void *pcpu)
 
 /* ---- time and randomness --------------------------------------------- */
 
+namespace {
+/* The wall clock a test set (xb_user_set_realtime); 0: the real one. */
+constinit std::atomic<uint64_t> g_fake_realtime_ns{0};
+constinit std::atomic<int32_t> g_tz_minuteswest{0};
+} // namespace
+
 uint64_t xb_now_ns(void)
 {
 	if (g_fake_time.load(std::memory_order_acquire))
@@ -297,6 +303,27 @@ uint64_t xb_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);	/* as the kernel's jiffies */
 	return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull +
 	       static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint64_t xb_realtime_ns(void)
+{
+	const uint64_t fake = g_fake_realtime_ns.load(std::memory_order_relaxed);
+	if (fake)
+		return fake;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+int32_t xb_tz_minuteswest(void)
+{
+	return g_tz_minuteswest.load(std::memory_order_relaxed);
+}
+
+void xb_user_set_realtime(uint64_t ns, int32_t tz_minuteswest)
+{
+	g_fake_realtime_ns.store(ns, std::memory_order_relaxed);
+	g_tz_minuteswest.store(tz_minuteswest, std::memory_order_relaxed);
 }
 
 uint32_t xb_random_u32(void)

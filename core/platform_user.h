@@ -66,6 +66,10 @@ size_t xb_user_nft_log_count(void);	/* records kept */
 int xb_user_nft_log_get(size_t i, struct xb_user_nft_log_record *out);	/* 0 or -1 */
 void xb_user_nft_log_clear(void);
 
+/* The wall clock xb_realtime_ns() returns (0: the real one again) and the
+ * timezone xb_tz_minuteswest() does (userspace's default: 0, UTC). */
+void xb_user_set_realtime(uint64_t ns, int32_t tz_minuteswest);
+
 /*
  * nft `reject` (xb_nft_reject): each reply asked for is recorded (the
  * latest 256) for tests to read back; nothing is sent.

@@ -19,6 +19,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/time.h>
 
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
@@ -78,6 +79,16 @@ uint64_t xb_now_ns(void)
 uint32_t xb_random_u32(void)
 {
 	return get_random_u32();
+}
+
+uint64_t xb_realtime_ns(void)
+{
+	return ktime_get_real_ns();
+}
+
+int32_t xb_tz_minuteswest(void)
+{
+	return sys_tz.tz_minuteswest;
 }
 
 void xb_rcu_read_lock(void)

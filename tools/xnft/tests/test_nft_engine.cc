@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "engine_fixture.h"
 #include "engine_load.h"
 #include "ct_track.h"
+#include "jhash.h"
 #include "diagnostics.h"
 #include "nft_dump.h"
 #include "nft_eval.h"
@@ -1596,4 +1598,195 @@ TEST_CASE("nft engine: quota objects", "[nft]")
 	CHECK(dump_types(0).size() == 2);
 	CHECK(obj_request(kMsgDelObj, "q", 0, 0) == -xb::kEBUSY);
 	CHECK(obj_request(kMsgDelObj, "nosuch", 0, 0) == -xb::kENOENT);
+}
+
+namespace {
+
+// A rule that loads something into reg 1 with @load and sets the frame's
+// mark from it: what the value was, per frame.
+uint32_t mark_after(Engine &e, Bytes frame)
+{
+	Frame f(std::move(frame));
+	e.run(kHookForward, f.pkt);
+	return f.pkt.mark;
+}
+
+nftnl_expr *raw_mark_from_reg1()
+{
+	nftnl_expr *x = nftnl_expr_alloc("meta");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_META_KEY, NFT_META_MARK);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_META_SREG, NFT_REG_1);
+	return x;
+}
+
+nftnl_expr *raw_numgen(uint32_t type, uint32_t modulus, uint32_t offset)
+{
+	nftnl_expr *x = nftnl_expr_alloc("numgen");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_NG_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_NG_MODULUS, modulus);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_NG_TYPE, type);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_NG_OFFSET, offset);
+	return x;
+}
+
+} // namespace
+
+// lookup3's own test vectors (hashlittle, which the kernel's jhash is on a
+// little-endian CPU), and reciprocal_scale.
+TEST_CASE("jhash: the kernel's lookup3", "[nft]")
+{
+	const char *text = "Four score and seven years ago";
+	const auto *k = reinterpret_cast<const uint8_t *>(text);
+	CHECK(xb::jhash(k, 0, 0) == 0xdeadbeef);
+	CHECK(xb::jhash(k, 30, 0) == 0x17770551);
+	CHECK(xb::jhash(k, 30, 1) == 0xcd628161);
+	CHECK(xb::reciprocal_scale(0xffffffff, 4) == 3);
+	CHECK(xb::reciprocal_scale(0x3fffffff, 4) == 0);
+}
+
+// numgen (nft_ng_inc_eval, nft_ng_random_eval): the counter starts at 0
+// and wraps at the modulus, shared by every frame of the rule; random
+// values stay in [offset, offset + modulus). Bad moduli and types refused.
+TEST_CASE("nft engine: numgen", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
+	REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_numgen(NFT_NG_INCREMENTAL, 3, 10));
+		nftnl_rule_add_expr(r, raw_mark_from_reg1());
+	}) == 0);
+	std::vector<uint32_t> marks;
+	for (int i = 0; i < 5; i++)
+		marks.push_back(mark_after(e, tcp(22)));
+	CHECK(marks == std::vector<uint32_t>{10, 11, 12, 10, 11});
+
+	Engine r;
+	REQUIRE(r.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
+	REQUIRE(add_raw_rule(r, "t", "c", [](nftnl_rule *x) {
+		nftnl_rule_add_expr(x, raw_numgen(NFT_NG_RANDOM, 4, 100));
+		nftnl_rule_add_expr(x, raw_mark_from_reg1());
+	}) == 0);
+	std::set<uint32_t> seen;
+	for (int i = 0; i < 200; i++)
+		seen.insert(mark_after(r, tcp(22)));
+	CHECK(seen == std::set<uint32_t>{100, 101, 102, 103});
+
+	auto one = [&](nftnl_expr *x) {
+		return add_raw_rule(e, "t", "c", [&](nftnl_rule *rule) { nftnl_rule_add_expr(rule, x); });
+	};
+	CHECK(one(raw_numgen(NFT_NG_INCREMENTAL, 0, 0)) == -xb::kERANGE);
+	CHECK(one(raw_numgen(NFT_NG_RANDOM, 2, 0xffffffff)) == -xb::kEOVERFLOW);
+	CHECK(one(raw_numgen(2, 2, 0)) == -xb::kEINVAL);
+	CHECK(e.chain("t", "c").rules.size() == 1);
+}
+
+// jhash of a loaded field (nft_jhash_eval) puts each source in the bucket
+// the kernel's jhash does, with the given seed and offset; symhash gives
+// both directions of a flow one bucket.
+TEST_CASE("nft engine: jhash and symhash", "[nft]")
+{
+	auto hash_rule = [](Engine &e, uint32_t type) {
+		REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") ==
+			0);
+		REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
+			if (type == NFT_HASH_JENKINS) {
+				nftnl_expr *ld = nftnl_expr_alloc("payload");
+				nftnl_expr_set_u32(ld, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+				nftnl_expr_set_u32(ld, NFTNL_EXPR_PAYLOAD_BASE,
+						   NFT_PAYLOAD_NETWORK_HEADER);
+				nftnl_expr_set_u32(ld, NFTNL_EXPR_PAYLOAD_OFFSET, 16);	// ip daddr
+				nftnl_expr_set_u32(ld, NFTNL_EXPR_PAYLOAD_LEN, 4);
+				nftnl_rule_add_expr(r, ld);
+			}
+			nftnl_expr *h = nftnl_expr_alloc("hash");
+			if (type == NFT_HASH_JENKINS) {
+				nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_SREG, NFT_REG_1);
+				nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_LEN, 4);
+				nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_SEED, 0x1);
+			}
+			nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_DREG, NFT_REG_1);
+			nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_MODULUS, 4);
+			nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_OFFSET, 7);
+			nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_TYPE, type);
+			nftnl_rule_add_expr(r, h);
+			nftnl_rule_add_expr(r, raw_mark_from_reg1());
+		}) == 0);
+	};
+	Engine j;
+	hash_rule(j, NFT_HASH_JENKINS);
+	std::set<uint32_t> buckets;
+	for (uint8_t last = 2; last < 42; last++) {
+		const uint8_t daddr[4] = {10, 0, 0, last};
+		const uint32_t want = xb::reciprocal_scale(xb::jhash(daddr, 4, 1), 4) + 7;
+		const uint32_t got = mark_after(j, tcp(22, last));
+		CHECK(got == want);
+		buckets.insert(got);
+	}
+	CHECK(buckets.size() == 4);
+
+	Engine s;
+	hash_rule(s, NFT_HASH_SYM);
+	for (uint16_t port = 1000; port < 1040; port++) {
+		ctf::Tcp fwd, rev;
+		fwd.sport = port;
+		fwd.dport = 80;
+		rev.sport = 80;
+		rev.dport = port;
+		const uint32_t a = mark_after(
+			s, ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 0, 0, 2), fwd)));
+		const uint32_t b = mark_after(
+			s, ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 2), ctf::v4(10, 0, 0, 1), rev)));
+		CHECK(a == b);
+		CHECK(a >= 7);
+		CHECK(a < 11);
+	}
+
+	Engine bad;
+	REQUIRE(bad.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") ==
+		0);
+	auto hash_with = [&](uint32_t len, uint32_t modulus, uint32_t type) {
+		return add_raw_rule(bad, "t", "c", [&](nftnl_rule *r) {
+			nftnl_expr *h = nftnl_expr_alloc("hash");
+			nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_SREG, NFT_REG_1);
+			nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_DREG, NFT_REG_1);
+			nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_LEN, len);
+			nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_MODULUS, modulus);
+			nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_TYPE, type);
+			nftnl_rule_add_expr(r, h);
+		});
+	};
+	CHECK(hash_with(0, 4, NFT_HASH_JENKINS) == -xb::kERANGE);
+	CHECK(hash_with(256, 4, NFT_HASH_JENKINS) == -xb::kERANGE);
+	CHECK(hash_with(4, 0, NFT_HASH_JENKINS) == -xb::kERANGE);
+	CHECK(hash_with(4, 4, 2) == -xb::kEOPNOTSUPP);
+	CHECK(bad.chain("t", "c").rules.empty());
+}
+
+// meta time, day and hour (nft_meta_get_eval_time): nanoseconds of the
+// wall clock, the weekday in the kernel's timezone, seconds into the UTC
+// day.
+TEST_CASE("nft engine: meta time, day and hour", "[nft]")
+{
+	const uint64_t fri_0030_utc = 1796344200ull * 1000000000ull + 123;
+	auto meta_of = [](uint32_t key, int32_t tz) {
+		Engine e;
+		xb_user_set_realtime(fri_0030_utc, tz);
+		REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") ==
+			0);
+		REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
+			nftnl_expr *m = nftnl_expr_alloc("meta");
+			nftnl_expr_set_u32(m, NFTNL_EXPR_META_KEY, key);
+			nftnl_expr_set_u32(m, NFTNL_EXPR_META_DREG, NFT_REG_1);
+			nftnl_rule_add_expr(r, m);
+			nftnl_rule_add_expr(r, raw_mark_from_reg1());
+		}) == 0);
+		const uint32_t v = mark_after(e, tcp(22));
+		xb_user_set_realtime(0, 0);
+		return v;
+	};
+	CHECK(meta_of(NFT_META_TIME_DAY, 0) == 5);	// Friday
+	CHECK(meta_of(NFT_META_TIME_DAY, 60) == 4);	// 23:30 Thursday an hour west
+	CHECK(meta_of(NFT_META_TIME_HOUR, 0) == 1800);
+	CHECK(meta_of(NFT_META_TIME_HOUR, 60) == 1800);	// the UTC day's seconds
+	CHECK(meta_of(NFT_META_TIME_NS, 0) == uint32_t(fri_0030_utc));	// low word
 }
