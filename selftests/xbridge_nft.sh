@@ -531,6 +531,57 @@ nft_reject() {
 	ip netns del h4
 }
 
+# 13. Stateful and computed expressions, on xbridge (h1 -> h2) and on the
+#     Linux bridge (h3 -> h4, the same addresses on their own segment) with
+#     the same ruleset and the same pings: numgen's counter, jhash's buckets
+#     (the kernel's jhash), a quota statement dropping past its bound, a
+#     named quota, today's meta day and hour. Both list the same counters
+#     and quotas afterwards, and the same pings got through.
+nft_stateful() {
+	local xping lping
+	ip link add br9 type bridge
+	ip link set br9 up
+	host_add h3 br9 veth23 02:00:00:00:21:01 10.0.0.7/24
+	host_add h4 br9 veth24 02:00:00:00:21:02 10.0.0.8/24
+	{
+		echo 'table bridge s {'
+		echo '	quota q { until 100 bytes }'
+		echo '	chain pre {'
+		echo '		type filter hook prerouting priority filter; policy accept;'
+		echo '		ip protocol icmp numgen inc mod 2 vmap { 0 : jump n0, 1 : jump n1 }'
+		echo '		ip protocol icmp jhash ip saddr . ip daddr mod 4 seed 0x1 vmap { 0 : jump j0, 1 : jump j1, 2 : jump j2, 3 : jump j3 }'
+		echo '		icmp type echo-reply quota name "q" counter'
+		echo '		icmp type echo-request quota over 200 bytes drop'
+		echo '	}'
+		for c in n0 n1 j0 j1 j2 j3; do echo "	chain $c { counter; }"; done
+		echo '	chain days {'
+		echo '		type filter hook forward priority filter; policy accept;'
+		for d in Sunday Monday Tuesday Wednesday Thursday Friday Saturday; do
+			echo "		meta day \"$d\" counter"
+		done
+		echo '		meta hour "00:00"-"23:59" counter'
+		echo '	}'
+		echo '}'
+	} > "$TMPDIR/stateful.nft"
+	check "stateful: the ruleset (xnft)" xnft -f "$TMPDIR/stateful.nft"
+	check "stateful: the ruleset (nft, the Linux bridge)" nft -f "$TMPDIR/stateful.nft"
+	same "stateful: listed as nft lists it, before traffic" "$(xnft list ruleset)" "$(nft list ruleset)"
+	# h1 and h2 talked before: both sides start without neighbours (ARP)
+	ip -n h1 neigh flush all
+	ip -n h2 neigh flush all
+	xping=$(ip netns exec h1 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
+	lping=$(ip netns exec h3 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
+	[[ $xping == "2 received" && $lping == "2 received" ]]
+	log_test "stateful: the quota let 2 of 5 pings through on both" $? "xbridge: $xping, linux: $lping"
+	same "stateful: the same counters, quotas, buckets and days on both" \
+		"$(xnft list ruleset)" "$(nft list ruleset)"
+	check "flush ruleset (stateful)" xnft flush ruleset
+	nft flush ruleset
+	ip link del br9
+	ip netns del h3
+	ip netns del h4
+}
+
 ALL_TESTS="
 	nft_empty
 	nft_same_as_nft
@@ -544,6 +595,7 @@ ALL_TESTS="
 	nft_counters
 	nft_log
 	nft_reject
+	nft_stateful
 "
 
 nft_topology
