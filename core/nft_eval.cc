@@ -457,6 +457,105 @@ uint32_t eval_hash(const Insn &in, const Pkt &p, const uint32_t *src)
 	return reciprocal_scale(h, modulus) + offset;
 }
 
+/*
+ * Where a TCP option of @type starts in the frame (nft_exthdr_tcp_eval's
+ * walk: a kind <= NOP or a zero length steps one byte), and its length;
+ * false if the frame has no such option or it runs past the header.
+ */
+bool find_tcp_option(const Pkt &p, uint8_t type, uint32_t &at, uint32_t &optlen)
+{
+	if (!p.tprot_set || p.l4proto != 6 || p.fragoff || uint64_t(p.thoff) + 20 > p.len)
+		return false;
+	const uint8_t *tcp = p.frame + p.thoff;
+	const uint32_t hdrlen = (tcp[12] >> 4) * 4u;
+	if (hdrlen < 20 || p.thoff + hdrlen > p.len)
+		return false;
+	for (uint32_t i = 20; i < hdrlen - 1; i += optlen) {
+		optlen = tcp[i] <= 1 || tcp[i + 1] == 0 ? 1 : tcp[i + 1];
+		if (tcp[i] != type)
+			continue;
+		if (i + optlen > hdrlen)
+			return false;
+		at = p.thoff + i;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * ipv6_find_hdr from the IPv6 header: where the header of type @target
+ * starts (an upper-layer type ends the walk there too), walking
+ * hop-by-hop, routing, fragment (a later fragment ends it), AH and
+ * destination options headers. False if it is not there or the frame is
+ * no whole IPv6 packet.
+ */
+bool find_ipv6_header(const Pkt &p, uint8_t target, uint32_t &at)
+{
+	if (p.protocol != kEthPIpv6 || uint64_t(p.nhoff) + 40 > p.len)
+		return false;
+	auto is_ext = [](uint8_t h) {
+		return h == 0 || h == 43 || h == 44 || h == 51 || h == 59 || h == 60;
+	};
+	uint8_t next = p.frame[p.nhoff + 6];
+	uint32_t start = p.nhoff + 40;
+	for (;;) {
+		const bool found = next == target;
+		if (!is_ext(next) || next == 59) {	/* upper layer, or no next header */
+			if (!found)
+				return false;
+			break;
+		}
+		/* the header's first two bytes (a fragment header's four) */
+		if (uint64_t(start) + (next == 44 ? 4 : 2) > p.len)
+			return false;
+		const uint8_t *h = p.frame + start;
+		/* the target, or a later fragment (nothing follows it) */
+		if (found || (next == 44 && ((h[2] << 8 | h[3]) & ~7))) {
+			if (!found)
+				return false;
+			break;
+		}
+		uint32_t hdrlen;
+		if (next == 44) {
+			hdrlen = 8;
+		} else if (next == 51) {
+			hdrlen = (h[1] + 2u) * 4;
+		} else {
+			hdrlen = (h[1] + 1u) * 8;
+		}
+		next = h[0];
+		start += hdrlen;
+	}
+	at = start;
+	return true;
+}
+
+/* nft_exthdr_tcp_eval and nft_exthdr_ipv6_eval: the bytes, or whether the
+ * header is there (a break only for bytes of a missing one). */
+bool eval_exthdr(const Insn &in, const Pkt &p, uint32_t *dst)
+{
+	const bool present_only = in.flags & kExthdrFPresent;
+	uint32_t at = 0, optlen = 0;
+	bool found;
+	if (in.sub == kExthdrOpTcpopt) {
+		found = find_tcp_option(p, in.data[0], at, optlen) &&
+			in.len + in.offset <= optlen;
+		if (present_only) {
+			*dst = found ? 1 : 0;
+			return true;
+		}
+	} else {
+		found = find_ipv6_header(p, in.data[0], at);
+		if (present_only) {
+			store8(dst, found);
+			return true;
+		}
+	}
+	if (!found)
+		return false;
+	return copy_bytes(p, uint64_t(at) + in.offset, dst, in.len);
+}
+
 bool eval_limit(const Insn &in, const Pkt &p)
 {
 	Limit *l = static_cast<Limit *>(in.ref);
@@ -708,6 +807,9 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 		case Op::Notrack:
 			eval_notrack(p);
 			break;
+		case Op::Exthdr:
+			ok = eval_exthdr(in, p, dst);
+			break;
 		case Op::Numgen:
 			*dst = eval_numgen(in);
 			break;
@@ -769,6 +871,7 @@ bool rule_reads_unwritten(const Insn *insn, uint32_t count)
 		case Op::Payload:
 		case Op::Meta:
 		case Op::CtGet:
+		case Op::Exthdr:
 			writes = in.dreg != kDregVerdict;
 			break;
 		case Op::Numgen:

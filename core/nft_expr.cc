@@ -805,6 +805,50 @@ int parse_hash(const Attr *tb, Insn &in, Extack *ack)
 	return store_reg(tb[kHashDreg], 4, false, in.dreg, ack);
 }
 
+/*
+ * nft_exthdr_select_ops and nft_exthdr_init, read side: a TCP option or an
+ * IPv6 extension header (no op: IPv6), @len bytes at @offset into it or,
+ * with the present flag, whether it is there. Writing options and IPv4
+ * options are not supported by xbridge.
+ */
+int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
+{
+	uint32_t op = kExthdrOpIpv6, offset, len, flags = 0;
+	if (tb[kExthdrOp].present()) {
+		if (tb[kExthdrSreg].present() && tb[kExthdrDreg].present())
+			return fail(ack, kEOPNOTSUPP, "exthdr takes a source or a destination");
+		if (!attr_be32(tb[kExthdrOp], op))
+			return fail(ack, kERANGE, "exthdr op is a 32-bit value");
+		if (op == kExthdrOpTcpopt && tb[kExthdrSreg].present())
+			return fail(ack, kEOPNOTSUPP, "setting TCP options is not supported by xbridge");
+		if (op == kExthdrOpIpv4)
+			return fail(ack, kEOPNOTSUPP, "IPv4 options are not supported by xbridge");
+		if ((op != kExthdrOpTcpopt && op != kExthdrOpIpv6) || !tb[kExthdrDreg].present())
+			return fail(ack, kEOPNOTSUPP, "unsupported exthdr operation");
+	}
+	if (!tb[kExthdrDreg].present() || !tb[kExthdrType].present() ||
+	    !tb[kExthdrOffset].present() || !tb[kExthdrLen].present())
+		return invalid(ack, "exthdr needs a register, a type, an offset and a length");
+	int err = u32_check(tb[kExthdrOffset], 255, offset, ack);
+	if (!err)
+		err = u32_check(tb[kExthdrLen], 255, len, ack);
+	if (!err && tb[kExthdrFlags].present())
+		err = u32_check(tb[kExthdrFlags], 255, flags, ack);
+	if (err)
+		return err;
+	if (flags & ~kExthdrFPresent)
+		return invalid(ack, "unknown exthdr flags");
+	if (tb[kExthdrType].len < 1)
+		return fail(ack, kERANGE, "exthdr type is an 8-bit value");
+	in.op = Op::Exthdr;
+	in.sub = uint8_t(op);
+	in.data[0] = tb[kExthdrType].data[0];
+	in.offset = offset;
+	in.len = uint8_t(len);
+	in.flags = uint8_t(flags);
+	return store_reg(tb[kExthdrDreg], len, false, in.dreg, ack);
+}
+
 constexpr unsigned kExprAttrMax = 8;
 
 int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack *ack)
@@ -852,6 +896,8 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_reject(tb, in, out, ack);
 	if (attr_equals(name, "quota"))
 		return parse_quota(tb, in, out, ack);
+	if (attr_equals(name, "exthdr"))
+		return parse_exthdr(tb, in, ack);
 	if (attr_equals(name, "numgen"))
 		return parse_numgen(tb, in, out, ack);
 	if (attr_equals(name, "hash"))

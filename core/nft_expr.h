@@ -62,6 +62,8 @@ enum class Op : uint8_t {
 			 * a modulus, plus an offset -> dreg (ref: the counter) */
 	Hash,		/* jhash of sreg, or the flow's symmetric hash (sub:
 			 * type), below a modulus, plus an offset -> dreg */
+	Exthdr,		/* a TCP option or IPv6 extension header (sub: op;
+			 * data[0]: its type), its bytes or presence -> dreg */
 	Reject,		/* reject: a reply to the sender (sub: type; data[0],
 			 * data[1]: the ICMP and ICMPv6 codes), then drop */
 };

@@ -148,6 +148,13 @@ enum : uint16_t {
 };
 enum : uint32_t { kLimitPkts = 0, kLimitPktBytes = 1 };
 constexpr uint32_t kLimitFInv = 0x1;
+/* NFTA_EXTHDR_*, its flags and nft_exthdr_op */
+enum : uint16_t {
+	kExthdrDreg = 1, kExthdrType = 2, kExthdrOffset = 3, kExthdrLen = 4, kExthdrFlags = 5,
+	kExthdrOp = 6, kExthdrSreg = 7,
+};
+constexpr uint32_t kExthdrFPresent = 0x1;
+enum : uint32_t { kExthdrOpIpv6 = 0, kExthdrOpTcpopt = 1, kExthdrOpIpv4 = 2 };
 /* NFTA_NG_*, nft_ng_types; NFTA_HASH_*, nft_hash_types */
 enum : uint16_t { kNgDreg = 1, kNgModulus = 2, kNgType = 3, kNgOffset = 4 };
 enum : uint32_t { kNgIncremental = 0, kNgRandom = 1 };

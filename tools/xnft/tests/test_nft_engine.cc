@@ -1790,3 +1790,90 @@ TEST_CASE("nft engine: meta time, day and hour", "[nft]")
 	CHECK(meta_of(NFT_META_TIME_HOUR, 60) == 1800);	// the UTC day's seconds
 	CHECK(meta_of(NFT_META_TIME_NS, 0) == uint32_t(fri_0030_utc));	// low word
 }
+
+namespace {
+
+nftnl_expr *raw_exthdr(uint32_t op, uint8_t type, uint32_t offset, uint32_t len, uint32_t flags)
+{
+	nftnl_expr *x = nftnl_expr_alloc("exthdr");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_DREG, NFT_REG_1);
+	nftnl_expr_set_u8(x, NFTNL_EXPR_EXTHDR_TYPE, type);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OFFSET, offset);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_LEN, len);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_FLAGS, flags);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OP, op);
+	return x;
+}
+
+// The mark a frame leaves with after `exthdr -> reg 1; meta mark set reg 1`
+// (0xdead when the exthdr broke the rule).
+uint32_t exthdr_value(nftnl_expr *x, const Bytes &frame)
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
+	REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, x);
+		nftnl_rule_add_expr(r, raw_mark_from_reg1());
+	}) == 0);
+	Frame f(frame);
+	f.pkt.mark = 0xdead;
+	e.run(kHookForward, f.pkt);
+	return f.pkt.mark;
+}
+
+} // namespace
+
+// exthdr (nft_exthdr_tcp_eval, nft_exthdr_ipv6_eval): a TCP option's bytes
+// or presence, walking the options as the kernel does; an IPv6 extension
+// header found through the ones before it; a missing one breaks the rule,
+// or reads 0 as a presence test. Writes and IPv4 options are refused.
+TEST_CASE("nft engine: exthdr reads TCP options and IPv6 extension headers", "[nft]")
+{
+	ctf::Tcp t;
+	t.sport = 1000;
+	t.dport = 22;
+	t.flags = 0x02;
+	t.wscale = 7;
+	t.sack_perm = true;
+	const Bytes syn = ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 0, 0, 2), t));
+	const Bytes plain = tcp(22);
+	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 3, 2, 1, 0), syn) == 7);	// window count
+	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 4, 0, 1, NFT_EXTHDR_F_PRESENT), syn) == 1);
+	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 4, 0, 1, NFT_EXTHDR_F_PRESENT), plain) ==
+	      0);
+	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 2, 2, 2, 0), syn) == 0xdead);	// no MSS
+	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 3, 2, 4, 0), syn) == 0xdead);	// past it
+
+	// IPv6: hop-by-hop, then a first fragment, then TCP.
+	Bytes l4 = {44, 0, 1, 4, 0, 0, 0, 0,		// hbh: next frag, 8 bytes (PadN)
+		    6, 0, 0, 1, 0, 0, 0, 9};		// frag: next tcp, offset 0, M
+	const Bytes tcp6 = ctf::tcp_packet(ctf::v6(1), ctf::v6(2), t);
+	l4.insert(l4.end(), tcp6.begin() + 40, tcp6.end());
+	const Bytes v6 = ctf::frame(ctf::ip_packet(ctf::v6(1), ctf::v6(2), 0, l4));
+	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_IPV6, 44, 0, 1, NFT_EXTHDR_F_PRESENT), v6) == 1);
+	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_IPV6, 43, 0, 1, NFT_EXTHDR_F_PRESENT), v6) == 0);
+	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_IPV6, 0, 0, 1, 0), v6) == 44);	// hbh nexthdr
+	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_IPV6, 44, 3, 1, 0), v6) == 1);	// M set
+	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_IPV6, 43, 0, 1, 0), v6) == 0xdead);
+	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_IPV6, 44, 0, 1, NFT_EXTHDR_F_PRESENT), syn) == 0);
+
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
+	auto one = [&](nftnl_expr *x) {
+		return add_raw_rule(e, "t", "c", [&](nftnl_rule *r) { nftnl_rule_add_expr(r, x); });
+	};
+	CHECK(one(raw_exthdr(NFT_EXTHDR_OP_IPV4, 7, 0, 1, NFT_EXTHDR_F_PRESENT)) == -xb::kEOPNOTSUPP);
+	CHECK(one(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 2, 0, 1, 2)) == -xb::kEINVAL);	// flags
+	CHECK(one(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 2, 256, 1, 0)) == -xb::kERANGE);
+	CHECK(one(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 2, 0, 0, 0)) == -xb::kEINVAL);	// no length
+	CHECK(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
+		nftnl_expr *x = nftnl_expr_alloc("exthdr");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_SREG, NFT_REG_1);
+		nftnl_expr_set_u8(x, NFTNL_EXPR_EXTHDR_TYPE, 2);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OFFSET, 2);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_LEN, 2);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OP, NFT_EXTHDR_OP_TCPOPT);
+		nftnl_rule_add_expr(r, x);
+	}) == -xb::kEOPNOTSUPP);	// tcp option maxseg size set
+	CHECK(e.chain("t", "c").rules.empty());
+}
