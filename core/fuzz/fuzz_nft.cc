@@ -109,7 +109,8 @@ const uint16_t kTypes[] = {kMsgNewTable, kMsgDelTable, kMsgNewChain, kMsgDelChai
 			   kMsgNewObj,  kMsgDelObj};
 const char *const kExprs[] = {"immediate", "cmp", "range", "bitwise", "byteorder", "payload",
 			      "meta", "lookup", "counter", "limit", "ct", "flow_offload",
-			      "objref", "nosuch"};
+			      "objref", "log", "notrack", "reject", "quota", "numgen",
+			      "hash", "exthdr", "nosuch"};
 const char *const kChains[] = {"pre", "in", "fwd", "out", "post", "a", "b"};
 
 int apply(uint16_t type, uint16_t flags, const std::vector<uint8_t> &attrs)
