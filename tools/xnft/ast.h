@@ -34,6 +34,9 @@ enum class ExprKind {
 	Numgen,   // numgen inc|random mod N [offset N]: text is the mode
 	Hash,     // jhash EXPR mod N [seed N] [offset N] | symhash mod N [offset N]: text
 		  // "jhash" (items[0] the hashed expression) or "symhash"
+	Exthdr,   // tcp option NAME [FIELD] | tcp option @KIND,OFF,LEN | ip option NAME [FIELD] |
+		  // exthdr NAME | NAME FIELD (IPv6 headers): proto the header's or option's
+		  // name ("" for a kind nft has no name for), text the field ("" for exists)
 };
 
 struct Expr {
@@ -48,6 +51,13 @@ struct Expr {
 	uint32_t modulus = 0, offset = 0;  // Numgen, Hash
 	uint32_t seed = 0;                 // Hash (jhash)
 	bool seed_given = false;
+	// Exthdr: NFT_EXTHDR_OP_*, the header's protocol number or the
+	// option's kind or type, the field's offset and length in bits, and
+	// whether only its presence is loaded (NFT_EXTHDR_F_PRESENT)
+	uint32_t exthdr_op = 0;
+	uint8_t exthdr_type = 0;
+	unsigned exthdr_offset = 0, exthdr_bits = 0;
+	bool exthdr_present = false;
 };
 
 ExprPtr make_expr(ExprKind k, const Location &loc);
@@ -67,6 +77,7 @@ enum class StmtKind {
 	Notrack,
 	Quota,      // quota [over|until] N UNIT [used N UNIT] | quota name NAME
 	Reject,     // reject [with icmp|icmpv6|icmpx [type] CODE | with tcp reset]
+	ExthdrSet,  // tcp option NAME FIELD set VALUE (lhs the option's field)
 };
 
 // The log statement's words for nf_log's values: levels 0 (emerg) to 8

@@ -25,6 +25,7 @@ static const DataType types[] = {
 	{TYPE_INET_SERVICE, "inet_service", "internet network service", 16, ByteOrder::Big, false},
 	{TYPE_ICMP_TYPE, "icmp_type", "ICMP type", 8, ByteOrder::Big, false},
 	{TYPE_TCP_FLAG, "tcp_flag", "TCP flag", 8, ByteOrder::Big, true},
+	{TYPE_MH_TYPE, "mh_type", "Mobility Header Type", 8, ByteOrder::Big, false},
 	{TYPE_MARK, "mark", "packet mark", 32, ByteOrder::Host, false},
 	{TYPE_TIME, "time", "relative time", 32, ByteOrder::Host, false},
 	{TYPE_IFINDEX, "iface_index", "network interface index", 32, ByteOrder::Host, false},
@@ -158,6 +159,13 @@ static const Sym dscp_syms[] = {
 static const Sym ecn_syms[] = {{"not-ect", 0}, {"ect1", 1}, {"ect0", 2}, {"ce", 3}};
 static const Sym nfproto_syms[] = {{"ipv4", 2}, {"ipv6", 10}};
 static const Sym bool_syms[] = {{"exists", 1}, {"missing", 0}};
+static const Sym mh_type_syms[] = {
+	{"binding-refresh-request", 0}, {"home-test-init", 1}, {"careof-test-init", 2},
+	{"home-test", 3}, {"careof-test", 4}, {"binding-update", 5},
+	{"binding-acknowledgement", 6}, {"binding-error", 7}, {"fast-binding-update", 8},
+	{"fast-binding-acknowledgement", 9}, {"fast-binding-advertisement", 10},
+	{"experimental-mobility-header", 11}, {"home-agent-switch-message", 12},
+};
 
 template <size_t N>
 static bool lookup(const Sym (&table)[N], const std::string &w, uint64_t &v)
@@ -237,6 +245,7 @@ static bool symbolic(const DataType &t, const std::string &w, uint64_t &v)
 	case TYPE_ECN: return lookup(ecn_syms, w, v);
 	case TYPE_NFPROTO: return lookup(nfproto_syms, w, v);
 	case TYPE_BOOLEAN: return lookup(bool_syms, w, v);
+	case TYPE_MH_TYPE: return lookup(mh_type_syms, w, v);
 	default: return false;
 	}
 }
@@ -551,6 +560,8 @@ static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
 	case TYPE_DEVGROUP:
 	case TYPE_NFPROTO:
 	case TYPE_TIME_DAY:
+	case TYPE_MH_TYPE:
+	case TYPE_BOOLEAN:
 		snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
 		break;
 	case TYPE_TIME:
@@ -645,6 +656,8 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 	case TYPE_ICMP_CODE: n = name_of(icmp_code_syms, v); break;
 	case TYPE_ICMPV6_CODE: n = name_of(icmpv6_code_syms, v); break;
 	case TYPE_ICMPX_CODE: n = name_of(icmpx_code_syms, v); break;
+	case TYPE_MH_TYPE: n = name_of(mh_type_syms, v); break;
+	case TYPE_BOOLEAN: n = name_of(bool_syms, v); break;
 	case TYPE_DEVGROUP:
 		if (v == 0)
 			return "\"default\"";
@@ -737,6 +750,7 @@ Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &
 	case TYPE_DEVGROUP:
 	case TYPE_DSCP:
 	case TYPE_ECN:
+	case TYPE_MH_TYPE:
 	case TYPE_NFPROTO: {
 		std::string s = unquoted(format_value(t, bits, order, b));
 		if (!is_symbol_name(s) || s.find(',') != std::string::npos)

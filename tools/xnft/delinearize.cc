@@ -95,8 +95,9 @@ std::string verdict_text(int32_t code, const char *chain)
 
 // What a register holds.
 struct RegVal {
-	enum Kind { None, Payload, Meta, Ct, Imm, MapResult, Generated } kind = None;
-	uint32_t base = 0, offset = 0, len = 0;
+	enum Kind { None, Payload, Meta, Ct, Imm, MapResult, Generated, Exthdr } kind = None;
+	uint32_t base = 0, offset = 0, len = 0;  // Exthdr: base the NFT_EXTHDR_OP_*, key the type
+	bool present = false;     // Exthdr: NFT_EXTHDR_F_PRESENT
 	uint32_t key = 0;
 	int dir = -1;
 	Bytes mask;
@@ -127,7 +128,9 @@ private:
 		KeyPart part;
 		std::string proto;     // payload protocol or ""
 		Layer layer = Layer::None;
+		int exthdr_op = -1;    // an extension header's or option's NFT_EXTHDR_OP_*
 	};
+	Field exthdr_field(const RegVal &v);
 	std::vector<Field> fields_of(const RegVal &v, bool &prefix, unsigned &plen);
 	Field field_exact(const RegVal &v);
 	void relational(const RegVal &v, uint32_t op, const Bytes &data);
@@ -262,6 +265,10 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 		out.push_back(f);
 		return out;
 	}
+	if (v.kind == RegVal::Exthdr) {
+		out.push_back(exthdr_field(v));
+		return out;
+	}
 	if (v.kind != RegVal::Payload)
 		return out;
 	std::string proto = proto_at(v.base, v.offset, link_, net_, l4_);
@@ -344,9 +351,97 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 	return out;
 }
 
+// An exthdr load as nft names it (exthdr_expr_print, exthdr_expr_json):
+// the field whose template covers the load (under a bit field's mask),
+// else "unknown" and an integer; a presence is a boolean. A TCP option
+// nft has no name for is written raw; the sack blocks after the first are
+// sack1..sack3.
+Delinearizer::Field Delinearizer::exthdr_field(const RegVal &v)
+{
+	Field o;
+	o.exthdr_op = static_cast<int>(v.base);
+	const uint8_t type = static_cast<uint8_t>(v.key);
+	const char *name = exthdr_name(v.base, type);
+	const ExthdrField *t = nullptr;
+	unsigned shift = 0, bits = v.len * 8;
+	if (!v.mask.empty()) {
+		// the bit field whose mask this is
+		for (unsigned off = v.offset * 8; off < (v.offset + v.len) * 8 && !t; off++)
+			for (unsigned b = 1; off + b <= (v.offset + v.len) * 8 && !t; b++) {
+				const ExthdrField *f = exthdr_at(v.base, type, off, b);
+				if (!f)
+					continue;
+				const unsigned sh = (v.offset + v.len) * 8 - off - b;
+				const uint64_t m = ((b >= 64 ? ~0ull : (1ull << b) - 1)) << sh;
+				if (bytes_value(v.mask, ByteOrder::Big) == m) {
+					t = f;
+					shift = sh;
+					bits = b;
+				}
+			}
+	} else {
+		t = exthdr_at(v.base, type, v.offset * 8, v.len * 8);
+	}
+	const char *token = t ? t->field : "unknown";
+	const unsigned offset = t ? t->offset : v.offset * 8;
+	if (v.present)
+		o.part = KeyPart{&datatype(TYPE_BOOLEAN), 8, ByteOrder::Big, 1};
+	else
+		o.part = KeyPart{&datatype(t ? t->type_id : TYPE_INTEGER), bits, ByteOrder::Big, v.len, shift};
+	Json j = Json::object();
+	if (v.base == NFT_EXTHDR_OP_TCPOPT) {
+		if (!name) {
+			if (v.offset == 0 && v.present)
+				o.name = "tcp option " + std::to_string(type);
+			else
+				o.name = "tcp option @" + std::to_string(type) + "," + std::to_string(v.offset * 8) +
+					 "," + std::to_string(v.len * 8);
+			j.set("base", Json::integer(type));
+			j.set("offset", Json::integer(v.offset * 8));
+			j.set("len", Json::integer(v.len * 8));
+			o.json = Json::wrap("tcp option", std::move(j));
+			return o;
+		}
+		const unsigned block = offset / 64;
+		const std::string full = std::string(name) + (block && block < 4 ? std::to_string(block) : "");
+		o.name = "tcp option " + (v.present ? std::string(name) : full + " " + token);
+		j.set("name", Json::string(full));
+		if (!v.present)
+			j.set("field", Json::string(token));
+		o.json = Json::wrap("tcp option", std::move(j));
+		return o;
+	}
+	const std::string n = name ? name : "unknown-exthdr";
+	j.set("name", Json::string(n));
+	if (!v.present)
+		j.set("field", Json::string(token));
+	if (v.base == NFT_EXTHDR_OP_IPV4) {
+		o.name = "ip option " + n + (v.present ? "" : std::string(" ") + token);
+		o.json = Json::wrap("ip option", std::move(j));
+	} else {
+		o.name = v.present ? "exthdr " + n : n + " " + token;
+		o.json = Json::wrap("exthdr", std::move(j));
+	}
+	return o;
+}
+
 // A payload of protocol P makes the matching dependency redundant.
 void Delinearizer::consumed_by(const Field &f)
 {
+	if (f.exthdr_op >= 0) {
+		// nft's exthdr_dependency_kill: a TCP option drops the match that
+		// named the transport protocol (whichever it named), an IP option
+		// or IPv6 header the one that named the network protocol
+		// (not across a statement other than a match)
+		const bool tcpopt = f.exthdr_op == NFT_EXTHDR_OP_TCPOPT;
+		for (auto it = out_.rbegin(); it != out_.rend() && it->json.get("match"); ++it)
+			if (!it->killed && (tcpopt ? it->provides == 2 || it->provides == 4 : it->provides == 1)) {
+				it->killed = true;
+				it->provides = 0;
+				break;
+			}
+		return;
+	}
 	if (f.proto.empty())
 		return;
 	auto kill_last = [&](int provides, const std::string &proto) {
@@ -477,7 +572,18 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			Bytes part(data.begin() + static_cast<long>(at), data.begin() + static_cast<long>(at + f.part.bytes));
 			at += f.part.bytes;
 			consumed_by(f);
-			emit(f.name + " " + value_text(f.part, part), match_json("==", f.json, value_js(f.part, part)));
+			// a protocol field split out of a merged load is a dependency
+			// as one matched alone (an exthdr drops it)
+			const uint64_t x = bytes_value(part, ByteOrder::Big);
+			int provides = 0;
+			std::string proto;
+			if ((f.name == "ether type" || f.name == "vlan type") && x != 0x8100) {
+				net_ = x == 0x0800 ? "ip" : x == 0x86dd ? "ip6" : x == 0x0806 ? "arp" : "";
+				provides = 1;
+				proto = net_;
+			}
+			emit(f.name + " " + value_text(f.part, part), match_json("==", f.json, value_js(f.part, part)),
+			     provides, proto);
 		}
 		return;
 	}
@@ -485,7 +591,7 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 	const KeyPart &p = f.part;
 	consumed_by(f);
 	const bool numeric = opt_.numeric;
-	if (!v.mask.empty() && p.shift == 0 && !(f.proto.size() && p.bits % 8)) {
+	if (!v.mask.empty() && p.shift == 0 && !((f.proto.size() || f.exthdr_op >= 0) && p.bits % 8)) {
 		// a mask on a whole field: flags, or a prefix on an address
 		bool zero = std::all_of(data.begin(), data.end(), [](uint8_t x) { return x == 0; });
 		if (p.type->bitmask && zero && (op == NFT_CMP_NEQ || op == NFT_CMP_EQ)) {
@@ -533,6 +639,12 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 	// a flag type compared whole says so: `tcp flags == syn`
 	std::string op_str = (p.type->bitmask && op == NFT_CMP_EQ) ? "== " : op_text(op);
 	std::string value = value_text(p, data);
+	if (f.name.rfind("@", 0) == 0 && data.size() <= 8) {
+		// a raw payload's value is nft's xinteger: hexadecimal
+		char buf[32];
+		snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(bytes_value(data, ByteOrder::Big)));
+		value = buf;
+	}
 	Json right = value_js(p, data);
 	if (p.type->bitmask && popcount(data) > 1) {
 		// several flags compared whole: a payload's print as a number
@@ -571,10 +683,9 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			proto = "vlan";
 		} else if (f.name == "meta l4proto" || f.name == "ip protocol" || f.name == "ip6 nexthdr") {
 			l4_ = l4_of(x);
-			if (f.name == "meta l4proto") {
-				provides = 2;
-				proto = l4_;
-			}
+			// a network header's protocol field only a TCP option drops
+			provides = f.name == "meta l4proto" ? 2 : 4;
+			proto = l4_;
 		}
 	}
 	emit(text, std::move(json), provides, proto);
@@ -836,6 +947,25 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			v.offset = nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET);
 			v.len = nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_LEN);
 			regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_DREG))] = v;
+		} else if (n == "exthdr") {
+			RegVal v;
+			v.kind = RegVal::Exthdr;
+			v.base = nftnl_expr_is_set(e, NFTNL_EXPR_EXTHDR_OP) ? nftnl_expr_get_u32(e, NFTNL_EXPR_EXTHDR_OP) : 0;
+			v.key = nftnl_expr_get_u8(e, NFTNL_EXPR_EXTHDR_TYPE);
+			v.offset = nftnl_expr_get_u32(e, NFTNL_EXPR_EXTHDR_OFFSET);
+			v.len = nftnl_expr_get_u32(e, NFTNL_EXPR_EXTHDR_LEN);
+			v.present = nftnl_expr_is_set(e, NFTNL_EXPR_EXTHDR_FLAGS) &&
+				    (nftnl_expr_get_u32(e, NFTNL_EXPR_EXTHDR_FLAGS) & NFT_EXTHDR_F_PRESENT);
+			if (nftnl_expr_is_set(e, NFTNL_EXPR_EXTHDR_SREG)) {
+				// exthdr_stmt_print: the field set to the register's value
+				const RegVal &src = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_EXTHDR_SREG))];
+				const Field f = exthdr_field(v);
+				std::string val = src.kind == RegVal::Imm ? value_text(f.part, src.imm) : field_exact(src).name;
+				Json jval = src.kind == RegVal::Imm ? value_js(f.part, src.imm) : field_exact(src).json;
+				emit(f.name + " set " + val, mangle_json(f.json, std::move(jval)));
+				continue;
+			}
+			regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_EXTHDR_DREG))] = v;
 		} else if (n == "meta") {
 			if (nftnl_expr_is_set(e, NFTNL_EXPR_META_SREG)) {
 				const MetaKey *m = meta_by_key(nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY));
@@ -843,6 +973,8 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 				if (target.rfind("meta ", 0) != 0)
 					target = "meta " + target;
 				const RegVal &src = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_META_SREG))];
+				if (src.kind == RegVal::Exthdr)
+					consumed_by(field_exact(src));
 				KeyPart p = m ? KeyPart{&datatype(m->type), m->bits, m->order, (m->bits + 7) / 8}
 					      : KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
 				std::string val = src.kind == RegVal::Imm ? value_text(p, src.imm) :
@@ -863,6 +995,8 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 				uint32_t key = nftnl_expr_get_u32(e, NFTNL_EXPR_CT_KEY);
 				const CtKey *k = ct_by_key(key);
 				const RegVal &src = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_CT_SREG))];
+				if (src.kind == RegVal::Exthdr)
+					consumed_by(field_exact(src));
 				KeyPart p = k ? KeyPart{&datatype(k->type), k->bits, k->order, (k->bits + 7) / 8}
 					      : KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
 				std::string val = src.kind == RegVal::Imm ? value_text(p, src.imm) :

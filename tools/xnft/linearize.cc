@@ -617,6 +617,10 @@ void Linearizer::dependency(const Expr &e)
 			dependency(*i);
 		return;
 	}
+	if (e.kind == ExprKind::Exthdr) {
+		exthdr_dependency(e);
+		return;
+	}
 	if (e.kind != ExprKind::Payload)
 		return;
 	const std::string &p = e.proto;
@@ -672,6 +676,26 @@ void Linearizer::dependency(const Expr &e)
 	}
 }
 
+// nft's exthdr dependency (evaluate.c expr_evaluate_exthdr): none for a
+// TCP option; an IP option or IPv6 header needs that network protocol,
+// refused after another; without one yet, the link layer's type (the
+// ether type, a vlan's type after a vlan match) is matched first in the
+// rule, where it may merge with a link-layer match there.
+void Linearizer::exthdr_dependency(const Expr &e)
+{
+	if (e.exthdr_op == NFT_EXTHDR_OP_TCPOPT)
+		return;
+	const std::string want = e.exthdr_op == NFT_EXTHDR_OP_IPV4 ? "ip" : "ip6";
+	if (net_ == want)
+		return;
+	if (!net_.empty())
+		throw LangError(e.loc, "cannot use exthdr with " + net_);
+	const unsigned at = link_ == "vlan" ? 16 : 12;
+	prepend([&] { emit_dep_eq_payload(NFT_PAYLOAD_LL_HEADER, at, 2, be16(ethertype_of(want))); });
+	net_ = want;
+	merge_first_payloads();
+}
+
 KeyPart keypart_of_expr(const Expr &e)
 {
 	if (e.kind == ExprKind::Payload) {
@@ -702,6 +726,21 @@ KeyPart keypart_of_expr(const Expr &e)
 	}
 	if (e.kind == ExprKind::Numgen || e.kind == ExprKind::Hash)
 		return KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
+	if (e.kind == ExprKind::Exthdr) {
+		// a presence is a boolean in one byte; a field is typed by its
+		// template (an integer when none matches), placed as a header field
+		if (e.exthdr_present)
+			return KeyPart{&datatype(TYPE_BOOLEAN), 8, ByteOrder::Big, 1};
+		const ExthdrField *f = exthdr_at(e.exthdr_op, e.exthdr_type, e.exthdr_offset, e.exthdr_bits);
+		const unsigned bit_off = e.exthdr_offset % 8;
+		const unsigned len = (bit_off + e.exthdr_bits + 7) / 8;
+		if (e.exthdr_bits == 0 || len > 16)
+			throw LangError(e.loc, "syntax error, invalid option length");
+		KeyPart p{&datatype(f ? f->type_id : TYPE_INTEGER), e.exthdr_bits, ByteOrder::Big, len};
+		if (bit_off || e.exthdr_bits % 8)
+			p.shift = len * 8 - bit_off - e.exthdr_bits;
+		return p;
+	}
 	throw LangError(e.loc, "syntax error, expected a header field, meta or ct expression");
 }
 
@@ -770,6 +809,23 @@ Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
 		if (l.part.shift || f->bits % 8) {
 			l.shift = l.part.shift;
 			uint64_t m = ((f->bits >= 64 ? ~0ull : (1ull << f->bits) - 1)) << l.shift;
+			l.mask = u64_to_bytes_be(m, l.part.bytes);
+			emit_bitwise(reg, l.mask, Bytes(l.part.bytes, 0));
+		}
+		return l;
+	}
+	if (e.kind == ExprKind::Exthdr) {
+		nftnl_expr *x = new_expr("exthdr");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_DREG, nft_reg(reg));
+		nftnl_expr_set_u8(x, NFTNL_EXPR_EXTHDR_TYPE, e.exthdr_type);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OFFSET, e.exthdr_offset / 8);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_LEN, l.part.bytes);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_FLAGS, e.exthdr_present ? NFT_EXTHDR_F_PRESENT : 0);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OP, e.exthdr_op);
+		nftnl_rule_add_expr(rule_, x);
+		if (l.part.shift || (!e.exthdr_present && e.exthdr_bits % 8)) {
+			l.shift = l.part.shift;
+			const uint64_t m = ((e.exthdr_bits >= 64 ? ~0ull : (1ull << e.exthdr_bits) - 1)) << l.shift;
 			l.mask = u64_to_bytes_be(m, l.part.bytes);
 			emit_bitwise(reg, l.mask, Bytes(l.part.bytes, 0));
 		}
@@ -1137,12 +1193,13 @@ void Linearizer::set_stmt(const Stmt &s)
 	if (v.kind == ExprKind::Map) {
 		lookup(*v.items[0], *v.items[1], 1, false, &tp, false);
 	} else if (v.kind == ExprKind::Payload || v.kind == ExprKind::Meta || v.kind == ExprKind::Ct ||
-		   v.kind == ExprKind::Numgen || v.kind == ExprKind::Hash) {
+		   v.kind == ExprKind::Numgen || v.kind == ExprKind::Hash || v.kind == ExprKind::Exthdr) {
 		dependency(v);
 		Load l = load(v, 1);
-		// numgen and the hashes are plain integers, which nft sets into
-		// any integer-based key whatever its length
-		const bool integer = v.kind == ExprKind::Numgen || v.kind == ExprKind::Hash;
+		// numgen, the hashes and option fields are plain integers, which
+		// nft sets into any integer-based key whatever its length
+		const bool integer = v.kind == ExprKind::Numgen || v.kind == ExprKind::Hash ||
+				     (v.kind == ExprKind::Exthdr && l.part.type->id == TYPE_INTEGER);
 		if (!integer && l.part.bytes != tp.bytes)
 			throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->name +
 					", expression has type " + l.part.type->name);
@@ -1173,6 +1230,22 @@ void Linearizer::merge_payloads()
 
 bool Linearizer::merge_last_payloads()
 {
+	const size_t n = expr_count();
+	return n >= 4 && merge_payloads_at(n - 4);
+}
+
+// A dependency put first in the rule merges with the match after it, as
+// the last two do.
+void Linearizer::merge_first_payloads()
+{
+	while (merge_payloads_at(0))
+		;
+}
+
+// Merges the payload matches at expressions AT and AT + 2 (a load and an
+// equality compare each) into one when they merge.
+bool Linearizer::merge_payloads_at(size_t at)
+{
 	std::vector<nftnl_expr *> xs;
 	nftnl_expr_iter *it = nftnl_expr_iter_create(rule_);
 	for (nftnl_expr *x = nftnl_expr_iter_next(it); x; x = nftnl_expr_iter_next(it))
@@ -1183,10 +1256,10 @@ bool Linearizer::merge_last_payloads()
 		return i + 1 < xs.size() && name(xs[i]) == "payload" && name(xs[i + 1]) == "cmp" &&
 		       nftnl_expr_get_u32(xs[i + 1], NFTNL_EXPR_CMP_OP) == NFT_CMP_EQ;
 	};
-	if (xs.size() < 4 || !is_eq_pair(xs.size() - 4) || !is_eq_pair(xs.size() - 2))
+	if (at + 4 > xs.size() || !is_eq_pair(at) || !is_eq_pair(at + 2))
 		return false;
-	nftnl_expr *p1 = xs[xs.size() - 4], *c1 = xs[xs.size() - 3];
-	nftnl_expr *p2 = xs[xs.size() - 2], *c2 = xs[xs.size() - 1];
+	nftnl_expr *p1 = xs[at], *c1 = xs[at + 1];
+	nftnl_expr *p2 = xs[at + 2], *c2 = xs[at + 3];
 	uint32_t b1 = nftnl_expr_get_u32(p1, NFTNL_EXPR_PAYLOAD_BASE);
 	uint32_t o1 = nftnl_expr_get_u32(p1, NFTNL_EXPR_PAYLOAD_OFFSET);
 	uint32_t l1 = nftnl_expr_get_u32(p1, NFTNL_EXPR_PAYLOAD_LEN);
@@ -1310,6 +1383,37 @@ void Linearizer::reject(const Stmt &s)
 	nftnl_rule_add_expr(rule_, e);
 }
 
+// `tcp option NAME FIELD set VALUE` (exthdr_stmt): the value in a
+// register, written over the option's field (NFTA_EXTHDR_SREG). nft writes
+// TCP options only, whole bytes; the kernel takes what it can rewrite.
+void Linearizer::exthdr_set(const Stmt &s)
+{
+	const Expr &target = *s.lhs;
+	if (target.exthdr_op != NFT_EXTHDR_OP_TCPOPT || target.exthdr_present)
+		throw LangError(target.loc, "syntax error, only a tcp option's field can be set");
+	const KeyPart p = keypart_of_expr(target);
+	if (p.shift || p.bits % 8)
+		throw LangError(target.loc, "syntax error, only whole bytes of a tcp option can be set");
+	if (s.rhs->kind == ExprKind::Exthdr) {
+		if (keypart_of_expr(*s.rhs).type->id != p.type->id)
+			throw LangError(s.rhs->loc, std::string("datatype mismatch: expected ") + p.type->name +
+					", expression has type " + keypart_of_expr(*s.rhs).type->name);
+		load(*s.rhs, 1);
+	} else if (s.rhs->kind == ExprKind::Value) {
+		emit_immediate_data(1, encode_part(p, *s.rhs));
+	} else {
+		throw LangError(s.rhs->loc, "syntax error, a tcp option is set to a value or another option");
+	}
+	nftnl_expr *e = new_expr("exthdr");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_SREG, nft_reg(1));
+	nftnl_expr_set_u8(e, NFTNL_EXPR_EXTHDR_TYPE, target.exthdr_type);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_OFFSET, target.exthdr_offset / 8);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_LEN, p.bytes);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_FLAGS, 0);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_OP, target.exthdr_op);
+	nftnl_rule_add_expr(rule_, e);
+}
+
 void Linearizer::statement(const Stmt &s)
 {
 	if (terminal_)
@@ -1418,6 +1522,9 @@ void Linearizer::statement(const Stmt &s)
 		return;
 	case StmtKind::Reject:
 		reject(s);
+		return;
+	case StmtKind::ExthdrSet:
+		exthdr_set(s);
 		return;
 	}
 }

@@ -78,6 +78,10 @@ private:
 	void match_value(Op op, const Expr &rhs, const Load &l);
 	void merge_payloads();
 	bool merge_last_payloads();
+	void merge_first_payloads();
+	bool merge_payloads_at(size_t at);
+	void exthdr_dependency(const Expr &e);
+	void exthdr_set(const Stmt &s);
 	void lookup(const Expr &lhs, const Expr &set, unsigned dreg, bool invert,
 		    const KeyPart *data, bool verdict);
 	std::string anonymous_set(SetInfo &si, const Expr &lit);

@@ -1,5 +1,6 @@
 // parser.cc - recursive-descent parser for nft's language (see parser.h).
 #include "parser.h"
+#include "protocols.h"
 
 #include <cctype>
 #include <fstream>
@@ -843,6 +844,7 @@ void Parser::parse_flowtable_body(FlowtableDecl &f)
 }
 
 static uint64_t parse_u64(const Token &t);
+static bool is_number_word(const std::string &w);
 
 // The body of a counter object: `packets N bytes N` and a comment, each
 // optional, as nft's counter_block; a quota's: its limit and a comment
@@ -942,6 +944,10 @@ ExprPtr Parser::parse_primary_lhs()
 	Token t = peek();
 	if (t.kind != Tok::Word)
 		unexpected(t);
+	static const std::set<std::string> ipv6_headers = {"hbh", "rt", "frag", "dst", "mh"};
+	if (((t.text == "tcp" || t.text == "ip") && peek(1).is("option")) || t.text == "exthdr" ||
+	    ipv6_headers.count(t.text))
+		return parse_exthdr();
 	if (payload_protos.count(t.text)) {
 		take();
 		Token f = take();
@@ -1051,6 +1057,169 @@ ExprPtr Parser::parse_generated()
 		end = o.loc;
 	}
 	e->loc = span(t.loc, end);
+	return e;
+}
+
+// The words nft's scanner knows as the fields of extension headers and
+// options.
+static bool exthdr_field_word(const std::string &w)
+{
+	static const std::set<std::string> words = {
+		"nexthdr", "hdrlength", "type", "seg-left", "reserved", "frag-off", "reserved2",
+		"more-fragments", "id", "checksum", "kind", "length", "size", "count", "left", "right",
+		"tsval", "tsecr", "subtype", "ptr", "addr", "value"};
+	return words.count(w) > 0;
+}
+
+// nft's names of TCP options (tcp_hdr_option_type): the kind each means.
+static int tcp_option_kind(const std::string &w)
+{
+	static const std::map<std::string, int> kinds = {
+		{"eol", 0}, {"nop", 1}, {"noop", 1}, {"maxseg", 2}, {"mss", 2}, {"window", 3},
+		{"sack-perm", 4}, {"sack-permitted", 4}, {"sack", 5}, {"sack0", 5}, {"sack1", 5},
+		{"sack2", 5}, {"sack3", 5}, {"timestamp", 8}, {"echo", 8}, {"md5sig", 19},
+		{"mptcp", 30}, {"fastopen", 34},
+	};
+	auto it = kinds.find(w);
+	return it == kinds.end() ? -1 : it->second;
+}
+
+// Extension headers and options (nft's exthdr_expr, tcp option and ip
+// option): `tcp option NAME|KIND [FIELD]`, `tcp option @KIND,OFF,LEN`,
+// `ip option NAME [FIELD]`, `exthdr NAME`, `hbh|rt|frag|dst|mh FIELD`.
+// Without a field the option's or header's presence is loaded, to be
+// compared with exists or missing.
+ExprPtr Parser::parse_exthdr()
+{
+	Token t = take();
+	auto e = make_expr(ExprKind::Exthdr, t.loc);
+	Location end = t.loc;
+	auto field_of = [&](const std::string &name, const Token &f) {
+		const ExthdrField *x = find_exthdr(e->exthdr_op, name, f.text);
+		if (!x && f.kind == Tok::Word && !kReservedNames.count(f.text) && !exthdr_field_word(f.text))
+			throw LangError(f.loc, "syntax error, unexpected string");  // no keyword of nft's
+		if (!x)
+			unexpected(f);
+		return x;
+	};
+	if (t.text == "tcp") {
+		take();  // option
+		e->exthdr_op = NFT_EXTHDR_OP_TCPOPT;
+		auto kind_of = [&](const Token &k) {
+			int kind = tcp_option_kind(k.text);
+			if (kind < 0 && k.kind == Tok::Word && is_number_word(k.text)) {
+				const unsigned long long v = std::stoull(k.text, nullptr, 0);
+				if (v > 255)
+					throw LangError(k.loc, "value too large");
+				kind = static_cast<int>(v);
+			}
+			if (kind < 0)
+				unexpected(k);
+			return kind;
+		};
+		if (accept("@")) {
+			// raw: the option's kind, then the field's offset and length in bits
+			e->exthdr_type = static_cast<uint8_t>(kind_of(take()));
+			expect(",", "comma");
+			e->exthdr_offset = parse_u32_word(take(), "number");
+			expect(",", "comma");
+			Token len = take();
+			e->exthdr_bits = parse_u32_word(len, "number");
+			const char *name = exthdr_name(e->exthdr_op, e->exthdr_type);
+			e->proto = name ? name : "";
+			e->loc = span(t.loc, len.loc);
+			return e;
+		}
+		Token k = take();
+		e->exthdr_type = static_cast<uint8_t>(kind_of(k));
+		end = k.loc;
+		const char *name = exthdr_name(e->exthdr_op, e->exthdr_type);
+		e->proto = name ? name : "";
+		// the fields nft's grammar allows each option's word (a number
+		// or another name of it takes length only)
+		static const std::map<std::string, std::set<std::string>> fields = {
+			{"maxseg", {"length", "size"}}, {"mss", {"length", "size"}},
+			{"window", {"length", "count"}}, {"sack", {"length", "left", "right"}},
+			{"sack0", {"length", "left", "right"}}, {"sack1", {"length", "left", "right"}},
+			{"sack2", {"length", "left", "right"}}, {"sack3", {"length", "left", "right"}},
+			{"timestamp", {"length", "tsval", "tsecr"}}, {"mptcp", {"length", "subtype"}},
+		};
+		static const std::set<std::string> all = {"length", "size", "count", "left", "right",
+							  "tsval", "tsecr", "subtype"};
+		const Token &f = peek();
+		if (f.kind == Tok::Word && all.count(f.text)) {
+			auto it = fields.find(k.text);
+			if (it == fields.end() ? f.text != "length" : !it->second.count(f.text))
+				unexpected(f);
+			if (e->proto.empty() || e->proto == "eol" || e->proto == "nop")
+				throw LangError(f.loc, "Could not find a tcp option template");
+			const ExthdrField *x = field_of(e->proto, f);
+			e->text = x->field;
+			e->exthdr_offset = x->offset;
+			e->exthdr_bits = x->bits;
+			// sack1..sack3: the blocks after the first
+			if (k.text.size() == 5 && k.text.rfind("sack", 0) == 0 && x->offset >= 16)
+				e->exthdr_offset += 64 * unsigned(k.text[4] - '0');
+			end = take().loc;
+		} else {
+			e->exthdr_bits = 8;
+			e->exthdr_present = true;
+		}
+		e->loc = span(t.loc, end);
+		return e;
+	}
+	if (t.text == "ip") {
+		take();  // option
+		e->exthdr_op = NFT_EXTHDR_OP_IPV4;
+		Token n = take();
+		static const std::map<std::string, uint8_t> types = {
+			{"lsrr", 131}, {"rr", 7}, {"ssrr", 137}, {"ra", 148}};
+		auto it = types.find(n.text);
+		if (n.kind != Tok::Word || it == types.end())
+			unexpected(n);
+		e->exthdr_type = it->second;
+		e->proto = n.text;
+		end = n.loc;
+		static const std::set<std::string> all = {"type", "length", "value", "ptr", "addr"};
+		const Token &f = peek();
+		if (f.kind == Tok::Word && all.count(f.text)) {
+			const ExthdrField *x = find_exthdr(e->exthdr_op, e->proto, f.text);
+			if (!x)
+				throw LangError(t.loc, "unknown ip option type/field");
+			e->text = x->field;
+			e->exthdr_offset = x->offset;
+			e->exthdr_bits = x->bits;
+			end = take().loc;
+		} else {
+			e->exthdr_bits = 8;
+			e->exthdr_present = true;
+		}
+		e->loc = span(t.loc, end);
+		return e;
+	}
+	e->exthdr_op = NFT_EXTHDR_OP_IPV6;
+	if (t.text == "exthdr") {
+		Token n = take();
+		const ExthdrField *x = find_exthdr(e->exthdr_op, n.text, "");
+		if (n.kind != Tok::Word || !x)
+			unexpected(n);
+		e->proto = n.text;
+		e->exthdr_type = x->type;
+		e->exthdr_bits = 8;
+		e->exthdr_present = true;
+		e->loc = span(t.loc, n.loc);
+		return e;
+	}
+	Token f = take();
+	if (f.kind != Tok::Word)
+		unexpected(f);
+	const ExthdrField *x = field_of(t.text, f);
+	e->proto = t.text;
+	e->text = x->field;
+	e->exthdr_type = x->type;
+	e->exthdr_offset = x->offset;
+	e->exthdr_bits = x->bits;
+	e->loc = span(t.loc, f.loc);
 	return e;
 }
 
@@ -1385,6 +1554,21 @@ bool Parser::parse_statement(Rule &r)
 	}
 	// Expressions: ct/meta set, vmap, relational.
 	auto lhs = parse_lhs();
+	if (peek().is("set") && lhs->kind == ExprKind::Exthdr) {
+		// nft's grammar sets TCP options only
+		if (lhs->exthdr_op != NFT_EXTHDR_OP_TCPOPT || lhs->exthdr_present)
+			unexpected(peek());
+		take();
+		s.kind = StmtKind::ExthdrSet;
+		s.lhs = std::move(lhs);
+		if (peek().is("tcp") && peek(1).is("option"))
+			s.rhs = parse_exthdr();
+		else
+			s.rhs = parse_rhs(false);
+		s.loc = span(s.lhs->loc, s.rhs->loc);
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
 	if (peek().is("set") && (lhs->kind == ExprKind::Ct || lhs->kind == ExprKind::Meta)) {
 		take();
 		s.kind = lhs->kind == ExprKind::Ct ? StmtKind::CtSet : StmtKind::MetaSet;

@@ -69,6 +69,7 @@ private:
 	ExprPtr parse_lhs();
 	ExprPtr parse_typeof_expr();
 	ExprPtr parse_generated();
+	ExprPtr parse_exthdr();
 	std::string comment_string();
 	ExprPtr parse_rhs(bool allow_list);
 	ExprPtr parse_rhs_atom();

@@ -140,6 +140,109 @@ static const CtKey ct_ip6_keys[] = {
 	{"daddr", NFT_CT_DST_IP6, TYPE_IP6ADDR, 128, ByteOrder::Big, true},
 };
 
+#define IP6 NFT_EXTHDR_OP_IPV6
+#define TCPOPT NFT_EXTHDR_OP_TCPOPT
+#define IPOPT NFT_EXTHDR_OP_IPV4
+
+// Each header's or option's fields in the order of nft's templates, so
+// that the first matching a load names it, as nft finds it.
+static const ExthdrField exthdr_fields[] = {
+	{IP6, "hbh", 0, "nexthdr", 0, 8, TYPE_INET_PROTOCOL},
+	{IP6, "hbh", 0, "hdrlength", 8, 8, TYPE_INTEGER},
+	{IP6, "rt", 43, "nexthdr", 0, 8, TYPE_INET_PROTOCOL},
+	{IP6, "rt", 43, "hdrlength", 8, 8, TYPE_INTEGER},
+	{IP6, "rt", 43, "type", 16, 8, TYPE_INTEGER},
+	{IP6, "rt", 43, "seg-left", 24, 8, TYPE_INTEGER},
+	{IP6, "frag", 44, "nexthdr", 0, 8, TYPE_INET_PROTOCOL},
+	{IP6, "frag", 44, "reserved", 8, 8, TYPE_INTEGER},
+	{IP6, "frag", 44, "frag-off", 16, 13, TYPE_INTEGER},
+	{IP6, "frag", 44, "reserved2", 29, 2, TYPE_INTEGER},
+	{IP6, "frag", 44, "more-fragments", 31, 1, TYPE_INTEGER},
+	{IP6, "frag", 44, "id", 32, 32, TYPE_INTEGER},
+	{IP6, "dst", 60, "nexthdr", 0, 8, TYPE_INET_PROTOCOL},
+	{IP6, "dst", 60, "hdrlength", 8, 8, TYPE_INTEGER},
+	{IP6, "mh", 135, "nexthdr", 0, 8, TYPE_INET_PROTOCOL},
+	{IP6, "mh", 135, "hdrlength", 8, 8, TYPE_INTEGER},
+	{IP6, "mh", 135, "type", 16, 8, TYPE_MH_TYPE},
+	{IP6, "mh", 135, "reserved", 24, 8, TYPE_INTEGER},
+	{IP6, "mh", 135, "checksum", 32, 16, TYPE_INTEGER},
+	{TCPOPT, "eol", 0, "kind", 0, 8, TYPE_INTEGER},
+	{TCPOPT, "nop", 1, "kind", 0, 8, TYPE_INTEGER},
+	{TCPOPT, "maxseg", 2, "kind", 0, 8, TYPE_INTEGER},
+	{TCPOPT, "maxseg", 2, "length", 8, 8, TYPE_INTEGER},
+	{TCPOPT, "maxseg", 2, "size", 16, 16, TYPE_INTEGER},
+	{TCPOPT, "window", 3, "kind", 0, 8, TYPE_INTEGER},
+	{TCPOPT, "window", 3, "length", 8, 8, TYPE_INTEGER},
+	{TCPOPT, "window", 3, "count", 16, 8, TYPE_INTEGER},
+	{TCPOPT, "sack-perm", 4, "kind", 0, 8, TYPE_INTEGER},
+	{TCPOPT, "sack-perm", 4, "length", 8, 8, TYPE_INTEGER},
+	// sack0..sack3: a block's edges 64 bits after the previous block's
+	{TCPOPT, "sack", 5, "kind", 0, 8, TYPE_INTEGER},
+	{TCPOPT, "sack", 5, "length", 8, 8, TYPE_INTEGER},
+	{TCPOPT, "sack", 5, "left", 16, 32, TYPE_INTEGER},
+	{TCPOPT, "sack", 5, "right", 48, 32, TYPE_INTEGER},
+	{TCPOPT, "sack", 5, "left", 80, 32, TYPE_INTEGER},
+	{TCPOPT, "sack", 5, "right", 112, 32, TYPE_INTEGER},
+	{TCPOPT, "sack", 5, "left", 144, 32, TYPE_INTEGER},
+	{TCPOPT, "sack", 5, "right", 176, 32, TYPE_INTEGER},
+	{TCPOPT, "sack", 5, "left", 208, 32, TYPE_INTEGER},
+	{TCPOPT, "sack", 5, "right", 240, 32, TYPE_INTEGER},
+	{TCPOPT, "timestamp", 8, "kind", 0, 8, TYPE_INTEGER},
+	{TCPOPT, "timestamp", 8, "length", 8, 8, TYPE_INTEGER},
+	{TCPOPT, "timestamp", 8, "tsval", 16, 32, TYPE_INTEGER},
+	{TCPOPT, "timestamp", 8, "tsecr", 48, 32, TYPE_INTEGER},
+	{TCPOPT, "md5sig", 19, "kind", 0, 8, TYPE_INTEGER},
+	{TCPOPT, "md5sig", 19, "length", 8, 8, TYPE_INTEGER},
+	{TCPOPT, "mptcp", 30, "kind", 0, 8, TYPE_INTEGER},
+	{TCPOPT, "mptcp", 30, "length", 8, 8, TYPE_INTEGER},
+	{TCPOPT, "mptcp", 30, "subtype", 16, 4, TYPE_INTEGER},
+	{TCPOPT, "fastopen", 34, "kind", 0, 8, TYPE_INTEGER},
+	{TCPOPT, "fastopen", 34, "length", 8, 8, TYPE_INTEGER},
+	{IPOPT, "rr", 7, "type", 0, 8, TYPE_INTEGER},
+	{IPOPT, "rr", 7, "length", 8, 8, TYPE_INTEGER},
+	{IPOPT, "rr", 7, "ptr", 16, 8, TYPE_INTEGER},
+	{IPOPT, "rr", 7, "addr", 24, 32, TYPE_INTEGER},
+	{IPOPT, "lsrr", 131, "type", 0, 8, TYPE_INTEGER},
+	{IPOPT, "lsrr", 131, "length", 8, 8, TYPE_INTEGER},
+	{IPOPT, "lsrr", 131, "ptr", 16, 8, TYPE_INTEGER},
+	{IPOPT, "lsrr", 131, "addr", 24, 32, TYPE_INTEGER},
+	{IPOPT, "ssrr", 137, "type", 0, 8, TYPE_INTEGER},
+	{IPOPT, "ssrr", 137, "length", 8, 8, TYPE_INTEGER},
+	{IPOPT, "ssrr", 137, "ptr", 16, 8, TYPE_INTEGER},
+	{IPOPT, "ssrr", 137, "addr", 24, 32, TYPE_INTEGER},
+	{IPOPT, "ra", 148, "type", 0, 8, TYPE_INTEGER},
+	{IPOPT, "ra", 148, "length", 8, 8, TYPE_INTEGER},
+	{IPOPT, "ra", 148, "value", 16, 16, TYPE_INTEGER},
+};
+
+#undef IP6
+#undef TCPOPT
+#undef IPOPT
+
+const ExthdrField *find_exthdr(uint32_t op, const std::string &name, const std::string &field)
+{
+	for (auto &f : exthdr_fields)
+		if (f.op == op && name == f.name && (field.empty() ? f.offset == 0 : field == f.field))
+			return &f;
+	return nullptr;
+}
+
+const ExthdrField *exthdr_at(uint32_t op, uint8_t type, unsigned offset, unsigned bits)
+{
+	for (auto &f : exthdr_fields)
+		if (f.op == op && f.type == type && f.offset == offset && f.bits == bits)
+			return &f;
+	return nullptr;
+}
+
+const char *exthdr_name(uint32_t op, uint8_t type)
+{
+	for (auto &f : exthdr_fields)
+		if (f.op == op && f.type == type)
+			return f.name;
+	return nullptr;
+}
+
 const PayloadField *payload_fields_all(size_t &n)
 {
 	n = sizeof(payload_fields) / sizeof(payload_fields[0]);

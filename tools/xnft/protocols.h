@@ -40,6 +40,27 @@ struct CtKey {
 	bool directional;    // needs original/reply for ip saddr etc.
 };
 
+// A field of an IPv6 extension header, an IPv4 option or a TCP option
+// (nftables exthdr.c, ipopt.c, tcpopt.c): where the exthdr expression finds
+// it. A TCP option's `kind` and an IP option's `type` are what `exists`
+// loads; an IPv6 header's `exists` loads its first byte.
+struct ExthdrField {
+	uint32_t op;         // NFT_EXTHDR_OP_IPV6, _TCPOPT or _IPV4
+	const char *name;    // the header or option: "frag", "maxseg", "lsrr"
+	uint8_t type;        // its protocol number, option kind or option type
+	const char *field;   // "id", "size", "addr"
+	unsigned offset;     // bits from the header's or option's start
+	unsigned bits;
+	TypeId type_id;
+};
+
+// The field FIELD of header or option NAME (its first byte for FIELD "").
+const ExthdrField *find_exthdr(uint32_t op, const std::string &name, const std::string &field);
+// The field a load of BITS at OFFSET in header or option TYPE reads (null
+// if none); exthdr_name names TYPE (null if nft has no name for it).
+const ExthdrField *exthdr_at(uint32_t op, uint8_t type, unsigned offset, unsigned bits);
+const char *exthdr_name(uint32_t op, uint8_t type);
+
 // Every payload field; N receives the count.
 const PayloadField *payload_fields_all(size_t &n);
 const MetaKey *meta_by_key(uint32_t key);
