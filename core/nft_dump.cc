@@ -76,7 +76,8 @@ void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 			continue;
 		/* nft_objref_dump: the name as a NUL-terminated string (libnftnl
 		 * sends it without the NUL) */
-		if ((in.op == Op::ObjCounter || in.op == Op::ObjQuota) && type == kObjrefImmName) {
+		if ((in.op == Op::ObjCounter || in.op == Op::ObjQuota || in.op == Op::ObjLimit) &&
+		    type == kObjrefImmName) {
 			w.str(type, static_cast<const ObjObj *>(in.ref)->name);
 			continue;
 		}
@@ -355,8 +356,15 @@ bool fill_obj(const ObjObj &o, AttrWriter &w, bool reset)
 		counter_read(o.counter, packets, bytes);
 		w.be64(kCounterBytes, bytes);
 		w.be64(kCounterPackets, packets);
-	} else {
+	} else if (o.type == kObjectQuota) {
 		consumed = put_quota(o.quota, w);
+	} else {
+		/* nft_limit_dump: the unit in seconds, the burst as defaulted */
+		w.be64(kLimitRate, o.limit.rate);
+		w.be64(kLimitUnit, o.limit.unit_s);
+		w.be32(kLimitBurst, o.limit.burst);
+		w.be32(kLimitType, o.limit.type);
+		w.be32(kLimitFlags, o.limit.flags & kLimitFInv);
 	}
 	w.nest_end(data);
 	w.be64(kObjHandle, o.handle);

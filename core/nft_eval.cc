@@ -579,7 +579,7 @@ bool eval_limit(const Insn &in, const Pkt &p)
 		}
 	}
 	/* nft_limit_eval returns "over", inverted by the flag; over breaks. */
-	return (over ^ bool(in.flags & kLimitFInv)) == false;
+	return (over ^ bool(l->flags & kLimitFInv)) == false;
 }
 
 bool eval_cmp(const Insn &in, const uint32_t *reg)
@@ -785,6 +785,7 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 			break;
 		}
 		case Op::Limit:
+		case Op::ObjLimit:
 			ok = eval_limit(in, p);
 			break;
 		case Op::Quota:

@@ -419,9 +419,19 @@ int parse_objref(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extac
 	void *obj = res.object(name, type);
 	if (!obj)
 		return fail(ack, kENOENT, "no such object");
-	if (type != kObjectCounter && type != kObjectQuota)
+	switch (type) {
+	case kObjectCounter:
+		in.op = Op::ObjCounter;
+		break;
+	case kObjectQuota:
+		in.op = Op::ObjQuota;
+		break;
+	case kObjectLimit:
+		in.op = Op::ObjLimit;
+		break;
+	default:
 		return fail(ack, kENOENT, "no such object");
-	in.op = type == kObjectCounter ? Op::ObjCounter : Op::ObjQuota;
+	}
 	in.ref = obj;
 	out.obj_refs++;
 	return 0;
@@ -429,61 +439,17 @@ int parse_objref(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extac
 
 int parse_limit(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
 {
-	if (!tb[kLimitRate].present() || !tb[kLimitUnit].present())
-		return invalid(ack, "limit needs a rate and a unit");
-	uint64_t rate, unit;
-	uint32_t burst = 0, type = kLimitPkts, flags = 0;
-	if (!attr_be64(tb[kLimitRate], rate) || !attr_be64(tb[kLimitUnit], unit))
-		return invalid(ack, "limit rate and unit are 64-bit");
-	if ((tb[kLimitBurst].present() && !attr_be32(tb[kLimitBurst], burst)) ||
-	    (tb[kLimitType].present() && !attr_be32(tb[kLimitType], type)) ||
-	    (tb[kLimitFlags].present() && !attr_be32(tb[kLimitFlags], flags)))
-		return invalid(ack, "limit burst, type and flags are 32-bit");
-	if (type != kLimitPkts && type != kLimitPktBytes)
-		return fail(ack, kEOPNOTSUPP, "unknown limit type");
-	if (rate == 0 || unit == 0)
-		return invalid(ack, "limit rate and unit must not be zero");
-	constexpr uint64_t kNsPerSec = 1000000000ull;
-	uint64_t nsecs;
-	if (__builtin_mul_overflow(unit, kNsPerSec, &nsecs))
-		return fail(ack, kERANGE, "limit unit overflows");
-	if (type == kLimitPkts && burst == 0)
-		burst = 5;	/* NFT_LIMIT_PKT_BURST_DEFAULT */
-	uint64_t rate_with_burst, tokens;
-	if (__builtin_add_overflow(rate, uint64_t(burst), &rate_with_burst))
-		return fail(ack, kERANGE, "limit rate overflows");
-	if (type == kLimitPkts) {
-		if (__builtin_mul_overflow(nsecs / rate, uint64_t(burst), &tokens))
-			return fail(ack, kERANGE, "limit burst overflows");
-	} else {
-		uint64_t tmp;
-		if (__builtin_mul_overflow(nsecs, rate_with_burst, &tmp))
-			return fail(ack, kERANGE, "limit burst overflows");
-		tokens = tmp / rate;
-	}
 	Limit *l = static_cast<Limit *>(xb_alloc(sizeof(Limit), XB_ALLOC_SLEEP));
 	if (!l)
 		return fail(ack, kENOMEM, "out of memory for a limit");
-	l->lock = xb_lock_create();
-	if (!l->lock) {
+	const int err = limit_init(*l, tb, ack);
+	if (err) {
 		xb_free(l);
-		return fail(ack, kENOMEM, "out of memory for a limit");
+		return err;
 	}
-	l->tokens_max = tokens;
-	{
-		LockGuard guard(l->lock);	/* unshared yet: taken for the checked rule */
-		l->tokens = tokens;
-		l->last_ns = xb_now_ns();
-	}
-	l->rate = rate;
-	l->unit_s = unit;
-	l->nsecs = nsecs;
-	l->burst = burst;
-	l->type = type;
-	l->flags = flags;
 	out.limits[out.count_limits++] = l;
 	in.op = Op::Limit;
-	in.flags = uint8_t(flags & kLimitFInv);
+	in.flags = uint8_t(l->flags & kLimitFInv);
 	in.ref = l;
 	return 0;
 }
@@ -1048,7 +1014,7 @@ void free_parsed_rule(ParsedRule &r)
 		xb_free(r.counters[i]);
 	}
 	for (uint32_t i = 0; i < r.count_limits; i++) {
-		xb_lock_destroy(r.limits[i]->lock);
+		limit_fini(*r.limits[i]);
 		xb_free(r.limits[i]);
 	}
 	for (uint32_t i = 0; i < r.count_logs; i++) {
@@ -1069,6 +1035,75 @@ void free_parsed_rule(ParsedRule &r)
 	if (r.limits)
 		xb_free(r.limits);
 	r = ParsedRule{};
+}
+
+/*
+ * nft_limit_select_ops and nft_limit_init: a packet or byte rate per unit
+ * (seconds), a burst (packets: 5 by default), the bucket's size checked
+ * for overflow; the bucket starts full.
+ */
+int limit_init(Limit &l, const Attr *tb, Extack *ack)
+{
+	l = Limit{};
+	uint32_t type = kLimitPkts;
+	if (tb[kLimitType].present() && !attr_be32(tb[kLimitType], type))
+		return fail(ack, kERANGE, "limit type is a 32-bit value");
+	if (type != kLimitPkts && type != kLimitPktBytes)
+		return fail(ack, kEOPNOTSUPP, "unknown limit type");
+	if (!tb[kLimitRate].present() || !tb[kLimitUnit].present())
+		return invalid(ack, "limit needs a rate and a unit");
+	uint64_t rate, unit;
+	uint32_t burst = 0, flags = 0;
+	if (!attr_be64(tb[kLimitRate], rate) || !attr_be64(tb[kLimitUnit], unit))
+		return fail(ack, kERANGE, "limit rate and unit are 64-bit");
+	if ((tb[kLimitBurst].present() && !attr_be32(tb[kLimitBurst], burst)) ||
+	    (tb[kLimitFlags].present() && !attr_be32(tb[kLimitFlags], flags)))
+		return fail(ack, kERANGE, "limit burst and flags are 32-bit");
+	if (rate == 0)
+		return invalid(ack, "limit rate must not be zero");
+	constexpr uint64_t kNsPerSec = 1000000000ull;
+	uint64_t nsecs;
+	if (__builtin_mul_overflow(unit, kNsPerSec, &nsecs))
+		return fail(ack, kEOVERFLOW, "limit unit overflows");
+	if (type == kLimitPkts && burst == 0)
+		burst = 5;	/* NFT_LIMIT_PKT_BURST_DEFAULT */
+	uint64_t rate_with_burst, tokens;
+	if (__builtin_add_overflow(rate, uint64_t(burst), &rate_with_burst))
+		return fail(ack, kEOVERFLOW, "limit rate plus burst overflows");
+	if (type == kLimitPkts) {
+		if (__builtin_mul_overflow(nsecs / rate, uint64_t(burst), &tokens))
+			return fail(ack, kEOVERFLOW, "limit burst overflows");
+	} else {
+		uint64_t tmp;
+		if (__builtin_mul_overflow(nsecs, rate_with_burst, &tmp))
+			return fail(ack, kEOVERFLOW, "limit burst overflows");
+		tokens = tmp / rate;
+	}
+	if (flags & ~kLimitFInv)
+		return fail(ack, kEOPNOTSUPP, "unknown limit flags");
+	l.lock = xb_lock_create();
+	if (!l.lock)
+		return fail(ack, kENOMEM, "out of memory for a limit");
+	l.tokens_max = tokens;
+	{
+		LockGuard guard(l.lock);	/* unshared yet: taken for the checked rule */
+		l.tokens = tokens;
+		l.last_ns = xb_now_ns();
+	}
+	l.rate = rate;
+	l.unit_s = unit;
+	l.nsecs = nsecs;
+	l.burst = burst;
+	l.type = type;
+	l.flags = flags;
+	return 0;
+}
+
+void limit_fini(Limit &l)
+{
+	if (l.lock)
+		xb_lock_destroy(l.lock);
+	l.lock = nullptr;
 }
 
 /* nft_quota_do_init: the bound at most S64_MAX, consumed at most the

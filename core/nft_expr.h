@@ -58,6 +58,8 @@ enum class Op : uint8_t {
 			 * (ref: Quota) */
 	ObjQuota,	/* quota name NAME: a named quota object (objref);
 			 * the object (control), its Quota (generation) */
+	ObjLimit,	/* limit name NAME: a named limit object (objref);
+			 * the object (control), its Limit (generation) */
 	Numgen,		/* numgen: a counter or random number (sub: type) below
 			 * a modulus, plus an offset -> dreg (ref: the counter) */
 	Hash,		/* jhash of sreg, or the flow's symmetric hash (sub:
@@ -245,6 +247,11 @@ void counter_fini(Counter &c);
  * counter reads from zero again without losing what frames added since
  * (nft_counter_reset). Control context, serialised with other resets. */
 void counter_reset(Counter &c, uint64_t packets, uint64_t bytes);
+
+/* A limit's rate, unit, burst, type and flags (NFTA_LIMIT_* in @tb), as
+ * nft_limit_init checks them; limit_fini frees what it allocated. */
+int limit_init(Limit &l, const Attr *tb, Extack *ack);
+void limit_fini(Limit &l);
 
 /* A quota's bound, consumed bytes and flags (NFTA_QUOTA_* in @tb), as
  * nft_quota_do_init checks them. */

@@ -302,6 +302,8 @@ void Ruleset::free_object(ObjObj *o)
 {
 	if (o->type == kObjectCounter)
 		counter_fini(o->counter);
+	else if (o->type == kObjectLimit)
+		limit_fini(o->limit);
 	free_blob(o->userdata);
 	free_obj(o);
 }
@@ -410,7 +412,7 @@ void count_set_uses(const RuleObj *r, int delta)
 		const Insn &in = r->code.insn[i];
 		if (in.op == Op::Lookup)
 			static_cast<SetObj *>(in.ref)->rule_uses += uint32_t(delta);
-		else if (in.op == Op::ObjCounter || in.op == Op::ObjQuota)
+		else if (in.op == Op::ObjCounter || in.op == Op::ObjQuota || in.op == Op::ObjLimit)
 			static_cast<ObjObj *>(in.ref)->rule_uses += uint32_t(delta);
 	}
 }
@@ -1722,9 +1724,9 @@ int Ruleset::new_obj(uint16_t flags, const Attr *tb, Extack *ack)
 			return fail(ack, kEOPNOTSUPP, "objects cannot be replaced");
 		return 0;
 	}
-	if (type != kObjectCounter && type != kObjectQuota)
-		return fail(ack, kEOPNOTSUPP, "xbridge has counter and quota objects only");
-	constexpr unsigned kDataAttrMax = kQuotaConsumed;	/* the larger of the two */
+	if (type != kObjectCounter && type != kObjectQuota && type != kObjectLimit)
+		return fail(ack, kEOPNOTSUPP, "xbridge has counter, quota and limit objects only");
+	constexpr unsigned kDataAttrMax = kLimitFlags;	/* the largest of the three */
 	Attr dt[kDataAttrMax + 1];
 	if (!parse_nested(tb[kObjData], dt, kDataAttrMax))
 		return fail(ack, kEINVAL, "malformed object data");
@@ -1735,15 +1737,20 @@ int Ruleset::new_obj(uint16_t flags, const Attr *tb, Extack *ack)
 	if (!err)
 		err = copy_blob(o->userdata, tb[kObjUserdata], kUserdataMax, ack);
 	bool counter = false;
+	bool limit = false;
 	if (!err && type == kObjectCounter)
 		counter = !(err = counter_init(o->counter, dt, ack));
-	else if (!err)
+	else if (!err && type == kObjectQuota)
 		err = quota_init(o->quota, dt, ack);
+	else if (!err)
+		limit = !(err = limit_init(o->limit, dt, ack));
 	if (!err)
 		err = log({UndoKind::AddObj, o, nullptr, 0}, ack);
 	if (err) {
 		if (counter)
 			counter_fini(o->counter);
+		if (limit)
+			limit_fini(o->limit);
 		free_blob(o->userdata);
 		free_obj(o);
 		return err;
@@ -2010,6 +2017,8 @@ int Ruleset::build(Generation *&out, Extack *ack)
 						in.ref = &static_cast<ObjObj *>(in.ref)->counter;
 					else if (in.op == Op::ObjQuota)
 						in.ref = &static_cast<ObjObj *>(in.ref)->quota;
+					else if (in.op == Op::ObjLimit)
+						in.ref = &static_cast<ObjObj *>(in.ref)->limit;
 				}
 				zero_regs |= rule_reads_unwritten(rc.insn, rc.count);
 				fuse_rule(&g->insns[ii - rc.count], rc.count);

@@ -114,18 +114,19 @@ struct FlowtableObj {
 	bool has_device(const char *name) const;
 };
 
-/* A named stateful object (NFT_MSG_NEWOBJ): xbridge has counters and
- * quotas. Rules reach it by objref (Op::ObjCounter, Op::ObjQuota);
- * generations point at its counter or quota, so a deleted object is freed
+/* A named stateful object (NFT_MSG_NEWOBJ): xbridge has counters, quotas
+ * and limits. Rules reach it by objref (Op::ObjCounter, ObjQuota,
+ * ObjLimit); generations point at its state, so a deleted object is freed
  * only after the generation that ran it. */
 struct ObjObj {
 	ListHook link;
 	TableObj *table;
 	char name[kNameMax];
 	uint64_t handle;
-	uint32_t type;		/* NFT_OBJECT_*: kObjectCounter or kObjectQuota */
+	uint32_t type;		/* NFT_OBJECT_*: kObjectCounter, Quota or Limit */
 	Counter counter;	/* a counter's */
 	Quota quota;		/* a quota's */
+	Limit limit;		/* a limit's */
 	Blob userdata;
 	/* objrefs in the rules linked into its table's chains (NFTA_OBJ_USE;
 	 * a referenced object cannot be deleted: EBUSY). */

@@ -183,6 +183,7 @@ enum : uint16_t {
 };
 constexpr uint32_t kObjectCounter = 1;	/* NFT_OBJECT_COUNTER */
 constexpr uint32_t kObjectQuota = 2;	/* NFT_OBJECT_QUOTA */
+constexpr uint32_t kObjectLimit = 4;	/* NFT_OBJECT_LIMIT */
 /* NFTA_QUOTA_* and its flags */
 enum : uint16_t { kQuotaBytes = 1, kQuotaFlags = 2, kQuotaConsumed = 4 };
 constexpr uint32_t kQuotaFInv = 0x1;

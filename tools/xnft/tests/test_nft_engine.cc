@@ -41,6 +41,7 @@
 #include <linux/netlink.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <libnftnl/expr.h>
+#include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 
 namespace {
@@ -1128,7 +1129,7 @@ TEST_CASE("nft engine: an object type xbridge lacks and an objref map are refuse
 {
 	Engine e;
 	REQUIRE(e.load("add table bridge t\n") == 0);
-	// NEWOBJ of type limit (3): EOPNOTSUPP, as nft_obj_type_get without the module
+	// NEWOBJ of type ct helper (3): EOPNOTSUPP, as nft_obj_type_get without the module
 	std::vector<uint8_t> msg;
 	auto put = [&](uint16_t type, const void *p, size_t n) {
 		const uint16_t len = uint16_t(4 + n);
@@ -1139,10 +1140,10 @@ TEST_CASE("nft engine: an object type xbridge lacks and an objref map are refuse
 		if (n)
 			memcpy(&msg[at + 4], p, n);
 	};
-	const uint32_t limit = htonl(3);
+	const uint32_t helper = htonl(3);
 	put(kObjTable, "t", 2);
 	put(kObjName, "q", 2);
-	put(kObjType, &limit, 4);
+	put(kObjType, &helper, 4);
 	put(uint16_t(kObjData | 0x8000), nullptr, 0);
 	xb::Extack ack;
 	CHECK(e.rs.apply(kMsgNewObj, kNlmFCreate, kFamilyBridge, msg.data(), msg.size(), &ack) ==
@@ -1876,4 +1877,93 @@ TEST_CASE("nft engine: exthdr reads TCP options and IPv6 extension headers", "[n
 		nftnl_rule_add_expr(r, x);
 	}) == -xb::kEOPNOTSUPP);	// tcp option maxseg size set
 	CHECK(e.chain("t", "c").rules.empty());
+}
+
+namespace {
+
+// NEWOBJ of @type named @name in table t, its data the attributes @put
+// adds, as libnftnl builds it; applied and committed.
+int raw_new_obj(Engine &e, uint32_t type, const char *name,
+		const std::function<void(nftnl_obj *)> &put)
+{
+	nftnl_obj *o = nftnl_obj_alloc();
+	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
+	nftnl_obj_set_str(o, NFTNL_OBJ_NAME, name);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, type);
+	put(o);
+	std::vector<uint8_t> buf(4096);
+	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(nfgenmsg));
+	nftnl_obj_nlmsg_build_payload(h, o);
+	nftnl_obj_free(o);
+	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
+	xb::Extack ack;
+	int err = e.rs.apply(kMsgNewObj, kNlmFCreate, kFamilyBridge, buf.data() + off,
+			     h->nlmsg_len - off, &ack);
+	if (!err)
+		err = e.rs.commit(&ack);
+	else
+		e.rs.abort();
+	return err;
+}
+
+} // namespace
+
+// Named limits (nft_limit_obj_*): one token bucket for every rule that
+// names it; nft_limit_init's checks; dumped as nft_limit_dump writes it.
+TEST_CASE("nft engine: limit objects", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain c { type filter hook forward priority 0; policy drop; }\n"
+		       "}\n") == 0);
+	auto limit = [](uint64_t rate, uint32_t burst, uint32_t flags) {
+		return [=](nftnl_obj *o) {
+			nftnl_obj_set_u64(o, NFTNL_OBJ_LIMIT_RATE, rate);
+			nftnl_obj_set_u64(o, NFTNL_OBJ_LIMIT_UNIT, 60);
+			nftnl_obj_set_u32(o, NFTNL_OBJ_LIMIT_BURST, burst);
+			nftnl_obj_set_u32(o, NFTNL_OBJ_LIMIT_TYPE, NFT_LIMIT_PKTS);
+			nftnl_obj_set_u32(o, NFTNL_OBJ_LIMIT_FLAGS, flags);
+		};
+	};
+	REQUIRE(raw_new_obj(e, NFT_OBJECT_LIMIT, "l", limit(1, 3, 0)) == 0);
+	CHECK(raw_new_obj(e, NFT_OBJECT_LIMIT, "bad", limit(0, 3, 0)) == -xb::kEINVAL);
+	CHECK(raw_new_obj(e, NFT_OBJECT_LIMIT, "bad", limit(1, 3, 2)) == -xb::kEOPNOTSUPP);
+	for (int i = 0; i < 2; i++)
+		REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
+			nftnl_expr *x = nftnl_expr_alloc("objref");
+			nftnl_expr_set_u32(x, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_LIMIT);
+			nftnl_expr_set_str(x, NFTNL_EXPR_OBJREF_IMM_NAME, "l");
+			nftnl_rule_add_expr(r, x);
+			nftnl_rule_add_expr(r, raw_verdict(NF_ACCEPT));
+		}) == 0);
+	// 1/minute with a burst of 3: three frames through either rule, then
+	// the bucket both share is empty.
+	unsigned accepted = 0;
+	for (int i = 0; i < 6; i++)
+		accepted += verdict(e, kHookForward, tcp(22)) == kNfAccept;
+	CHECK(accepted == 3);
+	const xb::nft::ObjObj &o = e.table("t").objs.front();
+	CHECK(o.rule_uses == 2);
+	unsigned long pos[kDumpPosLen] = {};
+	std::vector<uint8_t> buf(1 << 12);
+	AttrWriter w(buf.data(), buf.size());
+	uint16_t type = 0;
+	const long n = dump_next(e.rs, kMsgGetObj, "t", pos, w, &type, nullptr, NFT_OBJECT_LIMIT);
+	REQUIRE(n > 0);
+	Attr tb[kObjUserdata + 1], lt[NFTA_LIMIT_FLAGS + 1];
+	REQUIRE(parse_attrs(buf.data(), size_t(n), tb, kObjUserdata));
+	REQUIRE(parse_nested(tb[kObjData], lt, NFTA_LIMIT_FLAGS));
+	uint64_t rate = 0, unit = 0;
+	uint32_t burst = 0, ltype = 9, flags = 9;
+	REQUIRE(attr_be64(lt[NFTA_LIMIT_RATE], rate));
+	REQUIRE(attr_be64(lt[NFTA_LIMIT_UNIT], unit));
+	REQUIRE(attr_be32(lt[NFTA_LIMIT_BURST], burst));
+	REQUIRE(attr_be32(lt[NFTA_LIMIT_TYPE], ltype));
+	REQUIRE(attr_be32(lt[NFTA_LIMIT_FLAGS], flags));
+	CHECK(rate == 1);
+	CHECK(unit == 60);
+	CHECK(burst == 3);
+	CHECK(ltype == NFT_LIMIT_PKTS);
+	CHECK(flags == 0);
 }
