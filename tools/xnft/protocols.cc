@@ -108,6 +108,7 @@ static const MetaKey meta_keys[] = {
 	{"iifgroup", NFT_META_IIFGROUP, TYPE_DEVGROUP, 32, ByteOrder::Host},
 	{"oifgroup", NFT_META_OIFGROUP, TYPE_DEVGROUP, 32, ByteOrder::Host},
 	{"cgroup", NFT_META_CGROUP, TYPE_INTEGER, 32, ByteOrder::Host},
+	{"random", NFT_META_PRANDOM, TYPE_INTEGER, 32, ByteOrder::Big},
 	{"ibrpvid", NFT_META_BRI_IIFPVID, TYPE_INTEGER, 16, ByteOrder::Host},
 	{"ibrvproto", NFT_META_BRI_IIFVPROTO, TYPE_ETHERTYPE, 16, ByteOrder::Big},
 	{"time", NFT_META_TIME_NS, TYPE_TIME_DATE, 64, ByteOrder::Host},
