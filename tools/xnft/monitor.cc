@@ -384,24 +384,29 @@ std::string Monitor::flowtable_event(bool add, uint32_t family, const uint8_t *a
 	return out;
 }
 
-// A counter object as nft's monitor prints it: added with its body on one
-// line (and, as a set, a trailing space), deleted by name.
+// A counter or quota object as nft's monitor prints it: added with its
+// body on one line (and, as a set, a trailing space; a quota's comment
+// before its limit, as listed), deleted by name.
 std::string Monitor::obj_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
 {
 	ReceivedMsg m(add ? NFT_MSG_NEWOBJ : NFT_MSG_DELOBJ, family, attrs, len);
 	nftnl_obj *ob = nftnl_obj_alloc();
 	std::string out;
 	ModelTable *t = nullptr;
-	if (nftnl_obj_nlmsg_parse(m.h, ob) >= 0 &&
-	    nftnl_obj_get_u32(ob, NFTNL_OBJ_TYPE) == NFT_OBJECT_COUNTER)
-		t = table(family, str(nftnl_obj_get_str(ob, NFTNL_OBJ_TABLE)));
+	uint32_t type = 0;
+	if (nftnl_obj_nlmsg_parse(m.h, ob) >= 0) {
+		type = nftnl_obj_get_u32(ob, NFTNL_OBJ_TYPE);
+		if (type == NFT_OBJECT_COUNTER || type == NFT_OBJECT_QUOTA)
+			t = table(family, str(nftnl_obj_get_str(ob, NFTNL_OBJ_TABLE)));
+	}
+	const bool quota = type == NFT_OBJECT_QUOTA;
 	if (t && (add ? what_.add : what_.del) && what_.objects) {
 		const std::string name = str(nftnl_obj_get_str(ob, NFTNL_OBJ_NAME));
-		std::string text = "counter " + family_name(family) + " " + t->name + " " + name;
+		std::string text = (quota ? "quota " : "counter ") + family_name(family) + " " + t->name + " " + name;
 		if (add) {
 			PrintOptions plain = o_;
 			plain.handles = false;
-			std::string body = print_counter(ob, plain);
+			std::string body = quota ? print_quota(ob, plain) : print_counter(ob, plain);
 			std::string flat;
 			for (size_t at = body.find('\n'); at != std::string::npos;) {
 				const size_t nl = body.find('\n', at + 1);
@@ -415,15 +420,24 @@ std::string Monitor::obj_event(bool add, uint32_t family, const uint8_t *attrs, 
 			}
 			text += " { " + flat + "} ";
 		}
-		// nft 1.0.6's monitor prints a deleted counter's JSON without
-		// its comment (seen on Linux 6.1, which sends it)
-		out = line(add, text, counter_json(ob, *t, add));
+		// nft 1.0.6's monitor prints a deleted object's JSON without
+		// its comment and with its values 0 (Linux 6.1 sends a deletion's
+		// key only)
+		if (!add && quota) {
+			nftnl_obj_set_u64(ob, NFTNL_OBJ_QUOTA_BYTES, 0);
+			nftnl_obj_set_u64(ob, NFTNL_OBJ_QUOTA_CONSUMED, 0);
+			nftnl_obj_set_u32(ob, NFTNL_OBJ_QUOTA_FLAGS, 0);
+		} else if (!add) {
+			nftnl_obj_set_u64(ob, NFTNL_OBJ_CTR_PKTS, 0);
+			nftnl_obj_set_u64(ob, NFTNL_OBJ_CTR_BYTES, 0);
+		}
+		out = line(add, text, quota ? quota_json(ob, *t, add) : counter_json(ob, *t, add));
 	}
 	if (t && add)
 		t->objs.push_back(ob);
 	else {
 		if (t)
-			model_.remove_obj(*t, NFT_OBJECT_COUNTER, str(nftnl_obj_get_str(ob, NFTNL_OBJ_NAME)));
+			model_.remove_obj(*t, type, str(nftnl_obj_get_str(ob, NFTNL_OBJ_NAME)));
 		nftnl_obj_free(ob);
 	}
 	return out;

@@ -485,7 +485,7 @@ Json counter_json(nftnl_obj *c, const ModelTable &t, bool with_comment)
 }
 
 // json.c obj_print_json of a quota: bytes, used (with -s too) and inv.
-Json quota_json(nftnl_obj *q, const ModelTable &t)
+Json quota_json(nftnl_obj *q, const ModelTable &t, bool with_comment)
 {
 	Json j = Json::object();
 	j.set("family", Json::string(family_name(t.family)));
@@ -495,7 +495,7 @@ Json quota_json(nftnl_obj *q, const ModelTable &t)
 	uint32_t ulen = 0;
 	const void *ud = nftnl_obj_get_data(q, NFTNL_OBJ_USERDATA, &ulen);
 	std::string comment = userdata_comment(ud, ulen);
-	if (!comment.empty())
+	if (with_comment && !comment.empty())
 		j.set("comment", Json::string(comment));
 	j.set("bytes", Json::uinteger(nftnl_obj_get_u64(q, NFTNL_OBJ_QUOTA_BYTES)));
 	j.set("used", Json::uinteger(nftnl_obj_get_u64(q, NFTNL_OBJ_QUOTA_CONSUMED)));

@@ -33,7 +33,7 @@ Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o);
 Json flowtable_json(nftnl_flowtable *f, const ModelTable &t);
 // @comment false: without the comment (a monitor's delete line).
 Json counter_json(nftnl_obj *c, const ModelTable &t, bool comment = true);
-Json quota_json(nftnl_obj *q, const ModelTable &t);
+Json quota_json(nftnl_obj *q, const ModelTable &t, bool comment = true);
 Json object_json(nftnl_obj *ob, const ModelTable &t);  // a counter or a quota
 Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o);
 std::string print_ruleset(const RulesetModel &m, const PrintOptions &o);
