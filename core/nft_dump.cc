@@ -244,6 +244,10 @@ bool fill_set(const SetObj &s, AttrWriter &w)
 		w.be32(kSetDataType, s.data_type);
 		w.be32(kSetDataLen, s.layout.verdict_map ? 16 : s.layout.data_len);
 	}
+	if (s.timeout_ns)
+		w.be64(kSetTimeout, s.timeout_ns / 1000000u);
+	if (s.gc_interval)
+		w.be32(kSetGcInterval, s.gc_interval);
 	if (s.policy)
 		w.be32(kSetPolicy, s.policy);
 	if (s.userdata.len)
@@ -284,6 +288,14 @@ static void put_elem(const SetObj &s, const ElemView &e, AttrWriter &w)
 	}
 	if (flags)
 		w.be32(kSetElemFlags, flags);
+	/* nf_tables_fill_setelem: the element's own timeout, and the time
+	 * left, in milliseconds */
+	if (e.timeout_ns)
+		w.be64(kSetElemTimeout, e.timeout_ns / 1000000u);
+	if (e.expires_ns) {
+		const uint64_t now = xb_now_ns();
+		w.be64(kSetElemExpiration, now < e.expires_ns ? (e.expires_ns - now) / 1000000u : 0);
+	}
 	w.nest_end(elem);
 }
 
@@ -309,10 +321,13 @@ bool fill_set_elems(const SetObj &s, uint32_t &from, AttrWriter &w)
 	if (w.full())
 		return false;
 	uint32_t written = 0;
+	const uint64_t now = xb_now_ns();
 	for (; from < s.elems.count(); from++) {
 		const ElemView e = s.elems.at(from);
 		if (e.flags & ElemStore::kDead)
 			continue;	/* deleted by a batch not yet committed */
+		if (elem_expired(e.expires_ns, now))
+			continue;	/* gone, for a dump too */
 		const size_t mark = w.len();
 		put_elem(s, e, w);
 		if (w.full()) {

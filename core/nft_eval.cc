@@ -761,7 +761,7 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 		case Op::Lookup: {
 			SetHit hit;
 			const SetIndex *set = static_cast<const SetIndex *>(in.ref);
-			bool found = set->lookup(reinterpret_cast<const uint8_t *>(src), hit);
+			bool found = set->lookup(reinterpret_cast<const uint8_t *>(src), hit, p.now_ns);
 			if (in.flags & kLookupFInv)
 				found = !found;
 			ok = found;

@@ -660,10 +660,17 @@ int Ruleset::commit(Extack *ack, const CommitSink *events)
 		notify(*events);
 
 	/* Compact the sets whose elements this batch deleted, then free what
-	 * it deleted: no frame can reach any of it now. */
-	for (uint32_t i = 0; i < undo_count_; i++)
-		if (undo_[i].kind == UndoKind::DelElem)
-			static_cast<SetObj *>(undo_[i].obj)->elems.compact();
+	 * it deleted: no frame can reach any of it now. The sets with
+	 * timeouts it added to lose their expired elements too (the batch's
+	 * garbage collection: a lookup already skips them). */
+	const uint64_t now = xb_now_ns();
+	for (uint32_t i = 0; i < undo_count_; i++) {
+		SetObj *s = static_cast<SetObj *>(undo_[i].obj);
+		if (undo_[i].kind == UndoKind::AddElem && s->layout.timeout)
+			s->elems.purge_expired(now);
+		else if (undo_[i].kind == UndoKind::DelElem)
+			s->elems.compact();
+	}
 	for (uint32_t i = 0; i < undo_count_; i++) {
 		const UndoRecord &rec = undo_[i];
 		switch (rec.kind) {
@@ -1238,6 +1245,19 @@ found:
 	return 0;
 }
 
+/* nf_msecs_to_jiffies64: milliseconds, as long as they fit in nanoseconds
+ * (ERANGE otherwise). */
+static int msecs_to_ns(const Attr &a, uint64_t &ns, Extack *ack)
+{
+	uint64_t ms;
+	if (!attr_be64(a, ms))
+		return fail(ack, kEINVAL, "a timeout is a 64-bit value");
+	if (ms >= UINT64_MAX / 1000000u)
+		return fail(ack, kERANGE, "timeout too large");
+	ns = ms * 1000000u;
+	return 0;
+}
+
 int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 {
 	if (!tb[kSetTable].present())
@@ -1255,9 +1275,10 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "set attributes are 32-bit values");
 	if (key_len == 0 || key_len > kSetKeyMax)
 		return fail(ack, kEINVAL, "set key length is 1 to 64 bytes");
-	if (sflags & (kSetFTimeout | kSetFEval | kSetFObject | kSetFExpr))
-		return fail(ack, kEOPNOTSUPP, "timeouts, dynamic sets and object maps are not supported");
-	if (sflags & ~(kSetFAnonymous | kSetFConstant | kSetFInterval | kSetFMap | kSetFConcat))
+	if (sflags & (kSetFEval | kSetFObject | kSetFExpr))
+		return fail(ack, kEOPNOTSUPP, "dynamic sets and object maps are not supported");
+	if (sflags & ~(kSetFAnonymous | kSetFConstant | kSetFInterval | kSetFMap | kSetFConcat |
+		       kSetFTimeout))
 		return fail(ack, kEOPNOTSUPP, "unknown set flags");
 	const bool map = sflags & kSetFMap;
 	if (map != tb[kSetDataType].present())
@@ -1267,8 +1288,23 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "map data length is 1 to 64 bytes");
 	if (vmap)
 		data_len = 0;
-	if (tb[kSetTimeout].present() || tb[kSetGcInterval].present())
-		return fail(ack, kEOPNOTSUPP, "set timeouts are not supported");
+	/* nf_tables_newset: a default timeout and a GC interval only for a
+	 * set with timeouts, never an anonymous one */
+	uint64_t timeout_ns = 0;
+	uint32_t gc_interval = 0;
+	if (tb[kSetTimeout].present() || tb[kSetGcInterval].present()) {
+		if (!(sflags & kSetFTimeout))
+			return fail(ack, kEINVAL, "a timeout needs a set with timeouts");
+		if (sflags & kSetFAnonymous)
+			return fail(ack, kEOPNOTSUPP, "an anonymous set has no timeout");
+	}
+	if (tb[kSetTimeout].present()) {
+		int err = msecs_to_ns(tb[kSetTimeout], timeout_ns, ack);
+		if (err)
+			return err;
+	}
+	if (tb[kSetGcInterval].present() && !attr_be32(tb[kSetGcInterval], gc_interval))
+		return fail(ack, kEINVAL, "set GC interval is a 32-bit value");
 
 	SetLayout layout{};
 	layout.key_len = key_len;
@@ -1276,6 +1312,7 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 	layout.verdict_map = vmap;
 	layout.interval = sflags & kSetFInterval;
 	layout.concat = sflags & kSetFConcat;
+	layout.timeout = sflags & kSetFTimeout;
 	uint32_t size = 0;
 	if (tb[kSetDesc].present()) {
 		Attr dt[kSetDescConcat + 1];
@@ -1335,6 +1372,8 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 	if (!s)
 		return fail(ack, kENOMEM, "out of memory for a set");
 	cstr_copy(s->name, name);
+	s->timeout_ns = timeout_ns;
+	s->gc_interval = gc_interval;
 	err = s->elems.init(layout, ack);
 	if (!err)
 		err = copy_blob(s->userdata, tb[kSetUserdata], kUserdataMax, ack);
@@ -1428,16 +1467,48 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		return fail(ack, kEINVAL, "no interval ends in a concatenated interval set");
 	if (concat_ranges && (eflags & kSetElemFCatchall) && et[kSetElemKeyEnd].present())
 		return fail(ack, kEINVAL, "a catch-all element has no key end");
-	if (et[kSetElemTimeout].present() || et[kSetElemExpiration].present() ||
-	    et[kSetElemExpr].present() || et[kSetElemExpressions].present() ||
+	if (et[kSetElemExpr].present() || et[kSetElemExpressions].present() ||
 	    et[kSetElemObjref].present())
-		return fail(ack, kEOPNOTSUPP, "element timeouts, expressions and objects are not supported");
+		return fail(ack, kEOPNOTSUPP, "element expressions and objects are not supported");
+	/* nft_add_set_elem: an interval end carries no timeout; an element
+	 * without its own takes the set's; an expiration sooner than the
+	 * timeout (the time left, as a dump reports it) needs one. */
+	uint64_t timeout_ns = 0, expiration_ns = 0;
+	if ((eflags & kSetElemFIntervalEnd) &&
+	    (et[kSetElemTimeout].present() || et[kSetElemExpiration].present()))
+		return fail(ack, kEINVAL, "an interval end has no timeout");
+	if (add) {
+		if (et[kSetElemTimeout].present()) {
+			if (!(s->flags & kSetFTimeout))
+				return fail(ack, kEINVAL, "an element timeout needs a set with timeouts");
+			int err = msecs_to_ns(et[kSetElemTimeout], timeout_ns, ack);
+			if (err)
+				return err;
+		} else if ((s->flags & kSetFTimeout) && !(eflags & kSetElemFIntervalEnd)) {
+			timeout_ns = s->timeout_ns;
+		}
+		if (et[kSetElemExpiration].present()) {
+			if (!(s->flags & kSetFTimeout))
+				return fail(ack, kEINVAL, "an expiration needs a set with timeouts");
+			if (timeout_ns == 0)
+				return fail(ack, kEOPNOTSUPP, "an expiration needs a timeout");
+			int err = msecs_to_ns(et[kSetElemExpiration], expiration_ns, ack);
+			if (err)
+				return err;
+			if (expiration_ns > timeout_ns)
+				return fail(ack, kERANGE, "the expiration is beyond the timeout");
+		}
+	}
 
 	const SetLayout &l = s->layout;
 	uint8_t key[kSetKeyMax] = {}, key_end[kSetKeyMax] = {}, data[kSetKeyMax] = {};
 	uint32_t len;
 	ElemView e{};
 	e.flags = eflags;
+	if (timeout_ns) {
+		e.expires_ns = xb_now_ns() + (expiration_ns ? expiration_ns : timeout_ns);
+		e.timeout_ns = timeout_ns != s->timeout_ns ? timeout_ns : 0;
+	}
 	const bool catchall = eflags & kSetElemFCatchall;
 	if (catchall) {
 		if (et[kSetElemKey].present())
@@ -1489,8 +1560,19 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 	/* nft_pipapo_deactivate() looks the KEY up as a point: a delete takes
 	 * the element that holds it, whatever KEY_END says (nft sends the
 	 * element's start, so nft's own deletes name it exactly). */
-	const int64_t at = !add && concat_ranges && !catchall ? s->elems.find_range(key)
-							       : s->elems.find_live(e);
+	int64_t at = !add && concat_ranges && !catchall ? s->elems.find_range(key)
+							 : s->elems.find_live(e);
+	/* An expired element is gone (nft_set_elem_expired): nothing to
+	 * delete, and a new one with its key takes its place. */
+	if (at >= 0 && l.timeout && elem_expired(s->elems.at(uint32_t(at)).expires_ns, xb_now_ns())) {
+		if (!add)
+			return fail(ack, kENOENT, "no such element");
+		int err = log({UndoKind::DelElem, s, nullptr, uint32_t(at)}, ack);
+		if (err)
+			return err;
+		s->elems.mark_dead(uint32_t(at));
+		at = -1;
+	}
 	if (!add) {
 		if (at < 0)
 			return fail(ack, kENOENT, "no such element");

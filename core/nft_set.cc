@@ -28,6 +28,8 @@ struct Offsets {
 	uint32_t key_end;
 	uint32_t data;
 	uint32_t flags;
+	uint32_t expires;	/* sets with timeouts: ElemView.expires_ns, */
+	uint32_t timeout;	/* ... and .timeout_ns */
 	uint32_t stride;
 };
 
@@ -39,7 +41,9 @@ Offsets offsets_of(const SetLayout &l)
 	o.data = key + (l.concat && l.interval ? key : 0);
 	const uint32_t data = l.verdict_map ? 16 : round4(l.data_len);
 	o.flags = o.data + data;
-	o.stride = (o.flags + 4 + 7) & ~7u;
+	o.expires = (o.flags + 4 + 7) & ~7u;
+	o.timeout = o.expires + 8;
+	o.stride = l.timeout ? o.timeout + 8 : o.expires;
 	return o;
 }
 
@@ -61,6 +65,10 @@ void write_slot(uint8_t *s, const SetLayout &l, const Offsets &o, const ElemView
 		copy(s + o.data, e.data, l.data_len);
 	}
 	copy(s + o.flags, reinterpret_cast<const uint8_t *>(&e.flags), 4);
+	if (l.timeout) {
+		copy(s + o.expires, reinterpret_cast<const uint8_t *>(&e.expires_ns), 8);
+		copy(s + o.timeout, reinterpret_cast<const uint8_t *>(&e.timeout_ns), 8);
+	}
 }
 
 uint32_t read_u32(const uint8_t *p)
@@ -190,6 +198,10 @@ ElemView ElemStore::at(uint32_t i) const
 		e.data = s + o.data;
 	}
 	e.flags = read_u32(s + o.flags);
+	if (layout_.timeout) {
+		__builtin_memcpy(&e.expires_ns, s + o.expires, 8);
+		__builtin_memcpy(&e.timeout_ns, s + o.timeout, 8);
+	}
 	return e;
 }
 
@@ -412,6 +424,20 @@ void ElemStore::revive(uint32_t i)
 	}
 }
 
+void ElemStore::purge_expired(uint64_t now_ns)
+{
+	if (!layout_.timeout)
+		return;
+	const uint32_t off = offsets_of(layout_).expires;
+	for (uint32_t i = 0; i < count_; i++) {
+		uint64_t expires;
+		__builtin_memcpy(&expires, slot(i) + off, 8);
+		if (!(flags_at(i) & kDead) && elem_expired(expires, now_ns))
+			mark_dead(i);
+	}
+	compact();
+}
+
 void ElemStore::compact()
 {
 	if (!dead_)
@@ -516,6 +542,7 @@ SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint3
 	ix->stride_ = o.stride;
 	ix->data_off_ = o.data;
 	ix->flags_off_ = o.flags;
+	ix->expires_off_ = o.expires;
 	ix->kind_ = !layout.interval ? Kind::Hash : layout.concat ? Kind::ConcatRanges : Kind::Interval;
 	ix->seed_ = xb_random_u32();
 
@@ -669,7 +696,7 @@ void SetIndex::destroy(SetIndex *ix)
 	xb_free(ix);
 }
 
-bool SetIndex::lookup_hash(const uint8_t *key, SetHit &hit) const
+bool SetIndex::lookup_hash(const uint8_t *key, SetHit &hit, uint64_t now_ns) const
 {
 	uint32_t h = hash_key(key, layout_.key_len, seed_) & hash_mask_;
 	for (;;) {
@@ -678,6 +705,8 @@ bool SetIndex::lookup_hash(const uint8_t *key, SetHit &hit) const
 			return false;
 		const uint8_t *e = entry(idx - 1);
 		if (key_equal(e, key, layout_.key_len)) {
+			if (expired(e, now_ns))
+				return false;
 			fill_hit(e, hit);
 			return true;
 		}
@@ -685,7 +714,7 @@ bool SetIndex::lookup_hash(const uint8_t *key, SetHit &hit) const
 	}
 }
 
-bool SetIndex::lookup_interval(const uint8_t *key, SetHit &hit) const
+bool SetIndex::lookup_interval(const uint8_t *key, SetHit &hit, uint64_t now_ns) const
 {
 	/* The last boundary <= key. */
 	uint32_t lo = 0, hi = count_;
@@ -699,13 +728,13 @@ bool SetIndex::lookup_interval(const uint8_t *key, SetHit &hit) const
 	if (lo == 0)
 		return false;
 	const uint8_t *e = entry(lo - 1);
-	if (read_u32(e + flags_off_) & kSetElemFIntervalEnd)
+	if ((read_u32(e + flags_off_) & kSetElemFIntervalEnd) || expired(e, now_ns))
 		return false;
 	fill_hit(e, hit);
 	return true;
 }
 
-bool SetIndex::lookup_ranges(const uint8_t *key, SetHit &hit) const
+bool SetIndex::lookup_ranges(const uint8_t *key, SetHit &hit, uint64_t now_ns) const
 {
 	if (!count_)
 		return false;
@@ -722,7 +751,8 @@ bool SetIndex::lookup_ranges(const uint8_t *key, SetHit &hit) const
 		if (memcmp_bytes(entry(reach_[j]) + end_off, key, flen) < 0)
 			break;
 		const uint32_t i = order_[j];
-		if (i < best && range_holds(layout_, entry(i), end_off, key)) {
+		if (i < best && range_holds(layout_, entry(i), end_off, key) &&
+		    !expired(entry(i), now_ns)) {
 			best = i;
 			if (any)
 				break;
@@ -734,21 +764,21 @@ bool SetIndex::lookup_ranges(const uint8_t *key, SetHit &hit) const
 	return true;
 }
 
-bool SetIndex::lookup_slow(const uint8_t *key, SetHit &hit) const
+bool SetIndex::lookup_slow(const uint8_t *key, SetHit &hit, uint64_t now_ns) const
 {
 	bool found;
 	switch (kind_) {
 	case Kind::Hash:
-		found = lookup_hash(key, hit);
+		found = lookup_hash(key, hit, now_ns);
 		break;
 	case Kind::Interval:
-		found = lookup_interval(key, hit);
+		found = lookup_interval(key, hit, now_ns);
 		break;
 	default:
-		found = lookup_ranges(key, hit);
+		found = lookup_ranges(key, hit, now_ns);
 		break;
 	}
-	if (!found && catchall_) {
+	if (!found && catchall_ && !expired(catchall_, now_ns)) {
 		fill_hit(catchall_, hit);
 		return true;
 	}

@@ -45,7 +45,19 @@ struct ElemView {
 	int32_t verdict;	/* verdict maps */
 	void *chain;		/* verdict maps: jump/goto target (control chain) */
 	uint32_t flags;		/* kSetElemF* */
+	/* Sets with timeouts: when the element expires (xb_now_ns() time;
+	 * 0: never), and its own timeout when it is not the set's (0: the
+	 * set's), as NFT_SET_EXT_EXPIRATION and NFT_SET_EXT_TIMEOUT. */
+	uint64_t expires_ns;
+	uint64_t timeout_ns;
 };
+
+/* Whether an element that expires at @expires_ns has at @now_ns
+ * (nft_set_elem_expired; 0: it never does). */
+inline bool elem_expired(uint64_t expires_ns, uint64_t now_ns)
+{
+	return expires_ns && now_ns >= expires_ns;
+}
 
 /* What a set stores per element, fixed at creation. */
 struct SetLayout {
@@ -54,6 +66,7 @@ struct SetLayout {
 	bool verdict_map;
 	bool interval;
 	bool concat;
+	bool timeout;		/* elements may expire (NFT_SET_TIMEOUT) */
 	uint8_t field_count;	/* concatenation: the fields' lengths */
 	uint8_t field_len[kSetFieldsMax];
 };
@@ -92,6 +105,8 @@ public:
 	int64_t find_range(const uint8_t *key) const;
 	/* Drop the dead elements (after commit: nothing reads them). */
 	void compact();
+	/* Drop the elements expired by @now_ns too (after commit). */
+	void purge_expired(uint64_t now_ns);
 
 private:
 	uint8_t *slot(uint32_t i) const { return items_ + uint64_t(i) * stride_; }
@@ -147,9 +162,10 @@ public:
 			       ChainMapper map, void *ctx, Extack *ack);
 	static void destroy(SetIndex *index);
 
-	/* Find @key (key_len bytes). Fills @hit for maps. The two common
-	 * kinds inline, for the evaluator's loop. */
-	bool lookup(const uint8_t *key, SetHit &hit) const
+	/* Find @key (key_len bytes) among the elements that have not
+	 * expired by @now_ns. Fills @hit for maps. The two common kinds
+	 * inline, for the evaluator's loop. */
+	bool lookup(const uint8_t *key, SetHit &hit, uint64_t now_ns = 0) const
 	{
 		const uint8_t *e;
 		if (kind_ == Kind::Scan)
@@ -157,9 +173,11 @@ public:
 		else if (kind_ == Kind::Word)
 			e = find_word(key);
 		else
-			return lookup_slow(key, hit);
+			return lookup_slow(key, hit, now_ns);
+		if (e && expired(e, now_ns))
+			e = nullptr;
 		if (!e) {
-			if (!catchall_)
+			if (!catchall_ || expired(catchall_, now_ns))
 				return false;
 			e = catchall_;
 		}
@@ -228,10 +246,19 @@ private:
 			hit.data = e + data_off_;
 		}
 	}
-	bool lookup_slow(const uint8_t *key, SetHit &hit) const;
-	bool lookup_hash(const uint8_t *key, SetHit &hit) const;
-	bool lookup_interval(const uint8_t *key, SetHit &hit) const;
-	bool lookup_ranges(const uint8_t *key, SetHit &hit) const;
+	/* An entry of a set with timeouts that has expired by @now_ns. */
+	bool expired(const uint8_t *e, uint64_t now_ns) const
+	{
+		if (!layout_.timeout)
+			return false;
+		uint64_t expires;
+		__builtin_memcpy(&expires, e + expires_off_, 8);
+		return elem_expired(expires, now_ns);
+	}
+	bool lookup_slow(const uint8_t *key, SetHit &hit, uint64_t now_ns) const;
+	bool lookup_hash(const uint8_t *key, SetHit &hit, uint64_t now_ns) const;
+	bool lookup_interval(const uint8_t *key, SetHit &hit, uint64_t now_ns) const;
+	bool lookup_ranges(const uint8_t *key, SetHit &hit, uint64_t now_ns) const;
 	bool starts_before(uint32_t a, uint32_t b) const;
 	bool build_ranges();
 	bool build_words();
@@ -241,6 +268,7 @@ private:
 	uint32_t stride_;	/* key [+ key_end] [+ flags] + data */
 	uint32_t data_off_;
 	uint32_t flags_off_;
+	uint32_t expires_off_;	/* sets with timeouts */
 	uint32_t count_;
 	uint32_t hash_mask_;	/* Hash, Word: slots - 1 */
 	uint32_t word_shift_;	/* Word: 32 - log2(slots) */

@@ -43,6 +43,7 @@
 #include <libnftnl/expr.h>
 #include <libnftnl/object.h>
 #include <libnftnl/rule.h>
+#include <libnftnl/set.h>
 
 namespace {
 
@@ -1966,4 +1967,179 @@ TEST_CASE("nft engine: limit objects", "[nft]")
 	CHECK(burst == 3);
 	CHECK(ltype == NFT_LIMIT_PKTS);
 	CHECK(flags == 0);
+}
+
+namespace {
+
+// NEWSET of an ipv4_addr set @name in table t with flags @flags (and a
+// default timeout when @timeout_ms), plus its elements: each key's last
+// octet with its own timeout (0: none given), as libnftnl builds them; one
+// batch, committed.
+int raw_timeout_set(Engine &e, const char *name, uint32_t flags, uint64_t timeout_ms,
+		    const std::vector<std::pair<uint8_t, uint64_t>> &elems)
+{
+	nftnl_set *s = nftnl_set_alloc();
+	nftnl_set_set_str(s, NFTNL_SET_TABLE, "t");
+	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
+	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_BRIDGE);
+	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, flags);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, 7);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, 4);
+	nftnl_set_set_u32(s, NFTNL_SET_ID, 1);
+	if (timeout_ms)
+		nftnl_set_set_u64(s, NFTNL_SET_TIMEOUT, timeout_ms);
+	for (auto [last, t] : elems) {
+		nftnl_set_elem *el = nftnl_set_elem_alloc();
+		const uint8_t key[4] = {10, 0, 0, last};
+		nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, key, 4);
+		if (t)
+			nftnl_set_elem_set_u64(el, NFTNL_SET_ELEM_TIMEOUT, t);
+		nftnl_set_elem_add(s, el);
+	}
+	std::vector<uint8_t> buf(8192);
+	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
+	xb::Extack ack;
+	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
+	h->nlmsg_len = uint32_t(off);
+	nftnl_set_nlmsg_build_payload(h, s);
+	int err = e.rs.apply(kMsgNewSet, kNlmFCreate, kFamilyBridge, buf.data() + off,
+			     h->nlmsg_len - off, &ack);
+	if (!err && !elems.empty()) {
+		h->nlmsg_len = uint32_t(off);
+		nftnl_set_elems_nlmsg_build_payload(h, s);
+		err = e.rs.apply(kMsgNewSetElem, kNlmFCreate, kFamilyBridge, buf.data() + off,
+				 h->nlmsg_len - off, &ack);
+	}
+	nftnl_set_free(s);
+	if (!err)
+		err = e.rs.commit(&ack);
+	else
+		e.rs.abort();
+	return err;
+}
+
+// NEWSETELEM (or DELSETELEM) of 10.0.0.@last in set @name of table t.
+int raw_elem(Engine &e, uint16_t msg_type, const char *name, uint8_t last)
+{
+	nftnl_set *s = nftnl_set_alloc();
+	nftnl_set_set_str(s, NFTNL_SET_TABLE, "t");
+	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
+	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_BRIDGE);
+	nftnl_set_elem *el = nftnl_set_elem_alloc();
+	const uint8_t key[4] = {10, 0, 0, last};
+	nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, key, 4);
+	nftnl_set_elem_add(s, el);
+	std::vector<uint8_t> buf(4096);
+	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
+	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
+	h->nlmsg_len = uint32_t(off);
+	nftnl_set_elems_nlmsg_build_payload(h, s);
+	nftnl_set_free(s);
+	xb::Extack ack;
+	int err = e.rs.apply(msg_type, kNlmFCreate, kFamilyBridge, buf.data() + off,
+			     h->nlmsg_len - off, &ack);
+	if (!err)
+		err = e.rs.commit(&ack);
+	else
+		e.rs.abort();
+	return err;
+}
+
+// The elements of set @name a dump lists: last octet -> {timeout ms (0:
+// none dumped), expiration ms}.
+std::map<uint8_t, std::pair<uint64_t, uint64_t>> dumped_timeouts(Engine &e, const char *name)
+{
+	std::map<uint8_t, std::pair<uint64_t, uint64_t>> out;
+	unsigned long pos[kDumpPosLen] = {};
+	std::vector<uint8_t> buf(1 << 14);
+	for (;;) {
+		AttrWriter w(buf.data(), buf.size());
+		uint16_t type = 0;
+		const long n = dump_next(e.rs, kMsgGetSetElem, "t", pos, w, &type);
+		REQUIRE(n >= 0);
+		if (n == 0)
+			break;
+		Attr tb[kSetElemListElements + 1];
+		REQUIRE(parse_attrs(buf.data(), size_t(n), tb, kSetElemListElements));
+		char set[kNameMax];
+		REQUIRE(attr_string(tb[kSetElemListSet], set, sizeof(set)));
+		if (strcmp(set, name))
+			continue;
+		AttrWalker walk(tb[kSetElemListElements]);
+		uint16_t t;
+		Attr el;
+		while (walk.next(t, el)) {
+			Attr et[kSetElemExpressions + 1], kt[2];
+			REQUIRE(parse_nested(el, et, kSetElemExpressions));
+			REQUIRE(parse_nested(et[kSetElemKey], kt, 1));
+			uint64_t to = 0, ex = 0;
+			if (et[kSetElemTimeout].present())
+				REQUIRE(attr_be64(et[kSetElemTimeout], to));
+			if (et[kSetElemExpiration].present())
+				REQUIRE(attr_be64(et[kSetElemExpiration], ex));
+			out[kt[1].data[3]] = {to, ex};
+		}
+	}
+	return out;
+}
+
+} // namespace
+
+// Sets with timeouts (NFT_SET_TIMEOUT): an element expires after its own
+// timeout or the set's; a lookup, a dump and a delete no longer see it; a
+// new element with its key replaces it. nf_tables_newset's and
+// nft_add_set_elem's checks.
+TEST_CASE("nft engine: set and element timeouts", "[nft]")
+{
+	xb_user_set_time_ns(1000000000ull);
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
+	REQUIRE(raw_timeout_set(e, "s", NFT_SET_TIMEOUT, 10000, {{1, 5000}, {2, 0}}) == 0);
+	REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
+		nftnl_expr *ld = nftnl_expr_alloc("payload");
+		nftnl_expr_set_u32(ld, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+		nftnl_expr_set_u32(ld, NFTNL_EXPR_PAYLOAD_BASE, NFT_PAYLOAD_NETWORK_HEADER);
+		nftnl_expr_set_u32(ld, NFTNL_EXPR_PAYLOAD_OFFSET, 16);	// ip daddr
+		nftnl_expr_set_u32(ld, NFTNL_EXPR_PAYLOAD_LEN, 4);
+		nftnl_rule_add_expr(r, ld);
+		nftnl_expr *lk = nftnl_expr_alloc("lookup");
+		nftnl_expr_set_u32(lk, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
+		nftnl_expr_set_str(lk, NFTNL_EXPR_LOOKUP_SET, "s");
+		nftnl_rule_add_expr(r, lk);
+		nftnl_rule_add_expr(r, raw_verdict(NF_DROP));
+	}) == 0);
+	auto hit = [&](uint8_t last) {
+		Frame f(tcp(22, last));
+		f.pkt.now_ns = xb_now_ns();
+		return e.run(kHookForward, f.pkt) == kNfDrop;
+	};
+	CHECK(hit(1));
+	CHECK(hit(2));
+	CHECK_FALSE(hit(3));
+	auto d = dumped_timeouts(e, "s");
+	REQUIRE(d.size() == 2);
+	CHECK(d[1] == std::make_pair(uint64_t(5000), uint64_t(5000)));	// its own timeout
+	CHECK(d[2] == std::make_pair(uint64_t(0), uint64_t(10000)));	// the set's
+	xb_user_advance_time_ns(6000000000ull);
+	CHECK_FALSE(hit(1));
+	CHECK(hit(2));
+	d = dumped_timeouts(e, "s");
+	CHECK(d.size() == 1);
+	CHECK(d[2].second == 4000);
+	// An expired element cannot be deleted, and a new one replaces it.
+	CHECK(raw_elem(e, kMsgDelSetElem, "s", 1) == -xb::kENOENT);
+	CHECK(raw_elem(e, kMsgNewSetElem, "s", 1) == 0);
+	CHECK(hit(1));
+	xb_user_advance_time_ns(5000000000ull);
+	CHECK(hit(1));		// 10 s of the set's from its re-add
+	CHECK_FALSE(hit(2));	// 11 s after it was added
+	CHECK(dumped_timeouts(e, "s").size() == 1);
+
+	// No timeout without the flag; none for an anonymous set.
+	CHECK(raw_timeout_set(e, "u", 0, 1000, {}) == -xb::kEINVAL);
+	CHECK(raw_timeout_set(e, "v", 0, 0, {{1, 1000}}) == -xb::kEINVAL);
+	CHECK(raw_timeout_set(e, "w", NFT_SET_TIMEOUT | NFT_SET_ANONYMOUS, 1000, {}) ==
+	      -xb::kEOPNOTSUPP);
+	CHECK(raw_timeout_set(e, "x", NFT_SET_TIMEOUT, UINT64_MAX / 1000000, {}) == -xb::kERANGE);
+	xb_user_use_real_time();
 }
