@@ -467,8 +467,10 @@ except OSError:
 sys.exit(1)
 ' "$2" "$3" "$4"
 }
-udp_sink() {		# udp_sink NS PORT - takes datagrams, answers none
-	ip netns exec "$1" python3 -c '
+udp_sink() {		# udp_sink NS|- PORT - takes datagrams, answers none (-: this namespace)
+	local run="ip netns exec $1"
+	[[ $1 == - ]] && run=""
+	$run python3 -c '
 import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", int(sys.argv[1])))
@@ -502,6 +504,10 @@ nft_reject() {
 		'	}' \
 		'	chain forward {' \
 		'		type filter hook forward priority filter; policy accept;' \
+		'	}' \
+		'	chain input {' \
+		'		type filter hook input priority filter; policy accept;' \
+		'		udp dport 7 reject' \
 		'	}' '}' > "$TMPDIR/reject.nft"
 	check "reject: before the ruleset, h1 -> h2:23 connects" tcp_try h1 10.0.0.8 23
 	check "reject: the ruleset (xnft)" xnft -f "$TMPDIR/reject.nft"
@@ -517,6 +523,16 @@ nft_reject() {
 	out=$(ip netns exec h3 ping -c 1 -W 2 10.0.9.8 2>&1)
 	[[ $out == *"From 10.0.9.8 icmp_seq=1 Destination Host Unreachable"* ]]
 	log_test "reject: Linux bridge: the echo request gets host unreachable from 10.0.9.8" $? "$out"
+	# input: a datagram to the bridge device's own address, where
+	# something listens (the stack itself would refuse it otherwise)
+	ip addr add 10.0.0.1/24 dev xbr0
+	ip addr add 10.0.9.1/24 dev br9
+	udp_sink - 7; udp_sink - 8
+	loopy_wait "sleep 0.2" 20000 bash -c "ss -Hunl | grep -q ':7 ' && ss -Hunl | grep -q ':8 '"
+	check "reject: xbridge: UDP to xbr0:8 (no rule) is taken" no_reply refused h1 10.0.0.1 udp 8
+	check "reject: xbridge: at input, UDP to xbr0:7 is refused" refused h1 10.0.0.1 udp 7
+	check "reject: Linux bridge: at input, UDP to br9:7 is refused" refused h3 10.0.9.1 udp 7
+	ip addr del 10.0.0.1/24 dev xbr0
 	check_fails "reject: xnft refuses reject in a forward chain" "Operation not supported" \
 		xnft add rule bridge t forward reject
 	check_fails "reject: nft refuses it too" "Operation not supported" \
@@ -576,6 +592,60 @@ nft_stateful() {
 	same "stateful: the same counters, quotas, buckets and days on both" \
 		"$(xnft list ruleset)" "$(nft list ruleset)"
 	check "flush ruleset (stateful)" xnft flush ruleset
+	nft flush ruleset
+	ip link del br9
+	ip netns del h3
+	ip netns del h4
+}
+
+# 14. A set with timeouts and a named limit, on xbridge (h1 -> h2) and on
+#     the Linux bridge (h3 -> h4) with the same ruleset: an address blocked
+#     for 3 s is blocked, then expires and is gone from both listings (the
+#     listings equal but for the time left); deleting the expired element
+#     fails on both; the limit object passes the same pings on both.
+nft_timeouts() {
+	local strip='s/ expires [0-9dhms]*//g'
+	ip link add br9 type bridge
+	ip link set br9 up
+	host_add h3 br9 veth23 02:00:00:00:21:01 10.0.0.7/24
+	host_add h4 br9 veth24 02:00:00:00:21:02 10.0.0.8/24
+	printf '%s\n' 'table bridge tt {' \
+		'	set blocked {' \
+		'		type ipv4_addr' \
+		'		timeout 1h' \
+		'	}' \
+		'	limit lim {' \
+		'		rate 1/minute burst 2 packets' \
+		'	}' \
+		'	chain pre {' \
+		'		type filter hook prerouting priority filter; policy accept;' \
+		'		ip daddr @blocked counter drop' \
+		'		icmp type echo-request limit name "lim" counter' \
+		'	}' '}' > "$TMPDIR/timeouts.nft"
+	check "timeouts: the ruleset (xnft)" xnft -f "$TMPDIR/timeouts.nft"
+	check "timeouts: the ruleset (nft, the Linux bridge)" nft -f "$TMPDIR/timeouts.nft"
+	check "timeouts: block 10.0.0.8 for 3 s (xnft)" \
+		xnft add element bridge tt blocked '{ 10.0.0.8 timeout 3s, 10.0.0.99 }'
+	check "timeouts: the same (nft)" \
+		nft add element bridge tt blocked '{ 10.0.0.8 timeout 3s, 10.0.0.99 }'
+	same "timeouts: listed as nft lists it (but the time left)" \
+		"$(xnft list ruleset | sed "$strip")" "$(nft list ruleset | sed "$strip")"
+	ip -n h1 neigh flush all
+	ip -n h2 neigh flush all
+	check "timeouts: xbridge: 10.0.0.8 is blocked" no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.8
+	check "timeouts: Linux bridge: 10.0.0.8 is blocked" no_reply ip netns exec h3 ping -c 1 -W 1 10.0.0.8
+	sleep 3.5
+	check "timeouts: xbridge: after 3 s it passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
+	check "timeouts: Linux bridge: after 3 s it passes" ip netns exec h3 ping -c 1 -W 2 10.0.0.8
+	ip netns exec h1 ping -c 3 -i 0.3 -W 1 10.0.0.8 >/dev/null 2>&1
+	ip netns exec h3 ping -c 3 -i 0.3 -W 1 10.0.0.8 >/dev/null 2>&1
+	same "timeouts: the expired element gone, the same counters and limit on both" \
+		"$(xnft list ruleset | sed "$strip")" "$(nft list ruleset | sed "$strip")"
+	check_fails "timeouts: xnft cannot delete the expired element" "No such file or directory" \
+		xnft delete element bridge tt blocked '{ 10.0.0.8 }'
+	check_fails "timeouts: nft cannot either" "No such file or directory" \
+		nft delete element bridge tt blocked '{ 10.0.0.8 }'
+	check "flush ruleset (timeouts)" xnft flush ruleset
 	nft flush ruleset
 	ip link del br9
 	ip netns del h3
