@@ -94,10 +94,10 @@ struct Stmt {
 	Op op = Op::Implicit;
 	ExprPtr lhs, rhs;
 	std::string key;          // CtSet/MetaSet key; Verdict kind; FlowOffload flowtable;
-	                          // Counter, Quota: a named object ("" anonymous)
-	Location name_loc;        // Counter: where the object's name stands
+	                          // Counter, Quota, Limit: a named object ("" anonymous)
+	Location name_loc;        // Counter, Quota, Limit: where the object's name stands
 	std::string chain;        // Verdict jump/goto target
-	// Limit
+	// Limit (`limit name NAME`: the object's name in key)
 	uint64_t rate = 0, burst = 0;
 	uint64_t unit = 1;        // seconds
 	bool limit_bytes = false, limit_over = false, burst_given = false;
@@ -166,17 +166,23 @@ struct FlowtableDecl {
 };
 
 // A named stateful object: `counter NAME { packets N bytes N; comment
-// "..." }` or `quota NAME { [over|until] N UNIT [used N UNIT]; comment
-// "..." }`.
-constexpr uint32_t kObjectCounter = 1, kObjectQuota = 2;  // NFT_OBJECT_*
+// "..." }`, `quota NAME { [over|until] N UNIT [used N UNIT]; comment
+// "..." }` or `limit NAME { rate [over] N[ UNIT]/TIME [burst N UNIT];
+// comment "..." }`.
+constexpr uint32_t kObjectCounter = 1, kObjectQuota = 2, kObjectLimit = 4;  // NFT_OBJECT_*
 constexpr uint32_t kQuotaInvert = 1;                      // NFT_QUOTA_F_INV (`over`)
 struct ObjectDecl {
 	Location loc;             // the name
+	Location cmd_loc;         // where the kernel's complaints point: the name in a
+	                          // table block, the whole `add limit` command
 	uint32_t type = kObjectCounter;
 	std::string name;
 	uint64_t packets = 0, bytes = 0;     // counter
 	uint64_t quota_bytes = 0, quota_used = 0;
 	uint32_t quota_flags = 0;            // kQuotaInvert
+	// limit: nft's limit_config (no `rate` at all: everything 0)
+	uint64_t limit_rate = 0, limit_unit = 0, limit_burst = 0;
+	bool limit_bytes = false, limit_over = false;
 	std::optional<std::string> comment;
 };
 
@@ -188,22 +194,22 @@ struct TableDecl {
 	std::vector<ChainDecl> chains;
 	std::vector<SetDecl> sets;
 	std::vector<FlowtableDecl> flowtables;
-	std::vector<ObjectDecl> objects;   // counters and quotas, as declared
+	std::vector<ObjectDecl> objects;   // counters, quotas and limits, as declared
 	bool has_body = false;
 };
 
 enum class Verb { Add, Create, Insert, Replace, Delete, Destroy, Flush, List, Reset, Rename };
 enum class Obj { Ruleset, Table, Chain, Rule, Set, Map, Element, Flowtable, Tables, Chains, Sets, Maps, Flowtables,
-		 Counter, Counters, Quota, Quotas };
+		 Counter, Counters, Quota, Quotas, Limit, Limits };
 
 struct Command {
 	Location loc;
 	Verb verb = Verb::Add;
 	Obj obj = Obj::Table;
 	std::string family = "ip";
-	std::string table, chain, set, flowtable, object;  // object: a counter's or quota's name
+	std::string table, chain, set, flowtable, object;  // object: a counter's, quota's or limit's name
 	Location table_loc, chain_loc;
-	Location name_loc;                    // set, map, flowtable, counter or quota name
+	Location name_loc;                    // set, map, flowtable, counter, quota or limit name
 	uint64_t handle = 0;
 	bool has_handle = false;
 	TableDecl table_decl;                 // Table
@@ -211,7 +217,7 @@ struct Command {
 	std::optional<Rule> rule;             // Rule
 	std::optional<SetDecl> set_decl;      // Set/Map
 	std::optional<FlowtableDecl> ft_decl; // Flowtable
-	std::optional<ObjectDecl> object_decl;   // Counter, Quota (add/create)
+	std::optional<ObjectDecl> object_decl;   // Counter, Quota, Limit (add/create)
 	ExprPtr elements;                     // Element
 };
 

@@ -68,6 +68,8 @@ void Compiler::learn(const RulesetModel &m)
 				ti.counters[nftnl_obj_get_str(o, NFTNL_OBJ_NAME)] = true;
 			else if (type == NFT_OBJECT_QUOTA)
 				ti.quotas[nftnl_obj_get_str(o, NFTNL_OBJ_NAME)] = true;
+			else if (type == NFT_OBJECT_LIMIT)
+				ti.limits[nftnl_obj_get_str(o, NFTNL_OBJ_NAME)] = true;
 		}
 		for (nftnl_set *s : t.sets) {
 			SetInfo si;
@@ -201,18 +203,20 @@ void Compiler::compile(const Command &cmd)
 		return;
 	}
 	case Obj::Counter:
-	case Obj::Quota: {
+	case Obj::Quota:
+	case Obj::Limit: {
 		require_bridge(cmd.family, cmd.loc);
 		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
-		const bool quota = cmd.obj == Obj::Quota;
-		std::map<std::string, bool> &names = quota ? t.quotas : t.counters;
+		const uint32_t type = cmd.obj == Obj::Quota ? NFT_OBJECT_QUOTA :
+				      cmd.obj == Obj::Limit ? NFT_OBJECT_LIMIT : NFT_OBJECT_COUNTER;
+		std::map<std::string, bool> &names = t.objects(type);
 		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) {
 			if (!cmd.has_handle && cmd.verb == Verb::Delete && !names.count(cmd.object))
 				throw LangError(cmd.name_loc,
 						"Could not process rule: No such file or directory");
 			nftnl_obj *o = nftnl_obj_alloc();
 			nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, family_number(cmd.family));
-			nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, quota ? NFT_OBJECT_QUOTA : NFT_OBJECT_COUNTER);
+			nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, type);
 			if (cmd.has_handle)
 				nftnl_obj_set_u64(o, NFTNL_OBJ_HANDLE, cmd.handle);
 			else
@@ -271,7 +275,7 @@ void Compiler::table(const Command &cmd)
 	nftnl_table_set_str(t, NFTNL_TABLE_NAME, cmd.table.c_str());
 	batch_->add_table(ItemKind::NewTable, t, fam,
 			 cmd.verb == Verb::Create ? NLM_F_CREATE | NLM_F_EXCL : NLM_F_CREATE);
-	// nft_cmd_expand order: chains, objects (counters, quotas), sets, flowtables,
+	// nft_cmd_expand order: chains, objects (counters, quotas, limits), sets, flowtables,
 	// then every chain's rules. Names are known up front so rules may jump
 	// to later chains.
 	TableInfo &ti = tables_[key];
@@ -519,17 +523,38 @@ void Compiler::flowtable(const std::string &family, const std::string &table,
 			     add_flags(verb == Verb::Create ? verb : Verb::Insert), table, f.name);
 }
 
-// nft's counter and quota objects: NFT_MSG_NEWOBJ of their type with their
-// values (a counter's start values; a quota's limit, flags and what it
-// has used) and comment (NFTNL_UDATA_OBJ_COMMENT); `create` fails when it
-// exists, `add` keeps an existing one.
+// nft_limit_init's checks of a new limit object (an existing one that
+// `add` meets is kept as it is, its values unread): a rate of 0 (no `rate`
+// at all too) is EINVAL, a bucket that overflows EOVERFLOW.
+static void check_limit(const ObjectDecl &c)
+{
+	if (c.limit_rate == 0)
+		throw LangError(c.cmd_loc, "Could not process rule: Invalid argument");
+	const uint64_t burst = c.limit_burst ? c.limit_burst : c.limit_bytes ? 0 : 5;
+	uint64_t nsecs, with_burst, tokens;
+	bool overflow = __builtin_mul_overflow(c.limit_unit, uint64_t(1000000000), &nsecs) ||
+			__builtin_add_overflow(c.limit_rate, burst, &with_burst);
+	if (!overflow)
+		overflow = c.limit_bytes ? __builtin_mul_overflow(nsecs, with_burst, &tokens)
+					 : __builtin_mul_overflow(nsecs / c.limit_rate, burst, &tokens);
+	if (overflow)
+		throw LangError(c.cmd_loc, "Could not process rule: Value too large for defined data type");
+}
+
+// nft's counter, quota and limit objects: NFT_MSG_NEWOBJ of their type
+// with their values (a counter's start values; a quota's limit, flags and
+// what it has used; a limit's rate, unit, burst, type and flags) and
+// comment (NFTNL_UDATA_OBJ_COMMENT); `create` fails when it exists, `add`
+// keeps an existing one.
 void Compiler::object(const std::string &family, const std::string &table, const ObjectDecl &c,
 		      Verb verb)
 {
 	TableInfo &t = table_info(family, table, c.loc);
-	std::map<std::string, bool> &names = c.type == kObjectQuota ? t.quotas : t.counters;
+	std::map<std::string, bool> &names = t.objects(c.type);
 	if (verb == Verb::Create && names.count(c.name))
 		throw LangError(c.loc, "Could not process rule: File exists");
+	if (c.type == kObjectLimit && !names.count(c.name))
+		check_limit(c);
 	names[c.name] = true;
 	const uint32_t fam = family_number(family);
 	nftnl_obj *o = nftnl_obj_alloc();
@@ -539,6 +564,12 @@ void Compiler::object(const std::string &family, const std::string &table, const
 		nftnl_obj_set_u64(o, NFTNL_OBJ_QUOTA_BYTES, c.quota_bytes);
 		nftnl_obj_set_u64(o, NFTNL_OBJ_QUOTA_CONSUMED, c.quota_used);
 		nftnl_obj_set_u32(o, NFTNL_OBJ_QUOTA_FLAGS, c.quota_flags);
+	} else if (c.type == kObjectLimit) {
+		nftnl_obj_set_u64(o, NFTNL_OBJ_LIMIT_RATE, c.limit_rate);
+		nftnl_obj_set_u64(o, NFTNL_OBJ_LIMIT_UNIT, c.limit_unit);
+		nftnl_obj_set_u32(o, NFTNL_OBJ_LIMIT_BURST, static_cast<uint32_t>(c.limit_burst));
+		nftnl_obj_set_u32(o, NFTNL_OBJ_LIMIT_TYPE, c.limit_bytes ? NFT_LIMIT_PKT_BYTES : NFT_LIMIT_PKTS);
+		nftnl_obj_set_u32(o, NFTNL_OBJ_LIMIT_FLAGS, c.limit_over ? NFT_LIMIT_F_INV : 0);
 	} else {
 		nftnl_obj_set_u64(o, NFTNL_OBJ_CTR_PKTS, c.packets);
 		nftnl_obj_set_u64(o, NFTNL_OBJ_CTR_BYTES, c.bytes);

@@ -47,6 +47,12 @@ struct TableInfo {
 	std::map<std::string, bool> flowtables;
 	std::map<std::string, bool> counters;  // named counter objects
 	std::map<std::string, bool> quotas;    // named quota objects
+	std::map<std::string, bool> limits;    // named limit objects
+	// The names of the objects of an NFT_OBJECT_* type.
+	std::map<std::string, bool> &objects(uint32_t type)
+	{
+		return type == kObjectQuota ? quotas : type == kObjectLimit ? limits : counters;
+	}
 };
 
 class Compiler {

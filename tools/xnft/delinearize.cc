@@ -1087,6 +1087,11 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			   nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE) == NFT_OBJECT_QUOTA) {
 			const std::string name = nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME);
 			emit("quota name \"" + name + "\"", Json::wrap("quota", Json::string(name)));
+		} else if (n == "objref" &&
+			   nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_IMM_NAME) &&
+			   nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE) == NFT_OBJECT_LIMIT) {
+			const std::string name = nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME);
+			emit("limit name \"" + name + "\"", Json::wrap("limit", Json::string(name)));
 		} else if (n == "quota") {
 			// quota_stmt_print / quota_stmt_json; what it used not with -s
 			const uint64_t bytes = nftnl_expr_get_u64(e, NFTNL_EXPR_QUOTA_BYTES);
@@ -1113,8 +1118,7 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			uint32_t burst = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_BURST);
 			bool bytes = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_TYPE) == NFT_LIMIT_PKT_BYTES;
 			bool over = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_FLAGS) & NFT_LIMIT_F_INV;
-			std::string u = unit == 1 ? "second" : unit == 60 ? "minute" : unit == 3600 ? "hour" :
-					unit == 86400 ? "day" : "week";
+			std::string u = time_unit_name(unit);
 			std::string t = std::string("limit rate ") + (over ? "over " : "");
 			auto rate_of = data_rate;
 			auto scaled = [&](uint64_t v) {
@@ -1274,6 +1278,18 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 }
 
 } // namespace
+
+const char *time_unit_name(uint64_t seconds)
+{
+	switch (seconds) {
+	case 1: return "second";
+	case 60: return "minute";
+	case 3600: return "hour";
+	case 86400: return "day";
+	case 604800: return "week";
+	default: return "error";
+	}
+}
 
 uint64_t data_rate(uint64_t v, std::string &unit)
 {

@@ -28,6 +28,9 @@ struct PrintOptions {
 // nft's get_rate: BYTES in the largest of bytes, kbytes and mbytes it is a
 // whole number of; that unit in UNIT.
 uint64_t data_rate(uint64_t bytes, std::string &unit);
+// nft's get_unit: a limit's unit of time, in seconds, by its name
+// ("error" for one nft does not name).
+const char *time_unit_name(uint64_t seconds);
 
 // The rule's statements as nft prints them, space-joined (no handle).
 std::string delinearize_rule(nftnl_rule *r, const ModelTable &table, const PrintOptions &o);

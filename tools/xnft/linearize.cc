@@ -1468,6 +1468,17 @@ void Linearizer::statement(const Stmt &s)
 		return;
 	}
 	case StmtKind::Limit: {
+		if (!s.key.empty()) {
+			// limit name NAME: the table's limit object, as for quotas
+			if (!table_.limits.count(s.key))
+				throw LangError(s.name_loc,
+						"Could not process rule: No such file or directory");
+			nftnl_expr *e = new_expr("objref");
+			nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_LIMIT);
+			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, s.key.c_str());
+			nftnl_rule_add_expr(rule_, e);
+			return;
+		}
 		nftnl_expr *e = new_expr("limit");
 		nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, s.rate);
 		nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, s.unit);

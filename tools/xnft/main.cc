@@ -62,7 +62,7 @@ static const char usage_text[] =
 	"The language is nft's for the bridge family (see Documentation/xnft.md):\n"
 	"tables, base and regular chains, rules with ether/vlan/ip/ip6/tcp/udp/icmp/\n"
 	"icmpv6 fields, meta (time, day, hour too) and ct keys, numgen, jhash, symhash,\n"
-	"counter and quota (also named), limit, log, reject, verdicts, ct/meta set,\n"
+	"counter, quota and limit (also named), log, reject, verdicts, ct/meta set,\n"
 	"flow offload, anonymous and named sets, maps and verdict maps, intervals,\n"
 	"concatenations, flowtables, define and include. Listings as nft 1.0.6's:\n"
 	"list ruleset|tables|chains|sets|maps|flowtables [bridge], list table|chain|\n"

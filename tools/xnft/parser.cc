@@ -118,6 +118,7 @@ Token Parser::take()
 	Token t = toks_.front();
 	if (t.kind != Tok::End)
 		toks_.pop_front();
+	last_loc_ = t.loc;
 	return t;
 }
 
@@ -350,7 +351,8 @@ void Parser::parse_line(std::vector<Command> &out)
 		take();
 	else if (first.text != "table" && first.text != "chain" && first.text != "rule" &&
 		 first.text != "set" && first.text != "map" && first.text != "flowtable" &&
-		 first.text != "element" && first.text != "counter" && first.text != "quota")
+		 first.text != "element" && first.text != "counter" && first.text != "quota" &&
+		 first.text != "limit")
 		unexpected(first);
 	Token objt = take();
 	const std::string &o = objt.text;
@@ -363,10 +365,15 @@ void Parser::parse_line(std::vector<Command> &out)
 		else
 			cmd.family = "";
 	} else if (o == "tables" || o == "chains" || o == "sets" || o == "maps" || o == "flowtables" ||
-		   o == "counters" || o == "quotas") {
+		   o == "counters" || o == "quotas" || o == "limits") {
 		cmd.obj = o == "tables" ? Obj::Tables : o == "chains" ? Obj::Chains :
 			  o == "sets" ? Obj::Sets : o == "maps" ? Obj::Maps :
-			  o == "counters" ? Obj::Counters : o == "quotas" ? Obj::Quotas : Obj::Flowtables;
+			  o == "counters" ? Obj::Counters : o == "quotas" ? Obj::Quotas :
+			  o == "limits" ? Obj::Limits : Obj::Flowtables;
+		// nft 1.0.6 resets counters and quotas, not limits
+		if (cmd.verb == Verb::Reset && cmd.obj == Obj::Limits)
+			throw LangError(objt.loc, "syntax error, unexpected string, expecting counter or "
+						  "counters or quotas or quota");
 		if (peek().kind == Tok::Word && families.count(peek().text))
 			cmd.family = take().text;
 		else
@@ -484,8 +491,11 @@ void Parser::parse_line(std::vector<Command> &out)
 			expect("}", "'}'");
 			cmd.ft_decl = std::move(f);
 		}
-	} else if (o == "counter" || o == "quota") {
-		cmd.obj = o == "counter" ? Obj::Counter : Obj::Quota;
+	} else if (o == "counter" || o == "quota" || o == "limit") {
+		if (cmd.verb == Verb::Reset && o == "limit")
+			throw LangError(objt.loc, "syntax error, unexpected limit, expecting counter or "
+						  "counters or quotas or quota");
+		cmd.obj = o == "counter" ? Obj::Counter : o == "quota" ? Obj::Quota : Obj::Limit;
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
 		cmd.table = expect_identifier();
@@ -500,18 +510,31 @@ void Parser::parse_line(std::vector<Command> &out)
 		if (cmd.verb == Verb::Add || cmd.verb == Verb::Create) {
 			ObjectDecl c;
 			c.loc = cmd.name_loc;
-			c.type = o == "counter" ? kObjectCounter : kObjectQuota;
+			c.type = o == "counter" ? kObjectCounter : o == "quota" ? kObjectQuota : kObjectLimit;
 			c.name = cmd.object;
 			// nft 1.0.6 takes `add quota ... { 1 mbytes }` or without
-			// the braces, but `create quota` only without them
+			// the braces, but `create quota` only without them; the
+			// same for limits
 			if (c.type == kObjectQuota && cmd.verb == Verb::Create && peek().punct("{"))
 				unexpected(peek(), "number");
+			if (c.type == kObjectLimit && cmd.verb == Verb::Create && peek().punct("{"))
+				throw LangError(peek().loc, "syntax error, unexpected '{', expecting rate");
+			if (c.type == kObjectLimit && !peek().punct("{") && !peek().is("rate"))
+				unexpected(peek(), "rate or '{'");
 			if (peek().punct("{")) {
 				parse_object_body(c, take().loc);
 				expect("}", "'}'");
 			} else if (c.type == kObjectQuota) {
 				parse_quota_value(c.quota_bytes, c.quota_flags, c.quota_used, peek().loc);
+			} else if (c.type == kObjectLimit) {
+				take();
+				parse_limit_object_rate(c);
 			}
+			// the kernel's complaints about the object point at the
+			// whole command, up to its newline or semicolon
+			c.cmd_loc = span(cmd.loc, last_loc_);
+			if (peek().kind == Tok::Newline || peek().punct(";"))
+				c.cmd_loc = span(cmd.loc, peek().loc);
 			cmd.object_decl = std::move(c);
 		}
 	} else {
@@ -562,10 +585,11 @@ void Parser::parse_table_body(TableDecl &t)
 			parse_flowtable_body(f);
 			expect("}", "'}'");
 			t.flowtables.push_back(std::move(f));
-		} else if (w.text == "counter" || w.text == "quota") {
+		} else if (w.text == "counter" || w.text == "quota" || w.text == "limit") {
 			ObjectDecl c;
-			c.loc = peek().loc;
-			c.type = w.text == "counter" ? kObjectCounter : kObjectQuota;
+			c.loc = c.cmd_loc = peek().loc;
+			c.type = w.text == "counter" ? kObjectCounter :
+				 w.text == "quota" ? kObjectQuota : kObjectLimit;
 			c.name = expect_identifier();
 			const Location open = expect("{", "'{'").loc;
 			parse_object_body(c, open);
@@ -848,11 +872,23 @@ static bool is_number_word(const std::string &w);
 
 // The body of a counter object: `packets N bytes N` and a comment, each
 // optional, as nft's counter_block; a quota's: its limit and a comment
-// (quota_block).
+// (quota_block); a limit's: `rate ...` (the last one given; none at all
+// leaves everything 0, for the kernel to refuse) and a comment
+// (limit_block).
 void Parser::parse_object_body(ObjectDecl &c, const Location &open)
 {
 	bool quota_given = false;
 	while (block_continues()) {
+		if (c.type == kObjectLimit) {
+			Token w = take();
+			if (w.is("rate"))
+				parse_limit_object_rate(c);
+			else if (w.is("comment"))
+				c.comment = comment_string();
+			else
+				unexpected(w, "rate or comment");
+			continue;
+		}
 		if (c.type == kObjectQuota && !peek().is("comment")) {
 			// nft's error for a unit spans from the block's brace
 			parse_quota_value(c.quota_bytes, c.quota_flags, c.quota_used, open);
@@ -1400,6 +1436,103 @@ static uint64_t parse_u64(const Token &t)
 	throw LangError(t.loc, "syntax error, unexpected " + t.text + ", expecting number");
 }
 
+// After `limit rate` (a statement's or an object's): [over] N/TIME or
+// N BYTES/TIME (BYTES bytes, kbytes or mbytes; `N BYTES / TIME` too),
+// then [burst N packets] or [burst N BYTES]. A bytes word nft does not
+// know is its "Wrong rate format", spanning the number and the word.
+void Parser::parse_limit_rate(uint64_t &rate, uint64_t &unit, bool &bytes, bool &over,
+			      uint64_t &burst, bool &burst_given)
+{
+	if (accept("over"))
+		over = true;
+	auto data_mult = [](const std::string &w) -> uint64_t {
+		return w == "bytes" ? 1 : w == "kbytes" ? 1024 : w == "mbytes" ? 1024 * 1024 : 0;
+	};
+	auto time_unit = [](const std::string &w) -> uint64_t {
+		return w == "second" ? 1 : w == "minute" ? 60 : w == "hour" ? 3600 :
+		       w == "day" ? 86400 : w == "week" ? 604800 : 0;
+	};
+	// N/unit | N bytes/unit | N kbytes/unit
+	Token n = take();
+	std::string num = n.text, tunit;
+	Location tunit_loc = n.loc;
+	size_t slash = num.find('/');
+	if (slash != std::string::npos) {
+		tunit = num.substr(slash + 1);
+		num = num.substr(0, slash);
+		tunit_loc.first_col += static_cast<unsigned>(slash + 1);
+	}
+	uint64_t v;
+	try {
+		size_t used;
+		v = std::stoull(num, &used);
+		if (used != num.size())
+			throw std::invalid_argument("");
+	} catch (const std::logic_error &) {
+		unexpected(n, "number");
+	}
+	if (slash == std::string::npos) {
+		if (peek().kind == Tok::Word && !kReservedNames.count(peek().text)) {
+			// nft's NUM STRING (rate_parse) or NUM bytes_unit / TIME
+			Token b = take();
+			const size_t sl = b.text.find('/');
+			const uint64_t mult = data_mult(b.text.substr(0, sl));
+			if (sl == std::string::npos && mult) {
+				expect("/", "'/'");
+				tunit_loc = peek().loc;
+				tunit = expect_name("time unit");
+			} else {
+				if (!mult || sl == std::string::npos || !time_unit(b.text.substr(sl + 1)))
+					throw LangError(span(n.loc, b.loc), "Wrong rate format");
+				tunit = b.text.substr(sl + 1);
+			}
+			v *= mult;
+			bytes = true;
+		} else {
+			expect("/", "'/'");
+			tunit_loc = peek().loc;
+			tunit = expect_name("time unit");
+		}
+	}
+	unit = time_unit(tunit);
+	if (!unit)
+		throw LangError(tunit_loc, kReservedNames.count(tunit)
+					   ? "syntax error, unexpected " + keyword_text(tunit)
+					   : std::string("syntax error, unexpected string"));
+	rate = v;
+	if (accept("burst")) {
+		Token b = take();
+		burst = parse_u64(b);
+		burst_given = true;
+		if (bytes) {
+			const Token &u = peek();
+			if (u.kind == Tok::Word && data_mult(u.text)) {
+				burst *= data_mult(take().text);
+			} else if (u.kind == Tok::Word && !kReservedNames.count(u.text) && u.text != "packets") {
+				throw LangError(span(b.loc, u.loc), "Wrong rate format");
+			} else {
+				unexpected(u, "string or bytes");
+			}
+		} else {
+			expect("packets", "packets");
+		}
+	}
+}
+
+// A limit object's `rate ...` (after the word): what nft's limit_config
+// sends, the packets' burst 5 unless given.
+void Parser::parse_limit_object_rate(ObjectDecl &c)
+{
+	uint64_t rate = 0, unit = 1, burst = 0;
+	bool bytes = false, over = false, burst_given = false;
+	parse_limit_rate(rate, unit, bytes, over, burst, burst_given);
+	c.limit_rate = rate;
+	c.limit_unit = unit;
+	c.limit_bytes = bytes;
+	c.limit_over = over;
+	c.limit_burst = burst_given ? burst : bytes ? 0 : 5;
+}
+
 bool Parser::parse_statement(Rule &r)
 {
 	Token t = peek();
@@ -1471,67 +1604,19 @@ bool Parser::parse_statement(Rule &r)
 	if (t.is("limit")) {
 		take();
 		s.kind = StmtKind::Limit;
+		// limit name NAME: the table's limit object (objref)
+		if (peek().is("name")) {
+			take();
+			s.name_loc = peek().loc;
+			if (peek().kind == Tok::Word && kReservedNames.count(peek().text))
+				throw LangError(peek().loc, "syntax error, unexpected " +
+								    keyword_text(peek().text));
+			s.key = expect_name("string");
+			r.stmts.push_back(std::move(s));
+			return true;
+		}
 		expect("rate", "rate");
-		if (accept("over"))
-			s.limit_over = true;
-		// N/unit | N bytes/unit | N kbytes/unit
-		Token n = take();
-		std::string num = n.text, unit;
-		size_t slash = num.find('/');
-		if (slash != std::string::npos) {
-			unit = num.substr(slash + 1);
-			num = num.substr(0, slash);
-		}
-		uint64_t rate;
-		try {
-			size_t used;
-			rate = std::stoull(num, &used);
-			if (used != num.size())
-				throw std::invalid_argument("");
-		} catch (const std::logic_error &) {
-			unexpected(n, "number");
-		}
-		if (unit.empty()) {
-			if (peek().kind == Tok::Word && (peek().text.rfind("bytes", 0) == 0 ||
-							 peek().text.rfind("kbytes", 0) == 0 ||
-							 peek().text.rfind("mbytes", 0) == 0)) {
-				Token b = take();
-				std::string w = b.text;
-				uint64_t mult = w[0] == 'k' ? 1024 : w[0] == 'm' ? 1024 * 1024 : 1;
-				size_t sl = w.find('/');
-				if (sl == std::string::npos) {
-					expect("/", "'/'");
-					unit = expect_name("time unit");
-				} else {
-					unit = w.substr(sl + 1);
-				}
-				rate *= mult;
-				s.limit_bytes = true;
-			} else {
-				expect("/", "'/'");
-				unit = expect_name("time unit");
-			}
-		}
-		if (unit == "second") s.unit = 1;
-		else if (unit == "minute") s.unit = 60;
-		else if (unit == "hour") s.unit = 3600;
-		else if (unit == "day") s.unit = 86400;
-		else if (unit == "week") s.unit = 604800;
-		else throw LangError(n.loc, "syntax error, unexpected " + unit +
-				     ", expecting second, minute, hour, day or week");
-		s.rate = rate;
-		if (accept("burst")) {
-			Token b = take();
-			s.burst = parse_u64(b);
-			s.burst_given = true;
-			if (s.limit_bytes) {
-				if (accept("kbytes")) s.burst *= 1024;
-				else if (accept("mbytes")) s.burst *= 1024 * 1024;
-				else expect("bytes", "bytes");
-			} else {
-				expect("packets", "packets");
-			}
-		}
+		parse_limit_rate(s.rate, s.unit, s.limit_bytes, s.limit_over, s.burst, s.burst_given);
 		r.stmts.push_back(std::move(s));
 		return true;
 	}

@@ -56,6 +56,10 @@ private:
 	// [over|until] N UNIT [used N UNIT]; a unit nft does not know is an
 	// error spanning from @start to it.
 	void parse_quota_value(uint64_t &bytes, uint32_t &flags, uint64_t &used, const Location &start);
+	// After `limit rate`: [over] N[ UNIT]/TIME [burst N packets|UNIT].
+	void parse_limit_rate(uint64_t &rate, uint64_t &unit, bool &bytes, bool &over,
+			      uint64_t &burst, bool &burst_given);
+	void parse_limit_object_rate(ObjectDecl &c);
 	// @hook: the chain's hook (standard bridge names belong to one hook
 	// each); @keyword: where `priority` stands, for the error's caret.
 	int32_t parse_priority(const std::string &family, bool flowtable, Location &loc,
@@ -84,6 +88,7 @@ private:
 	std::map<std::string, std::vector<Token>> vars_;
 	std::vector<std::string> include_stack_;
 	Token end_tok_;
+	Location last_loc_;   // the last token taken (a command's end)
 };
 
 } // namespace xnft

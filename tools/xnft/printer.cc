@@ -249,6 +249,46 @@ std::string print_quota(nftnl_obj *q, const PrintOptions &o)
 	return out + "\n\t}\n";
 }
 
+// The rate of a limit object as obj_print_data writes it: [over] N/TIME
+// and a packets' burst other than nft's 5, or [over] N UNIT/TIME and a
+// burst in bytes when there is one.
+static std::string limit_text(nftnl_obj *l)
+{
+	const uint64_t rate = nftnl_obj_get_u64(l, NFTNL_OBJ_LIMIT_RATE);
+	const uint32_t burst = nftnl_obj_get_u32(l, NFTNL_OBJ_LIMIT_BURST);
+	const std::string per = time_unit_name(nftnl_obj_get_u64(l, NFTNL_OBJ_LIMIT_UNIT));
+	std::string out = "rate ";
+	if (nftnl_obj_get_u32(l, NFTNL_OBJ_LIMIT_FLAGS) & NFT_LIMIT_F_INV)
+		out += "over ";
+	if (nftnl_obj_get_u32(l, NFTNL_OBJ_LIMIT_TYPE) == NFT_LIMIT_PKT_BYTES) {
+		std::string unit;
+		const uint64_t r = data_rate(rate, unit);
+		out += std::to_string(r) + " " + unit + "/" + per;
+		if (burst) {
+			const uint64_t b = data_rate(burst, unit);
+			out += " burst " + std::to_string(b) + " " + unit;
+		}
+	} else {
+		out += std::to_string(rate) + "/" + per;
+		if (burst && burst != 5)
+			out += " burst " + std::to_string(burst) + " packets";
+	}
+	return out;
+}
+
+// obj_print_declaration of a limit: its comment, then its rate.
+std::string print_limit(nftnl_obj *l, const PrintOptions &o)
+{
+	std::string out = "\tlimit " + str(nftnl_obj_get_str(l, NFTNL_OBJ_NAME)) + " {" +
+			  handle_comment(o, nftnl_obj_get_u64(l, NFTNL_OBJ_HANDLE)) + "\n";
+	uint32_t ulen = 0;
+	const void *ud = nftnl_obj_get_data(l, NFTNL_OBJ_USERDATA, &ulen);
+	std::string comment = userdata_comment(ud, ulen);
+	if (!comment.empty())
+		out += "\t\tcomment \"" + comment + "\"\n";
+	return out + "\t\t" + limit_text(l) + "\n\t}\n";
+}
+
 static bool is_counter(nftnl_obj *o)
 {
 	return nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE) == NFT_OBJECT_COUNTER;
@@ -259,9 +299,20 @@ static bool is_quota(nftnl_obj *o)
 	return nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE) == NFT_OBJECT_QUOTA;
 }
 
+static bool is_limit(nftnl_obj *o)
+{
+	return nftnl_obj_get_u32(o, NFTNL_OBJ_TYPE) == NFT_OBJECT_LIMIT;
+}
+
+// The named objects xnft lists: counters, quotas and limits.
+static bool is_listed_object(nftnl_obj *o)
+{
+	return is_counter(o) || is_quota(o) || is_limit(o);
+}
+
 std::string print_object(nftnl_obj *ob, const PrintOptions &o)
 {
-	return is_quota(ob) ? print_quota(ob, o) : print_counter(ob, o);
+	return is_quota(ob) ? print_quota(ob, o) : is_limit(ob) ? print_limit(ob, o) : print_counter(ob, o);
 }
 
 std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintOptions &o, bool rules)
@@ -308,7 +359,7 @@ std::string print_table(const ModelTable &t, const PrintOptions &o)
 		out += b;
 	};
 	for (auto *c : t.objs)
-		if (is_counter(c) || is_quota(c))
+		if (is_listed_object(c))
 			block(print_object(c, o));
 	for (auto *s : t.sets)
 		if (!(nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS))
@@ -503,9 +554,46 @@ Json quota_json(nftnl_obj *q, const ModelTable &t, bool with_comment)
 	return Json::wrap("quota", std::move(j));
 }
 
+// json.c obj_print_json of a limit: rate and per, inv when set, then a
+// byte limit's rate_unit, and the burst (with its unit for bytes) when
+// there is one.
+Json limit_json(nftnl_obj *l, const ModelTable &t, bool with_comment)
+{
+	Json j = Json::object();
+	j.set("family", Json::string(family_name(t.family)));
+	j.set("name", Json::string(str(nftnl_obj_get_str(l, NFTNL_OBJ_NAME))));
+	j.set("table", Json::string(t.name));
+	j.set("handle", Json::uinteger(nftnl_obj_get_u64(l, NFTNL_OBJ_HANDLE)));
+	uint32_t ulen = 0;
+	const void *ud = nftnl_obj_get_data(l, NFTNL_OBJ_USERDATA, &ulen);
+	std::string comment = userdata_comment(ud, ulen);
+	if (with_comment && !comment.empty())
+		j.set("comment", Json::string(comment));
+	const bool bytes = nftnl_obj_get_u32(l, NFTNL_OBJ_LIMIT_TYPE) == NFT_LIMIT_PKT_BYTES;
+	std::string rate_unit, burst_unit;
+	uint64_t rate = nftnl_obj_get_u64(l, NFTNL_OBJ_LIMIT_RATE);
+	uint64_t burst = nftnl_obj_get_u32(l, NFTNL_OBJ_LIMIT_BURST);
+	if (bytes) {
+		rate = data_rate(rate, rate_unit);
+		burst = data_rate(burst, burst_unit);
+	}
+	j.set("rate", Json::uinteger(rate));
+	j.set("per", Json::string(time_unit_name(nftnl_obj_get_u64(l, NFTNL_OBJ_LIMIT_UNIT))));
+	if (nftnl_obj_get_u32(l, NFTNL_OBJ_LIMIT_FLAGS) & NFT_LIMIT_F_INV)
+		j.set("inv", Json::boolean(true));
+	if (bytes)
+		j.set("rate_unit", Json::string(rate_unit));
+	if (burst) {
+		j.set("burst", Json::uinteger(burst));
+		if (bytes)
+			j.set("burst_unit", Json::string(burst_unit));
+	}
+	return Json::wrap("limit", std::move(j));
+}
+
 Json object_json(nftnl_obj *ob, const ModelTable &t)
 {
-	return is_quota(ob) ? quota_json(ob, t) : counter_json(ob, t);
+	return is_quota(ob) ? quota_json(ob, t) : is_limit(ob) ? limit_json(ob, t) : counter_json(ob, t);
 }
 
 Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o)
@@ -530,7 +618,7 @@ static void table_json_full(const ModelTable &t, const PrintOptions &o, Json &ou
 {
 	out.push(table_json(t));
 	for (auto *c : t.objs)
-		if (is_counter(c) || is_quota(c))
+		if (is_listed_object(c))
 			out.push(object_json(c, t));
 	for (auto *s : t.sets)
 		if (!is_anonymous(s))
@@ -595,7 +683,8 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 		if (!table)
 			throw no_such(c.table_loc);
 	} else if (c.obj == Obj::Table || c.obj == Obj::Chain || c.obj == Obj::Set || c.obj == Obj::Map ||
-		   c.obj == Obj::Flowtable || c.obj == Obj::Counter || c.obj == Obj::Quota) {
+		   c.obj == Obj::Flowtable || c.obj == Obj::Counter || c.obj == Obj::Quota ||
+		   c.obj == Obj::Limit) {
 		// `list table handle N` and the like: xnft lists by name only
 		throw LangError(c.loc, "Could not process rule: Operation not supported");
 	}
@@ -716,8 +805,9 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 		}
 		break;
 	case Obj::Counter:
-	case Obj::Quota: {
-		const auto of_kind = c.obj == Obj::Quota ? is_quota : is_counter;
+	case Obj::Quota:
+	case Obj::Limit: {
+		const auto of_kind = c.obj == Obj::Quota ? is_quota : c.obj == Obj::Limit ? is_limit : is_counter;
 		nftnl_obj *ob = nullptr;
 		for (auto *x : table->objs)
 			if (of_kind(x) && str(nftnl_obj_get_str(x, NFTNL_OBJ_NAME)) == c.object)
@@ -731,7 +821,8 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 		break;
 	}
 	case Obj::Counters:
-	case Obj::Quotas: {
+	case Obj::Quotas:
+	case Obj::Limits: {
 		// do_list_obj: tables with objects only, each counter or
 		// quota (of that name) in it
 		for (auto &t : m.tables) {
@@ -739,7 +830,8 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 				continue;
 			if (t.objs.empty())
 				continue;
-			const auto of_kind = c.obj == Obj::Quotas ? is_quota : is_counter;
+			const auto of_kind = c.obj == Obj::Quotas ? is_quota :
+					     c.obj == Obj::Limits ? is_limit : is_counter;
 			std::string body;
 			for (auto *ob : t.objs) {
 				if (!of_kind(ob))

@@ -25,7 +25,8 @@ std::string print_set(nftnl_set *s, const PrintOptions &o);
 std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o);
 std::string print_counter(nftnl_obj *c, const PrintOptions &o);
 std::string print_quota(nftnl_obj *q, const PrintOptions &o);
-std::string print_object(nftnl_obj *ob, const PrintOptions &o);  // a counter or a quota
+std::string print_limit(nftnl_obj *l, const PrintOptions &o);
+std::string print_object(nftnl_obj *ob, const PrintOptions &o);  // a counter, quota or limit
 std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintOptions &o, bool rules = true);
 Json table_json(const ModelTable &t);
 Json chain_json(nftnl_chain *c, const ModelTable &t);
@@ -34,7 +35,8 @@ Json flowtable_json(nftnl_flowtable *f, const ModelTable &t);
 // @comment false: without the comment (a monitor's delete line).
 Json counter_json(nftnl_obj *c, const ModelTable &t, bool comment = true);
 Json quota_json(nftnl_obj *q, const ModelTable &t, bool comment = true);
-Json object_json(nftnl_obj *ob, const ModelTable &t);  // a counter or a quota
+Json limit_json(nftnl_obj *l, const ModelTable &t, bool comment = true);
+Json object_json(nftnl_obj *ob, const ModelTable &t);  // a counter, quota or limit
 Json rule_json(nftnl_rule *r, const ModelTable &t, const PrintOptions &o);
 std::string print_ruleset(const RulesetModel &m, const PrintOptions &o);
 

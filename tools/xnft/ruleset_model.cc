@@ -543,6 +543,11 @@ void RulesetModel::apply(const Batch &b)
 				break;
 			nftnl_obj *o = roundtrip(i.obj, i.family);
 			nftnl_obj_set_u64(o, NFTNL_OBJ_HANDLE, t->next_handle++);
+			// nft_limit_init: a packet limit's burst 0 is 5
+			if (type == NFT_OBJECT_LIMIT &&
+			    nftnl_obj_get_u32(o, NFTNL_OBJ_LIMIT_TYPE) == NFT_LIMIT_PKTS &&
+			    nftnl_obj_get_u32(o, NFTNL_OBJ_LIMIT_BURST) == 0)
+				nftnl_obj_set_u32(o, NFTNL_OBJ_LIMIT_BURST, 5);
 			t->objs.push_back(o);
 			break;
 		}

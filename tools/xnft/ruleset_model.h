@@ -35,7 +35,7 @@ struct ModelTable {
 	std::vector<nftnl_chain *> chains;
 	std::vector<nftnl_set *> sets;
 	std::vector<nftnl_flowtable *> flowtables;
-	std::vector<nftnl_obj *> objs;    // named objects (counters, quotas), in handle order
+	std::vector<nftnl_obj *> objs;    // named objects (counters, quotas, limits), in handle order
 	std::vector<nftnl_rule *> rules;  // all chains, in chain order then position
 };
 
