@@ -384,9 +384,9 @@ std::string Monitor::flowtable_event(bool add, uint32_t family, const uint8_t *a
 	return out;
 }
 
-// A counter or quota object as nft's monitor prints it: added with its
-// body on one line (and, as a set, a trailing space; a quota's comment
-// before its limit, as listed), deleted by name.
+// A counter, quota or limit object as nft's monitor prints it: added with
+// its body on one line (and, as a set, a trailing space; a quota's or
+// limit's comment before its values, as listed), deleted by name.
 std::string Monitor::obj_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
 {
 	ReceivedMsg m(add ? NFT_MSG_NEWOBJ : NFT_MSG_DELOBJ, family, attrs, len);
@@ -396,17 +396,18 @@ std::string Monitor::obj_event(bool add, uint32_t family, const uint8_t *attrs, 
 	uint32_t type = 0;
 	if (nftnl_obj_nlmsg_parse(m.h, ob) >= 0) {
 		type = nftnl_obj_get_u32(ob, NFTNL_OBJ_TYPE);
-		if (type == NFT_OBJECT_COUNTER || type == NFT_OBJECT_QUOTA)
+		if (type == NFT_OBJECT_COUNTER || type == NFT_OBJECT_QUOTA || type == NFT_OBJECT_LIMIT)
 			t = table(family, str(nftnl_obj_get_str(ob, NFTNL_OBJ_TABLE)));
 	}
-	const bool quota = type == NFT_OBJECT_QUOTA;
+	const bool quota = type == NFT_OBJECT_QUOTA, limit = type == NFT_OBJECT_LIMIT;
 	if (t && (add ? what_.add : what_.del) && what_.objects) {
 		const std::string name = str(nftnl_obj_get_str(ob, NFTNL_OBJ_NAME));
-		std::string text = (quota ? "quota " : "counter ") + family_name(family) + " " + t->name + " " + name;
+		std::string text = (quota ? "quota " : limit ? "limit " : "counter ") + family_name(family) +
+				   " " + t->name + " " + name;
 		if (add) {
 			PrintOptions plain = o_;
 			plain.handles = false;
-			std::string body = quota ? print_quota(ob, plain) : print_counter(ob, plain);
+			std::string body = print_object(ob, plain);
 			std::string flat;
 			for (size_t at = body.find('\n'); at != std::string::npos;) {
 				const size_t nl = body.find('\n', at + 1);
@@ -427,11 +428,19 @@ std::string Monitor::obj_event(bool add, uint32_t family, const uint8_t *attrs, 
 			nftnl_obj_set_u64(ob, NFTNL_OBJ_QUOTA_BYTES, 0);
 			nftnl_obj_set_u64(ob, NFTNL_OBJ_QUOTA_CONSUMED, 0);
 			nftnl_obj_set_u32(ob, NFTNL_OBJ_QUOTA_FLAGS, 0);
+		} else if (!add && limit) {
+			// its rate 0 and its unit 0: "per": "error", as nft prints it
+			nftnl_obj_set_u64(ob, NFTNL_OBJ_LIMIT_RATE, 0);
+			nftnl_obj_set_u64(ob, NFTNL_OBJ_LIMIT_UNIT, 0);
+			nftnl_obj_set_u32(ob, NFTNL_OBJ_LIMIT_BURST, 0);
+			nftnl_obj_set_u32(ob, NFTNL_OBJ_LIMIT_TYPE, NFT_LIMIT_PKTS);
+			nftnl_obj_set_u32(ob, NFTNL_OBJ_LIMIT_FLAGS, 0);
 		} else if (!add) {
 			nftnl_obj_set_u64(ob, NFTNL_OBJ_CTR_PKTS, 0);
 			nftnl_obj_set_u64(ob, NFTNL_OBJ_CTR_BYTES, 0);
 		}
-		out = line(add, text, quota ? quota_json(ob, *t, add) : counter_json(ob, *t, add));
+		out = line(add, text, quota ? quota_json(ob, *t, add) : limit ? limit_json(ob, *t, add)
+									: counter_json(ob, *t, add));
 	}
 	if (t && add)
 		t->objs.push_back(ob);

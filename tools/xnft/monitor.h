@@ -33,7 +33,7 @@ struct MonitorWhat {
 	bool add = true, del = true;
 	bool tables = true, chains = true, rules = true, sets = true, elements = true,
 	     flowtables = true;
-	bool objects = true;  // named counters and quotas: nft 1.0.6 has no word for them
+	bool objects = true;  // named counters, quotas, limits: nft 1.0.6 has no word for them
 	bool generations = true;
 };
 
