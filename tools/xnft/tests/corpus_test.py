@@ -7,9 +7,9 @@ kernel-side complaints on stderr are not part of the comparison, the host
 kernel lacks bridge conntrack and flowtables).
 
 Every file this kernel can load is also listed back: nft's `list ruleset`,
-`list tables|chains|sets|maps|flowtables` (with -a, -n, -s where they
-apply) and `-j` JSON must equal xnft's --list-offline output byte for byte
-(see LISTINGS).
+`list tables|chains|sets|maps|flowtables`, `list counters|quotas|limits`
+(with -a, -n, -s where they apply) and `-j` JSON must equal xnft's
+--list-offline output byte for byte (see LISTINGS).
 
 For every tests/errors/*.nft: xnft must exit non-zero, print nothing on
 stdout, and print an nft-style error ("FILE:LINE:COL-COL: Error: ...", the
@@ -50,6 +50,13 @@ LISTINGS = [
     ("-j list chains", ["-j", "list", "chains"], ["-j"]),
     ("-j list sets", ["-j", "list", "sets"], ["-j"]),
     ("-j list maps", ["-j", "list", "maps"], ["-j"]),
+    ("list counters", ["list", "counters"], []),
+    ("list quotas", ["list", "quotas"], []),
+    ("list limits", ["list", "limits"], []),
+    ("-a list limits", ["-a", "list", "limits"], ["-a"]),
+    ("-j list counters", ["-j", "list", "counters"], ["-j"]),
+    ("-j list quotas", ["-j", "list", "quotas"], ["-j"]),
+    ("-j list limits", ["-j", "list", "limits"], ["-j"]),
 ]
 
 
