@@ -523,22 +523,14 @@ void Compiler::flowtable(const std::string &family, const std::string &table,
 			     add_flags(verb == Verb::Create ? verb : Verb::Insert), table, f.name);
 }
 
-// nft_limit_init's checks of a new limit object (an existing one that
-// `add` meets is kept as it is, its values unread): a rate of 0 (no `rate`
-// at all too) is EINVAL, a bucket that overflows EOVERFLOW.
+// A new limit object as the kernel checks it (an existing one that `add`
+// meets is kept as it is, its values unread); its complaint points at the
+// object's name in a table block, at the whole command otherwise.
 static void check_limit(const ObjectDecl &c)
 {
-	if (c.limit_rate == 0)
-		throw LangError(c.cmd_loc, "Could not process rule: Invalid argument");
-	const uint64_t burst = c.limit_burst ? c.limit_burst : c.limit_bytes ? 0 : 5;
-	uint64_t nsecs, with_burst, tokens;
-	bool overflow = __builtin_mul_overflow(c.limit_unit, uint64_t(1000000000), &nsecs) ||
-			__builtin_add_overflow(c.limit_rate, burst, &with_burst);
-	if (!overflow)
-		overflow = c.limit_bytes ? __builtin_mul_overflow(nsecs, with_burst, &tokens)
-					 : __builtin_mul_overflow(nsecs / c.limit_rate, burst, &tokens);
-	if (overflow)
-		throw LangError(c.cmd_loc, "Could not process rule: Value too large for defined data type");
+	const std::string err = limit_kernel_error(c.limit_rate, c.limit_unit, c.limit_burst, c.limit_bytes);
+	if (!err.empty())
+		throw LangError(c.cmd_loc, "Could not process rule: " + err);
 }
 
 // nft's counter, quota and limit objects: NFT_MSG_NEWOBJ of their type

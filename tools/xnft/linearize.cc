@@ -1479,6 +1479,10 @@ void Linearizer::statement(const Stmt &s)
 			nftnl_rule_add_expr(rule_, e);
 			return;
 		}
+		const std::string err = limit_kernel_error(
+			s.rate, s.unit, s.burst_given ? s.burst : (s.limit_bytes ? 0 : 5), s.limit_bytes);
+		if (!err.empty())
+			throw LangError(s.loc, "Could not process rule: " + err);
 		nftnl_expr *e = new_expr("limit");
 		nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, s.rate);
 		nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, s.unit);
@@ -1538,6 +1542,21 @@ void Linearizer::statement(const Stmt &s)
 		exthdr_set(s);
 		return;
 	}
+}
+
+std::string limit_kernel_error(uint64_t rate, uint64_t unit, uint64_t burst, bool bytes)
+{
+	if (rate == 0)
+		return "Invalid argument";
+	if (!bytes && burst == 0)
+		burst = 5;	// NFT_LIMIT_PKT_BURST_DEFAULT
+	uint64_t nsecs, with_burst, tokens;
+	bool overflow = __builtin_mul_overflow(unit, uint64_t(1000000000), &nsecs) ||
+			__builtin_add_overflow(rate, burst, &with_burst);
+	if (!overflow)
+		overflow = bytes ? __builtin_mul_overflow(nsecs, with_burst, &tokens)
+				 : __builtin_mul_overflow(nsecs / rate, burst, &tokens);
+	return overflow ? "Value too large for defined data type" : "";
 }
 
 } // namespace xnft

@@ -19,6 +19,12 @@ struct nftnl_set;
 
 namespace xnft {
 
+// nft_limit_init's checks of a limit (a statement's or a new object's),
+// as nft reports the kernel's answer: "" when it takes it, "Invalid
+// argument" for a rate of 0, "Value too large for defined data type" when
+// the bucket overflows. @burst as sent (a packet limit's 0 is 5 there).
+std::string limit_kernel_error(uint64_t rate, uint64_t unit, uint64_t burst, bool bytes);
+
 // A set element after typing: key bytes, flags, and the data it maps to.
 struct Element {
 	Bytes key;

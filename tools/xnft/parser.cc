@@ -1441,7 +1441,7 @@ static uint64_t parse_u64(const Token &t)
 // then [burst N packets] or [burst N BYTES]. A bytes word nft does not
 // know is its "Wrong rate format", spanning the number and the word.
 void Parser::parse_limit_rate(uint64_t &rate, uint64_t &unit, bool &bytes, bool &over,
-			      uint64_t &burst, bool &burst_given)
+			      uint64_t &burst, bool &burst_given, Location *burst_loc)
 {
 	if (accept("over"))
 		over = true;
@@ -1500,6 +1500,8 @@ void Parser::parse_limit_rate(uint64_t &rate, uint64_t &unit, bool &bytes, bool 
 					   ? "syntax error, unexpected " + keyword_text(tunit)
 					   : std::string("syntax error, unexpected string"));
 	rate = v;
+	if (burst_loc)
+		*burst_loc = peek().loc;
 	if (accept("burst")) {
 		Token b = take();
 		burst = parse_u64(b);
@@ -1616,7 +1618,14 @@ bool Parser::parse_statement(Rule &r)
 			return true;
 		}
 		expect("rate", "rate");
-		parse_limit_rate(s.rate, s.unit, s.limit_bytes, s.limit_over, s.burst, s.burst_given);
+		Location burst_loc;
+		parse_limit_rate(s.rate, s.unit, s.limit_bytes, s.limit_over, s.burst, s.burst_given,
+				 &burst_loc);
+		// nft's limit statement (not the object) refuses a packet burst 0
+		if (s.burst_given && !s.limit_bytes && s.burst == 0)
+			throw LangError(span(burst_loc, last_loc_), "packet limit burst must be > 0");
+		// the kernel's complaints point at the whole statement
+		s.loc = span(t.loc, last_loc_);
 		r.stmts.push_back(std::move(s));
 		return true;
 	}

@@ -57,8 +57,9 @@ private:
 	// error spanning from @start to it.
 	void parse_quota_value(uint64_t &bytes, uint32_t &flags, uint64_t &used, const Location &start);
 	// After `limit rate`: [over] N[ UNIT]/TIME [burst N packets|UNIT].
+	// @burst_loc (if given): where `burst` stands.
 	void parse_limit_rate(uint64_t &rate, uint64_t &unit, bool &bytes, bool &over,
-			      uint64_t &burst, bool &burst_given);
+			      uint64_t &burst, bool &burst_given, Location *burst_loc = nullptr);
 	void parse_limit_object_rate(ObjectDecl &c);
 	// @hook: the chain's hook (standard bridge names belong to one hook
 	// each); @keyword: where `priority` stands, for the error's caret.
