@@ -58,6 +58,12 @@ struct Expr {
 	uint8_t exthdr_type = 0;
 	unsigned exthdr_offset = 0, exthdr_bits = 0;
 	bool exthdr_present = false;
+	// A set element's options (a key in a SetLit): `timeout T`, `expires
+	// T` in milliseconds, 0 when not given (as nft sends neither then);
+	// elem_loc spans the key and its options, where nft points a map
+	// element's kernel errors.
+	uint64_t elem_timeout_ms = 0, elem_expires_ms = 0;
+	Location elem_loc;
 };
 
 ExprPtr make_expr(ExprKind k, const Location &loc);
@@ -149,7 +155,8 @@ struct SetDecl {
 	uint32_t flags = 0;                  // NFT_SET_* from the flags list
 	bool flags_given = false;
 	uint32_t size = 0;
-	uint64_t timeout_ms = 0;
+	uint64_t timeout_ms = 0;             // `timeout T` (0: none, as nft sends none)
+	uint64_t gc_interval_ms = 0;         // `gc-interval T` (0: none)
 	std::optional<std::string> comment;
 	std::optional<std::string> policy;
 	ExprPtr elements;                    // SetLit or null

@@ -77,6 +77,8 @@ void Compiler::learn(const RulesetModel &m)
 			si.flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
 			si.key = keyparts_of_set(s);
 			si.is_map = si.flags & NFT_SET_MAP;
+			if (nftnl_set_is_set(s, NFTNL_SET_TIMEOUT))
+				si.timeout_ms = nftnl_set_get_u64(s, NFTNL_SET_TIMEOUT);
 			if (si.is_map) {
 				const uint32_t dt = nftnl_set_get_u32(s, NFTNL_SET_DATA_TYPE);
 				si.verdict_map = dt == NFT_DATA_VERDICT;
@@ -386,6 +388,7 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		si.flags |= NFT_SET_MAP;
 	if (d.timeout_ms)
 		si.flags |= NFT_SET_TIMEOUT;
+	si.timeout_ms = d.timeout_ms;
 	// USERDATA's byte orders: a typeof expression's own, a type's, none
 	// for a concatenation or a verdict.
 	uint32_t key_byteorder = 0, data_byteorder = 0;
@@ -425,6 +428,16 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	std::vector<Element> elems;
 	if (d.elements)
 		elems = type_elements(si, *d.elements, false, t);
+	// nf_tables_newset: no timeouts in a constant set; a default timeout
+	// and a GC interval only with the timeout flag, which nft sets for a
+	// timeout alone, not for a GC interval
+	if ((si.flags & (NFT_SET_CONSTANT | NFT_SET_TIMEOUT)) == (NFT_SET_CONSTANT | NFT_SET_TIMEOUT))
+		throw LangError(d.loc, "Could not process rule: Operation not supported");
+	if (d.gc_interval_ms && !(si.flags & NFT_SET_TIMEOUT))
+		throw LangError(d.loc, "Could not process rule: Invalid argument");
+	if (d.timeout_ms >= kMaxTimeoutMs)
+		throw LangError(d.loc, "Could not process rule: Numerical result out of range");
+	check_element_timeouts(si, elems);
 	uint32_t fam = family_number(family);
 	nftnl_set *s = nftnl_set_alloc();
 	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, fam);
@@ -440,6 +453,8 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	}
 	if (d.timeout_ms)
 		nftnl_set_set_u64(s, NFTNL_SET_TIMEOUT, d.timeout_ms);
+	if (d.gc_interval_ms)
+		nftnl_set_set_u32(s, NFTNL_SET_GC_INTERVAL, static_cast<uint32_t>(d.gc_interval_ms));
 	if (d.policy && *d.policy == "memory")
 		nftnl_set_set_u32(s, NFTNL_SET_POLICY, NFT_SET_POL_MEMORY);
 	if (d.size)
@@ -470,6 +485,8 @@ void Compiler::elements(const std::string &family, const std::string &table, con
 	TableInfo &t = table_info(family, table, lit.loc);
 	SetInfo si = si_in;
 	std::vector<Element> elems = type_elements(si, lit, false, t);
+	if (add)
+		check_element_timeouts(si, elems);
 	// nft deletes a single value of a concatenated interval set by its
 	// KEY alone (it adds it with KEY_END = KEY).
 	if (!add)

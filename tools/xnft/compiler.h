@@ -39,6 +39,7 @@ struct SetInfo {
 	bool verdict_map = false;
 	KeyPart data{};
 	uint32_t id = 0;
+	uint64_t timeout_ms = 0;   // the set's default timeout (NFTA_SET_TIMEOUT)
 };
 
 struct TableInfo {

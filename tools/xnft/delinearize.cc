@@ -1433,8 +1433,17 @@ static ElementItem concat_range_item(const std::vector<KeyPart> &keys, const Byt
 	return {text + " : " + data, std::move(pair)};
 }
 
+// nft's time_print: 1d2h3m4s5ms, whole seconds with -n.
+static std::string time_text(uint64_t ms, bool numeric)
+{
+	Bytes b(8);
+	for (int i = 0; i < 8; i++)
+		b[i] = static_cast<uint8_t>(ms >> (8 * i));
+	return format_value(datatype(TYPE_TIME), 64, ByteOrder::Host, b, numeric);
+}
+
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data,
-				       bool verdict_map, bool numeric)
+				       bool verdict_map, bool numeric, bool stateless)
 {
 	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
 	bool interval = flags & NFT_SET_INTERVAL;
@@ -1446,6 +1455,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		Json data_json;
 		bool open;
 		Bytes sort_key;	// concatenations: nft's order
+		uint64_t timeout, expiration;	// ms as dumped (0: none)
 	};
 	std::vector<El> els;
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
@@ -1463,6 +1473,10 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		el.flags = nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_FLAGS) ?
 			   nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_FLAGS) : 0;
 		el.open = false;
+		el.timeout = nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_TIMEOUT) ?
+			     nftnl_set_elem_get_u64(e, NFTNL_SET_ELEM_TIMEOUT) : 0;
+		el.expiration = nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_EXPIRATION) ?
+				nftnl_set_elem_get_u64(e, NFTNL_SET_ELEM_EXPIRATION) : 0;
 		uint32_t ul = 0;
 		const uint8_t *u = static_cast<const uint8_t *>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_USERDATA, &ul));
 		if (u && ul >= 6 && u[0] == 1)
@@ -1578,7 +1592,30 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		}
 		return Json::wrap("concat", std::move(c));
 	};
+	// set_elem_expr_print: the key, `timeout T` when the element has its
+	// own, `expires T` (not with -s); JSON wraps such a key in
+	// {"elem": {"val": KEY, "timeout": S, "expires": S}}, whole seconds.
+	auto with_options = [&](Json key, const El &e) {
+		if (!e.timeout && !e.expiration)
+			return key;
+		Json o = Json::object();
+		o.set("val", std::move(key));
+		if (e.timeout)
+			o.set("timeout", Json::uinteger(e.timeout / 1000));
+		if (e.expiration)
+			o.set("expires", Json::uinteger(e.expiration / 1000));
+		return Json::wrap("elem", std::move(o));
+	};
+	auto options_text = [&](const El &e) {
+		std::string t;
+		if (e.timeout)
+			t += " timeout " + time_text(e.timeout, numeric);
+		if (e.expiration && !stateless)
+			t += " expires " + time_text(e.expiration, numeric);
+		return t;
+	};
 	auto with_data = [&](Json key, const El &e) {
+		key = with_options(std::move(key), e);
 		if (e.data.empty())
 			return key;
 		Json pair = Json::array();
@@ -1588,14 +1625,18 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 	};
 	std::vector<ElementItem> items;
 	if (concat_ranges) {
-		for (const El &e : els)
-			items.push_back(concat_range_item(keys, e.key, e.key_end.empty() ? e.key : e.key_end,
-							  numeric, e.data, e.data_json));
+		for (const El &e : els) {
+			ElementItem key = concat_range_item(keys, e.key, e.key_end.empty() ? e.key : e.key_end,
+							    numeric, "", Json());
+			items.push_back({key.text + options_text(e) + (e.data.empty() ? "" : " : " + e.data),
+					 with_data(std::move(key.json), e)});
+		}
 		return items;
 	}
 	if (!interval) {
 		for (auto &e : els)
-			items.push_back({one(e.key) + (e.data.empty() ? "" : " : " + e.data), with_data(one_json(e.key, false), e)});
+			items.push_back({one(e.key) + options_text(e) + (e.data.empty() ? "" : " : " + e.data),
+					 with_data(one_json(e.key, false), e)});
 	} else {
 		for (size_t i = 0; i < els.size(); i++) {
 			const El &e = els[i];
@@ -1657,18 +1698,19 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 					j = Json::wrap("range", std::move(r));
 				}
 			}
-			items.push_back({t + (e.data.empty() ? "" : " : " + e.data), with_data(std::move(j), e)});
+			items.push_back({t + options_text(e) + (e.data.empty() ? "" : " : " + e.data),
+					 with_data(std::move(j), e)});
 		}
 	}
 	return items;
 }
 
 std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
-			    const KeyPart *data, bool verdict_map, bool numeric)
+			    const KeyPart *data, bool verdict_map, bool numeric, bool stateless)
 {
 	std::vector<KeyPart> keys = keys_in.empty() ? keyparts_of_set(s) : keys_in;
 	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
-	auto items = element_items(s, keys, data, verdict_map, numeric);
+	auto items = element_items(s, keys, data, verdict_map, numeric, stateless);
 	bool anonymous = flags & NFT_SET_ANONYMOUS;
 	unsigned per_line = keys.size() == 1 ? elements_per_line(*keys[0].type) : 1;
 	std::string out = "{ ";

@@ -51,8 +51,11 @@ DelinearizedRule delinearize(nftnl_rule *r, const ModelTable &table, const Print
 struct KeyPart;
 // Named sets wrap lines as nft does (elements_per_line); anonymous sets
 // print on one line.
+// Elements with a timeout or an expiration print them as nft does (no
+// `expires` with STATELESS).
 std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys,
-			    const KeyPart *data, bool verdict_map, bool numeric = false);
+			    const KeyPart *data, bool verdict_map, bool numeric = false,
+			    bool stateless = false);
 // The same elements as `-j` prints them: values, {"range": [a, b]},
 // {"prefix": {...}}, {"concat": [...]}, [key, data] for maps.
 Json elements_json(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data, bool verdict_map,
@@ -64,7 +67,7 @@ struct ElementItem {
 	Json json;
 };
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data,
-				       bool verdict_map, bool numeric);
+				       bool verdict_map, bool numeric, bool stateless = false);
 // The key parts a set's KEY_TYPE (concatenation of 6-bit type ids) means,
 // each expression's length and byte order taken from its typeof when its
 // USERDATA has one (a 12-bit big-endian `vlan id` in an integer key).

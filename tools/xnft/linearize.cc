@@ -231,6 +231,9 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 		const Expr *d = lit.data[i].get();
 		Raw r;
 		r.loc = &k;
+		r.el.timeout_ms = k.elem_timeout_ms;
+		r.el.expiration_ms = k.elem_expires_ms;
+		r.el.loc = si.is_map ? k.elem_loc : k.loc;
 		if (si.key.size() > 1) {
 			if (k.kind != ExprKind::Concat || k.items.size() != si.key.size())
 				throw LangError(k.loc, "datatype mismatch, expected concatenation of " +
@@ -361,6 +364,25 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 	return out;
 }
 
+void check_element_timeouts(const SetInfo &si, const std::vector<Element> &elems)
+{
+	for (const Element &e : elems) {
+		if (!e.timeout_ms && !e.expiration_ms)
+			continue;
+		if (!(si.flags & NFT_SET_TIMEOUT))
+			throw LangError(e.loc, "Could not process rule: Invalid argument");
+		if (e.timeout_ms >= kMaxTimeoutMs)
+			throw LangError(e.loc, "Could not process rule: Numerical result out of range");
+		const uint64_t timeout = e.timeout_ms ? e.timeout_ms : si.timeout_ms;
+		if (!e.expiration_ms)
+			continue;
+		if (!timeout)
+			throw LangError(e.loc, "Could not process rule: Operation not supported");
+		if (e.expiration_ms >= kMaxTimeoutMs || e.expiration_ms > timeout)
+			throw LangError(e.loc, "Could not process rule: Numerical result out of range");
+	}
+}
+
 static uint32_t verdict_code(const std::string &v)
 {
 	if (v == "accept") return NF_ACCEPT;
@@ -391,6 +413,10 @@ void add_elements(nftnl_set *s, const std::vector<Element> &elems)
 						   static_cast<uint32_t>(e.data.size()));
 			}
 		}
+		if (e.timeout_ms)
+			nftnl_set_elem_set_u64(se, NFTNL_SET_ELEM_TIMEOUT, e.timeout_ms);
+		if (e.expiration_ms)
+			nftnl_set_elem_set_u64(se, NFTNL_SET_ELEM_EXPIRATION, e.expiration_ms);
 		if (e.interval_open) {
 			nftnl_udata_buf *ud = nftnl_udata_buf_alloc(256);
 			nftnl_udata_put_u32(ud, XNFT_UDATA_SET_ELEM_FLAGS, XNFT_SET_ELEM_F_INTERVAL_OPEN);
@@ -995,6 +1021,7 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 	si.name = si.is_map ? "__map%d" : "__set%d";
 	si.id = ++set_id_;
 	std::vector<Element> elems = type_elements(si, lit, true, table_);
+	check_element_timeouts(si, elems);
 	uint32_t key_type = 0, key_len = 0;
 	for (auto &k : si.key) {
 		key_type = (key_type << 6) | k.type->id;

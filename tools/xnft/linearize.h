@@ -8,6 +8,7 @@
 // anonymous sets to the caller's sink before the rule is added. Not
 // thread-safe.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -35,6 +36,10 @@ struct Element {
 	std::string verdict;     // verdict maps: accept, drop, jump ...
 	std::string chain;
 	bool interval_open = false;  // a range up to the key's maximum (no end element)
+	// `timeout T`, `expires T` (ms, 0: not sent); where the kernel's
+	// complaints about them point: the key, a map element's key and options
+	uint64_t timeout_ms = 0, expiration_ms = 0;
+	Location loc;
 };
 
 // The size nft declares for a constant interval set: every segment counts
@@ -42,6 +47,16 @@ struct Element {
 // range reaching the maximum), plus the leading zero end. A concatenated
 // interval element (KEY and KEY_END in one) counts once.
 uint32_t interval_desc_size(const std::vector<Element> &elems);
+
+// nf_msecs_to_jiffies64's limit: a timeout this long or longer is ERANGE.
+constexpr uint64_t kMaxTimeoutMs = UINT64_MAX / 1000000u;
+
+// nft_add_set_elem's checks of new elements' timeouts and expirations in
+// SI (nft sends neither when 0): both need a set with timeouts (EINVAL),
+// an expiration needs a timeout, the element's or the set's (EOPNOTSUPP),
+// no longer than it (ERANGE, as Linux checks since 6.11). Throws the
+// kernel's error at the element.
+void check_element_timeouts(const SetInfo &si, const std::vector<Element> &elems);
 
 // Types the elements of LIT (a SetLit) against SI's key and data; interval
 // sets get nft's segment form. Sets SI.flags |= NFT_SET_INTERVAL when an

@@ -2,7 +2,9 @@
 #include "parser.h"
 #include "protocols.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -740,36 +742,104 @@ static uint32_t set_flag(const Token &t)
 			", expecting constant, interval, timeout or dynamic");
 }
 
-static uint64_t parse_time_ms(const Token &t)
+// nft's time_parse on a string token: numbers each followed by d, h, m,
+// s or ms (`ms` only at the end), in any order, each unit once; a unit
+// without a number counts 0; digits without a unit are seconds.
+static uint64_t time_string_ms(const std::string &s, const Location &loc)
 {
-	// 1d2h3m4s5ms
+	static const char *const twice[] = {"Day", "Hour", "Minute", "Second", "Millisecond"};
+	static const uint64_t unit_ms[] = {86400000, 3600000, 60000, 1000, 1};
 	uint64_t total = 0;
-	const std::string &s = t.text;
-	size_t i = 0;
-	if (s.empty())
-		throw LangError(t.loc, "wrong time format");
-	while (i < s.size()) {
-		size_t j = i;
+	unsigned seen = 0;
+	size_t digits = 0;
+	for (size_t i = 0; i < s.size(); i++) {
+		const char c = s[i];
+		if (std::isdigit(static_cast<unsigned char>(c))) {
+			if (digits++ >= 8)
+				throw LangError(loc, "value too large");
+			continue;
+		}
+		int u;
+		if (c == 'd') u = 0;
+		else if (c == 'h') u = 1;
+		else if (c == 'm' && s.compare(i, std::string::npos, "ms") == 0) u = 4;
+		else if (c == 'm') u = 2;
+		else if (c == 's') u = 3;
+		else throw LangError(loc, "wrong time format");
+		if (seen & (1u << u))
+			throw LangError(loc, std::string(twice[u]) + " has been specified twice");
+		seen |= 1u << u;
+		const uint64_t n = digits ? std::stoull(s.substr(i - digits, digits)) : 0;
+		total += n * unit_ms[u];
+		digits = 0;
+		if (u == 4)
+			break;
+	}
+	if (!seen)
+		return std::stoull("0" + s) * 1000;
+	return total;
+}
+
+// How much of S, from AT, nft's scanner takes as a `timestring`
+// ([0-9]+d)?([0-9]+h)?([0-9]+m)?([0-9]+s)?([0-9]+ms)?: the longest match.
+static size_t timestring_prefix(const std::string &s, size_t at = 0, int unit = 0)
+{
+	static const char *const units[] = {"d", "h", "m", "s", "ms"};
+	size_t best = at;
+	for (int u = unit; u < 5; u++) {
+		size_t j = at;
 		while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j])))
 			j++;
-		if (j == i)
-			throw LangError(t.loc, "wrong time format");
-		uint64_t n = std::stoull(s.substr(i, j - i));
-		size_t k = j;
-		while (k < s.size() && std::isalpha(static_cast<unsigned char>(s[k])))
-			k++;
-		std::string unit = s.substr(j, k - j);
-		uint64_t mult;
-		if (unit == "d") mult = 86400000;
-		else if (unit == "h") mult = 3600000;
-		else if (unit == "m") mult = 60000;
-		else if (unit == "s" || unit.empty()) mult = 1000;
-		else if (unit == "ms") mult = 1;
-		else throw LangError(t.loc, "wrong time format");
-		total += n * mult;
-		i = k;
+		if (j == at || s.compare(j, std::strlen(units[u]), units[u]) != 0)
+			continue;
+		best = std::max(best, timestring_prefix(s, j + std::strlen(units[u]), u + 1));
 	}
-	return total;
+	return best;
+}
+
+// The length of the token nft's scanner reads at the start of S: a
+// number or a timestring, whichever is longer; a string from a letter on.
+static size_t scanner_token_len(const std::string &s, bool &is_number)
+{
+	size_t digits = 0;
+	while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits])))
+		digits++;
+	const size_t ts = timestring_prefix(s);
+	is_number = digits > 0 && digits >= ts;
+	if (digits == 0 && ts == 0)
+		return s.size();
+	return std::max(digits, ts);
+}
+
+// nft's time_spec: a string token, which time_parse reads. A word such
+// as `5` or `5x` starts with a number, which nft's grammar refuses; one
+// such as `5s5s` is a timestring followed by another token, refused as
+// what follows the time (@expecting: what nft expects there).
+uint64_t Parser::parse_time_spec(const char *expecting)
+{
+	Token t = take();
+	if (t.kind != Tok::Word)
+		unexpected(t, "string");
+	const std::string &w = t.text;
+	if (std::isdigit(static_cast<unsigned char>(w[0]))) {
+		bool number;
+		const size_t len = scanner_token_len(w, number);
+		Location first = t.loc;
+		first.last_col = first.first_col + static_cast<unsigned>(len) - 1;
+		if (number)
+			throw LangError(first, "syntax error, unexpected number, expecting string");
+		if (len < w.size()) {
+			const std::string rest = w.substr(len);
+			bool rest_number;
+			const size_t rlen = scanner_token_len(rest, rest_number);
+			Location r = t.loc;
+			r.first_col = t.loc.first_col + static_cast<unsigned>(len);
+			r.last_col = r.first_col + static_cast<unsigned>(rlen) - 1;
+			throw LangError(r, std::string("syntax error, unexpected ") +
+					   (rest_number ? "number" : "string") + ", expecting " + expecting);
+		}
+	}
+	return time_string_ms(w, t.loc);
 }
 
 // A comment's string, quoted or a word: at most 128 characters, as nft
@@ -831,7 +901,12 @@ void Parser::parse_set_body(SetDecl &s)
 				unexpected(n, "number");
 			}
 		} else if (w.text == "timeout") {
-			s.timeout_ms = parse_time_ms(take());
+			s.timeout_ms = parse_time_spec("newline or semicolon");
+		} else if (w.text == "gc-interval") {
+			// nft 1.0.6's map block has no gc-interval
+			if (s.is_map)
+				throw LangError(w.loc, "syntax error, unexpected gc-interval");
+			s.gc_interval_ms = parse_time_spec("newline or semicolon");
 		} else if (w.text == "policy") {
 			Token p = take();
 			if (p.text != "performance" && p.text != "memory")
@@ -842,7 +917,7 @@ void Parser::parse_set_body(SetDecl &s)
 		} else if (w.text == "counter") {
 			s.counter = true;
 		} else {
-			unexpected(w, "type, flags, elements, size, timeout, policy or comment");
+			unexpected(w, "type, flags, elements, size, timeout, gc-interval, policy or comment");
 		}
 	}
 }
@@ -1395,6 +1470,14 @@ ExprPtr Parser::parse_set_literal(bool allow_map)
 		if (peek().punct("}"))
 			break;
 		auto key = parse_rhs(false);
+		// set_elem_options: timeout T, expires T, the last one given
+		key->elem_loc = key->loc;
+		while (peek().is("timeout") || peek().is("expires")) {
+			const bool timeout = take().text == "timeout";
+			(timeout ? key->elem_timeout_ms : key->elem_expires_ms) =
+				parse_time_spec("comma or '}'");
+			key->elem_loc = span(key->loc, last_loc_);
+		}
 		ExprPtr data;
 		if (accept(":")) {
 			if (peek().kind == Tok::Word && is_verdict_word(peek().text))

@@ -76,6 +76,9 @@ private:
 	ExprPtr parse_generated();
 	ExprPtr parse_exthdr();
 	std::string comment_string();
+	// nft's time_spec in milliseconds; @expecting: what nft's grammar
+	// wants after it, for a word that goes on beyond the time.
+	uint64_t parse_time_spec(const char *expecting);
 	ExprPtr parse_rhs(bool allow_list);
 	ExprPtr parse_rhs_atom();
 	void take_flag_mask(Stmt &s);

@@ -153,22 +153,24 @@ std::string print_set(nftnl_set *s, const PrintOptions &o)
 		if (flags & NFT_SET_TIMEOUT) fl += ",timeout";
 		out += "\t\tflags " + fl.substr(1) + "\n";
 	}
+	auto time_text = [&](uint64_t ms) {
+		Bytes b(8);
+		for (int i = 0; i < 8; i++)
+			b[i] = static_cast<uint8_t>(ms >> (8 * i));
+		return format_value(datatype(TYPE_TIME), 64, ByteOrder::Host, b, o.numeric);
+	};
 	if (nftnl_set_is_set(s, NFTNL_SET_TIMEOUT))
-		out += "\t\ttimeout " + format_value(datatype(TYPE_TIME), 64, ByteOrder::Host,
-						     [&] {
-							     uint64_t v = nftnl_set_get_u64(s, NFTNL_SET_TIMEOUT);
-							     Bytes b(8);
-							     for (int i = 0; i < 8; i++)
-								     b[i] = static_cast<uint8_t>(v >> (8 * i));
-							     return b;
-						     }(), o.numeric) + "\n";
+		out += "\t\ttimeout " + time_text(nftnl_set_get_u64(s, NFTNL_SET_TIMEOUT)) + "\n";
+	if (nftnl_set_is_set(s, NFTNL_SET_GC_INTERVAL) && nftnl_set_get_u32(s, NFTNL_SET_GC_INTERVAL))
+		out += "\t\tgc-interval " + time_text(nftnl_set_get_u32(s, NFTNL_SET_GC_INTERVAL)) + "\n";
 	if (udata.has_comment)
 		out += "\t\tcomment \"" + udata.comment + "\"\n";
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
 	bool any = nftnl_set_elems_iter_next(it) != nullptr;
 	nftnl_set_elems_iter_destroy(it);
 	if (any)
-		out += "\t\telements = " + format_elements(s, {}, is_map && !verdict ? &data : nullptr, verdict, o.numeric) + "\n";
+		out += "\t\telements = " + format_elements(s, {}, is_map && !verdict ? &data : nullptr, verdict, o.numeric,
+								     o.stateless) + "\n";
 	return out + "\t}\n";
 }
 
@@ -488,6 +490,8 @@ Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
 		j.set("flags", std::move(fl));
 	if (nftnl_set_is_set(s, NFTNL_SET_TIMEOUT) && nftnl_set_get_u64(s, NFTNL_SET_TIMEOUT))
 		j.set("timeout", Json::uinteger(nftnl_set_get_u64(s, NFTNL_SET_TIMEOUT) / 1000));
+	if (nftnl_set_is_set(s, NFTNL_SET_GC_INTERVAL) && nftnl_set_get_u32(s, NFTNL_SET_GC_INTERVAL))
+		j.set("gc-interval", Json::uinteger(nftnl_set_get_u32(s, NFTNL_SET_GC_INTERVAL) / 1000));
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
 	bool any = nftnl_set_elems_iter_next(it) != nullptr;
 	nftnl_set_elems_iter_destroy(it);

@@ -126,7 +126,42 @@ nftnl_set_elem *clone_elem(nftnl_set_elem *e)
 		nftnl_set_elem_set_u32(c, NFTNL_SET_ELEM_VERDICT, nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_VERDICT));
 	if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_CHAIN))
 		nftnl_set_elem_set_str(c, NFTNL_SET_ELEM_CHAIN, nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN));
+	for (uint16_t a : {NFTNL_SET_ELEM_TIMEOUT, NFTNL_SET_ELEM_EXPIRATION})
+		if (nftnl_set_elem_is_set(e, a))
+			nftnl_set_elem_set_u64(c, a, nftnl_set_elem_get_u64(e, a));
 	return c;
+}
+
+// Elements added by a batch, into SET as the kernel dumps them right
+// after (nft_set_elem_init, nf_tables_fill_setelem): in a set with
+// timeouts an element's own timeout only when it differs from the set's,
+// an expiration (the time left, all of it here) whenever it has a timeout,
+// its own or the set's; an interval end takes none.
+void add_elements_as_dumped(nftnl_set *from, nftnl_set *set)
+{
+	const bool timeouts = nftnl_set_get_u32(set, NFTNL_SET_FLAGS) & NFT_SET_TIMEOUT;
+	const uint64_t set_timeout = nftnl_set_is_set(set, NFTNL_SET_TIMEOUT) ?
+				     nftnl_set_get_u64(set, NFTNL_SET_TIMEOUT) : 0;
+	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(from);
+	for (nftnl_set_elem *e = nftnl_set_elems_iter_next(it); e; e = nftnl_set_elems_iter_next(it)) {
+		nftnl_set_elem *c = clone_elem(e);
+		const bool end = nftnl_set_elem_is_set(c, NFTNL_SET_ELEM_FLAGS) &&
+				 (nftnl_set_elem_get_u32(c, NFTNL_SET_ELEM_FLAGS) & NFT_SET_ELEM_INTERVAL_END);
+		uint64_t timeout = timeouts && !end ? set_timeout : 0, expiration = 0;
+		if (nftnl_set_elem_is_set(c, NFTNL_SET_ELEM_TIMEOUT))
+			timeout = nftnl_set_elem_get_u64(c, NFTNL_SET_ELEM_TIMEOUT);
+		if (nftnl_set_elem_is_set(c, NFTNL_SET_ELEM_EXPIRATION))
+			expiration = nftnl_set_elem_get_u64(c, NFTNL_SET_ELEM_EXPIRATION);
+		nftnl_set_elem_unset(c, NFTNL_SET_ELEM_TIMEOUT);
+		nftnl_set_elem_unset(c, NFTNL_SET_ELEM_EXPIRATION);
+		if (timeout) {
+			if (timeout != set_timeout)
+				nftnl_set_elem_set_u64(c, NFTNL_SET_ELEM_TIMEOUT, timeout);
+			nftnl_set_elem_set_u64(c, NFTNL_SET_ELEM_EXPIRATION, expiration ? expiration : timeout);
+		}
+		nftnl_set_elem_add(set, c);
+	}
+	nftnl_set_elems_iter_destroy(it);
 }
 
 void copy_elements(nftnl_set *from, nftnl_set *to)
@@ -458,7 +493,7 @@ void RulesetModel::apply(const Batch &b)
 				name = id_names[nftnl_set_get_u32(i.set, NFTNL_SET_ID)];
 			for (auto *s : t->sets)
 				if (str(nftnl_set_get_str(s, NFTNL_SET_NAME)) == name)
-					copy_elements(i.set, s);
+					add_elements_as_dumped(i.set, s);
 			break;
 		}
 		case ItemKind::DelSet:
