@@ -144,7 +144,9 @@ struct ChainDecl {
 };
 
 struct SetDecl {
-	Location loc;
+	Location loc;                        // the name, where nft points EEXIST
+	Location cmd_loc;                    // where the kernel's other complaints point: the
+	                                     // name in a table block, the whole `add set` command
 	std::string name;
 	bool is_map = false;
 	std::vector<std::string> key_types;  // concatenation of type names

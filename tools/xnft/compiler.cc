@@ -432,11 +432,11 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	// and a GC interval only with the timeout flag, which nft sets for a
 	// timeout alone, not for a GC interval
 	if ((si.flags & (NFT_SET_CONSTANT | NFT_SET_TIMEOUT)) == (NFT_SET_CONSTANT | NFT_SET_TIMEOUT))
-		throw LangError(d.loc, "Could not process rule: Operation not supported");
+		throw LangError(d.cmd_loc, "Could not process rule: Operation not supported");
 	if (d.gc_interval_ms && !(si.flags & NFT_SET_TIMEOUT))
-		throw LangError(d.loc, "Could not process rule: Invalid argument");
+		throw LangError(d.cmd_loc, "Could not process rule: Invalid argument");
 	if (d.timeout_ms >= kMaxTimeoutMs)
-		throw LangError(d.loc, "Could not process rule: Numerical result out of range");
+		throw LangError(d.cmd_loc, "Could not process rule: Numerical result out of range");
 	check_element_timeouts(si, elems);
 	uint32_t fam = family_number(family);
 	nftnl_set *s = nftnl_set_alloc();

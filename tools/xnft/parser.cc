@@ -462,11 +462,15 @@ void Parser::parse_line(std::vector<Command> &out)
 		if (peek().punct("{")) {
 			take();
 			SetDecl s;
-			s.loc = cmd.loc;
+			s.loc = cmd.name_loc;
 			s.name = cmd.set;
 			s.is_map = o == "map";
 			parse_set_body(s);
 			expect("}", "'}'");
+			// the whole command, up to its newline or semicolon
+			s.cmd_loc = span(cmd.loc, last_loc_);
+			if (peek().kind == Tok::Newline || peek().punct(";"))
+				s.cmd_loc = span(cmd.loc, peek().loc);
 			cmd.set_decl = std::move(s);
 		}
 	} else if (o == "element") {
@@ -572,7 +576,7 @@ void Parser::parse_table_body(TableDecl &t)
 			t.chains.push_back(std::move(c));
 		} else if (w.text == "set" || w.text == "map") {
 			SetDecl s;
-			s.loc = peek().loc;
+			s.loc = s.cmd_loc = peek().loc;
 			s.name = expect_identifier();
 			s.is_map = w.text == "map";
 			expect("{", "'{'");
@@ -1492,7 +1496,7 @@ ExprPtr Parser::parse_set_literal(bool allow_map)
 			continue;
 		skip_separators();
 		if (!peek().punct("}"))
-			unexpected(peek(), "',' or '}'");
+			unexpected(peek(), "comma or '}'");
 	}
 	Token close = take();
 	s->loc = span(open.loc, close.loc);
