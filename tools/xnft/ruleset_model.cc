@@ -17,6 +17,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <map>
+#include <set>
 #include <vector>
 
 namespace xnft {
@@ -136,14 +137,37 @@ nftnl_set_elem *clone_elem(nftnl_set_elem *e)
 // after (nft_set_elem_init, nf_tables_fill_setelem): in a set with
 // timeouts an element's own timeout only when it differs from the set's,
 // an expiration (the time left, all of it here) whenever it has a timeout,
-// its own or the set's; an interval end takes none.
+// its own or the set's; an interval end takes none. An element the set
+// holds already stays as it is (Linux 6.1's nft_add_set_elem without
+// NLM_F_EXCL, and the core's; Linux 6.10 and later update its timeout).
 void add_elements_as_dumped(nftnl_set *from, nftnl_set *set)
 {
 	const bool timeouts = nftnl_set_get_u32(set, NFTNL_SET_FLAGS) & NFT_SET_TIMEOUT;
 	const uint64_t set_timeout = nftnl_set_is_set(set, NFTNL_SET_TIMEOUT) ?
 				     nftnl_set_get_u64(set, NFTNL_SET_TIMEOUT) : 0;
+	// an element's identity: its key, its key end and whether it ends an interval
+	auto identity = [](nftnl_set_elem *e) {
+		std::string id(1, nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_FLAGS) &&
+				  (nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_FLAGS) & NFT_SET_ELEM_INTERVAL_END) ?
+				  'e' : 's');
+		for (uint16_t a : {NFTNL_SET_ELEM_KEY, NFTNL_SET_ELEM_KEY_END}) {
+			uint32_t n = 0;
+			const char *d = static_cast<const char *>(nftnl_set_elem_get(e, a, &n));
+			id += std::to_string(n) + ":";
+			if (d && nftnl_set_elem_is_set(e, a))
+				id.append(d, n);
+		}
+		return id;
+	};
+	std::set<std::string> held;
+	nftnl_set_elems_iter *hi = nftnl_set_elems_iter_create(set);
+	for (nftnl_set_elem *e = nftnl_set_elems_iter_next(hi); e; e = nftnl_set_elems_iter_next(hi))
+		held.insert(identity(e));
+	nftnl_set_elems_iter_destroy(hi);
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(from);
 	for (nftnl_set_elem *e = nftnl_set_elems_iter_next(it); e; e = nftnl_set_elems_iter_next(it)) {
+		if (!held.insert(identity(e)).second)
+			continue;
 		nftnl_set_elem *c = clone_elem(e);
 		const bool end = nftnl_set_elem_is_set(c, NFTNL_SET_ELEM_FLAGS) &&
 				 (nftnl_set_elem_get_u32(c, NFTNL_SET_ELEM_FLAGS) & NFT_SET_ELEM_INTERVAL_END);
