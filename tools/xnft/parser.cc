@@ -818,9 +818,16 @@ static size_t scanner_token_len(const std::string &s, bool &is_number)
 // nft's time_spec: a string token, which time_parse reads. A word such
 // as `5` or `5x` starts with a number, which nft's grammar refuses; one
 // such as `5s5s` is a timestring followed by another token, refused as
-// what follows the time (@expecting: what nft expects there).
+// what follows the time (@expecting: what nft expects there). A variable
+// is no string token.
 uint64_t Parser::parse_time_spec(const char *expecting)
 {
+	// not a $variable either: nft's grammar wants the string token itself
+	if (!toks_.empty() && toks_.front().kind == Tok::Variable) {
+		Location dollar = toks_.front().loc;
+		dollar.last_col = dollar.first_col;
+		throw LangError(dollar, "syntax error, unexpected '$', expecting string");
+	}
 	Token t = take();
 	if (t.kind != Tok::Word)
 		unexpected(t, "string");
