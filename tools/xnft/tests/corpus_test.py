@@ -15,7 +15,8 @@ it down in jiffies from the load on, xnft lists the whole of it), so in
 listings only, on both sides, the value of an element's `expires TIME` in
 text and of its "expires": N in JSON is replaced by a placeholder before
 comparing (see normalise_expires). Everything else, the element's `timeout`
-included, is compared exactly.
+included, is compared exactly: the kernel keeps timeouts in jiffies, so the
+corpus writes them in multiples of 20ms, which every HZ keeps as they are.
 
 For every tests/errors/*.nft: xnft must exit non-zero, print nothing on
 stdout, and print an nft-style error ("FILE:LINE:COL-COL: Error: ...", the
@@ -75,8 +76,9 @@ EXPIRES_JSON = re.compile(r'(?<="expires": )[0-9]+(?=[,}])')
 
 def normalise_expires(listing):
     """LISTING with the value of every element's `expires` (text) or
-    "expires" (JSON) replaced by "T", the rest untouched."""
-    return EXPIRES_JSON.sub("T", EXPIRES_TEXT.sub("T", listing))
+    "expires" (JSON) replaced by T ("T" in JSON, which stays JSON), the
+    rest untouched."""
+    return EXPIRES_JSON.sub('"T"', EXPIRES_TEXT.sub("T", listing))
 
 
 def round_trip(xnft, path, name, counts):
