@@ -1280,6 +1280,9 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 	if (sflags & ~(kSetFAnonymous | kSetFConstant | kSetFInterval | kSetFMap | kSetFConcat |
 		       kSetFTimeout))
 		return fail(ack, kEOPNOTSUPP, "unknown set flags");
+	/* nf_tables_newset: timeouts in neither an anonymous nor a constant set */
+	if ((sflags & kSetFTimeout) && (sflags & (kSetFAnonymous | kSetFConstant)))
+		return fail(ack, kEOPNOTSUPP, "an anonymous or constant set has no timeouts");
 	const bool map = sflags & kSetFMap;
 	if (map != tb[kSetDataType].present())
 		return fail(ack, kEINVAL, "a map, and only a map, has a data type");

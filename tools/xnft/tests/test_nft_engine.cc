@@ -2141,5 +2141,7 @@ TEST_CASE("nft engine: set and element timeouts", "[nft]")
 	CHECK(raw_timeout_set(e, "w", NFT_SET_TIMEOUT | NFT_SET_ANONYMOUS, 1000, {}) ==
 	      -xb::kEOPNOTSUPP);
 	CHECK(raw_timeout_set(e, "x", NFT_SET_TIMEOUT, UINT64_MAX / 1000000, {}) == -xb::kERANGE);
+	CHECK(raw_timeout_set(e, "y", NFT_SET_TIMEOUT | NFT_SET_CONSTANT, 0, {}) == -xb::kEOPNOTSUPP);
+	CHECK(raw_timeout_set(e, "z", NFT_SET_TIMEOUT | NFT_SET_ANONYMOUS, 0, {}) == -xb::kEOPNOTSUPP);
 	xb_user_use_real_time();
 }
