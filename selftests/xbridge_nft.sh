@@ -666,6 +666,7 @@ ALL_TESTS="
 	nft_log
 	nft_reject
 	nft_stateful
+	nft_timeouts
 "
 
 nft_topology
