@@ -1410,6 +1410,15 @@ TEST_CASE("nft engine: reject asks for the reply nft_reject_bridge sends", "[nft
 
 namespace {
 
+// `quota name` / `limit name`: a reference to the named object of @type.
+nftnl_expr *raw_objref(uint32_t type, const char *name)
+{
+	nftnl_expr *x = nftnl_expr_alloc("objref");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_OBJREF_IMM_TYPE, type);
+	nftnl_expr_set_str(x, NFTNL_EXPR_OBJREF_IMM_NAME, name);
+	return x;
+}
+
 nftnl_expr *raw_quota(uint64_t bytes, uint32_t flags, uint64_t consumed)
 {
 	nftnl_expr *x = nftnl_expr_alloc("quota");
@@ -1536,10 +1545,7 @@ TEST_CASE("nft engine: quota objects", "[nft]")
 	CHECK(new_quota("bad", 10, NFT_QUOTA_F_DEPLETED) == -xb::kEINVAL);
 	for (int i = 0; i < 2; i++)
 		REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
-			nftnl_expr *x = nftnl_expr_alloc("objref");
-			nftnl_expr_set_u32(x, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_QUOTA);
-			nftnl_expr_set_str(x, NFTNL_EXPR_OBJREF_IMM_NAME, "q");
-			nftnl_rule_add_expr(r, x);
+			nftnl_rule_add_expr(r, raw_objref(NFT_OBJECT_QUOTA, "q"));
 			nftnl_rule_add_expr(r, raw_verdict(NF_ACCEPT));
 		}) == 0);
 	// Each frame is consumed by both rules until the first passes it: the
@@ -1932,10 +1938,7 @@ TEST_CASE("nft engine: limit objects", "[nft]")
 	CHECK(raw_new_obj(e, NFT_OBJECT_LIMIT, "bad", limit(1, 3, 2)) == -xb::kEOPNOTSUPP);
 	for (int i = 0; i < 2; i++)
 		REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
-			nftnl_expr *x = nftnl_expr_alloc("objref");
-			nftnl_expr_set_u32(x, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_LIMIT);
-			nftnl_expr_set_str(x, NFTNL_EXPR_OBJREF_IMM_NAME, "l");
-			nftnl_rule_add_expr(r, x);
+			nftnl_rule_add_expr(r, raw_objref(NFT_OBJECT_LIMIT, "l"));
 			nftnl_rule_add_expr(r, raw_verdict(NF_ACCEPT));
 		}) == 0);
 	// 1/minute with a burst of 3: three frames through either rule, then
