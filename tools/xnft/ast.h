@@ -84,7 +84,14 @@ enum class StmtKind {
 	Quota,      // quota [over|until] N UNIT [used N UNIT] | quota name NAME
 	Reject,     // reject [with icmp|icmpv6|icmpx [type] CODE | with tcp reset]
 	ExthdrSet,  // tcp option NAME FIELD set VALUE (lhs the option's field)
+	SetElem,    // add|update|delete @SET { KEY [timeout T] [STATEFUL...] [: DATA] }:
+		    // nft's set and map statements (the kernel's dynset); lhs the
+		    // key, rhs the data (null for a set statement), key the set's
+		    // name (where it stands in name_loc)
 };
+
+// A set statement's operation: NFT_DYNSET_OP_ADD, _UPDATE, _DELETE.
+constexpr uint32_t kDynsetAdd = 0, kDynsetUpdate = 1, kDynsetDelete = 2;
 
 // The log statement's words for nf_log's values: levels 0 (emerg) to 8
 // (audit), as nft names them, and the NF_LOG_* flags.
@@ -119,6 +126,11 @@ struct Stmt {
 	// Reject: "" (nft picks), "tcp", "icmp", "icmpv6" or "icmpx"; the
 	// code's word in key, where it stands in name_loc
 	std::string reject_with;
+	// SetElem: kDynset*, the element's `timeout T` (ms, 0: none), its
+	// stateful statements (anonymous counters, limits, quotas) in order
+	uint32_t set_op = kDynsetAdd;
+	uint64_t set_timeout_ms = 0;
+	std::vector<Stmt> stateful;
 };
 
 struct Rule {

@@ -90,6 +90,30 @@ void Compiler::learn(const RulesetModel &m)
 	}
 }
 
+void Compiler::note_set_statements(const Command &c)
+{
+	auto note = [&](const Rule &r) {
+		for (const Stmt &s : r.stmts)
+			if (s.kind == StmtKind::SetElem && !s.rhs)
+				dynamic_sets_.insert(c.family + " " + c.table + " " + s.key);
+	};
+	if (c.obj == Obj::Table)
+		for (const ChainDecl &ch : c.table_decl.chains)
+			for (const Rule &r : ch.rules)
+				note(r);
+	if (c.chain_decl)
+		for (const Rule &r : c.chain_decl->rules)
+			note(r);
+	if (c.rule)
+		note(*c.rule);
+}
+
+void Compiler::prepare(const std::vector<Command> &cmds)
+{
+	for (const Command &c : cmds)
+		note_set_statements(c);
+}
+
 TableInfo &Compiler::table_info(const std::string &family, const std::string &table,
 				const Location &loc)
 {
@@ -101,6 +125,7 @@ TableInfo &Compiler::table_info(const std::string &family, const std::string &ta
 
 void Compiler::compile(const Command &cmd)
 {
+	note_set_statements(cmd);
 	switch (cmd.obj) {
 	case Obj::Ruleset:
 		if (cmd.verb == Verb::Flush) {
@@ -424,6 +449,13 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	}
 	if (si.key.size() > 1 && (si.flags & NFT_SET_INTERVAL))
 		si.flags |= NFT_SET_CONCAT;
+	if (dynamic_sets_.count(family + " " + table + " " + d.name)) {
+		// a set statement updates it; the kernel has no interval set
+		// that the packet path may update
+		si.flags |= NFT_SET_EVAL;
+		if (si.flags & NFT_SET_INTERVAL)
+			throw LangError(d.cmd_loc, "Could not process rule: Operation not supported");
+	}
 	si.id = ++set_id_;
 	std::vector<Element> elems;
 	if (d.elements)

@@ -8,6 +8,7 @@
 // to belongs to the caller. Not thread-safe.
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,13 @@ public:
 	// Compile the next commands into @b, keeping what earlier ones declared
 	// (the tables, chains and sets a later batch may refer to).
 	void retarget(Batch &b) { batch_ = &b; }
+	// Learn, before compiling them, which sets CMDS' set statements
+	// (`add @s { ... }` without data) update: nft marks every set the
+	// input declares and a set statement refers to with NFT_SET_EVAL
+	// (`flags dynamic`) before it sends the set (stmt_evaluate_set).
+	// compile() learns this of its own command (a table block's sets and
+	// rules) by itself.
+	void prepare(const std::vector<Command> &cmds);
 	// Compiles CMD into the batch; throws LangError with nft's message.
 	void compile(const Command &cmd);
 
@@ -81,11 +89,13 @@ private:
 		    Verb verb);
 	void elements(const std::string &family, const std::string &table, const SetInfo &si,
 		      const Expr &lit, bool add, bool exclusive);
+	void note_set_statements(const Command &c);
 	TableInfo &table_info(const std::string &family, const std::string &table,
 			      const Location &loc);
 
 	Batch *batch_;
 	std::map<std::string, TableInfo> tables_;  // key: family + " " + name
+	std::set<std::string> dynamic_sets_;       // family + " " + table + " " + set
 	uint32_t set_id_ = 0;
 };
 

@@ -1246,6 +1246,158 @@ void Linearizer::set_stmt(const Stmt &s)
 	nftnl_rule_add_expr(rule_, e);
 }
 
+// A counter, quota or limit statement's expression: the anonymous one
+// (counter, quota, limit), or an objref to the table's named object,
+// which the kernel resolves (ENOENT at the name).
+nftnl_expr *Linearizer::stateful_expr(const Stmt &s)
+{
+	if (!s.key.empty()) {
+		const uint32_t type = s.kind == StmtKind::Counter ? NFT_OBJECT_COUNTER :
+				      s.kind == StmtKind::Quota ? NFT_OBJECT_QUOTA : NFT_OBJECT_LIMIT;
+		if (!table_.objects(type).count(s.key))
+			throw LangError(s.name_loc, "Could not process rule: No such file or directory");
+		nftnl_expr *e = new_expr("objref");
+		nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, type);
+		nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, s.key.c_str());
+		return e;
+	}
+	if (s.kind == StmtKind::Counter) {
+		nftnl_expr *e = new_expr("counter");
+		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, 0);
+		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, 0);
+		return e;
+	}
+	if (s.kind == StmtKind::Quota) {
+		nftnl_expr *e = new_expr("quota");
+		nftnl_expr_set_u64(e, NFTNL_EXPR_QUOTA_BYTES, s.quota_bytes);
+		nftnl_expr_set_u64(e, NFTNL_EXPR_QUOTA_CONSUMED, s.quota_used);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_QUOTA_FLAGS, s.quota_flags);
+		return e;
+	}
+	const uint64_t burst = s.burst_given ? s.burst : (s.limit_bytes ? 0 : 5);
+	const std::string err = limit_kernel_error(s.rate, s.unit, burst, s.limit_bytes);
+	if (!err.empty())
+		throw LangError(s.loc, "Could not process rule: " + err);
+	nftnl_expr *e = new_expr("limit");
+	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, s.rate);
+	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, s.unit);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST, static_cast<uint32_t>(burst));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, s.limit_bytes ? NFT_LIMIT_PKT_BYTES : NFT_LIMIT_PKTS);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_FLAGS, s.limit_over ? NFT_LIMIT_F_INV : 0);
+	return e;
+}
+
+// nft's set and map statements (netlink_gen_set_stmt, _map_stmt): the
+// dependencies of the key's and the data's fields first, the key from
+// register 1 (a concatenation's fields one after another, a value as an
+// immediate), the data in the register after the key's (a key that is no
+// concatenation takes a whole 128-bit register), then dynset, its
+// stateful statements one as NFTA_DYNSET_EXPR, more in
+// NFTA_DYNSET_EXPRESSIONS (libnftnl adds NFT_DYNSET_F_EXPR then). What
+// nf_tables' dynset init refuses is refused here with its error.
+void Linearizer::dynset(const Stmt &s)
+{
+	auto it = table_.sets.find(s.key);
+	if (it == table_.sets.end())
+		throw LangError(s.name_loc, "No such file or directory");
+	const SetInfo &si = it->second;
+	const Expr &key = *s.lhs;
+	std::vector<const Expr *> parts;
+	if (key.kind == ExprKind::Concat)
+		for (auto &i : key.items)
+			parts.push_back(i.get());
+	else
+		parts.push_back(&key);
+	// stmt_evaluate_arg: the key's types are the set's, part by part
+	std::vector<KeyPart> types;
+	for (size_t i = 0; i < parts.size(); i++)
+		types.push_back(parts[i]->kind == ExprKind::Value
+					? (i < si.key.size() ? si.key[i] : keypart_of_type(datatype(TYPE_INTEGER), key.loc))
+					: keypart_of_expr(*parts[i]));
+	bool same = types.size() == si.key.size();
+	for (size_t i = 0; same && i < types.size(); i++)
+		same = types[i].type->id == si.key[i].type->id;
+	if (!same)
+		throw LangError(key.loc, "datatype mismatch: expected " + type_text(si.key) +
+				", expression has type " + type_text(types));
+	if (s.rhs && si.is_map && !si.verdict_map && s.rhs->kind != ExprKind::Value &&
+	    keypart_of_expr(*s.rhs).type->id != si.data.type->id)
+		throw LangError(s.rhs->loc, std::string("datatype mismatch: expected ") + si.data.type->desc +
+				", expression has type " + keypart_of_expr(*s.rhs).type->desc);
+	// nft_dynset_init's checks, in its order
+	auto kernel = [&](const char *err) {
+		throw LangError(s.loc, std::string("Could not process rule: ") + err);
+	};
+	if (si.flags & NFT_SET_INTERVAL)
+		kernel("Operation not supported");	// no backend with an update
+	if (si.flags & NFT_SET_CONSTANT)
+		kernel("Device or resource busy");
+	if (s.set_timeout_ms && !(si.flags & NFT_SET_TIMEOUT))
+		kernel("Operation not supported");
+	if (s.set_timeout_ms >= kMaxTimeoutMs)
+		kernel("Numerical result out of range");
+	if (s.rhs && (!si.is_map || si.verdict_map))
+		kernel("Operation not supported");
+	if (!s.rhs && si.is_map)
+		kernel("Invalid argument");
+	if (!s.stateful.empty() && !(si.flags & NFT_SET_EVAL))
+		kernel("Invalid argument");
+	if (s.stateful.size() > 2)	// NFT_SET_EXPR_MAX
+		kernel("Argument list too long");
+	for (const Expr *p : parts)
+		if (p->kind != ExprKind::Value)
+			dependency(*p);
+	if (s.rhs && s.rhs->kind != ExprKind::Value)
+		dependency(*s.rhs);
+	unsigned reg = 1;
+	for (size_t i = 0; i < parts.size(); i++) {
+		if (parts[i]->kind == ExprKind::Value) {
+			emit_immediate_data(reg, encode_part(si.key[i], *parts[i]));
+		} else {
+			// the set holds a bit field's value as written, as a
+			// lookup of a named set loads it
+			const Load l = load(*parts[i], reg);
+			if (l.shift)
+				emit_rshift(reg, l.part.bytes, l.shift);
+		}
+		reg += (si.key[i].bytes + 3) / 4;
+	}
+	// nft 1.0.6 puts the data in the second 128-bit register whatever the
+	// key's length: after a key longer than 16 bytes it fails an assertion
+	const unsigned dreg = 5;
+	if (s.rhs && reg > dreg)
+		throw LangError(s.loc, "nft 1.0.6 cannot load a map statement's data after a key "
+				       "longer than 16 bytes");
+	if (s.rhs) {
+		if (s.rhs->kind == ExprKind::Value)
+			emit_immediate_data(dreg, encode_part(si.data, *s.rhs));
+		else
+			load(*s.rhs, dreg);
+	}
+	nftnl_expr *e = new_expr("dynset");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SREG_KEY, nft_reg(1));
+	if (s.rhs)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SREG_DATA, nft_reg(dreg));
+	if (s.set_timeout_ms)
+		nftnl_expr_set_u64(e, NFTNL_EXPR_DYNSET_TIMEOUT, s.set_timeout_ms);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_OP, s.set_op);
+	nftnl_expr_set_str(e, NFTNL_EXPR_DYNSET_SET_NAME, si.name.c_str());
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SET_ID, si.id);
+	try {
+		if (s.stateful.size() == 1) {
+			nftnl_expr_set(e, NFTNL_EXPR_DYNSET_EXPR, stateful_expr(s.stateful[0]), 0);
+		} else {
+			for (const Stmt &st : s.stateful)
+				nftnl_expr_add_expr(e, NFTNL_EXPR_DYNSET_EXPRESSIONS, stateful_expr(st));
+		}
+	} catch (const LangError &err) {
+		// the kernel's complaint about a limit points at the statement
+		nftnl_expr_free(e);
+		throw LangError(s.loc, err.what());
+	}
+	nftnl_rule_add_expr(rule_, e);
+}
+
 // nft merges consecutive equality matches on adjacent bytes of the same
 // header into one load and one compare (payload_try_merge), after sorting
 // them by offset: merge the rule's last two matches while they merge.
@@ -1456,70 +1608,11 @@ void Linearizer::statement(const Stmt &s)
 			merge_payloads();
 		merge_ok_ = true;
 		return;
-	case StmtKind::Counter: {
-		if (!s.key.empty()) {
-			// counter name NAME: a reference to the table's counter
-			// object, which the kernel resolves (ENOENT at the name)
-			if (!table_.counters.count(s.key))
-				throw LangError(s.name_loc,
-						"Could not process rule: No such file or directory");
-			nftnl_expr *e = new_expr("objref");
-			nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_COUNTER);
-			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, s.key.c_str());
-			nftnl_rule_add_expr(rule_, e);
-			return;
-		}
-		nftnl_expr *e = new_expr("counter");
-		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, 0);
-		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, 0);
-		nftnl_rule_add_expr(rule_, e);
+	case StmtKind::Counter:
+	case StmtKind::Quota:
+	case StmtKind::Limit:
+		nftnl_rule_add_expr(rule_, stateful_expr(s));
 		return;
-	}
-	case StmtKind::Quota: {
-		if (!s.key.empty()) {
-			// quota name NAME: the table's quota object, as for counters
-			if (!table_.quotas.count(s.key))
-				throw LangError(s.name_loc,
-						"Could not process rule: No such file or directory");
-			nftnl_expr *e = new_expr("objref");
-			nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_QUOTA);
-			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, s.key.c_str());
-			nftnl_rule_add_expr(rule_, e);
-			return;
-		}
-		nftnl_expr *e = new_expr("quota");
-		nftnl_expr_set_u64(e, NFTNL_EXPR_QUOTA_BYTES, s.quota_bytes);
-		nftnl_expr_set_u64(e, NFTNL_EXPR_QUOTA_CONSUMED, s.quota_used);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_QUOTA_FLAGS, s.quota_flags);
-		nftnl_rule_add_expr(rule_, e);
-		return;
-	}
-	case StmtKind::Limit: {
-		if (!s.key.empty()) {
-			// limit name NAME: the table's limit object, as for quotas
-			if (!table_.limits.count(s.key))
-				throw LangError(s.name_loc,
-						"Could not process rule: No such file or directory");
-			nftnl_expr *e = new_expr("objref");
-			nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_LIMIT);
-			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, s.key.c_str());
-			nftnl_rule_add_expr(rule_, e);
-			return;
-		}
-		const std::string err = limit_kernel_error(
-			s.rate, s.unit, s.burst_given ? s.burst : (s.limit_bytes ? 0 : 5), s.limit_bytes);
-		if (!err.empty())
-			throw LangError(s.loc, "Could not process rule: " + err);
-		nftnl_expr *e = new_expr("limit");
-		nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, s.rate);
-		nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, s.unit);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST,
-				   static_cast<uint32_t>(s.burst_given ? s.burst : (s.limit_bytes ? 0 : 5)));
-		nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, s.limit_bytes ? NFT_LIMIT_PKT_BYTES : NFT_LIMIT_PKTS);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_FLAGS, s.limit_over ? NFT_LIMIT_F_INV : 0);
-		nftnl_rule_add_expr(rule_, e);
-		return;
-	}
 	case StmtKind::Verdict:
 		emit_verdict(s.key, s.chain, s.loc);
 		return;
@@ -1567,6 +1660,9 @@ void Linearizer::statement(const Stmt &s)
 		return;
 	case StmtKind::ExthdrSet:
 		exthdr_set(s);
+		return;
+	case StmtKind::SetElem:
+		dynset(s);
 		return;
 	}
 }

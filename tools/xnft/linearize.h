@@ -15,6 +15,7 @@
 #include "ast.h"
 #include "compiler.h"
 
+struct nftnl_expr;
 struct nftnl_rule;
 struct nftnl_set;
 
@@ -115,6 +116,8 @@ private:
 	void emit_immediate_data(unsigned reg, const Bytes &d);
 	void emit_verdict(const std::string &v, const std::string &chain, const Location &loc);
 	void set_stmt(const Stmt &s);
+	void dynset(const Stmt &s);
+	nftnl_expr *stateful_expr(const Stmt &s);
 	void reject(const Stmt &s);
 	void prepend(const std::function<void()> &emit);
 	void emit_dep_eq_payload(uint32_t base, unsigned off, unsigned len, const Bytes &v);

@@ -320,6 +320,7 @@ int main(int argc, char **argv)
 	}
 	Compiler compiler(batch);
 	compiler.learn(cache);
+	compiler.prepare(cmds);
 	int rc = 0;
 	std::string errors;
 	std::vector<const Command *> lists;

@@ -1615,6 +1615,86 @@ void Parser::parse_limit_rate(uint64_t &rate, uint64_t &unit, bool &bytes, bool 
 	}
 }
 
+// nft's set_stmt and map_stmt: `add|update|delete @SET { KEY [timeout T]
+// [expires T] [STATEFUL ...] [: DATA] }`, the key and the data each a
+// concatenation of packet expressions and values (set_elem_expr_stmt).
+// nft ignores an `expires`; a comment on the key it refuses. The stateful
+// statements are nft's stateful_stmt_list: counter, limit and quota, none
+// named ("statement must be stateful").
+void Parser::parse_set_stmt(Stmt &s)
+{
+	Token op = take();
+	s.kind = StmtKind::SetElem;
+	s.set_op = op.is("add") ? kDynsetAdd : op.is("update") ? kDynsetUpdate : kDynsetDelete;
+	Token at = take();
+	Token n = take();
+	if (n.kind != Tok::Word && n.kind != Tok::String)
+		unexpected(n, "string");
+	s.key = n.text;
+	s.name_loc = span(at.loc, n.loc);
+	expect("{", "'{'");
+	s.lhs = parse_set_stmt_expr();
+	for (;;) {
+		if (accept("timeout")) {
+			s.set_timeout_ms = parse_time_spec("'}'");
+		} else if (accept("expires")) {
+			parse_time_spec("'}'");
+		} else if (peek().is("comment")) {
+			throw LangError(s.lhs->loc, "Key expression comments are not supported");
+		} else {
+			break;
+		}
+	}
+	while (peek().is("counter") || peek().is("limit") || peek().is("quota")) {
+		Rule one;
+		const Location start = peek().loc;
+		parse_statement(one);
+		Stmt &st = one.stmts.back();
+		if (!st.key.empty())
+			throw LangError(span(start, last_loc_), "statement must be stateful");
+		s.stateful.push_back(std::move(st));
+	}
+	if (accept(":")) {
+		if (peek().kind == Tok::Word && is_verdict_word(peek().text))
+			unexpected(peek());
+		s.rhs = parse_set_stmt_expr();
+		expect("}", "'}'");
+	} else if (!accept("}")) {
+		unexpected(peek());
+	}
+	s.loc = span(op.loc, last_loc_);
+}
+
+// One side of a set statement's element: packet expressions (payload,
+// meta, ct, numgen, hashes, options) and values, `.`-concatenated.
+ExprPtr Parser::parse_set_stmt_expr()
+{
+	static const std::set<std::string> starts = {"meta", "ct", "numgen", "jhash", "symhash",
+						     "exthdr", "hbh", "rt", "frag", "dst", "mh"};
+	auto part = [&]() -> ExprPtr {
+		const Token &t = peek();
+		if (t.kind == Tok::Word &&
+		    (payload_protos.count(t.text) || bare_meta_keys.count(t.text) || starts.count(t.text)))
+			return parse_primary_lhs();
+		if (t.kind != Tok::Word && t.kind != Tok::String)
+			unexpected(t);
+		Token v = take();
+		auto e = make_expr(ExprKind::Value, v.loc);
+		e->text = v.text;
+		e->quoted = v.kind == Tok::String;
+		return e;
+	};
+	auto e = part();
+	if (!peek().punct("."))
+		return e;
+	auto c = make_expr(ExprKind::Concat, e->loc);
+	c->items.push_back(std::move(e));
+	while (accept("."))
+		c->items.push_back(part());
+	c->loc = span(c->items.front()->loc, c->items.back()->loc);
+	return c;
+}
+
 // A limit object's `rate ...` (after the word): what nft's limit_config
 // sends, the packets' burst 5 unless given.
 void Parser::parse_limit_object_rate(ObjectDecl &c)
@@ -1737,6 +1817,11 @@ bool Parser::parse_statement(Rule &r)
 		expect("@", "'@'");
 		s.kind = StmtKind::FlowOffload;
 		s.key = expect_identifier();
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
+	if ((t.is("add") || t.is("update") || t.is("delete")) && peek(1).punct("@")) {
+		parse_set_stmt(s);
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
