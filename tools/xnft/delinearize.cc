@@ -18,6 +18,8 @@
 
 namespace xnft {
 
+static std::string time_text(uint64_t ms, bool numeric);
+
 namespace {
 
 std::string str(const char *s) { return s ? s : ""; }
@@ -93,6 +95,88 @@ std::string verdict_text(int32_t code, const char *chain)
 	}
 }
 
+// What nft prints of an anonymous counter, quota or limit (counter_stmt_print,
+// quota_stmt_print, limit_stmt_print and their JSON): a counter's values
+// and a quota's use not with STATELESS.
+static void stateful_print(nftnl_expr *e, bool stateless, std::string &text, Json &json)
+{
+	const std::string n = str(nftnl_expr_get_str(e, NFTNL_EXPR_NAME));
+	if (n == "counter") {
+		if (stateless) {
+			text = "counter";
+			json = Json::wrap("counter", Json());
+			return;
+		}
+		uint64_t pk = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
+		uint64_t by = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
+		Json c = Json::object();
+		c.set("packets", Json::uinteger(pk));
+		c.set("bytes", Json::uinteger(by));
+		text = "counter packets " + std::to_string(pk) + " bytes " + std::to_string(by);
+		json = Json::wrap("counter", std::move(c));
+		return;
+	}
+	if (n == "quota") {
+		const uint64_t bytes = nftnl_expr_get_u64(e, NFTNL_EXPR_QUOTA_BYTES);
+		const uint64_t used = nftnl_expr_get_u64(e, NFTNL_EXPR_QUOTA_CONSUMED);
+		const bool inv = nftnl_expr_get_u32(e, NFTNL_EXPR_QUOTA_FLAGS) & NFT_QUOTA_F_INV;
+		std::string unit, used_unit;
+		const uint64_t val = data_rate(bytes, unit);
+		std::string t = "quota " + std::string(inv ? "over " : "") + std::to_string(val) + " " + unit;
+		Json q = Json::object();
+		q.set("val", Json::uinteger(val));
+		q.set("val_unit", Json::string(unit));
+		if (inv)
+			q.set("inv", Json::boolean(true));
+		if (used && !stateless) {
+			const uint64_t u = data_rate(used, used_unit);
+			t += " used " + std::to_string(u) + " " + used_unit;
+			q.set("used", Json::uinteger(u));
+			q.set("used_unit", Json::string(used_unit));
+		}
+		text = t;
+		json = Json::wrap("quota", std::move(q));
+		return;
+	}
+	uint64_t rate = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_RATE);
+	uint64_t unit = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_UNIT);
+	uint32_t burst = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_BURST);
+	bool bytes = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_TYPE) == NFT_LIMIT_PKT_BYTES;
+	bool over = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_FLAGS) & NFT_LIMIT_F_INV;
+	std::string u = time_unit_name(unit);
+	std::string t = std::string("limit rate ") + (over ? "over " : "");
+	auto rate_of = data_rate;
+	auto scaled = [&](uint64_t v) {
+		std::string unit;
+		uint64_t n = rate_of(v, unit);
+		return std::to_string(n) + " " + unit;
+	};
+	Json lj = Json::object();
+	std::string rate_unit, burst_unit;
+	uint64_t jrate = bytes ? rate_of(rate, rate_unit) : rate;
+	uint64_t jburst = bytes ? rate_of(burst, burst_unit) : burst;
+	lj.set("rate", Json::uinteger(jrate));
+	lj.set("burst", Json::uinteger(jburst));
+	lj.set("per", Json::string(u));
+	if (over)
+		lj.set("inv", Json::boolean(true));
+	if (bytes) {
+		lj.set("rate_unit", Json::string(rate_unit));
+		lj.set("burst_unit", Json::string(burst_unit));
+	}
+	if (bytes) {
+		t += scaled(rate) + "/" + u;
+		if (burst)
+			t += " burst " + scaled(burst);
+	} else {
+		t += std::to_string(rate) + "/" + u;
+		if (burst != 5)
+			t += " burst " + std::to_string(burst) + " packets";
+	}
+	text = t;
+	json = Json::wrap("limit", std::move(lj));
+}
+
 // What a register holds.
 struct RegVal {
 	enum Kind { None, Payload, Meta, Ct, Imm, MapResult, Generated, Exthdr } kind = None;
@@ -136,6 +220,7 @@ private:
 	void relational(const RegVal &v, uint32_t op, const Bytes &data);
 	void range(const RegVal &v, const Bytes &lo, const Bytes &hi, bool neq);
 	void lookup(nftnl_expr *e);
+	void dynset(nftnl_expr *e);
 	void reject(nftnl_expr *e);
 	RegVal numgen(nftnl_expr *e);
 	RegVal hash(nftnl_expr *e);
@@ -823,6 +908,112 @@ void Delinearizer::lookup(nftnl_expr *e)
 	     match_json(inv ? "!=" : "==", lhs_json, rhs_json));
 }
 
+// set_stmt_print and map_stmt_print (nft 1.0.6): `OP @SET { KEY [timeout
+// T] [STATEFUL ...] [: DATA] }`, the key's fields (or values, typed by the
+// set's key) as a lookup prints them, the stateful statements as -s
+// prints them. JSON: {"set": {"op", "elem", "set", "stmt"}}, the key in
+// {"elem": {"val", "timeout"}} (seconds) when it has a timeout; a map
+// statement as its text, as nft 1.0.6 has no JSON for it.
+void Delinearizer::dynset(nftnl_expr *e)
+{
+	static const char *const op_names[] = {"add", "update", "delete"};
+	const uint32_t op = nftnl_expr_get_u32(e, NFTNL_EXPR_DYNSET_OP);
+	const std::string op_name = op < 3 ? op_names[op] : "op" + std::to_string(op);
+	const std::string name = str(nftnl_expr_get_str(e, NFTNL_EXPR_DYNSET_SET_NAME));
+	nftnl_set *s = find_set(name);
+	const std::vector<KeyPart> keys = s ? keyparts_of_set(s) : std::vector<KeyPart>{};
+	const uint32_t key_len = s ? nftnl_set_get_u32(s, NFTNL_SET_KEY_LEN) : 4;
+	unsigned reg = internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_DYNSET_SREG_KEY));
+	std::string key;
+	Json parts_json = Json::array();
+	unsigned covered = 0;
+	for (size_t i = 0; covered < key_len; i++) {
+		auto it = regs_.find(reg);
+		if (it == regs_.end())
+			break;
+		unsigned bytes;
+		if (it->second.kind == RegVal::Imm) {
+			const Bytes &imm = it->second.imm;
+			const unsigned n = static_cast<unsigned>(imm.size());
+			const KeyPart p = i < keys.size() ? keys[i]
+							  : KeyPart{&datatype(TYPE_INTEGER), n * 8, ByteOrder::Big, n};
+			key += (i ? " . " : "") + value_text(p, Bytes(imm.begin(), imm.begin() + std::min(n, p.bytes)));
+			parts_json.push(value_js(p, Bytes(imm.begin(), imm.begin() + std::min(n, p.bytes))));
+			bytes = p.bytes;
+		} else {
+			// a bit field brought down to the set's value shows
+			// its shift, alone or in a concatenation
+			const Field f = field_exact(it->second);
+			consumed_by(f);
+			key += (i ? " . " : "") + f.name;
+			Json j = f.json;
+			if (it->second.rshift) {
+				key += " >> " + std::to_string(it->second.rshift);
+				Json sh = Json::array();
+				sh.push(std::move(j));
+				sh.push(Json::integer(it->second.rshift));
+				j = Json::wrap(">>", std::move(sh));
+			}
+			parts_json.push(std::move(j));
+			bytes = f.part.bytes;
+		}
+		const unsigned slots = (bytes + 3) / 4;
+		covered += i == 0 && bytes == key_len ? bytes : slots * 4;
+		reg += slots;
+	}
+	Json key_json = parts_json.size() == 1 ? parts_json.items()[0] : Json::wrap("concat", parts_json);
+	const uint64_t timeout = nftnl_expr_is_set(e, NFTNL_EXPR_DYNSET_TIMEOUT)
+					 ? nftnl_expr_get_u64(e, NFTNL_EXPR_DYNSET_TIMEOUT) : 0;
+	if (timeout) {
+		key += " timeout " + time_text(timeout, opt_.numeric);
+		Json el = Json::object();
+		el.set("val", std::move(key_json));
+		el.set("timeout", Json::uinteger(timeout / 1000));
+		key_json = Json::wrap("elem", std::move(el));
+	}
+	struct Stateful {
+		std::string text;
+		Json json;
+	};
+	std::vector<Stateful> stmts;
+	nftnl_expr_expr_foreach(e, [](nftnl_expr *x, void *data) {
+		Stateful st;
+		stateful_print(x, true, st.text, st.json);
+		static_cast<std::vector<Stateful> *>(data)->push_back(std::move(st));
+		return 0;
+	}, &stmts);
+	std::string text = op_name + " @" + name + " { " + key;
+	Json stmt_json = Json::array();
+	for (Stateful &st : stmts) {
+		text += " " + st.text;
+		stmt_json.push(std::move(st.json));
+	}
+	if (nftnl_expr_is_set(e, NFTNL_EXPR_DYNSET_SREG_DATA)) {
+		const RegVal &d = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_DYNSET_SREG_DATA))];
+		std::string data;
+		if (d.kind == RegVal::Imm) {
+			const KeyPart p = s ? datapart_of_set(s)
+					    : KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Big, 4};
+			data = value_text(p, Bytes(d.imm.begin(), d.imm.begin() + std::min<size_t>(d.imm.size(), p.bytes)));
+		} else {
+			const Field f = field_exact(d);
+			consumed_by(f);
+			data = f.name;
+		}
+		text += " : " + data + " }";
+		emit(text, Json::string(text));
+		return;
+	}
+	text += " }";
+	Json j = Json::object();
+	j.set("op", Json::string(op_name));
+	j.set("elem", std::move(key_json));
+	j.set("set", Json::string("@" + name));
+	if (stmt_json.size())
+		j.set("stmt", std::move(stmt_json));
+	emit(text, Json::wrap("set", std::move(j)));
+}
+
 // reject_stmt_print as nft 1.0.6 lists a bridge rule's reject: an ICMP
 // reject always with its code, named for the network protocol matched
 // (which drops the match nft put first for it, unless a statement other
@@ -1052,6 +1243,8 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			      nftnl_expr_get_u32(e, NFTNL_EXPR_RANGE_OP) == NFT_RANGE_NEQ);
 		} else if (n == "lookup") {
 			lookup(e);
+		} else if (n == "dynset") {
+			dynset(e);
 		} else if (n == "immediate") {
 			uint32_t dreg = nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_DREG);
 			if (dreg == NFT_REG_VERDICT) {
@@ -1064,18 +1257,11 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 				v.imm = get_bytes(e, NFTNL_EXPR_IMM_DATA);
 				regs_[internal_reg(dreg)] = v;
 			}
-		} else if (n == "counter") {
-			if (opt_.stateless) {
-				emit("counter", Json::wrap("counter", Json()));
-			} else {
-				uint64_t pk = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
-				uint64_t by = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
-				Json c = Json::object();
-				c.set("packets", Json::uinteger(pk));
-				c.set("bytes", Json::uinteger(by));
-				emit("counter packets " + std::to_string(pk) + " bytes " + std::to_string(by),
-				     Json::wrap("counter", std::move(c)));
-			}
+		} else if (n == "counter" || n == "quota" || n == "limit") {
+			std::string t;
+			Json j;
+			stateful_print(e, opt_.stateless, t, j);
+			emit(t, std::move(j));
 		} else if (n == "objref" &&
 			   nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_IMM_NAME) &&
 			   nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE) == NFT_OBJECT_COUNTER) {
@@ -1092,63 +1278,6 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			   nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE) == NFT_OBJECT_LIMIT) {
 			const std::string name = nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME);
 			emit("limit name \"" + name + "\"", Json::wrap("limit", Json::string(name)));
-		} else if (n == "quota") {
-			// quota_stmt_print / quota_stmt_json; what it used not with -s
-			const uint64_t bytes = nftnl_expr_get_u64(e, NFTNL_EXPR_QUOTA_BYTES);
-			const uint64_t used = nftnl_expr_get_u64(e, NFTNL_EXPR_QUOTA_CONSUMED);
-			const bool inv = nftnl_expr_get_u32(e, NFTNL_EXPR_QUOTA_FLAGS) & NFT_QUOTA_F_INV;
-			std::string unit, used_unit;
-			const uint64_t val = data_rate(bytes, unit);
-			std::string t = "quota " + std::string(inv ? "over " : "") + std::to_string(val) + " " + unit;
-			Json q = Json::object();
-			q.set("val", Json::uinteger(val));
-			q.set("val_unit", Json::string(unit));
-			if (inv)
-				q.set("inv", Json::boolean(true));
-			if (used && !opt_.stateless) {
-				const uint64_t u = data_rate(used, used_unit);
-				t += " used " + std::to_string(u) + " " + used_unit;
-				q.set("used", Json::uinteger(u));
-				q.set("used_unit", Json::string(used_unit));
-			}
-			emit(t, Json::wrap("quota", std::move(q)));
-		} else if (n == "limit") {
-			uint64_t rate = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_RATE);
-			uint64_t unit = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_UNIT);
-			uint32_t burst = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_BURST);
-			bool bytes = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_TYPE) == NFT_LIMIT_PKT_BYTES;
-			bool over = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_FLAGS) & NFT_LIMIT_F_INV;
-			std::string u = time_unit_name(unit);
-			std::string t = std::string("limit rate ") + (over ? "over " : "");
-			auto rate_of = data_rate;
-			auto scaled = [&](uint64_t v) {
-				std::string unit;
-				uint64_t n = rate_of(v, unit);
-				return std::to_string(n) + " " + unit;
-			};
-			Json lj = Json::object();
-			std::string rate_unit, burst_unit;
-			uint64_t jrate = bytes ? rate_of(rate, rate_unit) : rate;
-			uint64_t jburst = bytes ? rate_of(burst, burst_unit) : burst;
-			lj.set("rate", Json::uinteger(jrate));
-			lj.set("burst", Json::uinteger(jburst));
-			lj.set("per", Json::string(u));
-			if (over)
-				lj.set("inv", Json::boolean(true));
-			if (bytes) {
-				lj.set("rate_unit", Json::string(rate_unit));
-				lj.set("burst_unit", Json::string(burst_unit));
-			}
-			if (bytes) {
-				t += scaled(rate) + "/" + u;
-				if (burst)
-					t += " burst " + scaled(burst);
-			} else {
-				t += std::to_string(rate) + "/" + u;
-				if (burst != 5)
-					t += " burst " + std::to_string(burst) + " packets";
-			}
-			emit(t, Json::wrap("limit", std::move(lj)));
 		} else if (n == "log") {
 			std::string t = "log";
 			Json lj;

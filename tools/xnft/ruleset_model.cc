@@ -636,6 +636,17 @@ void RulesetModel::apply(const Batch &b)
 			// lookups of this batch's anonymous sets: the kernel binds them by id
 			nftnl_expr_iter *it = nftnl_expr_iter_create(r);
 			for (nftnl_expr *e = nftnl_expr_iter_next(it); e; e = nftnl_expr_iter_next(it)) {
+				if (std::string(nftnl_expr_get_str(e, NFTNL_EXPR_NAME)) == "dynset") {
+					// nft_dynset_init: a set bound without a size
+					// gets 65535, which it lists from then on
+					const std::string set = str(nftnl_expr_get_str(e, NFTNL_EXPR_DYNSET_SET_NAME));
+					for (auto *s : t->sets)
+						if (str(nftnl_set_get_str(s, NFTNL_SET_NAME)) == set &&
+						    (!nftnl_set_is_set(s, NFTNL_SET_DESC_SIZE) ||
+						     nftnl_set_get_u32(s, NFTNL_SET_DESC_SIZE) == 0))
+							nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, 0xffff);
+					continue;
+				}
 				if (std::string(nftnl_expr_get_str(e, NFTNL_EXPR_NAME)) != "lookup")
 					continue;
 				if (nftnl_expr_is_set(e, NFTNL_EXPR_LOOKUP_SET_ID)) {
