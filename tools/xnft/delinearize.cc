@@ -1585,6 +1585,12 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		bool open;
 		Bytes sort_key;	// concatenations: nft's order
 		uint64_t timeout, expiration;	// ms as dumped (0: none)
+		// its stateful expressions (NFTA_SET_ELEM_EXPR[ESSIONS]):
+		// each as text, the first as JSON (nft 1.0.6 shows one)
+		std::string stmts;
+		Json stmt_json;		// {"counter": {...}}
+		std::string stmt_name;	// "counter": the expression's name, its member's
+		bool stateless;	// the counters' values and quotas' use not shown
 	};
 	std::vector<El> els;
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
@@ -1606,6 +1612,19 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 			     nftnl_set_elem_get_u64(e, NFTNL_SET_ELEM_TIMEOUT) : 0;
 		el.expiration = nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_EXPIRATION) ?
 				nftnl_set_elem_get_u64(e, NFTNL_SET_ELEM_EXPIRATION) : 0;
+		el.stateless = stateless;
+		nftnl_set_elem_expr_foreach(e, [](nftnl_expr *x, void *data) {
+			El &to = *static_cast<El *>(data);
+			std::string t;
+			Json j;
+			stateful_print(x, to.stateless, t, j);
+			to.stmts += " " + t;
+			if (to.stmt_name.empty()) {
+				to.stmt_name = str(nftnl_expr_get_str(x, NFTNL_EXPR_NAME));
+				to.stmt_json = std::move(j);
+			}
+			return 0;
+		}, &el);
 		uint32_t ul = 0;
 		const uint8_t *u = static_cast<const uint8_t *>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_USERDATA, &ul));
 		if (u && ul >= 6 && u[0] == 1)
@@ -1721,11 +1740,14 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		}
 		return Json::wrap("concat", std::move(c));
 	};
-	// set_elem_expr_print: the key, `timeout T` when the element has its
-	// own, `expires T` (not with -s); JSON wraps such a key in
-	// {"elem": {"val": KEY, "timeout": S, "expires": S}}, whole seconds.
+	// set_elem_expr_print: the key, its stateful statements (counter,
+	// limit, quota as a rule's, the values not with -s), `timeout T` when
+	// the element has its own, `expires T` (not with -s); JSON wraps such
+	// a key in {"elem": {"val": KEY, "timeout": S, "expires": S}}, whole
+	// seconds, and adds the first statement's member ("counter": ...),
+	// as nft 1.0.6's set_elem_expr_json shows only one.
 	auto with_options = [&](Json key, const El &e) {
-		if (!e.timeout && !e.expiration)
+		if (!e.timeout && !e.expiration && e.stmts.empty())
 			return key;
 		Json o = Json::object();
 		o.set("val", std::move(key));
@@ -1733,10 +1755,12 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 			o.set("timeout", Json::uinteger(e.timeout / 1000));
 		if (e.expiration)
 			o.set("expires", Json::uinteger(e.expiration / 1000));
+		if (const Json *v = e.stmt_name.empty() ? nullptr : e.stmt_json.get(e.stmt_name))
+			o.set(e.stmt_name, *v);
 		return Json::wrap("elem", std::move(o));
 	};
 	auto options_text = [&](const El &e) {
-		std::string t;
+		std::string t = e.stmts;
 		if (e.timeout)
 			t += " timeout " + time_text(e.timeout, numeric);
 		if (e.expiration && !stateless)

@@ -110,6 +110,19 @@ nftnl_set *roundtrip_header(nftnl_set *s, uint32_t family)
 }
 
 // libnftnl 1.2.4 declares nftnl_set_elem_clone but does not export it.
+// A copy of X, attribute by attribute (an element's counter, limit, quota).
+nftnl_expr *clone_expr(nftnl_expr *x)
+{
+	nftnl_expr *c = nftnl_expr_alloc(nftnl_expr_get_str(x, NFTNL_EXPR_NAME));
+	for (uint16_t a = NFTNL_EXPR_BASE; a < 32; a++) {
+		uint32_t n = 0;
+		const void *d = nftnl_expr_is_set(x, a) ? nftnl_expr_get(x, a, &n) : nullptr;
+		if (d)
+			nftnl_expr_set(c, a, d, n);
+	}
+	return c;
+}
+
 nftnl_set_elem *clone_elem(nftnl_set_elem *e)
 {
 	nftnl_set_elem *c = nftnl_set_elem_alloc();
@@ -130,6 +143,11 @@ nftnl_set_elem *clone_elem(nftnl_set_elem *e)
 	for (uint16_t a : {NFTNL_SET_ELEM_TIMEOUT, NFTNL_SET_ELEM_EXPIRATION})
 		if (nftnl_set_elem_is_set(e, a))
 			nftnl_set_elem_set_u64(c, a, nftnl_set_elem_get_u64(e, a));
+	// the element's stateful expressions (NFTA_SET_ELEM_EXPR[ESSIONS])
+	nftnl_set_elem_expr_foreach(e, [](nftnl_expr *x, void *to) {
+		nftnl_set_elem_add_expr(static_cast<nftnl_set_elem *>(to), clone_expr(x));
+		return 0;
+	}, c);
 	return c;
 }
 
