@@ -8,6 +8,8 @@
  */
 #include "nft_dump.h"
 
+#include "nft_dynset.h"
+
 namespace xb::nft {
 
 namespace {
@@ -270,8 +272,57 @@ bool fill_set(const SetObj &s, AttrWriter &w)
 	return !w.full();
 }
 
-/* One element's NFTA_LIST_ELEM nest. */
-static void put_elem(const SetObj &s, const ElemView &e, AttrWriter &w)
+/* nft_limit_dump of an element's limit. */
+static void put_elem_limit(const ElemLimit &l, AttrWriter &w)
+{
+	w.be64(kLimitRate, l.rate);
+	w.be64(kLimitUnit, l.unit_s);
+	w.be32(kLimitBurst, l.burst);
+	w.be32(kLimitType, l.type);
+	w.be32(kLimitFlags, l.flags);
+}
+
+/* One stateful expression of an element, as nft_expr_dump writes it. */
+static void put_elem_expr(const ElemExpr &x, uint16_t type, AttrWriter &w)
+{
+	static const char *const kNames[] = {"counter", "limit", "quota"};
+	const size_t e = w.nest_begin(type);
+	w.str(kExprName, kNames[unsigned(x.kind)]);
+	const size_t d = w.nest_begin(kExprData);
+	switch (x.kind) {
+	case ElemExprKind::Counter:
+		w.be64(kCounterBytes, __atomic_load_n(&x.counter.bytes, __ATOMIC_RELAXED));
+		w.be64(kCounterPackets, __atomic_load_n(&x.counter.packets, __ATOMIC_RELAXED));
+		break;
+	case ElemExprKind::Limit:
+		put_elem_limit(x.limit, w);
+		break;
+	case ElemExprKind::Quota:
+		put_quota(x.quota, w);
+		break;
+	}
+	w.nest_end(d);
+	w.nest_end(e);
+}
+
+/* nft_set_elem_expr_dump: one expression as NFTA_SET_ELEM_EXPR, more as
+ * NFTA_SET_ELEM_EXPRESSIONS. */
+static void put_elem_exprs(const DynEntry &d, AttrWriter &w)
+{
+	if (d.expr_count == 1) {
+		put_elem_expr(d.exprs[0], kSetElemExpr, w);
+	} else if (d.expr_count > 1) {
+		const size_t list = w.nest_begin(kSetElemExpressions);
+		for (unsigned i = 0; i < d.expr_count; i++)
+			put_elem_expr(d.exprs[i], kListElem, w);
+		w.nest_end(list);
+	}
+}
+
+/* One element's NFTA_LIST_ELEM nest; @dyn: the element frames added it
+ * is, with its expressions. */
+static void put_elem(const SetObj &s, const ElemView &e, AttrWriter &w,
+		     const DynEntry *dyn = nullptr)
 {
 	const SetLayout &l = s.layout;
 	const uint32_t flags = e.flags & ~ElemStore::kDead;
@@ -286,6 +337,8 @@ static void put_elem(const SetObj &s, const ElemView &e, AttrWriter &w)
 		else if (e.data)
 			put_value(w, kSetElemData, e.data, l.data_len);
 	}
+	if (dyn)
+		put_elem_exprs(*dyn, w);
 	if (flags)
 		w.be32(kSetElemFlags, flags);
 	/* nf_tables_fill_setelem: the element's own timeout, and the time
@@ -299,16 +352,31 @@ static void put_elem(const SetObj &s, const ElemView &e, AttrWriter &w)
 	w.nest_end(elem);
 }
 
-bool fill_set_elem(const SetObj &s, uint32_t index, AttrWriter &w)
+/* An element frames added, as the control plane views elements. */
+static ElemView dyn_view(const SetObj &s, const uint8_t *key, const uint8_t *data,
+			 uint64_t timeout_ns, uint64_t expires_ns)
 {
-	if (index >= s.elems.count())
+	ElemView e{};
+	e.key = key;
+	e.data = s.layout.data_len ? data : nullptr;
+	e.timeout_ns = timeout_ns;
+	e.expires_ns = expires_ns;
+	return e;
+}
+
+bool fill_set_elem(const SetObj &s, uint32_t index, AttrWriter &w, const DynElemCopy *dyn)
+{
+	if (!dyn && index >= s.elems.count())
 		return false;
 	w.str(kSetElemListTable, s.table->name);
 	w.str(kSetElemListSet, s.name);
 	const size_t list = w.nest_begin(kSetElemListElements);
 	if (w.full())
 		return false;
-	put_elem(s, s.elems.at(index), w);
+	if (dyn)
+		put_elem(s, dyn_view(s, dyn->key, dyn->data, dyn->timeout_ns, dyn->expires_ns), w);
+	else
+		put_elem(s, s.elems.at(index), w);
 	w.nest_end(list);
 	return !w.full();
 }
@@ -336,8 +404,39 @@ bool fill_set_elems(const SetObj &s, uint32_t &from, AttrWriter &w)
 		}
 		written++;
 	}
+	if (from >= s.elems.count() && !w.full() && s.dyn) {
+		/* then the elements frames added, in bucket order: position
+		 * count() + k is the k-th of them still live */
+		uint32_t skip = from - s.elems.count();
+		bool stopped = false;
+		RcuReadGuard rcu;
+		s.dyn->for_each_live(now, [&](const DynEntry &d) {
+			if (stopped)
+				return;
+			if (skip) {
+				skip--;
+				return;
+			}
+			const size_t mark = w.len();
+			put_elem(s,
+				 dyn_view(s, d.key(), DynTable::data_of(*s.dyn, d), d.timeout_ns,
+					  load_once(d.expires_ns)),
+				 w, &d);
+			if (w.full()) {
+				w.rewind(mark);
+				stopped = true;
+				return;
+			}
+			written++;
+			from++;
+		});
+		if (!stopped)
+			from = kElemsDumped;
+	} else if (from >= s.elems.count()) {
+		from = kElemsDumped;
+	}
 	w.nest_end(list);
-	return written > 0 || from == s.elems.count();
+	return written > 0 || from == kElemsDumped;
 }
 
 bool fill_flowtable(const FlowtableObj &f, AttrWriter &w)
@@ -512,7 +611,8 @@ long dump_in_table(const TableObj &t, uint16_t get_type, Cursor &cur, AttrWriter
 		const SetObj *s = cur.valid() ? static_cast<const SetObj *>(cur.saved())
 					      : nth(t.sets, pos[1]);
 		for (; s; s = after(t.sets, s), pos[1]++, pos[2] = 0) {
-			if (pos[2] >= s->elems.count())
+			if (pos[2] == kElemsDumped ||
+			    (pos[2] >= s->elems.count() && !(s->dyn && s->dyn->count())))
 				continue;
 			uint32_t from = uint32_t(pos[2]);
 			*obj_type = kMsgNewSetElem;
@@ -639,7 +739,7 @@ bool fill_event(const Ruleset &rs, const CommitEvent &ev, AttrWriter &w, uint32_
 		return fill_set(*static_cast<const SetObj *>(ev.obj), w);
 	case kMsgNewSetElem:
 	case kMsgDelSetElem:
-		return fill_set_elem(*static_cast<const SetObj *>(ev.obj), ev.elem, w);
+		return fill_set_elem(*static_cast<const SetObj *>(ev.obj), ev.elem, w, ev.dyn);
 	case kMsgNewFlowtable:
 	case kMsgDelFlowtable:
 		return fill_flowtable(*static_cast<const FlowtableObj *>(ev.obj), w);

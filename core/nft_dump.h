@@ -62,8 +62,12 @@ bool fill_set(const SetObj &s, AttrWriter &w);
 /* The set's elements from index @from, as many as fit; @from is advanced
  * past those written. False if not even one fit. */
 bool fill_set_elems(const SetObj &s, uint32_t &from, AttrWriter &w);
-/* One element (index @index, deleted or not), as its notification. */
-bool fill_set_elem(const SetObj &s, uint32_t index, AttrWriter &w);
+/* One element (index @index, deleted or not; or @dyn, an element frames
+ * added), as its notification. */
+bool fill_set_elem(const SetObj &s, uint32_t index, AttrWriter &w,
+		   const DynElemCopy *dyn = nullptr);
+/* fill_set_elems' @from once every element is written. */
+constexpr uint32_t kElemsDumped = 0xffffffffu;
 bool fill_flowtable(const FlowtableObj &f, AttrWriter &w);
 /* A named object, as nf_tables_fill_obj_info; with @reset its counter is
  * reset once written (NFT_MSG_GETOBJ_RESET), not when it does not fit. */

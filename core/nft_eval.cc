@@ -10,6 +10,7 @@
 
 #include "compiler.h"
 #include "jhash.h"
+#include "nft_dynset.h"
 #include "nft_set.h"
 
 namespace xb::nft {
@@ -559,24 +560,11 @@ bool eval_exthdr(const Insn &in, const Pkt &p, uint32_t *dst)
 bool eval_limit(const Insn &in, const Pkt &p)
 {
 	Limit *l = static_cast<Limit *>(in.ref);
-	uint64_t cost = l->nsecs / l->rate;
-	if (l->type == kLimitPktBytes)
-		cost = l->nsecs * uint64_t(p.len - p.nhoff) / l->rate;
+	const uint64_t cost = limit_cost(l->nsecs, l->rate, l->type, p.len - p.nhoff);
 	bool over;
 	{
 		LockGuard guard(l->lock);
-		const uint64_t now = p.now_ns;
-		uint64_t tokens = l->tokens + (now > l->last_ns ? now - l->last_ns : 0);
-		if (tokens > l->tokens_max)
-			tokens = l->tokens_max;
-		l->last_ns = now > l->last_ns ? now : l->last_ns;
-		if (tokens >= cost) {
-			l->tokens = tokens - cost;
-			over = false;
-		} else {
-			l->tokens = tokens;
-			over = true;
-		}
+		over = limit_bucket_over(l->tokens, l->last_ns, l->tokens_max, cost, p.now_ns);
 	}
 	/* nft_limit_eval returns "over", inverted by the flag; over breaks. */
 	return (over ^ bool(l->flags & kLimitFInv)) == false;
@@ -788,6 +776,12 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 		case Op::ObjLimit:
 			ok = eval_limit(in, p);
 			break;
+		case Op::Dynset: {
+			const SetIndex *set;
+			__builtin_memcpy(&set, in.data, sizeof(set));
+			ok = eval_dynset(in, *set, regs.data, p);
+			break;
+		}
 		case Op::Quota:
 		case Op::ObjQuota:
 			ok = eval_quota(*static_cast<Quota *>(in.ref), p);
@@ -867,6 +861,12 @@ bool rule_reads_unwritten(const Insn *insn, uint32_t count)
 			reads = true;
 			writes = in.size && in.dreg != kDregVerdict;
 			wlen = in.size;
+			break;
+		case Op::Dynset:
+			/* the key at sreg; a map's data (size bytes) at dreg */
+			reads = true;
+			if (in.size && (words(in.dreg, in.size) & ~written))
+				return true;
 			break;
 		case Op::Immediate:
 		case Op::Payload:

@@ -10,6 +10,7 @@
 #include "nft_expr.h"
 
 #include "compiler.h"
+#include "nft_dynset.h"
 
 namespace xb::nft {
 
@@ -815,7 +816,7 @@ int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
 	return store_reg(tb[kExthdrDreg], len, false, in.dreg, ack);
 }
 
-constexpr unsigned kExprAttrMax = 8;
+constexpr unsigned kExprAttrMax = 10;	/* NFTA_DYNSET_MAX */
 
 int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack *ack)
 {
@@ -868,6 +869,8 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_numgen(tb, in, out, ack);
 	if (attr_equals(name, "hash"))
 		return parse_hash(tb, in, ack);
+	if (attr_equals(name, "dynset"))
+		return parse_dynset(tb, res, in, out, ack);
 	if (attr_equals(name, "notrack")) {
 		/* nft_notrack: no attributes, and no conntrack user of its own
 		 * (it does not switch the bridge's tracking on) */
@@ -879,6 +882,11 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 }
 
 } // namespace
+
+int load_register(const Attr &a, uint32_t len, uint8_t &word, Extack *ack)
+{
+	return load_reg(a, len, word, ack);
+}
 
 bool register_word(uint32_t reg, uint8_t &word)
 {

@@ -68,6 +68,8 @@ enum class Op : uint8_t {
 			 * data[0]: its type), its bytes or presence -> dreg */
 	Reject,		/* reject: a reply to the sender (sub: type; data[0],
 			 * data[1]: the ICMP and ICMPv6 codes), then drop */
+	Dynset,		/* add/update/delete @set: a frame writes a set (ref:
+			 * Dynset; data: the generation's SetIndex) */
 };
 
 /* A counter: per-CPU, summed for dumps. */
@@ -95,6 +97,30 @@ struct Limit {
 	uint32_t type;		/* kLimitPkts or kLimitPktBytes */
 	uint32_t flags;		/* kLimitFInv */
 };
+
+/* nft_limit's cost of one frame of @len bytes (from the network header). */
+inline uint64_t limit_cost(uint64_t nsecs, uint64_t rate, uint32_t type, uint32_t len)
+{
+	return type == kLimitPktBytes ? nsecs * uint64_t(len) / rate : nsecs / rate;
+}
+
+/* nft_limit_eval's bucket: refilled by the time since @last_ns (capped at
+ * @tokens_max), then @cost taken if it holds that much. Returns whether
+ * the frame is over the rate. The caller holds the bucket's lock. */
+inline bool limit_bucket_over(uint64_t &tokens, uint64_t &last_ns, uint64_t tokens_max,
+			      uint64_t cost, uint64_t now)
+{
+	uint64_t t = tokens + (now > last_ns ? now - last_ns : 0);
+	if (t > tokens_max)
+		t = tokens_max;
+	last_ns = now > last_ns ? now : last_ns;
+	if (t >= cost) {
+		tokens = t - cost;
+		return false;
+	}
+	tokens = t;
+	return true;
+}
 
 /* A quota (nft_quota): the bytes every CPU's frames consumed, in one
  * word they all add to. Over the bound (consumed > bytes) a frame breaks,
@@ -173,6 +199,8 @@ inline uint32_t short_word(const uint8_t *src, uint32_t len)
 constexpr uint8_t kInsnFCmpNext = 0x80;	/* compare, then skip the next Insn */
 constexpr uint8_t kInsnFCmpNeq = 0x40;	/* ... the compare is != */
 
+struct DynsetTarget;	/* nft_dynset.h */
+
 /* The control-plane objects a rule may name, resolved by the ruleset. */
 class Resolver {
 public:
@@ -189,6 +217,8 @@ public:
 	 * whether the data is a verdict. */
 	virtual void set_layout(void *set, uint32_t &key_len, uint32_t &data_len, bool &map,
 				bool &verdict_map) = 0;
+	/* What a set statement needs of the set it writes (nft_dynset_init). */
+	virtual void dynset_target(void *set, DynsetTarget &target) = 0;
 
 protected:
 	~Resolver() = default;
@@ -262,6 +292,10 @@ int quota_init(Quota &q, const Attr *tb, Extack *ack);
 void quota_read(const Quota &q, uint64_t &consumed, uint64_t &shown, uint32_t &flags);
 /* Take @consumed, as quota_read read it, away (a dump with reset). */
 void quota_reset(Quota &q, uint64_t consumed);
+
+/* nft_parse_register_load: register @a, which a load of @len bytes
+ * reads, as a word index; 0 or nf_tables' error. */
+int load_register(const Attr &a, uint32_t len, uint8_t &word, Extack *ack);
 
 /* nft_parse_register: a register number to its word index; false if out
  * of range. */

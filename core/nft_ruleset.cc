@@ -11,6 +11,7 @@
 #include <new>
 
 #include "compiler.h"
+#include "nft_dynset.h"
 #include "platform.h"
 
 namespace xb::nft {
@@ -23,6 +24,7 @@ enum class UndoKind : uint8_t {
 	AddRule, DelRule,
 	AddSet, DelSet,
 	AddElem, DelElem,
+	DelDynElem,	/* obj: the set; next: its DynElemCopy */
 	AddFlowtable, DelFlowtable,
 	AddObj, DelObj,
 };
@@ -205,6 +207,15 @@ struct BuildContext final : Resolver {
 				return &o;
 		return nullptr;
 	}
+	void dynset_target(void *set, DynsetTarget &t) override
+	{
+		SetObj *s = static_cast<SetObj *>(set);
+		t.flags = s->flags;
+		t.layout = &s->layout;
+		t.timeout_ns = s->timeout_ns;
+		t.size = &s->size;
+		t.table = &s->dyn;
+	}
 	void set_layout(void *set, uint32_t &key_len, uint32_t &data_len, bool &map,
 			bool &verdict_map) override
 	{
@@ -286,6 +297,7 @@ void Ruleset::free_chain(ChainObj *c)
 
 void Ruleset::free_set(SetObj *s)
 {
+	DynTable::destroy(s->dyn);
 	s->elems.fini();
 	free_blob(s->userdata);
 	free_obj(s);
@@ -412,6 +424,9 @@ void count_set_uses(const RuleObj *r, int delta)
 		const Insn &in = r->code.insn[i];
 		if (in.op == Op::Lookup)
 			static_cast<SetObj *>(in.ref)->rule_uses += uint32_t(delta);
+		else if (in.op == Op::Dynset)
+			static_cast<SetObj *>(static_cast<Dynset *>(in.ref)->set)->rule_uses +=
+				uint32_t(delta);
 		else if (in.op == Op::ObjCounter || in.op == Op::ObjQuota || in.op == Op::ObjLimit)
 			static_cast<ObjObj *>(in.ref)->rule_uses += uint32_t(delta);
 	}
@@ -556,6 +571,9 @@ void Ruleset::undo_one(const UndoRecord &rec)
 		s->elems.revive(rec.old_u32);
 		break;
 	}
+	case UndoKind::DelDynElem:
+		xb_free(rec.next);
+		break;
 	case UndoKind::AddFlowtable: {
 		auto *f = static_cast<FlowtableObj *>(rec.obj);
 		f->table->flowtables.erase(f->table->flowtables.iterator_to(*f));
@@ -598,19 +616,19 @@ void Ruleset::notify(const CommitSink &events) const
 {
 	for (uint32_t i = 0; i < undo_count_; i++) {
 		const UndoRecord &rec = undo_[i];
-		CommitEvent ev{0, rec.obj, 0};
+		CommitEvent ev{0, rec.obj, 0, nullptr};
 		if (rec.kind == UndoKind::DelSet &&
 		    (static_cast<const SetObj *>(rec.obj)->flags & kSetFAnonymous))
 			continue;
 		if (rec.kind == UndoKind::DelRule) {
 			const auto *r = static_cast<const RuleObj *>(rec.obj);
-			events.fn(events.ctx, *this, CommitEvent{kMsgDelRule, r, 0});
+			events.fn(events.ctx, *this, CommitEvent{kMsgDelRule, r, 0, nullptr});
 			for (uint32_t k = 0; k < r->code.count; k++) {
 				const Insn &in = r->code.insn[k];
 				const auto *s = static_cast<const SetObj *>(in.ref);
 				if (in.op == Op::Lookup && s && (s->flags & kSetFAnonymous) &&
 				    !s->link.is_linked())
-					events.fn(events.ctx, *this, CommitEvent{kMsgDelSet, s, 0});
+					events.fn(events.ctx, *this, CommitEvent{kMsgDelSet, s, 0, nullptr});
 			}
 			continue;
 		}
@@ -627,6 +645,10 @@ void Ruleset::notify(const CommitSink &events) const
 		case UndoKind::DelSet: ev.type = kMsgDelSet; break;
 		case UndoKind::AddElem: ev.type = kMsgNewSetElem; ev.elem = rec.old_u32; break;
 		case UndoKind::DelElem: ev.type = kMsgDelSetElem; ev.elem = rec.old_u32; break;
+		case UndoKind::DelDynElem:
+			ev.type = kMsgDelSetElem;
+			ev.dyn = static_cast<const DynElemCopy *>(rec.next);
+			break;
 		case UndoKind::AddFlowtable: ev.type = kMsgNewFlowtable; break;
 		case UndoKind::DelFlowtable: ev.type = kMsgDelFlowtable; break;
 		case UndoKind::AddObj: ev.type = kMsgNewObj; break;
@@ -634,7 +656,7 @@ void Ruleset::notify(const CommitSink &events) const
 		}
 		events.fn(events.ctx, *this, ev);
 	}
-	events.fn(events.ctx, *this, CommitEvent{kMsgNewGen, nullptr, 0});
+	events.fn(events.ctx, *this, CommitEvent{kMsgNewGen, nullptr, 0, nullptr});
 }
 
 int Ruleset::commit(Extack *ack, const CommitSink *events)
@@ -670,7 +692,16 @@ int Ruleset::commit(Extack *ack, const CommitSink *events)
 			s->elems.purge_expired(now);
 		else if (undo_[i].kind == UndoKind::DelElem)
 			s->elems.compact();
+		else if (undo_[i].kind == UndoKind::DelDynElem && s->dyn)
+			s->dyn->remove(static_cast<DynElemCopy *>(undo_[i].next)->key, 0);
 	}
+	/* The garbage collection of what frames added (nft_rhash_gc, run at
+	 * each commit rather than on a timer: lookups skip expired elements
+	 * meanwhile, and adding to a bucket collects it). */
+	for (TableObj &t : tables_)
+		for (SetObj &s : t.sets)
+			if (s.dyn)
+				s.dyn->purge_expired(now);
 	for (uint32_t i = 0; i < undo_count_; i++) {
 		const UndoRecord &rec = undo_[i];
 		switch (rec.kind) {
@@ -682,6 +713,7 @@ int Ruleset::commit(Extack *ack, const CommitSink *events)
 			free_flowtable(static_cast<FlowtableObj *>(rec.obj));
 			break;
 		case UndoKind::DelObj: free_object(static_cast<ObjObj *>(rec.obj)); break;
+		case UndoKind::DelDynElem: xb_free(rec.next); break;
 		case UndoKind::AddChain: static_cast<ChainObj *>(rec.obj)->batch_id = 0; break;
 		case UndoKind::AddRule: static_cast<RuleObj *>(rec.obj)->batch_id = 0; break;
 		case UndoKind::AddSet: static_cast<SetObj *>(rec.obj)->batch_id = 0; break;
@@ -1275,10 +1307,11 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "set attributes are 32-bit values");
 	if (key_len == 0 || key_len > kSetKeyMax)
 		return fail(ack, kEINVAL, "set key length is 1 to 64 bytes");
-	if (sflags & (kSetFEval | kSetFObject | kSetFExpr))
-		return fail(ack, kEOPNOTSUPP, "dynamic sets and object maps are not supported");
+	if (sflags & (kSetFObject | kSetFExpr) || tb[kSetExpr].present() ||
+	    tb[kSetExpressions].present())
+		return fail(ack, kEOPNOTSUPP, "object maps and set expressions are not supported");
 	if (sflags & ~(kSetFAnonymous | kSetFConstant | kSetFInterval | kSetFMap | kSetFConcat |
-		       kSetFTimeout))
+		       kSetFTimeout | kSetFEval))
 		return fail(ack, kEOPNOTSUPP, "unknown set flags");
 	/* nf_tables_newset: timeouts in neither an anonymous nor a constant set */
 	if ((sflags & kSetFTimeout) && (sflags & (kSetFAnonymous | kSetFConstant)))
@@ -1576,6 +1609,12 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		s->elems.mark_dead(uint32_t(at));
 		at = -1;
 	}
+	/* An element frames added (nft_dynset.h) is as much the set's. */
+	if (at < 0 && s->dyn && !catchall && !concat_ranges) {
+		int err = dyn_elem(s, key, e.data, add, flags, ack);
+		if (err != 1)
+			return err;
+	}
 	if (!add) {
 		if (at < 0)
 			return fail(ack, kENOENT, "no such element");
@@ -1608,7 +1647,7 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		if (s->elems.find_range(key) >= 0 || s->elems.find_range(key_end) >= 0)
 			return fail(ack, kEEXIST, "the element overlaps an existing one");
 	}
-	if (s->size && s->elems.live_count() >= s->size)
+	if (s->size && s->elems.live_count() + (s->dyn ? s->dyn->count() : 0) >= s->size)
 		return fail(ack, kENFILE, "set is full");
 	int err = log({UndoKind::AddElem, s, nullptr, s->elems.count()}, ack);
 	if (err)
@@ -1618,6 +1657,102 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		return err;
 	}
 	return 0;
+}
+
+bool Ruleset::dyn_delete_pending(const SetObj *s, const uint8_t *key) const
+{
+	for (uint32_t i = 0; i < undo_count_; i++)
+		if (undo_[i].kind == UndoKind::DelDynElem && undo_[i].obj == s &&
+		    !__builtin_memcmp(static_cast<const DynElemCopy *>(undo_[i].next)->key, key,
+				      s->layout.key_len))
+			return true;
+	return false;
+}
+
+static void copy_dyn_elem(const SetObj *s, const DynEntry &d, DynElemCopy &copy)
+{
+	__builtin_memcpy(copy.key, d.key(), s->layout.key_len);
+	if (s->layout.data_len)
+		__builtin_memcpy(copy.data, DynTable::data_of(*s->dyn, d), s->layout.data_len);
+	copy.timeout_ns = d.timeout_ns;
+	copy.expires_ns = load_once(d.expires_ns);
+}
+
+/* Log the delete of an element frames added; takes @copy (allocated). */
+int Ruleset::log_dyn_delete(SetObj *s, DynElemCopy *copy, Extack *ack)
+{
+	int err = log({UndoKind::DelDynElem, s, copy, 0}, ack);
+	if (err)
+		xb_free(copy);
+	return err;
+}
+
+/*
+ * set_elem() for a key that is not among the control plane's elements but
+ * may be among those frames added: deleting one deletes it at commit;
+ * adding one that is there is adding an existing element. Returns 1 if
+ * the key is not there either (set_elem goes on), else 0 or an error.
+ */
+int Ruleset::dyn_elem(SetObj *s, const uint8_t *key, const uint8_t *data, bool add,
+		      uint16_t flags, Extack *ack)
+{
+	if (dyn_delete_pending(s, key))
+		return 1;
+	DynElemCopy found;
+	{
+		RcuReadGuard rcu;
+		const DynEntry *d = s->dyn->find(key, xb_now_ns());
+		if (!d)
+			return 1;
+		copy_dyn_elem(s, *d, found);
+	}
+	if (!add) {
+		auto *copy = static_cast<DynElemCopy *>(xb_alloc(sizeof(DynElemCopy), XB_ALLOC_SLEEP));
+		if (!copy)
+			return fail(ack, kENOMEM, "out of memory for the batch");
+		*copy = found;
+		return log_dyn_delete(s, copy, ack);
+	}
+	if (flags & kNlmFExcl)
+		return fail(ack, kEEXIST, "element exists");
+	if (s->layout.data_len && data && __builtin_memcmp(found.data, data, s->layout.data_len))
+		return fail(ack, kEEXIST, "element exists with other data");
+	return 0;
+}
+
+/* flush set: every element frames added by now, copied (the copies made
+ * before the RCU section, which must not sleep). */
+int Ruleset::flush_dyn(SetObj *s, Extack *ack)
+{
+	const uint32_t n = s->dyn->count();
+	if (!n)
+		return 0;
+	auto **copies = static_cast<DynElemCopy **>(xb_alloc(n * sizeof(void *), XB_ALLOC_SLEEP));
+	if (!copies)
+		return fail(ack, kENOMEM, "out of memory for the batch");
+	int err = 0;
+	for (uint32_t i = 0; i < n && !err; i++)
+		if (!(copies[i] = static_cast<DynElemCopy *>(xb_alloc(sizeof(DynElemCopy),
+								      XB_ALLOC_SLEEP))))
+			err = fail(ack, kENOMEM, "out of memory for the batch");
+	uint32_t used = 0;
+	if (!err) {
+		RcuReadGuard rcu;
+		s->dyn->for_each_live(xb_now_ns(), [&](const DynEntry &d) {
+			if (used < n)
+				copy_dyn_elem(s, d, *copies[used++]);
+		});
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (i < used && !err && !dyn_delete_pending(s, copies[i]->key)) {
+			err = log_dyn_delete(s, copies[i], ack);
+			continue;
+		}
+		if (copies[i])
+			xb_free(copies[i]);
+	}
+	xb_free(copies);
+	return err;
 }
 
 static int elem_request(TableObj *&t, SetObj *&s, const Attr *tb, const TableObjList &tables,
@@ -1676,7 +1811,7 @@ int Ruleset::del_setelem(uint16_t flags, const Attr *tb, Extack *ack)
 				return err;
 			s->elems.mark_dead(i);
 		}
-		return 0;
+		return s->dyn ? flush_dyn(s, ack) : 0;
 	}
 	AttrWalker w(tb[kSetElemListElements]);
 	uint16_t type;
@@ -2077,6 +2212,7 @@ int Ruleset::build(Generation *&out, Extack *ack)
 				free_generation(g);
 				return -kENOMEM;
 			}
+			g->sets[s.build_index]->attach_dynamic(s.dyn);
 			g->set_count++;
 		}
 
@@ -2094,8 +2230,15 @@ int Ruleset::build(Generation *&out, Extack *ack)
 				for (uint32_t k = 0; k < r.code.count; k++) {
 					Insn &in = g->insns[ii++];
 					in = r.code.insn[k];
-					if (in.op == Op::Lookup)
+					if (in.op == Op::Lookup) {
 						in.ref = g->sets[static_cast<SetObj *>(in.ref)->build_index];
+					} else if (in.op == Op::Dynset) {
+						/* the statement stays the rule's; the
+						 * generation's index of its set beside it */
+						const SetIndex *ix = g->sets[static_cast<SetObj *>(
+							static_cast<Dynset *>(in.ref)->set)->build_index];
+						__builtin_memcpy(in.data, &ix, sizeof(ix));
+					}
 					else if (in.op == Op::Verdict && in.ref)
 						in.ref = &g->chains[static_cast<ChainObj *>(in.ref)->build_index];
 					else if (in.op == Op::ObjCounter)

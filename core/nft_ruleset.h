@@ -99,6 +99,18 @@ struct SetObj {
 	/* Lookups in the rules linked into its table's chains (set_in_use
 	 * without a scan: releasing an anonymous set with its rule is O(1)). */
 	uint32_t rule_uses;
+	/* The elements frames added (nft_dynset.h), made when a set
+	 * statement first binds the set; nullptr before. */
+	DynTable *dyn;
+};
+
+/* An element frames added that a batch deletes, copied when the batch
+ * names it: frames may unlink it before the batch commits. */
+struct DynElemCopy {
+	uint8_t key[kSetKeyMax];
+	uint8_t data[kSetKeyMax];
+	uint64_t timeout_ns;
+	uint64_t expires_ns;
 };
 
 struct FlowtableObj {
@@ -194,6 +206,8 @@ struct CommitEvent {
 	const void *obj;	/* TableObj, ChainObj, RuleObj, SetObj (*SETELEM:
 				 * the set), FlowtableObj, ObjObj; NEWGEN: nullptr */
 	uint32_t elem;		/* *SETELEM: the element's index in the set */
+	const DynElemCopy *dyn;	/* DELSETELEM of an element frames added
+				 * (then elem is unused) */
 };
 
 /* Called by commit() after the new generation is published (so never for
@@ -262,6 +276,11 @@ private:
 	int remove_flowtable(FlowtableObj *f, Extack *ack);
 	int remove_obj(ObjObj *o, Extack *ack);
 	int set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Extack *ack);
+	int dyn_elem(SetObj *s, const uint8_t *key, const uint8_t *data, bool add, uint16_t flags,
+		     Extack *ack);
+	bool dyn_delete_pending(const SetObj *s, const uint8_t *key) const;
+	int log_dyn_delete(SetObj *s, DynElemCopy *copy, Extack *ack);
+	int flush_dyn(SetObj *s, Extack *ack);
 	int anonymous_set_name(TableObj *t, char *name, Extack *ack);
 
 	TableObj *find_table(const Attr &name);

@@ -13,6 +13,7 @@
 #include "nft_set.h"
 
 #include "compiler.h"
+#include "nft_dynset.h"
 #include "platform.h"
 
 namespace xb::nft {
@@ -764,6 +765,40 @@ bool SetIndex::lookup_ranges(const uint8_t *key, SetHit &hit, uint64_t now_ns) c
 	return true;
 }
 
+bool SetIndex::lookup_static(const uint8_t *key, SetHit &hit, uint64_t now_ns) const
+{
+	const uint8_t *e;
+	switch (kind_) {
+	case Kind::Scan:
+		e = find_scan(key);
+		break;
+	case Kind::Word:
+		e = find_word(key);
+		break;
+	case Kind::Hash:
+		return lookup_hash(key, hit, now_ns);
+	case Kind::Interval:
+		return lookup_interval(key, hit, now_ns);
+	default:
+		return lookup_ranges(key, hit, now_ns);
+	}
+	if (!e || expired(e, now_ns))
+		return false;
+	fill_hit(e, hit);
+	return true;
+}
+
+bool SetIndex::lookup_dynamic(const uint8_t *key, SetHit &hit, uint64_t now_ns) const
+{
+	const DynEntry *e = dyn_->find(key, now_ns);
+	if (!e)
+		return false;
+	hit.data = DynTable::data_of(*dyn_, *e);
+	hit.verdict = 0;
+	hit.chain = nullptr;
+	return true;
+}
+
 bool SetIndex::lookup_slow(const uint8_t *key, SetHit &hit, uint64_t now_ns) const
 {
 	bool found;
@@ -778,6 +813,8 @@ bool SetIndex::lookup_slow(const uint8_t *key, SetHit &hit, uint64_t now_ns) con
 		found = lookup_ranges(key, hit, now_ns);
 		break;
 	}
+	if (!found && dyn_)
+		found = lookup_dynamic(key, hit, now_ns);
 	if (!found && catchall_ && !expired(catchall_, now_ns)) {
 		fill_hit(catchall_, hit);
 		return true;

@@ -140,6 +140,7 @@ private:
 };
 
 struct Chain;	/* a generation's compiled chain (nft_eval.h) */
+class DynTable;	/* the elements frames added (nft_dynset.h) */
 
 /* The result of a map lookup: the data, or the verdict. */
 struct SetHit {
@@ -177,6 +178,8 @@ public:
 		if (e && expired(e, now_ns))
 			e = nullptr;
 		if (!e) {
+			if (xb_unlikely(dyn_) && lookup_dynamic(key, hit, now_ns))
+				return true;
 			if (!catchall_ || expired(catchall_, now_ns))
 				return false;
 			e = catchall_;
@@ -185,7 +188,17 @@ public:
 		return true;
 	}
 
+	/* Only among the control plane's elements, the catch-all aside (what
+	 * a set statement finds before it adds). */
+	bool lookup_static(const uint8_t *key, SetHit &hit, uint64_t now_ns) const;
+
 	uint32_t size() const { return count_; }
+
+	/* The elements frames added (nft_dynset.h), for a set a set statement
+	 * writes: lookups find them after the SetIndex's own. Set when the
+	 * generation is built. */
+	void attach_dynamic(const DynTable *t) { dyn_ = t; }
+	const DynTable *dynamic() const { return dyn_; }
 
 	/* Exact sets of at most this many elements are scanned. */
 	static constexpr uint32_t kScanMax = 4;
@@ -256,6 +269,7 @@ private:
 		return elem_expired(expires, now_ns);
 	}
 	bool lookup_slow(const uint8_t *key, SetHit &hit, uint64_t now_ns) const;
+	bool lookup_dynamic(const uint8_t *key, SetHit &hit, uint64_t now_ns) const;
 	bool lookup_hash(const uint8_t *key, SetHit &hit, uint64_t now_ns) const;
 	bool lookup_interval(const uint8_t *key, SetHit &hit, uint64_t now_ns) const;
 	bool lookup_ranges(const uint8_t *key, SetHit &hit, uint64_t now_ns) const;
@@ -282,6 +296,7 @@ private:
 	uint8_t *entries_;
 	const uint8_t *catchall_;	/* the `*` element's entry (after the
 					 * others), or nullptr */
+	const DynTable *dyn_;
 };
 
 } // namespace xb::nft
