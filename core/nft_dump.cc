@@ -76,6 +76,13 @@ void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 		}
 		if (in.op == Op::Lookup && type == kLookupSetId)
 			continue;
+		if (in.op == Op::Dynset && type == kDynsetSetId)
+			continue;
+		if (in.op == Op::Dynset && type == kDynsetSetName) {
+			w.str(type, static_cast<const SetObj *>(
+					    static_cast<const Dynset *>(in.ref)->set)->name);
+			continue;
+		}
 		/* nft_objref_dump: the name as a NUL-terminated string (libnftnl
 		 * sends it without the NUL) */
 		if ((in.op == Op::ObjCounter || in.op == Op::ObjQuota || in.op == Op::ObjLimit) &&

@@ -415,6 +415,16 @@ void note_set_name(TableObj *t, const char *name)
 		t->anon_top = top;
 }
 
+/* The set a lookup or a set statement binds (nf_tables_bind_set), if any. */
+SetObj *bound_set(const Insn &in)
+{
+	if (in.op == Op::Lookup)
+		return static_cast<SetObj *>(in.ref);
+	if (in.op == Op::Dynset)
+		return static_cast<SetObj *>(static_cast<Dynset *>(in.ref)->set);
+	return nullptr;
+}
+
 /* A rule was linked into (+1) or unlinked from (-1) its chain: count its
  * lookups on the sets they name (SetObj::rule_uses) and its references to
  * named objects (ObjObj::rule_uses). */
@@ -422,11 +432,8 @@ void count_set_uses(const RuleObj *r, int delta)
 {
 	for (uint32_t i = 0; i < r->code.count; i++) {
 		const Insn &in = r->code.insn[i];
-		if (in.op == Op::Lookup)
-			static_cast<SetObj *>(in.ref)->rule_uses += uint32_t(delta);
-		else if (in.op == Op::Dynset)
-			static_cast<SetObj *>(static_cast<Dynset *>(in.ref)->set)->rule_uses +=
-				uint32_t(delta);
+		if (SetObj *s = bound_set(in))
+			s->rule_uses += uint32_t(delta);
 		else if (in.op == Op::ObjCounter || in.op == Op::ObjQuota || in.op == Op::ObjLimit)
 			static_cast<ObjObj *>(in.ref)->rule_uses += uint32_t(delta);
 	}
@@ -624,9 +631,8 @@ void Ruleset::notify(const CommitSink &events) const
 			const auto *r = static_cast<const RuleObj *>(rec.obj);
 			events.fn(events.ctx, *this, CommitEvent{kMsgDelRule, r, 0, nullptr});
 			for (uint32_t k = 0; k < r->code.count; k++) {
-				const Insn &in = r->code.insn[k];
-				const auto *s = static_cast<const SetObj *>(in.ref);
-				if (in.op == Op::Lookup && s && (s->flags & kSetFAnonymous) &&
+				const SetObj *s = bound_set(r->code.insn[k]);
+				if (s && (s->flags & kSetFAnonymous) &&
 				    !s->link.is_linked())
 					events.fn(events.ctx, *this, CommitEvent{kMsgDelSet, s, 0, nullptr});
 			}
@@ -1141,9 +1147,9 @@ int Ruleset::remove_rule(RuleObj *r, Extack *ack)
 	 * looking it up twice releases it once: it is then unlinked). */
 	for (uint32_t i = 0; i < r->code.count; i++) {
 		const Insn &in = r->code.insn[i];
-		if (in.op != Op::Lookup)
+		SetObj *s = bound_set(in);
+		if (!s)
 			continue;
-		SetObj *s = static_cast<SetObj *>(in.ref);
 		if ((s->flags & kSetFAnonymous) && !set_in_use(s) && s->link.is_linked() &&
 		    (err = remove_set(s, ack)))
 			return err;

@@ -19,8 +19,10 @@
 
 #include "../../../core/tests/ct_frames.h"
 #include "engine_load.h"
+#include "nft_dump.h"
 #include "nft_eval.h"
 #include "nft_ruleset.h"
+#include "ruleset_model.h"
 
 namespace xnft::test {
 
@@ -149,5 +151,35 @@ struct Frame {
 		xb::nft::pkt_init(pkt);
 	}
 };
+
+// The ruleset as the family dumps it: every object's NFTA_* attributes,
+// in the order xnft's cache asks for them, from dump_next (what the
+// family's dumpit runs) through libnftnl's parsers into a model the
+// printer prints.
+inline void dump_kind(const xb::nft::Ruleset &rs, uint16_t get_type, xnft::RulesetModel &model, size_t cap)
+{
+	unsigned long pos[xb::nft::kDumpPosLen] = {};
+	std::vector<uint8_t> buf(cap);
+	for (;;) {
+		xb::nft::AttrWriter w(buf.data(), buf.size());
+		uint16_t type = 0;
+		const long n = xb::nft::dump_next(rs, get_type, nullptr, pos, w, &type);
+		REQUIRE(n >= 0);
+		if (n == 0)
+			break;
+		REQUIRE(model.load_dump(type, xb::nft::kFamilyBridge, buf.data(), size_t(n)));
+	}
+}
+
+inline void dump_into(const xb::nft::Ruleset &rs, xnft::RulesetModel &model)
+{
+	dump_kind(rs, xb::nft::kMsgGetTable, model, 1 << 16);
+	dump_kind(rs, xb::nft::kMsgGetChain, model, 1 << 16);
+	dump_kind(rs, xb::nft::kMsgGetSet, model, 1 << 16);
+	dump_kind(rs, xb::nft::kMsgGetSetElem, model, 600);	// the elements come in several parts
+	dump_kind(rs, xb::nft::kMsgGetFlowtable, model, 1 << 16);
+	dump_kind(rs, xb::nft::kMsgGetObj, model, 1 << 16);
+	dump_kind(rs, xb::nft::kMsgGetRule, model, 1 << 16);
+}
 
 } // namespace xnft::test

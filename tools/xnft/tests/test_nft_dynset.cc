@@ -496,3 +496,40 @@ TEST_CASE("nft dynset: nft_dynset_init's errors, nothing added", "[nft][dynset]"
 	CHECK(send(e, 1) == kNfAccept);
 	CHECK(dumped(e, "plain").size() == 1);
 }
+
+TEST_CASE("nft dynset: xnft's set statements list back as they were loaded", "[nft][dynset]")
+{
+	Clock clock;
+	const std::string text =
+		"table bridge t {\n"
+		"  set flood { type ipv4_addr; flags dynamic,timeout; timeout 1m; }\n"
+		"  set seen { type ipv4_addr . inet_service; }\n"
+		"  map marks { type ipv4_addr : mark; }\n"
+		"  chain c { type filter hook forward priority filter;\n"
+		"    update @flood { ip saddr timeout 30s limit rate over 10/second } counter drop\n"
+		"    add @seen { ip saddr . udp dport }\n"
+		"    update @marks { ip saddr : meta mark }\n"
+		"    delete @flood { ip daddr }\n"
+		"  }\n"
+		"}\n";
+	Engine e;
+	REQUIRE(e.load(text) == 0);
+	xnft::PrintOptions po;
+	po.handles = true;
+	const std::string want = xnft::offline_listing(text, po);
+	xnft::RulesetModel dumped_model;
+	dump_into(e.rs, dumped_model);
+	CHECK(xnft::print_ruleset(dumped_model, po) == want);
+	CHECK(want.find("update @flood { ip saddr timeout 30s limit rate over 10/second }") !=
+	      std::string::npos);
+	CHECK(want.find("size 65535") != std::string::npos);
+	// frames fill them; the listing shows the elements as nft does
+	CHECK(send(e, 1) == kNfAccept);
+	xnft::RulesetModel after;
+	dump_into(e.rs, after);
+	const std::string listed = xnft::print_ruleset(after, xnft::PrintOptions{});
+	CHECK(listed.find("10.0.0.1 limit rate over 10/second timeout 30s expires 30s") !=
+	      std::string::npos);
+	CHECK(listed.find("10.0.0.1 . 53") != std::string::npos);
+	CHECK(listed.find("10.0.0.1 : 0x00000000") != std::string::npos);
+}

@@ -798,36 +798,6 @@ TEST_CASE("nft engine: malformed requests are refused and change nothing", "[nft
 
 namespace {
 
-// The ruleset as the family dumps it: every object's NFTA_* attributes,
-// in the order xnft's cache asks for them, from dump_next (what the
-// family's dumpit runs) through libnftnl's parsers into a model the
-// printer prints.
-void dump_kind(const Ruleset &rs, uint16_t get_type, xnft::RulesetModel &model, size_t cap)
-{
-	unsigned long pos[kDumpPosLen] = {};
-	std::vector<uint8_t> buf(cap);
-	for (;;) {
-		AttrWriter w(buf.data(), buf.size());
-		uint16_t type = 0;
-		const long n = dump_next(rs, get_type, nullptr, pos, w, &type);
-		REQUIRE(n >= 0);
-		if (n == 0)
-			break;
-		REQUIRE(model.load_dump(type, kFamilyBridge, buf.data(), size_t(n)));
-	}
-}
-
-void dump_into(const Ruleset &rs, xnft::RulesetModel &model)
-{
-	dump_kind(rs, kMsgGetTable, model, 1 << 16);
-	dump_kind(rs, kMsgGetChain, model, 1 << 16);
-	dump_kind(rs, kMsgGetSet, model, 1 << 16);
-	dump_kind(rs, kMsgGetSetElem, model, 600);	// the elements come in several parts
-	dump_kind(rs, kMsgGetFlowtable, model, 1 << 16);
-	dump_kind(rs, kMsgGetObj, model, 1 << 16);
-	dump_kind(rs, kMsgGetRule, model, 1 << 16);
-}
-
 // The counter objects of a GETOBJ (or, with @reset, GETOBJ_RESET) dump of
 // table @table and name @name (nullptr: all): name -> {packets, bytes}.
 std::map<std::string, std::pair<uint64_t, uint64_t>> dump_counters(const Ruleset &rs, bool reset,
