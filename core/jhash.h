@@ -54,7 +54,7 @@ inline uint32_t word_at(const uint8_t *p)
 } // namespace jhash_detail
 
 /* jhash(key, length, initval): @len bytes at @key. */
-inline uint32_t jhash(const uint8_t *key, uint32_t len, uint32_t initval)
+[[gnu::always_inline]] inline uint32_t jhash(const uint8_t *key, uint32_t len, uint32_t initval)
 {
 	using namespace jhash_detail;
 	uint32_t a, b, c;
@@ -81,7 +81,7 @@ inline uint32_t jhash(const uint8_t *key, uint32_t len, uint32_t initval)
 }
 
 /* reciprocal_scale(): @val scaled into [0, @ep_ro). */
-inline uint32_t reciprocal_scale(uint32_t val, uint32_t ep_ro)
+[[gnu::always_inline]] inline uint32_t reciprocal_scale(uint32_t val, uint32_t ep_ro)
 {
 	return uint32_t((uint64_t(val) * ep_ro) >> 32);
 }

@@ -658,6 +658,86 @@ nft_timeouts() {
 	ip netns del h4
 }
 
+# 15. Set statements (nft_dynset) on xbridge (h1 -> h2) and on the Linux
+#     bridge (h3 -> h4), same ruleset: frames add their addresses to a set
+#     with timeouts and to a map, a per-source limit (nft's meter) lets the
+#     burst of pings through and drops the rest, a counter goes with each
+#     element, a reply deletes what its request added; the listings equal
+#     (but for the time left) before and after, and deleting an element
+#     frames added, then flushing the sets, works the same on both.
+nft_dynset() {
+	local strip='s/ expires [0-9dhms]*//g' xping lping
+	ip link add br9 type bridge
+	ip link set br9 up
+	host_add h3 br9 veth23 02:00:00:00:21:01 10.0.0.7/24
+	host_add h4 br9 veth24 02:00:00:00:21:02 10.0.0.8/24
+	printf '%s\n' 'table bridge d {' \
+		'	set seen {' \
+		'		type ipv4_addr' \
+		'		flags dynamic,timeout' \
+		'		timeout 1h' \
+		'	}' \
+		'	set flood {' \
+		'		type ipv4_addr' \
+		'		size 1024' \
+		'		flags dynamic' \
+		'	}' \
+		'	set pending {' \
+		'		type ipv4_addr' \
+		'		flags dynamic' \
+		'	}' \
+		'	set talkers {' \
+		'		type ipv4_addr' \
+		'		flags dynamic' \
+		'	}' \
+		'	map last {' \
+		'		type ipv4_addr : mark' \
+		'		flags dynamic' \
+		'	}' \
+		'	chain pre {' \
+		'		type filter hook prerouting priority filter; policy accept;' \
+		'		ip protocol icmp add @seen { ip saddr }' \
+		'		ip protocol icmp add @talkers { ip saddr counter }' \
+		'		icmp type echo-request update @flood { ip saddr limit rate over 2/minute burst 3 packets } counter drop' \
+		'		ip protocol icmp update @last { ip saddr : meta mark }' \
+		'		icmp type echo-request add @pending { ip daddr counter }' \
+		'		icmp type echo-reply ip saddr @pending counter' \
+		'		icmp type echo-reply delete @pending { ip saddr }' \
+		'	}' '}' > "$TMPDIR/dynset.nft"
+	check "dynset: the ruleset (xnft)" xnft -f "$TMPDIR/dynset.nft"
+	check "dynset: the ruleset (nft, the Linux bridge)" nft -f "$TMPDIR/dynset.nft"
+	same "dynset: listed as nft lists it, before traffic" "$(xnft list ruleset)" "$(nft list ruleset)"
+	ip -n h1 neigh flush all
+	ip -n h2 neigh flush all
+	xping=$(ip netns exec h1 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
+	lping=$(ip netns exec h3 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
+	[[ $xping == "3 received" && $lping == "3 received" ]]
+	log_test "dynset: the meter let the burst of 3 of 5 pings through on both" $? \
+		"xbridge: $xping, linux: $lping"
+	same "dynset: the same elements, expressions and counters on both (but the time left)" \
+		"$(xnft list ruleset | sed "$strip")" "$(nft list ruleset | sed "$strip")"
+	check "dynset: xnft deletes an element frames added" \
+		xnft delete element bridge d seen '{ 10.0.0.8 }'
+	check "dynset: nft the same" nft delete element bridge d seen '{ 10.0.0.8 }'
+	check_fails "dynset: xnft: it is gone" "No such file or directory" \
+		xnft delete element bridge d seen '{ 10.0.0.8 }'
+	check_fails "dynset: nft: it is gone" "No such file or directory" \
+		nft delete element bridge d seen '{ 10.0.0.8 }'
+	check "dynset: xnft flushes a set frames filled" xnft flush set bridge d flood
+	check "dynset: nft the same" nft flush set bridge d flood
+	same "dynset: the same listing after the deletes" \
+		"$(xnft list ruleset | sed "$strip")" "$(nft list ruleset | sed "$strip")"
+	check_fails "dynset: xnft: a set in use by a set statement is busy" "Device or resource busy" \
+		xnft delete set bridge d flood
+	check_fails "dynset: nft: the same" "Device or resource busy" \
+		nft delete set bridge d flood
+	check "flush ruleset (dynset)" xnft flush ruleset
+	nft flush ruleset
+	ip link del br9
+	ip netns del h3
+	ip netns del h4
+}
+
 ALL_TESTS="
 	nft_empty
 	nft_same_as_nft
@@ -673,6 +753,7 @@ ALL_TESTS="
 	nft_reject
 	nft_stateful
 	nft_timeouts
+	nft_dynset
 "
 
 nft_topology
