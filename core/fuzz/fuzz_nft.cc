@@ -13,14 +13,17 @@
  *          byte (1..8), then per expression a name byte (the engine's
  *          names and one unknown), an attribute count byte (0..6) and per
  *          attribute a type byte, a length byte (0..20) and its bytes;
- *          nested attributes (data, verdicts) are built from the same bytes
+ *          nested attributes (data, verdicts) are built from the same bytes;
+ *          a dynset mostly gets a well-formed set statement (dynset_attrs)
+ *          whose set, operation, registers and expressions are drawn
  *     2    commit
  *     3    abort
  *     4    a frame at a hook: hook byte, flags byte (in/out devices, an
  *          out-of-band tag, a conntrack result), length (2 bytes, up to
  *          1600), the bytes (an exact-size heap copy)
  *     5    the fixed objects: table t, a base chain at each hook, regular
- *          chains, a set, a map, a verdict map and a flowtable (one batch)
+ *          chains, a set, a map, a verdict map, two dynamic sets (one
+ *          a map) and a flowtable (one batch)
  * Checked: a request that fails leaves the batch as it was (the next
  * commit publishes what the successful requests built), an aborted batch
  * leaves the generation id unchanged, and nothing crashes, leaks or reads
@@ -110,7 +113,7 @@ const uint16_t kTypes[] = {kMsgNewTable, kMsgDelTable, kMsgNewChain, kMsgDelChai
 const char *const kExprs[] = {"immediate", "cmp", "range", "bitwise", "byteorder", "payload",
 			      "meta", "lookup", "counter", "limit", "ct", "flow_offload",
 			      "objref", "log", "notrack", "reject", "quota", "numgen",
-			      "hash", "exthdr", "nosuch"};
+			      "hash", "exthdr", "dynset", "nosuch"};
 const char *const kChains[] = {"pre", "in", "fwd", "out", "post", "a", "b"};
 
 int apply(uint16_t type, uint16_t flags, const std::vector<uint8_t> &attrs)
@@ -153,6 +156,8 @@ void setup()
 		{"iv", kSetFInterval, 4, 0, 0},
 		{"m", kSetFMap, 4, 19, 4},
 		{"v", kSetFMap, 2, kDataTypeVerdict, 0},
+		{"d", kSetFEval | kSetFTimeout, 4, 0, 0},
+		{"dm", kSetFMap | kSetFEval, 4, 19, 4},
 	};
 	for (auto &s : sets) {
 		Msg m;
@@ -196,6 +201,53 @@ void fuzzed_attrs(Input &in, Msg &m, unsigned depth)
 	}
 }
 
+/* A set statement whose set, operation, registers, timeout and element
+ * expressions come from the input, so that most reach the datapath. */
+void dynset_attrs(Input &in, Msg &m)
+{
+	static const char *const sets[] = {"s", "iv", "m", "v", "d", "dm", "nope"};
+	static const char *const exprs[] = {"counter", "limit", "quota", "cmp", "nosuch"};
+	const uint8_t how = in.u8();
+	m.str(1 /* SET_NAME */, sets[in.u8() % 7]);
+	m.be32(3 /* OP */, in.u8() % 4);
+	m.be32(4 /* SREG_KEY */, in.u8() % 24);
+	if (how & 1)
+		m.be32(5 /* SREG_DATA */, in.u8() % 24);
+	if (how & 2) {
+		const uint32_t ms = in.u8() * 100u;
+		const uint32_t v[2] = {0, __builtin_bswap32(ms)};
+		m.put(6 /* TIMEOUT */, v, 8);
+	}
+	if (how & 4)
+		m.be32(9 /* FLAGS */, in.u8() % 4);
+	const unsigned n = (how >> 3) % 4;
+	size_t list = 0;
+	if (n > 1)
+		list = m.begin(10 /* EXPRESSIONS */);
+	for (unsigned i = 0; i < n; i++) {
+		size_t e = m.begin(n > 1 ? kListElem : 7 /* EXPR */);
+		const char *name = exprs[in.u8() % 5];
+		m.str(kExprName, name);
+		size_t d = m.begin(kExprData);
+		if (!strcmp(name, "limit")) {
+			const uint32_t rate[2] = {0, __builtin_bswap32(1u + in.u8())};
+			const uint32_t unit[2] = {0, __builtin_bswap32(1)};
+			m.put(kLimitRate, rate, 8);
+			m.put(kLimitUnit, unit, 8);
+			m.be32(kLimitFlags, in.u8() & 1);
+		} else if (!strcmp(name, "quota")) {
+			const uint32_t bytes[2] = {0, __builtin_bswap32(in.u16())};
+			m.put(kQuotaBytes, bytes, 8);
+		} else {
+			fuzzed_attrs(in, m, 1);
+		}
+		m.end(d);
+		m.end(e);
+	}
+	if (list)
+		m.end(list);
+}
+
 void fuzzed_rule(Input &in)
 {
 	Msg m;
@@ -205,9 +257,13 @@ void fuzzed_rule(Input &in)
 	const unsigned count = 1 + in.u8() % 8;
 	for (unsigned e = 0; e < count; e++) {
 		size_t elem = m.begin(kListElem);
-		m.str(kExprName, kExprs[in.u8() % (sizeof(kExprs) / sizeof(kExprs[0]))]);
+		const char *name = kExprs[in.u8() % (sizeof(kExprs) / sizeof(kExprs[0]))];
+		m.str(kExprName, name);
 		size_t data = m.begin(kExprData);
-		fuzzed_attrs(in, m, 0);
+		if (!strcmp(name, "dynset") && (in.u8() & 3))
+			dynset_attrs(in, m);
+		else
+			fuzzed_attrs(in, m, 0);
 		m.end(data);
 		m.end(elem);
 	}
