@@ -359,6 +359,20 @@ static void put_elem(const SetObj &s, const ElemView &e, AttrWriter &w,
 	w.nest_end(elem);
 }
 
+/*
+ * nf_tables_fill_setelem and an element's own timeout: a set statement's
+ * elements always carry one (NFT_SET_EXT_TIMEOUT). Linux before 6.12 dumps
+ * it whenever it is there; 6.12 (4201f3938914, "set element timeout
+ * update support") only when it is not the set's. The module is built per
+ * kernel (Kbuild passes its version); userspace builds take 6.12's.
+ */
+#if defined(XB_KERNEL_MAJOR) && defined(XB_KERNEL_MINOR) && \
+	(XB_KERNEL_MAJOR < 6 || (XB_KERNEL_MAJOR == 6 && XB_KERNEL_MINOR < 12))
+constexpr bool kDumpSetsOwnTimeout = true;
+#else
+constexpr bool kDumpSetsOwnTimeout = false;
+#endif
+
 /* An element frames added, as the control plane views elements. */
 static ElemView dyn_view(const SetObj &s, const uint8_t *key, const uint8_t *data,
 			 uint64_t timeout_ns, uint64_t expires_ns)
@@ -366,7 +380,7 @@ static ElemView dyn_view(const SetObj &s, const uint8_t *key, const uint8_t *dat
 	ElemView e{};
 	e.key = key;
 	e.data = s.layout.data_len ? data : nullptr;
-	e.timeout_ns = timeout_ns;
+	e.timeout_ns = kDumpSetsOwnTimeout || timeout_ns != s.timeout_ns ? timeout_ns : 0;
 	e.expires_ns = expires_ns;
 	return e;
 }
