@@ -123,12 +123,12 @@ int timeout_of(const Attr &a, uint64_t &ns, Extack *ack)
 
 /* ---- the table ---------------------------------------------------------- */
 
-DynTable *DynTable::create(const SetLayout &layout, Extack *ack)
+DynTable *DynTable::create(const SetLayout &layout, uint32_t bound, Extack *ack)
 {
 	DynTable *t = static_cast<DynTable *>(xb_alloc(sizeof(DynTable), XB_ALLOC_SLEEP));
 	if (!t)
 		return fail(ack, kENOMEM, "out of memory for a dynamic set"), nullptr;
-	const uint32_t n = buckets_for(kDynsetDefaultSize);
+	const uint32_t n = buckets_for(bound);
 	t->buckets_ = static_cast<DynEntry **>(xb_alloc(n * sizeof(DynEntry *), XB_ALLOC_SLEEP));
 	t->lock_ = xb_lock_create();
 	if (!t->buckets_ || !t->lock_) {
@@ -198,9 +198,13 @@ DynEntry *DynTable::find_or_add(const Dynset &d, const uint8_t *key, const uint8
 	if (found)
 		return found;
 	/* nft_dynset_new: room in the set's bound (its control-plane elements
-	 * count too), then the element */
-	if (d.size && count() + static_count >= d.size)
-		return nullptr;
+	 * count too), then the element. Expired elements count until they
+	 * are collected: a full set collects a slice first. */
+	if (d.size && count() + static_count >= d.size) {
+		collect_slice(kFullSlice, now_ns);
+		if (count() + static_count >= d.size)
+			return nullptr;
+	}
 	const uint32_t size = sizeof(DynEntry) + round8(key_len_) + data_len_;
 	DynEntry *e = static_cast<DynEntry *>(xb_alloc(size, XB_ALLOC_ATOMIC));
 	if (!e)
@@ -234,6 +238,7 @@ DynEntry *DynTable::find_or_add(const Dynset &d, const uint8_t *key, const uint8
 		}
 		link = &cur->next;
 	}
+	collect_locked(kInsertSlice, now_ns);
 	if (d.size && count() + static_count >= d.size) {
 		xb_free(e);
 		return nullptr;
@@ -243,6 +248,26 @@ DynEntry *DynTable::find_or_add(const Dynset &d, const uint8_t *key, const uint8
 	__atomic_fetch_add(&count_, 1u, __ATOMIC_RELAXED);
 	added = true;
 	return e;
+}
+
+void DynTable::collect_locked(uint32_t buckets, uint64_t now_ns)
+{
+	for (uint32_t i = 0; i < buckets; i++) {
+		DynEntry **link = &buckets_[gc_cursor_ & mask_];
+		gc_cursor_++;
+		for (DynEntry *cur = *link; cur; cur = *link) {
+			if (elem_expired(load_once(cur->expires_ns), now_ns))
+				unlink(link, cur);
+			else
+				link = &cur->next;
+		}
+	}
+}
+
+void DynTable::collect_slice(uint32_t buckets, uint64_t now_ns)
+{
+	LockGuard guard(lock_);
+	collect_locked(buckets, now_ns);
 }
 
 bool DynTable::remove(const uint8_t *key, uint64_t now_ns)
@@ -429,10 +454,10 @@ int parse_dynset(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extac
 	}
 
 	/* bound: nf_tables_bind_set, then the default size */
-	if (!*t.table && !(*t.table = DynTable::create(l, ack)))
-		return -kENOMEM;
 	if (*t.size == 0)
 		*t.size = kDynsetDefaultSize;
+	if (!*t.table && !(*t.table = DynTable::create(l, *t.size, ack)))
+		return -kENOMEM;
 	d->set = set;
 	d->map = map;
 	d->key_len = l.key_len;

@@ -121,9 +121,9 @@ struct Dynset {
 
 class DynTable {
 public:
-	/* Control: an empty table for a set of @layout; nullptr without
-	 * memory. */
-	static DynTable *create(const SetLayout &layout, Extack *ack);
+	/* Control: an empty table for a set of @layout that holds at most
+	 * @bound elements; nullptr without memory. */
+	static DynTable *create(const SetLayout &layout, uint32_t bound, Extack *ack);
 	/* Control: free the table and every element; no frame can reach it. */
 	static void destroy(DynTable *t);
 
@@ -179,6 +179,15 @@ private:
 	/* Unlink @e (its predecessor's link at @link) and free it after a
 	 * grace period. Lock held. */
 	void unlink(DynEntry **link, DynEntry *e) XB_REQUIRES(lock_);
+	/* The garbage collection in slices (nft_rhash_gc's work, done by the
+	 * writers): the expired elements of the next @buckets buckets go. */
+	void collect_locked(uint32_t buckets, uint64_t now_ns) XB_REQUIRES(lock_);
+	void collect_slice(uint32_t buckets, uint64_t now_ns);
+
+	/* Buckets each insert collects (the whole table every few thousand
+	 * inserts), and what a full set collects before it gives up. */
+	static constexpr uint32_t kInsertSlice = 2;
+	static constexpr uint32_t kFullSlice = 64;
 
 	xb_lock *lock_;
 	DynEntry **buckets_;	/* RCU-published chain heads */
@@ -187,6 +196,7 @@ private:
 	uint32_t key_len_;
 	uint32_t data_len_;
 	uint32_t count_;	/* atomic; changed under the lock */
+	uint32_t gc_cursor_;	/* the next bucket to collect; under the lock */
 };
 
 /*

@@ -12,6 +12,7 @@
 set -u
 source "$(dirname "$0")/lib.sh"
 TMPDIR=$(mktemp -d)
+MODULE=${1:-}
 
 need_xnft
 
@@ -738,6 +739,55 @@ nft_dynset() {
 	ip netns del h4
 }
 
+# 16. Set statements under a ping flood on xbridge (last: it unloads the
+#     module): each request adds an element that expires in 5 s, its reply
+#     deletes it and adds its own, a full set (size 1000) breaks the
+#     statement until its elements expire and are collected; the set
+#     stays within its size, flushing the ruleset under traffic and (given
+#     the module path) rmmod under traffic are clean, elements still
+#     waiting for their grace period included.
+nft_dynset_churn() {
+	printf '%s\n' 'table bridge c {' \
+		'	set recent {' \
+		'		typeof ip saddr . icmp sequence' \
+		'		size 1000' \
+		'		flags dynamic,timeout' \
+		'		timeout 5s' \
+		'	}' \
+		'	chain pre {' \
+		'		type filter hook prerouting priority filter; policy accept;' \
+		'		icmp type echo-request update @recent { ip saddr . icmp sequence limit rate 100/second } counter' \
+		'		icmp type echo-reply delete @recent { ip daddr . icmp sequence }' \
+		'		icmp type echo-reply add @recent { ip saddr . icmp sequence }' \
+		'	}' '}' > "$TMPDIR/churn.nft"
+	check "churn: the ruleset" xnft -f "$TMPDIR/churn.nft"
+	ip netns exec h1 ping -f -q -w 2 10.0.0.8 >/dev/null 2>&1
+	local n
+	n=$(xnft list set bridge c recent | grep -o '10\.0\.0\.[78] \. [0-9]*' | wc -l)
+	(( n > 0 && n <= 1000 ))
+	log_test "churn: the set holds what frames added, within its size ($n elements)" $?
+	sleep 5.5
+	n=$(xnft list set bridge c recent | grep -o '10\.0\.0\.[78] \. [0-9]*' | wc -l)
+	(( n == 0 ))
+	log_test "churn: 5 s later every element has expired ($n listed)" $?
+	ip netns exec h1 ping -f -q 10.0.0.8 >/dev/null 2>&1 &
+	local ping=$!
+	sleep 1
+	check "churn: flush ruleset under traffic" xnft flush ruleset
+	check "churn: the ruleset again under traffic" xnft -f "$TMPDIR/churn.nft"
+	sleep 1
+	if [[ -n "$MODULE" ]]; then
+		rmmod xbridge
+		log_test "churn: rmmod xbridge with set statements under traffic" $?
+		kill $ping 2>/dev/null
+		wait $ping 2>/dev/null
+		insmod "$MODULE"
+	else
+		kill $ping 2>/dev/null
+		wait $ping 2>/dev/null
+	fi
+}
+
 ALL_TESTS="
 	nft_empty
 	nft_same_as_nft
@@ -754,6 +804,7 @@ ALL_TESTS="
 	nft_stateful
 	nft_timeouts
 	nft_dynset
+	nft_dynset_churn
 "
 
 nft_topology

@@ -532,3 +532,41 @@ TEST_CASE("nft dynset: xnft's set statements list back as they were loaded", "[n
 	CHECK(listed.find("10.0.0.1 . 53") != std::string::npos);
 	CHECK(listed.find("10.0.0.1 : 0x00000000") != std::string::npos);
 }
+
+TEST_CASE("nft dynset: a dump of many elements frames added comes whole, in parts", "[nft][dynset]")
+{
+	Clock clock;
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  set recent { typeof ip saddr . udp dport; size 1000; flags dynamic,timeout; timeout 2s; }\n"
+		       "  chain c { type filter hook forward priority 0;\n"
+		       "    update @recent { ip saddr . udp dport } counter\n"
+		       "  }\n"
+		       "}\n") == 0);
+	for (unsigned i = 0; i < 1200; i++) {
+		Frame f(ctf::frame(ctf::udp_packet(ctf::v4(10, 0, uint8_t(i >> 8), uint8_t(i)),
+						   ctf::v4(10, 0, 0, 2), 5000, uint16_t(i), 8)));
+		f.pkt.now_ns = xb_now_ns();
+		e.run(kHookForward, f.pkt);
+	}
+	CHECK(e.packets("t", "c", 0) == 1000);	// full: the statement broke
+	xnft::RulesetModel model;
+	dump_into(e.rs, model);
+	const std::string listed = xnft::print_ruleset(model, xnft::PrintOptions{});
+	size_t n = 0;
+	for (size_t at = listed.find(" . "); at != std::string::npos; at = listed.find(" . ", at + 1))
+		n++;
+	CHECK(n == 1000 + 2);	// and the typeof line and the rule's
+	xb_user_advance_time_ns(2000000001ull);
+	xnft::RulesetModel later;
+	dump_into(e.rs, later);
+	CHECK(xnft::print_ruleset(later, xnft::PrintOptions{}).find("elements") == std::string::npos);
+	// expired, they make room again, collected by the writers (no commit)
+	for (unsigned i = 0; i < 1200; i++) {
+		Frame f(ctf::frame(ctf::udp_packet(ctf::v4(10, 1, uint8_t(i >> 8), uint8_t(i)),
+						   ctf::v4(10, 0, 0, 2), 5000, uint16_t(i), 8)));
+		f.pkt.now_ns = xb_now_ns();
+		e.run(kHookForward, f.pkt);
+	}
+	CHECK(e.packets("t", "c", 0) == 2000);
+}
