@@ -9,6 +9,8 @@
 //              (ct zone, ip protocol, flow offload); conntrack's own lookup
 //              is not in it (the frame carries its result)
 //   set1000    `ip daddr @s accept` against a 1,000-element set, random hits
+//   dynset1000 `update @m { ip daddr counter } accept`: a set statement
+//              finding (and counting in) one of 1,000 elements frames added
 //   linearN    N non-matching `tcp dport` rules before an accept: the cost
 //              per rule is (linearN - linear0) / N
 //
@@ -279,6 +281,27 @@ int main(int argc, char **argv)
 		}
 		finish(f);
 		rows.push_back({"set1000", measure(rs, f, {kHookForward}, kNfAccept, passes, ok)});
+		rs.fini();
+	}
+
+	// dynset1000: `update @m { ip daddr counter }` over 1,000 destinations,
+	// every element there after the untimed first pass (a set statement
+	// finding its element and counting: nft's per-address meter).
+	if (want("dynset1000")) {
+		Ruleset rs;
+		rs.init(nullptr);
+		ok &= load(rs, "table bridge t {\n  set m { type ipv4_addr; flags dynamic; }\n"
+			       "  chain forward { type filter hook forward priority 0; policy drop; "
+			       "update @m { ip daddr counter } accept }\n}\n");
+		Frames f;
+		uint32_t seed = 7;
+		for (int i = 0; i < 4096; i++) {
+			seed = seed * 1103515245 + 12345;
+			const int k = int((seed >> 8) % 1000);
+			add_frame(f, tcp_to(uint8_t(k / 250), uint8_t(k % 250), 22));
+		}
+		finish(f);
+		rows.push_back({"dynset1000", measure(rs, f, {kHookForward}, kNfAccept, passes, ok)});
 		rs.fini();
 	}
 
