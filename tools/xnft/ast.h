@@ -88,6 +88,9 @@ enum class StmtKind {
 		    // nft's set and map statements (the kernel's dynset); lhs the
 		    // key, rhs the data (null for a set statement), key the set's
 		    // name (where it stands in name_loc)
+	Meter,      // meter NAME [size N] { KEY [timeout T] STMT }: nft's meter, a
+		    // set statement on an anonymous set of its own named NAME
+		    // (key; name_loc), the key in lhs, STMT in stateful[0]
 };
 
 // A set statement's operation: NFT_DYNSET_OP_ADD, _UPDATE, _DELETE.
@@ -131,6 +134,11 @@ struct Stmt {
 	uint32_t set_op = kDynsetAdd;
 	uint64_t set_timeout_ms = 0;
 	std::vector<Stmt> stateful;
+	// Meter: `size N` (0: none given), where a comment on the key stands
+	// (nft refuses it when it evaluates the statement), where the inner
+	// statement stands (nft's "meter statement must be stateful")
+	uint32_t meter_size = 0;
+	Location key_comment_loc, inner_loc;
 };
 
 struct Rule {

@@ -908,7 +908,7 @@ void Delinearizer::lookup(nftnl_expr *e)
 	     match_json(inv ? "!=" : "==", lhs_json, rhs_json));
 }
 
-// set_stmt_print and map_stmt_print (nft 1.0.6): `OP @SET { KEY [timeout
+// set_stmt_print, map_stmt_print and meter_stmt_print (nft 1.0.6): `OP @SET { KEY [timeout
 // T] [STATEFUL ...] [: DATA] }`, the key's fields (or values, typed by the
 // set's key) as a lookup prints them, the stateful statements as -s
 // prints them. JSON: {"set": {"op", "elem", "set", "stmt"}}, the key in
@@ -982,6 +982,22 @@ void Delinearizer::dynset(nftnl_expr *e)
 		static_cast<std::vector<Stateful> *>(data)->push_back(std::move(st));
 		return 0;
 	}, &stmts);
+	if (s && !nftnl_expr_is_set(e, NFTNL_EXPR_DYNSET_SREG_DATA) && !stmts.empty() &&
+	    (nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS)) {
+		// netlink_parse_dynset: a set statement with a statement on an
+		// anonymous set is a meter, listed with its first statement and
+		// the set's size (meter_stmt_print; JSON's size an int)
+		const uint32_t size = nftnl_set_is_set(s, NFTNL_SET_DESC_SIZE)
+					      ? nftnl_set_get_u32(s, NFTNL_SET_DESC_SIZE) : 0;
+		Json j = Json::object();
+		j.set("key", std::move(key_json));
+		j.set("stmt", std::move(stmts[0].json));
+		j.set("size", Json::integer(static_cast<int32_t>(size)));
+		j.set("name", Json::string(name));
+		emit("meter " + name + " size " + std::to_string(size) + " { " + key + " " + stmts[0].text + " }",
+		     Json::wrap("meter", std::move(j)));
+		return;
+	}
 	std::string text = op_name + " @" + name + " { " + key;
 	Json stmt_json = Json::array();
 	for (Stateful &st : stmts) {

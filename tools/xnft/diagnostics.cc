@@ -1,6 +1,8 @@
 // diagnostics.cc - nft-style error formatting (see diagnostics.h).
 #include "diagnostics.h"
 
+#include <algorithm>
+
 namespace xnft {
 
 Location span(const Location &a, const Location &b)
@@ -30,11 +32,16 @@ std::string format_error(const LangError &err)
 	std::string line = l.file->text.substr(l.line_offset, end - l.line_offset);
 	out += line + "\n";
 	std::string carets;
-	for (unsigned c = 1; c <= l.last_col; c++) {
-		if (c < l.first_col)
-			carets += (c - 1 < line.size() && line[c - 1] == '\t') ? '\t' : ' ';
-		else
+	const Location &o = err.outer();
+	const bool outer = o.valid() && o.line == l.line;
+	const unsigned last = outer ? std::max(l.last_col, o.last_col) : l.last_col;
+	for (unsigned c = 1; c <= last; c++) {
+		if (c >= l.first_col && c <= l.last_col)
 			carets += '^';
+		else if (outer && c >= o.first_col && c <= o.last_col)
+			carets += '~';
+		else
+			carets += (c - 1 < line.size() && line[c - 1] == '\t') ? '\t' : ' ';
 	}
 	out += carets + "\n";
 	return out;

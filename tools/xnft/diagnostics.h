@@ -36,10 +36,15 @@ class LangError : public std::runtime_error {
 public:
 	LangError(const Location &loc, const std::string &msg)
 		: std::runtime_error(msg), loc_(loc) {}
+	// An error about LOC within OUTER, which nft marks with '~' around
+	// LOC's carets (erec's secondary location, stmt_binary_error).
+	LangError(const Location &loc, const std::string &msg, const Location &outer)
+		: std::runtime_error(msg), loc_(loc), outer_(outer) {}
 	const Location &where() const { return loc_; }
+	const Location &outer() const { return outer_; }
 
 private:
-	Location loc_;
+	Location loc_, outer_;
 };
 
 // Formats ERR as nft does: location line, source line, caret line.

@@ -11,6 +11,7 @@
 #include <libnftnl/udata.h>
 
 #include "protocols.h"
+#include "set_userdata.h"
 
 // nftables' own set element user data (include/rule.h)
 #define XNFT_UDATA_SET_ELEM_FLAGS 1
@@ -1344,6 +1345,14 @@ void Linearizer::dynset(const Stmt &s)
 		kernel("Invalid argument");
 	if (s.stateful.size() > 2)	// NFT_SET_EXPR_MAX
 		kernel("Argument list too long");
+	emit_dynset(s, si, parts, s.set_op);
+}
+
+// A set, map or meter statement's expressions once checked: the
+// dependencies, the key (and data) loads, dynset with operation OP.
+void Linearizer::emit_dynset(const Stmt &s, const SetInfo &si, const std::vector<const Expr *> &parts,
+			     uint32_t op)
+{
 	for (const Expr *p : parts)
 		if (p->kind != ExprKind::Value)
 			dependency(*p);
@@ -1380,7 +1389,7 @@ void Linearizer::dynset(const Stmt &s)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SREG_DATA, nft_reg(dreg));
 	if (s.set_timeout_ms)
 		nftnl_expr_set_u64(e, NFTNL_EXPR_DYNSET_TIMEOUT, s.set_timeout_ms);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_OP, s.set_op);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_OP, op);
 	nftnl_expr_set_str(e, NFTNL_EXPR_DYNSET_SET_NAME, si.name.c_str());
 	nftnl_expr_set_u32(e, NFTNL_EXPR_DYNSET_SET_ID, si.id);
 	try {
@@ -1396,6 +1405,85 @@ void Linearizer::dynset(const Stmt &s)
 		throw LangError(s.loc, err.what());
 	}
 	nftnl_rule_add_expr(rule_, e);
+}
+
+// nft's meter statement (stmt_evaluate_meter, netlink_gen_meter_stmt):
+// the key checked as nft evaluates it, the statement inside stateful, then
+// an anonymous set of the meter's own name (nft's implicit declaration:
+// NFT_SET_ANONYMOUS | NFT_SET_EVAL, NFT_SET_TIMEOUT with a timeout, the
+// key's type and length, the size when given, USERDATA with the key's byte
+// order only, an empty element batch) before the rule, and a dynset on it:
+// update with the timeout, add without.
+void Linearizer::meter(const Stmt &s)
+{
+	const Expr &key = *s.lhs;
+	std::vector<const Expr *> parts;
+	if (key.kind == ExprKind::Concat)
+		for (auto &i : key.items)
+			parts.push_back(i.get());
+	else
+		parts.push_back(&key);
+	// a value has no type to be parsed by: nothing gives the key one
+	if (key.kind == ExprKind::Value)
+		throw LangError(key.loc, "No symbol type information");
+	for (const Expr *p : parts)
+		if (p->kind == ExprKind::Value)
+			throw LangError(p->loc, "Can't parse symbolic invalid expressions");
+	SetInfo si;
+	for (const Expr *p : parts)
+		si.key.push_back(keypart_of_expr(*p));
+	if (s.key_comment_loc.valid())
+		throw LangError(s.key_comment_loc, "Meter key expression can not contain comments");
+	const Stmt &inner = s.stateful[0];
+	const bool stateful = (inner.kind == StmtKind::Counter || inner.kind == StmtKind::Limit ||
+			       inner.kind == StmtKind::Quota) && inner.key.empty();
+	if (!stateful)
+		throw LangError(s.inner_loc, "meter statement must be stateful", s.loc);
+	// the kernel: a set of that name already (nf_tables_newset), a
+	// timeout it cannot hold (nft_dynset_init)
+	auto kernel = [&](const Location &loc, const char *err) {
+		throw LangError(loc, std::string("Could not process rule: ") + err);
+	};
+	// (an anonymous set the kernel holds goes with its rule, which xnft
+	// does not follow: only this input's meters are known to stay)
+	auto old = table_.sets.find(s.key);
+	if (old != table_.sets.end() && !(old->second.flags & NFT_SET_ANONYMOUS))
+		kernel(key.loc, "File exists");
+	if (old != table_.sets.end() && old->second.id)
+		kernel(key.loc, "Operation not supported");
+	if (s.set_timeout_ms >= kMaxTimeoutMs)
+		kernel(s.loc, "Numerical result out of range");
+	si.name = s.key;
+	si.flags = NFT_SET_ANONYMOUS | NFT_SET_EVAL | (s.set_timeout_ms ? NFT_SET_TIMEOUT : 0);
+	si.id = ++set_id_;
+	uint32_t key_type = 0, key_len = 0;
+	for (auto &k : si.key) {
+		key_type = (key_type << 6) | k.type->id;
+		key_len += si.key.size() > 1 ? (k.bytes + 3) / 4 * 4 : k.bytes;
+	}
+	nftnl_set *st = nftnl_set_alloc();
+	nftnl_set_set_u32(st, NFTNL_SET_FAMILY, family_);
+	nftnl_set_set_str(st, NFTNL_SET_TABLE, table_name_.c_str());
+	nftnl_set_set_str(st, NFTNL_SET_NAME, si.name.c_str());
+	nftnl_set_set_u32(st, NFTNL_SET_ID, si.id);
+	nftnl_set_set_u32(st, NFTNL_SET_FLAGS, si.flags);
+	nftnl_set_set_u32(st, NFTNL_SET_KEY_TYPE, key_type);
+	nftnl_set_set_u32(st, NFTNL_SET_KEY_LEN, key_len);
+	if (s.meter_size)
+		nftnl_set_set_u32(st, NFTNL_SET_DESC_SIZE, s.meter_size);
+	// the key's byte order as nft parsed it: none for a concatenation
+	const SetDecl none;
+	const uint32_t order = si.key.size() > 1 ? 0 : si.key[0].order == ByteOrder::Big ? 2 : 1;
+	const Bytes ud = build_set_userdata({&none, order, false, false, 0, false});
+	nftnl_set_set_data(st, NFTNL_SET_USERDATA, ud.data(), static_cast<uint32_t>(ud.size()));
+	nftnl_set *es = nftnl_set_alloc();
+	nftnl_set_set_u32(es, NFTNL_SET_FAMILY, family_);
+	nftnl_set_set_str(es, NFTNL_SET_TABLE, table_name_.c_str());
+	nftnl_set_set_str(es, NFTNL_SET_NAME, si.name.c_str());
+	nftnl_set_set_u32(es, NFTNL_SET_ID, si.id);
+	sink_(st, es);
+	table_.sets[si.name] = si;
+	emit_dynset(s, si, parts, s.set_timeout_ms ? kDynsetUpdate : kDynsetAdd);
 }
 
 // nft merges consecutive equality matches on adjacent bytes of the same
@@ -1663,6 +1751,9 @@ void Linearizer::statement(const Stmt &s)
 		return;
 	case StmtKind::SetElem:
 		dynset(s);
+		break;
+	case StmtKind::Meter:
+		meter(s);
 		return;
 	}
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "ast.h"
 #include "compiler.h"
@@ -117,6 +118,9 @@ private:
 	void emit_verdict(const std::string &v, const std::string &chain, const Location &loc);
 	void set_stmt(const Stmt &s);
 	void dynset(const Stmt &s);
+	void emit_dynset(const Stmt &s, const SetInfo &si, const std::vector<const Expr *> &parts,
+			 uint32_t op);
+	void meter(const Stmt &s);
 	nftnl_expr *stateful_expr(const Stmt &s);
 	void reject(const Stmt &s);
 	void prepend(const std::function<void()> &emit);

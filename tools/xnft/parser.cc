@@ -1665,6 +1665,56 @@ void Parser::parse_set_stmt(Stmt &s)
 	s.loc = span(op.loc, last_loc_);
 }
 
+// nft's meter_stmt: `meter NAME [size N] { KEY [timeout T] [expires T]
+// [comment "..."] STMT }`, KEY as a set statement's (nft's concat_expr),
+// STMT any one statement: that it is an anonymous counter, limit or quota,
+// that KEY is no value and has no comment, nft checks when it evaluates
+// the rule (the linearizer). A size beyond 32 bits is cut to them, as
+// nft stores it.
+void Parser::parse_meter_stmt(Stmt &s)
+{
+	Token m = take();
+	s.kind = StmtKind::Meter;
+	const Token &n = peek();
+	if (n.kind == Tok::Punct)	// bison names a one-character token quoted
+		throw LangError(n.loc, "syntax error, unexpected '" + n.text + "', expecting string");
+	if (n.kind != Tok::Word || kReservedNames.count(n.text))
+		unexpected(n, "string");
+	s.name_loc = n.loc;
+	s.key = take().text;
+	if (accept("size")) {
+		Token z = take();
+		if (z.kind != Tok::Word || !is_number_word(z.text))
+			unexpected(z, "number");
+		s.meter_size = static_cast<uint32_t>(parse_u64(z));
+	}
+	expect("{", "'{'");
+	s.lhs = parse_set_stmt_expr();
+	for (;;) {
+		if (accept("timeout")) {
+			s.set_timeout_ms = parse_time_spec("'}'");
+		} else if (accept("expires")) {
+			parse_time_spec("'}'");
+		} else if (accept("comment")) {
+			Token c = take();
+			if (c.kind != Tok::String && c.kind != Tok::Word)
+				unexpected(c, "string");
+			s.key_comment_loc = span(s.lhs->loc, c.loc);
+		} else {
+			break;
+		}
+	}
+	Rule one;
+	const Location start = peek().loc;
+	if (peek().punct("}"))
+		unexpected(peek());
+	parse_statement(one);
+	s.inner_loc = span(start, last_loc_);
+	s.stateful.push_back(std::move(one.stmts.back()));
+	expect("}", "'}'");
+	s.loc = span(m.loc, last_loc_);
+}
+
 // One side of a set statement's element: packet expressions (payload,
 // meta, ct, numgen, hashes, options) and values, `.`-concatenated.
 ExprPtr Parser::parse_set_stmt_expr()
@@ -1817,6 +1867,11 @@ bool Parser::parse_statement(Rule &r)
 		expect("@", "'@'");
 		s.kind = StmtKind::FlowOffload;
 		s.key = expect_identifier();
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
+	if (t.is("meter")) {
+		parse_meter_stmt(s);
 		r.stmts.push_back(std::move(s));
 		return true;
 	}

@@ -166,8 +166,14 @@ std::vector<WireMsg> encode_batch(const Batch &batch)
 			// As many messages as the elements need: a netlink attribute
 			// (the element list) holds at most 64 KiB, as nft splits them,
 			// and the family's carrier a little less (push_elems).
+			// None at all for no elements (a meter's empty set),
+			// as nft's mnl_nft_setelem_batch sends none then.
 			type = i.kind == ItemKind::NewSetElems ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM;
 			nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(i.set);
+			if (!nftnl_set_elems_iter_cur(it)) {
+				nftnl_set_elems_iter_destroy(it);
+				continue;
+			}
 			int more;
 			do {
 				h = hdr(type);

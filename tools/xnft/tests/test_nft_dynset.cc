@@ -533,6 +533,48 @@ TEST_CASE("nft dynset: xnft's set statements list back as they were loaded", "[n
 	CHECK(listed.find("10.0.0.1 : 0x00000000") != std::string::npos);
 }
 
+TEST_CASE("nft dynset: xnft's meters load, limit per key and list back as nft lists them",
+	  "[nft][dynset]")
+{
+	Clock clock;
+	// an anonymous set named for the meter (flags 0x21), no element
+	// message, a dynset on it. (With a key timeout nft sends flags 0x31,
+	// which Linux takes, as it takes a timeout in an anonymous set with
+	// NFT_SET_EVAL; core/ does not yet.)
+	const std::string text =
+		"table bridge t {\n"
+		"  chain c { type filter hook forward priority filter;\n"
+		"    meter flood size 128 { ip saddr limit rate over 1/second burst 2 packets } drop\n"
+		"    meter seen { ip saddr . ip daddr counter }\n"
+		"  }\n"
+		"}\n";
+	Engine e;
+	REQUIRE(e.load(text) == 0);
+	xnft::PrintOptions po;
+	po.handles = true;
+	const std::string want = xnft::offline_listing(text, po);
+	xnft::RulesetModel dumped_model;
+	dump_into(e.rs, dumped_model);
+	CHECK(xnft::print_ruleset(dumped_model, po) == want);
+	CHECK(want.find("meter flood size 128 { ip saddr limit rate over 1/second burst 2 packets } drop") !=
+	      std::string::npos);
+	CHECK(want.find("meter seen size 65535 { ip saddr . ip daddr counter }") !=
+	      std::string::npos);
+	// per source: the burst passes, then the meter's limit drops
+	for (uint8_t src : {1, 2}) {
+		CHECK(send(e, src) == kNfAccept);
+		CHECK(send(e, src) == kNfAccept);
+		CHECK(send(e, src) == kNfDrop);
+	}
+	// the rules go, and their meters with them
+	REQUIRE(e.load("flush chain bridge t c\n") == 0);
+	xnft::RulesetModel flushed;
+	dump_into(e.rs, flushed);
+	CHECK(xnft::print_ruleset(flushed, po).find("meter") == std::string::npos);
+	REQUIRE(flushed.tables.size() == 1);
+	CHECK(flushed.tables[0].sets.empty());
+}
+
 TEST_CASE("nft dynset: a dump of many elements frames added comes whole, in parts", "[nft][dynset]")
 {
 	Clock clock;
