@@ -744,7 +744,8 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 			}
 			break;
 		case Op::MetaSet:
-			p.mark = *src;
+			if (in.sub == kMetaMark)
+				p.mark = *src;
 			break;
 		case Op::Lookup: {
 			SetHit hit;

@@ -121,6 +121,7 @@ enum : uint16_t { kMetaDreg = 1, kMetaKey = 2, kMetaSreg = 3 };
 enum : uint32_t {
 	kMetaLen = 0, kMetaProtocol = 1, kMetaPriority = 2, kMetaMark = 3, kMetaIif = 4,
 	kMetaOif = 5, kMetaIifname = 6, kMetaOifname = 7, kMetaIiftype = 8, kMetaOiftype = 9,
+	kMetaNftrace = 12,
 	kMetaNfproto = 15, kMetaL4proto = 16, kMetaBriIifname = 17, kMetaBriOifname = 18,
 	kMetaPkttype = 19, kMetaCpu = 20, kMetaIifgroup = 21, kMetaOifgroup = 22,
 	kMetaPrandom = 24, kMetaIifkind = 26, kMetaOifkind = 27, kMetaBriIifpvid = 28,

@@ -2118,3 +2118,17 @@ TEST_CASE("nft engine: set and element timeouts", "[nft]")
 	CHECK(raw_timeout_set(e, "z", NFT_SET_TIMEOUT | NFT_SET_ANONYMOUS, 0, {}) == -xb::kEOPNOTSUPP);
 	xb_user_use_real_time();
 }
+
+TEST_CASE("nft engine: meta nftrace set is accepted and changes nothing else", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; "
+		       "meta nftrace set 1 meta mark set 5 counter } }\n") == 0);
+	Frame f(tcp(22));
+	CHECK(e.run(kHookForward, f.pkt) == kNfAccept);
+	CHECK(f.pkt.mark == 5);
+	CHECK(e.packets("t", "c", 0) == 1);
+	// other keys stay refused, with nf_tables' error
+	std::string msg;
+	CHECK(e.load("add rule bridge t c meta priority set 1\n", &msg) == -xb::kEOPNOTSUPP);
+}
