@@ -30,6 +30,7 @@ static const DataType types[] = {
 	{TYPE_TIME, "time", "relative time", 32, ByteOrder::Host, false},
 	{TYPE_IFINDEX, "iface_index", "network interface index", 32, ByteOrder::Host, false},
 	{TYPE_ARPHRD, "iface_type", "network interface type", 16, ByteOrder::Host, false},
+	{TYPE_CLASSID, "classid", "TC classid", 32, ByteOrder::Host, false},
 	{TYPE_UID, "uid", "user ID", 32, ByteOrder::Host, false},
 	{TYPE_GID, "gid", "group ID", 32, ByteOrder::Host, false},
 	{TYPE_CT_STATE, "ct_state", "conntrack state", 32, ByteOrder::Host, true},
@@ -450,6 +451,30 @@ bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::st
 		v = total;
 		break;
 	}
+	case TYPE_CLASSID: {
+		// tchandle_type_parse: root, none, MAJ:MIN in hex (a quoted one
+		// any length, cut to 32 bits; unquoted nft's scanner takes one to
+		// four digits each), else strtoull's number, 0 for no number
+		if (w == "root") {
+			v = 0xffffffff;
+		} else if (w == "none") {
+			v = 0;
+		} else if (w.find(':') != std::string::npos) {
+			const size_t c = w.find(':');
+			auto hex = [](const std::string &x) {
+				return x.size() >= 1 && x.size() <= 4 &&
+				       x.find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+			};
+			if (!quoted && (!hex(w.substr(0, c)) || !hex(w.substr(c + 1))))
+				return false;
+			v = static_cast<uint32_t>(std::strtoull(w.substr(0, c).c_str(), nullptr, 16) << 16);
+			if (c + 1 < w.size())
+				v |= static_cast<uint32_t>(std::strtoull(w.c_str() + c + 1, nullptr, 16));
+		} else {
+			v = static_cast<uint32_t>(std::strtoull(w.c_str(), nullptr, 0));
+		}
+		break;
+	}
 	case TYPE_IFINDEX: {
 		if (!quoted && parse_number(w, v))
 			break;
@@ -645,6 +670,15 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 	case TYPE_MARK:
 		snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
 		return buf;
+	case TYPE_CLASSID:
+		// tchandle_type_print, -n or not
+		if (v == 0xffffffff)
+			return "root";
+		if (v == 0)
+			return "none";
+		snprintf(buf, sizeof buf, "%llx:%llx", static_cast<unsigned long long>(v >> 16),
+			 static_cast<unsigned long long>(v & 0xffff));
+		return buf;
 	case TYPE_CT_STATE: return flag_names(ct_state_syms, v);
 	case TYPE_CT_STATUS: return flag_names(ct_status_syms, v);
 	case TYPE_TCP_FLAG: return flag_names(tcp_flag_syms, v);
@@ -735,6 +769,9 @@ Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &
 			return Json::string(s);
 		return Json::uinteger(v);
 	}
+	case TYPE_CLASSID:
+		// json.c prints it as text, -n or not
+		return Json::string(format_value(t, bits, order, b));
 	case TYPE_ETHERTYPE:
 	case TYPE_ARPOP:
 	case TYPE_CT_STATE:
@@ -805,8 +842,8 @@ unsigned elements_per_line(const DataType &t)
 {
 	switch (t.id) {
 	case TYPE_NFPROTO: case TYPE_INTEGER: case TYPE_ARPOP: case TYPE_INET_PROTOCOL: case TYPE_INET_SERVICE:
-	case TYPE_TCP_FLAG: case TYPE_MARK: case TYPE_IFINDEX: case TYPE_UID: case TYPE_GID:
-	case TYPE_CT_DIR:
+	case TYPE_TCP_FLAG: case TYPE_MARK: case TYPE_IFINDEX: case TYPE_CLASSID: case TYPE_UID:
+	case TYPE_GID: case TYPE_CT_DIR:
 		return 5;
 	case TYPE_IPADDR: case TYPE_CT_STATE: case TYPE_CT_STATUS: case TYPE_PKTTYPE:
 		return 2;
@@ -826,6 +863,18 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 	}
 	if (t.id == TYPE_IFINDEX)
 		throw LangError(e.loc, "Interface does not exist");
+	if (t.id == TYPE_CLASSID) {
+		// nft's scanner takes a classid of one to four hex digits a
+		// side and stops at the colon after it, or at the first one
+		const std::string &w = e.text;
+		size_t at = w.find(':');
+		const size_t two = w.find(':', at + 1);
+		if (two != std::string::npos && two - at - 1 >= 1 && two - at - 1 <= 4 && at >= 1 && at <= 4)
+			at = two;
+		Location l = e.loc;
+		l.first_col = l.last_col = e.loc.first_col + static_cast<unsigned>(at);
+		throw LangError(l, "syntax error, unexpected colon");
+	}
 	uint64_t v;
 	if ((t.id != TYPE_IFNAME && t.id != TYPE_STRING) && parse_number(e.text, v))
 		throw LangError(e.loc, "Value " + e.text + " exceeds valid range 0-" +

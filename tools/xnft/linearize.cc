@@ -1222,6 +1222,14 @@ void Linearizer::set_stmt(const Stmt &s)
 		lookup(*v.items[0], *v.items[1], 1, false, &tp, false);
 	} else if (v.kind == ExprKind::Payload || v.kind == ExprKind::Meta || v.kind == ExprKind::Ct ||
 		   v.kind == ExprKind::Numgen || v.kind == ExprKind::Hash || v.kind == ExprKind::Exthdr) {
+		// stmt_evaluate_arg: a field of a type of its own must have the
+		// key's (`meta priority set ct mark`); plain integers go anywhere
+		if (v.kind == ExprKind::Payload || v.kind == ExprKind::Meta || v.kind == ExprKind::Ct) {
+			const DataType &src = *keypart_of_expr(v).type;
+			if (src.id != TYPE_INTEGER && tp.type->id != TYPE_INTEGER && src.id != tp.type->id)
+				throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->desc +
+						", expression has type " + src.desc, span(target.loc, v.loc));
+		}
 		dependency(v);
 		Load l = load(v, 1);
 		// numgen, the hashes and option fields are plain integers, which

@@ -88,7 +88,7 @@ static const PayloadField payload_fields[] = {
 static const MetaKey meta_keys[] = {
 	{"length", NFT_META_LEN, TYPE_INTEGER, 32, ByteOrder::Host},
 	{"protocol", NFT_META_PROTOCOL, TYPE_ETHERTYPE, 16, ByteOrder::Big},
-	{"priority", NFT_META_PRIORITY, TYPE_INTEGER, 32, ByteOrder::Host},
+	{"priority", NFT_META_PRIORITY, TYPE_CLASSID, 32, ByteOrder::Host},
 	{"mark", NFT_META_MARK, TYPE_MARK, 32, ByteOrder::Host},
 	{"iif", NFT_META_IIF, TYPE_IFINDEX, 32, ByteOrder::Host},
 	{"oif", NFT_META_OIF, TYPE_IFINDEX, 32, ByteOrder::Host},
