@@ -78,6 +78,12 @@ void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 			continue;
 		if (in.op == Op::Dynset && type == kDynsetSetId)
 			continue;
+		if (in.op == Op::ObjMap && type == kObjrefSetId)
+			continue;
+		if (in.op == Op::ObjMap && type == kObjrefSetName) {
+			w.str(type, static_cast<const SetObj *>(in.ref)->name);
+			continue;
+		}
 		if (in.op == Op::Dynset && type == kDynsetSetName) {
 			w.str(type, static_cast<const SetObj *>(
 					    static_cast<const Dynset *>(in.ref)->set)->name);
@@ -259,6 +265,8 @@ bool fill_set(const SetObj &s, AttrWriter &w)
 		w.be32(kSetGcInterval, s.gc_interval);
 	if (s.policy)
 		w.be32(kSetPolicy, s.policy);
+	if (s.obj_type)
+		w.be32(kSetObjType, s.obj_type);
 	if (s.userdata.len)
 		w.put(kSetUserdata, s.userdata.data, s.userdata.len);
 	if (s.size || s.layout.field_count) {
@@ -346,6 +354,11 @@ static void put_elem(const SetObj &s, const ElemView &e, AttrWriter &w,
 	}
 	if (dyn)
 		put_elem_exprs(*dyn, w);
+	if (s.obj_type && e.data && !(flags & kSetElemFIntervalEnd)) {
+		const ObjObj *o;
+		__builtin_memcpy(&o, e.data, sizeof(o));
+		w.str(kSetElemObjref, o->name);
+	}
 	if (flags)
 		w.be32(kSetElemFlags, flags);
 	/* nf_tables_fill_setelem: the element's own timeout, and the time

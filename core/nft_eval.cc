@@ -11,6 +11,7 @@
 #include "compiler.h"
 #include "jhash.h"
 #include "nft_dynset.h"
+#include "nft_ruleset.h"
 #include "nft_set.h"
 
 namespace xb::nft {
@@ -557,9 +558,8 @@ bool eval_exthdr(const Insn &in, const Pkt &p, uint32_t *dst)
 	return copy_bytes(p, uint64_t(at) + in.offset, dst, in.len);
 }
 
-bool eval_limit(const Insn &in, const Pkt &p)
+bool limit_pass(Limit *l, const Pkt &p)
 {
-	Limit *l = static_cast<Limit *>(in.ref);
 	const uint64_t cost = limit_cost(l->nsecs, l->rate, l->type, p.len - p.nhoff);
 	bool over;
 	{
@@ -568,6 +568,34 @@ bool eval_limit(const Insn &in, const Pkt &p)
 	}
 	/* nft_limit_eval returns "over", inverted by the flag; over breaks. */
 	return (over ^ bool(l->flags & kLimitFInv)) == false;
+}
+
+void count_frame(Counter &c, const Pkt &p)
+{
+	CounterCpu *pc = c.cpu.this_cpu();
+	counter_add(pc->packets, 1);
+	counter_add(pc->bytes, p.len - p.nhoff);
+}
+
+/* nft_objref_map_eval: the object the key maps to (the catch-all's if
+ * none), run as its own expression would; no element breaks. */
+bool eval_obj_map(const Insn &in, const uint32_t *key, const Pkt &p)
+{
+	SetHit hit;
+	const SetIndex *set = static_cast<const SetIndex *>(in.ref);
+	if (!set->lookup(reinterpret_cast<const uint8_t *>(key), hit, p.now_ns) || !hit.data)
+		return false;
+	ObjObj *o;
+	__builtin_memcpy(&o, hit.data, sizeof(o));
+	switch (in.sub) {
+	case kObjectCounter:
+		count_frame(o->counter, p);
+		return true;
+	case kObjectQuota:
+		return eval_quota(o->quota, p);
+	default:
+		return limit_pass(&o->limit, p);
+	}
 }
 
 bool eval_cmp(const Insn &in, const uint32_t *reg)
@@ -767,15 +795,15 @@ void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
 			break;
 		}
 		case Op::Counter:
-		case Op::ObjCounter: {
-			CounterCpu *c = static_cast<Counter *>(in.ref)->cpu.this_cpu();
-			counter_add(c->packets, 1);
-			counter_add(c->bytes, p.len - p.nhoff);
+		case Op::ObjCounter:
+			count_frame(*static_cast<Counter *>(in.ref), p);
 			break;
-		}
 		case Op::Limit:
 		case Op::ObjLimit:
-			ok = eval_limit(in, p);
+			ok = limit_pass(static_cast<Limit *>(in.ref), p);
+			break;
+		case Op::ObjMap:
+			ok = eval_obj_map(in, src, p);
 			break;
 		case Op::Dynset: {
 			const SetIndex *set;
@@ -857,6 +885,9 @@ bool rule_reads_unwritten(const Insn *insn, uint32_t count)
 		case Op::Shift:
 		case Op::Byteorder:
 			reads = writes = true;
+			break;
+		case Op::ObjMap:
+			reads = true;
 			break;
 		case Op::Lookup:
 			reads = true;

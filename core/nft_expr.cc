@@ -405,15 +405,45 @@ int parse_counter(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
 	return 0;
 }
 
-/* nft_objref_init: an immediate reference to a named object of the table;
- * xbridge has counter objects. The set form (objref map) is refused. */
+/* nft_objref_map_init: the object a key maps to in an object map. */
+int parse_objref_map(const Attr *tb, Resolver &res, Insn &in, Extack *ack)
+{
+	char name[kNameMax] = "";
+	if (tb[kObjrefSetName].present() && !attr_string(tb[kObjrefSetName], name, sizeof(name)))
+		return invalid(ack, "bad set name");
+	uint32_t id;
+	const bool has_id = tb[kObjrefSetId].present();
+	if (has_id && !attr_be32(tb[kObjrefSetId], id))
+		return invalid(ack, "set id is not a 32-bit value");
+	void *set = res.set(name, has_id ? &id : nullptr);
+	if (!set)
+		return fail(ack, kENOENT, "no such set");
+	const uint32_t type = res.set_obj_type(set);
+	if (!type)
+		return invalid(ack, "the set is not an object map");
+	uint32_t klen, dlen;
+	bool map, vmap;
+	res.set_layout(set, klen, dlen, map, vmap);
+	int err = load_reg(tb[kObjrefSetSreg], klen, in.sreg, ack);
+	if (err)
+		return err;
+	in.op = Op::ObjMap;
+	in.sub = uint8_t(type);
+	in.len = uint8_t(klen);
+	in.ref = set;
+	return 0;
+}
+
+/* nft_objref_init: an immediate reference to a named object of the table
+ * (xbridge has counters, quotas and limits), or one through a map. */
 int parse_objref(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extack *ack)
 {
-	if (tb[kObjrefSetSreg].present() || tb[kObjrefSetName].present() ||
-	    tb[kObjrefSetId].present())
-		return fail(ack, kEOPNOTSUPP, "object maps are not supported by xbridge");
+	/* nft_objref_select_ops */
+	if (tb[kObjrefSetSreg].present() &&
+	    (tb[kObjrefSetName].present() || tb[kObjrefSetId].present()))
+		return parse_objref_map(tb, res, in, ack);
 	if (!tb[kObjrefImmName].present() || !tb[kObjrefImmType].present())
-		return invalid(ack, "an object reference needs a type and a name");
+		return fail(ack, kEOPNOTSUPP, "an object reference needs a type and a name, or a map");
 	uint32_t type;
 	char name[kNameMax];
 	if (!attr_be32(tb[kObjrefImmType], type))

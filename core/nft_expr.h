@@ -70,6 +70,9 @@ enum class Op : uint8_t {
 			 * data[1]: the ICMP and ICMPv6 codes), then drop */
 	Dynset,		/* add/update/delete @set: a frame writes a set (ref:
 			 * Dynset; data: the generation's SetIndex) */
+	ObjMap,		/* counter|quota|limit name KEY map @set: the named
+			 * object the key maps to (ref: the set, control, then
+			 * the generation's SetIndex; sub: the object type) */
 };
 
 /* A counter: per-CPU, summed for dumps. */
@@ -217,6 +220,8 @@ public:
 	 * whether the data is a verdict. */
 	virtual void set_layout(void *set, uint32_t &key_len, uint32_t &data_len, bool &map,
 				bool &verdict_map) = 0;
+	/* An object map's NFT_OBJECT_* type; 0 for any other set. */
+	virtual uint32_t set_obj_type(void *set) = 0;
 	/* What a set statement needs of the set it writes (nft_dynset_init). */
 	virtual void dynset_target(void *set, DynsetTarget &target) = 0;
 

@@ -216,6 +216,10 @@ struct BuildContext final : Resolver {
 		t.size = &s->size;
 		t.table = &s->dyn;
 	}
+	uint32_t set_obj_type(void *set) override
+	{
+		return static_cast<const SetObj *>(set)->obj_type;
+	}
 	void set_layout(void *set, uint32_t &key_len, uint32_t &data_len, bool &map,
 			bool &verdict_map) override
 	{
@@ -422,6 +426,8 @@ SetObj *bound_set(const Insn &in)
 		return static_cast<SetObj *>(in.ref);
 	if (in.op == Op::Dynset)
 		return static_cast<SetObj *>(static_cast<Dynset *>(in.ref)->set);
+	if (in.op == Op::ObjMap)
+		return static_cast<SetObj *>(in.ref);
 	return nullptr;
 }
 
@@ -1313,15 +1319,34 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "set attributes are 32-bit values");
 	if (key_len == 0 || key_len > kSetKeyMax)
 		return fail(ack, kEINVAL, "set key length is 1 to 64 bytes");
-	if (sflags & (kSetFObject | kSetFExpr) || tb[kSetExpr].present() ||
-	    tb[kSetExpressions].present())
-		return fail(ack, kEOPNOTSUPP, "object maps and set expressions are not supported");
+	if (sflags & kSetFExpr || tb[kSetExpr].present() || tb[kSetExpressions].present())
+		return fail(ack, kEOPNOTSUPP, "set expressions are not supported");
 	if (sflags & ~(kSetFAnonymous | kSetFConstant | kSetFInterval | kSetFMap | kSetFConcat |
-		       kSetFTimeout | kSetFEval))
+		       kSetFTimeout | kSetFEval | kSetFObject))
 		return fail(ack, kEOPNOTSUPP, "unknown set flags");
-	/* nf_tables_newset: timeouts in neither an anonymous nor a constant set */
-	if ((sflags & kSetFTimeout) && (sflags & (kSetFAnonymous | kSetFConstant)))
+	/* nf_tables_newset: an object map names its objects' type, and is
+	 * no data map */
+	uint32_t obj_type = 0;
+	if ((sflags & (kSetFMap | kSetFObject)) == (kSetFMap | kSetFObject))
+		return fail(ack, kEOPNOTSUPP, "a set is a map or an object map, not both");
+	if (tb[kSetObjType].present()) {
+		if (!(sflags & kSetFObject))
+			return fail(ack, kEINVAL, "an object type needs an object map");
+		if (!attr_be32(tb[kSetObjType], obj_type))
+			return fail(ack, kEINVAL, "set object type is a 32-bit value");
+		if (obj_type != kObjectCounter && obj_type != kObjectQuota &&
+		    obj_type != kObjectLimit)
+			return fail(ack, kEOPNOTSUPP, "xbridge's objects are counters, quotas and limits");
+	} else if (sflags & kSetFObject) {
+		return fail(ack, kEINVAL, "an object map needs its objects' type");
+	}
+	/* nf_tables_newset: timeouts in neither a constant set nor an
+	 * anonymous one, unless a set statement writes it (a meter) */
+	if ((sflags & (kSetFAnonymous | kSetFTimeout | kSetFEval)) == (kSetFAnonymous | kSetFTimeout) ||
+	    (sflags & (kSetFConstant | kSetFTimeout)) == (kSetFConstant | kSetFTimeout))
 		return fail(ack, kEOPNOTSUPP, "an anonymous or constant set has no timeouts");
+	if ((sflags & (kSetFEval | kSetFObject)) == (kSetFEval | kSetFObject))
+		return fail(ack, kEOPNOTSUPP, "a set statement's set is no object map");
 	const bool map = sflags & kSetFMap;
 	if (map != tb[kSetDataType].present())
 		return fail(ack, kEINVAL, "a map, and only a map, has a data type");
@@ -1330,6 +1355,8 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "map data length is 1 to 64 bytes");
 	if (vmap)
 		data_len = 0;
+	if (obj_type)
+		data_len = sizeof(void *);	/* the element's ObjObj */
 	/* nf_tables_newset: a default timeout and a GC interval only for a
 	 * set with timeouts, never an anonymous one */
 	uint64_t timeout_ns = 0;
@@ -1401,7 +1428,8 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 		if (flags & kNlmFReplace)
 			return fail(ack, kEOPNOTSUPP, "sets cannot be replaced");
 		if (s.flags != sflags || s.layout.key_len != key_len ||
-		    s.layout.data_len != data_len || s.data_type != data_type)
+		    s.layout.data_len != data_len || s.data_type != data_type ||
+		    s.obj_type != obj_type)
 			return fail(ack, kEEXIST, "set exists with another type");
 		return 0;
 	}
@@ -1432,6 +1460,7 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 	s->key_type = key_type;
 	s->data_type = data_type;
 	s->policy = policy;
+	s->obj_type = obj_type;
 	s->size = size;
 	s->layout = layout;
 	t->sets.push_back(*s);
@@ -1509,9 +1538,22 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		return fail(ack, kEINVAL, "no interval ends in a concatenated interval set");
 	if (concat_ranges && (eflags & kSetElemFCatchall) && et[kSetElemKeyEnd].present())
 		return fail(ack, kEINVAL, "a catch-all element has no key end");
-	if (et[kSetElemExpr].present() || et[kSetElemExpressions].present() ||
-	    et[kSetElemObjref].present())
-		return fail(ack, kEOPNOTSUPP, "element expressions and objects are not supported");
+	if (et[kSetElemExpr].present() || et[kSetElemExpressions].present())
+		return fail(ack, kEOPNOTSUPP, "element expressions are not supported");
+	/* nft_add_set_elem: an object map's element names its object (of
+	 * the map's type, ENOENT otherwise); no other set's does */
+	ObjObj *obj = nullptr;
+	if (add && s->obj_type && !(eflags & kSetElemFIntervalEnd)) {
+		if (!et[kSetElemObjref].present())
+			return fail(ack, kEINVAL, "an object map's element needs an object");
+		for (ObjObj &o : s->table->objs)
+			if (o.type == s->obj_type && name_is(o.name, et[kSetElemObjref]))
+				obj = &o;
+		if (!obj)
+			return fail(ack, kENOENT, "no such object");
+	} else if (add && et[kSetElemObjref].present()) {
+		return fail(ack, kEINVAL, "an object for an element of a set that is no object map");
+	}
 	/* nft_add_set_elem: an interval end carries no timeout; an element
 	 * without its own takes the set's; an expiration sooner than the
 	 * timeout (the time left, as a dump reports it) needs one. */
@@ -1597,6 +1639,11 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		}
 	} else if (add && et[kSetElemData].present()) {
 		return fail(ack, kEINVAL, "data for an element of a set (not a map)");
+	}
+	uint8_t obj_bytes[sizeof(void *)];
+	if (obj) {
+		__builtin_memcpy(obj_bytes, &obj, sizeof(obj));
+		e.data = obj_bytes;
 	}
 
 	/* nft_pipapo_deactivate() looks the KEY up as a point: a delete takes
@@ -1787,8 +1834,8 @@ int Ruleset::new_setelem(uint16_t flags, const Attr *tb, Extack *ack)
 		return err;
 	if (!tb[kSetElemListElements].present())
 		return fail(ack, kEINVAL, "no elements");
-	if ((s->flags & kSetFConstant) && set_in_use(s))
-		return fail(ack, kEBUSY, "the set is constant");
+	if ((s->flags & (kSetFConstant | kSetFAnonymous)) && set_in_use(s))
+		return fail(ack, kEBUSY, "the set is constant or anonymous and bound");
 	AttrWalker w(tb[kSetElemListElements]);
 	uint16_t type;
 	Attr a;
@@ -1805,8 +1852,8 @@ int Ruleset::del_setelem(uint16_t flags, const Attr *tb, Extack *ack)
 	int err = elem_request(t, s, tb, tables_, ack);
 	if (err)
 		return err;
-	if ((s->flags & kSetFConstant) && set_in_use(s))
-		return fail(ack, kEBUSY, "the set is constant");
+	if ((s->flags & (kSetFConstant | kSetFAnonymous)) && set_in_use(s))
+		return fail(ack, kEBUSY, "the set is constant or anonymous and bound");
 	if (!tb[kSetElemListElements].present()) {
 		/* flush set */
 		for (uint32_t i = 0; i < s->elems.count(); i++) {
@@ -1988,10 +2035,31 @@ int Ruleset::new_obj(uint16_t flags, const Attr *tb, Extack *ack)
 	return 0;
 }
 
+/* Whether a live element of an object map of @o's table names @o. */
+static bool obj_in_maps(const ObjObj *o)
+{
+	for (const SetObj &s : o->table->sets) {
+		if (s.obj_type != o->type)
+			continue;
+		for (uint32_t i = 0; i < s.elems.count(); i++) {
+			const ElemView e = s.elems.at(i);
+			if ((e.flags & kElemDead) || !e.data)
+				continue;
+			const ObjObj *named;
+			__builtin_memcpy(&named, e.data, sizeof(named));
+			if (named == o)
+				return true;
+		}
+	}
+	return false;
+}
+
 int Ruleset::remove_obj(ObjObj *o, Extack *ack)
 {
 	if (o->rule_uses)
 		return fail(ack, kEBUSY, "object is in use by a rule");
+	if (obj_in_maps(o))
+		return fail(ack, kEBUSY, "object is in use by a map's element");
 	return unlink_logged(UndoKind::DelObj, o->table->objs, o, ack);
 }
 
@@ -2236,7 +2304,7 @@ int Ruleset::build(Generation *&out, Extack *ack)
 				for (uint32_t k = 0; k < r.code.count; k++) {
 					Insn &in = g->insns[ii++];
 					in = r.code.insn[k];
-					if (in.op == Op::Lookup) {
+					if (in.op == Op::Lookup || in.op == Op::ObjMap) {
 						in.ref = g->sets[static_cast<SetObj *>(in.ref)->build_index];
 					} else if (in.op == Op::Dynset) {
 						/* the statement stays the rule's; the

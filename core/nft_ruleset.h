@@ -89,6 +89,8 @@ struct SetObj {
 	uint32_t key_type;
 	uint32_t data_type;
 	uint32_t policy;
+	uint32_t obj_type;	/* object maps: NFTA_SET_OBJ_TYPE (each element's
+				 * data is its ObjObj *); 0 otherwise */
 	uint32_t size;		/* NFTA_SET_DESC_SIZE; 0 unbounded */
 	uint64_t timeout_ns;	/* NFTA_SET_TIMEOUT: the elements' default */
 	uint32_t gc_interval;	/* NFTA_SET_GC_INTERVAL, kept for dumps */

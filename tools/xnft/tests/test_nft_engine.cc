@@ -2132,3 +2132,193 @@ TEST_CASE("nft engine: meta nftrace set is accepted and changes nothing else", "
 	std::string msg;
 	CHECK(e.load("add rule bridge t c meta priority set 1\n", &msg) == -xb::kEOPNOTSUPP);
 }
+
+namespace {
+
+// An object map (NFT_SET_OBJECT) of table t: key ipv4_addr, objects of
+// @type; @elems: last octet of 10.0.0.x -> the object's name.
+int add_obj_map(Engine &e, const char *name, uint32_t type,
+		const std::vector<std::pair<uint8_t, const char *>> &elems, uint32_t flags = 0)
+{
+	std::vector<uint8_t> buf(8192);
+	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(nfgenmsg));
+	nftnl_set *s = nftnl_set_alloc();
+	nftnl_set_set_str(s, NFTNL_SET_TABLE, "t");
+	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
+	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_BRIDGE);
+	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_OBJECT | flags);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, 7);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, 4);
+	if (type)
+		nftnl_set_set_u32(s, NFTNL_SET_OBJ_TYPE, type);
+	nftnl_set_set_u32(s, NFTNL_SET_ID, 1);
+	nftnl_set_nlmsg_build_payload(h, s);
+	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
+	xb::Extack ack;
+	int err = e.rs.apply(kMsgNewSet, kNlmFCreate, kFamilyBridge, buf.data() + off,
+			     h->nlmsg_len - off, &ack);
+	if (!err && !elems.empty()) {
+		for (auto &[last, obj] : elems) {
+			nftnl_set_elem *el = nftnl_set_elem_alloc();
+			const uint8_t key[4] = {10, 0, 0, last};
+			nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, key, 4);
+			nftnl_set_elem_set_str(el, NFTNL_SET_ELEM_OBJREF, obj);
+			nftnl_set_elem_add(s, el);
+		}
+		h->nlmsg_len = NLMSG_LENGTH(sizeof(nfgenmsg));
+		nftnl_set_elems_nlmsg_build_payload(h, s);
+		err = e.rs.apply(kMsgNewSetElem, kNlmFCreate, kFamilyBridge, buf.data() + off,
+				 h->nlmsg_len - off, &ack);
+	}
+	nftnl_set_free(s);
+	if (!err)
+		err = e.rs.commit(&ack);
+	else
+		e.rs.abort();
+	return err;
+}
+
+// flush set @name of table t.
+int del_raw_elems(Engine &e, const char *name)
+{
+	std::vector<uint8_t> buf(4096);
+	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(nfgenmsg));
+	nftnl_set *s = nftnl_set_alloc();
+	nftnl_set_set_str(s, NFTNL_SET_TABLE, "t");
+	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
+	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_BRIDGE);
+	nftnl_set_elems_nlmsg_build_payload(h, s);
+	nftnl_set_free(s);
+	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
+	xb::Extack ack;
+	int err = e.rs.apply(kMsgDelSetElem, 0, kFamilyBridge, buf.data() + off, h->nlmsg_len - off,
+			     &ack);
+	if (!err)
+		err = e.rs.commit(&ack);
+	else
+		e.rs.abort();
+	return err;
+}
+
+nftnl_expr *raw_objref_map(const char *set, uint32_t sreg = NFT_REG_1)
+{
+	nftnl_expr *x = nftnl_expr_alloc("objref");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_OBJREF_SET_SREG, sreg);
+	nftnl_expr_set_str(x, NFTNL_EXPR_OBJREF_SET_NAME, set);
+	return x;
+}
+
+nftnl_expr *raw_load_daddr()
+{
+	nftnl_expr *x = nftnl_expr_alloc("payload");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_BASE, NFT_PAYLOAD_NETWORK_HEADER);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_OFFSET, 16);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_LEN, 4);
+	return x;
+}
+
+} // namespace
+
+TEST_CASE("nft engine: object maps name the counter, quota or limit a key uses", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  counter c1 { }\n  counter c2 { }\n"
+		       "  quota q1 { over 100 bytes }\n"
+		       "  chain c { type filter hook forward priority 0; }\n"
+		       "}\n") == 0);
+	REQUIRE(add_obj_map(e, "m", NFT_OBJECT_COUNTER, {{2, "c1"}, {3, "c2"}}) == 0);
+	REQUIRE(add_obj_map(e, "mq", NFT_OBJECT_QUOTA, {{2, "q1"}}) == 0);
+	// counter name ip daddr map @m; quota name ip daddr map @mq drop
+	REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_load_daddr());
+		nftnl_rule_add_expr(r, raw_objref_map("m"));
+	}) == 0);
+	REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_load_daddr());
+		nftnl_rule_add_expr(r, raw_objref_map("mq"));
+		nftnl_rule_add_expr(r, raw_verdict(NF_DROP));
+	}) == 0);
+	auto packets_of = [&](const char *name) {
+		return dump_counters(e.rs, false, "t", name)[name].first;
+	};
+	// 10.0.0.2: c1, and the quota (40-byte frames: the third is over 100)
+	CHECK(verdict(e, kHookForward, tcp(22, 2)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, tcp(22, 2)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, tcp(22, 2)) == kNfDrop);
+	// 10.0.0.3: c2; 10.0.0.4: no element, the rule breaks
+	CHECK(verdict(e, kHookForward, tcp(22, 3)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, tcp(22, 4)) == kNfAccept);
+	CHECK(packets_of("c1") == 3);
+	CHECK(packets_of("c2") == 1);
+
+	std::string msg;
+	// an object an element names is busy; the map's rule holds the map
+	CHECK(e.load("delete counter bridge t c1\n", &msg) == -xb::kEBUSY);
+	// the elements' objects must exist, and be of the map's type
+	CHECK(add_obj_map(e, "bad", NFT_OBJECT_COUNTER, {{2, "nope"}}) == -xb::kENOENT);
+	CHECK(add_obj_map(e, "bad", NFT_OBJECT_COUNTER, {{2, "q1"}}) == -xb::kENOENT);
+	// an object map needs its type; no map and object map at once
+	CHECK(add_obj_map(e, "bad", 0, {}) == -xb::kEINVAL);
+	CHECK(add_obj_map(e, "bad", NFT_OBJECT_COUNTER, {}, NFT_SET_MAP) == -xb::kEOPNOTSUPP);
+	CHECK(add_obj_map(e, "bad", NFT_OBJECT_COUNTER, {}, NFT_SET_EVAL) == -xb::kEOPNOTSUPP);
+	// an objref map into a set that is no object map
+	REQUIRE(e.load("add set bridge t plain { type ipv4_addr; }\n") == 0);
+	CHECK(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_load_daddr());
+		nftnl_rule_add_expr(r, raw_objref_map("plain"));
+	}) == -xb::kEINVAL);
+	// the dump names each element's object (NFTA_SET_ELEM_OBJREF)
+	std::map<uint8_t, std::string> named;
+	{
+		unsigned long pos[kDumpPosLen] = {};
+		std::vector<uint8_t> buf(1 << 14);
+		for (;;) {
+			AttrWriter w(buf.data(), buf.size());
+			uint16_t type = 0;
+			const long n = dump_next(e.rs, kMsgGetSetElem, "t", pos, w, &type);
+			REQUIRE(n >= 0);
+			if (n == 0)
+				break;
+			Attr tb[kSetElemListElements + 1];
+			REQUIRE(parse_attrs(buf.data(), size_t(n), tb, kSetElemListElements));
+			char set[kNameMax];
+			REQUIRE(attr_string(tb[kSetElemListSet], set, sizeof(set)));
+			if (strcmp(set, "m"))
+				continue;
+			AttrWalker walk(tb[kSetElemListElements]);
+			uint16_t t;
+			Attr el;
+			while (walk.next(t, el)) {
+				Attr et[kSetElemExpressions + 1], kt[2];
+				REQUIRE(parse_nested(el, et, kSetElemExpressions));
+				REQUIRE(parse_nested(et[kSetElemKey], kt, 1));
+				char obj[kNameMax];
+				REQUIRE(attr_string(et[kSetElemObjref], obj, sizeof(obj)));
+				named[kt[1].data[3]] = obj;
+			}
+		}
+	}
+	CHECK(named == std::map<uint8_t, std::string>{{2, "c1"}, {3, "c2"}});
+	// once the rules and elements are gone, the object can go
+	REQUIRE(e.load("flush chain bridge t c\n") == 0);
+	REQUIRE(del_raw_elems(e, "m") == 0);
+	std::vector<uint8_t> buf(4096);
+	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(nfgenmsg));
+	nftnl_obj *o = nftnl_obj_alloc();
+	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, "t");
+	nftnl_obj_set_str(o, NFTNL_OBJ_NAME, "c1");
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, NFPROTO_BRIDGE);
+	nftnl_obj_nlmsg_build_payload(h, o);
+	nftnl_obj_free(o);
+	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
+	xb::Extack ack;
+	CHECK(e.rs.apply(kMsgDelObj, 0, kFamilyBridge, buf.data() + off, h->nlmsg_len - off, &ack) ==
+	      0);
+	CHECK(e.rs.commit(&ack) == 0);
+}
