@@ -320,36 +320,19 @@ bool DynTable::eval_exprs(DynEntry &e, const Pkt &p)
 	return true;
 }
 
-const DynEntry *DynTable::nth_live(uint32_t n, uint64_t now_ns) const
-{
-	for (uint32_t b = 0; b <= mask_; b++)
-		for (const DynEntry *e = rcu_deref(buckets_[b]); e; e = rcu_deref(e->next)) {
-			if (elem_expired(load_once(e->expires_ns), now_ns))
-				continue;
-			if (n-- == 0)
-				return e;
-		}
-	return nullptr;
-}
-
-void DynTable::clear()
-{
-	LockGuard guard(lock_);
-	for (uint32_t b = 0; b <= mask_; b++)
-		while (DynEntry *e = buckets_[b])
-			unlink(&buckets_[b], e);
-}
-
 void DynTable::purge_expired(uint64_t now_ns)
 {
-	LockGuard guard(lock_);
-	for (uint32_t b = 0; b <= mask_; b++) {
-		DynEntry **link = &buckets_[b];
-		for (DynEntry *cur = *link; cur; cur = *link) {
-			if (elem_expired(load_once(cur->expires_ns), now_ns))
-				unlink(link, cur);
-			else
-				link = &cur->next;
+	constexpr uint32_t kSlice = 256;
+	for (uint32_t b = 0; b <= mask_; b += kSlice) {
+		LockGuard guard(lock_);
+		for (uint32_t i = b; i < b + kSlice && i <= mask_; i++) {
+			DynEntry **link = &buckets_[i];
+			for (DynEntry *cur = *link; cur; cur = *link) {
+				if (elem_expired(load_once(cur->expires_ns), now_ns))
+					unlink(link, cur);
+				else
+					link = &cur->next;
+			}
 		}
 	}
 }

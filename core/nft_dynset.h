@@ -149,9 +149,6 @@ public:
 
 	/* Elements, expired ones too. */
 	uint32_t count() const { return __atomic_load_n(&count_, __ATOMIC_RELAXED); }
-	/* The @n-th live element in bucket order, or nullptr (dumps resume by
-	 * position; the caller holds an RCU read section while it uses it). */
-	const DynEntry *nth_live(uint32_t n, uint64_t now_ns) const;
 	/* Call @fn(const DynEntry &) for each element live at @now_ns, in
 	 * bucket order (inside an RCU read section). */
 	template <typename Fn> void for_each_live(uint64_t now_ns, Fn fn) const
@@ -161,8 +158,8 @@ public:
 				if (!elem_expired(load_once(e->expires_ns), now_ns))
 					fn(*e);
 	}
-	/* Unlink every element (flush), or those expired by @now_ns. */
-	void clear();
+	/* Unlink the elements expired by @now_ns, a slice of buckets per
+	 * lock hold (the datapath waits for one slice at most). */
 	void purge_expired(uint64_t now_ns);
 
 	uint32_t key_len() const { return key_len_; }
