@@ -601,7 +601,7 @@ nft_stateful() {
 
 # 14. A set with timeouts and a named limit, on xbridge (h1 -> h2) and on
 #     the Linux bridge (h3 -> h4) with the same ruleset: an address blocked
-#     for 12 s is blocked, then expires and is gone from both listings (the
+#     for 15 s is blocked, then expires and is gone from both listings (the
 #     listings equal but for the time left); deleting the expired element
 #     fails on both; the limit object passes the same pings on both.
 nft_timeouts() {
@@ -625,25 +625,26 @@ nft_timeouts() {
 		'	}' '}' > "$TMPDIR/timeouts.nft"
 	check "timeouts: the ruleset (xnft)" xnft -f "$TMPDIR/timeouts.nft"
 	check "timeouts: the ruleset (nft, the Linux bridge)" nft -f "$TMPDIR/timeouts.nft"
-	# (12 s: the checks before it expires must fit under TCG with
-	# another guest running.  The wait counts from the later of the
-	# two adds having returned: under TCG the nft add can finish
-	# seconds after the xnft one, and its element lives that much
+	# (15 s: the checks before it expires must fit under TCG with
+	# another guest running, and on the debug kernel: they come right
+	# after the adds, the listing after them. The wait counts from the
+	# later of the two adds having returned: under TCG the nft add can
+	# finish seconds after the xnft one, and its element lives that much
 	# longer.)
-	check "timeouts: block 10.0.0.8 for 12 s (xnft)" \
-		xnft add element bridge tt blocked '{ 10.0.0.8 timeout 12s, 10.0.0.99 }'
-	check "timeouts: the same (nft)" \
-		nft add element bridge tt blocked '{ 10.0.0.8 timeout 12s, 10.0.0.99 }'
-	local added=$SECONDS
-	same "timeouts: listed as nft lists it (but the time left)" \
-		"$(xnft list ruleset | sed "$strip")" "$(nft list ruleset | sed "$strip")"
 	ip -n h1 neigh flush all
 	ip -n h2 neigh flush all
+	check "timeouts: block 10.0.0.8 for 15 s (xnft)" \
+		xnft add element bridge tt blocked '{ 10.0.0.8 timeout 15s, 10.0.0.99 }'
+	check "timeouts: the same (nft)" \
+		nft add element bridge tt blocked '{ 10.0.0.8 timeout 15s, 10.0.0.99 }'
+	local added=$SECONDS
 	check "timeouts: xbridge: 10.0.0.8 is blocked" no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.8
 	check "timeouts: Linux bridge: 10.0.0.8 is blocked" no_reply ip netns exec h3 ping -c 1 -W 1 10.0.0.8
-	sleep $((added + 14 - SECONDS > 0 ? added + 14 - SECONDS : 0))
-	check "timeouts: xbridge: after 12 s it passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
-	check "timeouts: Linux bridge: after 12 s it passes" ip netns exec h3 ping -c 1 -W 2 10.0.0.8
+	same "timeouts: listed as nft lists it (but the time left)" \
+		"$(xnft list ruleset | sed "$strip")" "$(nft list ruleset | sed "$strip")"
+	sleep $((added + 17 - SECONDS > 0 ? added + 17 - SECONDS : 0))
+	check "timeouts: xbridge: after 15 s it passes" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
+	check "timeouts: Linux bridge: after 15 s it passes" ip netns exec h3 ping -c 1 -W 2 10.0.0.8
 	ip netns exec h1 ping -c 3 -i 0.3 -W 1 10.0.0.8 >/dev/null 2>&1
 	ip netns exec h3 ping -c 3 -i 0.3 -W 1 10.0.0.8 >/dev/null 2>&1
 	same "timeouts: the expired element gone, the same counters and limit on both" \
