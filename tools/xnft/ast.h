@@ -82,6 +82,8 @@ enum class StmtKind {
 	Log,
 	Notrack,
 	Quota,      // quota [over|until] N UNIT [used N UNIT] | quota name NAME
+		    // (Counter, Quota, Limit: `name EXPR map @m|{ ... }`, an object
+		    // map, leaves key empty and puts the Map expression in rhs)
 	Reject,     // reject [with icmp|icmpv6|icmpx [type] CODE | with tcp reset]
 	ExthdrSet,  // tcp option NAME FIELD set VALUE (lhs the option's field)
 	SetElem,    // add|update|delete @SET { KEY [timeout T] [STATEFUL...] [: DATA] }:
@@ -171,6 +173,8 @@ struct SetDecl {
 	bool is_map = false;
 	std::vector<std::string> key_types;  // concatenation of type names
 	std::string data_type;               // maps: a type name ("verdict" with typeof too)
+	uint32_t obj_type = 0;               // object maps (`type K : counter|quota|limit`):
+	                                     // NFT_OBJECT_*, the map is NFT_SET_OBJECT then
 	ExprPtr key_typeof;                  // `typeof EXPR [. EXPR ...]`: the key's expressions
 	ExprPtr data_typeof;                 // maps: `typeof K : EXPR` (null for `: verdict`)
 	Location type_loc;

@@ -52,6 +52,13 @@ static uint16_t add_flags(Verb v)
 	}
 }
 
+void TableInfo::use_objects(SetInfo &set, const std::vector<Element> &elems)
+{
+	for (const Element &e : elems)
+		if (!e.objref.empty() && set.objrefs.emplace(e.key, e.objref).second)
+			obj_use[obj_key(set.objtype, e.objref)]++;
+}
+
 void Compiler::learn(const RulesetModel &m)
 {
 	for (const ModelTable &t : m.tables) {
@@ -77,6 +84,21 @@ void Compiler::learn(const RulesetModel &m)
 			si.flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
 			si.key = keyparts_of_set(s);
 			si.is_map = si.flags & NFT_SET_MAP;
+			if ((si.flags & NFT_SET_OBJECT) && nftnl_set_is_set(s, NFTNL_SET_OBJ_TYPE))
+				si.objtype = nftnl_set_get_u32(s, NFTNL_SET_OBJ_TYPE);
+			// the objects its elements name, in use
+			nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
+			for (nftnl_set_elem *e = nftnl_set_elems_iter_next(it); e; e = nftnl_set_elems_iter_next(it)) {
+				if (!si.objtype || !nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_OBJREF))
+					continue;
+				uint32_t n = 0;
+				const auto *k = static_cast<const uint8_t *>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &n));
+				Element el;
+				el.key.assign(k, k + n);
+				el.objref = nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_OBJREF);
+				ti.use_objects(si, {el});
+			}
+			nftnl_set_elems_iter_destroy(it);
 			if (nftnl_set_is_set(s, NFTNL_SET_TIMEOUT))
 				si.timeout_ms = nftnl_set_get_u64(s, NFTNL_SET_TIMEOUT);
 			if (si.is_map) {
@@ -191,6 +213,8 @@ void Compiler::compile(const Command &cmd)
 			nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family_number(cmd.family));
 			nftnl_set_set_str(s, NFTNL_SET_TABLE, cmd.table.c_str());
 			nftnl_set_set_str(s, NFTNL_SET_NAME, cmd.set.c_str());
+			if (it != t.sets.end())
+				t.release_objects(it->second);
 			if (cmd.verb != Verb::Flush)
 				t.sets.erase(cmd.set);
 			batch_->add_set(cmd.verb == Verb::Flush ? ItemKind::FlushSet : ItemKind::DelSet, s,
@@ -241,6 +265,10 @@ void Compiler::compile(const Command &cmd)
 			if (!cmd.has_handle && cmd.verb == Verb::Delete && !names.count(cmd.object))
 				throw LangError(cmd.name_loc,
 						"Could not process rule: No such file or directory");
+			// an object a map's element names stays (nf_tables_delobj)
+			if (!cmd.has_handle && names.count(cmd.object) &&
+			    t.obj_use[TableInfo::obj_key(type, cmd.object)] > 0)
+				throw LangError(cmd.name_loc, "Could not process rule: Device or resource busy");
 			nftnl_obj *o = nftnl_obj_alloc();
 			nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, family_number(cmd.family));
 			nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, type);
@@ -277,7 +305,7 @@ void Compiler::table(const Command &cmd)
 			auto it = tables_.find(key);
 			if (it != tables_.end())
 				for (auto &s : it->second.sets)
-					(void)s;
+					it->second.release_objects(s.second);
 		} else {
 			tables_.erase(key);
 		}
@@ -407,10 +435,15 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		throw LangError(d.loc, "set definition does not specify key");
 	SetInfo si;
 	si.name = d.name;
-	si.is_map = d.is_map;
+	// an object map is NFT_SET_OBJECT, no NFT_SET_MAP: the kernel's
+	// lookups take it as a set
+	si.objtype = d.obj_type;
+	si.is_map = d.is_map && !d.obj_type;
 	si.flags = d.flags;
-	if (d.is_map)
+	if (si.is_map)
 		si.flags |= NFT_SET_MAP;
+	if (si.objtype)
+		si.flags |= NFT_SET_OBJECT;
 	if (d.timeout_ms)
 		si.flags |= NFT_SET_TIMEOUT;
 	si.timeout_ms = d.timeout_ms;
@@ -438,7 +471,7 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 			throw LangError(d.data_typeof->loc, "xnft does not support concatenated map data");
 		si.data = data[0];
 		data_byteorder = si.data.order == ByteOrder::Big ? 2 : 1;
-	} else if (d.is_map) {
+	} else if (si.is_map) {
 		const DataType *dt = datatype_by_name(d.data_type);
 		if (dt && dt->id == TYPE_VERDICT) {
 			si.verdict_map = true;
@@ -479,10 +512,12 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, si.flags);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, key_type);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, key_len);
-	if (d.is_map) {
+	if (si.is_map) {
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, si.verdict_map ? uint32_t(NFT_DATA_VERDICT) : uint32_t(si.data.type->id));
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, si.verdict_map ? 0 : si.data.bytes);
 	}
+	if (si.objtype)
+		nftnl_set_set_u32(s, NFTNL_SET_OBJ_TYPE, si.objtype);
 	if (d.timeout_ms)
 		nftnl_set_set_u64(s, NFTNL_SET_TIMEOUT, d.timeout_ms);
 	if (d.gc_interval_ms)
@@ -496,8 +531,13 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, (si.flags & NFT_SET_INTERVAL) ?
 				  interval_desc_size(elems) : static_cast<uint32_t>(elems.size()));
 	set_concat_desc(s, si);
-	const Bytes ud = build_set_userdata({&d, key_byteorder, d.is_map, si.verdict_map, data_byteorder, false});
+	const Bytes ud = build_set_userdata({&d, key_byteorder, si.is_map, si.verdict_map, data_byteorder, false,
+					     si.objtype != 0});
 	nftnl_set_set_data(s, NFTNL_SET_USERDATA, ud.data(), static_cast<uint32_t>(ud.size()));
+	// an existing set keeps its elements (and what they name)
+	if (auto old = t.sets.find(d.name); old != t.sets.end())
+		si.objrefs = old->second.objrefs;
+	t.use_objects(si, elems);
 	t.sets[d.name] = si;
 	batch_->add_set(ItemKind::NewSet, s, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert));
 	if (!elems.empty()) {
@@ -516,9 +556,23 @@ void Compiler::elements(const std::string &family, const std::string &table, con
 {
 	TableInfo &t = table_info(family, table, lit.loc);
 	SetInfo si = si_in;
-	std::vector<Element> elems = type_elements(si, lit, false, t);
+	std::vector<Element> elems = type_elements(si, lit, false, t, !add);
 	if (add)
 		check_element_timeouts(si, elems);
+	// what the object map's elements name, in use from now on or no more
+	if (auto named = t.sets.find(si.name); named != t.sets.end() && si.objtype) {
+		if (add) {
+			t.use_objects(named->second, elems);
+		} else {
+			for (const Element &e : elems) {
+				auto ref = named->second.objrefs.find(e.key);
+				if (ref == named->second.objrefs.end())
+					continue;
+				t.obj_use[TableInfo::obj_key(si.objtype, ref->second)]--;
+				named->second.objrefs.erase(ref);
+			}
+		}
+	}
 	// nft deletes a single value of a concatenated interval set by its
 	// KEY alone (it adds it with KEY_END = KEY).
 	if (!add)

@@ -22,6 +22,7 @@ struct nftnl_set;
 namespace xnft {
 
 class RulesetModel;
+struct Element;
 
 // One component of a set key or of a loaded value.
 struct KeyPart {
@@ -41,6 +42,10 @@ struct SetInfo {
 	KeyPart data{};
 	uint32_t id = 0;
 	uint64_t timeout_ms = 0;   // the set's default timeout (NFTA_SET_TIMEOUT)
+	// An object map (NFT_SET_OBJECT, not a map to the kernel's lookups):
+	// the NFT_OBJECT_* its elements name (NFTA_SET_OBJ_TYPE), 0 otherwise.
+	uint32_t objtype = 0;
+	std::map<Bytes, std::string> objrefs;  // its elements' keys -> the objects they name
 };
 
 struct TableInfo {
@@ -54,6 +59,22 @@ struct TableInfo {
 	std::map<std::string, bool> &objects(uint32_t type)
 	{
 		return type == kObjectQuota ? quotas : type == kObjectLimit ? limits : counters;
+	}
+	// How many elements of named object maps name an object ("TYPE
+	// NAME"): the kernel refuses to delete one in use (EBUSY).
+	std::map<std::string, int> obj_use;
+	static std::string obj_key(uint32_t type, const std::string &name)
+	{
+		return std::to_string(type) + " " + name;
+	}
+	// SET's elements ELEMS added (named objects counted once a key).
+	void use_objects(SetInfo &set, const std::vector<Element> &elems);
+	// All of SET's elements gone (delete or flush of the set).
+	void release_objects(SetInfo &set)
+	{
+		for (auto &[k, name] : set.objrefs)
+			obj_use[obj_key(set.objtype, name)]--;
+		set.objrefs.clear();
 	}
 };
 

@@ -219,7 +219,9 @@ private:
 	Field field_exact(const RegVal &v);
 	void relational(const RegVal &v, uint32_t op, const Bytes &data);
 	void range(const RegVal &v, const Bytes &lo, const Bytes &hi, bool neq);
+	void set_key(nftnl_set *s, unsigned reg, std::vector<Field> &parts, std::string &lhs, Json &lhs_json);
 	void lookup(nftnl_expr *e);
+	void objref_map(nftnl_expr *e);
 	void dynset(nftnl_expr *e);
 	void reject(nftnl_expr *e);
 	RegVal numgen(nftnl_expr *e);
@@ -798,13 +800,13 @@ void Delinearizer::range(const RegVal &v, const Bytes &lo_in, const Bytes &hi_in
 	     match_json(neq ? "!=" : "==", f.json, Json::wrap("range", std::move(r))));
 }
 
-void Delinearizer::lookup(nftnl_expr *e)
+// The key a lookup or an objref reads from REG on: the fields loaded
+// there, as many as S's key holds, as text (a concatenation's bit fields
+// with their shift: `ip version >> 4 . ip dscp >> 2`) and JSON.
+void Delinearizer::set_key(nftnl_set *s, unsigned reg, std::vector<Field> &parts, std::string &lhs,
+			   Json &lhs_json)
 {
-	std::string name = str(nftnl_expr_get_str(e, NFTNL_EXPR_LOOKUP_SET));
-	nftnl_set *s = find_set(name);
-	unsigned reg = internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_SREG));
 	uint32_t key_len = s ? nftnl_set_get_u32(s, NFTNL_SET_KEY_LEN) : 4;
-	std::vector<Field> parts;
 	std::vector<uint32_t> shifts;
 	unsigned covered = 0;
 	while (covered < key_len) {
@@ -821,7 +823,6 @@ void Delinearizer::lookup(nftnl_expr *e)
 	}
 	// nft shows the shift of a bit field inside a concatenation (not of
 	// a field alone): `ip version >> 4 . ip dscp >> 2 @s`.
-	std::string lhs;
 	Json parts_json = Json::array();
 	for (size_t i = 0; i < parts.size(); i++) {
 		lhs += (i ? " . " : "") + parts[i].name;
@@ -835,7 +836,17 @@ void Delinearizer::lookup(nftnl_expr *e)
 		}
 		parts_json.push(std::move(j));
 	}
-	Json lhs_json = parts_json.size() == 1 ? parts_json.items()[0] : Json::wrap("concat", parts_json);
+	lhs_json = parts_json.size() == 1 ? parts_json.items()[0] : Json::wrap("concat", parts_json);
+}
+
+void Delinearizer::lookup(nftnl_expr *e)
+{
+	std::string name = str(nftnl_expr_get_str(e, NFTNL_EXPR_LOOKUP_SET));
+	nftnl_set *s = find_set(name);
+	std::vector<Field> parts;
+	std::string lhs;
+	Json lhs_json;
+	set_key(s, internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_SREG)), parts, lhs, lhs_json);
 	// A whole field under a mask (`tcp flags & (syn | ack) == { syn, ack }`):
 	// nft writes the `&` and the operator; a flag mask of several flags
 	// in parentheses, and in JSON as `|` of its flags.
@@ -906,6 +917,39 @@ void Delinearizer::lookup(nftnl_expr *e)
 	}
 	emit(lhs + " " + (inv ? "!= " : masked ? "== " : "") + rhs,
 	     match_json(inv ? "!=" : "==", lhs_json, rhs_json));
+}
+
+// objref_stmt_print of an object map (nft 1.0.6): `counter|quota|limit
+// name KEY map @m|{ KEY : "NAME", ... }`, the word the map's object type
+// (a statement may name a map of another type); JSON {"counter": {"map":
+// {"key": KEY, "data": "@m"|{"set": [...]}}}}.
+void Delinearizer::objref_map(nftnl_expr *e)
+{
+	const std::string name = str(nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_SET_NAME));
+	nftnl_set *s = find_set(name);
+	std::vector<Field> parts;
+	std::string lhs;
+	Json lhs_json;
+	set_key(s, internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_SET_SREG)), parts, lhs, lhs_json);
+	const uint32_t type = s && nftnl_set_is_set(s, NFTNL_SET_OBJ_TYPE) ? nftnl_set_get_u32(s, NFTNL_SET_OBJ_TYPE) : 0;
+	const char *word = type == NFT_OBJECT_COUNTER ? "counter" : type == NFT_OBJECT_QUOTA ? "quota" :
+			   type == NFT_OBJECT_LIMIT ? "limit" : "unknown";
+	std::string rhs;
+	Json rhs_json;
+	if (s && (nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS)) {
+		std::vector<KeyPart> keys;
+		for (auto &p : parts)
+			keys.push_back(p.part);
+		rhs = format_elements(s, keys, nullptr, false, opt_.numeric);
+		rhs_json = Json::wrap("set", elements_json(s, keys, nullptr, false, opt_.numeric));
+	} else {
+		rhs = "@" + name;
+		rhs_json = Json::string(rhs);
+	}
+	Json m = Json::object();
+	m.set("key", std::move(lhs_json));
+	m.set("data", std::move(rhs_json));
+	emit(std::string(word) + " name " + lhs + " map " + rhs, Json::wrap(word, Json::wrap("map", std::move(m))));
 }
 
 // set_stmt_print, map_stmt_print and meter_stmt_print (nft 1.0.6): `OP @SET { KEY [timeout
@@ -1278,6 +1322,8 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			Json j;
 			stateful_print(e, opt_.stateless, t, j);
 			emit(t, std::move(j));
+		} else if (n == "objref" && nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_SET_NAME)) {
+			objref_map(e);
 		} else if (n == "objref" &&
 			   nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_IMM_NAME) &&
 			   nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE) == NFT_OBJECT_COUNTER) {
@@ -1650,6 +1696,11 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 					       nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN));
 			el.data_json = verdict_json(static_cast<int32_t>(nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_VERDICT)),
 						    nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN));
+		} else if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_OBJREF)) {
+			// an object map's element: the object's name, quoted
+			const std::string name = str(nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_OBJREF));
+			el.data = "\"" + name + "\"";
+			el.data_json = Json::string(name);
 		} else if (data && nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_DATA)) {
 			uint32_t dl = 0;
 			const uint8_t *d = static_cast<const uint8_t *>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_DATA, &dl));

@@ -218,7 +218,7 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 // ---- set elements ----
 
 std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_interval_flag,
-				   const TableInfo &table)
+				   const TableInfo &table, bool deleting)
 {
 	struct Raw {
 		Interval iv;
@@ -258,9 +258,26 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 			if (k.kind == ExprKind::Concat)
 				throw LangError(k.loc, "datatype mismatch, set key is not a concatenation");
 			r.iv = encode_interval(si.key[0], k);
+			if (r.iv.range && !(si.flags & NFT_SET_INTERVAL) && !allow_interval_flag)
+				throw LangError(k.loc, std::string("You must add 'flags interval' to your ") +
+						(si.is_map || si.objtype ? "map" : "set") +
+						" declaration if you want to add " +
+						(r.iv.prefix ? "prefix" : "range") + " elements");
 			any_range |= r.iv.range;
 		}
-		if (si.is_map) {
+		if (si.objtype) {
+			// an object map names an object of its type, which the
+			// kernel looks up (ENOENT at the element's key)
+			// (nft sends an element without one, EINVAL, and any
+			// word as a name: `accept` is ENOENT too)
+			if (!d && !deleting)
+				throw LangError(k.loc, "Could not process rule: Invalid argument");
+			if (d)
+				r.el.objref = d->text;
+			auto &names = const_cast<TableInfo &>(table).objects(si.objtype);
+			if (d && !deleting && !names.count(d->text))
+				throw LangError(k.loc, "Could not process rule: No such file or directory");
+		} else if (si.is_map) {
 			if (!d)
 				throw LangError(k.loc, "syntax error, map element needs a value");
 			r.el.has_data = true;
@@ -320,7 +337,7 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 	std::stable_sort(raw.begin(), raw.end(), [](const Raw &a, const Raw &b) {
 		return a.iv.lo < b.iv.lo;
 	});
-	if (allow_interval_flag && !si.is_map) {
+	if (allow_interval_flag && !si.is_map && !si.objtype) {
 		// anonymous sets merge overlapping and adjacent ranges (nft's automerge)
 		std::vector<Raw> merged;
 		for (auto &r : raw) {
@@ -414,6 +431,8 @@ void add_elements(nftnl_set *s, const std::vector<Element> &elems)
 						   static_cast<uint32_t>(e.data.size()));
 			}
 		}
+		if (!e.objref.empty())
+			nftnl_set_elem_set_str(se, NFTNL_SET_ELEM_OBJREF, e.objref.c_str());
 		if (e.timeout_ms)
 			nftnl_set_elem_set_u64(se, NFTNL_SET_ELEM_TIMEOUT, e.timeout_ms);
 		if (e.expiration_ms)
@@ -1019,10 +1038,13 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 	si.flags |= NFT_SET_ANONYMOUS | NFT_SET_CONSTANT;
 	if (si.is_map)
 		si.flags |= NFT_SET_MAP;
-	si.name = si.is_map ? "__map%d" : "__set%d";
+	if (si.objtype)
+		si.flags |= NFT_SET_OBJECT;
+	si.name = si.objtype ? "__objmap%d" : si.is_map ? "__map%d" : "__set%d";
 	si.id = ++set_id_;
 	std::vector<Element> elems = type_elements(si, lit, true, table_);
 	check_element_timeouts(si, elems);
+	table_.use_objects(si, elems);
 	uint32_t key_type = 0, key_len = 0;
 	for (auto &k : si.key) {
 		key_type = (key_type << 6) | k.type->id;
@@ -1040,9 +1062,18 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_TYPE, si.verdict_map ? uint32_t(NFT_DATA_VERDICT) : uint32_t(si.data.type->id));
 		nftnl_set_set_u32(s, NFTNL_SET_DATA_LEN, si.verdict_map ? 0 : si.data.bytes);
 	}
+	if (si.objtype)
+		nftnl_set_set_u32(s, NFTNL_SET_OBJ_TYPE, si.objtype);
 	nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, (si.flags & NFT_SET_INTERVAL) ?
 			  interval_desc_size(elems) : static_cast<uint32_t>(elems.size()));
 	set_concat_desc(s, si);
+	if (si.objtype) {
+		// nft's record for the implicit __objmap: the key's byte order
+		// (a value of the key's type, no typeof) and the data's
+		// interval note
+		const Bytes ud = objmap_userdata(si.key.size() == 1 ? nft_byteorder(*si.key[0].type) : 0);
+		nftnl_set_set_data(s, NFTNL_SET_USERDATA, ud.data(), static_cast<uint32_t>(ud.size()));
+	}
 	nftnl_set *es = nftnl_set_alloc();
 	nftnl_set_set_u32(es, NFTNL_SET_FAMILY, family_);
 	nftnl_set_set_str(es, NFTNL_SET_TABLE, table_name_.c_str());
@@ -1054,9 +1085,10 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 }
 
 void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
-			bool invert, const KeyPart *data, bool verdict)
+			bool invert, const KeyPart *data, bool verdict, uint32_t objtype)
 {
 	SetInfo si;
+	si.objtype = objtype;
 	si.is_map = data != nullptr || verdict;
 	si.verdict_map = verdict;
 	if (data)
@@ -1101,12 +1133,23 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 	} else if (set.kind == ExprKind::SetRef) {
 		auto it = table_.sets.find(set.text);
 		if (it == table_.sets.end())
-			throw LangError(set.loc, "Set '" + set.text + "' does not exist");
+			throw LangError(set.loc, objtype ? "No such file or directory" :
+						 "Set '" + set.text + "' does not exist");
 		const SetInfo &ns = it->second;
 		// nft compares the types, part by part, not their lengths.
 		bool same = ns.key.size() == si.key.size();
 		for (size_t i = 0; same && i < ns.key.size(); i++)
 			same = ns.key[i].type->id == si.key[i].type->id;
+		// an object map is no map to `map` and `vmap`; a statement's
+		// object map may be of another object type (nft and the kernel
+		// take it, the set's type decides)
+		if (objtype && !ns.objtype)
+			throw LangError(set.loc, "Expression is not a map with objects");
+		if (objtype && !same)
+			throw LangError(set.loc, "datatype mismatch, map expects " + type_text(ns.key) +
+					", mapping expression has type " + type_text(si.key), lhs.loc);
+		if ((data || verdict) && ns.objtype)
+			throw LangError(set.loc, "Expression is not a map");
 		if (!same)
 			throw LangError(set.loc, "datatype mismatch, expected " + type_text(si.key) +
 					", expression has type " + type_text(ns.key));
@@ -1124,6 +1167,14 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 	const uint32_t set_flags = set.kind == ExprKind::SetLit ? si.flags : table_.sets.at(set.text).flags;
 	if ((set_flags & NFT_SET_CONCAT) && (set_flags & NFT_SET_INTERVAL))
 		hton_host_parts(si.key, load_end);
+	if (objtype) {
+		nftnl_expr *e = new_expr("objref");
+		nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_SET_SREG, nft_reg(1));
+		nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_SET_NAME, name.c_str());
+		nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_SET_ID, id);
+		nftnl_rule_add_expr(rule_, e);
+		return;
+	}
 	nftnl_expr *e = new_expr("lookup");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, nft_reg(1));
 	if (si.is_map)
@@ -1253,6 +1304,23 @@ void Linearizer::set_stmt(const Stmt &s)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_META_SREG, nft_reg(1));
 	}
 	nftnl_rule_add_expr(rule_, e);
+}
+
+// `counter|quota|limit name EXPR map @m|{ KEY : "NAME", ... }`: nft's
+// objref statement on an object map (netlink_gen_objref_stmt): the key
+// into register 1, then the objref expression naming the map (SET_SREG,
+// SET_NAME, SET_ID); an anonymous map is nft's __objmap%d of the
+// statement's object type. A name given as an expression is nft's
+// datatype mismatch.
+void Linearizer::objref_map(const Stmt &s)
+{
+	const Expr &v = *s.rhs;
+	if (v.kind != ExprKind::Map)
+		throw LangError(v.loc, std::string("datatype mismatch: expected string, expression has type ") +
+				keypart_of_expr(v).type->desc, span(s.loc, v.loc));
+	const uint32_t type = s.kind == StmtKind::Counter ? NFT_OBJECT_COUNTER :
+			      s.kind == StmtKind::Quota ? NFT_OBJECT_QUOTA : NFT_OBJECT_LIMIT;
+	lookup(*v.items[0], *v.items[1], 1, false, nullptr, false, type);
 }
 
 // A counter, quota or limit statement's expression: the anonymous one
@@ -1707,6 +1775,10 @@ void Linearizer::statement(const Stmt &s)
 	case StmtKind::Counter:
 	case StmtKind::Quota:
 	case StmtKind::Limit:
+		if (s.rhs) {
+			objref_map(s);
+			break;
+		}
 		nftnl_rule_add_expr(rule_, stateful_expr(s));
 		return;
 	case StmtKind::Verdict:

@@ -38,6 +38,7 @@ struct Element {
 	std::string verdict;     // verdict maps: accept, drop, jump ...
 	std::string chain;
 	bool interval_open = false;  // a range up to the key's maximum (no end element)
+	std::string objref;      // object maps: the object's name (NFTA_SET_ELEM_OBJREF)
 	// `timeout T`, `expires T` (ms, 0: not sent); where the kernel's
 	// complaints about them point: the key, a map element's key and options
 	uint64_t timeout_ms = 0, expiration_ms = 0;
@@ -67,8 +68,11 @@ void check_element_timeouts(const SetInfo &si, const std::vector<Element> &elems
 // order written, with KEY the fields' starts and KEY_END their ends (equal
 // for a single value), no flags: nft 1.0.6 neither sorts nor merges them.
 // SI.flags gains NFT_SET_CONCAT then.
+// An object map's elements name objects of its type in TABLE (the
+// kernel's ENOENT at the key otherwise); DELETING ones need no name and
+// are sent with the name they are given, unchecked.
 std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_interval_flag,
-				   const TableInfo &table);
+				   const TableInfo &table, bool deleting = false);
 // Attaches ELEMS to the libnftnl set S.
 void add_elements(nftnl_set *s, const std::vector<Element> &elems);
 
@@ -105,8 +109,11 @@ private:
 	bool merge_payloads_at(size_t at);
 	void exthdr_dependency(const Expr &e);
 	void exthdr_set(const Stmt &s);
+	// A lookup of LHS in SET (a map's with DATA or VERDICT); with
+	// OBJTYPE (NFT_OBJECT_*) the objref of an object map instead.
 	void lookup(const Expr &lhs, const Expr &set, unsigned dreg, bool invert,
-		    const KeyPart *data, bool verdict);
+		    const KeyPart *data, bool verdict, uint32_t objtype = 0);
+	void objref_map(const Stmt &s);
 	std::string anonymous_set(SetInfo &si, const Expr &lit);
 	void learn_context(const Load &l, Op op, const Bytes &value);
 	void emit_cmp(unsigned reg, uint32_t op, const Bytes &data);

@@ -865,6 +865,13 @@ std::string Parser::comment_string()
 	return c.text;
 }
 
+// An object map's data (`: counter`): its NFT_OBJECT_* type, 0 for
+// anything else.
+static uint32_t object_type(const std::string &w)
+{
+	return w == "counter" ? kObjectCounter : w == "quota" ? kObjectQuota : w == "limit" ? kObjectLimit : 0;
+}
+
 void Parser::parse_set_body(SetDecl &s)
 {
 	while (block_continues()) {
@@ -875,6 +882,9 @@ void Parser::parse_set_body(SetDecl &s)
 			s.type_loc = s.key_typeof->loc;
 			if (s.is_map) {
 				expect(":", "':'");
+				// nft 1.0.6 has no typeof for object maps
+				if (peek().kind == Tok::Word && object_type(peek().text))
+					throw LangError(peek().loc, "syntax error, unexpected " + peek().text);
 				if (peek().text == "verdict")
 					s.data_type = take().text;
 				else
@@ -890,7 +900,10 @@ void Parser::parse_set_body(SetDecl &s)
 			s.type_loc = span(s.type_loc, toks_.empty() ? s.type_loc : s.type_loc);
 			if (s.is_map) {
 				expect(":", "':'");
-				s.data_type = expect_name("data type");
+				if (peek().kind == Tok::Word && object_type(peek().text))
+					s.obj_type = object_type(take().text);
+				else
+					s.data_type = expect_name("data type");
 			} else if (peek().punct(":")) {
 				throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
 			}
@@ -1715,6 +1728,38 @@ void Parser::parse_meter_stmt(Stmt &s)
 	s.loc = span(m.loc, last_loc_);
 }
 
+// After `counter|quota|limit name`: the object's NAME (in key, where it
+// stands in name_loc), or an object map: EXPR map @m|{ KEY : "NAME", ... }
+// (in rhs; an expression without `map` in rhs as it is, which nft refuses
+// for its type).
+void Parser::parse_object_name(Stmt &s)
+{
+	static const std::set<std::string> starts = {"meta", "ct", "numgen", "jhash", "symhash"};
+	const Token &t = peek();
+	if (t.kind == Tok::Word &&
+	    (payload_protos.count(t.text) || bare_meta_keys.count(t.text) || starts.count(t.text))) {
+		auto key = parse_set_stmt_expr();
+		if (!peek().is("map")) {
+			s.rhs = std::move(key);
+			return;
+		}
+		take();
+		auto mp = make_expr(ExprKind::Map, key->loc);
+		mp->items.push_back(std::move(key));
+		if (peek().punct("{"))
+			mp->items.push_back(parse_set_literal(true));
+		else
+			mp->items.push_back(parse_rhs(false));
+		mp->loc = span(mp->items[0]->loc, mp->items[1]->loc);
+		s.rhs = std::move(mp);
+		return;
+	}
+	s.name_loc = t.loc;
+	if (t.kind == Tok::Word && kReservedNames.count(t.text))
+		throw LangError(t.loc, "syntax error, unexpected " + keyword_text(t.text));
+	s.key = expect_name("string");
+}
+
 // One side of a set statement's element: packet expressions (payload,
 // meta, ct, numgen, hashes, options) and values, `.`-concatenated.
 ExprPtr Parser::parse_set_stmt_expr()
@@ -1779,11 +1824,7 @@ bool Parser::parse_statement(Rule &r)
 		// counter name NAME: the table's counter object (objref)
 		if (peek().is("name")) {
 			take();
-			s.name_loc = peek().loc;
-			if (peek().kind == Tok::Word && kReservedNames.count(peek().text))
-				throw LangError(peek().loc, "syntax error, unexpected " +
-								    keyword_text(peek().text));
-			s.key = expect_name("string");
+			parse_object_name(s);
 			r.stmts.push_back(std::move(s));
 			return true;
 		}
@@ -1809,11 +1850,7 @@ bool Parser::parse_statement(Rule &r)
 		// quota name NAME: the table's quota object (objref)
 		if (peek().is("name")) {
 			take();
-			s.name_loc = peek().loc;
-			if (peek().kind == Tok::Word && kReservedNames.count(peek().text))
-				throw LangError(peek().loc, "syntax error, unexpected " +
-								    keyword_text(peek().text));
-			s.key = expect_name("string");
+			parse_object_name(s);
 		} else {
 			parse_quota_value(s.quota_bytes, s.quota_flags, s.quota_used, t.loc);
 		}
@@ -1833,11 +1870,7 @@ bool Parser::parse_statement(Rule &r)
 		// limit name NAME: the table's limit object (objref)
 		if (peek().is("name")) {
 			take();
-			s.name_loc = peek().loc;
-			if (peek().kind == Tok::Word && kReservedNames.count(peek().text))
-				throw LangError(peek().loc, "syntax error, unexpected " +
-								    keyword_text(peek().text));
-			s.key = expect_name("string");
+			parse_object_name(s);
 			r.stmts.push_back(std::move(s));
 			return true;
 		}

@@ -85,6 +85,7 @@ private:
 	void parse_log_options(Stmt &s);
 	void parse_reject_options(Stmt &s);
 	void parse_set_stmt(Stmt &s);
+	void parse_object_name(Stmt &s);
 	void parse_meter_stmt(Stmt &s);
 	ExprPtr parse_set_stmt_expr();
 	ExprPtr parse_set_literal(bool allow_map);

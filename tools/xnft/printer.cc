@@ -98,11 +98,26 @@ static std::string hook_name(uint32_t h)
 	}
 }
 
+// An object map's object type as nft names it (`type K : counter`),
+// nullptr for other sets.
+static const char *object_map_type(nftnl_set *s)
+{
+	if (!(nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_OBJECT))
+		return nullptr;
+	switch (nftnl_set_get_u32(s, NFTNL_SET_OBJ_TYPE)) {
+	case NFT_OBJECT_COUNTER: return "counter";
+	case NFT_OBJECT_QUOTA: return "quota";
+	case NFT_OBJECT_LIMIT: return "limit";
+	default: return "unknown";
+	}
+}
+
 std::string print_set(nftnl_set *s, const PrintOptions &o)
 {
 	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
 	bool is_map = flags & NFT_SET_MAP;
-	std::string out = "\t" + std::string(is_map ? "map " : "set ") +
+	const char *objtype = object_map_type(s);
+	std::string out = "\t" + std::string(is_map || objtype ? "map " : "set ") +
 			  str(nftnl_set_get_str(s, NFTNL_SET_NAME)) + " {" +
 			  handle_comment(o, nftnl_set_get_u64(s, NFTNL_SET_HANDLE)) + "\n";
 	auto keys = keyparts_of_set(s);
@@ -121,6 +136,8 @@ std::string print_set(nftnl_set *s, const PrintOptions &o)
 			type += " : " + std::string(data.type->name);
 		}
 	}
+	if (objtype)
+		type += " : " + std::string(objtype);
 	uint32_t ulen = 0;
 	const void *ud = nftnl_set_is_set(s, NFTNL_SET_USERDATA) ? nftnl_set_get_data(s, NFTNL_SET_USERDATA, &ulen) : nullptr;
 	const SetUserdataOut udata = parse_set_userdata(ud, ulen);
@@ -391,7 +408,7 @@ static bool is_anonymous(nftnl_set *s)
 
 static bool is_map(nftnl_set *s)
 {
-	return nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_MAP;
+	return nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & (NFT_SET_MAP | NFT_SET_OBJECT);
 }
 
 static bool family_matches(const ModelTable &t, const std::string &family)
@@ -441,6 +458,7 @@ Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
 {
 	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
 	bool map = flags & NFT_SET_MAP;
+	const char *objtype = object_map_type(s);
 	Json j = Json::object();
 	j.set("family", Json::string(family_name(t.family)));
 	j.set("name", Json::string(str(nftnl_set_get_str(s, NFTNL_SET_NAME))));
@@ -472,6 +490,8 @@ Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
 			j.set("map", Json::string(data.type->name));
 		}
 	}
+	if (objtype)
+		j.set("map", Json::string(objtype));
 	if (!(flags & NFT_SET_CONSTANT)) {
 		if (nftnl_set_is_set(s, NFTNL_SET_POLICY) && nftnl_set_get_u32(s, NFTNL_SET_POLICY) == NFT_SET_POL_MEMORY)
 			j.set("policy", Json::string("memory"));
@@ -497,7 +517,7 @@ Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
 	nftnl_set_elems_iter_destroy(it);
 	if (any)
 		j.set("elem", elements_json(s, {}, map && !verdict ? &data : nullptr, verdict, o.numeric));
-	return Json::wrap(map ? "map" : "set", std::move(j));
+	return Json::wrap(map || objtype ? "map" : "set", std::move(j));
 }
 
 Json flowtable_json(nftnl_flowtable *f, const ModelTable &t)

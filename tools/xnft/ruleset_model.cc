@@ -127,7 +127,7 @@ nftnl_set_elem *clone_elem(nftnl_set_elem *e)
 {
 	nftnl_set_elem *c = nftnl_set_elem_alloc();
 	static const uint16_t attrs[] = {NFTNL_SET_ELEM_KEY, NFTNL_SET_ELEM_KEY_END, NFTNL_SET_ELEM_DATA,
-					 NFTNL_SET_ELEM_USERDATA};
+					 NFTNL_SET_ELEM_USERDATA, NFTNL_SET_ELEM_OBJREF};
 	for (uint16_t a : attrs) {
 		uint32_t n = 0;
 		const void *d = nftnl_set_elem_get(e, a, &n);
@@ -663,6 +663,21 @@ void RulesetModel::apply(const Batch &b)
 						    (!nftnl_set_is_set(s, NFTNL_SET_DESC_SIZE) ||
 						     nftnl_set_get_u32(s, NFTNL_SET_DESC_SIZE) == 0))
 							nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, 0xffff);
+					continue;
+				}
+				if (std::string(nftnl_expr_get_str(e, NFTNL_EXPR_NAME)) == "objref") {
+					// an objref of this batch's anonymous object map
+					// (__objmap%d), bound by id likewise
+					if (!nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_SET_ID) ||
+					    !nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_SET_NAME))
+						continue;
+					auto n = id_names.find(nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_SET_ID));
+					if (n != id_names.end()) {
+						// the setter leaks the old name as the lookup's does
+						free(const_cast<char *>(
+							nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_SET_NAME)));
+						nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_SET_NAME, n->second.c_str());
+					}
 					continue;
 				}
 				if (std::string(nftnl_expr_get_str(e, NFTNL_EXPR_NAME)) != "lookup")

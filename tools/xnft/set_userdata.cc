@@ -217,13 +217,21 @@ Bytes build_set_userdata(const SetUserdataIn &in)
 		put_nest(out, kSetDataTypeof, empty_typeof(kExprVerdict));
 	else if (in.data_concat)
 		put_nest(out, kSetDataTypeof, empty_typeof(kExprConcat));
-	if (in.is_map)
+	if (in.is_map || in.objmap)
 		put_u32(out, kSetDataInterval, 0);
 	if (d.comment) {
 		Bytes c(d.comment->begin(), d.comment->end());
 		c.push_back(0);
 		put_nest(out, kSetComment, c);
 	}
+	return out;
+}
+
+Bytes objmap_userdata(uint32_t key_byteorder)
+{
+	Bytes out;
+	put_u32(out, kSetKeyByteorder, key_byteorder);
+	put_u32(out, kSetDataInterval, 0);
 	return out;
 }
 

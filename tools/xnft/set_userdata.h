@@ -24,6 +24,8 @@ struct SetUserdataIn {
 	bool verdict_map;
 	uint32_t data_byteorder;    // maps; 0 for a verdict or a concatenation
 	bool data_concat;           // `type K : A . B` (an empty concatenation record)
+	bool objmap = false;        // `type K : counter|quota|limit`: the data's interval
+	                            // note, no byte order
 };
 
 // The record nft writes for the set @in.decl declares (at most
@@ -35,6 +37,10 @@ struct TypeofPart {
 	unsigned bits;
 	ByteOrder order;
 };
+
+// The record nft writes for the anonymous object map of an objref
+// statement (__objmap%d): the key's byte order, the data's interval note.
+Bytes objmap_userdata(uint32_t key_byteorder);
 
 // What `list` prints from a set's record.
 struct SetUserdataOut {
