@@ -260,7 +260,7 @@ std::string Monitor::set_event(bool add, uint32_t family, const uint8_t *attrs, 
 	const std::string name = str(nftnl_set_get_str(s, NFTNL_SET_NAME));
 	// nft shows no anonymous set being added, but shows it deleted
 	if (t && (add ? what_.add : what_.del) && what_.sets && !(add && is_anonymous(s))) {
-		const bool map = nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_MAP;
+		const bool map = nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & (NFT_SET_MAP | NFT_SET_OBJECT);
 		std::string text = (add && map ? "map " : "set ") + family_name(family) + " " +
 				   t->name + " " + name;
 		if (add)
