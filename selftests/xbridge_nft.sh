@@ -700,6 +700,7 @@ nft_dynset() {
 		'		type filter hook prerouting priority filter; policy accept;' \
 		'		ip protocol icmp add @seen { ip saddr }' \
 		'		ip protocol icmp add @talkers { ip saddr counter }' \
+		'		icmp type echo-request meter pingers size 128 { ip saddr counter }' \
 		'		icmp type echo-request update @flood { ip saddr limit rate over 2/minute burst 3 packets } counter drop' \
 		'		ip protocol icmp update @last { ip saddr : meta mark }' \
 		'		icmp type echo-request add @pending { ip daddr counter }' \
@@ -740,7 +741,57 @@ nft_dynset() {
 	ip netns del h4
 }
 
-# 16. Set statements under a ping flood on xbridge (last: it unloads the
+# 16. Object maps on xbridge (h1 -> h2) and on the Linux bridge (h3 -> h4),
+#     same ruleset: the counter, quota or limit an address maps to counts
+#     its frames (a named map and an anonymous one), an object an element
+#     names cannot be deleted, and the listings equal before and after.
+nft_objmaps() {
+	local xping lping
+	ip link add br9 type bridge
+	ip link set br9 up
+	host_add h3 br9 veth23 02:00:00:00:21:01 10.0.0.7/24
+	host_add h4 br9 veth24 02:00:00:00:21:02 10.0.0.8/24
+	printf '%s\n' 'table bridge o {' \
+		'	counter to7 {' \
+		'	}' \
+		'	counter to8 {' \
+		'	}' \
+		'	quota q8 {' \
+		'		over 300 bytes' \
+		'	}' \
+		'	map counted {' \
+		'		type ipv4_addr : counter' \
+		'		elements = { 10.0.0.7 : "to7", 10.0.0.8 : "to8" }' \
+		'	}' \
+		'	chain pre {' \
+		'		type filter hook prerouting priority filter; policy accept;' \
+		'		ip protocol icmp counter name ip daddr map @counted' \
+		'		icmp type echo-request quota name ip daddr map { 10.0.0.8 : "q8" } drop' \
+		'	}' '}' > "$TMPDIR/objmaps.nft"
+	check "objmaps: the ruleset (xnft)" xnft -f "$TMPDIR/objmaps.nft"
+	check "objmaps: the ruleset (nft, the Linux bridge)" nft -f "$TMPDIR/objmaps.nft"
+	same "objmaps: listed as nft lists it, before traffic" "$(xnft list ruleset)" "$(nft list ruleset)"
+	ip -n h1 neigh flush all
+	ip -n h2 neigh flush all
+	# 84-byte echo requests: the quota is over at the fourth
+	xping=$(ip netns exec h1 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
+	lping=$(ip netns exec h3 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
+	[[ $xping == "3 received" && $lping == "3 received" ]]
+	log_test "objmaps: the quota the address maps to let 3 of 5 pings through on both" $? \
+		"xbridge: $xping, linux: $lping"
+	same "objmaps: the same counters and quota on both" "$(xnft list ruleset)" "$(nft list ruleset)"
+	check_fails "objmaps: xnft: a counter an element names is busy" "Device or resource busy" \
+		xnft delete counter bridge o to7
+	check_fails "objmaps: nft: the same" "Device or resource busy" \
+		nft delete counter bridge o to7
+	check "flush ruleset (objmaps)" xnft flush ruleset
+	nft flush ruleset
+	ip link del br9
+	ip netns del h3
+	ip netns del h4
+}
+
+# 17. Set statements under a ping flood on xbridge (last: it unloads the
 #     module): each request adds an element that expires in 5 s, its reply
 #     deletes it and adds its own, a full set (size 1000) breaks the
 #     statement until its elements expire and are collected; the set
@@ -805,6 +856,7 @@ ALL_TESTS="
 	nft_stateful
 	nft_timeouts
 	nft_dynset
+	nft_objmaps
 	nft_dynset_churn
 "
 
