@@ -107,18 +107,6 @@ int parse_elem_expr(const Attr &nest, ElemExpr &out, Extack *ack)
 	return fail(ack, kENOENT, "unknown expression");
 }
 
-/* nf_msecs_to_jiffies64's bound, in nanoseconds. */
-int timeout_of(const Attr &a, uint64_t &ns, Extack *ack)
-{
-	uint64_t ms;
-	if (!attr_be64(a, ms))
-		return invalid(ack, "set statement timeout is a 64-bit value");
-	if (ms >= UINT64_MAX / 1000000u)
-		return fail(ack, kERANGE, "timeout too large");
-	ns = ms * 1000000u;
-	return 0;
-}
-
 } // namespace
 
 /* ---- the table ---------------------------------------------------------- */
@@ -250,18 +238,21 @@ DynEntry *DynTable::find_or_add(const Dynset &d, const uint8_t *key, const uint8
 	return e;
 }
 
+void DynTable::sweep_bucket(uint32_t b, uint64_t now_ns)
+{
+	DynEntry **link = &buckets_[b & mask_];
+	for (DynEntry *cur = *link; cur; cur = *link) {
+		if (elem_expired(load_once(cur->expires_ns), now_ns))
+			unlink(link, cur);
+		else
+			link = &cur->next;
+	}
+}
+
 void DynTable::collect_locked(uint32_t buckets, uint64_t now_ns)
 {
-	for (uint32_t i = 0; i < buckets; i++) {
-		DynEntry **link = &buckets_[gc_cursor_ & mask_];
-		gc_cursor_++;
-		for (DynEntry *cur = *link; cur; cur = *link) {
-			if (elem_expired(load_once(cur->expires_ns), now_ns))
-				unlink(link, cur);
-			else
-				link = &cur->next;
-		}
-	}
+	for (uint32_t i = 0; i < buckets; i++)
+		sweep_bucket(gc_cursor_++, now_ns);
 }
 
 void DynTable::collect_slice(uint32_t buckets, uint64_t now_ns)
@@ -325,15 +316,8 @@ void DynTable::purge_expired(uint64_t now_ns)
 	constexpr uint32_t kSlice = 256;
 	for (uint32_t b = 0; b <= mask_; b += kSlice) {
 		LockGuard guard(lock_);
-		for (uint32_t i = b; i < b + kSlice && i <= mask_; i++) {
-			DynEntry **link = &buckets_[i];
-			for (DynEntry *cur = *link; cur; cur = *link) {
-				if (elem_expired(load_once(cur->expires_ns), now_ns))
-					unlink(link, cur);
-				else
-					link = &cur->next;
-			}
-		}
+		for (uint32_t i = b; i < b + kSlice && i <= mask_; i++)
+			sweep_bucket(i, now_ns);
 	}
 }
 
@@ -393,7 +377,7 @@ int parse_dynset(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extac
 		if (!(t.flags & kSetFTimeout))
 			return fail(ack, kEOPNOTSUPP, "a timeout needs a set with timeouts");
 		int err;
-		if ((err = timeout_of(tb[kDynsetTimeout], d->given_timeout_ns, ack)))
+		if ((err = parse_msecs(tb[kDynsetTimeout], d->given_timeout_ns, ack)))
 			return err;
 	}
 	int err;

@@ -179,6 +179,8 @@ private:
 	/* The garbage collection in slices (nft_rhash_gc's work, done by the
 	 * writers): the expired elements of the next @buckets buckets go. */
 	void collect_locked(uint32_t buckets, uint64_t now_ns) XB_REQUIRES(lock_);
+	/* Unlink the expired elements of bucket @b (masked). */
+	void sweep_bucket(uint32_t b, uint64_t now_ns) XB_REQUIRES(lock_);
 	void collect_slice(uint32_t buckets, uint64_t now_ns);
 
 	/* Buckets each insert collects (the whole table every few thousand

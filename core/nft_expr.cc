@@ -916,6 +916,17 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 
 } // namespace
 
+int parse_msecs(const Attr &a, uint64_t &ns, Extack *ack)
+{
+	uint64_t ms;
+	if (!attr_be64(a, ms))
+		return invalid(ack, "a timeout is a 64-bit value");
+	if (ms >= UINT64_MAX / 1000000u)
+		return fail(ack, kERANGE, "timeout too large");
+	ns = ms * 1000000u;
+	return 0;
+}
+
 int load_register(const Attr &a, uint32_t len, uint8_t &word, Extack *ack)
 {
 	return load_reg(a, len, word, ack);

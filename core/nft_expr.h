@@ -298,6 +298,10 @@ void quota_read(const Quota &q, uint64_t &consumed, uint64_t &shown, uint32_t &f
 /* Take @consumed, as quota_read read it, away (a dump with reset). */
 void quota_reset(Quota &q, uint64_t consumed);
 
+/* nf_msecs_to_jiffies64: a timeout attribute in milliseconds, as
+ * nanoseconds; EINVAL if it is no 64-bit value, ERANGE if too large. */
+int parse_msecs(const Attr &a, uint64_t &ns, Extack *ack);
+
 /* nft_parse_register_load: register @a, which a load of @len bytes
  * reads, as a word index; 0 or nf_tables' error. */
 int load_register(const Attr &a, uint32_t len, uint8_t &word, Extack *ack);

@@ -1291,17 +1291,6 @@ found:
 
 /* nf_msecs_to_jiffies64: milliseconds, as long as they fit in nanoseconds
  * (ERANGE otherwise). */
-static int msecs_to_ns(const Attr &a, uint64_t &ns, Extack *ack)
-{
-	uint64_t ms;
-	if (!attr_be64(a, ms))
-		return fail(ack, kEINVAL, "a timeout is a 64-bit value");
-	if (ms >= UINT64_MAX / 1000000u)
-		return fail(ack, kERANGE, "timeout too large");
-	ns = ms * 1000000u;
-	return 0;
-}
-
 int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 {
 	if (!tb[kSetTable].present())
@@ -1368,7 +1357,7 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 			return fail(ack, kEOPNOTSUPP, "an anonymous set has no timeout");
 	}
 	if (tb[kSetTimeout].present()) {
-		int err = msecs_to_ns(tb[kSetTimeout], timeout_ns, ack);
+		int err = parse_msecs(tb[kSetTimeout], timeout_ns, ack);
 		if (err)
 			return err;
 	}
@@ -1565,7 +1554,7 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		if (et[kSetElemTimeout].present()) {
 			if (!(s->flags & kSetFTimeout))
 				return fail(ack, kEINVAL, "an element timeout needs a set with timeouts");
-			int err = msecs_to_ns(et[kSetElemTimeout], timeout_ns, ack);
+			int err = parse_msecs(et[kSetElemTimeout], timeout_ns, ack);
 			if (err)
 				return err;
 		} else if ((s->flags & kSetFTimeout) && !(eflags & kSetElemFIntervalEnd)) {
@@ -1576,7 +1565,7 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 				return fail(ack, kEINVAL, "an expiration needs a set with timeouts");
 			if (timeout_ns == 0)
 				return fail(ack, kEOPNOTSUPP, "an expiration needs a timeout");
-			int err = msecs_to_ns(et[kSetElemExpiration], expiration_ns, ack);
+			int err = parse_msecs(et[kSetElemExpiration], expiration_ns, ack);
 			if (err)
 				return err;
 			if (expiration_ns > timeout_ns)
