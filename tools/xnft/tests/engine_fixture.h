@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "../../../core/tests/ct_frames.h"
 #include "engine_load.h"
@@ -180,6 +181,41 @@ inline void dump_into(const xb::nft::Ruleset &rs, xnft::RulesetModel &model)
 	dump_kind(rs, xb::nft::kMsgGetFlowtable, model, 1 << 16);
 	dump_kind(rs, xb::nft::kMsgGetObj, model, 1 << 16);
 	dump_kind(rs, xb::nft::kMsgGetRule, model, 1 << 16);
+}
+
+// Call @fn(et) for each element of set @set of table @table as a
+// GETSETELEM dump lists it (@et: its NFTA_SET_ELEM_* attributes), the
+// dump in messages of @cap bytes.
+template <typename Fn>
+void for_each_dumped_elem(const xb::nft::Ruleset &rs, const char *table, const char *set, Fn fn,
+			  size_t cap = 1 << 14)
+{
+	using namespace xb::nft;
+	unsigned long pos[kDumpPosLen] = {};
+	std::vector<uint8_t> buf(cap);
+	for (int guard = 0; guard < 100000; guard++) {
+		AttrWriter w(buf.data(), buf.size());
+		uint16_t type = 0;
+		const long n = dump_next(rs, kMsgGetSetElem, table, pos, w, &type);
+		REQUIRE(n >= 0);
+		if (n == 0)
+			return;
+		Attr tb[kSetElemListElements + 1];
+		REQUIRE(parse_attrs(buf.data(), size_t(n), tb, kSetElemListElements));
+		char name[kNameMax];
+		REQUIRE(attr_string(tb[kSetElemListSet], name, sizeof(name)));
+		if (strcmp(name, set))
+			continue;
+		AttrWalker walk(tb[kSetElemListElements]);
+		uint16_t t;
+		Attr el;
+		while (walk.next(t, el)) {
+			Attr et[kSetElemExpressions + 1];
+			REQUIRE(parse_nested(el, et, kSetElemExpressions));
+			fn(et);
+		}
+	}
+	FAIL("the element dump did not end");
 }
 
 } // namespace xnft::test

@@ -176,65 +176,46 @@ struct Listed {
 std::map<uint8_t, Listed> dumped(Engine &e, const char *name)
 {
 	std::map<uint8_t, Listed> out;
-	unsigned long pos[kDumpPosLen] = {};
-	std::vector<uint8_t> buf(512);	// small: a dump of several messages
-	for (int guard = 0; guard < 10000; guard++) {
-		AttrWriter w(buf.data(), buf.size());
-		uint16_t type = 0;
-		const long n = dump_next(e.rs, kMsgGetSetElem, "t", pos, w, &type);
-		REQUIRE(n >= 0);
-		if (n == 0)
-			break;
-		Attr tb[kSetElemListElements + 1];
-		REQUIRE(parse_attrs(buf.data(), size_t(n), tb, kSetElemListElements));
-		char set[kNameMax];
-		REQUIRE(attr_string(tb[kSetElemListSet], set, sizeof(set)));
-		if (strcmp(set, name))
-			continue;
-		AttrWalker walk(tb[kSetElemListElements]);
-		uint16_t t;
-		Attr el;
-		while (walk.next(t, el)) {
-			Attr et[kSetElemExpressions + 1], kt[2], dt[2];
-			REQUIRE(parse_nested(el, et, kSetElemExpressions));
-			REQUIRE(parse_nested(et[kSetElemKey], kt, 1));
-			Listed l;
-			if ((l.has_timeout = et[kSetElemTimeout].present()))
-				REQUIRE(attr_be64(et[kSetElemTimeout], l.timeout_ms));
-			if ((l.has_expires = et[kSetElemExpiration].present()))
-				REQUIRE(attr_be64(et[kSetElemExpiration], l.expires_ms));
-			if (et[kSetElemData].present()) {
-				REQUIRE(parse_nested(et[kSetElemData], dt, 1));
-				memcpy(&l.data, dt[1].data, 4);
-			}
-			auto one = [&](const Attr &x) {
-				Attr xt[kExprData + 1], ct[kCounterPackets + 1];
-				REQUIRE(parse_nested(x, xt, kExprData));
-				char nm[32];
-				REQUIRE(attr_string(xt[kExprName], nm, sizeof(nm)));
-				std::string s = nm;
-				if (s == "counter") {
-					uint64_t pk = 0, by = 0;
-					REQUIRE(parse_nested(xt[kExprData], ct, kCounterPackets));
-					REQUIRE(attr_be64(ct[kCounterPackets], pk));
-					REQUIRE(attr_be64(ct[kCounterBytes], by));
-					s += " " + std::to_string(pk) + " " + std::to_string(by);
-				}
-				l.exprs.push_back(s);
-			};
-			if (et[kSetElemExpr].present())
-				one(et[kSetElemExpr]);
-			if (et[kSetElemExpressions].present()) {
-				AttrWalker xw(et[kSetElemExpressions]);
-				uint16_t xt;
-				Attr x;
-				while (xw.next(xt, x))
-					one(x);
-			}
-			REQUIRE(out.count(kt[1].data[3]) == 0);	// listed once
-			out[kt[1].data[3]] = l;
+	// small messages: a dump of several parts
+	for_each_dumped_elem(e.rs, "t", name, [&](const Attr *et) {
+		Attr kt[2], dt[2];
+		REQUIRE(parse_nested(et[kSetElemKey], kt, 1));
+		Listed l;
+		if ((l.has_timeout = et[kSetElemTimeout].present()))
+			REQUIRE(attr_be64(et[kSetElemTimeout], l.timeout_ms));
+		if ((l.has_expires = et[kSetElemExpiration].present()))
+			REQUIRE(attr_be64(et[kSetElemExpiration], l.expires_ms));
+		if (et[kSetElemData].present()) {
+			REQUIRE(parse_nested(et[kSetElemData], dt, 1));
+			memcpy(&l.data, dt[1].data, 4);
 		}
-	}
+		auto one = [&](const Attr &x) {
+			Attr xt[kExprData + 1], ct[kCounterPackets + 1];
+			REQUIRE(parse_nested(x, xt, kExprData));
+			char nm[32];
+			REQUIRE(attr_string(xt[kExprName], nm, sizeof(nm)));
+			std::string s = nm;
+			if (s == "counter") {
+				uint64_t pk = 0, by = 0;
+				REQUIRE(parse_nested(xt[kExprData], ct, kCounterPackets));
+				REQUIRE(attr_be64(ct[kCounterPackets], pk));
+				REQUIRE(attr_be64(ct[kCounterBytes], by));
+				s += " " + std::to_string(pk) + " " + std::to_string(by);
+			}
+			l.exprs.push_back(s);
+		};
+		if (et[kSetElemExpr].present())
+			one(et[kSetElemExpr]);
+		if (et[kSetElemExpressions].present()) {
+			AttrWalker xw(et[kSetElemExpressions]);
+			uint16_t xt;
+			Attr x;
+			while (xw.next(xt, x))
+				one(x);
+		}
+		REQUIRE(out.count(kt[1].data[3]) == 0);	// listed once
+		out[kt[1].data[3]] = l;
+	}, 512);
 	return out;
 }
 

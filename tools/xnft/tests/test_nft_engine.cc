@@ -2023,36 +2023,16 @@ int raw_elem(Engine &e, uint16_t msg_type, const char *name, uint8_t last)
 std::map<uint8_t, std::pair<uint64_t, uint64_t>> dumped_timeouts(Engine &e, const char *name)
 {
 	std::map<uint8_t, std::pair<uint64_t, uint64_t>> out;
-	unsigned long pos[kDumpPosLen] = {};
-	std::vector<uint8_t> buf(1 << 14);
-	for (;;) {
-		AttrWriter w(buf.data(), buf.size());
-		uint16_t type = 0;
-		const long n = dump_next(e.rs, kMsgGetSetElem, "t", pos, w, &type);
-		REQUIRE(n >= 0);
-		if (n == 0)
-			break;
-		Attr tb[kSetElemListElements + 1];
-		REQUIRE(parse_attrs(buf.data(), size_t(n), tb, kSetElemListElements));
-		char set[kNameMax];
-		REQUIRE(attr_string(tb[kSetElemListSet], set, sizeof(set)));
-		if (strcmp(set, name))
-			continue;
-		AttrWalker walk(tb[kSetElemListElements]);
-		uint16_t t;
-		Attr el;
-		while (walk.next(t, el)) {
-			Attr et[kSetElemExpressions + 1], kt[2];
-			REQUIRE(parse_nested(el, et, kSetElemExpressions));
-			REQUIRE(parse_nested(et[kSetElemKey], kt, 1));
-			uint64_t to = 0, ex = 0;
-			if (et[kSetElemTimeout].present())
-				REQUIRE(attr_be64(et[kSetElemTimeout], to));
-			if (et[kSetElemExpiration].present())
-				REQUIRE(attr_be64(et[kSetElemExpiration], ex));
-			out[kt[1].data[3]] = {to, ex};
-		}
-	}
+	for_each_dumped_elem(e.rs, "t", name, [&](const Attr *et) {
+		Attr kt[2];
+		REQUIRE(parse_nested(et[kSetElemKey], kt, 1));
+		uint64_t to = 0, ex = 0;
+		if (et[kSetElemTimeout].present())
+			REQUIRE(attr_be64(et[kSetElemTimeout], to));
+		if (et[kSetElemExpiration].present())
+			REQUIRE(attr_be64(et[kSetElemExpiration], ex));
+		out[kt[1].data[3]] = {to, ex};
+	});
 	return out;
 }
 
@@ -2273,35 +2253,13 @@ TEST_CASE("nft engine: object maps name the counter, quota or limit a key uses",
 	}) == -xb::kEINVAL);
 	// the dump names each element's object (NFTA_SET_ELEM_OBJREF)
 	std::map<uint8_t, std::string> named;
-	{
-		unsigned long pos[kDumpPosLen] = {};
-		std::vector<uint8_t> buf(1 << 14);
-		for (;;) {
-			AttrWriter w(buf.data(), buf.size());
-			uint16_t type = 0;
-			const long n = dump_next(e.rs, kMsgGetSetElem, "t", pos, w, &type);
-			REQUIRE(n >= 0);
-			if (n == 0)
-				break;
-			Attr tb[kSetElemListElements + 1];
-			REQUIRE(parse_attrs(buf.data(), size_t(n), tb, kSetElemListElements));
-			char set[kNameMax];
-			REQUIRE(attr_string(tb[kSetElemListSet], set, sizeof(set)));
-			if (strcmp(set, "m"))
-				continue;
-			AttrWalker walk(tb[kSetElemListElements]);
-			uint16_t t;
-			Attr el;
-			while (walk.next(t, el)) {
-				Attr et[kSetElemExpressions + 1], kt[2];
-				REQUIRE(parse_nested(el, et, kSetElemExpressions));
-				REQUIRE(parse_nested(et[kSetElemKey], kt, 1));
-				char obj[kNameMax];
-				REQUIRE(attr_string(et[kSetElemObjref], obj, sizeof(obj)));
-				named[kt[1].data[3]] = obj;
-			}
-		}
-	}
+	for_each_dumped_elem(e.rs, "t", "m", [&](const Attr *et) {
+		Attr kt[2];
+		REQUIRE(parse_nested(et[kSetElemKey], kt, 1));
+		char obj[kNameMax];
+		REQUIRE(attr_string(et[kSetElemObjref], obj, sizeof(obj)));
+		named[kt[1].data[3]] = obj;
+	});
 	CHECK(named == std::map<uint8_t, std::string>{{2, "c1"}, {3, "c2"}});
 	// once the rules and elements are gone, the object can go
 	REQUIRE(e.load("flush chain bridge t c\n") == 0);
