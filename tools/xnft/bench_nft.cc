@@ -104,6 +104,19 @@ ctf::Bytes tcp_to(uint8_t c, uint8_t d, uint16_t dport)
 	return ctf::frame(ctf::tcp_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 0, c, d), t));
 }
 
+// 4,096 TCP frames to 10.0.k/250.k%250, k random below 1,000: random hits
+// in the 1,000 addresses the set rows hold.
+void random_hits_1000(Frames &f)
+{
+	uint32_t seed = 7;
+	for (int i = 0; i < 4096; i++) {
+		seed = seed * 1103515245 + 12345;
+		const int k = int((seed >> 8) % 1000);
+		add_frame(f, tcp_to(uint8_t(k / 250), uint8_t(k % 250), 22));
+	}
+	finish(f);
+}
+
 // Runs @hooks over every frame; returns the median chunk's cycles/frame.
 // @expect: the verdict every frame must get (checked once, untimed).
 double measure(Ruleset &rs, Frames &f, const std::vector<unsigned> &hooks, int32_t expect,
@@ -273,13 +286,7 @@ int main(int argc, char **argv)
 			"ip daddr @s accept }\n}\n";
 		ok &= load(rs, text);
 		Frames f;
-		uint32_t seed = 7;
-		for (int i = 0; i < 4096; i++) {
-			seed = seed * 1103515245 + 12345;
-			const int k = int((seed >> 8) % 1000);
-			add_frame(f, tcp_to(uint8_t(k / 250), uint8_t(k % 250), 22));
-		}
-		finish(f);
+		random_hits_1000(f);
 		rows.push_back({"set1000", measure(rs, f, {kHookForward}, kNfAccept, passes, ok)});
 		rs.fini();
 	}
@@ -294,13 +301,7 @@ int main(int argc, char **argv)
 			       "  chain forward { type filter hook forward priority 0; policy drop; "
 			       "update @m { ip daddr counter } accept }\n}\n");
 		Frames f;
-		uint32_t seed = 7;
-		for (int i = 0; i < 4096; i++) {
-			seed = seed * 1103515245 + 12345;
-			const int k = int((seed >> 8) % 1000);
-			add_frame(f, tcp_to(uint8_t(k / 250), uint8_t(k % 250), 22));
-		}
-		finish(f);
+		random_hits_1000(f);
 		rows.push_back({"dynset1000", measure(rs, f, {kHookForward}, kNfAccept, passes, ok)});
 		rs.fini();
 	}
