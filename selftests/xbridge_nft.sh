@@ -36,6 +36,22 @@ check_fails() {
 	log_test "$name" $? "status $status: $out"
 }
 
+# linux_twin_up MAC3 IP3 MAC4 IP4 - the Linux bridge br9 with hosts h3 and
+# h4 (veth23, veth24): the twin of xbridge's h1 -> h2 for the sections
+# that run one ruleset on both; linux_twin_down removes them.
+linux_twin_up() {
+	ip link add br9 type bridge
+	ip link set br9 up
+	host_add h3 br9 veth23 "$1" "$2"
+	host_add h4 br9 veth24 "$3" "$4"
+}
+
+linux_twin_down() {
+	ip link del br9
+	ip netns del h3
+	ip netns del h4
+}
+
 # same NAME A B - PASS if the two texts are equal (a diff otherwise).
 same() {		# (the guest has no /dev/fd: files, not <(...))
 	local d
@@ -408,10 +424,7 @@ EOF
 #     the hook's devices), field for field; a notrack rule loads.
 nft_log() {
 	local xline lline xkeys lkeys
-	ip link add br9 type bridge
-	ip link set br9 up
-	host_add h3 br9 veth23 02:00:00:00:21:03 10.0.9.7/24
-	host_add h4 br9 veth24 02:00:00:00:21:04 10.0.9.8/24
+	linux_twin_up 02:00:00:00:21:03 10.0.9.7/24 02:00:00:00:21:04 10.0.9.8/24
 	printf '%s\n' 'table bridge t {' \
 		'	chain forward {' \
 		'		type filter hook forward priority filter; policy accept;' \
@@ -440,9 +453,7 @@ nft_log() {
 linux:   $lline"
 	check "flush ruleset (log)" xnft flush ruleset
 	nft flush ruleset
-	ip link del br9
-	ip netns del h3
-	ip netns del h4
+	linux_twin_down
 }
 
 # 12. reject, on xbridge (h1 -> h2) and on the Linux bridge (h3 -> h4)
@@ -487,10 +498,7 @@ while time.time() < end:
 }
 nft_reject() {
 	local out
-	ip link add br9 type bridge
-	ip link set br9 up
-	host_add h3 br9 veth23 02:00:00:00:21:03 10.0.9.7/24
-	host_add h4 br9 veth24 02:00:00:00:21:04 10.0.9.8/24
+	linux_twin_up 02:00:00:00:21:03 10.0.9.7/24 02:00:00:00:21:04 10.0.9.8/24
 	SERVERS=""
 	serve h2 23; serve h4 23; udp_sink h2 9; udp_sink h4 9
 	check "reject: listener h2:23 is up" wait_listen h2 23
@@ -543,9 +551,7 @@ nft_reject() {
 	check "reject: after the flush, h1 -> h2:23 connects again" tcp_try h1 10.0.0.8 23
 	kill $SERVERS 2>/dev/null
 	nft flush ruleset
-	ip link del br9
-	ip netns del h3
-	ip netns del h4
+	linux_twin_down
 }
 
 # 13. Stateful and computed expressions, on xbridge (h1 -> h2) and on the
@@ -556,10 +562,7 @@ nft_reject() {
 #     and quotas afterwards, and the same pings got through.
 nft_stateful() {
 	local xping lping
-	ip link add br9 type bridge
-	ip link set br9 up
-	host_add h3 br9 veth23 02:00:00:00:21:01 10.0.0.7/24
-	host_add h4 br9 veth24 02:00:00:00:21:02 10.0.0.8/24
+	linux_twin_up 02:00:00:00:21:01 10.0.0.7/24 02:00:00:00:21:02 10.0.0.8/24
 	{
 		echo 'table bridge s {'
 		echo '	quota q { until 100 bytes }'
@@ -594,9 +597,7 @@ nft_stateful() {
 		"$(xnft list ruleset)" "$(nft list ruleset)"
 	check "flush ruleset (stateful)" xnft flush ruleset
 	nft flush ruleset
-	ip link del br9
-	ip netns del h3
-	ip netns del h4
+	linux_twin_down
 }
 
 # 14. A set with timeouts and a named limit, on xbridge (h1 -> h2) and on
@@ -606,10 +607,7 @@ nft_stateful() {
 #     fails on both; the limit object passes the same pings on both.
 nft_timeouts() {
 	local strip='s/ expires [0-9dhms]*//g'
-	ip link add br9 type bridge
-	ip link set br9 up
-	host_add h3 br9 veth23 02:00:00:00:21:01 10.0.0.7/24
-	host_add h4 br9 veth24 02:00:00:00:21:02 10.0.0.8/24
+	linux_twin_up 02:00:00:00:21:01 10.0.0.7/24 02:00:00:00:21:02 10.0.0.8/24
 	printf '%s\n' 'table bridge tt {' \
 		'	set blocked {' \
 		'		type ipv4_addr' \
@@ -655,9 +653,7 @@ nft_timeouts() {
 		nft delete element bridge tt blocked '{ 10.0.0.8 }'
 	check "flush ruleset (timeouts)" xnft flush ruleset
 	nft flush ruleset
-	ip link del br9
-	ip netns del h3
-	ip netns del h4
+	linux_twin_down
 }
 
 # 15. Set statements (nft_dynset) on xbridge (h1 -> h2) and on the Linux
@@ -669,10 +665,7 @@ nft_timeouts() {
 #     frames added, then flushing the sets, works the same on both.
 nft_dynset() {
 	local strip='s/ expires [0-9dhms]*//g' xping lping
-	ip link add br9 type bridge
-	ip link set br9 up
-	host_add h3 br9 veth23 02:00:00:00:21:01 10.0.0.7/24
-	host_add h4 br9 veth24 02:00:00:00:21:02 10.0.0.8/24
+	linux_twin_up 02:00:00:00:21:01 10.0.0.7/24 02:00:00:00:21:02 10.0.0.8/24
 	printf '%s\n' 'table bridge d {' \
 		'	set seen {' \
 		'		type ipv4_addr' \
@@ -736,9 +729,7 @@ nft_dynset() {
 		nft delete set bridge d flood
 	check "flush ruleset (dynset)" xnft flush ruleset
 	nft flush ruleset
-	ip link del br9
-	ip netns del h3
-	ip netns del h4
+	linux_twin_down
 }
 
 # 16. Object maps on xbridge (h1 -> h2) and on the Linux bridge (h3 -> h4),
@@ -747,10 +738,7 @@ nft_dynset() {
 #     names cannot be deleted, and the listings equal before and after.
 nft_objmaps() {
 	local xping lping
-	ip link add br9 type bridge
-	ip link set br9 up
-	host_add h3 br9 veth23 02:00:00:00:21:01 10.0.0.7/24
-	host_add h4 br9 veth24 02:00:00:00:21:02 10.0.0.8/24
+	linux_twin_up 02:00:00:00:21:01 10.0.0.7/24 02:00:00:00:21:02 10.0.0.8/24
 	printf '%s\n' 'table bridge o {' \
 		'	counter to7 {' \
 		'	}' \
@@ -786,9 +774,7 @@ nft_objmaps() {
 		nft delete counter bridge o to7
 	check "flush ruleset (objmaps)" xnft flush ruleset
 	nft flush ruleset
-	ip link del br9
-	ip netns del h3
-	ip netns del h4
+	linux_twin_down
 }
 
 # 17. Set statements under a ping flood on xbridge (last: it unloads the
