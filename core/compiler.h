@@ -19,6 +19,8 @@
 
 #define xb_likely(x) __builtin_expect(!!(x), 1)
 #define xb_unlikely(x) __builtin_expect(!!(x), 0)
+/* Out of line: code a hot loop seldom calls, kept out of its registers. */
+#define xb_noinline __attribute__((noinline))
 
 /* The @type object whose @member is at @ptr (the kernel's container_of). */
 #define xb_container_of(ptr, type, member) \

@@ -667,7 +667,7 @@ inline uint16_t expected_vid(const Ctx &c, const RxFrame &f, const L2Info &l2)
  * its key) and frames that hit a flow never look at the FDB.
  */
 template <unsigned N, bool Flows>
-__attribute__((noinline)) void decide_groups(const Ctx &c, const RxFrame *frames, unsigned n,
+xb_noinline void decide_groups(const Ctx &c, const RxFrame *frames, unsigned n,
 					     Verdict *out)
 {
 	L2Info l2[N];

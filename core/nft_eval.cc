@@ -24,12 +24,6 @@ constexpr uint8_t kNfprotoBridge = 7;
 constexpr uint8_t kNfprotoIpv4 = 2;
 constexpr uint8_t kNfprotoIpv6 = 10;
 
-struct Regs {
-	int32_t code;
-	const Chain *chain;
-	uint32_t data[kRegDataWords];
-};
-
 uint16_t be16_at(const uint8_t *p)
 {
 	return uint16_t(p[0] << 8 | p[1]);
@@ -723,141 +717,170 @@ inline bool fused_cmp(const Insn &in, const uint32_t *reg)
 	return (((reg[0] ^ value) & mask) == 0) != bool(in.flags & kInsnFCmpNeq);
 }
 
-/* Run one rule's expressions; leaves the verdict code in @regs. */
-void eval_rule(const RuleCode &rule, Pkt &p, Regs &regs)
+/* A rule's run so far: on to the next expression, or the rule ends with
+ * kNftBreak or a verdict code. */
+constexpr int32_t kGoOn = INT32_MIN;
+
+/*
+ * The expressions a frame seldom meets, out of the evaluator's loop: the
+ * loop keeps few values live and spills nothing for the common ones.
+ */
+xb_noinline int32_t eval_other(const Insn &in, Pkt &p, uint32_t *regs)
 {
-	for (uint32_t i = 0; i < rule.count; i++) {
-		const Insn &in = rule.insn[i];
-		uint32_t *dst = &regs.data[in.dreg == kDregVerdict ? 0 : in.dreg];
-		const uint32_t *src = &regs.data[in.sreg];
-		bool ok = true;
-		switch (in.op) {
-		case Op::Immediate:
-			copy_to_reg(dst, in.data, in.len);
-			break;
-		case Op::Verdict:
-			regs.code = in.code;
-			regs.chain = static_cast<const Chain *>(in.ref);
-			return;
-		case Op::CmpEq:
-			ok = eval_cmp_eq(in, src);
-			break;
-		case Op::Cmp:
-			ok = eval_cmp(in, src);
-			break;
-		case Op::Range:
-			ok = eval_range(in, src);
-			break;
-		case Op::Bitwise:
-			eval_bitwise(in, src, dst);
-			break;
-		case Op::Shift:
-			eval_shift(in, src, dst);
-			break;
-		case Op::Byteorder:
-			eval_byteorder(in, src, dst);
+	uint32_t *dst = &regs[in.dreg == kDregVerdict ? 0 : in.dreg];
+	const uint32_t *src = &regs[in.sreg];
+	bool ok = true;
+	switch (in.op) {
+	case Op::Cmp:
+		ok = eval_cmp(in, src);
+		break;
+	case Op::Range:
+		ok = eval_range(in, src);
+		break;
+	case Op::Shift:
+		eval_shift(in, src, dst);
+		break;
+	case Op::Byteorder:
+		eval_byteorder(in, src, dst);
+		break;
+	case Op::MetaSet:
+		if (in.sub == kMetaMark)
+			p.mark = *src;
+		break;
+	case Op::Limit:
+	case Op::ObjLimit:
+		ok = limit_pass(static_cast<Limit *>(in.ref), p);
+		break;
+	case Op::ObjMap:
+		ok = eval_obj_map(in, src, p);
+		break;
+	case Op::Dynset: {
+		const SetIndex *set;
+		__builtin_memcpy(&set, in.data, sizeof(set));
+		ok = eval_dynset(in, *set, regs, p);
+		break;
+	}
+	case Op::Quota:
+	case Op::ObjQuota:
+		ok = eval_quota(*static_cast<Quota *>(in.ref), p);
+		break;
+	case Op::CtSet:
+		eval_ct_set(in, p, src);
+		break;
+	case Op::Notrack:
+		eval_notrack(p);
+		break;
+	case Op::Exthdr:
+		ok = eval_exthdr(in, p, dst);
+		break;
+	case Op::Numgen:
+		*dst = eval_numgen(in);
+		break;
+	case Op::Hash:
+		*dst = eval_hash(in, p, src);
+		break;
+	case Op::Reject:
+		eval_reject(in, p);
+		return kNfDrop;
+	case Op::Log: {
+		/* level audit goes to the audit log on Linux; here nowhere */
+		const Log *l = static_cast<const Log *>(in.ref);
+		if (!l->audit)
+			xb_nft_log(p.cookie, p.hook, p.in ? p.in->ifindex : 0,
+				   p.out ? p.out->ifindex : 0, &l->info);
+		break;
+	}
+	default:	/* the loop's own: not reached */
+		break;
+	}
+	return ok ? kGoOn : kNftBreak;
+}
+
+/*
+ * Run one rule's expressions. Returns kNftContinue when the last one ran,
+ * kNftBreak when one failed, else the verdict code (for jump and goto,
+ * the chain in @target).
+ */
+int32_t eval_rule(const RuleCode &rule, Pkt &p, uint32_t *regs, const Chain *&target)
+{
+	const Insn *in = rule.insn;
+	const Insn *const end = in + rule.count;
+	for (; in < end; in++) {
+		bool ok;
+		switch (in->op) {
+		case Op::Meta:
+			ok = eval_meta(*in, p, &regs[in->dreg]);
 			break;
 		case Op::Payload:
-			ok = eval_payload(in, p, dst);
-			if (ok && (in.flags & kInsnFCmpNext)) {
-				ok = fused_cmp(in, dst);
-				i++;
-			}
-			break;
-		case Op::Meta:
-			ok = eval_meta(in, p, dst);
-			if (ok && (in.flags & kInsnFCmpNext)) {
-				ok = fused_cmp(in, dst);
-				i++;
-			}
-			break;
-		case Op::MetaSet:
-			if (in.sub == kMetaMark)
-				p.mark = *src;
-			break;
-		case Op::Lookup: {
-			SetHit hit;
-			const SetIndex *set = static_cast<const SetIndex *>(in.ref);
-			bool found = set->lookup(reinterpret_cast<const uint8_t *>(src), hit, p.now_ns);
-			if (in.flags & kLookupFInv)
-				found = !found;
-			ok = found;
-			if (found && in.size) {
-				if (in.dreg == kDregVerdict) {
-					regs.code = hit.verdict;
-					regs.chain = hit.chain;
-					if (regs.code != kNftContinue)
-						return;
-				} else {
-					copy_to_reg(dst, hit.data, in.size);
-				}
-			}
-			break;
-		}
-		case Op::Counter:
-		case Op::ObjCounter:
-			count_frame(*static_cast<Counter *>(in.ref), p);
-			break;
-		case Op::Limit:
-		case Op::ObjLimit:
-			ok = limit_pass(static_cast<Limit *>(in.ref), p);
-			break;
-		case Op::ObjMap:
-			ok = eval_obj_map(in, src, p);
-			break;
-		case Op::Dynset: {
-			const SetIndex *set;
-			__builtin_memcpy(&set, in.data, sizeof(set));
-			ok = eval_dynset(in, *set, regs.data, p);
-			break;
-		}
-		case Op::Quota:
-		case Op::ObjQuota:
-			ok = eval_quota(*static_cast<Quota *>(in.ref), p);
+			ok = eval_payload(*in, p, &regs[in->dreg]);
 			break;
 		case Op::CtGet:
-			ok = eval_ct_get(in, p, dst);
-			if (ok && (in.flags & kInsnFCmpNext)) {
-				ok = fused_cmp(in, dst);
-				i++;
-			}
+			ok = eval_ct_get(*in, p, &regs[in->dreg]);
 			break;
-		case Op::CtSet:
-			eval_ct_set(in, p, src);
-			break;
+		case Op::CmpEq:
+			if (!eval_cmp_eq(*in, &regs[in->sreg]))
+				return kNftBreak;
+			continue;
+		case Op::Bitwise:
+			eval_bitwise(*in, &regs[in->sreg], &regs[in->dreg]);
+			continue;
+		case Op::Immediate:
+			copy_to_reg(&regs[in->dreg], in->data, in->len);
+			continue;
+		case Op::Counter:
+		case Op::ObjCounter:
+			count_frame(*static_cast<Counter *>(in->ref), p);
+			continue;
+		case Op::Verdict:
+			target = static_cast<const Chain *>(in->ref);
+			return in->code;
 		case Op::FlowOffload:
-			p.offload = in.ref;
-			break;
-		case Op::Notrack:
-			eval_notrack(p);
-			break;
-		case Op::Exthdr:
-			ok = eval_exthdr(in, p, dst);
-			break;
-		case Op::Numgen:
-			*dst = eval_numgen(in);
-			break;
-		case Op::Hash:
-			*dst = eval_hash(in, p, src);
-			break;
-		case Op::Reject:
-			eval_reject(in, p);
-			regs.code = kNfDrop;
-			return;
-		case Op::Log: {
-			/* level audit goes to the audit log on Linux; here nowhere */
-			const Log *l = static_cast<const Log *>(in.ref);
-			if (!l->audit)
-				xb_nft_log(p.cookie, p.hook, p.in ? p.in->ifindex : 0,
-					   p.out ? p.out->ifindex : 0, &l->info);
-			break;
+			p.offload = in->ref;
+			continue;
+		case Op::Lookup: {
+			SetHit hit;
+			const SetIndex *set = static_cast<const SetIndex *>(in->ref);
+			bool found = set->lookup(reinterpret_cast<const uint8_t *>(&regs[in->sreg]),
+						 hit, p.now_ns);
+			if (in->flags & kLookupFInv)
+				found = !found;
+			if (!found)
+				return kNftBreak;
+			if (!in->size)
+				continue;
+			if (in->dreg != kDregVerdict) {
+				copy_to_reg(&regs[in->dreg], hit.data, in->size);
+				continue;
+			}
+			if (hit.verdict == kNftContinue)
+				continue;
+			target = hit.chain;
+			return hit.verdict;
+		}
+		default: {
+			const int32_t r = eval_other(*in, p, regs);
+			if (r != kGoOn)
+				return r;
+			continue;
 		}
 		}
-		if (xb_unlikely(!ok)) {
-			regs.code = kNftBreak;
-			return;
+		/* a load: the CmpEq fused into it (fuse_rule) */
+		if (xb_unlikely(!ok))
+			return kNftBreak;
+		if (in->flags & kInsnFCmpNext) {
+			uint32_t *reg = &regs[in->dreg];
+			if (in->flags & kInsnFBitwise) {
+				uint32_t mask, x;
+				__builtin_memcpy(&mask, in->data + 4, 4);
+				__builtin_memcpy(&x, in->data + 20, 4);
+				reg[0] = (reg[0] & mask) ^ x;
+			}
+			if (!fused_cmp(*in, reg))
+				return kNftBreak;
+			in += 1 + bool(in->flags & kInsnFBitwise);
 		}
 	}
+	return kNftContinue;
 }
 
 } // namespace
@@ -931,16 +954,26 @@ void fuse_rule(Insn *insn, uint32_t count)
 {
 	for (uint32_t i = 0; i + 1 < count; i++) {
 		Insn &load = insn[i];
-		const Insn &cmp = insn[i + 1];
 		if (load.op != Op::Payload && load.op != Op::Meta && load.op != Op::CtGet)
 			continue;
-		if (load.dreg == kDregVerdict || cmp.op != Op::CmpEq || cmp.sreg != load.dreg ||
-		    cmp.len > 4)
+		if (load.dreg == kDregVerdict)
+			continue;
+		/* a word-sized Bitwise on the loaded register in between */
+		const Insn &bw = insn[i + 1];
+		const bool bitwise = bw.op == Op::Bitwise && bw.len <= 4 &&
+				     bw.sreg == load.dreg && bw.dreg == load.dreg && i + 2 < count;
+		const Insn &cmp = insn[i + 1 + bitwise];
+		if (cmp.op != Op::CmpEq || cmp.sreg != load.dreg || cmp.len > 4)
 			continue;
 		__builtin_memcpy(load.data, cmp.data, 4);
 		__builtin_memcpy(load.data + 16, cmp.data + 16, 4);
 		load.flags = uint8_t(kInsnFCmpNext | (cmp.sub == kCmpEq ? 0 : kInsnFCmpNeq));
-		i++;	/* that CmpEq is taken */
+		if (bitwise) {
+			__builtin_memcpy(load.data + 4, bw.data, 4);
+			__builtin_memcpy(load.data + 20, bw.data + 16, 4);
+			load.flags |= kInsnFBitwise;
+		}
+		i += 1 + bitwise;	/* the Insns it took */
 	}
 }
 
@@ -1020,34 +1053,31 @@ int32_t run_chain(const Chain &base, Pkt &p)
 	unsigned depth = 0;
 	const Chain *chain = &base;
 	uint32_t ri = 0;
-	Regs regs;
-	regs.chain = nullptr;
+	uint32_t regs[kRegDataWords];
 	if (base.zero_regs)
-		__builtin_memset(regs.data, 0, sizeof(regs.data));
+		__builtin_memset(regs, 0, sizeof(regs));
 
 	for (;;) {
-		bool jumped = false;
+		const Chain *target = nullptr;
+		int32_t code = kNftContinue;
 		for (; ri < chain->count; ri++) {
-			regs.code = kNftContinue;
-			eval_rule(chain->rules[ri], p, regs);
-			if (regs.code == kNftContinue || regs.code == kNftBreak)
-				continue;
-			if (regs.code == kNfAccept || regs.code == kNfDrop)
-				return regs.code;
-			if (regs.code == kNftJump) {
-				if (xb_unlikely(depth >= kJumpStackSize))
-					return kNfDrop;
-				stack[depth++] = Frame{chain, ri + 1};
-			}
-			if (regs.code == kNftJump || regs.code == kNftGoto) {
-				chain = regs.chain;
-				ri = 0;
-				jumped = true;
-			}
-			break;	/* jump, goto or return */
+			code = eval_rule(chain->rules[ri], p, regs, target);
+			if (code != kNftContinue && code != kNftBreak)
+				break;
 		}
-		if (jumped)
+		if (code == kNfAccept || code == kNfDrop)
+			return code;
+		if (code == kNftJump) {
+			if (xb_unlikely(depth >= kJumpStackSize))
+				return kNfDrop;
+			stack[depth++] = Frame{chain, ri + 1};
+		}
+		if (code == kNftJump || code == kNftGoto) {
+			chain = target;
+			ri = 0;
 			continue;
+		}
+		/* return, or the chain's end */
 		if (depth == 0)
 			return base.policy;
 		depth--;

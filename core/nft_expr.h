@@ -198,9 +198,16 @@ inline uint32_t short_word(const uint8_t *src, uint32_t len)
  * in its own data (value at 0, mask at 16) and flags, and the evaluator
  * skips the CmpEq. The register is still written, so later reads of it
  * see what they would have seen.
+ *
+ * A Bitwise of at most 4 bytes between the load and the CmpEq, on the
+ * load's own register (ct state & (established|related) != 0: the shape
+ * of every flag test), is fused too: its mask at 4 and xor at 20 are
+ * applied to the loaded word before it is stored and compared, and both
+ * the Bitwise and the CmpEq are skipped.
  */
 constexpr uint8_t kInsnFCmpNext = 0x80;	/* compare, then skip the next Insn */
 constexpr uint8_t kInsnFCmpNeq = 0x40;	/* ... the compare is != */
+constexpr uint8_t kInsnFBitwise = 0x20;	/* mask and xor first; skip two */
 
 struct DynsetTarget;	/* nft_dynset.h */
 

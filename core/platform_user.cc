@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/rseq.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -277,11 +278,34 @@ void *xb_percpu_cpu(void *pcpu, unsigned int cpu)
  * share a copy: per-CPU counters then lose an occasional increment, which
  * statistics tolerate. Nothing here can corrupt memory.
  */
+namespace {
+/*
+ * The CPU this thread runs on. Where glibc registered the kernel's rseq
+ * area for the thread, its cpu_id is one load (what this_cpu_ptr costs
+ * in the kernel); else sched_getcpu(). Either may be stale by the time it
+ * is used, as the comment above allows.
+ */
+unsigned int this_cpu_id()
+{
+#if defined(__x86_64__)
+	if (xb_likely(__rseq_size > 0)) {
+		char *tp;
+		asm("mov %%fs:0, %0" : "=r"(tp));
+		const auto *rs = reinterpret_cast<const struct rseq *>(tp + __rseq_offset);
+		const uint32_t cpu = __atomic_load_n(&rs->cpu_id, __ATOMIC_RELAXED);
+		if (xb_likely(int32_t(cpu) >= 0))	/* not UNINITIALIZED (-1) or FAILED (-2) */
+			return cpu;
+	}
+#endif
+	const int cpu = sched_getcpu();
+	return cpu < 0 ? 0 : static_cast<unsigned int>(cpu);
+}
+} // namespace
+
 void *xb_percpu_this(void *pcpu)
 {
-	int cpu = sched_getcpu();
 	unsigned int nr = xb_percpu_nr_ids();
-	unsigned int idx = cpu < 0 ? 0 : static_cast<unsigned int>(cpu);
+	unsigned int idx = this_cpu_id();
 	if (xb_unlikely(idx >= nr))	/* a CPU brought up later: share */
 		idx %= nr;
 	return static_cast<unsigned char *>(pcpu) + idx * header_of(pcpu)->size;

@@ -1220,6 +1220,67 @@ TEST_CASE("nft engine: registers start zeroed for every frame, as nft_do_chain's
 	}
 }
 
+// A load, a word Bitwise on its register and a CmpEq run as one step
+// (fuse_rule): the register still holds what the Bitwise made of the load,
+// for a later expression that reads it, and the != and == outcomes are
+// nft_bitwise_eval's and nft_cmp_eval's.
+TEST_CASE("nft engine: a load, its mask and its compare fused keep the masked register", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; } }\n") == 0);
+	auto bitwise = [](uint32_t mask, uint32_t x) {
+		nftnl_expr *b = nftnl_expr_alloc("bitwise");
+		nftnl_expr_set_u32(b, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+		nftnl_expr_set_u32(b, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+		nftnl_expr_set_u32(b, NFTNL_EXPR_BITWISE_LEN, 4);
+		nftnl_expr_set(b, NFTNL_EXPR_BITWISE_MASK, &mask, 4);
+		nftnl_expr_set(b, NFTNL_EXPR_BITWISE_XOR, &x, 4);
+		return b;
+	};
+	// meta mark & 0xf0 ^ 0x01 != 0, then the register == 0x71: accept
+	REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
+		nftnl_expr *mark = nftnl_expr_alloc("meta");
+		nftnl_expr_set_u32(mark, NFTNL_EXPR_META_KEY, NFT_META_MARK);
+		nftnl_expr_set_u32(mark, NFTNL_EXPR_META_DREG, NFT_REG_1);
+		nftnl_rule_add_expr(r, mark);
+		nftnl_rule_add_expr(r, bitwise(0xf0, 0x01));
+		nftnl_expr *neq = raw_cmp_u32(NFT_REG_1, 0);
+		nftnl_expr_set_u32(neq, NFTNL_EXPR_CMP_OP, NFT_CMP_NEQ);
+		nftnl_rule_add_expr(r, neq);
+		nftnl_rule_add_expr(r, raw_cmp_u32(NFT_REG_1, 0x71));
+		nftnl_rule_add_expr(r, raw_verdict(NF_ACCEPT));
+	}) == 0);
+	// meta mark & 0x0f == 0x0e, then the register == 0x0e: accept
+	REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
+		nftnl_expr *mark = nftnl_expr_alloc("meta");
+		nftnl_expr_set_u32(mark, NFTNL_EXPR_META_KEY, NFT_META_MARK);
+		nftnl_expr_set_u32(mark, NFTNL_EXPR_META_DREG, NFT_REG_1);
+		nftnl_rule_add_expr(r, mark);
+		nftnl_rule_add_expr(r, bitwise(0x0f, 0));
+		nftnl_rule_add_expr(r, raw_cmp_u32(NFT_REG_1, 0x0e));
+		nftnl_rule_add_expr(r, raw_cmp_u32(NFT_REG_1, 0x0e));
+		nftnl_rule_add_expr(r, raw_verdict(NF_ACCEPT));
+	}) == 0);
+	const struct {
+		uint32_t mark;
+		int32_t verdict;
+	} cases[] = {
+		{0x77, kNfAccept},	/* 0x70 ^ 1 = 0x71 */
+		{0x7f, kNfAccept},	/* rule 2 too, but rule 1 first */
+		{0x87, kNfDrop},	/* 0x81: != 0, not 0x71 */
+		{0x0e, kNfAccept},	/* rule 1: 0x01 != 0x71; rule 2: 0x0e */
+		{0x1e, kNfAccept},	/* rule 1: 0x11; rule 2: 0x0e */
+		{0x0f, kNfDrop},	/* rule 1: 0x01; rule 2: 0x0f */
+		{0x00, kNfDrop},	/* rule 1: 0x01; rule 2: 0 */
+	};
+	for (const auto &c : cases) {
+		Frame f(tcp(22));
+		f.pkt.mark = c.mark;
+		INFO("mark " << c.mark);
+		CHECK(e.run(kHookForward, f.pkt) == c.verdict);
+	}
+}
+
 namespace {
 
 nftnl_expr *raw_reject(uint32_t type, int code = -1)
