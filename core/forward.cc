@@ -383,6 +383,7 @@ void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Pr
 {
 	static_cast<VerdictHead &>(v) = VerdictHead();
 	v.ingress = frame.ingress;
+	v.mark = v.local_mark = frame.mark;
 	v.tag_proto = c.vlan_proto;
 	v.pcp_dei = l2.pcp_dei;
 

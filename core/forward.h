@@ -79,7 +79,8 @@ struct VerdictHead {
 	uint8_t pcp_dei;	/* PCP and DEI to keep when tagging (TCI >> 12) */
 	uint8_t ct_state;	/* conntrack's CtStateBit; 0: not tracked */
 	uint32_t mark;		/* skb->mark of the copies that leave through
-				 * ports (meta mark set); 0: leave it */
+				 * ports: the arriving mark, or what a chain's
+				 * `meta mark set` made of it (0 too) */
 	uint32_t local_mark;	/* skb->mark of the copy that goes up */
 	bool src_isolated;	/* ingress port isolated */
 	Port *ingress;

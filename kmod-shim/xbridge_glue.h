@@ -80,8 +80,8 @@ struct xbg_verdict {
 	uint8_t local_tag;	/* XBG_LOCAL or local_too */
 	void *out_priv;		/* XBG_FORWARD: the egress port's priv */
 	struct xbg_port *ingress;
-	uint32_t mark;		/* skb->mark of the copies sent through ports,
-				 * as the ruleset left it; 0: leave it */
+	uint32_t mark;		/* skb->mark of the copies sent through ports:
+				 * the arriving mark unless a chain set it */
 	uint32_t local_mark;	/* the same for the copy that goes up */
 	struct xbg_flood_set flood;	/* XBG_FLOOD */
 };

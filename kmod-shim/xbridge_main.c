@@ -123,7 +123,7 @@ static void xbr_pass_up(struct xbr *br, struct sk_buff *skb, const struct xbg_ve
 	bool to_port = ether_addr_equal(dest, in->dev_addr);
 
 	xbr_apply_tag(skb, v->local_tag, v);
-	if (unlikely(v->local_mark))
+	if (unlikely(skb->mark != v->local_mark))
 		skb->mark = v->local_mark;	/* meta mark set, up to input */
 	skb->dev = dev;
 	skb->pkt_type = PACKET_HOST;
@@ -170,7 +170,7 @@ static void xbr_deliver(struct xbr *br, struct sk_buff *skb, const struct xbg_ve
 		if (!local)
 			dev_core_stats_rx_dropped_inc(br->dev);
 	}
-	if (unlikely(v->mark))
+	if (unlikely(skb->mark != v->mark))
 		skb->mark = v->mark;	/* meta mark set, up to postrouting */
 
 	if (v->kind == XBG_FORWARD) {

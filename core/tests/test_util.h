@@ -397,6 +397,18 @@ struct BridgeFixture {
 		return summarize(*br, v);
 	}
 
+	/* A frame that arrives with skb->mark @mark (RxFrame::mark). */
+	Outcome send_marked(Port *in, const std::vector<uint8_t> &bytes, uint32_t mark)
+	{
+		RcuReadGuard g;
+		RxFrame f{bytes.data(), uint32_t(bytes.size()), OobTag{false, 0, 0}, in};
+		f.mark = mark;
+		Verdict v;
+		std::memset(&v, 0xa5, sizeof(v));
+		decide(*br, f, now(), v);
+		return summarize(*br, v);
+	}
+
 	/* A frame the bridge device's IP stack sends (RxFrame::host_stack). */
 	Outcome send_host_stack(const std::vector<uint8_t> &bytes)
 	{

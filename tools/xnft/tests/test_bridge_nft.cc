@@ -296,6 +296,34 @@ TEST_CASE("bridge nft: forward and postrouting see the egress VLAN tag", "[nft]"
 	CHECK(o.drop());
 }
 
+// skb->mark leaves as it came unless a chain sets it, and `meta mark set 0`
+// clears it (nft_meta_set_eval writes skb->mark whatever the value).
+TEST_CASE("bridge nft: an arriving mark stays unless a chain sets it, to 0 too", "[nft]")
+{
+	NftBridge b;
+	b.br->set_promisc(true);
+	Outcome o = b.send_marked(b.p(1), make_frame(kBcast, host_mac(1)), 9);
+	REQUIRE(o.v.kind == VerdictKind::Flood);
+	CHECK(o.v.mark == 9);
+	CHECK(o.v.local_mark == 9);
+	REQUIRE(load(b.rs, "table bridge f {\n"
+			   "  chain pre { type filter hook prerouting priority 0; meta mark 9 meta mark set 0; }\n"
+			   "  chain in { type filter hook input priority 0; meta mark 5 meta mark set 0; }\n"
+			   "}\n") == 0);
+	o = b.send_marked(b.p(1), make_frame(kBcast, host_mac(1)), 9);
+	REQUIRE(o.v.kind == VerdictKind::Flood);
+	CHECK(o.v.mark == 0);
+	CHECK(o.v.local_mark == 0);
+	// 5 passes prerouting as it is; only the copy that goes up is cleared.
+	o = b.send_marked(b.p(1), make_frame(kBcast, host_mac(1)), 5);
+	CHECK(o.v.mark == 5);
+	CHECK(o.v.local_mark == 0);
+	b.learn(b.p(2), host_mac(2));
+	o = b.send_marked(b.p(1), make_frame(host_mac(2), host_mac(1)), 7);
+	REQUIRE(o.v.kind == VerdictKind::Forward);
+	CHECK(o.v.mark == 7);
+}
+
 TEST_CASE("bridge nft: the local copy's mark is its own", "[nft]")
 {
 	NftBridge b;
