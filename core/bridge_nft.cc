@@ -122,6 +122,7 @@ void nft_frame_init(NftFrame &nf, const Bridge &br, const RxFrame &f, const L2In
 	p.in_pvid = in->vlans.pvid();
 	p.bridge_vlan_proto = br.vlan_protocol();
 	p.mark = f.mark;
+	p.priority = f.priority;
 	p.now_ns = xb_now_ns();
 	p.cookie = f.cookie;
 	p.in_forwarding = in->port_state() == PortState::Forwarding;
@@ -135,6 +136,7 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 	p.hook = nft::kHookPrerouting;
 	if (nft::run_hook(pre, p, INT64_MIN, kCtPriority) == nft::kNfDrop) {
 		v.mark = p.mark;
+		v.priority = p.priority;
 		return NftOutcome::Drop;
 	}
 	if (ct && r) {
@@ -149,6 +151,7 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 	}
 	const int32_t verdict = nft::run_hook(pre, p, kCtPriority, INT64_MAX);
 	v.mark = p.mark;
+	v.priority = p.priority;
 	return verdict == nft::kNfDrop ? NftOutcome::Drop : NftOutcome::Accept;
 }
 
@@ -173,7 +176,7 @@ void egress_view(const NftFrame &nf, const Verdict &v, TagAction tag, nft::Pkt &
 } // namespace
 
 bool nft_bridge_egress(const NftHooks &h, const NftFrame &nf, const Verdict &v, const Port *out,
-		       TagAction tag, uint32_t &mark, const void **offload)
+		       TagAction tag, SkbMeta &meta, const void **offload)
 {
 	const nft::Hook *first = nf.from_host ? h.output : h.forward;
 	const nft::IfInfo out_if{out->ifindex, name_of(out), kArphrdEther, 0, nf.bridge_name};
@@ -189,20 +192,20 @@ bool nft_bridge_egress(const NftHooks &h, const NftFrame &nf, const Verdict &v, 
 		if (nft::run_hook(*h.post, p) == nft::kNfDrop)
 			return false;
 	}
-	mark = p.mark;
+	meta = SkbMeta{p.mark, p.priority};
 	if (offload)
 		*offload = p.offload;
 	return true;
 }
 
-bool nft_bridge_input(const NftHooks &h, const NftFrame &nf, const Verdict &v, uint32_t &mark)
+bool nft_bridge_input(const NftHooks &h, const NftFrame &nf, const Verdict &v, SkbMeta &meta)
 {
 	nft::Pkt p = nf.pkt;
 	egress_view(nf, v, v.local.tag, p);
 	p.hook = nft::kHookInput;
 	if (h.input && nft::run_hook(*h.input, p) == nft::kNfDrop)
 		return false;
-	mark = p.mark;
+	meta = SkbMeta{p.mark, p.priority};
 	return true;
 }
 

@@ -82,24 +82,32 @@ void nft_frame_init(NftFrame &nf, const Bridge &br, const RxFrame &f, const L2In
  * Datapath, prerouting: run @pre's chains on a frame that entered on a
  * port in the learning or forwarding state, with conntrack between them
  * when @ct is on (@r is then the frame's result, as ct_bridge_pre fills it).
- * Sets @v.ct_state and @v.mark; @nf keeps the frame's mark and @r.
+ * Sets @v.ct_state, @v.mark and @v.priority; @nf keeps the frame's mark,
+ * priority and @r.
  */
 NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, const RxFrame &f,
 			  uint32_t now, CtResult *r, Verdict &v);
 
+/* The skb fields a chain writes (meta mark set, meta priority set), as
+ * one copy leaves the chains. */
+struct SkbMeta {
+	uint32_t mark;
+	uint32_t priority;
+};
+
 /*
  * Datapath, the copy that leaves through @out with @tag: the forward (or,
  * for a frame the bridge device sends, output) chains, then postrouting.
- * True if none dropped it; @mark is the copy's mark as they left it and
- * *@offload (if @offload) the flowtable a `flow offload` asked for, or
- * nullptr.
+ * True if none dropped it; @meta is the copy's mark and priority as they
+ * left them and *@offload (if @offload) the flowtable a `flow offload`
+ * asked for, or nullptr.
  */
 bool nft_bridge_egress(const NftHooks &h, const NftFrame &nf, const Verdict &v, const Port *out,
-		       TagAction tag, uint32_t &mark, const void **offload = nullptr);
+		       TagAction tag, SkbMeta &meta, const void **offload = nullptr);
 
 /* Datapath, the copy that goes up the bridge device: the input chains.
- * True if none dropped it; @mark as for nft_bridge_egress(). */
-bool nft_bridge_input(const NftHooks &h, const NftFrame &nf, const Verdict &v, uint32_t &mark);
+ * True if none dropped it; @meta as for nft_bridge_egress(). */
+bool nft_bridge_input(const NftHooks &h, const NftFrame &nf, const Verdict &v, SkbMeta &meta);
 
 } // namespace xb
 

@@ -384,6 +384,7 @@ void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Pr
 	static_cast<VerdictHead &>(v) = VerdictHead();
 	v.ingress = frame.ingress;
 	v.mark = v.local_mark = frame.mark;
+	v.priority = v.local_priority = frame.priority;
 	v.tag_proto = c.vlan_proto;
 	v.pcp_dei = l2.pcp_dei;
 
@@ -537,8 +538,8 @@ bool flood_set(const Ctx &c, const NftFrame *nf, uint32_t len, Verdict &v)
 				count_vlan(ev, len, false);
 		}
 		if (xb_unlikely(nf)) {
-			uint32_t mark = nf->pkt.mark;
-			if (!nft_bridge_egress(c.nft, *nf, v, p, tag, mark))
+			SkbMeta meta;
+			if (!nft_bridge_egress(c.nft, *nf, v, p, tag, meta))
 				continue;
 		}
 		set.pass[i / 64] |= uint64_t(1) << (i % 64);
@@ -580,12 +581,14 @@ bool run_copy_hooks(const Ctx &c, const RxFrame &frame, const L2Info &l2, const 
 	bool out_any = false;
 
 	v.local_mark = v.mark;
+	v.local_priority = v.priority;
 	if (v.kind == VerdictKind::Forward) {
-		uint32_t mark = nf.pkt.mark;
+		SkbMeta meta{v.mark, v.priority};
 		const void *offload = nullptr;
 		if (!egress_chains ||
-		    nft_bridge_egress(c.nft, nf, v, v.out.port, v.out.tag, mark, &offload)) {
-			v.mark = mark;
+		    nft_bridge_egress(c.nft, nf, v, v.out.port, v.out.tag, meta, &offload)) {
+			v.mark = meta.mark;
+			v.priority = meta.priority;
 			out_any = true;
 			if (xb_unlikely(offload) && ct && c.flows)
 				flow_offload(c.br, *c.flows, c.nft.gen_id, offload, frame, l2, *ct,
@@ -600,11 +603,13 @@ bool run_copy_hooks(const Ctx &c, const RxFrame &frame, const L2Info &l2, const 
 			   ((v.kind == VerdictKind::Forward || v.kind == VerdictKind::Flood) &&
 			    v.local_too);
 	if (local && c.nft.input) {
-		uint32_t mark = nf.pkt.mark;
-		if (nft_bridge_input(c.nft, nf, v, mark))
-			v.local_mark = mark;
-		else
+		SkbMeta meta;
+		if (nft_bridge_input(c.nft, nf, v, meta)) {
+			v.local_mark = meta.mark;
+			v.local_priority = meta.priority;
+		} else {
 			cancel_copy(v, true);
+		}
 	}
 	return out_any;
 }

@@ -82,6 +82,8 @@ struct VerdictHead {
 				 * ports: the arriving mark, or what a chain's
 				 * `meta mark set` made of it (0 too) */
 	uint32_t local_mark;	/* skb->mark of the copy that goes up */
+	uint32_t priority;	/* skb->priority, as mark (meta priority set) */
+	uint32_t local_priority;
 	bool src_isolated;	/* ingress port isolated */
 	Port *ingress;
 	Egress out;		/* Forward: the port and its tag action */
@@ -99,6 +101,7 @@ struct RxFrame {
 	Port *ingress;		/* the host port: sent by the bridge device */
 	bool csum_ok = false;	/* layer-4 checksum known good (conntrack) */
 	uint32_t mark = 0;	/* skb->mark as the frame arrived */
+	uint32_t priority = 0;	/* skb->priority as the frame arrived */
 	/* The whole frame's length when only its first @len bytes are
 	 * here (a paged skb's headers: flow_fast_path() only); 0: @len. */
 	uint32_t wire_len = 0;

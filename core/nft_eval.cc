@@ -746,6 +746,8 @@ xb_noinline int32_t eval_other(const Insn &in, Pkt &p, uint32_t *regs)
 	case Op::MetaSet:
 		if (in.sub == kMetaMark)
 			p.mark = *src;
+		else if (in.sub == kMetaPriority)
+			p.priority = *src;
 		break;
 	case Op::Limit:
 	case Op::ObjLimit:

@@ -323,14 +323,15 @@ int parse_meta(const Attr *tb, Insn &in, Extack *ack)
 	if (tb[kMetaDreg].present() && tb[kMetaSreg].present())
 		return invalid(ack, "meta takes a source or a destination register, not both");
 	if (tb[kMetaSreg].present()) {
-		/* nft_meta_set_init: mark (4 bytes); nftrace (1 byte) marks the
-		 * frame for nft's trace events, which xbridge does not send, so
-		 * it is accepted and has no effect */
-		if (key != kMetaMark && key != kMetaNftrace)
-			return fail(ack, kEOPNOTSUPP, "only meta mark and nftrace can be set");
+		/* nft_meta_set_init: mark and priority (4 bytes); nftrace (1
+		 * byte) marks the frame for nft's trace events, which xbridge
+		 * does not send, so it is accepted and has no effect */
+		if (key != kMetaMark && key != kMetaPriority && key != kMetaNftrace)
+			return fail(ack, kEOPNOTSUPP,
+				    "only meta mark, priority and nftrace can be set");
 		in.op = Op::MetaSet;
 		in.sub = uint8_t(key);
-		in.len = key == kMetaMark ? 4 : 1;
+		in.len = key == kMetaNftrace ? 1 : 4;
 		return load_reg(tb[kMetaSreg], in.len, in.sreg, ack);
 	}
 	if (!tb[kMetaDreg].present())

@@ -301,6 +301,7 @@ static RxFrame rx_frame(struct xbg_port *in, const struct xbg_frame *frame)
 	rx.ingress = core(in);
 	rx.csum_ok = frame->csum_ok;
 	rx.mark = frame->mark;
+	rx.priority = frame->priority;
 	rx.host_stack = frame->host_stack;
 	rx.wire_len = frame->wire_len;
 	rx.cookie = frame->skb;
@@ -344,6 +345,8 @@ static void verdict_out(const Verdict &v, struct xbg_port *in, struct xbg_verdic
 	out->ingress = in;
 	out->mark = v.mark;
 	out->local_mark = v.local_mark;
+	out->priority = v.priority;
+	out->local_priority = v.local_priority;
 	if (v.kind == VerdictKind::Flood) {
 		xbg_flood_set &f = out->flood;
 		f.table = v.flood.table;

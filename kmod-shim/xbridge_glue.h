@@ -48,6 +48,7 @@ struct xbg_frame {
 	uint16_t vlan_tci;
 	bool csum_ok;		/* layer-4 checksum verified or to be offloaded */
 	uint32_t mark;		/* skb->mark as it arrived */
+	uint32_t priority;	/* skb->priority as it arrived */
 	uint32_t wire_len;	/* the whole frame's length (skb->len; @len is
 				 * what is linear) */
 	bool host_stack;	/* sent by the bridge device's IP stack, not a
@@ -83,6 +84,8 @@ struct xbg_verdict {
 	uint32_t mark;		/* skb->mark of the copies sent through ports:
 				 * the arriving mark unless a chain set it */
 	uint32_t local_mark;	/* the same for the copy that goes up */
+	uint32_t priority;	/* skb->priority, as mark */
+	uint32_t local_priority;
 	struct xbg_flood_set flood;	/* XBG_FLOOD */
 };
 

@@ -125,6 +125,8 @@ static void xbr_pass_up(struct xbr *br, struct sk_buff *skb, const struct xbg_ve
 	xbr_apply_tag(skb, v->local_tag, v);
 	if (unlikely(skb->mark != v->local_mark))
 		skb->mark = v->local_mark;	/* meta mark set, up to input */
+	if (unlikely(skb->priority != v->local_priority))
+		skb->priority = v->local_priority;
 	skb->dev = dev;
 	skb->pkt_type = PACKET_HOST;
 	skb->protocol = eth_type_trans(skb, dev);
@@ -172,6 +174,8 @@ static void xbr_deliver(struct xbr *br, struct sk_buff *skb, const struct xbg_ve
 	}
 	if (unlikely(skb->mark != v->mark))
 		skb->mark = v->mark;	/* meta mark set, up to postrouting */
+	if (unlikely(skb->priority != v->priority))
+		skb->priority = v->priority;
 
 	if (v->kind == XBG_FORWARD) {
 		xbr_xmit_port(skb, v->out_priv, v->out_tag, v, forwarded);
@@ -221,6 +225,7 @@ static void xbr_frame_of(struct sk_buff *skb, struct xbg_frame *f)
 	f->csum_ok = skb->ip_summed == CHECKSUM_UNNECESSARY ||
 		     skb->ip_summed == CHECKSUM_PARTIAL;
 	f->mark = skb->mark;
+	f->priority = skb->priority;
 	f->wire_len = skb->len;	/* a paged skb: more than its linear part */
 	f->host_stack = false;
 	f->skb = skb;

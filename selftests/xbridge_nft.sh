@@ -784,6 +784,58 @@ nft_objmaps() {
 #     stays within its size, flushing the ruleset under traffic and (given
 #     the module path) rmmod under traffic are clean, elements still
 #     waiting for their grace period included.
+# 17. The skb fields a chain writes: `meta mark set` and `meta priority
+#     set` reach the IP stack with the copy that goes up (an inet input
+#     chain of real nft reads them) and the copies that leave (a tc fw
+#     filter at veth22's egress matches the mark); `meta mark set 0`
+#     clears a mark an earlier chain set, as nft_meta_set_eval writes
+#     skb->mark whatever the value.
+nft_skb_meta() {
+	ip addr replace 10.0.0.1/24 dev xbr0
+	printf '%s\n' 'table bridge m {' \
+		'	chain pre {' \
+		'		type filter hook prerouting priority filter; policy accept;' \
+		'		icmp type echo-request meta mark set 0x7 meta priority set 1:2' \
+		'	}' \
+		'	chain forward {' \
+		'		type filter hook forward priority filter; policy accept;' \
+		'		oifname "veth22" icmp type echo-request meta mark set 0x9' \
+		'	}' \
+		'	chain in {' \
+		'		type filter hook input priority filter; policy accept;' \
+		'		iifname "veth22" meta mark set 0 meta priority set none' \
+		'	}' '}' > "$TMPDIR/meta.nft"
+	printf '%s\n' 'table inet h {' \
+		'	chain in {' \
+		'		type filter hook input priority filter; policy accept;' \
+		'		icmp type echo-request meta mark 0x7 meta priority 1:2 counter' \
+		'		icmp type echo-request meta mark 0 meta priority none counter' \
+		'	}' '}' > "$TMPDIR/inet.nft"
+	check "skb meta: the bridge ruleset" xnft -f "$TMPDIR/meta.nft"
+	check "skb meta: an inet input chain (real nft) that reads mark and priority" \
+		nft -f "$TMPDIR/inet.nft"
+	tc qdisc add dev veth22 clsact
+	tc filter add dev veth22 egress protocol ip pref 1 handle 9 fw action pass
+	check "skb meta: h1 -> xbr0" ip netns exec h1 ping -c 2 -W 2 10.0.0.1
+	local listed
+	listed=$(nft list chain inet h in)
+	[[ $listed == *'meta mark 0x00000007 meta priority 1:2 counter packets 2 '* &&
+	   $listed == *'meta mark 0x00000000 meta priority none counter packets 0 '* ]]
+	log_test "skb meta: mark and priority set at prerouting reach the IP stack" $? "$listed"
+	check "skb meta: h2 -> xbr0" ip netns exec h2 ping -c 2 -W 2 10.0.0.1
+	listed=$(nft list chain inet h in)
+	[[ $listed == *'meta mark 0x00000007 meta priority 1:2 counter packets 2 '* &&
+	   $listed == *'meta mark 0x00000000 meta priority none counter packets 2 '* ]]
+	log_test "skb meta: meta mark set 0 and priority none at input clear them" $? "$listed"
+	check "skb meta: h1 -> h2" ip netns exec h1 ping -c 2 -W 2 10.0.0.8
+	listed=$(tc -s filter show dev veth22 egress)
+	[[ $listed == *"Sent "*" bytes 2 pkt"* ]]
+	log_test "skb meta: the forwarded copies leave with the forward chain's mark" $? "$listed"
+	tc qdisc del dev veth22 clsact
+	nft delete table inet h
+	check "flush ruleset (skb meta)" xnft flush ruleset
+}
+
 nft_dynset_churn() {
 	printf '%s\n' 'table bridge c {' \
 		'	set recent {' \
@@ -843,6 +895,7 @@ ALL_TESTS="
 	nft_timeouts
 	nft_dynset
 	nft_objmaps
+	nft_skb_meta
 	nft_dynset_churn
 "
 

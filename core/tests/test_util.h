@@ -397,12 +397,15 @@ struct BridgeFixture {
 		return summarize(*br, v);
 	}
 
-	/* A frame that arrives with skb->mark @mark (RxFrame::mark). */
-	Outcome send_marked(Port *in, const std::vector<uint8_t> &bytes, uint32_t mark)
+	/* A frame that arrives with skb->mark @mark and skb->priority
+	 * @priority (RxFrame::mark, ::priority). */
+	Outcome send_marked(Port *in, const std::vector<uint8_t> &bytes, uint32_t mark,
+			    uint32_t priority = 0)
 	{
 		RcuReadGuard g;
 		RxFrame f{bytes.data(), uint32_t(bytes.size()), OobTag{false, 0, 0}, in};
 		f.mark = mark;
+		f.priority = priority;
 		Verdict v;
 		std::memset(&v, 0xa5, sizeof(v));
 		decide(*br, f, now(), v);

@@ -324,6 +324,34 @@ TEST_CASE("bridge nft: an arriving mark stays unless a chain sets it, to 0 too",
 	CHECK(o.v.mark == 7);
 }
 
+// skb->priority as skb->mark: kept as it came, set by `meta priority set`
+// in any hook, read back by `meta priority`; the copy that goes up has its
+// own after the input chains.
+TEST_CASE("bridge nft: meta priority set travels with the copies as the mark does", "[nft]")
+{
+	NftBridge b;
+	b.br->set_promisc(true);
+	b.learn(b.p(2), host_mac(2));
+	Outcome o = b.send_marked(b.p(1), make_frame(host_mac(2), host_mac(1)), 0, 0x00010001);
+	REQUIRE(o.v.kind == VerdictKind::Forward);
+	CHECK(o.v.priority == 0x00010001);
+	CHECK(o.v.local_priority == 0x00010001);
+	REQUIRE(load(b.rs, "table bridge f {\n"
+			   "  chain pre { type filter hook prerouting priority 0; meta priority 1:1 meta priority set 1:2; }\n"
+			   "  chain forward { type filter hook forward priority 0; meta priority 1:2 meta priority set 2:1; }\n"
+			   "  chain in { type filter hook input priority 0; meta priority set 3:3; }\n"
+			   "}\n") == 0);
+	o = b.send_marked(b.p(1), make_frame(host_mac(2), host_mac(1)), 0, 0x00010001);
+	REQUIRE(o.v.kind == VerdictKind::Forward);
+	CHECK(o.local);
+	CHECK(o.v.priority == 0x00020001);
+	CHECK(o.v.local_priority == 0x00030003);
+	// Another arriving priority: prerouting and forward leave it alone.
+	o = b.send_marked(b.p(1), make_frame(host_mac(2), host_mac(1)), 0, 7);
+	CHECK(o.v.priority == 7);
+	CHECK(o.v.local_priority == 0x00030003);
+}
+
 TEST_CASE("bridge nft: the local copy's mark is its own", "[nft]")
 {
 	NftBridge b;

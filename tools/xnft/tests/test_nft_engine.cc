@@ -2169,9 +2169,35 @@ TEST_CASE("nft engine: meta nftrace set is accepted and changes nothing else", "
 	CHECK(e.run(kHookForward, f.pkt) == kNfAccept);
 	CHECK(f.pkt.mark == 5);
 	CHECK(e.packets("t", "c", 0) == 1);
-	// other keys stay refused, with nf_tables' error
-	std::string msg;
-	CHECK(e.load("add rule bridge t c meta priority set 1\n", &msg) == -xb::kEOPNOTSUPP);
+}
+
+// nft_meta_set_eval: skb->priority := the register; later expressions read
+// it back (`meta priority`). A key nft_meta_set_init does not set (iif)
+// is EOPNOTSUPP.
+TEST_CASE("nft engine: meta priority set writes the frame's priority", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; "
+		       "meta priority 1:2 counter accept\n"
+		       "meta priority set 1:2 meta priority 1:2 counter accept } }\n") == 0);
+	Frame f(tcp(22));
+	CHECK(e.run(kHookForward, f.pkt) == kNfAccept);
+	CHECK(f.pkt.priority == 0x00010002);
+	CHECK(e.packets("t", "c", 0) == 0);
+	CHECK(e.packets("t", "c", 1) == 1);
+	// A frame that arrives with that priority matches the first rule.
+	Frame g(tcp(22));
+	g.pkt.priority = 0x00010002;
+	CHECK(e.run(kHookForward, g.pkt) == kNfAccept);
+	CHECK(e.packets("t", "c", 0) == 1);
+	CHECK(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_immediate_u32(NFT_REG_1, 3));
+		nftnl_expr *set = nftnl_expr_alloc("meta");
+		nftnl_expr_set_u32(set, NFTNL_EXPR_META_KEY, NFT_META_IIF);
+		nftnl_expr_set_u32(set, NFTNL_EXPR_META_SREG, NFT_REG_1);
+		nftnl_rule_add_expr(r, set);
+	}) == -xb::kEOPNOTSUPP);
+	CHECK(e.chain("t", "c").rules.size() == 2);
 }
 
 namespace {
