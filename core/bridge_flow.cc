@@ -160,6 +160,7 @@ bool flow_hit(Bridge &br, FlowTable &flows, uint32_t nft_gen, const RxFrame &f, 
 	v.ingress = f.ingress;
 	v.mark = v.local_mark = f.mark;
 	v.priority = v.local_priority = f.priority;
+	v.local_pkttype = kPkttypeKeep;
 	v.vid = d->vid;
 	v.tag_proto = br.vlan_protocol();
 	v.pcp_dei = l2.pcp_dei;

@@ -133,6 +133,7 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 			  uint32_t now, CtResult *r, Verdict &v)
 {
 	nft::Pkt &p = nf.pkt;
+	const uint8_t arrived_pkttype = p.pkttype;
 	p.hook = nft::kHookPrerouting;
 	if (nft::run_hook(pre, p, INT64_MIN, kCtPriority) == nft::kNfDrop) {
 		v.mark = p.mark;
@@ -152,6 +153,8 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 	const int32_t verdict = nft::run_hook(pre, p, kCtPriority, INT64_MAX);
 	v.mark = p.mark;
 	v.priority = p.priority;
+	if (xb_unlikely(p.pkttype != arrived_pkttype))	/* meta pkttype set */
+		v.local_pkttype = p.pkttype;
 	return verdict == nft::kNfDrop ? NftOutcome::Drop : NftOutcome::Accept;
 }
 

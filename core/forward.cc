@@ -385,6 +385,7 @@ void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Pr
 	v.ingress = frame.ingress;
 	v.mark = v.local_mark = frame.mark;
 	v.priority = v.local_priority = frame.priority;
+	v.local_pkttype = kPkttypeKeep;
 	v.tag_proto = c.vlan_proto;
 	v.pcp_dei = l2.pcp_dei;
 

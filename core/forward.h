@@ -69,6 +69,9 @@ struct FloodSet {
  * flood set is written only for a Flood verdict (it is large, and most
  * frames are unicast).
  */
+/* VerdictHead::local_pkttype: no chain set the frame's pkt_type. */
+constexpr uint8_t kPkttypeKeep = 0xff;
+
 struct VerdictHead {
 	VerdictKind kind;
 	DropReason reason;	/* Drop */
@@ -84,6 +87,8 @@ struct VerdictHead {
 	uint32_t local_mark;	/* skb->mark of the copy that goes up */
 	uint32_t priority;	/* skb->priority, as mark (meta priority set) */
 	uint32_t local_priority;
+	uint8_t local_pkttype;	/* skb->pkt_type a prerouting chain set for the
+				 * copy that goes up; kPkttypeKeep: none did */
 	bool src_isolated;	/* ingress port isolated */
 	Port *ingress;
 	Egress out;		/* Forward: the port and its tag action */

@@ -341,6 +341,17 @@ void eval_ct_set(const Insn &in, Pkt &p, const uint32_t *src)
 }
 
 /*
+ * nft_meta_set_eval's pkttype: a change only between the four types
+ * skb_pkt_type_ok() allows (host, broadcast, multicast, other host).
+ */
+void eval_pkttype_set(Pkt &p, uint8_t value)
+{
+	constexpr uint8_t kPacketOtherhost = 3;
+	if (p.pkttype != value && value <= kPacketOtherhost && p.pkttype <= kPacketOtherhost)
+		p.pkttype = value;
+}
+
+/*
  * nft_reject_bridge_eval: for a unicast IPv4 or IPv6 frame, the reply goes
  * back out of the ingress port (when it forwards); every other frame is
  * only dropped. The verdict is drop either way.
@@ -748,6 +759,8 @@ xb_noinline int32_t eval_other(const Insn &in, Pkt &p, uint32_t *regs)
 			p.mark = *src;
 		else if (in.sub == kMetaPriority)
 			p.priority = *src;
+		else if (in.sub == kMetaPkttype)
+			eval_pkttype_set(p, reinterpret_cast<const uint8_t *>(src)[0]);
 		break;
 	case Op::Limit:
 	case Op::ObjLimit:

@@ -323,15 +323,17 @@ int parse_meta(const Attr *tb, Insn &in, Extack *ack)
 	if (tb[kMetaDreg].present() && tb[kMetaSreg].present())
 		return invalid(ack, "meta takes a source or a destination register, not both");
 	if (tb[kMetaSreg].present()) {
-		/* nft_meta_set_init: mark and priority (4 bytes); nftrace (1
-		 * byte) marks the frame for nft's trace events, which xbridge
-		 * does not send, so it is accepted and has no effect */
-		if (key != kMetaMark && key != kMetaPriority && key != kMetaNftrace)
+		/* nft_meta_set_init: mark and priority (4 bytes), pkttype (1
+		 * byte; prerouting only, checked at commit); nftrace (1 byte)
+		 * marks the frame for nft's trace events, which xbridge does
+		 * not send, so it is accepted and has no effect */
+		if (key != kMetaMark && key != kMetaPriority && key != kMetaPkttype &&
+		    key != kMetaNftrace)
 			return fail(ack, kEOPNOTSUPP,
-				    "only meta mark, priority and nftrace can be set");
+				    "only meta mark, priority, pkttype and nftrace can be set");
 		in.op = Op::MetaSet;
 		in.sub = uint8_t(key);
-		in.len = key == kMetaNftrace ? 1 : 4;
+		in.len = key == kMetaMark || key == kMetaPriority ? 4 : 1;
 		return load_reg(tb[kMetaSreg], in.len, in.sreg, ack);
 	}
 	if (!tb[kMetaDreg].present())
@@ -877,8 +879,12 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_byteorder(tb, in, ack);
 	if (attr_equals(name, "payload"))
 		return parse_payload(tb, in, ack);
-	if (attr_equals(name, "meta"))
-		return parse_meta(tb, in, ack);
+	if (attr_equals(name, "meta")) {
+		const int err = parse_meta(tb, in, ack);
+		if (!err && in.op == Op::MetaSet && in.sub == kMetaPkttype)
+			out.has_pkttype_set = true;
+		return err;
+	}
 	if (attr_equals(name, "lookup"))
 		return parse_lookup(tb, res, in, ack);
 	if (attr_equals(name, "counter"))

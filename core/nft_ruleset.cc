@@ -2171,7 +2171,7 @@ void mark_hooks(ChainGraph &g, ChainObj *c, uint32_t bit)
 /* Commit-time checks: loops (ELOOP), nft_chain_validate's depth (EMLINK:
  * a base chain's jumps may not reach level 16), `flow offload` only where
  * the forward hook alone reaches, `reject` only where prerouting and input
- * alone do. */
+ * alone do, `meta pkttype set` only where prerouting alone does. */
 int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 {
 	ChainGraph g{};
@@ -2201,7 +2201,9 @@ int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 	for (uint32_t i = 0; i < chains && !err; i++) {
 		const bool offload_bad = g.hooks[i] & ~(1u << kHookForward);
 		const bool reject_bad = g.hooks[i] & ~kRejectHooks;
-		if (!offload_bad && !reject_bad)
+		/* nft_meta_set_validate: pkttype at prerouting only */
+		const bool pkttype_bad = g.hooks[i] & ~(1u << kHookPrerouting);
+		if (!offload_bad && !reject_bad && !pkttype_bad)
 			continue;
 		for (const RuleObj &r : g.chains[i]->rules) {
 			if (offload_bad && r.code.has_offload)
@@ -2209,6 +2211,9 @@ int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 			else if (reject_bad && r.code.has_reject)
 				err = fail(ack, kEOPNOTSUPP,
 					   "reject runs in prerouting and input chains only");
+			else if (pkttype_bad && r.code.has_pkttype_set)
+				err = fail(ack, kEOPNOTSUPP,
+					   "meta pkttype set runs in prerouting chains only");
 			if (err)
 				break;
 		}

@@ -38,6 +38,7 @@ static_assert(XBG_PORT_LEARNING == kPortLearning && XBG_PORT_FLOOD == kPortFlood
 	      XBG_PORT_LOCKED == kPortLocked && XBG_PORT_MAB == kPortMab &&
 	      XBG_PORT_NEIGH_SUPPRESS == kPortNeighSuppress && XBG_PORT_FLAGS_ALL == kPortFlagsAll,
 	      "XBG_PORT_* are PortFlag");
+static_assert(XBG_PKTTYPE_KEEP == kPkttypeKeep, "the verdict's pkt_type sentinel");
 static_assert(XBG_VLAN_PVID == kVlanPvid && XBG_VLAN_UNTAGGED == kVlanUntagged,
 	      "XBG_VLAN_* are VlanFlag");
 /* xbg_port_info.drops[] is indexed by DropReason, which the family sends
@@ -347,6 +348,7 @@ static void verdict_out(const Verdict &v, struct xbg_port *in, struct xbg_verdic
 	out->local_mark = v.local_mark;
 	out->priority = v.priority;
 	out->local_priority = v.local_priority;
+	out->local_pkttype = v.local_pkttype;
 	if (v.kind == VerdictKind::Flood) {
 		xbg_flood_set &f = out->flood;
 		f.table = v.flood.table;

@@ -34,6 +34,9 @@ enum xbg_kind {
 	XBG_PORT_STACK = 4,
 };
 
+/* xbg_verdict::local_pkttype when no chain set the frame's pkt_type */
+#define XBG_PKTTYPE_KEEP 0xff
+
 enum xbg_tag {
 	XBG_TAG_KEEP = 0,
 	XBG_TAG_UNTAG = 1,
@@ -86,6 +89,8 @@ struct xbg_verdict {
 	uint32_t local_mark;	/* the same for the copy that goes up */
 	uint32_t priority;	/* skb->priority, as mark */
 	uint32_t local_priority;
+	uint8_t local_pkttype;	/* skb->pkt_type a prerouting chain set for the
+				 * copy that goes up; XBG_PKTTYPE_KEEP: none */
 	struct xbg_flood_set flood;	/* XBG_FLOOD */
 };
 

@@ -132,6 +132,8 @@ static void xbr_pass_up(struct xbr *br, struct sk_buff *skb, const struct xbg_ve
 	skb->protocol = eth_type_trans(skb, dev);
 	if (skb->pkt_type == PACKET_OTHERHOST && to_port)
 		skb->pkt_type = PACKET_HOST;
+	if (unlikely(v->local_pkttype != XBG_PKTTYPE_KEEP))
+		skb->pkt_type = v->local_pkttype;	/* meta pkttype set */
 	dev_sw_netstats_rx_add(dev, skb->len);
 	netif_receive_skb(skb);
 }

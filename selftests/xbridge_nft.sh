@@ -834,6 +834,22 @@ nft_skb_meta() {
 	tc qdisc del dev veth22 clsact
 	nft delete table inet h
 	check "flush ruleset (skb meta)" xnft flush ruleset
+	# pkt_type: the IP stack drops what is not for this host (ip_rcv_core)
+	printf '%s\n' 'table bridge p {' \
+		'	chain pre {' \
+		'		type filter hook prerouting priority filter; policy accept;' \
+		'		iifname "veth21" icmp type echo-request meta pkttype set other' \
+		'	}' '}' > "$TMPDIR/pkttype.nft"
+	check "skb meta: meta pkttype set other at prerouting" xnft -f "$TMPDIR/pkttype.nft"
+	check "skb meta: h1 -> xbr0 now other-host, dropped by the IP stack" \
+		no_reply ip netns exec h1 ping -c 1 -W 1 10.0.0.1
+	check "skb meta: h2 -> xbr0 still passes" ip netns exec h2 ping -c 1 -W 2 10.0.0.1
+	check "skb meta: h1 -> h2 forwarded as before" ip netns exec h1 ping -c 1 -W 2 10.0.0.8
+	check "skb meta: a forward chain" \
+		xnft add chain bridge p f '{ type filter hook forward priority 0; }'
+	check_fails "skb meta: meta pkttype set in a forward chain is refused" \
+		"Operation not supported" xnft add rule bridge p f meta pkttype set host
+	check "flush ruleset (pkttype)" xnft flush ruleset
 }
 
 nft_dynset_churn() {

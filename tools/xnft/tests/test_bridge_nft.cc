@@ -352,6 +352,31 @@ TEST_CASE("bridge nft: meta priority set travels with the copies as the mark doe
 	CHECK(o.v.local_priority == 0x00030003);
 }
 
+// meta pkttype set at prerouting: the copy that goes up gets that pkt_type
+// (br_pass_frame_up keeps skb->pkt_type); later chains read it.
+TEST_CASE("bridge nft: meta pkttype set reaches the copy that goes up", "[nft]")
+{
+	NftBridge b;
+	b.br->set_promisc(true);
+	b.learn(b.p(2), host_mac(2));
+	Outcome o = b.send(b.p(1), make_frame(host_mac(2), host_mac(1)));
+	REQUIRE(o.v.kind == VerdictKind::Forward);
+	CHECK(o.local);
+	CHECK(o.v.local_pkttype == xb::kPkttypeKeep);
+	REQUIRE(load(b.rs, "table bridge f {\n"
+			   "  chain pre { type filter hook prerouting priority 0; meta pkttype other meta pkttype set host; }\n"
+			   "  chain forward { type filter hook forward priority 0; meta pkttype host meta mark set 4; }\n"
+			   "}\n") == 0);
+	o = b.send(b.p(1), make_frame(host_mac(2), host_mac(1)));
+	REQUIRE(o.v.kind == VerdictKind::Forward);
+	CHECK(o.v.local_pkttype == 0);
+	CHECK(o.v.mark == 4);
+	// A broadcast is no other-host frame: nothing set.
+	o = b.send(b.p(1), make_frame(kBcast, host_mac(1)));
+	CHECK(o.v.local_pkttype == xb::kPkttypeKeep);
+	CHECK(o.v.mark == 0);
+}
+
 TEST_CASE("bridge nft: the local copy's mark is its own", "[nft]")
 {
 	NftBridge b;

@@ -2171,6 +2171,41 @@ TEST_CASE("nft engine: meta nftrace set is accepted and changes nothing else", "
 	CHECK(e.packets("t", "c", 0) == 1);
 }
 
+// meta pkttype set (nft_meta_set_eval, nft_meta_set_validate): prerouting
+// only, also through a jump (EOPNOTSUPP elsewhere, nothing added); a change
+// only between host, broadcast, multicast and other host.
+TEST_CASE("nft engine: meta pkttype set, at prerouting only", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain pre { type filter hook prerouting priority 0; meta pkttype set host; jump r; }\n"
+		       "  chain r { meta pkttype host counter; meta pkttype set broadcast; }\n"
+		       "  chain fw { type filter hook forward priority 0; }\n"
+		       "}\n") == 0);
+	Frame f(tcp(22));
+	f.pkt.pkttype = 3;	/* PACKET_OTHERHOST */
+	CHECK(e.run(kHookPrerouting, f.pkt) == kNfAccept);
+	CHECK(f.pkt.pkttype == 1);	/* host, then broadcast in r */
+	CHECK(e.packets("t", "r", 0) == 1);
+	std::string msg;
+	CHECK(e.load("add rule bridge t fw meta pkttype set host\n", &msg) == -xb::kEOPNOTSUPP);
+	CHECK(msg.find("prerouting chains only") != std::string::npos);
+	CHECK(e.load("add rule bridge t fw jump r\n", &msg) == -xb::kEOPNOTSUPP);
+	CHECK(e.chain("t", "fw").rules.size() == 0);
+	// A value skb_pkt_type_ok() refuses (5: PACKET_OUTGOING + 1) is no change.
+	REQUIRE(add_raw_rule(e, "t", "pre", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_immediate_u32(NFT_REG_1, 5));
+		nftnl_expr *set = nftnl_expr_alloc("meta");
+		nftnl_expr_set_u32(set, NFTNL_EXPR_META_KEY, NFT_META_PKTTYPE);
+		nftnl_expr_set_u32(set, NFTNL_EXPR_META_SREG, NFT_REG_1);
+		nftnl_rule_add_expr(r, set);
+	}) == 0);
+	Frame g(tcp(22));
+	g.pkt.pkttype = 3;
+	CHECK(e.run(kHookPrerouting, g.pkt) == kNfAccept);
+	CHECK(g.pkt.pkttype == 1);	/* r's broadcast, not 5 */
+}
+
 // nft_meta_set_eval: skb->priority := the register; later expressions read
 // it back (`meta priority`). A key nft_meta_set_init does not set (iif)
 // is EOPNOTSUPP.
