@@ -877,7 +877,7 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 	}
 	uint64_t v;
 	if ((t.id != TYPE_IFNAME && t.id != TYPE_STRING) && parse_number(e.text, v))
-		throw LangError(e.loc, "Value " + e.text + " exceeds valid range 0-" +
+		throw LangError(e.loc, "Value " + std::to_string(v) + " exceeds valid range 0-" +
 				std::to_string(bits >= 64 ? ~0ull : (1ull << bits) - 1));
 	if (t.id == TYPE_IFNAME)
 		throw LangError(e.loc, "Data exceeds valid length: " + e.text);
