@@ -28,7 +28,9 @@ enum class ExprKind {
 	List,     // a, b, c (flag values)
 	SetLit,   // { elem, elem } or { k : v, ... }
 	SetRef,   // @name
-	Binop,    // a & b, a | b, a ^ b
+	Binop,    // a & b, a | b, a ^ b, a << b, a >> b (text the operator): a
+		  // match's or a set statement's expression is a left-deep chain
+		  // over one field whose right operands are values
 	Map,      // lhs map { ... } | lhs map @m
 	Verdict,  // accept, drop, jump x ... (as map data)
 	Numgen,   // numgen inc|random mod N [offset N]: text is the mode
@@ -68,7 +70,8 @@ struct Expr {
 
 ExprPtr make_expr(ExprKind k, const Location &loc);
 
-enum class Op { Implicit, Eq, Neq, Lt, Gt, Lte, Gte };
+// Neg: `!` (`not`), nft's OP_NEG: none of the flags set.
+enum class Op { Implicit, Eq, Neq, Lt, Gt, Lte, Gte, Neg };
 
 enum class StmtKind {
 	Match,      // lhs op rhs

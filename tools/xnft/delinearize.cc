@@ -187,6 +187,15 @@ struct RegVal {
 	Bytes mask;
 	uint32_t rshift = 0;      // shifted down to a named set's value
 	bool hton = false;
+	// every bitwise and ntoh on the value, in order: a bit field's mask,
+	// or a user's operators (`meta mark | 0x10`, `meta mark << 1`)
+	struct Step {
+		uint32_t op;          // NFT_BITWISE_BOOL, _LSHIFT, _RSHIFT, or kNtoh
+		Bytes mask, x;        // BOOL
+		uint32_t n = 0;       // shifts
+	};
+	static constexpr uint32_t kNtoh = 0x100;
+	std::vector<Step> steps;
 	Bytes imm;
 	std::string text;         // MapResult: "lhs map { ... }"; Generated: "numgen inc mod 2"
 	Json json;                // MapResult: {"map": {...}}; Generated: {"numgen": {...}}
@@ -217,6 +226,18 @@ private:
 	Field exthdr_field(const RegVal &v);
 	std::vector<Field> fields_of(const RegVal &v, bool &prefix, unsigned &plen);
 	Field field_exact(const RegVal &v);
+	// Whether V's steps are operators nft prints (`meta mark | 0x10`),
+	// not a bit field's mask (nor, with MASK_TOO false, one `&`).
+	bool has_ops(const RegVal &v, bool mask_too);
+	// The field under V's operators as nft's netlink_parse_bitwise
+	// rebuilds them: text, JSON, the field, the part of the result;
+	// false when no operator shows (a mask of all ones).
+	bool ops_expr(const RegVal &v, std::string &text, Json &json, Field &base, KeyPart &part);
+	// A set statement's source with its operators, when it has any
+	// (its field then makes its dependency redundant).
+	void source_ops(const RegVal &src, std::string &text, Json &json);
+	std::string ops_value_text(const KeyPart &p, const Bytes &b);
+	Json ops_value_json(const KeyPart &p, const Bytes &b);
 	void relational(const RegVal &v, uint32_t op, const Bytes &data);
 	void range(const RegVal &v, const Bytes &lo, const Bytes &hi, bool neq);
 	void set_key(nftnl_set *s, unsigned reg, std::vector<Field> &parts, std::string &lhs, Json &lhs_json);
@@ -629,11 +650,157 @@ static Json flags_or_json(const KeyPart &p, const Bytes &data, bool numeric)
 	return acc;
 }
 
+static bool all_ones(const Bytes &b)
+{
+	return std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0xff; });
+}
+
+static bool all_zero(const Bytes &b)
+{
+	return std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0; });
+}
+
+bool Delinearizer::has_ops(const RegVal &v, bool mask_too)
+{
+	if (v.steps.empty())
+		return false;
+	const RegVal::Step &first = v.steps[0];
+	if ((v.kind == RegVal::Payload || v.kind == RegVal::Exthdr) && first.op == NFT_BITWISE_BOOL &&
+	    all_zero(first.x)) {
+		// a bit field's own mask (and its shift down to a named set's
+		// value) is the field
+		RegVal m = v;
+		m.steps.resize(1);
+		const Field f = field_exact(m);
+		if (f.part.shift || f.part.bits % 8)
+			return false;
+	}
+	if (v.steps.size() > 1 || first.op != NFT_BITWISE_BOOL)
+		return true;
+	return mask_too || !all_zero(first.x) || all_ones(first.mask);
+}
+
+std::string Delinearizer::ops_value_text(const KeyPart &p, const Bytes &b)
+{
+	if (p.type->bitmask && popcount(b) > 1)
+		return "(" + flags_or_text(p, b, opt_.numeric) + ")";
+	return value_text(p, b);
+}
+
+Json Delinearizer::ops_value_json(const KeyPart &p, const Bytes &b)
+{
+	if (p.type->bitmask && popcount(b) > 1)
+		return flags_or_json(p, b, opt_.numeric);
+	return value_js(p, b);
+}
+
+bool Delinearizer::ops_expr(const RegVal &v, std::string &text, Json &json, Field &base, KeyPart &part)
+{
+	RegVal plain = v;
+	plain.steps.clear();
+	plain.mask.clear();
+	plain.rshift = 0;
+	base = field_exact(plain);
+	part = base.part;
+	text = base.name;
+	json = base.json;
+	// binop_arg_print: a left side that binds more loosely is in
+	// parentheses (`(meta mark & 0xff) << 2`)
+	int prec = 5;
+	bool any = false;
+	auto apply = [&](const char *op, int op_prec, const std::string &rt, Json rj) {
+		if (prec < op_prec)
+			text = "(" + text + ")";
+		text += std::string(" ") + op + " " + rt;
+		Json args = Json::array();
+		args.push(std::move(json));
+		args.push(std::move(rj));
+		json = Json::wrap(op, std::move(args));
+		prec = op_prec;
+		any = true;
+	};
+	for (const RegVal::Step &st : v.steps) {
+		if (st.op == RegVal::kNtoh)
+			continue;
+		if (st.op != NFT_BITWISE_BOOL) {
+			apply(st.op == NFT_BITWISE_LSHIFT ? "<<" : ">>", 4, std::to_string(st.n), Json::integer(st.n));
+			continue;
+		}
+		// netlink_parse_bitwise_bool: (x & m) ^ x' | o
+		Bytes m = st.mask, x = st.x, o(m.size(), 0);
+		x.resize(m.size(), 0);
+		if (!all_ones(m) || !all_zero(x)) {
+			for (size_t i = 0; i < m.size(); i++) {
+				o[i] = static_cast<uint8_t>((m[i] & x[i]) ^ x[i]);
+				x[i] &= m[i];
+				m[i] |= o[i];
+			}
+		}
+		KeyPart p = part;
+		if (m.size() != p.bytes)
+			p = KeyPart{p.type, static_cast<unsigned>(m.size() * 8), ByteOrder::Host,
+				    static_cast<unsigned>(m.size())};
+		if (!all_ones(m))
+			apply("&", 3, ops_value_text(p, m), ops_value_json(p, m));
+		if (!all_zero(x))
+			apply("^", 2, ops_value_text(p, x), ops_value_json(p, x));
+		if (!all_zero(o))
+			apply("|", 1, ops_value_text(p, o), ops_value_json(p, o));
+	}
+	return any;
+}
+
+void Delinearizer::source_ops(const RegVal &src, std::string &text, Json &json)
+{
+	if (src.kind == RegVal::Imm || src.kind == RegVal::MapResult || !has_ops(src, true))
+		return;
+	Field f;
+	KeyPart p;
+	std::string t;
+	Json j;
+	ops_expr(src, t, j, f, p);
+	consumed_by(f);
+	text = t;
+	json = std::move(j);
+}
+
 void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in)
 {
 	Bytes data = data_in;
 	if (v.hton)
 		std::reverse(data.begin(), data.end());
+	if (has_ops(v, false)) {
+		std::string text;
+		Json left;
+		Field f;
+		KeyPart p;
+		RegVal plain = v;
+		plain.steps.clear();
+		plain.mask.clear();
+		if (!ops_expr(v, text, left, f, p)) {
+			// nothing shows (`meta mark | 0`): the field alone
+			relational(plain, op, data_in);
+			return;
+		}
+		consumed_by(f);
+		// relational_expr_print: `==` written after an operator
+		std::string value = value_text(p, data);
+		Json right = value_js(p, data);
+		if (p.type->bitmask && popcount(data) > 1) {
+			uint64_t x = bytes_value(data, p.order);
+			if (!f.proto.empty()) {
+				char buf[32];
+				snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(x));
+				value = buf;
+				right = Json::uinteger(x);
+			} else {
+				value = flags_or_text(p, data, opt_.numeric);
+				right = Json::wrap("|", flags_json(*p.type, p.order, data, opt_.numeric));
+			}
+		}
+		emit(text + " " + op_json(op) + " " + value, match_json(op_json(op), std::move(left), std::move(right)));
+		return;
+	}
 	bool prefix;
 	unsigned plen;
 	auto fs = fields_of(v, prefix, plen);
@@ -786,6 +953,20 @@ void Delinearizer::range(const RegVal &v, const Bytes &lo_in, const Bytes &hi_in
 		std::reverse(hi.begin(), hi.end());
 	}
 	Field f = field_exact(v);
+	std::string lhs = f.name;
+	Json lhs_json = f.json;
+	if (has_ops(v, true)) {
+		// `meta mark & 0xff 1-5`, `meta mark ^ 0x10 1-5`: no `==`
+		KeyPart p;
+		RegVal plain = v;
+		plain.steps.clear();
+		plain.mask.clear();
+		f = field_exact(plain);
+		lhs = f.name;
+		lhs_json = f.json;
+		ops_expr(v, lhs, lhs_json, f, p);
+		f.part = p;
+	}
 	consumed_by(f);
 	Json r = Json::array();
 	r.push(range_value_json(f.part, lo));
@@ -796,8 +977,8 @@ void Delinearizer::range(const RegVal &v, const Bytes &lo_in, const Bytes &hi_in
 			return std::to_string(bytes_value(unshifted(f.part, b), f.part.order));
 		return value_text(f.part, b);
 	};
-	emit(f.name + " " + (neq ? "!= " : "") + end_text(lo) + "-" + end_text(hi),
-	     match_json(neq ? "!=" : "==", f.json, Json::wrap("range", std::move(r))));
+	emit(lhs + " " + (neq ? "!= " : "") + end_text(lo) + "-" + end_text(hi),
+	     match_json(neq ? "!=" : "==", std::move(lhs_json), Json::wrap("range", std::move(r))));
 }
 
 // The key a lookup or an objref reads from REG on: the fields loaded
@@ -851,7 +1032,19 @@ void Delinearizer::lookup(nftnl_expr *e)
 	// nft writes the `&` and the operator; a flag mask of several flags
 	// in parentheses, and in JSON as `|` of its flags.
 	bool masked = false;
-	if (parts.size() == 1) {
+	if (parts.size() == 1 && has_ops(regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_SREG))], false)) {
+		// other operators (`meta mark | 0x10 == { 1, 2 }`)
+		const RegVal &kv = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_SREG))];
+		Field f;
+		KeyPart p;
+		std::string t;
+		Json j;
+		if (ops_expr(kv, t, j, f, p)) {
+			lhs = t;
+			lhs_json = std::move(j);
+			masked = true;
+		}
+	} else if (parts.size() == 1) {
 		const RegVal &kv = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_SREG))];
 		const KeyPart &p = parts[0].part;
 		if (!kv.mask.empty() && !p.shift && p.bits == p.bytes * 8 && kv.mask.size() == p.bytes &&
@@ -1232,6 +1425,7 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 						  src.kind == RegVal::MapResult ? src.text : field_exact(src).name;
 				Json jval = src.kind == RegVal::Imm ? value_js(p, src.imm) :
 					    src.kind == RegVal::MapResult ? src.json : field_exact(src).json;
+				source_ops(src, val, jval);
 				Json key = Json::wrap("meta", Json::wrap("key", Json::string(
 					m ? m->name : "key" + std::to_string(nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY)))));
 				emit(target + " set " + val, mangle_json(std::move(key), std::move(jval)));
@@ -1254,6 +1448,7 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 						  src.kind == RegVal::MapResult ? src.text : field_exact(src).name;
 				Json jval = src.kind == RegVal::Imm ? value_js(p, src.imm) :
 					    src.kind == RegVal::MapResult ? src.json : field_exact(src).json;
+				source_ops(src, val, jval);
 				Json target = Json::wrap("ct", Json::wrap("key", Json::string(k ? k->name : "?")));
 				emit("ct " + std::string(k ? k->name : "?") + " set " + val,
 				     mangle_json(std::move(target), std::move(jval)));
@@ -1272,17 +1467,28 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			const uint32_t op = nftnl_expr_is_set(e, NFTNL_EXPR_BITWISE_OP)
 						    ? nftnl_expr_get_u32(e, NFTNL_EXPR_BITWISE_OP)
 						    : uint32_t(NFT_BITWISE_BOOL);
+			RegVal::Step st;
+			st.op = op;
 			if (op == NFT_BITWISE_BOOL) {
 				v.mask = get_bytes(e, NFTNL_EXPR_BITWISE_MASK);
-			} else if (op == NFT_BITWISE_RSHIFT) {
+				st.mask = v.mask;
+				st.x = get_bytes(e, NFTNL_EXPR_BITWISE_XOR);
+			} else {
 				const Bytes d = get_bytes(e, NFTNL_EXPR_BITWISE_DATA);
 				uint32_t n = 0;
 				if (d.size() == 4)
 					memcpy(&n, d.data(), 4);
-				v.rshift = n;
+				if (op == NFT_BITWISE_RSHIFT)
+					v.rshift = n;
+				st.n = n;
 			}
+			v.steps.push_back(std::move(st));
 		} else if (n == "byteorder") {
-			regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_BYTEORDER_SREG))].hton = true;
+			RegVal &v = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_BYTEORDER_SREG))];
+			if (nftnl_expr_get_u32(e, NFTNL_EXPR_BYTEORDER_OP) == NFT_BYTEORDER_NTOH)
+				v.steps.push_back(RegVal::Step{RegVal::kNtoh, {}, {}, 0});
+			else
+				v.hton = true;
 		} else if (n == "cmp") {
 			unsigned reg = internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_CMP_SREG));
 			uint32_t op = nftnl_expr_get_u32(e, NFTNL_EXPR_CMP_OP);

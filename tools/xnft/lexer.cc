@@ -10,6 +10,22 @@ static bool word_start(char c)
 	return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
+// nft's scanner reads these words as the operators they name, wherever
+// they stand (src/scanner.l: "and" is AMPERSAND as "&" is ...): they are
+// those tokens here too, so they work as the operators and are no names.
+static const char *word_operator(const std::string &w)
+{
+	static const struct { const char *word, *op; } ops[] = {
+		{"and", "&"}, {"or", "|"}, {"xor", "^"}, {"lshift", "<<"}, {"rshift", ">>"},
+		{"eq", "=="}, {"ne", "!="}, {"lt", "<"}, {"gt", ">"}, {"le", "<="}, {"ge", ">="},
+		{"not", "!"},
+	};
+	for (auto &o : ops)
+		if (w == o.word)
+			return o.op;
+	return nullptr;
+}
+
 static bool word_char(char c)
 {
 	return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
@@ -92,13 +108,18 @@ std::vector<Token> tokenize(const SourceFile &file)
 			// A trailing '-' or '.' belongs to the next token.
 			while (j > i + 1 && (s[j - 1] == '-' || s[j - 1] == '.'))
 				j--;
-			push(Tok::Word, s.substr(i, j - i), i, j);
+			std::string w = s.substr(i, j - i);
+			if (const char *op = word_operator(w))
+				push(Tok::Punct, op, i, j);
+			else
+				push(Tok::Word, std::move(w), i, j);
 			i = j;
 			continue;
 		}
 		if (i + 1 < s.size()) {
 			std::string two = s.substr(i, 2);
-			if (two == "==" || two == "!=" || two == "<=" || two == ">=") {
+			if (two == "==" || two == "!=" || two == "<=" || two == ">=" ||
+			    two == "<<" || two == ">>") {
 				push(Tok::Punct, two, i, i + 2);
 				i += 2;
 				continue;

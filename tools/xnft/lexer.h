@@ -18,7 +18,9 @@ enum class Tok {
 	Word,      // identifiers, numbers, addresses
 	String,    // "quoted" (text without the quotes)
 	Variable,  // $name (text without the $)
-	Punct,     // { } ( ) ; , = : . @ ! < > & | ^ - / * and == != <= >=
+	Punct,     // { } ( ) ; , = : . @ ! < > & | ^ - / * and == != <= >= << >>;
+	           // nft's operator words (and or xor lshift rshift eq ne lt gt
+	           // le ge not) are these with the symbol as text
 	Newline,
 	End,
 };

@@ -88,7 +88,10 @@ static Bytes encode_part(const KeyPart &p, const Expr &v, int shift_override = -
 	return u64_to_bytes_be(x, p.bytes);
 }
 
-// OR of flag values (a list or a | b) for bitmask types.
+// A value of P: a word, or values joined by operators, folded as nft's
+// constant folding does (`1 | 2` is 3, `0xff & 0xf` 0xf): OR of flag values
+// (a list or a | b) for bitmask types. nft 1.0.6 fails an assertion on a
+// shifted value (`1 << 2`): refused.
 static Bytes flags_value(const KeyPart &p, const Expr &e, unsigned shift)
 {
 	if (e.kind == ExprKind::List || (e.kind == ExprKind::Binop && e.text == "|")) {
@@ -103,6 +106,16 @@ static Bytes flags_value(const KeyPart &p, const Expr &e, unsigned shift)
 		}
 		return acc;
 	}
+	if (e.kind == ExprKind::Binop && (e.text == "&" || e.text == "^")) {
+		Bytes acc = flags_value(p, *e.items[0], shift);
+		const Bytes b = flags_value(p, *e.items[1], shift);
+		for (size_t k = 0; k < acc.size() && k < b.size(); k++)
+			acc[k] = e.text == "&" ? acc[k] & b[k] : acc[k] ^ b[k];
+		return acc;
+	}
+	if (e.kind == ExprKind::Binop)
+		throw LangError(e.loc, "xnft: a shifted value is not supported "
+				       "(nft 1.0.6 fails an assertion on it)");
 	return encode_part(p, e, shift);
 }
 
@@ -165,8 +178,9 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 		iv.prefix = true;
 		return iv;
 	}
-	if (e.kind == ExprKind::Binop && e.text == "|" && p.type->bitmask) {
-		// one element of several flags: `{ syn, syn | ack }`
+	if (e.kind == ExprKind::Binop) {
+		// one element of several flags: `{ syn, syn | ack }`; values
+		// with operators folded (`{ 1 | 2 }`)
 		iv.lo = iv.hi = flags_value(p, e, p.shift);
 		return iv;
 	}
@@ -506,13 +520,30 @@ void Linearizer::emit_bitwise(unsigned reg, const Bytes &mask, const Bytes &x)
 
 void Linearizer::emit_rshift(unsigned reg, unsigned bytes, unsigned shift)
 {
+	emit_shift(reg, bytes, NFT_BITWISE_RSHIFT, shift);
+}
+
+void Linearizer::emit_shift(unsigned reg, unsigned bytes, uint32_t op, unsigned shift)
+{
 	nftnl_expr *e = new_expr("bitwise");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, nft_reg(reg));
 	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, nft_reg(reg));
-	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_OP, NFT_BITWISE_RSHIFT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_OP, op);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, bytes);
 	const uint32_t amount = shift;
 	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_DATA, &amount, sizeof(amount));
+	nftnl_rule_add_expr(rule_, e);
+}
+
+// nft shifts in host byte order: a network-order field is turned first.
+void Linearizer::emit_ntoh(unsigned reg, unsigned bytes)
+{
+	nftnl_expr *e = new_expr("byteorder");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SREG, nft_reg(reg));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_DREG, nft_reg(reg));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_OP, NFT_BYTEORDER_NTOH);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, bytes);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, bytes);
 	nftnl_rule_add_expr(rule_, e);
 }
 
@@ -946,9 +977,33 @@ static uint32_t cmp_op(Op op)
 	}
 }
 
-void Linearizer::match_value(Op op, const Expr &rhs, const Load &l)
+void Linearizer::match_value(Op op, const Expr &rhs, const Load &l, const Bytes *pre)
 {
 	const KeyPart &p = l.part;
+	// one value compared
+	auto single = [&](Bytes v) {
+		if (p.type->bitmask && op == Op::Implicit) {
+			emit_bitwise(1, v, Bytes(v.size(), 0));
+			emit_cmp(1, NFT_CMP_NEQ, Bytes(v.size(), 0));
+			return;
+		}
+		bool ordered = op == Op::Lt || op == Op::Gt || op == Op::Lte || op == Op::Gte;
+		if (ordered && p.order == ByteOrder::Host && p.bytes > 1) {
+			emit_hton(1, p);
+			v = reversed(v);
+		}
+		emit_cmp(1, cmp_op(op), v);
+		learn_context(l, op, v);
+	};
+	if (pre) {
+		single(*pre);
+		return;
+	}
+	if (rhs.kind == ExprKind::Binop && !p.type->bitmask) {
+		// values with operators, folded (`meta mark 1 | 2` is 3)
+		single(flags_value(p, rhs, l.shift));
+		return;
+	}
 	if (rhs.kind == ExprKind::List || (rhs.kind == ExprKind::Binop && rhs.text == "|")) {
 		if (!p.type->bitmask)
 			throw LangError(rhs.loc, std::string("List of values is not supported for ") +
@@ -964,21 +1019,7 @@ void Linearizer::match_value(Op op, const Expr &rhs, const Load &l)
 	}
 	Interval iv = encode_interval(p, rhs);
 	if (!iv.range) {
-		Bytes v = iv.lo;
-		if (l.shift)
-			v = encode_part(p, rhs, l.shift);
-		if (p.type->bitmask && op == Op::Implicit) {
-			emit_bitwise(1, v, Bytes(v.size(), 0));
-			emit_cmp(1, NFT_CMP_NEQ, Bytes(v.size(), 0));
-			return;
-		}
-		bool ordered = op == Op::Lt || op == Op::Gt || op == Op::Lte || op == Op::Gte;
-		if (ordered && p.order == ByteOrder::Host && p.bytes > 1) {
-			emit_hton(1, p);
-			v = reversed(v);
-		}
-		emit_cmp(1, cmp_op(op), v);
-		learn_context(l, op, v);
+		single(l.shift ? encode_part(p, rhs, l.shift) : iv.lo);
 		return;
 	}
 	if (op != Op::Implicit && op != Op::Eq && op != Op::Neq)
@@ -1033,6 +1074,227 @@ void Linearizer::match_value(Op op, const Expr &rhs, const Load &l)
 	emit_cmp(1, NFT_CMP_LTE, iv.hi);
 }
 
+// ---- operators on a field ----
+
+struct Linearizer::Chain {
+	const Expr *base = nullptr;  // the field
+	struct Step {
+		std::string op;          // & | ^ << >>
+		const Expr *value;       // the right operand
+		const Expr *node;        // the operator's Binop
+		Bytes operand;           // & | ^: the value, encoded as the part before it
+		unsigned amount = 0;     // << >>
+	};
+	std::vector<Step> steps;
+	// parts[i]: what the register holds before steps[i]; parts.back()
+	// after the last
+	std::vector<KeyPart> parts;
+};
+
+// A number nft's scanner reads as a NUM (decimal or 0x hex).
+static bool number_value(const Expr &e, uint64_t &v)
+{
+	if (e.kind != ExprKind::Value || e.quoted || e.text.empty())
+		return false;
+	const bool hex = e.text.size() > 2 && e.text[0] == '0' && (e.text[1] == 'x' || e.text[1] == 'X');
+	for (size_t i = hex ? 2 : 0; i < e.text.size(); i++)
+		if (!(hex ? isxdigit(static_cast<unsigned char>(e.text[i])) : isdigit(static_cast<unsigned char>(e.text[i]))))
+			return false;
+	try {
+		v = std::stoull(e.text, nullptr, hex ? 16 : 10);
+	} catch (const std::logic_error &) {
+		return false;
+	}
+	return true;
+}
+
+static Bytes value_bytes(uint64_t x, unsigned bytes, ByteOrder order)
+{
+	Bytes b = u64_to_bytes_be(x, bytes);
+	return order == ByteOrder::Host ? reversed(b) : b;
+}
+
+// The parser builds `a OP b OP c` over one field left-deep: the field and
+// its operators in order. nft evaluates each operator on what the left
+// side holds: & | ^ keep its type and length; a shift (nft's
+// expr_evaluate_shift) makes it a host-order integer as long as the
+// longer of it and the statement's target, and refuses shifting that far.
+Linearizer::Chain Linearizer::chain_of(const Expr &e, unsigned stmt_bits)
+{
+	Chain c;
+	const Expr *at = &e;
+	while (at->kind == ExprKind::Binop) {
+		c.steps.insert(c.steps.begin(), Chain::Step{at->text, at->items[1].get(), at, {}, 0});
+		at = at->items[0].get();
+	}
+	c.base = at;
+	c.parts.push_back(keypart_of_expr(*at));
+	for (Chain::Step &st : c.steps) {
+		KeyPart p = c.parts.back();
+		if (st.op == "<<" || st.op == ">>") {
+			uint64_t n;
+			if (!number_value(*st.value, n))
+				throw LangError(st.value->loc, "syntax error, unexpected " + st.value->text +
+						", expecting number");
+			const unsigned width = std::max(stmt_bits, p.bits);
+			if (n >= width)
+				throw LangError(st.value->loc, std::string(st.op == "<<" ? "Left" : "Right") +
+						" shift of " + std::to_string(n) +
+						" bits is undefined for type of " + std::to_string(width) +
+						" bits width", st.node->items[0]->loc);
+			st.amount = static_cast<unsigned>(n);
+			p = KeyPart{&datatype(TYPE_INTEGER), width, ByteOrder::Host, (width + 7) / 8};
+		} else {
+			st.operand = flags_value(p, *st.value, 0);
+		}
+		c.parts.push_back(p);
+	}
+	return c;
+}
+
+// nft's netlink_gen_binop: the & | ^ in a row as one bitwise (mask, xor),
+// each shift on its own, after turning a network-order value to host order.
+void Linearizer::emit_chain(const Chain &c, size_t count)
+{
+	Bytes mask, x;
+	bool run = false;
+	auto flush = [&] {
+		if (run)
+			emit_bitwise(1, mask, x);
+		run = false;
+	};
+	for (size_t i = 0; i < count; i++) {
+		const Chain::Step &st = c.steps[i];
+		const KeyPart &p = c.parts[i];
+		if (st.op == "<<" || st.op == ">>") {
+			flush();
+			// nft sends a shift of 0 as no data: the kernel's EINVAL
+			if (!st.amount)
+				throw LangError(st.node->loc, "Could not process rule: Invalid argument");
+			if (p.order == ByteOrder::Big && p.bytes > 1)
+				emit_ntoh(1, p.bytes);
+			emit_shift(1, c.parts[i + 1].bytes, st.op == "<<" ? NFT_BITWISE_LSHIFT : NFT_BITWISE_RSHIFT,
+				   st.amount);
+			continue;
+		}
+		if (!run) {
+			mask.assign(p.bytes, 0xff);
+			x.assign(p.bytes, 0);
+			run = true;
+		}
+		for (size_t k = 0; k < p.bytes && k < st.operand.size(); k++) {
+			const uint8_t v = st.operand[k];
+			if (st.op == "&") {
+				mask[k] &= v;
+				x[k] &= v;
+			} else if (st.op == "|") {
+				mask[k] &= static_cast<uint8_t>(~v);
+				x[k] |= v;
+			} else {
+				x[k] ^= v;
+			}
+		}
+	}
+	flush();
+}
+
+std::function<void(Bytes &)> Linearizer::transfer(Chain &c, Op op, const Expr &rhs, const Expr &lhs)
+{
+	if ((op != Op::Implicit && op != Op::Eq && op != Op::Neq) || c.steps.empty())
+		return {};
+	const Chain::Step last = c.steps.back();
+	const KeyPart before = c.parts[c.parts.size() - 2], after = c.parts.back();
+	if (last.op == "^") {
+		c.steps.pop_back();
+		c.parts.pop_back();
+		const Bytes k = last.operand;
+		return [k](Bytes &v) {
+			for (size_t i = 0; i < v.size() && i < k.size(); i++)
+				v[i] ^= k[i];
+		};
+	}
+	if (last.op == ">>")
+		throw LangError(last.node->loc, "xnft: comparing a value shifted right is not supported "
+						"(nft 1.0.6 compares it with a value of the wrong length)");
+	if (last.op != "<<")
+		return {};
+	// the value is the shift's integer; the field left of it keeps its type
+	if (before.type->id != TYPE_INTEGER)
+		throw LangError(rhs.loc, std::string("datatype mismatch, expected ") + before.type->desc +
+				", expression has type integer", lhs.loc);
+	if (before.order == ByteOrder::Big && before.bytes > 1)
+		throw LangError(last.node->loc, "xnft: comparing a network-order field shifted left is not "
+						"supported (nft 1.0.6 compares it in the wrong byte order)");
+	c.steps.pop_back();
+	c.parts.pop_back();
+	const unsigned n = last.amount;
+	const Location at = rhs.loc, outer = lhs.loc;
+	return [n, before, after, at, outer](Bytes &v) {
+		const uint64_t x = bytes_value(v, after.order);
+		if (x && static_cast<unsigned>(__builtin_ctzll(x)) < n)
+			throw LangError(at, "Comparison is always false", outer);
+		v = value_bytes(x >> n, before.bytes, before.order);
+	};
+}
+
+// `FIELD OPS... OP VALUE` for operators other than one `&` (match_masked):
+// the operators emitted, nft's transfer of a last ^ or << to the value
+// (`meta mark ^ 0x10 == 0x11` compares the mark with 0x01), the compare.
+void Linearizer::match_chain(const Expr &lhs, Op op, const Expr &rhs)
+{
+	Chain c = chain_of(lhs, 0);
+	const KeyPart full = c.parts.back();
+	// a value, not a range or prefix (nft transfers to values only)
+	const bool one_value = rhs.kind == ExprKind::Binop ||
+			       (rhs.kind == ExprKind::Value && !encode_interval(full, rhs).range);
+	std::function<void(Bytes &)> xf;
+	Bytes v;
+	if (one_value) {
+		xf = transfer(c, op, rhs, lhs);
+		if (xf) {
+			v = flags_value(full, rhs, 0);
+			xf(v);
+		}
+	} else if (!c.steps.empty() && c.steps.back().op == ">>") {
+		transfer(c, Op::Eq, rhs, lhs);  // refused
+	}
+	dependency(*c.base);
+	Load l = load(*c.base, 1);
+	if (!l.mask.empty() || l.shift)
+		throw LangError(lhs.loc, "xnft: only & is supported on a bit field");
+	emit_chain(c, c.steps.size());
+	Load cl;
+	cl.part = c.parts.back();
+	match_value(op, rhs, cl, xf ? &v : nullptr);
+}
+
+// `FIELD ! FLAGS` (`not`): nft's OP_NEG, none of the flags set.
+void Linearizer::match_neg(const Expr &lhs, const Expr &rhs)
+{
+	if (lhs.kind == ExprKind::Binop)
+		throw LangError(lhs.loc, "cannot combine negation with binary expression", rhs.loc);
+	const Expr *v = &rhs;
+	if (rhs.kind == ExprKind::SetLit && rhs.items.size() == 1 && !rhs.data[0])
+		v = rhs.items[0].get();
+	const KeyPart p = keypart_of_expr(lhs);
+	if (!p.type->bitmask || v->kind == ExprKind::SetLit || v->kind == ExprKind::SetRef ||
+	    v->kind == ExprKind::Range || v->kind == ExprKind::Prefix)
+		throw LangError(lhs.loc, "negation can only be used with singleton bitmask values", rhs.loc);
+	dependency(lhs);
+	Load l = load(lhs, 1);
+	if (!l.mask.empty())
+		throw LangError(lhs.loc, "xnft: negation is not supported on a bit field");
+	const Bytes m = flags_value(l.part, *v, l.shift);
+	emit_bitwise(1, m, Bytes(m.size(), 0));
+	emit_cmp(1, NFT_CMP_EQ, Bytes(m.size(), 0));
+}
+
+// One `&` on a field (not a chain of operators): match_masked's form.
+static bool single_and(const Expr &lhs)
+{
+	return lhs.kind == ExprKind::Binop && lhs.text == "&" && lhs.items[0]->kind != ExprKind::Binop;
+}
+
 std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 {
 	si.flags |= NFT_SET_ANONYMOUS | NFT_SET_CONSTANT;
@@ -1043,6 +1305,12 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 	si.name = si.objtype ? "__objmap%d" : si.is_map ? "__map%d" : "__set%d";
 	si.id = ++set_id_;
 	std::vector<Element> elems = type_elements(si, lit, true, table_);
+	if (key_transfer_) {
+		if (si.flags & NFT_SET_INTERVAL)
+			throw LangError(lit.loc, "xnft: moving an operator into a set of ranges is not supported");
+		for (Element &e : elems)
+			key_transfer_(e.key);
+	}
 	check_element_timeouts(si, elems);
 	table_.use_objects(si, elems);
 	uint32_t key_type = 0, key_len = 0;
@@ -1100,12 +1368,29 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 	else
 		parts.push_back(&lhs);
 	// one field under a mask (`tcp flags & (syn|ack) == { ... }`)
-	const bool masked = parts.size() == 1 && lhs.kind == ExprKind::Binop && lhs.text == "&" &&
-			    lhs.items[0]->kind != ExprKind::Binop;
-	for (auto *p : parts)
-		dependency(masked ? *p->items[0] : *p);
+	const bool masked = parts.size() == 1 && single_and(lhs);
+	// one field under other operators (`meta mark | 0x10 { 1, 2 }`); a
+	// last ^ or << moves to an anonymous set's keys (binop_transfer)
+	const bool chained = parts.size() == 1 && lhs.kind == ExprKind::Binop && !masked;
 	unsigned reg = 1;
 	std::vector<size_t> load_end;  // the rule's expression count after each part's load
+	if (chained) {
+		Chain c = chain_of(lhs, 0);
+		if (set.kind == ExprKind::SetLit)
+			key_transfer_ = transfer(c, Op::Eq, set, lhs);
+		else if (!c.steps.empty() && c.steps.back().op == ">>")
+			transfer(c, Op::Eq, set, lhs);  // refused
+		dependency(*c.base);
+		Load l = load(*c.base, 1);
+		if (!l.mask.empty() || l.shift)
+			throw LangError(lhs.loc, "xnft: only & is supported on a bit field");
+		emit_chain(c, c.steps.size());
+		si.key.push_back(c.parts.back());
+		load_end.push_back(expr_count());
+		parts.clear();
+	}
+	for (auto *p : parts)
+		dependency(masked ? *p->items[0] : *p);
 	for (auto *p : parts) {
 		if (p->kind == ExprKind::Concat || (p->kind == ExprKind::Binop && !masked))
 			throw LangError(p->loc, "syntax error, unsupported expression in a set key");
@@ -1129,6 +1414,7 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 	uint32_t id = 0;
 	if (set.kind == ExprKind::SetLit) {
 		name = anonymous_set(si, set);
+		key_transfer_ = nullptr;
 		id = si.id;
 	} else if (set.kind == ExprKind::SetRef) {
 		auto it = table_.sets.find(set.text);
@@ -1190,13 +1476,20 @@ void Linearizer::match(const Stmt &s)
 {
 	const Expr &lhs = *s.lhs;
 	const Expr &rhs = *s.rhs;
+	if (s.op == Op::Neg) {
+		match_neg(lhs, rhs);
+		return;
+	}
 	if (rhs.kind == ExprKind::SetLit || rhs.kind == ExprKind::SetRef) {
 		if (s.op != Op::Implicit && s.op != Op::Eq && s.op != Op::Neq)
 			throw LangError(s.loc, "Relational expression with a set needs == or !=");
 		if (rhs.kind == ExprKind::SetLit && rhs.items.size() == 1 &&
 		    lhs.kind == ExprKind::Binop && rhs.items[0]->kind != ExprKind::Concat) {
 			// a one-element set under a mask: the plain masked match
-			match_masked(lhs, s.op == Op::Neq ? Op::Neq : Op::Eq, *rhs.items[0]);
+			if (single_and(lhs))
+				match_masked(lhs, s.op == Op::Neq ? Op::Neq : Op::Eq, *rhs.items[0]);
+			else
+				match_chain(lhs, s.op == Op::Neq ? Op::Neq : Op::Eq, *rhs.items[0]);
 			return;
 		}
 		if (rhs.kind == ExprKind::SetLit && rhs.items.size() == 1 &&
@@ -1213,7 +1506,10 @@ void Linearizer::match(const Stmt &s)
 	if (lhs.kind == ExprKind::Concat)
 		throw LangError(rhs.loc, "syntax error, a concatenation is matched against a set");
 	if (lhs.kind == ExprKind::Binop) {
-		match_masked(lhs, s.op, rhs);
+		if (single_and(lhs))
+			match_masked(lhs, s.op, rhs);
+		else
+			match_chain(lhs, s.op, rhs);
 		return;
 	}
 	dependency(lhs);
@@ -1244,6 +1540,13 @@ void Linearizer::match_masked(const Expr &lhs, Op op, const Expr &rhs)
 	} else {
 		emit_bitwise(1, m, Bytes(m.size(), 0));
 	}
+	if (l.mask.empty() && !l.shift && !l.part.type->bitmask) {
+		// a whole value: ranges, and < > in network order, as unmasked
+		Load cl;
+		cl.part = l.part;
+		match_value(op == Op::Implicit ? Op::Eq : op, rhs, cl);
+		return;
+	}
 	Bytes v = flags_value(l.part, rhs, l.shift);
 	emit_cmp(1, cmp_op(op), v);
 }
@@ -1269,7 +1572,26 @@ void Linearizer::set_stmt(const Stmt &s)
 		key = m->key;
 	}
 	const Expr &v = *s.rhs;
-	if (v.kind == ExprKind::Map) {
+	const Expr *base = &v;
+	while (base->kind == ExprKind::Binop)
+		base = base->items[0].get();
+	if (v.kind == ExprKind::Binop && base->kind == ExprKind::Value) {
+		// values with operators, folded (`meta mark set 1 | 2`)
+		emit_immediate_data(1, flags_value(tp, v, 0));
+	} else if (v.kind == ExprKind::Binop) {
+		// a field with operators (`meta mark set meta mark | 0x10`):
+		// typed as its field, whatever its length
+		const DataType &src = *keypart_of_expr(*base).type;
+		if (src.id != TYPE_INTEGER && tp.type->id != TYPE_INTEGER && src.id != tp.type->id)
+			throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->desc +
+					", expression has type " + src.desc, span(target.loc, v.loc));
+		Chain c = chain_of(v, tp.bits);
+		dependency(*c.base);
+		Load l = load(*c.base, 1);
+		if (!l.mask.empty() || l.shift)
+			throw LangError(v.loc, "xnft: only & is supported on a bit field");
+		emit_chain(c, c.steps.size());
+	} else if (v.kind == ExprKind::Map) {
 		lookup(*v.items[0], *v.items[1], 1, false, &tp, false);
 	} else if (v.kind == ExprKind::Payload || v.kind == ExprKind::Meta || v.kind == ExprKind::Ct ||
 		   v.kind == ExprKind::Numgen || v.kind == ExprKind::Hash || v.kind == ExprKind::Exthdr) {

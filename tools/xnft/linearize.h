@@ -102,7 +102,21 @@ private:
 	void dependency(const Expr &key);
 	void match(const Stmt &s);
 	void match_masked(const Expr &lhs, Op op, const Expr &rhs);
-	void match_value(Op op, const Expr &rhs, const Load &l);
+	// @pre: the value already encoded (a transferred one), not RHS's
+	void match_value(Op op, const Expr &rhs, const Load &l, const Bytes *pre = nullptr);
+	struct Chain;
+	// A field's operators (`meta mark | 1 ^ 2`, `meta mark << 1`): the
+	// field loaded into register 1, then its first COUNT operators as
+	// nft's netlink_gen_binop emits them; the part the register holds
+	// after each operator in @parts (parts[0] the field's).
+	// STMT_BITS: a set statement's target's bits (nft's stmt_len).
+	Chain chain_of(const Expr &e, unsigned stmt_bits);
+	void emit_chain(const Chain &c, size_t count);
+	void match_chain(const Expr &lhs, Op op, const Expr &rhs);
+	void match_neg(const Expr &lhs, const Expr &rhs);
+	// nft's binop_transfer: a match's last ^ or << moved to its value(s);
+	// the transform of an encoded value, or empty when nothing moves.
+	std::function<void(Bytes &)> transfer(Chain &c, Op op, const Expr &rhs, const Expr &lhs);
 	void merge_payloads();
 	bool merge_last_payloads();
 	void merge_first_payloads();
@@ -119,6 +133,8 @@ private:
 	void emit_cmp(unsigned reg, uint32_t op, const Bytes &data);
 	void emit_bitwise(unsigned reg, const Bytes &mask, const Bytes &x);
 	void emit_rshift(unsigned reg, unsigned bytes, unsigned shift);
+	void emit_shift(unsigned reg, unsigned bytes, uint32_t op, unsigned shift);
+	void emit_ntoh(unsigned reg, unsigned bytes);
 	void emit_meta_load(uint32_t key, unsigned reg);
 	void emit_payload_load(uint32_t base, unsigned off, unsigned len, unsigned reg);
 	void emit_immediate_data(unsigned reg, const Bytes &d);
@@ -147,6 +163,9 @@ private:
 	std::string link_ = "ether", net_, l4_;
 	bool merge_ok_ = false;  // the previous statement was a match
 	bool terminal_ = false;  // a verdict or reject came before: nothing may follow
+	// an anonymous set's keys after typing, when a match's operator moved
+	// to them (binop_transfer); empty otherwise
+	std::function<void(Bytes &)> key_transfer_;
 };
 
 } // namespace xnft

@@ -138,38 +138,25 @@ bool Parser::accept(const char *p)
 // chain, set, flowtable or counter name stands (its `identifier` is a
 // plain STRING token): nft refuses them there, unquoted or not, as it
 // refuses any quoted name. Found by trying each word of nft's scanner as
-// a chain name with nft 1.0.6 (`nft -c`).
+// a chain name with nft 1.0.6 (`nft -c`). Its operator words (and, or,
+// eq, not ...) are operators to the lexer already.
 static const std::set<std::string> kReservedNames = {
-	"accept", "add", "ah", "all", "and", "arp", "auto-merge", "bridge", "cgroup", "chain",
-	"comment", "comp", "constant", "continue", "counter", "cpu", "create", "ct", "day",
-	"dccp", "define", "delete", "describe", "device", "devices", "dnat", "drop", "dst", "dup",
-	"dynamic", "ecn", "element", "elements", "eq", "esp", "ether", "exists", "expires",
-	"export", "exthdr", "fib", "flags", "flow", "flowtable", "flush", "frag", "fwd",
-	"gc-interval", "ge", "get", "goto", "gt", "handle", "hbh", "hook", "hour", "ibriport",
-	"ibrname", "icmp", "icmpv6", "igmp", "iif", "iifgroup", "iifname", "iiftype", "import",
-	"include", "index", "inet", "insert", "interval", "ip", "ip6", "ipsec", "jhash", "jump",
-	"le", "limit", "list", "log", "lshift", "lt", "map", "mark", "masquerade", "meta",
-	"meter", "mh", "missing", "monitor", "ne", "netdev", "nftrace", "not", "notrack",
-	"numgen", "obriport", "obrname", "offload", "oif", "oifgroup", "oifname", "oiftype", "or",
-	"osf", "pkttype", "policy", "position", "priority", "queue", "quota", "random",
-	"redefine", "redirect", "reject", "rename", "replace", "reset", "return", "rshift", "rt",
-	"rt0", "rt2", "rtclassid", "rule", "ruleset", "sctp", "secmark", "set", "size", "skgid",
-	"skuid", "snat", "socket", "srh", "symhash", "synproxy", "table", "tcp", "th", "time",
-	"timeout", "tproxy", "type", "typeof", "udp", "udplite", "undefine", "update", "vlan",
-	"vmap", "xor", "xt"
+	"accept", "add", "ah", "all", "arp", "auto-merge", "bridge", "cgroup", "chain", "comment",
+	"comp", "constant", "continue", "counter", "cpu", "create", "ct", "day", "dccp", "define",
+	"delete", "describe", "device", "devices", "dnat", "drop", "dst", "dup", "dynamic", "ecn",
+	"element", "elements", "esp", "ether", "exists", "expires", "export", "exthdr", "fib",
+	"flags", "flow", "flowtable", "flush", "frag", "fwd", "gc-interval", "get", "goto",
+	"handle", "hbh", "hook", "hour", "ibriport", "ibrname", "icmp", "icmpv6", "igmp", "iif",
+	"iifgroup", "iifname", "iiftype", "import", "include", "index", "inet", "insert",
+	"interval", "ip", "ip6", "ipsec", "jhash", "jump", "limit", "list", "log", "map", "mark",
+	"masquerade", "meta", "meter", "mh", "missing", "monitor", "netdev", "nftrace", "notrack",
+	"numgen", "obriport", "obrname", "offload", "oif", "oifgroup", "oifname", "oiftype", "osf",
+	"pkttype", "policy", "position", "priority", "queue", "quota", "random", "redefine",
+	"redirect", "reject", "rename", "replace", "reset", "return", "rt", "rt0", "rt2",
+	"rtclassid", "rule", "ruleset", "sctp", "secmark", "set", "size", "skgid", "skuid", "snat",
+	"socket", "srh", "symhash", "synproxy", "table", "tcp", "th", "time", "timeout", "tproxy",
+	"type", "typeof", "udp", "udplite", "undefine", "update", "vlan", "vmap", "xt"
 };
-
-// How bison names a keyword token in nft's messages (`and` is `&` ...).
-static std::string keyword_text(const std::string &w)
-{
-	static const std::map<std::string, std::string> alias = {
-		{"and", "&"}, {"eq", "=="}, {"ge", ">="}, {"gt", ">"}, {"le", "<="},
-		{"lshift", "<<"}, {"lt", "<"}, {"ne", "!="}, {"not", "!"}, {"or", "'|'"},
-		{"rshift", ">>"}, {"xor", "^"},
-	};
-	auto it = alias.find(w);
-	return it == alias.end() ? w : it->second;
-}
 
 static std::string describe(const Token &t)
 {
@@ -178,6 +165,8 @@ static std::string describe(const Token &t)
 	case Tok::Newline: return "newline";
 	case Tok::String: return "quoted string";
 	case Tok::Variable: return "variable";
+	// bison names a character token quoted
+	case Tok::Punct: return t.text == "|" ? "'|'" : t.text;
 	default: return t.text;
 	}
 }
@@ -212,8 +201,7 @@ std::string Parser::expect_identifier(const char *expecting)
 {
 	const Token &t = peek();
 	if (t.kind == Tok::Word && kReservedNames.count(t.text))
-		throw LangError(t.loc, "syntax error, unexpected " + keyword_text(t.text) +
-					       ", expecting " + expecting);
+		throw LangError(t.loc, "syntax error, unexpected " + t.text + ", expecting " + expecting);
 	if (t.kind == Tok::Word)
 		return take().text;
 	unexpected(t, expecting);
@@ -1030,6 +1018,8 @@ Rule Parser::parse_rule()
 	return r;
 }
 
+// nft's relational_op; its words (eq, ne, lt, gt, le, ge, not) are these
+// tokens already.
 static bool is_op(const Token &t, Op &op)
 {
 	if (t.kind == Tok::Punct) {
@@ -1039,14 +1029,7 @@ static bool is_op(const Token &t, Op &op)
 		if (t.text == ">") { op = Op::Gt; return true; }
 		if (t.text == "<=") { op = Op::Lte; return true; }
 		if (t.text == ">=") { op = Op::Gte; return true; }
-	}
-	if (t.kind == Tok::Word) {
-		if (t.text == "eq") { op = Op::Eq; return true; }
-		if (t.text == "ne") { op = Op::Neq; return true; }
-		if (t.text == "lt") { op = Op::Lt; return true; }
-		if (t.text == "gt") { op = Op::Gt; return true; }
-		if (t.text == "le") { op = Op::Lte; return true; }
-		if (t.text == "ge") { op = Op::Gte; return true; }
+		if (t.text == "!") { op = Op::Neg; return true; }
 	}
 	return false;
 }
@@ -1077,6 +1060,13 @@ ExprPtr Parser::parse_verdict_expr()
 ExprPtr Parser::parse_primary_lhs()
 {
 	Token t = peek();
+	if (t.punct("(")) {
+		// nft's primary_expr: '(' basic_expr ')'
+		take();
+		auto e = parse_lhs();
+		expect(")", "')'");
+		return e;
+	}
 	if (t.kind != Tok::Word)
 		unexpected(t);
 	static const std::set<std::string> ipv6_headers = {"hbh", "rt", "frag", "dst", "mh"};
@@ -1134,12 +1124,6 @@ ExprPtr Parser::parse_primary_lhs()
 			unexpected(k, "ct key");
 		e->text = k.text;
 		e->loc = span(t.loc, k.loc);
-		return e;
-	}
-	if (t.punct("(")) {
-		take();
-		auto e = parse_lhs();
-		expect(")", "')'");
 		return e;
 	}
 	unexpected(t);
@@ -1373,19 +1357,53 @@ ExprPtr Parser::parse_typeof_expr()
 	return c;
 }
 
-ExprPtr Parser::parse_lhs()
+// nft's binary operators by precedence, loosest first (its grammar's
+// inclusive_or, exclusive_or, and, shift expressions); 0 for no operator.
+static int binop_precedence(const Token &t)
 {
-	auto e = parse_typeof_expr();
-	while (peek().punct("&") || peek().punct("|") || peek().punct("^")) {
+	if (t.kind != Tok::Punct)
+		return 0;
+	if (t.text == "|") return 1;
+	if (t.text == "^") return 2;
+	if (t.text == "&") return 3;
+	if (t.text == "<<" || t.text == ">>") return 4;
+	return 0;
+}
+
+// LEFT followed by operators binding at least as tightly as MIN, each
+// with its right operand: values (nft's *_rhs_expr), whose own operators
+// bind more tightly (`meta mark | 1 ^ 2` is `meta mark | (1 ^ 2)`); a
+// shift's is a single value. Left-associative.
+ExprPtr Parser::parse_binop_tail(ExprPtr left, int min)
+{
+	for (;;) {
+		const int prec = binop_precedence(peek());
+		if (!prec || prec < min)
+			return left;
 		Token op = take();
+		const Token &r = peek();
+		if (r.is("meta") || r.is("ct") || r.is("numgen") || r.is("jhash") || r.is("symhash")) {
+			// a field is no value: nft's grammar refuses it in a match;
+			// a set statement's takes it and its evaluation refuses it
+			if (!stmt_expr_)
+				unexpected(r);
+			auto field = parse_typeof_expr();
+			throw LangError(field->loc, "Right hand side of binary operation (" + op.text +
+						    ") must be constant", span(left->loc, field->loc));
+		}
+		ExprPtr right = prec == 4 ? parse_rhs_primary() : parse_binop_tail(parse_rhs_primary(), prec + 1);
 		auto b = make_expr(ExprKind::Binop, op.loc);
 		b->text = op.text;
-		b->items.push_back(std::move(e));
-		b->items.push_back(parse_rhs_atom());
+		b->items.push_back(std::move(left));
+		b->items.push_back(std::move(right));
 		b->loc = span(b->items[0]->loc, b->items[1]->loc);
-		e = std::move(b);
+		left = std::move(b);
 	}
-	return e;
+}
+
+ExprPtr Parser::parse_lhs()
+{
+	return parse_binop_tail(parse_typeof_expr(), 1);
 }
 
 // A word nft's scanner reads as a NUM: decimal or 0x hex digits.
@@ -1400,8 +1418,14 @@ static bool is_number_word(const std::string &w)
 	return true;
 }
 
-// One value: word, string, (expr), a - b, a . b, a | b
+// One value with its operators: `a | b`, `a & b ^ c`, `a << 2` ...
 ExprPtr Parser::parse_rhs_atom()
+{
+	return parse_binop_tail(parse_rhs_primary(), 1);
+}
+
+// One value: word, string, (expr), a - b, a / len
+ExprPtr Parser::parse_rhs_primary()
 {
 	Token t = peek();
 	ExprPtr e;
@@ -1439,15 +1463,6 @@ ExprPtr Parser::parse_rhs_atom()
 		p->items.push_back(std::move(e));
 		p->items.push_back(std::move(l));
 		e = std::move(p);
-	}
-	while (peek().punct("|")) {
-		take();
-		auto b = make_expr(ExprKind::Binop, e->loc);
-		b->text = "|";
-		b->items.push_back(std::move(e));
-		b->items.push_back(parse_rhs_atom());
-		b->loc = span(b->items[0]->loc, b->items[1]->loc);
-		e = std::move(b);
 	}
 	return e;
 }
@@ -1604,7 +1619,7 @@ void Parser::parse_limit_rate(uint64_t &rate, uint64_t &unit, bool &bytes, bool 
 	unit = time_unit(tunit);
 	if (!unit)
 		throw LangError(tunit_loc, kReservedNames.count(tunit)
-					   ? "syntax error, unexpected " + keyword_text(tunit)
+					   ? "syntax error, unexpected " + tunit
 					   : std::string("syntax error, unexpected string"));
 	rate = v;
 	if (burst_loc)
@@ -1756,7 +1771,7 @@ void Parser::parse_object_name(Stmt &s)
 	}
 	s.name_loc = t.loc;
 	if (t.kind == Tok::Word && kReservedNames.count(t.text))
-		throw LangError(t.loc, "syntax error, unexpected " + keyword_text(t.text));
+		throw LangError(t.loc, "syntax error, unexpected " + t.text);
 	s.key = expect_name("string");
 }
 
@@ -1936,6 +1951,13 @@ bool Parser::parse_statement(Rule &r)
 		s.key = lhs->text;
 		s.lhs = std::move(lhs);
 		static const std::set<std::string> generated = {"numgen", "jhash", "symhash"};
+		// nft's set statement's expression: a field's operators may
+		// name a field (refused when evaluated)
+		stmt_expr_ = true;
+		struct Reset {
+			bool &b;
+			~Reset() { b = false; }
+		} reset{stmt_expr_};
 		if (peek().kind == Tok::Word && !bare_meta_keys.count(peek().text) &&
 		    peek().text != "meta" && peek().text != "ct" && !payload_protos.count(peek().text) &&
 		    !generated.count(peek().text)) {

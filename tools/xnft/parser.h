@@ -81,6 +81,8 @@ private:
 	uint64_t parse_time_spec(const char *expecting);
 	ExprPtr parse_rhs(bool allow_list);
 	ExprPtr parse_rhs_atom();
+	ExprPtr parse_rhs_primary();
+	ExprPtr parse_binop_tail(ExprPtr left, int min);
 	void take_flag_mask(Stmt &s);
 	void parse_log_options(Stmt &s);
 	void parse_reject_options(Stmt &s);
@@ -97,6 +99,7 @@ private:
 	std::vector<std::string> include_stack_;
 	Token end_tok_;
 	Location last_loc_;   // the last token taken (a command's end)
+	bool stmt_expr_ = false;  // parsing a meta/ct set statement's value
 };
 
 } // namespace xnft
