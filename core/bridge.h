@@ -223,6 +223,7 @@ public:
 	/* The name nft's iifname/oifname read for a port (control; the
 	 * environment keeps the string valid while the port exists). */
 	void set_port_ifname(Port *port, const char *name) { port->ifname.publish(name); }
+	void set_port_link_kind(Port *port, const char *kind) { port->link_kind.publish(kind); }
 
 	/* The time the bridge uses for learning: 32-bit ms ticks. */
 	static uint32_t now_ticks() { return ticks_from_ns(xb_now_ns()); }

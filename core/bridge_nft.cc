@@ -111,7 +111,8 @@ void nft_frame_init(NftFrame &nf, const Bridge &br, const RxFrame &f, const L2In
 	const Port *in = f.ingress;
 	nf.bridge_name = name_of(br.host());
 	nf.from_host = in->is_host;
-	nf.in_if = nft::IfInfo{in->ifindex, name_of(in), kArphrdEther, 0, nf.bridge_name};
+	nf.in_if = nft::IfInfo{in->ifindex, name_of(in), kArphrdEther, 0, nf.bridge_name,
+			       in->link_kind.rcu()};
 	nft::Pkt &p = nf.pkt;
 	p = nft::Pkt{};
 	pkt_frame(f, p);
@@ -182,7 +183,8 @@ bool nft_bridge_egress(const NftHooks &h, const NftFrame &nf, const Verdict &v, 
 		       TagAction tag, SkbMeta &meta, const void **offload)
 {
 	const nft::Hook *first = nf.from_host ? h.output : h.forward;
-	const nft::IfInfo out_if{out->ifindex, name_of(out), kArphrdEther, 0, nf.bridge_name};
+	const nft::IfInfo out_if{out->ifindex, name_of(out), kArphrdEther, 0, nf.bridge_name,
+				 out->link_kind.rcu()};
 	nft::Pkt p = nf.pkt;
 	egress_view(nf, v, tag, p);
 	p.out = &out_if;

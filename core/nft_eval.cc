@@ -199,6 +199,28 @@ bool eval_meta(const Insn &in, const Pkt &p, uint32_t *dst)
 	case kMetaPrandom:
 		*dst = xb_random_u32();
 		return true;
+	case kMetaCpu:
+		*dst = xb_this_cpu_id();
+		return true;
+	/* nft_meta_get_eval_kind: a device without rtnl_link_ops breaks */
+	case kMetaIifkind:
+		if (!p.in || !p.in->kind)
+			return false;
+		copy_name(dst, p.in->kind);
+		return true;
+	case kMetaOifkind:
+		if (!p.out || !p.out->kind)
+			return false;
+		copy_name(dst, p.out->kind);
+		return true;
+	/* nft_meta_get_eval_sdif: only IPv4 and IPv6 have a slave device;
+	 * the bridge family reads 0 and the empty name */
+	case kMetaSdif:
+		*dst = 0;
+		return true;
+	case kMetaSdifname:
+		copy_name(dst, "");
+		return true;
 	/* nft_meta_get_eval_time: the wall clock; the weekday in the kernel's
 	 * timezone (0: Sunday), the hour as seconds into the UTC day */
 	case kMetaTimeNs: {

@@ -59,6 +59,7 @@ struct IfInfo {
 	uint16_t type;		/* ARPHRD_* (1: Ethernet) */
 	uint32_t group;
 	const char *bridge_name;	/* the bridge it is a port of, or nullptr */
+	const char *kind;	/* its rtnl_link_ops kind ("veth"), or nullptr */
 };
 
 struct Pkt {

@@ -300,6 +300,8 @@ uint32_t meta_len(uint32_t key)
 	case kMetaOifgroup:
 	case kMetaPrandom:
 	case kMetaTimeHour:
+	case kMetaCpu:
+	case kMetaSdif:
 		return 4;
 	case kMetaTimeNs:
 		return 8;
@@ -307,6 +309,9 @@ uint32_t meta_len(uint32_t key)
 	case kMetaOifname:
 	case kMetaBriIifname:
 	case kMetaBriOifname:
+	case kMetaIifkind:
+	case kMetaOifkind:
+	case kMetaSdifname:
 		return kIfnameSize;
 	default:
 		return 0;

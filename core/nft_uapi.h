@@ -126,6 +126,7 @@ enum : uint32_t {
 	kMetaPkttype = 19, kMetaCpu = 20, kMetaIifgroup = 21, kMetaOifgroup = 22,
 	kMetaPrandom = 24, kMetaIifkind = 26, kMetaOifkind = 27, kMetaBriIifpvid = 28,
 	kMetaBriIifvproto = 29, kMetaTimeNs = 30, kMetaTimeDay = 31, kMetaTimeHour = 32,
+	kMetaSdif = 33, kMetaSdifname = 34,
 };
 enum : uint16_t { kCtDreg = 1, kCtKey = 2, kCtDirection = 3, kCtSreg = 4 };
 enum : uint32_t {

@@ -49,6 +49,8 @@ void *xb_percpu_this(void *pcpu);
 /* CPU @cpu's copy, for summing; NULL for an impossible CPU. */
 void *xb_percpu_cpu(void *pcpu, unsigned int cpu);
 unsigned int xb_percpu_nr_ids(void);
+/* The CPU this runs on (raw_smp_processor_id: may be stale at once). */
+unsigned int xb_this_cpu_id(void);
 
 /*
  * Monotonic time in nanoseconds, at tick resolution or better. The

@@ -278,14 +278,13 @@ void *xb_percpu_cpu(void *pcpu, unsigned int cpu)
  * share a copy: per-CPU counters then lose an occasional increment, which
  * statistics tolerate. Nothing here can corrupt memory.
  */
-namespace {
 /*
  * The CPU this thread runs on. Where glibc registered the kernel's rseq
  * area for the thread, its cpu_id is one load (what this_cpu_ptr costs
  * in the kernel); else sched_getcpu(). Either may be stale by the time it
  * is used, as the comment above allows.
  */
-unsigned int this_cpu_id()
+unsigned int xb_this_cpu_id(void)
 {
 #if defined(__x86_64__)
 	if (xb_likely(__rseq_size > 0)) {
@@ -300,12 +299,11 @@ unsigned int this_cpu_id()
 	const int cpu = sched_getcpu();
 	return cpu < 0 ? 0 : static_cast<unsigned int>(cpu);
 }
-} // namespace
 
 void *xb_percpu_this(void *pcpu)
 {
 	unsigned int nr = xb_percpu_nr_ids();
-	unsigned int idx = this_cpu_id();
+	unsigned int idx = xb_this_cpu_id();
 	if (xb_unlikely(idx >= nr))	/* a CPU brought up later: share */
 		idx %= nr;
 	return static_cast<unsigned char *>(pcpu) + idx * header_of(pcpu)->size;

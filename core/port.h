@@ -83,6 +83,9 @@ struct Port {
 	MacKey addr;
 	RcuPtr<const char> ifname;	/* the environment's name for it (nft's
 					 * iifname); it keeps it valid; may be nullptr */
+	RcuPtr<const char> link_kind;	/* its device's kind (nft's iifkind:
+					 * rtnl_link_ops->kind), as ifname;
+					 * nullptr: a device without one */
 	VlanSet vlans;
 	PerCpu<PortStats> stats;
 	ListHook list_hook;	/* Bridge::ports_ (control) */

@@ -137,9 +137,12 @@ int xbg_nft_attach(struct xbg_bridge *br, struct xbg_nft *n)
 	return b->nft_ruleset_committed(nullptr);
 }
 
-void xbg_nft_port_name(struct xbg_bridge *br, struct xbg_port *port, const char *name)
+void xbg_nft_port_name(struct xbg_bridge *br, struct xbg_port *port, const char *name,
+		       const char *kind)
 {
-	reinterpret_cast<Bridge *>(br)->set_port_ifname(reinterpret_cast<Port *>(port), name);
+	Bridge *b = reinterpret_cast<Bridge *>(br);
+	b->set_port_ifname(reinterpret_cast<Port *>(port), name);
+	b->set_port_link_kind(reinterpret_cast<Port *>(port), kind);
 }
 
 bool xbg_nft_active(struct xbg_bridge *br)

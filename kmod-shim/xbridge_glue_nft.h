@@ -83,8 +83,10 @@ struct xbg_bridge;
 struct xbg_port;
 int xbg_nft_attach(struct xbg_bridge *br, struct xbg_nft *rs);
 /* The name nft's iifname/oifname match for @port (a net_device's name,
- * valid while the port exists). */
-void xbg_nft_port_name(struct xbg_bridge *br, struct xbg_port *port, const char *name);
+ * valid while the port exists) and the kind iifkind/oifkind match (its
+ * rtnl_link_ops->kind, or NULL). */
+void xbg_nft_port_name(struct xbg_bridge *br, struct xbg_port *port, const char *name,
+		       const char *kind);
 /* Datapath: the ruleset has chains at some bridge hook (they read the
  * whole frame). */
 bool xbg_nft_active(struct xbg_bridge *br);

@@ -575,7 +575,8 @@ static int xbr_add_slave(struct net_device *dev, struct net_device *slave,
 	err = xbg_port_add(br->core, slave->dev_addr, slave->ifindex, p, &p->core);
 	if (err)
 		goto err_free;
-	xbg_nft_port_name(br->core, p->core, slave->name);
+	xbg_nft_port_name(br->core, p->core, slave->name,
+			  slave->rtnl_link_ops ? slave->rtnl_link_ops->kind : NULL);
 	err = netdev_rx_handler_register(slave, xbr_handle_frame, p);
 	if (err)
 		goto err_core;
@@ -783,7 +784,8 @@ static int xbr_dev_init(struct net_device *dev)
 		return err;
 	}
 	queue_delayed_work(system_long_wq, &br->gc_work, XBR_GC_INTERVAL);
-	xbg_nft_port_name(br->core, xbg_host_port(br->core), dev->name);
+	xbg_nft_port_name(br->core, xbg_host_port(br->core), dev->name,
+			  dev->rtnl_link_ops ? dev->rtnl_link_ops->kind : NULL);
 	xbr_nft_bind(br);
 	netif_carrier_off(dev);	/* no port yet */
 	return 0;

@@ -70,6 +70,11 @@ unsigned int xb_percpu_nr_ids(void)
 	return nr_cpu_ids;
 }
 
+unsigned int xb_this_cpu_id(void)
+{
+	return raw_smp_processor_id();
+}
+
 uint64_t xb_now_ns(void)
 {
 	/* Jiffy resolution is all the FDB needs, at a fraction of the cost. */

@@ -147,6 +147,7 @@ SAME(kMetaPkttype, NFT_META_PKTTYPE); SAME(kMetaCpu, NFT_META_CPU);
 SAME(kMetaIifgroup, NFT_META_IIFGROUP); SAME(kMetaOifgroup, NFT_META_OIFGROUP);
 SAME(kMetaIifkind, NFT_META_IIFKIND); SAME(kMetaOifkind, NFT_META_OIFKIND);
 SAME(kMetaBriIifpvid, NFT_META_BRI_IIFPVID); SAME(kMetaBriIifvproto, NFT_META_BRI_IIFVPROTO);
+SAME(kMetaSdif, NFT_META_SDIF); SAME(kMetaSdifname, NFT_META_SDIFNAME);
 SAME(kCtDreg, NFTA_CT_DREG); SAME(kCtKey, NFTA_CT_KEY); SAME(kCtDirection, NFTA_CT_DIRECTION);
 SAME(kCtSreg, NFTA_CT_SREG);
 SAME(kCtState, NFT_CT_STATE); SAME(kCtDirectionKey, NFT_CT_DIRECTION);
@@ -2169,6 +2170,74 @@ TEST_CASE("nft engine: meta nftrace set is accepted and changes nothing else", "
 	CHECK(e.run(kHookForward, f.pkt) == kNfAccept);
 	CHECK(f.pkt.mark == 5);
 	CHECK(e.packets("t", "c", 0) == 1);
+}
+
+// meta iifkind/oifkind (nft_meta_get_eval_kind): the device's
+// rtnl_link_ops->kind, IFNAMSIZ bytes NUL padded; no device or no kind
+// breaks. meta sdif/sdifname read 0 and "" in the bridge family; meta cpu
+// the CPU the frame runs on.
+TEST_CASE("nft engine: meta iifkind, oifkind, sdif, sdifname and cpu", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; } }\n") == 0);
+	auto load_key = [](uint32_t key) {
+		nftnl_expr *m = nftnl_expr_alloc("meta");
+		nftnl_expr_set_u32(m, NFTNL_EXPR_META_KEY, key);
+		nftnl_expr_set_u32(m, NFTNL_EXPR_META_DREG, NFT_REG_1);
+		return m;
+	};
+	auto cmp_name = [](const char *name) {
+		char buf[16] = {};
+		strncpy(buf, name, sizeof(buf) - 1);
+		nftnl_expr *x = nftnl_expr_alloc("cmp");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
+		nftnl_expr_set(x, NFTNL_EXPR_CMP_DATA, buf, sizeof(buf));
+		return x;
+	};
+	// rule 0: iifkind "veth" and oifkind "vxlan": accept
+	REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, load_key(NFT_META_IIFKIND));
+		nftnl_rule_add_expr(r, cmp_name("veth"));
+		nftnl_rule_add_expr(r, load_key(NFT_META_OIFKIND));
+		nftnl_rule_add_expr(r, cmp_name("vxlan"));
+		nftnl_rule_add_expr(r, raw_verdict(NF_ACCEPT));
+	}) == 0);
+	// rule 1: sdif 0 and sdifname "": counter only
+	REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, load_key(NFT_META_SDIF));
+		nftnl_rule_add_expr(r, raw_cmp_u32(NFT_REG_1, 0));
+		nftnl_rule_add_expr(r, load_key(NFT_META_SDIFNAME));
+		nftnl_rule_add_expr(r, cmp_name(""));
+		nftnl_rule_add_expr(r, nftnl_expr_alloc("counter"));
+	}) == 0);
+	// rule 2: the CPU's number, a possible CPU's (host order): counter only
+	const uint32_t cpus = xb_percpu_nr_ids();
+	REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, load_key(NFT_META_CPU));
+		nftnl_expr *bo = nftnl_expr_alloc("byteorder");
+		nftnl_expr_set_u32(bo, NFTNL_EXPR_BYTEORDER_SREG, NFT_REG_1);
+		nftnl_expr_set_u32(bo, NFTNL_EXPR_BYTEORDER_DREG, NFT_REG_1);
+		nftnl_expr_set_u32(bo, NFTNL_EXPR_BYTEORDER_OP, NFT_BYTEORDER_HTON);
+		nftnl_expr_set_u32(bo, NFTNL_EXPR_BYTEORDER_LEN, 4);
+		nftnl_expr_set_u32(bo, NFTNL_EXPR_BYTEORDER_SIZE, 4);
+		nftnl_rule_add_expr(r, bo);
+		nftnl_expr *lt = raw_cmp_u32(NFT_REG_1, htonl(cpus));
+		nftnl_expr_set_u32(lt, NFTNL_EXPR_CMP_OP, NFT_CMP_LT);
+		nftnl_rule_add_expr(r, lt);
+		nftnl_rule_add_expr(r, nftnl_expr_alloc("counter"));
+	}) == 0);
+	const xb::nft::IfInfo veth{21, "p1", 1, 0, "xbr0", "veth"};
+	const xb::nft::IfInfo vxlan{22, "p2", 1, 0, "xbr0", "vxlan"};
+	const xb::nft::IfInfo phys{23, "p3", 1, 0, "xbr0", nullptr};
+	Frame a(tcp(22), &veth, &vxlan);
+	CHECK(e.run(kHookForward, a.pkt) == kNfAccept);
+	Frame b(tcp(22), &veth, &phys);	/* no kind: rule 0 breaks */
+	CHECK(e.run(kHookForward, b.pkt) == kNfDrop);
+	Frame c(tcp(22), &vxlan, &vxlan);
+	CHECK(e.run(kHookForward, c.pkt) == kNfDrop);
+	CHECK(e.packets("t", "c", 1) == 2);
+	CHECK(e.packets("t", "c", 2) == 2);
 }
 
 // meta pkttype set (nft_meta_set_eval, nft_meta_set_validate): prerouting
