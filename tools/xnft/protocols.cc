@@ -109,11 +109,15 @@ static const MetaKey meta_keys[] = {
 	{"oifgroup", NFT_META_OIFGROUP, TYPE_DEVGROUP, 32, ByteOrder::Host},
 	{"cgroup", NFT_META_CGROUP, TYPE_INTEGER, 32, ByteOrder::Host},
 	{"random", NFT_META_PRANDOM, TYPE_INTEGER, 32, ByteOrder::Big},
+	{"iifkind", NFT_META_IIFKIND, TYPE_IFNAME, 128, ByteOrder::Host},
+	{"oifkind", NFT_META_OIFKIND, TYPE_IFNAME, 128, ByteOrder::Host},
 	{"ibrpvid", NFT_META_BRI_IIFPVID, TYPE_INTEGER, 16, ByteOrder::Host},
 	{"ibrvproto", NFT_META_BRI_IIFVPROTO, TYPE_ETHERTYPE, 16, ByteOrder::Big},
 	{"time", NFT_META_TIME_NS, TYPE_TIME_DATE, 64, ByteOrder::Host},
 	{"day", NFT_META_TIME_DAY, TYPE_TIME_DAY, 8, ByteOrder::Host},
 	{"hour", NFT_META_TIME_HOUR, TYPE_TIME_HOUR, 32, ByteOrder::Host},
+	{"sdif", NFT_META_SDIF, TYPE_IFINDEX, 32, ByteOrder::Host},
+	{"sdifname", NFT_META_SDIFNAME, TYPE_IFNAME, 128, ByteOrder::Host},
 };
 
 static const CtKey ct_keys[] = {
