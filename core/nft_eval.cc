@@ -869,6 +869,9 @@ int32_t eval_rule(const RuleCode &rule, Pkt &p, uint32_t *regs, const Chain *&ta
 			count_frame(*static_cast<Counter *>(in->ref), p);
 			continue;
 		case Op::Verdict:
+			/* nft_do_chain: NFT_CONTINUE goes on to the next one */
+			if (in->code == kNftContinue)
+				continue;
 			target = static_cast<const Chain *>(in->ref);
 			return in->code;
 		case Op::FlowOffload:

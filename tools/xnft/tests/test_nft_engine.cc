@@ -2275,6 +2275,19 @@ TEST_CASE("nft engine: meta pkttype set, at prerouting only", "[nft]")
 	CHECK(g.pkt.pkttype == 1);	/* r's broadcast, not 5 */
 }
 
+// An immediate `continue` in the middle of a rule: nft_do_chain goes on to
+// the rule's next expression (only another verdict ends the rule).
+TEST_CASE("nft engine: a continue verdict inside a rule runs the rest of it", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; "
+		       "meta mark set 1 continue meta mark set 2 counter } }\n") == 0);
+	Frame f(tcp(22));
+	CHECK(e.run(kHookForward, f.pkt) == kNfAccept);
+	CHECK(f.pkt.mark == 2);
+	CHECK(e.packets("t", "c", 0) == 1);
+}
+
 // nft_meta_set_eval: skb->priority := the register; later expressions read
 // it back (`meta priority`). A key nft_meta_set_init does not set (iif)
 // is EOPNOTSUPP.
