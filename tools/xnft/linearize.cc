@@ -386,7 +386,9 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 			out.back().interval_open = true;
 			continue;
 		}
-		if (i + 1 < raw.size() && raw[i + 1].iv.lo == end)
+		// an end where the next range starts: an anonymous set's
+		// is left out, a named set's sent too (nft 1.0.6)
+		if (allow_interval_flag && i + 1 < raw.size() && raw[i + 1].iv.lo == end)
 			continue;
 		Element e;
 		e.key = end;
