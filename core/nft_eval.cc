@@ -202,6 +202,11 @@ bool eval_meta(const Insn &in, const Pkt &p, uint32_t *dst)
 	case kMetaCpu:
 		*dst = xb_this_cpu_id();
 		return true;
+	/* `meta ipsec`: whether the skb has a secpath, which only xfrm
+	 * input gives; never a frame the bridge sees */
+	case kMetaSecpath:
+		store8(dst, 0);
+		return true;
 	/* nft_meta_get_eval_kind: a device without rtnl_link_ops breaks */
 	case kMetaIifkind:
 		if (!p.in || !p.in->kind)

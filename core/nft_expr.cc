@@ -284,6 +284,7 @@ uint32_t meta_len(uint32_t key)
 	case kMetaL4proto:
 	case kMetaPkttype:
 	case kMetaTimeDay:
+	case kMetaSecpath:
 		return 1;
 	case kMetaProtocol:
 	case kMetaIiftype:

@@ -124,7 +124,7 @@ enum : uint32_t {
 	kMetaNftrace = 12,
 	kMetaNfproto = 15, kMetaL4proto = 16, kMetaBriIifname = 17, kMetaBriOifname = 18,
 	kMetaPkttype = 19, kMetaCpu = 20, kMetaIifgroup = 21, kMetaOifgroup = 22,
-	kMetaPrandom = 24, kMetaIifkind = 26, kMetaOifkind = 27, kMetaBriIifpvid = 28,
+	kMetaPrandom = 24, kMetaSecpath = 25, kMetaIifkind = 26, kMetaOifkind = 27, kMetaBriIifpvid = 28,
 	kMetaBriIifvproto = 29, kMetaTimeNs = 30, kMetaTimeDay = 31, kMetaTimeHour = 32,
 	kMetaSdif = 33, kMetaSdifname = 34,
 };

@@ -109,6 +109,7 @@ static const MetaKey meta_keys[] = {
 	{"oifgroup", NFT_META_OIFGROUP, TYPE_DEVGROUP, 32, ByteOrder::Host},
 	{"cgroup", NFT_META_CGROUP, TYPE_INTEGER, 32, ByteOrder::Host},
 	{"random", NFT_META_PRANDOM, TYPE_INTEGER, 32, ByteOrder::Big},
+	{"ipsec", NFT_META_SECPATH, TYPE_BOOLEAN, 1, ByteOrder::Host},
 	{"iifkind", NFT_META_IIFKIND, TYPE_IFNAME, 128, ByteOrder::Host},
 	{"oifkind", NFT_META_OIFKIND, TYPE_IFNAME, 128, ByteOrder::Host},
 	{"ibrpvid", NFT_META_BRI_IIFPVID, TYPE_INTEGER, 16, ByteOrder::Host},
@@ -286,8 +287,10 @@ const PayloadField *find_payload(const std::string &proto, const std::string &fi
 
 const MetaKey *find_meta(const std::string &name)
 {
+	/* nft's scanner reads `secpath` as `ipsec` (and lists `ipsec`) */
+	const std::string &key = name == "secpath" ? std::string("ipsec") : name;
 	for (auto &m : meta_keys)
-		if (name == m.name)
+		if (key == m.name)
 			return &m;
 	return nullptr;
 }

@@ -148,6 +148,7 @@ SAME(kMetaIifgroup, NFT_META_IIFGROUP); SAME(kMetaOifgroup, NFT_META_OIFGROUP);
 SAME(kMetaIifkind, NFT_META_IIFKIND); SAME(kMetaOifkind, NFT_META_OIFKIND);
 SAME(kMetaBriIifpvid, NFT_META_BRI_IIFPVID); SAME(kMetaBriIifvproto, NFT_META_BRI_IIFVPROTO);
 SAME(kMetaSdif, NFT_META_SDIF); SAME(kMetaSdifname, NFT_META_SDIFNAME);
+SAME(kMetaSecpath, NFT_META_SECPATH);
 SAME(kCtDreg, NFTA_CT_DREG); SAME(kCtKey, NFTA_CT_KEY); SAME(kCtDirection, NFTA_CT_DIRECTION);
 SAME(kCtSreg, NFTA_CT_SREG);
 SAME(kCtState, NFT_CT_STATE); SAME(kCtDirectionKey, NFT_CT_DIRECTION);
@@ -2178,6 +2179,17 @@ TEST_CASE("nft engine: meta nftrace set is accepted and changes nothing else", "
 // the CPU the frame runs on.
 TEST_CASE("nft engine: meta iifkind, oifkind, sdif, sdifname and cpu", "[nft]")
 {
+	{
+		// meta ipsec: no bridged frame has a secpath
+		Engine s;
+		REQUIRE(s.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; "
+			       "meta ipsec exists counter accept\n"
+			       "meta secpath missing counter accept } }\n") == 0);
+		Frame f(tcp(22));
+		CHECK(s.run(kHookForward, f.pkt) == kNfAccept);
+		CHECK(s.packets("t", "c", 0) == 0);
+		CHECK(s.packets("t", "c", 1) == 1);
+	}
 	Engine e;
 	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; } }\n") == 0);
 	auto load_key = [](uint32_t key) {
