@@ -1916,6 +1916,13 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		els.push_back(el);
 	}
 	nftnl_set_elems_iter_destroy(it);
+	// An interval set holds a single host-order field big-endian.
+	const bool be_host = interval && keys.size() == 1 && keys[0].order == ByteOrder::Host && keys[0].bytes > 1;
+	auto host = [&](Bytes k) {
+		if (be_host)
+			std::reverse(k.begin(), k.end());
+		return k;
+	};
 	// nft sorts a concatenation (concat_expr_msort_value) by the number its
 	// fields' bytes make, without their padding to 4 bytes, read as one
 	// little-endian integer: the last byte of the last field weighs most.
@@ -1949,7 +1956,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 				return x < y;
 			return bytes_value(a.key, keys[0].order) > bytes_value(b.key, keys[0].order);
 		}
-		if (keys.size() == 1 && keys[0].order == ByteOrder::Host) {
+		if (keys.size() == 1 && keys[0].order == ByteOrder::Host && !be_host) {
 			Bytes x = a.key, y = b.key;
 			std::reverse(x.begin(), x.end());
 			std::reverse(y.begin(), y.end());
@@ -1974,7 +1981,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 			return format_value(*p.type, p.bits, p.order, v, numeric);
 		}
 		if (keys.size() == 1)
-			return format_value(*keys[0].type, keys[0].bits, keys[0].order, k, numeric);
+			return format_value(*keys[0].type, keys[0].bits, keys[0].order, host(k), numeric);
 		std::string t;
 		size_t at = 0;
 		for (auto &p : keys) {
@@ -2003,7 +2010,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		if (flag_elements && popcount(k) > 1)
 			return flags_or_json(keys[0], k, numeric);
 		if (keys.size() == 1)
-			return part_json(keys[0], unshift(keys[0], k));
+			return part_json(keys[0], unshift(keys[0], host(k)));
 		Json c = Json::array();
 		size_t at = 0;
 		for (auto &p : keys) {
@@ -2085,9 +2092,11 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 				t = one(e.key);
 				j = one_json(e.key, false);
 			} else {
-				// a prefix when [lo, hi] is aligned, for address types
+				// a prefix when [lo, hi] is aligned, for nft's
+				// DTYPE_F_PREFIX types: addresses and marks
 				const KeyPart &p = keys[0];
-				bool addr = p.type->id == TYPE_IPADDR || p.type->id == TYPE_IP6ADDR;
+				bool addr = p.type->id == TYPE_IPADDR || p.type->id == TYPE_IP6ADDR ||
+					    p.type->id == TYPE_MARK;
 				unsigned plen = 0;
 				bool is_prefix = addr;
 				if (addr) {
@@ -2114,7 +2123,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 				} else {
 					auto end_text = [&](const Bytes &b) {
 						if (keys.size() == 1 && keys[0].type->id == TYPE_INET_PROTOCOL)
-							return std::to_string(bytes_value(b, keys[0].order));
+							return std::to_string(bytes_value(host(b), keys[0].order));
 						return one(b);
 					};
 					t = end_text(e.key) + "-" + end_text(hi);

@@ -320,6 +320,15 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 		si.flags |= NFT_SET_INTERVAL;
 	}
 	std::vector<Element> out;
+	// A single host-order field goes big-endian in an interval set too
+	// (nft converts it, and a byteorder hton the packet's value), so that
+	// the set orders it as a number.
+	if (si.key.size() == 1 && (si.flags & NFT_SET_INTERVAL) && si.key[0].order == ByteOrder::Host &&
+	    si.key[0].bytes > 1)
+		for (auto &r : raw) {
+			std::reverse(r.iv.lo.begin(), r.iv.lo.end());
+			std::reverse(r.iv.hi.begin(), r.iv.hi.end());
+		}
 	if (si.key.size() > 1 && (si.flags & NFT_SET_INTERVAL)) {
 		// nft_set_pipapo's form: one element per entry, as written.
 		// Host-order fields go big-endian (nft converts them, and the
@@ -1453,7 +1462,9 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 		throw LangError(set.loc, "syntax error, expecting a set: { ... } or @name");
 	}
 	const uint32_t set_flags = set.kind == ExprKind::SetLit ? si.flags : table_.sets.at(set.text).flags;
-	if ((set_flags & NFT_SET_CONCAT) && (set_flags & NFT_SET_INTERVAL))
+	// an interval set holds host-order keys big-endian (a single field's
+	// too): each such field turned after its load
+	if (set_flags & NFT_SET_INTERVAL)
 		hton_host_parts(si.key, load_end);
 	if (objtype) {
 		nftnl_expr *e = new_expr("objref");
