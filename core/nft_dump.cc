@@ -741,6 +741,194 @@ long dump_next(const Ruleset &rs, uint16_t get_type, const char *table, unsigned
 	}
 }
 
+namespace {
+
+/* An element nft_get_set_elem can answer with: live, not expired. */
+bool elem_gettable(const ElemView &e, uint64_t now)
+{
+	return !(e.flags & ElemStore::kDead) && !elem_expired(e.expires_ns, now);
+}
+
+bool all_zero(const uint8_t *b, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/*
+ * nft_rbtree_get, as Linux answers it (checked against 6.18): the element
+ * with @key and the kind @want_end asks for; else for a start the nearest
+ * element below @key if it starts a range (not when an interval end
+ * stands at @key: the range before ends there), for an interval end the
+ * nearest above it if it ends one (at one key a start and an end may both
+ * stand: the kind asked for counts). nft's leading interval end at key 0
+ * ends nothing and is never an answer. -1 if none.
+ */
+int64_t rbtree_get(const SetObj &s, const uint8_t *key, bool want_end, uint64_t now)
+{
+	const uint32_t klen = s.layout.key_len;
+	int64_t near = -1;
+	bool near_end = false, end_at_key = false;
+	const uint8_t *near_key = nullptr;
+	for (uint32_t i = 0; i < s.elems.count(); i++) {
+		const ElemView e = s.elems.at(i);
+		if (!elem_gettable(e, now) || (e.flags & kSetElemFCatchall))
+			continue;
+		const bool end = e.flags & kSetElemFIntervalEnd;
+		if (end && all_zero(e.key, klen))
+			continue;
+		const int d = __builtin_memcmp(e.key, key, klen);
+		if (d == 0) {
+			if (end == want_end)
+				return i;
+			end_at_key |= end;
+			continue;
+		}
+		/* below the key for a start, above it for an end */
+		if (want_end ? d < 0 : d > 0)
+			continue;
+		const int c = near_key ? __builtin_memcmp(e.key, near_key, klen) : 0;
+		const bool closer = !near_key || (want_end ? c < 0 : c > 0) ||
+				    (c == 0 && end == want_end && near_end != want_end);
+		if (closer) {
+			near = i;
+			near_end = end;
+			near_key = e.key;
+		}
+	}
+	if (end_at_key)
+		return -1;
+	return near >= 0 && near_end == want_end ? near : -1;
+}
+
+const TableObj *table_named(const Ruleset &rs, const Attr &name)
+{
+	for (const TableObj &t : rs.tables())
+		if (attr_equals(name, t.name))
+			return &t;
+	return nullptr;
+}
+
+/* nft_get_set_elem for one requested element @elem of @s: its answer
+ * written to @w, or an errno. */
+long get_one_elem(const SetObj &s, const Attr &elem, AttrWriter &w, Extack *ack)
+{
+	Attr et[kSetElemExpressions + 1];
+	if (!parse_nested(elem, et, kSetElemExpressions))
+		return fail(ack, kEINVAL, "malformed set element");
+	uint32_t flags = 0;
+	if (et[kSetElemFlags].present() && !attr_be32(et[kSetElemFlags], flags))
+		return fail(ack, kEINVAL, "element flags are a 32-bit value");
+	if (flags & ~(kSetElemFIntervalEnd | kSetElemFCatchall))
+		return fail(ack, kEOPNOTSUPP, "unknown element flags");
+	if ((flags & kSetElemFIntervalEnd) && !(s.flags & kSetFInterval))
+		return fail(ack, kEINVAL, "interval end in a set without intervals");
+	const bool catchall = flags & kSetElemFCatchall;
+	if (!et[kSetElemKey].present() && !catchall)
+		return fail(ack, kEINVAL, "an element needs a key");
+	const SetLayout &l = s.layout;
+	uint8_t key[kSetKeyMax] = {}, key_end[kSetKeyMax] = {};
+	uint32_t len;
+	if (et[kSetElemKey].present()) {
+		int err = parse_data_value(et[kSetElemKey], key, kSetKeyMax, len, ack);
+		if (err)
+			return err;
+		if (len != l.key_len)
+			return fail(ack, kEINVAL, "element key length does not match the set");
+	}
+	if (et[kSetElemKeyEnd].present()) {
+		int err = parse_data_value(et[kSetElemKeyEnd], key_end, kSetKeyMax, len, ack);
+		if (err)
+			return err;
+		if (len != l.key_len)
+			return fail(ack, kEINVAL, "element key end length does not match the set");
+	}
+	const uint64_t now = xb_now_ns();
+	int64_t at;
+	if (catchall) {
+		ElemView want{};
+		want.flags = kSetElemFCatchall;
+		at = s.elems.find_live(want);
+	} else if (l.concat && l.interval) {
+		/* nft_pipapo_get: the range holding the key */
+		at = s.elems.find_range(key);
+	} else if (l.interval) {
+		at = rbtree_get(s, key, flags & kSetElemFIntervalEnd, now);
+	} else {
+		ElemView want{};
+		want.key = key;
+		at = s.elems.find_live(want);
+	}
+	if (at >= 0 && elem_gettable(s.elems.at(uint32_t(at)), now)) {
+		if (!fill_set_elem(s, uint32_t(at), w))
+			return -kEMSGSIZE;
+		return long(w.len());
+	}
+	/* an element frames added (nft_dynset.h) is as much the set's */
+	if (!catchall && !l.interval && s.dyn) {
+		DynElemCopy found;
+		bool there = false;
+		{
+			RcuReadGuard rcu;
+			if (const DynEntry *d = s.dyn->find(key, now)) {
+				__builtin_memcpy(found.key, d->key(), l.key_len);
+				if (l.data_len)
+					__builtin_memcpy(found.data, DynTable::data_of(*s.dyn, *d), l.data_len);
+				found.timeout_ns = d->timeout_ns;
+				found.expires_ns = load_once(d->expires_ns);
+				there = true;
+			}
+		}
+		if (there) {
+			if (!fill_set_elem(s, 0, w, &found))
+				return -kEMSGSIZE;
+			return long(w.len());
+		}
+	}
+	return fail(ack, kENOENT, "no such element");
+}
+
+} // namespace
+
+long get_set_elem(const Ruleset &rs, const uint8_t *attrs, size_t len, uint32_t &next,
+		  AttrWriter &w, uint16_t *obj_type, Extack *ack)
+{
+	Attr tb[kSetElemListSetId + 1];
+	if (!parse_attrs(attrs, len, tb, kSetElemListSetId))
+		return fail(ack, kEINVAL, "malformed request");
+	if (!tb[kSetElemListTable].present())
+		return fail(ack, kEINVAL, "elements need a table");
+	const TableObj *t = table_named(rs, tb[kSetElemListTable]);
+	if (!t)
+		return fail(ack, kENOENT, "no such table");
+	/* nft_set_lookup: by name only */
+	if (!tb[kSetElemListSet].present())
+		return fail(ack, kEINVAL, "elements need a set name");
+	const SetObj *s = nullptr;
+	for (const SetObj &o : t->sets)
+		if (attr_equals(tb[kSetElemListSet], o.name))
+			s = &o;
+	if (!s)
+		return fail(ack, kENOENT, "no such set");
+	if (!tb[kSetElemListElements].present())
+		return fail(ack, kEINVAL, "no elements");
+	AttrWalker walk(tb[kSetElemListElements]);
+	uint16_t type;
+	Attr a;
+	for (uint32_t i = 0; walk.next(type, a); i++) {
+		if (i < next)
+			continue;
+		*obj_type = kMsgNewSetElem;
+		const long r = get_one_elem(*s, a, w, ack);
+		if (r > 0)
+			next = i + 1;
+		return r;
+	}
+	return walk.malformed() ? fail(ack, kEINVAL, "malformed element list") : 0;
+}
+
 bool fill_event(const Ruleset &rs, const CommitEvent &ev, AttrWriter &w, uint32_t pid,
 		const char *comm)
 {

@@ -101,6 +101,39 @@ bool fill_event(const Ruleset &rs, const CommitEvent &ev, AttrWriter &w, uint32_
  * (as nf_tables dumps resume by position).
  */
 constexpr unsigned kDumpPosLen = 5;
+
+/*
+ * NFT_MSG_GETSETELEM without NLM_F_DUMP, as nf_tables_getsetelem answers
+ * it: nft_get_set_elem for each element of the request's
+ * NFTA_SET_ELEM_LIST_ELEMENTS in turn (@attrs/@len: the request's
+ * NFTA_SET_ELEM_LIST_TABLE, _SET and _ELEMENTS). A call answers the
+ * requested element @next (0 at the start): it writes the set's element
+ * that holds it to @w as the NEWSETELEM message (@obj_type) of that one
+ * element, as nf_tables_fill_setelem_info does, advances @next and
+ * returns the message's length; 0 once every requested element is
+ * answered. A request nf_tables refuses gives its errno (negative) and
+ * @ack's message, at the element it fails on (those before it answered,
+ * as nf_tables has sent their replies): -EINVAL (no table or set name, no
+ * element list, a malformed element, no key, a key or key end of another
+ * length than the set's, an interval end in a set without intervals),
+ * -EOPNOTSUPP (unknown element flags), -ENOENT (no such table, set or
+ * element); -EMSGSIZE when the element does not fit @w. Reads only: the
+ * ruleset is not changed, whatever the request.
+ *
+ * The element that holds a key is what the set's backend's get returns
+ * (set->ops->get): the element with that key in a set without intervals
+ * (an element frames added too), not an expired one; in a single-field
+ * interval set (nft_set_rbtree, whose elements are starts and interval
+ * ends) the element with that key and kind, else for a start the nearest
+ * element below the key if it starts a range (the range holds the key),
+ * for an interval end (NFT_SET_ELEM_INTERVAL_END) the nearest above it if
+ * it ends one; in a concatenated interval set (nft_set_pipapo) the range
+ * that holds the key in every field; the catch-all element for
+ * NFT_SET_ELEM_CATCHALL. The nearest elements are found by a scan of the
+ * set (O(elements) a requested element, control context).
+ */
+long get_set_elem(const Ruleset &rs, const uint8_t *attrs, size_t len, uint32_t &next,
+		  AttrWriter &w, uint16_t *obj_type, Extack *ack);
 long dump_next(const Ruleset &rs, uint16_t get_type, const char *table, unsigned long *pos,
 	       AttrWriter &w, uint16_t *obj_type, const char *name = nullptr,
 	       uint32_t obj_filter = 0);
