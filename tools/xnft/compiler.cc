@@ -591,6 +591,20 @@ void Compiler::elements(const std::string &family, const std::string &table, con
 		       add ? NLM_F_CREATE | (exclusive ? NLM_F_EXCL : 0) : 0);
 }
 
+std::vector<Element> Compiler::get_request(const Command &cmd, const Expr &lit, SetInfo &si)
+{
+	TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
+	auto it = t.sets.find(cmd.set);
+	if (it == t.sets.end())
+		throw LangError(cmd.name_loc, "No such file or directory");
+	si = it->second;
+	// the keys alone: nft looks a map's up by key, whatever data is given
+	SetInfo keys = si;
+	keys.is_map = keys.verdict_map = false;
+	keys.objtype = 0;
+	return type_elements(keys, lit, false, t, true);
+}
+
 static uint32_t flowtable_hook(const std::string &h, const Location &loc)
 {
 	if (h == "ingress")

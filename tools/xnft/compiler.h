@@ -96,6 +96,11 @@ public:
 	void prepare(const std::vector<Command> &cmds);
 	// Compiles CMD into the batch; throws LangError with nft's message.
 	void compile(const Command &cmd);
+	// `get element`: LIT's elements typed as the set CMD names wants
+	// them (nft's segments for an interval set), as `delete element`
+	// types them; @si gets the set's description. The table and set
+	// must be known (learn()).
+	std::vector<Element> get_request(const Command &cmd, const Expr &lit, SetInfo &si);
 
 private:
 	void table(const Command &cmd);

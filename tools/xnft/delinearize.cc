@@ -1842,8 +1842,20 @@ static std::string time_text(uint64_t ms, bool numeric)
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data,
 				       bool verdict_map, bool numeric, bool stateless)
 {
-	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
-	bool interval = flags & NFT_SET_INTERVAL;
+	std::vector<nftnl_set_elem *> all;
+	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
+	for (nftnl_set_elem *e = nftnl_set_elems_iter_next(it); e; e = nftnl_set_elems_iter_next(it))
+		all.push_back(e);
+	nftnl_set_elems_iter_destroy(it);
+	return element_items(s, all, nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_INTERVAL, keys, data,
+			     verdict_map, numeric, stateless);
+}
+
+std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set_elem *> &elems, bool interval,
+				       const std::vector<KeyPart> &keys, const KeyPart *data, bool verdict_map,
+				       bool numeric, bool stateless, bool singles)
+{
+	(void)s;
 	struct El {
 		Bytes key;
 		Bytes key_end;	// concatenated intervals (NFTA_SET_ELEM_KEY_END)
@@ -1861,8 +1873,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		bool stateless;	// the counters' values and quotas' use not shown
 	};
 	std::vector<El> els;
-	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
-	for (nftnl_set_elem *e = nftnl_set_elems_iter_next(it); e; e = nftnl_set_elems_iter_next(it)) {
+	for (nftnl_set_elem *e : elems) {
 		El el;
 		uint32_t n = 0;
 		const uint8_t *k = static_cast<const uint8_t *>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &n));
@@ -1915,7 +1926,6 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		}
 		els.push_back(el);
 	}
-	nftnl_set_elems_iter_destroy(it);
 	// An interval set holds a single host-order field big-endian.
 	const bool be_host = interval && keys.size() == 1 && keys[0].order == ByteOrder::Host && keys[0].bytes > 1;
 	auto host = [&](Bytes k) {
@@ -2066,10 +2076,11 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 		}
 		return items;
 	}
-	if (!interval) {
+	if (!interval || singles) {
 		for (auto &e : els)
-			items.push_back({one(e.key) + options_text(e) + (e.data.empty() ? "" : " : " + e.data),
-					 with_data(one_json(e.key, false), e)});
+			if (!(e.flags & NFT_SET_ELEM_INTERVAL_END))
+				items.push_back({one(e.key) + options_text(e) + (e.data.empty() ? "" : " : " + e.data),
+						 with_data(one_json(e.key, false), e)});
 	} else {
 		for (size_t i = 0; i < els.size(); i++) {
 			const El &e = els[i];

@@ -15,6 +15,7 @@
 
 struct nftnl_rule;
 struct nftnl_set;
+struct nftnl_set_elem;
 
 namespace xnft {
 
@@ -68,6 +69,13 @@ struct ElementItem {
 };
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data,
 				       bool verdict_map, bool numeric, bool stateless = false);
+// The same of ELEMS, elements of @s, in place of all of @s's; INTERVAL:
+// whether @s is an interval set, whose starts and ends pair (a lone start
+// then reaches the key's maximum) unless SINGLES: then each start is one
+// value (and its data), its interval end not listed.
+std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set_elem *> &elems, bool interval,
+				       const std::vector<KeyPart> &keys, const KeyPart *data, bool verdict_map,
+				       bool numeric, bool stateless = false, bool singles = false);
 // The key parts a set's KEY_TYPE (concatenation of 6-bit type ids) means,
 // each expression's length and byte order taken from its typeof when its
 // USERDATA has one (a 12-bit big-endian `vlan id` in an integer key).

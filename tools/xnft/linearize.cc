@@ -229,6 +229,11 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 	return iv;
 }
 
+bool is_interval_value(const KeyPart &p, const Expr &e)
+{
+	return encode_interval(p, e).range;
+}
+
 // ---- set elements ----
 
 std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_interval_flag,

@@ -76,6 +76,10 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 // Attaches ELEMS to the libnftnl set S.
 void add_elements(nftnl_set *s, const std::vector<Element> &elems);
 
+// Whether E, a value of P, is a range or a prefix (`1-5`, `10.0.0.0/8`)
+// rather than one value.
+bool is_interval_value(const KeyPart &p, const Expr &e);
+
 KeyPart keypart_of_type(const DataType &t, const Location &loc);
 // What a header field, meta or ct expression loads into a register: its
 // type, bits, byte order, bytes and (bit fields) left shift, as

@@ -66,7 +66,8 @@ static const char usage_text[] =
 	"flow offload, anonymous and named sets, maps and verdict maps, intervals,\n"
 	"concatenations, flowtables, define and include. Listings as nft 1.0.6's:\n"
 	"list ruleset|tables|chains|sets|maps|flowtables [bridge], list table|chain|\n"
-	"set|map|flowtable bridge NAME..., in text or (-j) JSON; -j reads no JSON.\n"
+	"set|map|flowtable bridge NAME..., in text or (-j) JSON; -j reads no JSON;\n"
+	"get element bridge TABLE SET { ELEMENT, ... }.\n"
 	"\n"
 	"xnft monitor [new|destroy] [tables|chains|rules|sets|elements|flowtables|ruleset]\n"
 	"prints the changes each committed batch makes, as nft monitor does (-a handles,\n"
@@ -107,7 +108,7 @@ static void load_kernel(Family &fam, RulesetModel &model, bool objects_only = fa
 static bool needs_cache(const std::vector<Command> &cmds)
 {
 	for (const Command &c : cmds) {
-		if (c.verb == Verb::List || c.verb == Verb::Reset)
+		if (c.verb == Verb::List || c.verb == Verb::Reset || c.verb == Verb::Get)
 			continue;
 		if (c.verb == Verb::Flush && c.obj == Obj::Ruleset)
 			continue;
@@ -325,7 +326,7 @@ int main(int argc, char **argv)
 	std::string errors;
 	std::vector<const Command *> lists;
 	for (auto &c : cmds) {
-		if (c.verb == Verb::List || c.verb == Verb::Reset) {
+		if (c.verb == Verb::List || c.verb == Verb::Reset || c.verb == Verb::Get) {
 			lists.push_back(&c);
 			continue;
 		}

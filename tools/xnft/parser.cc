@@ -309,6 +309,7 @@ static Verb verb_of(const std::string &w, bool &ok)
 	if (w == "list") return Verb::List;
 	if (w == "reset") return Verb::Reset;
 	if (w == "rename") return Verb::Rename;
+	if (w == "get") return Verb::Get;
 	ok = false;
 	return Verb::Add;
 }
@@ -346,6 +347,9 @@ void Parser::parse_line(std::vector<Command> &out)
 		unexpected(first);
 	Token objt = take();
 	const std::string &o = objt.text;
+	// nft's get_cmd: `get element` only
+	if (cmd.verb == Verb::Get && !objt.is("element"))
+		unexpected(objt, "element");
 	if (objt.kind != Tok::Word)
 		unexpected(objt, "table, chain, rule, set, map, element or flowtable");
 	if (o == "ruleset") {
@@ -466,10 +470,18 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
 		cmd.table = expect_identifier();
+		cmd.name_loc = peek().loc;
 		cmd.set = expect_identifier();
 		if (!peek().punct("{"))
 			unexpected(peek(), "'{'");
 		cmd.elements = parse_set_literal(true);
+		// nft points a get's kernel error at the whole command
+		if (cmd.verb == Verb::Get) {
+			cmd.loc = span(cmd.loc, last_loc_);
+			// up to its newline, semicolon or the end
+			if (peek().kind == Tok::Newline || peek().kind == Tok::End || peek().punct(";"))
+				cmd.loc = span(cmd.loc, peek().loc);
+		}
 	} else if (o == "flowtable") {
 		cmd.obj = Obj::Flowtable;
 		cmd.family = parse_family_opt();

@@ -1,5 +1,7 @@
 // printer.cc - nft's `list` format (see printer.h).
 #include "printer.h"
+
+#include "get_element.h"
 #include "set_userdata.h"
 
 #include <libnftnl/chain.h>
@@ -112,7 +114,19 @@ static const char *object_map_type(nftnl_set *s)
 	}
 }
 
+static std::string print_set_block(nftnl_set *s, const PrintOptions &o, const std::vector<std::string> *elements);
+
 std::string print_set(nftnl_set *s, const PrintOptions &o)
+{
+	return print_set_block(s, o, nullptr);
+}
+
+std::string print_set(nftnl_set *s, const PrintOptions &o, const std::vector<std::string> &elements)
+{
+	return print_set_block(s, o, &elements);
+}
+
+static std::string print_set_block(nftnl_set *s, const PrintOptions &o, const std::vector<std::string> *elements)
 {
 	uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
 	bool is_map = flags & NFT_SET_MAP;
@@ -141,7 +155,19 @@ std::string print_set(nftnl_set *s, const PrintOptions &o)
 	uint32_t ulen = 0;
 	const void *ud = nftnl_set_is_set(s, NFTNL_SET_USERDATA) ? nftnl_set_get_data(s, NFTNL_SET_USERDATA, &ulen) : nullptr;
 	const SetUserdataOut udata = parse_set_userdata(ud, ulen);
-	if (!udata.key_typeof.empty()) {
+	if (elements && !udata.key_typeof.empty()) {
+		// `get element`: nft 1.0.6 prints a typeof set's type, a type
+		// without a size of its own (integer, string) as its expression
+		// (set_print_key)
+		auto sizeless = [](const DataType &t) { return t.id == TYPE_INTEGER || t.id == TYPE_STRING; };
+		type = keys.size() == 1 && sizeless(*keys[0].type) ? udata.key_typeof : type.substr(0, type.find(" : "));
+		if (is_map && !verdict)
+			type += " : " + (sizeless(*data.type) && !udata.data_typeof.empty() ? udata.data_typeof
+										: std::string(data.type->name));
+		else if (verdict)
+			type += " : verdict";
+		out += "\t\ttype " + type + "\n";
+	} else if (!udata.key_typeof.empty()) {
 		// nft prints the data's typeof, else the data type, after it.
 		std::string data_text = type.substr(type.find(" : ") == std::string::npos ? type.size() : type.find(" : "));
 		if (!udata.data_typeof.empty())
@@ -182,6 +208,19 @@ std::string print_set(nftnl_set *s, const PrintOptions &o)
 		out += "\t\tgc-interval " + time_text(nftnl_set_get_u32(s, NFTNL_SET_GC_INTERVAL)) + "\n";
 	if (udata.has_comment)
 		out += "\t\tcomment \"" + udata.comment + "\"\n";
+	if (elements) {
+		// format_elements' layout: a named set wraps its lines
+		const unsigned per_line = keys.size() == 1 ? elements_per_line(*keys[0].type) : 1;
+		std::string line = "{ ";
+		for (size_t i = 0; i < elements->size(); i++) {
+			if (i)
+				line += i % per_line == 0 ? ",\n\t\t\t     " : ", ";
+			line += (*elements)[i];
+		}
+		if (!elements->empty())
+			out += "\t\telements = " + line + " }\n";
+		return out + "\t}\n";
+	}
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
 	bool any = nftnl_set_elems_iter_next(it) != nullptr;
 	nftnl_set_elems_iter_destroy(it);
@@ -698,6 +737,8 @@ static LangError no_such(const Location &at)
 
 std::string print_list(const RulesetModel &m, const Command &c, const PrintOptions &o)
 {
+	if (c.verb == Verb::Get)
+		return print_get_element(m, c, o);
 	Json items = Json::array();
 	std::string out;
 	const ModelTable *table = nullptr;

@@ -6,6 +6,7 @@
 // Ownership: reads the model; owns nothing. Not thread-safe.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "ast.h"
 #include "delinearize.h"
@@ -22,6 +23,9 @@ std::string print_table(const ModelTable &t, const PrintOptions &o);
 // or without); one object as `-j` prints it ({"table": {...}}, ...).
 std::string family_name(uint32_t f);
 std::string print_set(nftnl_set *s, const PrintOptions &o);
+// The same block with ELEMENTS (each as element_items writes one) in its
+// `elements = { ... }` line instead of @s's own, in this order.
+std::string print_set(nftnl_set *s, const PrintOptions &o, const std::vector<std::string> &elements);
 std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o);
 std::string print_counter(nftnl_obj *c, const PrintOptions &o);
 std::string print_quota(nftnl_obj *q, const PrintOptions &o);
@@ -55,5 +59,6 @@ std::string json_document(Json items);
 // map or flowtable that does not exist throws LangError("No such file or
 // directory") at its name, as nft reports it.
 std::string print_list(const RulesetModel &m, const Command &c, const PrintOptions &o);
+// `get element` (get_element.h), as print_list answers a listing.
 
 } // namespace xnft

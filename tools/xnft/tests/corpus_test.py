@@ -18,6 +18,11 @@ comparing (see normalise_expires). Everything else, the element's `timeout`
 included, is compared exactly: the kernel keeps timeouts in jiffies, so the
 corpus writes them in multiples of 20ms, which every HZ keeps as they are.
 
+A corpus file may ask for `get element` answers with comment lines
+"# get: get element bridge TABLE SET { ... }": once nft has loaded the
+file, each such command's output, error and exit status from nft must
+equal xnft's --list-offline=COMMAND (expires normalised as in listings).
+
 For every tests/errors/*.nft: xnft must exit non-zero, print nothing on
 stdout, and print an nft-style error ("FILE:LINE:COL-COL: Error: ...", the
 source line, carets) containing the text of the file's first-line comment
@@ -81,6 +86,12 @@ def normalise_expires(listing):
     return EXPIRES_JSON.sub('"T"', EXPIRES_TEXT.sub("T", listing))
 
 
+def get_commands(path):
+    """The file's "# get: COMMAND" lines' commands."""
+    with open(path) as f:
+        return [line.split("# get:", 1)[1].strip() for line in f if line.startswith("# get:")]
+
+
 def round_trip(xnft, path, name, counts):
     """Every listing in LISTINGS that xnft prints from --list-offline equals,
     byte for byte, what nft prints after loading the file into a fresh
@@ -91,13 +102,26 @@ def round_trip(xnft, path, name, counts):
     script = "ip link add veth21 type veth peer name veth22 && nft -f \"$1\""
     for _, nft_args, _ in LISTINGS:
         script += " && echo " + sep + " && nft " + " ".join(nft_args)
-    load = subprocess.run(["unshare", "-n", "sh", "-c", script, "sh", path],
-                          capture_output=True, text=True, cwd=os.path.dirname(path))
+    gets = get_commands(path)
+    # each get's output, error and status, whatever it is (after the
+    # listings, whose failure is the file's)
+    script += " && { true"
+    for i in range(len(gets)):
+        script += f"; echo {sep}; nft \"$(sed -n '{i + 1}p' \"$2\")\" 2>&1; echo rc=$?"
+    script += "; }"
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".gets") as f:
+        f.write("".join(g + "\n" for g in gets))
+        f.flush()
+        load = subprocess.run(["unshare", "-n", "sh", "-c", script, "sh", path, f.name],
+                              capture_output=True, text=True, cwd=os.path.dirname(path))
     if load.returncode != 0:
         counts["not_loadable"] += 1
         print(f"     {name}: kernel cannot load it, round trip not checked here")
         return 0
     wants = load.stdout.split(sep + "\n")[1:]
+    get_wants = wants[len(LISTINGS):]
+    wants = wants[:len(LISTINGS)]
     bad = 0
     for (what, _, extra), want in zip(LISTINGS, wants):
         command = what.split(" list ", 1)[-1] if " list " in what else what[len("list "):]
@@ -120,9 +144,22 @@ def round_trip(xnft, path, name, counts):
                     pass
             for line in difflib.unified_diff(wl, gl, "nft", "xnft", lineterm="", n=1):
                 print(line)
+    for command, want in zip(gets, get_wants):
+        got = subprocess.run([xnft, "-f", path, "--list-offline=" + command],
+                             capture_output=True, text=True, cwd=os.path.dirname(path))
+        counts["gets"] += 1
+        got_all = normalise_expires(got.stdout + got.stderr + f"rc={got.returncode}\n")
+        if got_all != normalise_expires(want):
+            bad = 1
+            print(f"FAIL {name}: {command} differs")
+            import difflib
+            for line in difflib.unified_diff(want.splitlines(), got_all.splitlines(), "nft", "xnft",
+                                             lineterm="", n=1):
+                print(line)
     if not bad:
         counts["round_trip"] += 1
-        print(f"ok   {name} ({len(LISTINGS)} listings round trip)")
+        print(f"ok   {name} ({len(LISTINGS)} listings" + (f", {len(gets)} gets" if gets else "") +
+              " round trip)")
     return bad
 
 
@@ -145,7 +182,7 @@ def main():
         return SKIP
 
     failures = 0
-    counts = {"round_trip": 0, "not_loadable": 0, "listings": 0}
+    counts = {"round_trip": 0, "not_loadable": 0, "listings": 0, "gets": 0}
     corpus = sorted(os.listdir(os.path.join(testdir, "corpus")))
     rules = 0
     for name in corpus:
@@ -205,7 +242,8 @@ def main():
 
     print(f"{rules} rules compared; {counts['round_trip']} files round-tripped through "
           f"`nft -f` + {len(LISTINGS)} listings ({counts['listings']} listings compared; "
-          f"{counts['not_loadable']} files not loadable by this kernel); {failures} failure(s)")
+          f"{counts['not_loadable']} files not loadable by this kernel; {counts['gets']} get element "
+          f"answers compared); {failures} failure(s)")
     return 1 if failures else 0
 
 
