@@ -1652,10 +1652,11 @@ uint32_t mark_after(Engine &e, Bytes frame)
 	return f.pkt.mark;
 }
 
-nftnl_expr *raw_mark_from_reg1()
+// meta KEY set, from register 1
+nftnl_expr *raw_meta_set(uint32_t key)
 {
 	nftnl_expr *x = nftnl_expr_alloc("meta");
-	nftnl_expr_set_u32(x, NFTNL_EXPR_META_KEY, NFT_META_MARK);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_META_KEY, key);
 	nftnl_expr_set_u32(x, NFTNL_EXPR_META_SREG, NFT_REG_1);
 	return x;
 }
@@ -1694,7 +1695,7 @@ TEST_CASE("nft engine: numgen", "[nft]")
 	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
 	REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
 		nftnl_rule_add_expr(r, raw_numgen(NFT_NG_INCREMENTAL, 3, 10));
-		nftnl_rule_add_expr(r, raw_mark_from_reg1());
+		nftnl_rule_add_expr(r, raw_meta_set(NFT_META_MARK));
 	}) == 0);
 	std::vector<uint32_t> marks;
 	for (int i = 0; i < 5; i++)
@@ -1705,7 +1706,7 @@ TEST_CASE("nft engine: numgen", "[nft]")
 	REQUIRE(r.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
 	REQUIRE(add_raw_rule(r, "t", "c", [](nftnl_rule *x) {
 		nftnl_rule_add_expr(x, raw_numgen(NFT_NG_RANDOM, 4, 100));
-		nftnl_rule_add_expr(x, raw_mark_from_reg1());
+		nftnl_rule_add_expr(x, raw_meta_set(NFT_META_MARK));
 	}) == 0);
 	std::set<uint32_t> seen;
 	for (int i = 0; i < 200; i++)
@@ -1750,7 +1751,7 @@ TEST_CASE("nft engine: jhash and symhash", "[nft]")
 			nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_OFFSET, 7);
 			nftnl_expr_set_u32(h, NFTNL_EXPR_HASH_TYPE, type);
 			nftnl_rule_add_expr(r, h);
-			nftnl_rule_add_expr(r, raw_mark_from_reg1());
+			nftnl_rule_add_expr(r, raw_meta_set(NFT_META_MARK));
 		}) == 0);
 	};
 	Engine j;
@@ -1819,7 +1820,7 @@ TEST_CASE("nft engine: meta time, day and hour", "[nft]")
 			nftnl_expr_set_u32(m, NFTNL_EXPR_META_KEY, key);
 			nftnl_expr_set_u32(m, NFTNL_EXPR_META_DREG, NFT_REG_1);
 			nftnl_rule_add_expr(r, m);
-			nftnl_rule_add_expr(r, raw_mark_from_reg1());
+			nftnl_rule_add_expr(r, raw_meta_set(NFT_META_MARK));
 		}) == 0);
 		const uint32_t v = mark_after(e, tcp(22));
 		xb_user_set_realtime(0, 0);
@@ -1854,7 +1855,7 @@ uint32_t exthdr_value(nftnl_expr *x, const Bytes &frame)
 	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
 	REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
 		nftnl_rule_add_expr(r, x);
-		nftnl_rule_add_expr(r, raw_mark_from_reg1());
+		nftnl_rule_add_expr(r, raw_meta_set(NFT_META_MARK));
 	}) == 0);
 	Frame f(frame);
 	f.pkt.mark = 0xdead;
@@ -2276,10 +2277,7 @@ TEST_CASE("nft engine: meta pkttype set, at prerouting only", "[nft]")
 	// A value skb_pkt_type_ok() refuses (5: PACKET_OUTGOING + 1) is no change.
 	REQUIRE(add_raw_rule(e, "t", "pre", [](nftnl_rule *r) {
 		nftnl_rule_add_expr(r, raw_immediate_u32(NFT_REG_1, 5));
-		nftnl_expr *set = nftnl_expr_alloc("meta");
-		nftnl_expr_set_u32(set, NFTNL_EXPR_META_KEY, NFT_META_PKTTYPE);
-		nftnl_expr_set_u32(set, NFTNL_EXPR_META_SREG, NFT_REG_1);
-		nftnl_rule_add_expr(r, set);
+		nftnl_rule_add_expr(r, raw_meta_set(NFT_META_PKTTYPE));
 	}) == 0);
 	Frame g(tcp(22));
 	g.pkt.pkttype = 3;
@@ -2321,10 +2319,7 @@ TEST_CASE("nft engine: meta priority set writes the frame's priority", "[nft]")
 	CHECK(e.packets("t", "c", 0) == 1);
 	CHECK(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
 		nftnl_rule_add_expr(r, raw_immediate_u32(NFT_REG_1, 3));
-		nftnl_expr *set = nftnl_expr_alloc("meta");
-		nftnl_expr_set_u32(set, NFTNL_EXPR_META_KEY, NFT_META_IIF);
-		nftnl_expr_set_u32(set, NFTNL_EXPR_META_SREG, NFT_REG_1);
-		nftnl_rule_add_expr(r, set);
+		nftnl_rule_add_expr(r, raw_meta_set(NFT_META_IIF));
 	}) == -xb::kEOPNOTSUPP);
 	CHECK(e.chain("t", "c").rules.size() == 2);
 }
