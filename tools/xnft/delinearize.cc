@@ -650,6 +650,28 @@ static Json flags_or_json(const KeyPart &p, const Bytes &data, bool numeric)
 	return acc;
 }
 
+/*
+ * Several flags compared whole (relational_expr_print): a payload field's
+ * print as a number (`tcp flags == 0x12`), the others' (ct) as
+ * `established | related`. One flag or none leaves @value and @right.
+ */
+static void whole_flags(const KeyPart &p, bool payload, const Bytes &data, bool numeric,
+			std::string &value, Json &right)
+{
+	if (!p.type->bitmask || popcount(data) <= 1)
+		return;
+	if (payload) {
+		const uint64_t x = bytes_value(data, p.order);
+		char buf[32];
+		snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(x));
+		value = buf;
+		right = Json::uinteger(x);
+	} else {
+		value = flags_or_text(p, data, numeric);
+		right = Json::wrap("|", flags_json(*p.type, p.order, data, numeric));
+	}
+}
+
 static bool all_ones(const Bytes &b)
 {
 	return std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0xff; });
@@ -786,18 +808,7 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 		// relational_expr_print: `==` written after an operator
 		std::string value = value_text(p, data);
 		Json right = value_js(p, data);
-		if (p.type->bitmask && popcount(data) > 1) {
-			uint64_t x = bytes_value(data, p.order);
-			if (!f.proto.empty()) {
-				char buf[32];
-				snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(x));
-				value = buf;
-				right = Json::uinteger(x);
-			} else {
-				value = flags_or_text(p, data, opt_.numeric);
-				right = Json::wrap("|", flags_json(*p.type, p.order, data, opt_.numeric));
-			}
-		}
+		whole_flags(p, !f.proto.empty(), data, opt_.numeric, value, right);
 		emit(text + " " + op_json(op) + " " + value, match_json(op_json(op), std::move(left), std::move(right)));
 		return;
 	}
@@ -900,20 +911,7 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 		value = buf;
 	}
 	Json right = value_js(p, data);
-	if (p.type->bitmask && popcount(data) > 1) {
-		// several flags compared whole: a payload's print as a number
-		// (`tcp flags == 0x12`), ct's as `established | related`
-		uint64_t x = bytes_value(data, p.order);
-		if (!f.proto.empty()) {
-			char buf[32];
-			snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(x));
-			value = buf;
-			right = Json::uinteger(x);
-		} else {
-			value = flags_or_text(p, data, numeric);
-			right = Json::wrap("|", flags_json(*p.type, p.order, data, numeric));
-		}
-	}
+	whole_flags(p, !f.proto.empty(), data, numeric, value, right);
 	std::string text = f.name + " " + op_str + value;
 	Json json = match_json(op_json(op), f.json, std::move(right));
 	int provides = 0;
