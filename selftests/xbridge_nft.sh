@@ -52,6 +52,24 @@ linux_twin_down() {
 	ip netns del h4
 }
 
+# twin_load NAME FILE - FILE on xbridge (xnft) and on the Linux bridge
+# (nft), then the two listings compared before any traffic.
+twin_load() {
+	check "$1: the ruleset (xnft)" xnft -f "$2"
+	check "$1: the ruleset (nft, the Linux bridge)" nft -f "$2"
+	same "$1: listed as nft lists it, before traffic" "$(xnft list ruleset)" "$(nft list ruleset)"
+}
+
+# twin_pings - five pings h1 -> h2 over xbridge and h3 -> h4 over the
+# Linux bridge, h1 and h2 without neighbours first (they talked before):
+# sets xping and lping to ping's "N received".
+twin_pings() {
+	ip -n h1 neigh flush all
+	ip -n h2 neigh flush all
+	xping=$(ip netns exec h1 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
+	lping=$(ip netns exec h3 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
+}
+
 # same NAME A B - PASS if the two texts are equal (a diff otherwise).
 same() {		# (the guest has no /dev/fd: files, not <(...))
 	local d
@@ -583,14 +601,8 @@ nft_stateful() {
 		echo '	}'
 		echo '}'
 	} > "$TMPDIR/stateful.nft"
-	check "stateful: the ruleset (xnft)" xnft -f "$TMPDIR/stateful.nft"
-	check "stateful: the ruleset (nft, the Linux bridge)" nft -f "$TMPDIR/stateful.nft"
-	same "stateful: listed as nft lists it, before traffic" "$(xnft list ruleset)" "$(nft list ruleset)"
-	# h1 and h2 talked before: both sides start without neighbours (ARP)
-	ip -n h1 neigh flush all
-	ip -n h2 neigh flush all
-	xping=$(ip netns exec h1 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
-	lping=$(ip netns exec h3 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
+	twin_load stateful "$TMPDIR/stateful.nft"
+	twin_pings
 	[[ $xping == "2 received" && $lping == "2 received" ]]
 	log_test "stateful: the quota let 2 of 5 pings through on both" $? "xbridge: $xping, linux: $lping"
 	same "stateful: the same counters, quotas, buckets and days on both" \
@@ -700,13 +712,8 @@ nft_dynset() {
 		'		icmp type echo-reply ip saddr @pending counter' \
 		'		icmp type echo-reply delete @pending { ip saddr }' \
 		'	}' '}' > "$TMPDIR/dynset.nft"
-	check "dynset: the ruleset (xnft)" xnft -f "$TMPDIR/dynset.nft"
-	check "dynset: the ruleset (nft, the Linux bridge)" nft -f "$TMPDIR/dynset.nft"
-	same "dynset: listed as nft lists it, before traffic" "$(xnft list ruleset)" "$(nft list ruleset)"
-	ip -n h1 neigh flush all
-	ip -n h2 neigh flush all
-	xping=$(ip netns exec h1 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
-	lping=$(ip netns exec h3 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
+	twin_load dynset "$TMPDIR/dynset.nft"
+	twin_pings
 	[[ $xping == "3 received" && $lping == "3 received" ]]
 	log_test "dynset: the meter let the burst of 3 of 5 pings through on both" $? \
 		"xbridge: $xping, linux: $lping"
@@ -756,14 +763,9 @@ nft_objmaps() {
 		'		ip protocol icmp counter name ip daddr map @counted' \
 		'		icmp type echo-request quota name ip daddr map { 10.0.0.8 : "q8" } drop' \
 		'	}' '}' > "$TMPDIR/objmaps.nft"
-	check "objmaps: the ruleset (xnft)" xnft -f "$TMPDIR/objmaps.nft"
-	check "objmaps: the ruleset (nft, the Linux bridge)" nft -f "$TMPDIR/objmaps.nft"
-	same "objmaps: listed as nft lists it, before traffic" "$(xnft list ruleset)" "$(nft list ruleset)"
-	ip -n h1 neigh flush all
-	ip -n h2 neigh flush all
+	twin_load objmaps "$TMPDIR/objmaps.nft"
 	# 84-byte echo requests: the quota is over at the fourth
-	xping=$(ip netns exec h1 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
-	lping=$(ip netns exec h3 ping -c 5 -i 0.3 -W 1 10.0.0.8 2>&1 | grep -o '[0-9]* received')
+	twin_pings
 	[[ $xping == "3 received" && $lping == "3 received" ]]
 	log_test "objmaps: the quota the address maps to let 3 of 5 pings through on both" $? \
 		"xbridge: $xping, linux: $lping"
