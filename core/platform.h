@@ -14,8 +14,11 @@
  * xb_synchronize_rcu() and XB_ALLOC_SLEEP.
  *
  * Ownership. Memory from xb_alloc() is freed with xb_free(); per-CPU
- * memory from xb_percpu_alloc() with xb_percpu_free(); a lock from
- * xb_lock_create() with xb_lock_destroy().
+ * memory from xb_percpu_alloc() with xb_percpu_free(); an object from
+ * xb_obj_cache_alloc() with xb_obj_cache_free() to the same cache, and
+ * the cache, once all of its objects are freed, with
+ * xb_obj_cache_destroy(); a lock from xb_lock_create() with
+ * xb_lock_destroy().
  */
 #ifndef XBRIDGE_CORE_PLATFORM_H
 #define XBRIDGE_CORE_PLATFORM_H
@@ -40,6 +43,22 @@ enum xb_alloc_ctx {
 };
 void *xb_alloc(size_t size, enum xb_alloc_ctx ctx);	/* zeroed memory */
 void xb_free(void *ptr);
+
+/*
+ * Object caches: many objects of one size (the kernel's kmem_cache, named
+ * in /proc/slabinfo). Objects are packed @size bytes apart (rounded up to
+ * a pointer's size), aligned to a pointer and no more: a 184-byte object
+ * takes 184 bytes, where xb_alloc() would take kmalloc-192's 192.
+ * Create and destroy in control context; the cache must not be destroyed
+ * while an object of it is live, nor while an xb_call_rcu() callback that
+ * frees one may still run (xb_rcu_barrier() first). Alloc and free in any
+ * context, as xb_alloc() and xb_free(). @name must outlive the cache.
+ */
+struct xb_obj_cache;
+struct xb_obj_cache *xb_obj_cache_create(const char *name, size_t size);	/* NULL: failed */
+void xb_obj_cache_destroy(struct xb_obj_cache *cache);	/* NULL: nothing */
+void *xb_obj_cache_alloc(struct xb_obj_cache *cache, enum xb_alloc_ctx ctx);	/* zeroed */
+void xb_obj_cache_free(struct xb_obj_cache *cache, void *obj);	/* NULL: nothing */
 
 /* Per-CPU memory: one zeroed copy of @size bytes for each possible CPU. */
 void *xb_percpu_alloc(size_t size, size_t align, enum xb_alloc_ctx ctx);

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <new>
 
 #include <urcu-bp.h>
 
@@ -126,51 +127,72 @@ void free_with_header(void *user)
 }
 
 /*
- * The optional slab for cache-line blocks: one reserved, huge-page-advised
- * region carved in 64-byte objects, with a free list. A block belongs to
- * the slab iff its address is inside the region. Mutex-protected: blocks
- * are allocated under the FDB lock and freed from liburcu's callback thread.
+ * A slab: one reserved, huge-page-advised region carved in objects of
+ * @stride bytes, with a free list. An object belongs to the slab iff its
+ * address is inside the region. Mutex-protected: objects are allocated
+ * under the FDB or conntrack lock and freed from the RCU callback thread.
+ * Two kinds: the optional one for cache-line blocks of xb_alloc (g_slab),
+ * and an object cache's own when xb_user_use_slab() was on at its
+ * creation.
  */
 struct Slab {
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	unsigned char *base = nullptr;
 	size_t reserved = 0;
 	size_t used = 0;
+	size_t stride = 0;
 	void *free_list = nullptr;
 };
 Slab g_slab;
 constexpr size_t kSlabReserve = size_t(16) << 30;	/* virtual only */
 
-bool in_slab(const void *p)
+/* Reserve @slab's region for objects of @stride bytes; false if mmap fails. */
+bool slab_reserve(Slab &slab, size_t stride)
 {
-	auto *c = static_cast<const unsigned char *>(p);
-	return g_slab.base && c >= g_slab.base && c < g_slab.base + g_slab.reserved;
+	void *p = mmap(nullptr, kSlabReserve, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return false;
+	madvise(p, kSlabReserve, MADV_HUGEPAGE);
+	slab.base = static_cast<unsigned char *>(p);
+	slab.reserved = kSlabReserve;
+	slab.stride = stride;
+	return true;
 }
 
-void *slab_alloc()
+bool in_slab(const Slab &slab, const void *p)
+{
+	auto *c = static_cast<const unsigned char *>(p);
+	return slab.base && c >= slab.base && c < slab.base + slab.reserved;
+}
+
+void *slab_alloc(Slab &slab)
 {
 	void *p = nullptr;
-	pthread_mutex_lock(&g_slab.lock);
-	if (g_slab.free_list) {
-		p = g_slab.free_list;
-		g_slab.free_list = *static_cast<void **>(p);
-	} else if (g_slab.used + kCacheLine <= g_slab.reserved) {
-		p = g_slab.base + g_slab.used;
-		g_slab.used += kCacheLine;
+	pthread_mutex_lock(&slab.lock);
+	if (slab.free_list) {
+		p = slab.free_list;
+		slab.free_list = *static_cast<void **>(p);
+	} else if (slab.used + slab.stride <= slab.reserved) {
+		p = slab.base + slab.used;
+		slab.used += slab.stride;
 	}
-	pthread_mutex_unlock(&g_slab.lock);
+	pthread_mutex_unlock(&slab.lock);
 	if (p)
-		memset(p, 0, kCacheLine);
+		memset(p, 0, slab.stride);
 	return p;
 }
 
-void slab_free(void *p)
+void slab_free(Slab &slab, void *p)
 {
-	pthread_mutex_lock(&g_slab.lock);
-	*static_cast<void **>(p) = g_slab.free_list;
-	g_slab.free_list = p;
-	pthread_mutex_unlock(&g_slab.lock);
+	pthread_mutex_lock(&slab.lock);
+	*static_cast<void **>(p) = slab.free_list;
+	slab.free_list = p;
+	pthread_mutex_unlock(&slab.lock);
 }
+
+/* Whether object caches created from now on pack their objects. */
+constinit std::atomic<bool> g_pack_obj_caches{false};
 
 } // namespace
 
@@ -178,13 +200,8 @@ extern "C" void xb_user_use_slab(int enable)
 {
 	if (!enable || g_slab.base)
 		return;
-	void *p = mmap(nullptr, kSlabReserve, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return;
-	madvise(p, kSlabReserve, MADV_HUGEPAGE);
-	g_slab.base = static_cast<unsigned char *>(p);
-	g_slab.reserved = kSlabReserve;
+	if (slab_reserve(g_slab, kCacheLine))
+		g_pack_obj_caches.store(true, std::memory_order_relaxed);
 }
 
 
@@ -199,7 +216,7 @@ void *xb_alloc(size_t size, enum xb_alloc_ctx ctx)
 	if (!alloc_permitted())
 		return nullptr;
 	if (size == kCacheLine && g_slab.base) {
-		void *b = slab_alloc();
+		void *b = slab_alloc(g_slab);
 		if (b) {
 			g_bytes_live.fetch_add(size, std::memory_order_relaxed);
 			g_allocs_live.fetch_add(1, std::memory_order_relaxed);
@@ -221,13 +238,89 @@ void xb_free(void *ptr)
 	if (!ptr)
 		return;
 	g_allocs_live.fetch_sub(1, std::memory_order_relaxed);
-	if (in_slab(ptr)) {
+	if (in_slab(g_slab, ptr)) {
 		g_bytes_live.fetch_sub(kCacheLine, std::memory_order_relaxed);
-		slab_free(ptr);
+		slab_free(g_slab, ptr);
 		return;
 	}
 	g_bytes_live.fetch_sub(header_of(ptr)->size, std::memory_order_relaxed);
 	free_with_header(ptr);
+}
+
+/* ---- object caches ---------------------------------------------------- */
+
+/*
+ * Objects count as xb_alloc blocks of the object's size (the cache itself,
+ * like a lock, counts nothing) and take a turn of the failure injection,
+ * as does the cache's creation. Each object is a block of its own, which
+ * AddressSanitizer sees; or, with xb_user_use_slab() on when the cache was
+ * created (the benchmark), packed @size bytes apart (rounded up to 8) in a
+ * slab of the cache's own, as SLUB packs a kmem_cache without
+ * SLAB_HWCACHE_ALIGN.
+ */
+struct xb_obj_cache {
+	const char *name;
+	size_t size;
+	std::atomic<size_t> live;
+	Slab slab;	/* base == nullptr: a block per object */
+};
+
+struct xb_obj_cache *xb_obj_cache_create(const char *name, size_t size)
+{
+	if (size == 0 || !alloc_permitted())
+		return nullptr;
+	auto *cache = static_cast<struct xb_obj_cache *>(malloc(sizeof(struct xb_obj_cache)));
+	if (!cache)
+		return nullptr;
+	new (cache) xb_obj_cache{name, size, {0}, {}};
+	if (g_pack_obj_caches.load(std::memory_order_relaxed))
+		slab_reserve(cache->slab, round_up(size, sizeof(void *)));	/* else unpacked */
+	return cache;
+}
+
+void xb_obj_cache_destroy(struct xb_obj_cache *cache)
+{
+	if (!cache)
+		return;
+	const size_t live = cache->live.load(std::memory_order_relaxed);
+	if (live) {
+		/* As kmem_cache_destroy: complain, and keep the cache. */
+		xb_warn_once("object cache %s destroyed with %zu objects live", cache->name, live);
+		return;
+	}
+	if (cache->slab.base)
+		munmap(cache->slab.base, cache->slab.reserved);
+	pthread_mutex_destroy(&cache->slab.lock);
+	cache->~xb_obj_cache();
+	free(cache);
+}
+
+void *xb_obj_cache_alloc(struct xb_obj_cache *cache, enum xb_alloc_ctx ctx)
+{
+	(void)ctx;
+	if (!alloc_permitted())
+		return nullptr;
+	void *p = cache->slab.base ? slab_alloc(cache->slab)
+				   : alloc_with_header(cache->size, 16, cache->size);
+	if (p) {
+		cache->live.fetch_add(1, std::memory_order_relaxed);
+		g_bytes_live.fetch_add(cache->size, std::memory_order_relaxed);
+		g_allocs_live.fetch_add(1, std::memory_order_relaxed);
+	}
+	return p;
+}
+
+void xb_obj_cache_free(struct xb_obj_cache *cache, void *obj)
+{
+	if (!obj)
+		return;
+	cache->live.fetch_sub(1, std::memory_order_relaxed);
+	g_bytes_live.fetch_sub(cache->size, std::memory_order_relaxed);
+	g_allocs_live.fetch_sub(1, std::memory_order_relaxed);
+	if (cache->slab.base)
+		slab_free(cache->slab, obj);
+	else
+		free_with_header(obj);
 }
 
 /* ---- per-CPU memory ------------------------------------------------- */

@@ -23,14 +23,16 @@ extern "C" {
 
 /*
  * Allocation failure injection. After @n more successful allocations, every
- * allocation fails (xb_alloc, xb_percpu_alloc and xb_lock_create return
- * NULL). n = 0 fails the next one; n = -1 (the default) disables injection.
+ * allocation fails (xb_alloc, xb_percpu_alloc, xb_obj_cache_create,
+ * xb_obj_cache_alloc and xb_lock_create return NULL). n = 0 fails the next
+ * one; n = -1 (the default) disables injection.
  */
 void xb_user_fail_alloc_after(long n);
 
-/* Bytes currently allocated by xb_alloc(), exactly as callers asked for. */
+/* Bytes currently allocated by xb_alloc() and xb_obj_cache_alloc(),
+ * exactly as callers asked for (an object: its cache's size). */
 size_t xb_user_bytes_allocated(void);
-/* Blocks currently allocated by xb_alloc(). */
+/* Blocks (and objects) currently allocated by them. */
 size_t xb_user_allocs_live(void);
 
 /*
@@ -85,8 +87,10 @@ void xb_user_nft_reject_clear(void);
 /*
  * Pack cache-line-sized blocks (FDB entries) densely in huge-page-backed
  * memory, as the kernel's kmalloc-64 slab does, instead of malloc's
- * header-and-padding layout. For the benchmark: AddressSanitizer cannot see
- * inside the slab, so tests leave it off. Call before the first xb_alloc().
+ * header-and-padding layout; and the objects of every object cache created
+ * afterwards (conntrack entries) @size bytes apart, as their kmem_cache
+ * does. For the benchmark: AddressSanitizer cannot see inside the slab, so
+ * tests leave it off. Call before the first xb_alloc().
  */
 void xb_user_use_slab(int enable);
 

@@ -6,8 +6,9 @@
  * Memory: XB_ALLOC_ATOMIC maps to GFP_ATOMIC (datapath learning, under the
  * FDB spinlock); XB_ALLOC_SLEEP to kvzalloc(GFP_KERNEL) (control paths,
  * large FDB tables). Everything is freed with kvfree(), which is also
- * safe from RCU callbacks. The writer lock is a bh-safe spinlock, so the
- * control path excludes learning in softirq on the same CPU.
+ * safe from RCU callbacks. Object caches are kmem_caches. The writer lock
+ * is a bh-safe spinlock, so the control path excludes learning in softirq
+ * on the same CPU.
  */
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -39,6 +40,45 @@ void *xb_alloc(size_t size, enum xb_alloc_ctx ctx)
 void xb_free(void *ptr)
 {
 	kvfree(ptr);
+}
+
+/*
+ * An xb_obj_cache is a kmem_cache (the struct is never defined: only the
+ * pointer is passed). No SLAB_HWCACHE_ALIGN: it would round a 184-byte
+ * object up to 192. Not merged with another cache of the size where the
+ * kernel can say so (SLAB_NO_MERGE, 6.5), so that /proc/slabinfo counts
+ * the cache's own objects; 6.1 may merge it into one of the same size
+ * (/sys/kernel/slab/NAME is then a link to that one).
+ */
+#ifdef SLAB_NO_MERGE
+#define XB_OBJ_CACHE_FLAGS SLAB_NO_MERGE
+#else
+#define XB_OBJ_CACHE_FLAGS 0
+#endif
+
+struct xb_obj_cache *xb_obj_cache_create(const char *name, size_t size)
+{
+	if (!size || size > UINT_MAX)
+		return NULL;
+	return (struct xb_obj_cache *)kmem_cache_create(name, size, 0, XB_OBJ_CACHE_FLAGS, NULL);
+}
+
+void xb_obj_cache_destroy(struct xb_obj_cache *cache)
+{
+	kmem_cache_destroy((struct kmem_cache *)cache);
+}
+
+void *xb_obj_cache_alloc(struct xb_obj_cache *cache, enum xb_alloc_ctx ctx)
+{
+	gfp_t gfp = ctx == XB_ALLOC_ATOMIC ? GFP_ATOMIC | __GFP_NOWARN : GFP_KERNEL;
+
+	return kmem_cache_zalloc((struct kmem_cache *)cache, gfp);
+}
+
+void xb_obj_cache_free(struct xb_obj_cache *cache, void *obj)
+{
+	if (obj)
+		kmem_cache_free((struct kmem_cache *)cache, obj);
 }
 
 void *xb_percpu_alloc(size_t size, size_t align, enum xb_alloc_ctx ctx)

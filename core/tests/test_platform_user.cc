@@ -84,6 +84,53 @@ TEST_CASE("allocation failure injection", "[platform]")
 	xb_lock_destroy(l);
 }
 
+TEST_CASE("object caches: zeroed objects counted as xb_alloc's, failure injected", "[platform]")
+{
+	HookReset reset;
+	const size_t bytes0 = xb_user_bytes_allocated();
+	const size_t live0 = xb_user_allocs_live();
+	const unsigned long errors0 = xb_user_log_count(XB_LOG_ERR);
+
+	xb_user_fail_alloc_after(0);
+	CHECK(xb_obj_cache_create("test_obj", 184) == nullptr);
+	xb_user_fail_alloc_after(-1);
+	CHECK(xb_obj_cache_create("test_obj", 0) == nullptr);
+	xb_obj_cache *c = xb_obj_cache_create("test_obj", 184);
+	REQUIRE(c != nullptr);
+	CHECK(xb_user_bytes_allocated() == bytes0);	/* the cache itself: nothing */
+
+	void *a = xb_obj_cache_alloc(c, XB_ALLOC_ATOMIC);
+	REQUIRE(a != nullptr);
+	memset(a, 0xa5, 184);	/* ASan checks the whole object is ours */
+	xb_obj_cache_free(c, a);
+	void *objs[3];
+	for (void *&o : objs) {
+		o = xb_obj_cache_alloc(c, XB_ALLOC_SLEEP);
+		REQUIRE(o != nullptr);
+		CHECK(all_zero(o, 184));	/* zeroed, a reused one too */
+		CHECK(reinterpret_cast<uintptr_t>(o) % sizeof(void *) == 0);
+	}
+	CHECK(xb_user_bytes_allocated() == bytes0 + 3 * 184);
+	CHECK(xb_user_allocs_live() == live0 + 3);
+	xb_user_fail_alloc_after(0);
+	CHECK(xb_obj_cache_alloc(c, XB_ALLOC_ATOMIC) == nullptr);
+	xb_user_fail_alloc_after(-1);
+
+	/* Destroyed with objects live: as kmem_cache_destroy, an error, and
+	 * the cache stays usable. */
+	xb_user_log_to_stderr(0);
+	xb_obj_cache_destroy(c);
+	CHECK(xb_user_log_count(XB_LOG_ERR) == errors0 + 1);
+	for (void *o : objs)
+		xb_obj_cache_free(c, o);
+	xb_obj_cache_free(c, nullptr);
+	CHECK(xb_user_bytes_allocated() == bytes0);
+	CHECK(xb_user_allocs_live() == live0);
+	xb_obj_cache_destroy(c);
+	xb_obj_cache_destroy(nullptr);
+	CHECK(xb_user_log_count(XB_LOG_ERR) == errors0 + 1);
+}
+
 TEST_CASE("per-CPU copies are zeroed, disjoint and cache-line spaced", "[platform]")
 {
 	unsigned int nr = xb_percpu_nr_ids();
