@@ -14,6 +14,40 @@ namespace {
 /* nf_conntrack_core.c NF_CT_EVICTION_RANGE: buckets early_drop scans. */
 constexpr uint32_t kEvictionRange = 8;
 
+/*
+ * The entries' object cache, shared by every table (nf_conntrack_cachep):
+ * set by the first init(), cleared by destroy_entry_cache(). Tables are
+ * published after it is set and gone before it is cleared, so the datapath
+ * and the call_rcu frees read it without ordering of their own.
+ */
+xb_obj_cache *g_entry_cache;
+
+xb_obj_cache *entry_cache()
+{
+	return load_once(g_entry_cache);
+}
+
+/*
+ * Control: the cache, created if this is the first table. The kernel
+ * creates tables under RTNL; two inits racing elsewhere (userspace) each
+ * create one, and the one that loses the exchange destroys its own.
+ */
+xb_obj_cache *entry_cache_get()
+{
+	xb_obj_cache *c = __atomic_load_n(&g_entry_cache, __ATOMIC_ACQUIRE);
+	if (c)
+		return c;
+	c = xb_obj_cache_create("xbridge_ct", sizeof(CtEntry));
+	if (!c)
+		return nullptr;
+	xb_obj_cache *cur = nullptr;
+	if (__atomic_compare_exchange_n(&g_entry_cache, &cur, c, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		return c;
+	xb_obj_cache_destroy(c);
+	return cur;
+}
+
 inline void publish_link(uintptr_t &l, uintptr_t v)
 {
 	__atomic_store_n(&l, v, __ATOMIC_RELEASE);
@@ -38,6 +72,8 @@ int CtTable::init(uint32_t buckets, uint32_t max, Extack *ack)
 	uint32_t n = 16;
 	while (n < buckets)
 		n <<= 1;
+	if (!entry_cache_get())
+		return fail(ack, kENOMEM, "no memory for the conntrack entry cache");
 	xb_lock *lock = xb_lock_create();
 	if (!lock)
 		return fail(ack, kENOMEM, "no memory for the conntrack lock");
@@ -81,10 +117,11 @@ void CtTable::fini()
 			list = e;
 		}
 	}
+	xb_obj_cache *cache = entry_cache();
 	while (list) {
 		CtEntry *next;
 		__builtin_memcpy(&next, &list->rcu, sizeof(next));
-		xb_free(list);
+		xb_obj_cache_free(cache, list);
 		list = next;
 	}
 	xb_free(buckets_);
@@ -93,6 +130,11 @@ void CtTable::fini()
 	xb_lock_destroy(lock_);
 	lock_ = nullptr;
 	count_ = 0;
+}
+
+void CtTable::destroy_entry_cache()
+{
+	xb_obj_cache_destroy(__atomic_exchange_n(&g_entry_cache, nullptr, __ATOMIC_ACQ_REL));
 }
 
 CtEntry *CtTable::lookup_hashed(const CtTuple &key, uint32_t hash, uint32_t now, uint8_t *dir)
@@ -131,7 +173,7 @@ CtEntry *CtTable::alloc_unconfirmed(const CtTuple &orig, uint32_t now)
 		__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);
 		return nullptr;
 	}
-	auto *e = static_cast<CtEntry *>(xb_alloc(sizeof(CtEntry), XB_ALLOC_ATOMIC));
+	auto *e = static_cast<CtEntry *>(xb_obj_cache_alloc(entry_cache(), XB_ALLOC_ATOMIC));
 	if (!e) {
 		__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);
 		return nullptr;
@@ -143,7 +185,7 @@ CtEntry *CtTable::alloc_unconfirmed(const CtTuple &orig, uint32_t now)
 void CtTable::free_unconfirmed(CtEntry *e)
 {
 	__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);
-	xb_free(e);
+	xb_obj_cache_free(entry_cache(), e);
 }
 
 bool CtTable::early_drop(uint32_t bucket, uint32_t now)
@@ -204,7 +246,7 @@ bool CtTable::confirm(CtEntry *e, uint32_t now)
 				counter_add(s->insert_failed, 1);
 				counter_add(s->drop, 1);
 				__atomic_sub_fetch(&count_, 1, __ATOMIC_RELAXED);
-				xb_free(e);
+				xb_obj_cache_free(entry_cache(), e);
 				return false;
 			}
 		}
@@ -245,7 +287,7 @@ void CtTable::remove_locked(CtEntry *e)
 
 void CtTable::free_rcu(xb_rcu_head *head)
 {
-	xb_free(xb_container_of(head, CtEntry, rcu));
+	xb_obj_cache_free(entry_cache(), xb_container_of(head, CtEntry, rcu));
 }
 
 void CtTable::kill(CtEntry *e)

@@ -7,7 +7,10 @@
  * Ownership. The table owns its bucket array, its counters and every
  * entry: confirmed entries (in the hash) and unconfirmed ones (created by
  * the datapath for a frame, not yet in the hash; the frame's CtResult owns
- * them until ct_confirm() inserts or ct_abandon() frees them).
+ * them until ct_confirm() inserts or ct_abandon() frees them). Entries
+ * come from one object cache that all tables share (xb_obj_cache: in the
+ * kernel a kmem_cache, "xbridge_ct" in /proc/slabinfo), which the first
+ * init() creates and destroy_entry_cache() destroys.
  *
  * Locking. One table lock (created here; a bottom-half-safe spinlock in
  * the kernel) serialises insertion, removal, GC and flush. Lookups take no
@@ -95,31 +98,40 @@ struct CtUdp {
 	uint32_t stream_ts;	/* ticks after which a replied flow is a stream */
 };
 
+/*
+ * An entry is 184 bytes with no padding, from the tables' own object cache
+ * (CtTable::init), which packs them 184 bytes apart: an entry starts on
+ * any 8-byte boundary. Hottest first: what a lookup reads (links, tuple,
+ * expiry, status: 64 bytes), then the tracker's state and the counters;
+ * the mark, the rcu head and the flowtable's link last.
+ */
 struct CtEntry {
 	uintptr_t next[2];	/* chain links of the two directions (tagged) */
 	CtTuple tuple;		/* original direction; never changes */
-	uint64_t packets[2];	/* per direction */
-	uint64_t bytes[2];	/* per direction (IP length) */
-	xb_rcu_head rcu;
 	uint32_t expires;	/* ticks; load_once/store_once */
-	uint32_t mark;
 	uint16_t status;	/* CtStatusBit; changed under the entry lock
 				 * or (confirm, kill) the table lock */
 	uint8_t lock;		/* the entry's spin bit (datapath only) */
 	uint8_t reserved;
-	void *flow;		/* the flow carrying it while kCtOffload
-				 * (flow_table.h; under the flow table's lock) */
 	union {
 		CtTcp tcp;
 		CtUdp udp;
 	} proto;
+	uint32_t mark;
+	uint64_t packets[2];	/* per direction */
+	uint64_t bytes[2];	/* per direction (IP length) */
+	xb_rcu_head rcu;
+	void *flow;		/* the flow carrying it while kCtOffload
+				 * (flow_table.h; under the flow table's lock) */
 
 	uint16_t status_bits() const { return __atomic_load_n(&status, __ATOMIC_RELAXED); }
 	uint8_t tcp_state() const { return load_once(proto.tcp.state); }
 	void set_status(uint16_t bits) { __atomic_fetch_or(&status, bits, __ATOMIC_RELAXED); }
 	void clear_status(uint16_t bits) { __atomic_fetch_and(&status, uint16_t(~bits), __ATOMIC_RELAXED); }
 };
-static_assert(sizeof(CtEntry) <= 192, "a connection costs at most 192 bytes");
+/* Exactly: no padding, so the cache's objects are 184 bytes (a kmalloc'd
+ * entry would take 192). A field added must fit in what is here. */
+static_assert(sizeof(CtEntry) == 184, "a connection costs 184 bytes, no padding");
 
 /* The entry's spin bit: the datapath's (bottom halves disabled), and the
  * control path's inside the table lock (CtTable::for_each_locked; the lock
@@ -236,6 +248,14 @@ public:
 	int init(uint32_t buckets, uint32_t max, Extack *ack);
 	/* Control, no readers left: free every entry and the table. */
 	void fini();
+	/*
+	 * Control: destroy the object cache every table's entries come from
+	 * (one for all tables, as nf_conntrack's kmem_cache; the first init()
+	 * creates it). Only with no table left and after xb_rcu_barrier(), so
+	 * that the entries' call_rcu frees have run: at the kernel module's
+	 * exit. Userspace may leave it to the process's end.
+	 */
+	static void destroy_entry_cache();
 
 	/*
 	 * Datapath, RCU read section. The entry holding @key in either
@@ -415,13 +435,15 @@ public:
 
 private:
 	static CtEntry *link_entry(uintptr_t l) { return reinterpret_cast<CtEntry *>(l & ~uintptr_t(1)); }
-	/* The tuple, then the TCP state: an entry spans 3 lines. */
+	/* What a hit touches, up to the counters' end: 160 bytes, on 3 cache
+	 * lines, or 4 for the entries that start past a line's 32nd byte. */
 	static void prefetch_entry(const CtEntry *e)
 	{
 		const char *p = reinterpret_cast<const char *>(e);
 		prefetch(p);
 		prefetch(p + 64);
 		prefetch(p + 128);
+		prefetch(p + __builtin_offsetof(CtEntry, rcu) - 1);
 	}
 	/* A chain link as an RCU reader loads it (writers publish with release). */
 	static uintptr_t load_link(const uintptr_t &l) { return __atomic_load_n(&l, __ATOMIC_ACQUIRE); }

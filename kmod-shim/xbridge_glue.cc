@@ -176,6 +176,11 @@ void xbg_set_ct_listening(xbg_ct_listening_fn fn)
 	store_once(g_ct_listening_fn, fn);
 }
 
+void xbg_module_exit(void)
+{
+	CtTable::destroy_entry_cache();
+}
+
 struct xbg_bridge *xbg_bridge_create(const uint8_t addr[6], uint32_t ifindex, void *priv,
 				     xbg_fdb_event_fn events, xbg_ct_event_fn ct_events,
 				     xbg_fdb_grow_fn fdb_grow, void *events_ctx, int *err)

@@ -234,6 +234,13 @@ typedef bool (*xbg_vlan_info_fn)(void *ctx, const struct xbg_vlan_info *v);
 typedef bool (*xbg_ct_listening_fn)(void *ctx);
 void xbg_set_ct_listening(xbg_ct_listening_fn fn);
 
+/*
+ * Module exit, once every bridge is gone and rcu_barrier() has run the
+ * core's call_rcu frees: free what the core keeps module-wide (the
+ * conntrack entries' kmem_cache, which the first table created).
+ */
+void xbg_module_exit(void);
+
 /* @events_ctx is handed to both sinks and to @fdb_grow; the sinks are the
  * same for every bridge (kept module-wide). @fdb_grow: the FDB outgrew its
  * table (softirq, under the FDB lock): run xbg_run_ageing() soon. */

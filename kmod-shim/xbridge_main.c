@@ -940,8 +940,10 @@ static void __exit xbr_exit(void)
 	rtnl_link_unregister(&xbr_link_ops);
 	unregister_netdevice_notifier(&xbr_notifier);
 	xbr_genl_exit();
-	/* The core frees ports, VLANs and FDB entries from RCU callbacks. */
+	/* The core frees ports, VLANs, FDB and conntrack entries from RCU
+	 * callbacks; then the entries' cache can go. */
 	rcu_barrier();
+	xbg_module_exit();
 }
 
 module_init(xbr_init);

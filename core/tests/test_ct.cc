@@ -1011,14 +1011,58 @@ TEST_CASE("ct: delete by tuple, resumable dump, stats per CPU", "[ct][table]")
 	CHECK(per_cpu == 10);
 }
 
-TEST_CASE("ct: an entry costs at most 192 bytes", "[ct][table]")
+TEST_CASE("ct: an entry costs 184 bytes", "[ct][table]")
 {
-	CHECK(sizeof(CtEntry) <= 192);
+	static_assert(sizeof(CtEntry) == 184);
 	Rig rig(1024, 0);
 	const size_t before = xb_user_bytes_allocated();
+	const size_t allocs = xb_user_allocs_live();
 	for (int i = 0; i < 100; i++)
 		rig.feed(udp_packet(v4(10, 0, 0, 1), v4(10, 0, 1, uint8_t(i)), 5000, 53));
-	CHECK((xb_user_bytes_allocated() - before) / 100 == sizeof(CtEntry));
+	CHECK(xb_user_bytes_allocated() - before == 100 * 184);
+	CHECK(xb_user_allocs_live() - allocs == 100);
+}
+
+/* The entries' cache is the tables' and outlives them: the first init()
+ * creates it, and only destroy_entry_cache() (the module's exit, after
+ * every table and an RCU barrier) takes it away. */
+TEST_CASE("ct: the entry cache: created by the first table, destroyed after the last",
+	  "[ct][table]")
+{
+	xb_rcu_barrier();
+	CtTable::destroy_entry_cache();	/* no table is left: as at the module's exit */
+	CtTable::destroy_entry_cache();	/* none: nothing */
+	const size_t bytes0 = xb_user_bytes_allocated();
+	const size_t allocs0 = xb_user_allocs_live();
+	const unsigned long errors0 = xb_user_log_count(XB_LOG_ERR);
+
+	CtTable t;
+	Extack ack;
+	xb_user_fail_alloc_after(0);	/* the cache's creation fails */
+	CHECK(t.init(16, 0, &ack) == -kENOMEM);
+	xb_user_fail_alloc_after(-1);
+	REQUIRE(ack.msg != nullptr);
+	CHECK(std::string(ack.msg) == "no memory for the conntrack entry cache");
+	CHECK(xb_user_bytes_allocated() == bytes0);
+	CHECK(xb_user_allocs_live() == allocs0);
+
+	{
+		Rig a, b;	/* a creates it, b shares it */
+		for (int i = 0; i < 10; i++) {
+			a.feed(udp_packet(v4(10, 0, 0, 1), v4(10, 0, 1, uint8_t(i)), 5000, 53));
+			b.feed(udp_packet(v4(10, 0, 0, 2), v4(10, 0, 1, uint8_t(i)), 5000, 53));
+		}
+		CHECK(a.ct.table().flush(CtFilter()) == 10);	/* freed by call_rcu */
+		CHECK(b.ct.table().count() == 10);		/* freed by fini() */
+	}
+	xb_rcu_barrier();
+	CHECK(xb_user_bytes_allocated() == bytes0);
+	CtTable::destroy_entry_cache();
+	CHECK(xb_user_log_count(XB_LOG_ERR) == errors0);	/* no object was live */
+
+	Rig again;	/* and a later table creates it anew */
+	again.feed(udp_packet(v4(10, 0, 0, 1), v4(10, 0, 1, 1), 5000, 53));
+	CHECK(again.ct.table().count() == 1);
 }
 
 TEST_CASE("ct: in_batch decides as in() frame by frame, stopping at a new connection",
