@@ -8,8 +8,9 @@
 # zones; new/destroy events on the ct group (`xbridge monitor ct`); the
 # family's ct requests with bad attributes refused with an extack
 # and nothing changed; switching conntrack off and on and deleting the
-# bridge under traffic, and (given the module path) rmmod under traffic with
-# conntrack on. The runner fails the run on any kernel WARNING/BUG/RCU stall.
+# bridge under traffic; the entries' kmem_cache (184-byte objects, one per
+# connection, none left); and (given the module path) rmmod under traffic
+# with conntrack on. The runner fails the run on any kernel WARNING/BUG/RCU stall.
 # The tests run in ALL_TESTS' order on one bridge (TESTS= picks some).
 set -u
 source "$(dirname "$0")/lib.sh"
@@ -386,6 +387,55 @@ test_delete_under_traffic() {
 	log_test "bridge deletion with conntrack on under ping traffic" $err
 }
 
+# The entries' own kmem_cache (core/ct_table.h): objects of 184 bytes (no
+# padding, no rounding up to kmalloc-192), one live per tracked
+# connection, none once the table is flushed and the bridge deleted. 6.1
+# has no SLAB_NO_MERGE: there the cache may be merged into another of its
+# size, whose name /proc/slabinfo shows and whose objects it counts too.
+SLAB=/sys/kernel/slab/xbridge_ct
+
+# slab_active - xbridge_ct's objects in use: the active count of
+# /proc/slabinfo, once the per-CPU slabs (counted whole) are flushed.
+slab_active() {
+	echo 1 >"$SLAB/shrink"
+	awk '$1 == "xbridge_ct" { print $2 }' /proc/slabinfo
+}
+
+slab_empty() { [[ $(slab_active) == 0 ]]; }
+
+test_slab_cache() {
+	local err=0 size active n
+	cleanup
+	setup
+	xb link set dev xbr0 conntrack on
+	size=$(cat "$SLAB/object_size" 2>/dev/null)
+	[[ $size == 184 ]]
+	log_test "ct entries' kmem_cache: 184-byte objects" $? "object_size ${size:-none}"
+	if ! grep -q '^xbridge_ct ' /proc/slabinfo; then
+		log_test_skip "ct entries' kmem_cache counts" \
+			"merged with the other caches of its size: $SLAB -> $(readlink "$SLAB")"
+		return
+	fi
+	slowwait 5000 slab_empty || err=1
+	# 32 UDP flows h1 -> h2 (the discard port): 32 entries.
+	ip netns exec h1 python3 -c '
+import socket
+for port in range(20000, 20032):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("192.0.2.1", port))
+    s.sendto(b"x", ("192.0.2.2", 9))
+    s.close()
+'
+	n=$(xb ct count dev xbr0)
+	active=$(slab_active)
+	((n >= 32 && active == n)) || err=1
+	xb ct flush dev xbr0
+	ip link del xbr0
+	slowwait 5000 slab_empty || err=1
+	log_test "ct entries' kmem_cache: an object per connection, none after flush and delete" \
+		$err "$n tracked, $active active, then $(slab_active)"
+}
+
 test_rmmod_under_traffic() {
 	[[ -n "$MODULE" ]] || return 0
 	cleanup
@@ -417,6 +467,7 @@ ALL_TESTS="
 	test_off
 	test_toggle_under_traffic
 	test_delete_under_traffic
+	test_slab_cache
 	test_rmmod_under_traffic
 "
 
