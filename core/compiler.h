@@ -21,6 +21,9 @@
 #define xb_unlikely(x) __builtin_expect(!!(x), 0)
 /* Out of line: code a hot loop seldom calls, kept out of its registers. */
 #define xb_noinline __attribute__((noinline))
+/* Inline even where the compiler would not: a helper whose callers each
+ * want their own copy with their constants folded in. */
+#define xb_always_inline inline __attribute__((always_inline))
 
 /* The @type object whose @member is at @ptr (the kernel's container_of). */
 #define xb_container_of(ptr, type, member) \

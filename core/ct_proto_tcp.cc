@@ -197,55 +197,24 @@ WindowResult window_verdict(const CtTcpSeen &sender, const CtTcpConfig &cfg, Win
 	return r;
 }
 
-/* tcp_in_window. */
-WindowResult in_window(CtTcp &st, unsigned dir, uint8_t index, const Segment &s,
-		       const CtTcpConfig &cfg)
+/*
+ * The body of tcp_in_window once the segment's seq, ack, highest SACK edge
+ * and end are settled: the four window checks, then on acceptance the
+ * window updates and the retransmission count. Inlined into the full path
+ * and the shortcut (ct_tcp_packet), which settle those values differently.
+ */
+xb_always_inline WindowResult check_window(CtTcp &st, unsigned dir, uint8_t index,
+					   const Segment &s, uint32_t seq, uint32_t ack,
+					   uint32_t sack, uint32_t end, const CtTcpConfig &cfg)
 {
 	CtTcpSeen &sender = st.seen[dir];
 	CtTcpSeen &receiver = st.seen[!dir];
-	uint32_t seq = s.seq, ack = s.ack, sack = s.ack, end = s.end;
 	uint32_t win = s.win;
-
-	if (receiver.flags & kTcpFlagSackPerm)
-		read_sack(s, sack);
-
-	if (sender.td_maxwin == 0) {
-		if (s.syn()) {
-			init_sender(sender, receiver, s, dir);
-			if (!s.ack_set())
-				return WindowResult::Accept;	/* simultaneous open */
-		} else {
-			/* picked up mid-stream: take what the segment says */
-			sender.td_end = end;
-			const uint32_t swin = win << sender.td_scale;
-			sender.td_maxwin = swin == 0 ? 1 : swin;
-			sender.td_maxend = end + sender.td_maxwin;
-			if (receiver.td_maxwin == 0)
-				receiver.td_end = receiver.td_maxend = sack;
-			else if (sack == receiver.td_end + 1)
-				receiver.td_end++;	/* keepalive reply */
-		}
-	} else if (s.syn() && after(end, sender.td_end) &&
-		   (st.state == kTcpSynSent || st.state == kTcpSynRecv)) {
-		/* a reinitialised SYN (RFC 793): start this side again */
-		init_sender(sender, receiver, s, dir);
-		if (dir == 1 && !s.ack_set())
-			return WindowResult::Accept;
-	}
-
-	if (!s.ack_set()) {
-		ack = sack = receiver.td_end;	/* pretend it acked what we saw */
-	} else if ((s.flags & (kAck | kRst)) == (kAck | kRst) && s.ack == 0) {
-		ack = sack = receiver.td_end;	/* broken stacks: RST+ACK ack 0 */
-	}
-
-	if (s.rst() && seq == 0 && st.state == kTcpSynSent)
-		seq = end = sender.td_end;	/* RST answering a SYN */
 
 	const uint32_t max_ack_window =
 		sender.td_maxwin > kMaxAckWindowConst ? sender.td_maxwin : kMaxAckWindowConst;
 
-	if (!before(seq, sender.td_maxend + 1)) {
+	if (xb_unlikely(!before(seq, sender.td_maxend + 1))) {
 		const uint32_t overshot = end - sender.td_maxend + 1;
 		const bool ack_ok = after(sack, receiver.td_end - max_ack_window - 1);
 		const bool in_recv_win = receiver.td_maxwin &&
@@ -260,11 +229,11 @@ WindowResult in_window(CtTcp &st, unsigned dir, uint8_t index, const Segment &s,
 		}
 		return window_verdict(sender, cfg, WindowResult::Invalid);	/* SEQ over upper bound */
 	}
-	if (!before(sack, receiver.td_end + 1))
+	if (xb_unlikely(!before(sack, receiver.td_end + 1)))
 		return window_verdict(sender, cfg, WindowResult::Invalid);	/* ACK of unseen data */
-	if (receiver.td_maxwin && !after(end, sender.td_end - receiver.td_maxwin - 1))
+	if (xb_unlikely(receiver.td_maxwin && !after(end, sender.td_end - receiver.td_maxwin - 1)))
 		return window_verdict(sender, cfg, WindowResult::Ignore);	/* old retransmission */
-	if (!after(sack, receiver.td_end - max_ack_window - 1))
+	if (xb_unlikely(!after(sack, receiver.td_end - max_ack_window - 1)))
 		return window_verdict(sender, cfg, WindowResult::Ignore);	/* ACK far too old */
 
 	if (!s.syn())
@@ -313,6 +282,54 @@ WindowResult in_window(CtTcp &st, unsigned dir, uint8_t index, const Segment &s,
 	return WindowResult::Accept;
 }
 
+/* tcp_in_window: the special cases first (a side's first segment, a
+ * reinitialised SYN, segments without a usable ack), then the checks. */
+WindowResult in_window(CtTcp &st, unsigned dir, uint8_t index, const Segment &s,
+		       const CtTcpConfig &cfg)
+{
+	CtTcpSeen &sender = st.seen[dir];
+	CtTcpSeen &receiver = st.seen[!dir];
+	uint32_t seq = s.seq, ack = s.ack, sack = s.ack, end = s.end;
+
+	if (receiver.flags & kTcpFlagSackPerm)
+		read_sack(s, sack);
+
+	if (sender.td_maxwin == 0) {
+		if (s.syn()) {
+			init_sender(sender, receiver, s, dir);
+			if (!s.ack_set())
+				return WindowResult::Accept;	/* simultaneous open */
+		} else {
+			/* picked up mid-stream: take what the segment says */
+			sender.td_end = end;
+			const uint32_t swin = uint32_t(s.win) << sender.td_scale;
+			sender.td_maxwin = swin == 0 ? 1 : swin;
+			sender.td_maxend = end + sender.td_maxwin;
+			if (receiver.td_maxwin == 0)
+				receiver.td_end = receiver.td_maxend = sack;
+			else if (sack == receiver.td_end + 1)
+				receiver.td_end++;	/* keepalive reply */
+		}
+	} else if (s.syn() && after(end, sender.td_end) &&
+		   (st.state == kTcpSynSent || st.state == kTcpSynRecv)) {
+		/* a reinitialised SYN (RFC 793): start this side again */
+		init_sender(sender, receiver, s, dir);
+		if (dir == 1 && !s.ack_set())
+			return WindowResult::Accept;
+	}
+
+	if (!s.ack_set()) {
+		ack = sack = receiver.td_end;	/* pretend it acked what we saw */
+	} else if ((s.flags & (kAck | kRst)) == (kAck | kRst) && s.ack == 0) {
+		ack = sack = receiver.td_end;	/* broken stacks: RST+ACK ack 0 */
+	}
+
+	if (s.rst() && seq == 0 && st.state == kTcpSynSent)
+		seq = end = sender.td_end;	/* RST answering a SYN */
+
+	return check_window(st, dir, index, s, seq, ack, sack, end, cfg);
+}
+
 bool can_early_drop_state(uint8_t state)
 {
 	return state == kTcpFinWait || state == kTcpLastAck || state == kTcpTimeWait ||
@@ -347,82 +364,55 @@ bool established(const CtEntry &e)
 	return e.proto.tcp.state == kTcpEstablished && (e.status_bits() & kCtAssured);
 }
 
-} // namespace
-
-bool ct_tcp_tracking_resumed(CtEntry &e)
+/*
+ * The end of tcp_packet for an accepted segment: the new state's timeout
+ * (shortened while data is unacknowledged, the window is closed or
+ * retransmissions pile up; the unack timeout until the connection has a
+ * reply), ASSURED on the ack that completes the handshake, the new expiry.
+ */
+xb_always_inline CtL4Verdict refresh(CtEntry &e, const Segment &s, uint8_t index,
+				     uint8_t old_state, uint8_t new_state, uint16_t status,
+				     uint32_t now, const CtTcpConfig &cfg)
 {
-	CtTcp &st = e.proto.tcp;
-	if (e.tuple.l4proto != kIpProtoTcp || st.state != kTcpEstablished)
-		return false;
-	st.seen[0].td_maxwin = 0;
-	st.seen[1].td_maxwin = 0;
-	return true;
-}
+	const CtTcp &st = e.proto.tcp;
+	const uint32_t state_timeout = kCtTcpTimeout[new_state];
+	uint32_t timeout;
+	if (st.retrans >= cfg.max_retrans && state_timeout > kCtTcpTimeoutRetrans)
+		timeout = kCtTcpTimeoutRetrans;
+	else if (index == kRstSet)
+		timeout = kCtTcpTimeout[kTcpClose];
+	else if (((st.seen[0].flags | st.seen[1].flags) & kTcpFlagDataUnacked) &&
+		 state_timeout > kCtTcpTimeoutUnack)
+		timeout = kCtTcpTimeoutUnack;
+	else if (st.last_win == 0 && state_timeout > kCtTcpTimeoutRetrans)
+		timeout = kCtTcpTimeoutRetrans;
+	else
+		timeout = state_timeout;
 
-const char *ct_tcp_state_name(uint8_t state)
-{
-	static const char *const names[kTcpStateCount] = {
-		"NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT",
-		"CLOSE_WAIT", "LAST_ACK", "TIME_WAIT", "CLOSE", "SYN_SENT2",
-	};
-	return state < kTcpStateCount ? names[state] : "UNKNOWN";
-}
-
-bool ct_tcp_error(const CtPacket &p)
-{
-	if (p.l4_len < 20)
-		return true;
-	const uint8_t *h = p.l3 + p.l4_off;
-	const uint32_t hdr_len = uint32_t(h[12] >> 4) * 4;
-	if (hdr_len < 20 || p.l4_len < hdr_len)
-		return true;	/* truncated */
-	switch (h[13] & ~(kEce | kCwr | kPsh)) {
-	case kSyn:
-	case kSyn | kUrg:
-	case kSyn | kAck:
-	case kRst:
-	case kRst | kAck:
-	case kFin | kAck:
-	case kFin | kAck | kUrg:
-	case kAck:
-	case kAck | kUrg:
-		return false;
-	default:
-		return true;	/* invalid flag combination */
+	if (!(status & kCtSeenReply)) {
+		/* only a RST answered: no connection, drop the entry now */
+		if (s.rst())
+			return CtL4Verdict::AcceptKill;
+		/* a retransmitted SYN does not extend the entry's life */
+		if (index == kSynSet && old_state == kTcpSynSent)
+			return CtL4Verdict::Accept;
+		/* picked up and unanswered: no 5-day timeout yet */
+		if (new_state == kTcpEstablished && timeout > kCtTcpTimeoutUnack)
+			timeout = kCtTcpTimeoutUnack;
+	} else if (!(status & kCtAssured) &&
+		   (old_state == kTcpSynRecv || old_state == kTcpEstablished) &&
+		   new_state == kTcpEstablished) {
+		e.set_status(kCtAssured);
 	}
+	store_once(e.expires, now + timeout);
+	return CtL4Verdict::Accept;
 }
 
-bool ct_tcp_new(CtEntry &e, const CtPacket &p, const CtTcpConfig &cfg)
-{
-	const Segment s = read_segment(p);
-	const uint8_t next = kTransitions[0][segment_index(s)][kTcpNone];
-	if (next >= kTcpStateCount)
-		return false;
-	CtTcp &st = e.proto.tcp;
-	__builtin_memset(&st, 0, sizeof(st));
-	CtTcpSeen &orig = st.seen[0];
-	orig.td_end = s.end;
-	orig.td_maxwin = s.win == 0 ? 1 : s.win;
-	if (next == kTcpSynSent) {
-		orig.td_maxend = s.end;
-		read_options(s, orig);
-	} else {
-		if (!cfg.loose)
-			return false;
-		/* mid-stream: assume SACK and be liberal (scaling unknown) */
-		orig.td_maxend = s.end + orig.td_maxwin;
-		st.seen[0].flags = st.seen[1].flags = kTcpFlagSackPerm | kTcpFlagBeLiberal;
-	}
-	st.last_index = kNoneSet;
-	return true;
-}
-
-CtL4Verdict ct_tcp_packet(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t now,
-			  const CtTcpConfig &cfg)
+/* nf_conntrack_tcp_packet, every case. */
+xb_noinline CtL4Verdict packet_full(CtEntry &e, const Segment &s, uint8_t index, unsigned dir,
+				    uint32_t now, const CtTcpConfig &cfg)
 {
 	CtTcp &st = e.proto.tcp;
-	const Segment s = read_segment(p);
-	const uint8_t index = segment_index(s);
 	uint8_t old_state = st.state;
 	uint8_t new_state = kTransitions[dir][index][old_state];
 	const uint16_t status = e.status_bits();
@@ -548,37 +538,119 @@ CtL4Verdict ct_tcp_packet(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t 
 	if (old_state != new_state && new_state == kTcpFinWait)
 		st.seen[dir].flags |= kTcpFlagCloseInit;
 
-	const uint32_t state_timeout = kCtTcpTimeout[new_state];
-	uint32_t timeout;
-	if (st.retrans >= cfg.max_retrans && state_timeout > kCtTcpTimeoutRetrans)
-		timeout = kCtTcpTimeoutRetrans;
-	else if (index == kRstSet)
-		timeout = kCtTcpTimeout[kTcpClose];
-	else if (((st.seen[0].flags | st.seen[1].flags) & kTcpFlagDataUnacked) &&
-		 state_timeout > kCtTcpTimeoutUnack)
-		timeout = kCtTcpTimeoutUnack;
-	else if (st.last_win == 0 && state_timeout > kCtTcpTimeoutRetrans)
-		timeout = kCtTcpTimeoutRetrans;
-	else
-		timeout = state_timeout;
+	return refresh(e, s, index, old_state, new_state, status, now, cfg);
+}
 
-	if (!(status & kCtSeenReply)) {
-		/* only a RST answered: no connection, drop the entry now */
-		if (s.rst())
-			return CtL4Verdict::AcceptKill;
-		/* a retransmitted SYN does not extend the entry's life */
-		if (index == kSynSet && old_state == kTcpSynSent)
-			return CtL4Verdict::Accept;
-		/* picked up and unanswered: no 5-day timeout yet */
-		if (new_state == kTcpEstablished && timeout > kCtTcpTimeoutUnack)
-			timeout = kCtTcpTimeoutUnack;
-	} else if (!(status & kCtAssured) &&
-		   (old_state == kTcpSynRecv || old_state == kTcpEstablished) &&
-		   new_state == kTcpEstablished) {
-		e.set_status(kCtAssured);
+} // namespace
+
+bool ct_tcp_tracking_resumed(CtEntry &e)
+{
+	CtTcp &st = e.proto.tcp;
+	if (e.tuple.l4proto != kIpProtoTcp || st.state != kTcpEstablished)
+		return false;
+	st.seen[0].td_maxwin = 0;
+	st.seen[1].td_maxwin = 0;
+	return true;
+}
+
+const char *ct_tcp_state_name(uint8_t state)
+{
+	static const char *const names[kTcpStateCount] = {
+		"NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT",
+		"CLOSE_WAIT", "LAST_ACK", "TIME_WAIT", "CLOSE", "SYN_SENT2",
+	};
+	return state < kTcpStateCount ? names[state] : "UNKNOWN";
+}
+
+bool ct_tcp_error(const CtPacket &p)
+{
+	if (p.l4_len < 20)
+		return true;
+	const uint8_t *h = p.l3 + p.l4_off;
+	const uint32_t hdr_len = uint32_t(h[12] >> 4) * 4;
+	if (hdr_len < 20 || p.l4_len < hdr_len)
+		return true;	/* truncated */
+	switch (h[13] & ~(kEce | kCwr | kPsh)) {
+	case kSyn:
+	case kSyn | kUrg:
+	case kSyn | kAck:
+	case kRst:
+	case kRst | kAck:
+	case kFin | kAck:
+	case kFin | kAck | kUrg:
+	case kAck:
+	case kAck | kUrg:
+		return false;
+	default:
+		return true;	/* invalid flag combination */
 	}
-	store_once(e.expires, now + timeout);
-	return CtL4Verdict::Accept;
+}
+
+bool ct_tcp_new(CtEntry &e, const CtPacket &p, const CtTcpConfig &cfg)
+{
+	const Segment s = read_segment(p);
+	const uint8_t next = kTransitions[0][segment_index(s)][kTcpNone];
+	if (next >= kTcpStateCount)
+		return false;
+	CtTcp &st = e.proto.tcp;
+	__builtin_memset(&st, 0, sizeof(st));
+	CtTcpSeen &orig = st.seen[0];
+	orig.td_end = s.end;
+	orig.td_maxwin = s.win == 0 ? 1 : s.win;
+	if (next == kTcpSynSent) {
+		orig.td_maxend = s.end;
+		read_options(s, orig);
+	} else {
+		if (!cfg.loose)
+			return false;
+		/* mid-stream: assume SACK and be liberal (scaling unknown) */
+		orig.td_maxend = s.end + orig.td_maxwin;
+		st.seen[0].flags = st.seen[1].flags = kTcpFlagSackPerm | kTcpFlagBeLiberal;
+	}
+	st.last_index = kNoneSet;
+	return true;
+}
+
+CtL4Verdict ct_tcp_packet(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t now,
+			  const CtTcpConfig &cfg)
+{
+	CtTcp &st = e.proto.tcp;
+	const Segment s = read_segment(p);
+	const uint8_t index = segment_index(s);
+	if (xb_unlikely(index != kAckSet || st.state != kTcpEstablished ||
+			st.seen[dir].td_maxwin == 0))
+		return packet_full(e, s, index, dir, now, cfg);
+
+	/*
+	 * The shortcut, as tcp_rcv_established's header prediction: an ACK
+	 * without SYN, FIN or RST to an ESTABLISHED connection whose sender
+	 * has a window. The state table keeps it ESTABLISHED in both
+	 * directions, tcp_in_window's special cases do not apply (no SYN, an
+	 * ack that counts, no RST), and an invalid ACK changes nothing
+	 * (nf_tcp_handle_invalid looks at FIN and RST only): what is left is
+	 * check_window() and refresh(), the same code packet_full() runs.
+	 */
+	uint32_t sack = s.ack;
+	if (st.seen[!dir].flags & kTcpFlagSackPerm)
+		read_sack(s, sack);
+	switch (check_window(st, dir, kAckSet, s, s.seq, s.ack, sack, s.end, cfg)) {
+	case WindowResult::Ignore:
+		return CtL4Verdict::Accept;
+	case WindowResult::Invalid:
+		return CtL4Verdict::Invalid;
+	case WindowResult::Accept:
+		break;
+	}
+	st.last_index = kAckSet;
+	st.last_dir = uint8_t(dir);
+	return refresh(e, s, kAckSet, kTcpEstablished, kTcpEstablished, e.status_bits(), now, cfg);
+}
+
+CtL4Verdict ct_tcp_packet_full(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t now,
+			       const CtTcpConfig &cfg)
+{
+	const Segment s = read_segment(p);
+	return packet_full(e, s, segment_index(s), dir, now, cfg);
 }
 
 } // namespace xb

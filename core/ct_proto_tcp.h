@@ -40,9 +40,17 @@ bool ct_tcp_error(const CtPacket &p);
 /* tcp_new: set up a new entry from its first segment; false: invalid. */
 bool ct_tcp_new(CtEntry &e, const CtPacket &p, const CtTcpConfig &cfg);
 
-/* nf_conntrack_tcp_packet for a segment in direction @dir (0/1). */
+/*
+ * nf_conntrack_tcp_packet for a segment in direction @dir (0/1). The most
+ * common segment, an ACK to an ESTABLISHED connection, takes a shortcut
+ * that skips the state table's special cases; everything else, and every
+ * decision the shortcut cannot make alone, goes through the full tracker.
+ */
 CtL4Verdict ct_tcp_packet(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t now,
 			  const CtTcpConfig &cfg);
+/* The same without the shortcut, so tests can hold the two side by side. */
+CtL4Verdict ct_tcp_packet_full(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t now,
+			       const CtTcpConfig &cfg);
 
 /*
  * nf_ct_tcp_fixup: tracking starts again after a spell without it (the

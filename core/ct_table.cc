@@ -139,19 +139,10 @@ void CtTable::destroy_entry_cache()
 
 CtEntry *CtTable::lookup_hashed(const CtTuple &key, uint32_t hash, uint32_t now, uint8_t *dir)
 {
-	CtTuple inv;
-	int has_inv = -1;	/* the key's inverse, computed at the first reply link */
 	for (uintptr_t l = load_link(buckets_[hash & mask_]); l;) {
 		CtEntry *e = link_entry(l);
 		const unsigned d = l & 1;
-		bool match;
-		if (d == 0) {
-			match = e->tuple == key;
-		} else {
-			if (has_inv < 0)
-				has_inv = ct_invert_tuple(key, inv);
-			match = has_inv && e->tuple == inv;
-		}
+		const bool match = d == 0 ? e->tuple == key : ct_tuple_is_reply(e->tuple, key);
 		if (match && !(e->status_bits() & kCtDying)) {
 			if (xb_unlikely(ct_expired(*e, now))) {
 				kill(e);

@@ -11,6 +11,7 @@
  */
 #include "ct_tuple.h"
 
+#include "compiler.h"
 #include "ethernet.h"
 
 namespace xb {
@@ -47,7 +48,7 @@ uint8_t icmpv6_inverse_type(uint8_t type)
 	}
 }
 
-void clear(CtPacket &out, uint16_t zone)
+xb_always_inline void clear(CtPacket &out, uint16_t zone)
 {
 	__builtin_memset(&out.tuple, 0, sizeof(out.tuple));
 	out.tuple.zone = zone;
@@ -61,7 +62,7 @@ void clear(CtPacket &out, uint16_t zone)
 }
 
 /* The layer-4 identifiers at @l4 (@avail bytes readable). */
-CtParse read_l4_ids(const uint8_t *l4, uint32_t avail, CtTuple &t)
+xb_always_inline CtParse read_l4_ids(const uint8_t *l4, uint32_t avail, CtTuple &t)
 {
 	switch (t.l4proto) {
 	case kIpProtoTcp:
@@ -88,7 +89,7 @@ CtParse read_l4_ids(const uint8_t *l4, uint32_t avail, CtTuple &t)
  * nf_ct_br_ip_check does and trim to tot_len; else (an ICMP-quoted
  * packet) read only the header and the identifiers.
  */
-CtParse parse_ipv4(const uint8_t *l3, uint32_t len, bool outer, CtPacket &out)
+xb_always_inline CtParse parse_ipv4(const uint8_t *l3, uint32_t len, bool outer, CtPacket &out)
 {
 	if (len < 20)
 		return CtParse::BadL3;
@@ -182,6 +183,19 @@ CtParse parse_ipv6(const uint8_t *l3, uint32_t len, bool outer, CtPacket &out)
 	return read_l4_ids(l3 + off, total - off, t);
 }
 
+/* An outer IP packet of @ethertype at @l3 (ct_parse_l3, and ct_parse's
+ * copy, where IPv4's checks inline into the frame's). */
+xb_always_inline CtParse parse_l3(const uint8_t *l3, uint32_t len, uint16_t ethertype,
+				  uint16_t zone, CtPacket &out)
+{
+	clear(out, zone);
+	if (xb_likely(ethertype == kEthPIpv4))
+		return parse_ipv4(l3, len, true, out);
+	if (ethertype == kEthPIpv6)
+		return parse_ipv6(l3, len, true, out);
+	return CtParse::NotIp;
+}
+
 } // namespace
 
 bool ct_invert_tuple(const CtTuple &t, CtTuple &out)
@@ -204,6 +218,12 @@ bool ct_invert_tuple(const CtTuple &t, CtTuple &out)
 	return true;
 }
 
+bool ct_tuple_is_reply_icmp(const CtTuple &orig, const CtTuple &key)
+{
+	CtTuple inv;
+	return ct_invert_tuple(key, inv) && inv == orig;
+}
+
 int ct_tuple_check(const CtTuple &t, Extack *ack)
 {
 	if (t.l3 != kCtL3Ipv4 && t.l3 != kCtL3Ipv6)
@@ -222,31 +242,10 @@ int ct_tuple_check(const CtTuple &t, Extack *ack)
 	return 0;
 }
 
-uint64_t ct_tuple_hash(const CtTuple &t, uint64_t seed)
-{
-	uint64_t w[5];
-	__builtin_memcpy(w, &t, sizeof(w));
-	/* five independent multiplies (they overlap in the pipeline), then
-	 * one mixing round with the per-table seed */
-	uint64_t h = (w[0] ^ seed) * 0x9e3779b97f4a7c15ull;
-	h += (w[1] + seed) * 0xc2b2ae3d27d4eb4full;
-	h += (w[2] ^ (seed >> 7)) * 0x165667b19e3779f9ull;
-	h += (w[3] + (seed << 5)) * 0xd6e8feb86659fd93ull;
-	h += (w[4] ^ (seed >> 13)) * 0xff51afd7ed558ccdull;
-	h ^= h >> 32;
-	h *= seed;
-	return h ^ (h >> 29);
-}
-
 CtParse ct_parse_l3(const uint8_t *l3, uint32_t len, uint16_t ethertype, uint16_t zone,
 		    CtPacket &out)
 {
-	clear(out, zone);
-	if (ethertype == kEthPIpv4)
-		return parse_ipv4(l3, len, true, out);
-	if (ethertype == kEthPIpv6)
-		return parse_ipv6(l3, len, true, out);
-	return CtParse::NotIp;
+	return parse_l3(l3, len, ethertype, zone, out);
 }
 
 CtParse ct_parse_embedded(const uint8_t *l3, uint32_t len, uint8_t l3_family, uint16_t zone,
@@ -312,7 +311,7 @@ CtParse ct_parse(const uint8_t *data, uint32_t len, bool oob_tag, uint16_t zone,
 		type = load_be16(data + off);
 	}
 	off += 2;
-	return ct_parse_l3(data + off, len - off, type, zone, out);
+	return parse_l3(data + off, len - off, type, zone, out);
 }
 
 } // namespace xb

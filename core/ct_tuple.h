@@ -28,6 +28,7 @@
 
 #include <stdint.h>
 
+#include "compiler.h"
 #include "errors.h"
 
 namespace xb {
@@ -56,6 +57,42 @@ struct CtTuple {
 };
 static_assert(sizeof(CtTuple) == 40, "a tuple is five words, no padding");
 
+inline uint64_t ct_load64(const void *p)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+inline uint32_t ct_load32(const void *p)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * Whether @key is @orig's reply tuple (ct_invert_tuple(@orig) == @key),
+ * compared in place: addresses and ports crossed, the rest equal. The
+ * two ports are one 32-bit word; rotating it by 16 swaps them whatever
+ * the byte order. ICMP's inverse maps types, so it takes the long way.
+ */
+bool ct_tuple_is_reply_icmp(const CtTuple &orig, const CtTuple &key);
+inline bool ct_tuple_is_reply(const CtTuple &orig, const CtTuple &key)
+{
+	const uint32_t ports = ct_load32(&key.sport);
+	const uint64_t diff = (ct_load64(orig.src) ^ ct_load64(key.dst)) |
+			      (ct_load64(orig.src + 8) ^ ct_load64(key.dst + 8)) |
+			      (ct_load64(orig.dst) ^ ct_load64(key.src)) |
+			      (ct_load64(orig.dst + 8) ^ ct_load64(key.src + 8)) |
+			      (ct_load32(&orig.l3) ^ ct_load32(&key.l3));
+	if (diff)
+		return false;
+	if (xb_unlikely(key.l4proto == kIpProtoIcmp || key.l4proto == kIpProtoIcmpv6))
+		return ct_tuple_is_reply_icmp(orig, key);
+	return ct_load32(&orig.sport) == (ports << 16 | ports >> 16);
+}
+
 /*
  * The reply direction's tuple: addresses and ports swapped; ICMP keeps its
  * identifier and maps the request type to its reply type. Returns false
@@ -73,7 +110,21 @@ bool ct_invert_tuple(const CtTuple &t, CtTuple &out);
 int ct_tuple_check(const CtTuple &t, Extack *ack);
 
 /* 64-bit hash of a tuple with @seed (an odd multiplier). */
-uint64_t ct_tuple_hash(const CtTuple &t, uint64_t seed);
+inline uint64_t ct_tuple_hash(const CtTuple &t, uint64_t seed)
+{
+	uint64_t w[5];
+	__builtin_memcpy(w, &t, sizeof(w));
+	/* five independent multiplies (they overlap in the pipeline), then
+	 * one mixing round with the per-table seed */
+	uint64_t h = (w[0] ^ seed) * 0x9e3779b97f4a7c15ull;
+	h += (w[1] + seed) * 0xc2b2ae3d27d4eb4full;
+	h += (w[2] ^ (seed >> 7)) * 0x165667b19e3779f9ull;
+	h += (w[3] + (seed << 5)) * 0xd6e8feb86659fd93ull;
+	h += (w[4] ^ (seed >> 13)) * 0xff51afd7ed558ccdull;
+	h ^= h >> 32;
+	h *= seed;
+	return h ^ (h >> 29);
+}
 
 enum class CtParse : uint8_t {
 	Ok = 0,		/* IPv4/IPv6 with a layer-4 view: track it */

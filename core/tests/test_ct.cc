@@ -15,6 +15,7 @@
  */
 #include <catch2/catch.hpp>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -366,6 +367,125 @@ TEST_CASE("ct: window tracking: out-of-window segments are INVALID", "[ct][tcp][
 		k.cseq += 1000000;
 		CHECK(k.c(ACK | PSH, 100) == kCtStateEstablished);
 	}
+}
+
+/*
+ * ct_tcp_packet's shortcut for an ACK to an ESTABLISHED connection must
+ * decide exactly as the full tracker: same verdict, same TCP state, window
+ * fields, status and expiry, from random entries (windows near and far,
+ * every tracking flag, scaling, retransmission counts, any status) and
+ * random segments (mostly ACKs in and around the window, payload, SACK
+ * blocks and timestamps, the other segment classes too).
+ */
+TEST_CASE("ct: the established-ACK shortcut decides as the full tracker", "[ct][tcp][window]")
+{
+	std::mt19937 rng(20261204);
+	auto below = [&](uint32_t n) { return uint32_t(rng() % n); };
+	auto near = [&](uint32_t base, uint32_t spread) {
+		return base + below(2 * spread + 1) - spread;
+	};
+	static const uint8_t kFlags[] = {ACK, ACK, ACK, ACK | PSH, ACK | PSH, ACK | URG,
+					 ACK | 0x40, ACK | 0x80, FIN | ACK, RST | ACK, RST,
+					 SYN, SYN | ACK, 0};
+	unsigned shortcut = 0;
+	unsigned verdicts[4] = {};
+	for (int i = 0; i < 200000; i++) {
+		CtEntry a;
+		std::memset(&a, 0, sizeof(a));
+		CtTcp &st = a.proto.tcp;
+		st.state = below(4) ? uint8_t(kTcpEstablished) : uint8_t(1 + below(kTcpStateCount - 1));
+		const uint32_t base[2] = {uint32_t(rng()), uint32_t(rng())};
+		for (int d = 0; d < 2; d++) {
+			CtTcpSeen &sn = st.seen[d];
+			sn.td_end = base[d];
+			sn.td_maxwin = below(8) ? 1 + below(below(2) ? 70000 : 4000000) : 0;
+			sn.td_maxend = base[!d] + below(140000);
+			sn.td_maxack = near(base[!d], 3000);
+			sn.td_scale = uint8_t(below(15));
+			sn.flags = uint8_t(rng() & 0x3f);
+		}
+		const unsigned dir = below(2);
+		const uint32_t spread = below(2) ? 2000 : 200000;
+		const uint32_t seq = near(st.seen[dir].td_end, spread);
+		const uint32_t ack = near(st.seen[!dir].td_end, spread);
+		const uint16_t win = uint16_t(below(3) ? rng() : below(4));
+		const uint32_t payload = below(3) ? 0 : below(200);
+		const uint8_t flags = kFlags[below(sizeof(kFlags))];
+		if (below(3) == 0) {
+			/* the last segment again: the retransmission count */
+			st.last_dir = uint8_t(dir);
+			st.last_seq = seq;
+			st.last_ack = ack;
+			st.last_end = seq + payload;
+			st.last_win = win;
+		} else {
+			st.last_dir = uint8_t(below(2));
+			st.last_seq = uint32_t(rng());
+			st.last_win = uint16_t(below(2) ? 0 : rng());
+		}
+		st.retrans = uint8_t(below(5));
+		st.last_index = uint8_t(below(6));
+		st.last_flags = uint8_t(rng());
+		a.status = uint16_t(kCtConfirmed | (below(2) ? kCtSeenReply : 0) |
+				    (below(2) ? kCtAssured : 0));
+		a.expires = uint32_t(rng());
+
+		Bytes opt;
+		switch (below(4)) {
+		case 0:	/* timestamps */
+			opt = {1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2};
+			break;
+		case 1: {	/* one or two SACK blocks around the ack */
+			const unsigned blocks = 1 + below(2);
+			opt = {1, 1, 5, uint8_t(2 + 8 * blocks)};
+			for (unsigned b = 0; b < blocks; b++) {
+				const uint32_t left = near(ack, 5000), right = left + below(3000);
+				for (uint32_t v : {left, right})
+					for (int sh = 24; sh >= 0; sh -= 8)
+						opt.push_back(uint8_t(v >> sh));
+			}
+			break;
+		}
+		default:
+			break;
+		}
+		Bytes l4(20 + opt.size(), 0);
+		std::copy(opt.begin(), opt.end(), l4.begin() + 20);
+		l4[12] = uint8_t((l4.size() / 4) << 4);
+		l4.resize(l4.size() + payload, 0x5a);
+		put16(l4, 0, 1000);
+		put16(l4, 2, 80);
+		put32(l4, 4, seq);
+		put32(l4, 8, ack);
+		l4[13] = flags;
+		put16(l4, 14, win);
+		const Bytes ip = ip_packet(v4(10, 0, 0, 1), v4(10, 0, 0, 2), 6, l4);
+		CtPacket pkt;
+		REQUIRE(ct_parse_l3(ip.data(), uint32_t(ip.size()), 0x0800, 0, pkt) == CtParse::Ok);
+
+		CtTcpConfig cfg;
+		cfg.be_liberal = below(8) == 0;
+		const uint32_t now = uint32_t(rng());
+		const bool takes_shortcut = (flags & (SYN | FIN | RST | ACK)) == ACK &&
+					    st.state == kTcpEstablished && st.seen[dir].td_maxwin;
+		CtEntry b;
+		std::memcpy(&b, &a, sizeof(a));
+		const CtL4Verdict va = ct_tcp_packet(a, pkt, dir, now, cfg);
+		const CtL4Verdict vb = ct_tcp_packet_full(b, pkt, dir, now, cfg);
+		INFO("case " << i);
+		REQUIRE(va == vb);
+		REQUIRE(std::memcmp(&a.proto.tcp, &b.proto.tcp, sizeof(a.proto.tcp)) == 0);
+		REQUIRE(a.status == b.status);
+		REQUIRE(a.expires == b.expires);
+		if (takes_shortcut) {
+			shortcut++;
+			verdicts[unsigned(va)]++;
+		}
+	}
+	/* the shortcut ran often, and accepted and refused segments */
+	CHECK(shortcut > 50000);
+	CHECK(verdicts[unsigned(CtL4Verdict::Accept)] > 10000);
+	CHECK(verdicts[unsigned(CtL4Verdict::Invalid)] > 5000);
 }
 
 TEST_CASE("ct: window scaling widens the window only when both sides offer it",
