@@ -314,12 +314,4 @@ bool Conntrack::confirm(CtResult &r, uint32_t now)
 	return true;
 }
 
-void Conntrack::release(CtResult &r)
-{
-	if (r.entry && r.unconfirmed)
-		table_.free_unconfirmed(r.entry);
-	r.entry = nullptr;
-	r.unconfirmed = false;
-}
-
 } // namespace xb

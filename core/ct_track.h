@@ -113,7 +113,13 @@ public:
 	 */
 	bool confirm(CtResult &r, uint32_t now);
 	/* Datapath: end of the frame; frees an unconfirmed entry. */
-	void release(CtResult &r);
+	void release(CtResult &r)
+	{
+		if (xb_unlikely(r.entry && r.unconfirmed))
+			table_.free_unconfirmed(r.entry);
+		r.entry = nullptr;
+		r.unconfirmed = false;
+	}
 
 	/*
 	 * Control: tracking starts again after a spell without it (the
