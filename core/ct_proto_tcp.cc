@@ -616,10 +616,9 @@ CtL4Verdict ct_tcp_packet(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t 
 {
 	CtTcp &st = e.proto.tcp;
 	const Segment s = read_segment(p);
-	const uint8_t index = segment_index(s);
-	if (xb_unlikely(index != kAckSet || st.state != kTcpEstablished ||
-			st.seen[dir].td_maxwin == 0))
-		return packet_full(e, s, index, dir, now, cfg);
+	if (xb_unlikely((s.flags & (kSyn | kFin | kRst | kAck)) != kAck ||
+			st.state != kTcpEstablished || st.seen[dir].td_maxwin == 0))
+		return ct_tcp_packet_full(e, p, dir, now, cfg);	/* reads it again */
 
 	/*
 	 * The shortcut, as tcp_rcv_established's header prediction: an ACK
