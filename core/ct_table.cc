@@ -137,25 +137,6 @@ void CtTable::destroy_entry_cache()
 	xb_obj_cache_destroy(__atomic_exchange_n(&g_entry_cache, nullptr, __ATOMIC_ACQ_REL));
 }
 
-CtEntry *CtTable::lookup_hashed(const CtTuple &key, uint32_t hash, uint32_t now, uint8_t *dir)
-{
-	for (uintptr_t l = load_link(buckets_[hash & mask_]); l;) {
-		CtEntry *e = link_entry(l);
-		const unsigned d = l & 1;
-		const bool match = d == 0 ? e->tuple == key : ct_tuple_is_reply(e->tuple, key);
-		if (match && !(e->status_bits() & kCtDying)) {
-			if (xb_unlikely(ct_expired(*e, now))) {
-				kill(e);
-				return nullptr;
-			}
-			*dir = uint8_t(d);
-			return e;
-		}
-		l = load_link(e->next[d]);
-	}
-	return nullptr;
-}
-
 CtEntry *CtTable::alloc_unconfirmed(const CtTuple &orig, uint32_t now)
 {
 	const uint32_t n = __atomic_add_fetch(&count_, 1, __ATOMIC_RELAXED);

@@ -466,6 +466,26 @@ private:
 	PerCpu<CtStats> stats_;
 };
 
+/* Inline: the datapath's lookup is a short walk worth no call. */
+inline CtEntry *CtTable::lookup_hashed(const CtTuple &key, uint32_t hash, uint32_t now, uint8_t *dir)
+{
+	for (uintptr_t l = load_link(buckets_[hash & mask_]); l;) {
+		CtEntry *e = link_entry(l);
+		const unsigned d = l & 1;
+		const bool match = d == 0 ? e->tuple == key : ct_tuple_is_reply(e->tuple, key);
+		if (match && !(e->status_bits() & kCtDying)) {
+			if (xb_unlikely(ct_expired(*e, now))) {
+				kill(e);
+				return nullptr;
+			}
+			*dir = uint8_t(d);
+			return e;
+		}
+		l = load_link(e->next[d]);
+	}
+	return nullptr;
+}
+
 } // namespace xb
 
 #endif /* XBRIDGE_CORE_CT_TABLE_H */
