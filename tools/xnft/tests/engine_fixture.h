@@ -31,8 +31,8 @@ constexpr uint8_t kPacketOtherhost = 3;
 
 // Two ports of bridge xbr0: frames come in on the first and go out of the
 // second unless a test says otherwise.
-inline xb::nft::IfInfo port_a{11, "swp1", 1, 0, "xbr0"};
-inline xb::nft::IfInfo port_b{12, "swp2", 1, 0, "xbr0"};
+inline xb::nft::IfInfo port_a{11, "swp1", 1, 0, "xbr0", nullptr};
+inline xb::nft::IfInfo port_b{12, "swp2", 1, 0, "xbr0", nullptr};
 
 // A ruleset's objects by name (a test fails without them), and the packets
 // counted by the first counter of rule @index of a chain: for any Ruleset,

@@ -377,7 +377,7 @@ TEST_CASE("nft engine: the seed's bridge firewall (zones, ct state, iif vmap)", 
 		REQUIRE(e.rs.generation()->uses_ct);
 		REQUIRE(e.rs.generation()->has_offload);
 	}
-	IfInfo lo{1, "lo", 772, 0, "xbr0"};
+	IfInfo lo{1, "lo", 772, 0, "xbr0", nullptr};
 
 	// A conntrack entry in zone 2 for the frames to read.
 	xb::Conntrack ct;
@@ -487,7 +487,7 @@ TEST_CASE("nft engine: meta keys of the bridge family", "[nft]")
 	CHECK(verdict(e, kHookForward, tcp(1)) == kNfAccept);
 	Frame back(tcp(1), &port_b, &port_a);
 	CHECK(e.run(kHookForward, back.pkt) == kNfDrop);
-	IfInfo wild{13, "swp9x", 1, 0, "xbr0"};
+	IfInfo wild{13, "swp9x", 1, 0, "xbr0", nullptr};
 	Frame w(tcp(1), &wild, &port_a);
 	CHECK(e.run(kHookForward, w.pkt) == kNfAccept);
 }
