@@ -342,6 +342,9 @@ test_unprivileged() {
 	out+=" | "$($nobody /usr/bin/python3 "$SELFTESTS_DIR/genl_raw.py" ct-stats xbr0 2>&1)
 	[[ $out == *"count="* ]] || err=1
 	log_test "unprivileged ct dump and stats are allowed" $err "$out"
+	# a fresh echo entry (30 s), so that it outlives the two slow
+	# requests below on a debug kernel under TCG
+	ip netns exec h1 ping -c 1 -W 2 192.0.2.2 >/dev/null
 	out=$($nobody /usr/bin/python3 "$SELFTESTS_DIR/genl_raw.py" ct-flush xbr0 2>&1)
 	[[ $out == "error EPERM"* && $($GENL ct-dump xbr0) == *"proto=1 "* ]]
 	log_test "unprivileged ct flush: EPERM, nothing flushed" $? "$out"
