@@ -164,7 +164,7 @@ GetResult get(const Ruleset &rs, const std::vector<uint8_t> &req, size_t cap = 4
 				if (d[kDataVerdict].present()) {
 					Attr v[kVerdictChain + 1];
 					REQUIRE(parse_nested(d[kDataVerdict], v, kVerdictChain));
-					uint32_t code;
+					uint32_t code = 0;
 					REQUIRE(attr_be32(v[kVerdictCode], code));
 					a.verdict = int32_t(code);
 					a.has_verdict = true;
