@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,11 @@
 #include "nft_eval.h"
 #include "nft_ruleset.h"
 #include "ruleset_model.h"
+
+#include <linux/netfilter.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netlink.h>
+#include <libnftnl/rule.h>
 
 namespace xnft::test {
 
@@ -216,6 +222,32 @@ void for_each_dumped_elem(const xb::nft::Ruleset &rs, const char *table, const c
 		}
 	}
 	FAIL("the element dump did not end");
+}
+
+// A NEWRULE for chain @chain of bridge table @table from libnftnl
+// expressions, as a raw netlink client (not nft) may send it.
+inline int add_raw_rule(Engine &e, const char *table, const char *chain,
+			const std::function<void(nftnl_rule *)> &add_exprs)
+{
+	nftnl_rule *r = nftnl_rule_alloc();
+	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
+	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
+	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_BRIDGE);
+	add_exprs(r);
+	std::vector<uint8_t> buf(4096);
+	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
+	h->nlmsg_len = NLMSG_LENGTH(sizeof(nfgenmsg));
+	nftnl_rule_nlmsg_build_payload(h, r);
+	nftnl_rule_free(r);
+	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
+	xb::Extack ack;
+	int err = e.rs.apply(xb::nft::kMsgNewRule, xb::nft::kNlmFCreate | xb::nft::kNlmFAppend,
+			     xb::nft::kFamilyBridge, buf.data() + off, h->nlmsg_len - off, &ack);
+	if (!err)
+		err = e.rs.commit(&ack);
+	else
+		e.rs.abort();
+	return err;
 }
 
 } // namespace xnft::test

@@ -1132,32 +1132,6 @@ TEST_CASE("nft engine: an object type xbridge lacks and an objref map are refuse
 
 namespace {
 
-// A NEWRULE for chain @chain of bridge table @table from libnftnl
-// expressions, as a raw netlink client (not nft) may send it.
-int add_raw_rule(Engine &e, const char *table, const char *chain,
-		 const std::function<void(nftnl_rule *)> &add_exprs)
-{
-	nftnl_rule *r = nftnl_rule_alloc();
-	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
-	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
-	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_BRIDGE);
-	add_exprs(r);
-	std::vector<uint8_t> buf(4096);
-	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
-	h->nlmsg_len = NLMSG_LENGTH(sizeof(nfgenmsg));
-	nftnl_rule_nlmsg_build_payload(h, r);
-	nftnl_rule_free(r);
-	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
-	xb::Extack ack;
-	int err = e.rs.apply(kMsgNewRule, kNlmFCreate | kNlmFAppend, kFamilyBridge, buf.data() + off,
-			     h->nlmsg_len - off, &ack);
-	if (!err)
-		err = e.rs.commit(&ack);
-	else
-		e.rs.abort();
-	return err;
-}
-
 nftnl_expr *raw_immediate_u32(uint32_t dreg, uint32_t value)
 {
 	nftnl_expr *x = nftnl_expr_alloc("immediate");

@@ -336,30 +336,6 @@ TEST_CASE("nft small sets: the seed's zone map and vmap, listed as loaded", "[nf
 
 namespace {
 
-// A NEWRULE for chain t/c from libnftnl expressions, applied and committed.
-int add_raw_rule(Engine &e, const std::function<void(nftnl_rule *)> &add_exprs)
-{
-	nftnl_rule *r = nftnl_rule_alloc();
-	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, "t");
-	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, "c");
-	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_BRIDGE);
-	add_exprs(r);
-	std::vector<uint8_t> buf(4096);
-	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
-	h->nlmsg_len = NLMSG_LENGTH(sizeof(nfgenmsg));
-	nftnl_rule_nlmsg_build_payload(h, r);
-	nftnl_rule_free(r);
-	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
-	xb::Extack ack;
-	int err = e.rs.apply(kMsgNewRule, kNlmFCreate | kNlmFAppend, kFamilyBridge, buf.data() + off,
-			     h->nlmsg_len - off, &ack);
-	if (!err)
-		err = e.rs.commit(&ack);
-	else
-		e.rs.abort();
-	return err;
-}
-
 nftnl_expr *raw_payload(uint32_t base, uint32_t offset, uint32_t len)
 {
 	nftnl_expr *x = nftnl_expr_alloc("payload");
@@ -415,7 +391,7 @@ TEST_CASE("nft small sets: map data up to 16 bytes lands in the register as a lo
 		v6_98[15] = 0x98;
 		// rules 0, 1: ip6 saddr map @m6 == 2001:db8::99 (::98) counter
 		for (const std::vector<uint8_t> &want : {v6_99, v6_98})
-			REQUIRE(add_raw_rule(e, [&](nftnl_rule *r) {
+			REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
 				nftnl_rule_add_expr(r, raw_payload(NFT_PAYLOAD_NETWORK_HEADER, 8, 16));
 				nftnl_rule_add_expr(r, raw_map("m6"));
 				nftnl_rule_add_expr(r, raw_cmp(want));
@@ -423,7 +399,7 @@ TEST_CASE("nft small sets: map data up to 16 bytes lands in the register as a lo
 			}) == 0);
 		// rule 2: ether saddr map @me, 8 bytes of the register compared:
 		// the address, then two zero bytes
-		REQUIRE(add_raw_rule(e, [&](nftnl_rule *r) {
+		REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
 			nftnl_rule_add_expr(r, raw_payload(NFT_PAYLOAD_LL_HEADER, 6, 6));
 			nftnl_rule_add_expr(r, raw_map("me"));
 			nftnl_rule_add_expr(r, raw_cmp({0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0, 0}));
@@ -434,7 +410,7 @@ TEST_CASE("nft small sets: map data up to 16 bytes lands in the register as a lo
 		// count, as nft_lookup compares the set's key length
 		REQUIRE(e.load("add set bridge t ports { type inet_service; " + flags +
 			       "elements = { 40000, 1 } }\n") == 0);
-		REQUIRE(add_raw_rule(e, [&](nftnl_rule *r) {
+		REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
 			nftnl_rule_add_expr(r, raw_payload(NFT_PAYLOAD_TRANSPORT_HEADER, 0, 4));
 			nftnl_expr *x = nftnl_expr_alloc("lookup");
 			nftnl_expr_set_u32(x, NFTNL_EXPR_LOOKUP_SREG, NFT_REG_1);
