@@ -282,18 +282,18 @@ public:
 	}
 
 	/*
-	 * Batches, after prefetch_chain() and some other work: when the
-	 * chain's first entry (in cache by then) is plainly not @key's
-	 * connection, prefetch the next one too. Each entry sits in two
-	 * chains, so a full table's chains hold two entries on average and
-	 * about half the hits are second in theirs: a dependent miss the
-	 * lookup would wait for alone. A cheap look (the key's source and
-	 * source port against the entry's end for that direction) suffices:
-	 * a wrong guess costs a prefetch, never a result. Worth it only when
-	 * the entries do not fit in the caches (see kCtPrefetchSecondMin).
+	 * Batches over a table larger than the caches (prefetch_deep()), after
+	 * prefetch_chain() and some other work: when the chain's first entry
+	 * (in cache by then) is plainly not @key's connection, prefetch the
+	 * next one too. Each entry sits in two chains, so a full table's
+	 * chains hold two entries on average and about half the hits are
+	 * second in theirs: a dependent miss the lookup would wait for alone.
+	 * A cheap look (the key's source and source port against the entry's
+	 * end for that direction) suffices: a wrong guess costs a prefetch,
+	 * never a result.
 	 */
-	static constexpr uint32_t kCtPrefetchSecondMin = 32768;	/* 6 MB of entries */
-	bool prefetch_second_pays() const { return count() >= kCtPrefetchSecondMin; }
+	static constexpr uint32_t kCtPrefetchDeepMin = 32768;	/* 6 MB of entries */
+	bool prefetch_deep() const { return count() >= kCtPrefetchDeepMin; }
 	void prefetch_second(const CtTuple &key, uint32_t hash) const
 	{
 		const uintptr_t l = __atomic_load_n(&buckets_[hash & mask_], __ATOMIC_RELAXED);

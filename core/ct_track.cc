@@ -114,6 +114,9 @@ unsigned Conntrack::in_batch(const uint8_t *const *frames, const uint32_t *lens,
 			     bool oob_tag, uint16_t zone, uint32_t now, bool csum_ok,
 			     CtResult *out)
 {
+	if (table_.prefetch_deep())
+		return in_batch_deep(frames, lens, n, oob_tag, zone, now, csum_ok, out);
+
 	CtPacket pkt[kCtBatch];
 	CtParse parse[kCtBatch];
 	uint32_t hash[kCtBatch];
@@ -127,14 +130,81 @@ unsigned Conntrack::in_batch(const uint8_t *const *frames, const uint32_t *lens,
 		for (unsigned i = 0; i < m; i++)
 			if (parse[i] == CtParse::Ok)
 				table_.prefetch_chain(hash[i]);
-		if (table_.prefetch_second_pays())
-			for (unsigned i = 0; i < m; i++)
-				if (parse[i] == CtParse::Ok)
-					table_.prefetch_second(pkt[i].tuple, hash[i]);
 		for (unsigned i = 0; i < m; i++) {
 			in_hashed(parse[i], pkt[i], hash[i], now, csum_ok, out[base + i]);
 			if (out[base + i].unconfirmed)
 				return base + i + 1;
+		}
+	}
+	return n;
+}
+
+/*
+ * in_batch() over a table larger than the caches: a software pipeline over
+ * groups of kCtDeepGroup frames. While group g is tracked, group g+1's
+ * chains are looked into for a hit second in its chain
+ * (CtTable::prefetch_second), group g+2's first entries are fetched and
+ * group g+3 is parsed and its buckets fetched: each of the dependent misses
+ * of a hit (bucket, first entry, second entry) has a group's tracking to
+ * arrive in, where the plain batch waits for each once per batch. The
+ * groups ahead are only parsed and prefetched: a frame is tracked against
+ * the table as it is when its turn comes.
+ */
+unsigned Conntrack::in_batch_deep(const uint8_t *const *frames, const uint32_t *lens, unsigned n,
+				  bool oob_tag, uint16_t zone, uint32_t now, bool csum_ok,
+				  CtResult *out)
+{
+	constexpr unsigned G = kCtDeepGroup;
+	constexpr unsigned kStages = 4;		/* groups in flight: a ring */
+	CtPacket pkt[kStages * G];
+	CtParse parse[kStages * G];
+	uint32_t hash[kStages * G];
+	const unsigned groups = (n + G - 1) / G;
+
+	for (unsigned step = 0; step < groups + kStages - 1; step++) {
+		/* stage 0: parse group `step`, fetch its buckets */
+		if (step < groups) {
+			const unsigned first = step * G;
+			const unsigned m = n - first < G ? n - first : G;
+			const unsigned r = (step % kStages) * G;
+			for (unsigned i = 0; i < m; i++) {
+				parse[r + i] = ct_parse(frames[first + i], lens[first + i], oob_tag,
+							zone, pkt[r + i]);
+				hash[r + i] = parse[r + i] == CtParse::Ok ?
+						      table_.hash_of(pkt[r + i].tuple) : 0;
+				table_.prefetch_bucket(hash[r + i]);
+			}
+		}
+		/* stage 1: the first entries of group step - 1 */
+		if (step >= 1 && step - 1 < groups) {
+			const unsigned g = step - 1;
+			const unsigned m = n - g * G < G ? n - g * G : G;
+			const unsigned r = (g % kStages) * G;
+			for (unsigned i = 0; i < m; i++)
+				if (parse[r + i] == CtParse::Ok)
+					table_.prefetch_chain(hash[r + i]);
+		}
+		/* stage 2: the entry wanted, when it is second */
+		if (step >= 2 && step - 2 < groups) {
+			const unsigned g = step - 2;
+			const unsigned m = n - g * G < G ? n - g * G : G;
+			const unsigned r = (g % kStages) * G;
+			for (unsigned i = 0; i < m; i++)
+				if (parse[r + i] == CtParse::Ok)
+					table_.prefetch_second(pkt[r + i].tuple, hash[r + i]);
+		}
+		/* stage 3: track group step - 3 */
+		if (step >= 3) {
+			const unsigned g = step - 3;
+			const unsigned first = g * G;
+			const unsigned m = n - first < G ? n - first : G;
+			const unsigned r = (g % kStages) * G;
+			for (unsigned i = 0; i < m; i++) {
+				in_hashed(parse[r + i], pkt[r + i], hash[r + i], now, csum_ok,
+					  out[first + i]);
+				if (out[first + i].unconfirmed)
+					return first + i + 1;
+			}
 		}
 	}
 	return n;

@@ -1241,6 +1241,86 @@ TEST_CASE("ct: in_batch decides as in() frame by frame, stopping at a new connec
 }
 
 /*
+ * A table past CtTable::kCtPrefetchDeepMin takes in_batch()'s pipelined
+ * path: frames are parsed and their chains prefetched up to three groups
+ * ahead of the one tracked. Hits in either direction (first and second in
+ * their chains, with the table at two links a bucket), misses that start a
+ * connection mid-batch, invalid frames, non-IP frames and batch lengths that
+ * are not a multiple of the group must decide as in() does frame by frame.
+ */
+TEST_CASE("ct: in_batch over a large table decides as in() frame by frame", "[ct][batch]")
+{
+	const uint32_t conns = CtTable::kCtPrefetchDeepMin + 1000;
+	Rig one(conns), many(conns);
+	auto flow = [](uint32_t i, bool reply) {
+		const Ip a = v4(10, uint8_t(i >> 16), uint8_t(i >> 8), uint8_t(i));
+		const Ip b = v4(192, 168, 0, 1);
+		const uint16_t port = uint16_t(1024 + (i & 0x3fff));
+		return reply ? udp_packet(b, a, 53, port) : udp_packet(a, b, port, 53);
+	};
+	for (uint32_t i = 0; i < conns; i++) {
+		REQUIRE(one.feed(flow(i, false)).state == kCtStateNew);
+		REQUIRE(many.feed(flow(i, false)).state == kCtStateNew);
+	}
+	REQUIRE(many.ct.table().prefetch_deep());
+
+	std::mt19937 rng(7);
+	std::vector<Bytes> frames;
+	for (int i = 0; i < 3000; i++) {
+		const unsigned kind = rng() % 16;
+		if (kind < 11) {
+			frames.push_back(frame(flow(rng() % conns, rng() & 1)));	/* a hit */
+		} else if (kind < 14) {
+			frames.push_back(frame(flow(conns + rng() % 500, rng() & 1)));	/* new or its reply */
+		} else if (kind == 14) {
+			frames.push_back(frame(echo(v4(10, 0, 0, 2), v4(10, 0, 0, 1), 5, true)));	/* invalid */
+		} else {
+			Bytes arp = frame(flow(0, false));
+			arp[12] = 0x08;
+			arp[13] = 0x06;
+			frames.push_back(arp);
+		}
+	}
+	std::vector<Rig::Out> expect;
+	for (const Bytes &f : frames)
+		expect.push_back(one.feed_frame(f));
+
+	std::vector<const uint8_t *> ptrs;
+	std::vector<uint32_t> lens;
+	for (const Bytes &f : frames) {
+		ptrs.push_back(f.data());
+		lens.push_back(uint32_t(f.size()));
+	}
+	size_t mismatches = 0, hits = 0, stops = 0;
+	for (size_t i = 0; i < frames.size();) {
+		RcuReadGuard rcu;
+		CtResult res[64];
+		const unsigned want = 1 + rng() % 64;
+		const unsigned ask = unsigned(std::min<size_t>(want, frames.size() - i));
+		const unsigned n = many.ct.in_batch(&ptrs[i], &lens[i], ask, false, 0, many.now,
+						    false, res);
+		REQUIRE(n >= 1);
+		REQUIRE(n <= ask);
+		stops += n < ask;
+		for (unsigned j = 0; j < n; j++) {
+			const Rig::Out &e = expect[i + j];
+			mismatches += res[j].state != e.state || (res[j].entry != nullptr) != e.had_entry ||
+				      (res[j].entry && res[j].dir != e.dir);
+			hits += res[j].entry && !res[j].unconfirmed;
+			CHECK((j == n - 1 || !res[j].unconfirmed));
+			many.ct.confirm(res[j], many.now);
+			many.ct.release(res[j]);
+		}
+		i += n;
+	}
+	CHECK(mismatches == 0);
+	CHECK(hits > 1500);
+	CHECK(stops > 100);	/* new connections cut batches short */
+	CHECK(many.ct.table().count() == one.ct.table().count());
+	CHECK(many.stats().invalid == one.stats().invalid);
+}
+
+/*
  * Every cell of nf_conntrack_proto_tcp.c's tcp_conntracks table that a
  * tracked connection can be in, both directions: drive a connection to the
  * old state with real segments, send the segment class, and compare with
