@@ -71,8 +71,8 @@ struct Frames {
 	std::vector<Pkt> pkts;
 };
 
-IfInfo g_in{1, "lo", 772, 0, "xbr0"};
-IfInfo g_out{2, "swp2", 1, 0, "xbr0"};
+IfInfo g_in{1, "lo", 772, 0, "xbr0", nullptr};
+IfInfo g_out{2, "swp2", 1, 0, "xbr0", nullptr};
 
 void add_frame(Frames &f, ctf::Bytes b)
 {
