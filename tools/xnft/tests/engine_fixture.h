@@ -224,30 +224,44 @@ void for_each_dumped_elem(const xb::nft::Ruleset &rs, const char *table, const c
 	FAIL("the element dump did not end");
 }
 
-// A NEWRULE for chain @chain of bridge table @table from libnftnl
-// expressions, as a raw netlink client (not nft) may send it.
-inline int add_raw_rule(Engine &e, const char *table, const char *chain,
-			const std::function<void(nftnl_rule *)> &add_exprs)
+// One nf_tables message of @type whose nlmsghdr @build fills (header and
+// attributes after the nfgenmsg), applied as a batch of its own and
+// committed, or aborted when it fails: its error, and extack's message in
+// @msg.
+inline int apply_raw(Engine &e, uint16_t type, const std::function<void(nlmsghdr *)> &build,
+		     std::string *msg = nullptr)
 {
-	nftnl_rule *r = nftnl_rule_alloc();
-	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
-	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
-	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_BRIDGE);
-	add_exprs(r);
-	std::vector<uint8_t> buf(4096);
+	std::vector<uint8_t> buf(8192);
 	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
 	h->nlmsg_len = NLMSG_LENGTH(sizeof(nfgenmsg));
-	nftnl_rule_nlmsg_build_payload(h, r);
-	nftnl_rule_free(r);
+	build(h);
 	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
 	xb::Extack ack;
-	int err = e.rs.apply(xb::nft::kMsgNewRule, xb::nft::kNlmFCreate | xb::nft::kNlmFAppend,
+	int err = e.rs.apply(type, xb::nft::kNlmFCreate | xb::nft::kNlmFAppend,
 			     xb::nft::kFamilyBridge, buf.data() + off, h->nlmsg_len - off, &ack);
 	if (!err)
 		err = e.rs.commit(&ack);
 	else
 		e.rs.abort();
+	if (msg)
+		*msg = ack.msg ? ack.msg : "";
 	return err;
+}
+
+// A NEWRULE for chain @chain of bridge table @table from libnftnl
+// expressions, as a raw netlink client (not nft) may send it.
+inline int add_raw_rule(Engine &e, const char *table, const char *chain,
+			const std::function<void(nftnl_rule *)> &add_exprs)
+{
+	return apply_raw(e, xb::nft::kMsgNewRule, [&](nlmsghdr *h) {
+		nftnl_rule *r = nftnl_rule_alloc();
+		nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
+		nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
+		nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_BRIDGE);
+		add_exprs(r);
+		nftnl_rule_nlmsg_build_payload(h, r);
+		nftnl_rule_free(r);
+	});
 }
 
 } // namespace xnft::test

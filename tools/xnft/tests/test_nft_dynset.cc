@@ -49,26 +49,6 @@ int32_t send(Engine &e, uint8_t src, unsigned hook = kHookForward)
 	return e.run(hook, f.pkt);
 }
 
-int apply_raw(Engine &e, uint16_t type, const std::function<void(nlmsghdr *)> &build,
-	      std::string *msg = nullptr)
-{
-	std::vector<uint8_t> buf(8192);
-	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
-	h->nlmsg_len = NLMSG_LENGTH(sizeof(nfgenmsg));
-	build(h);
-	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
-	xb::Extack ack;
-	int err = e.rs.apply(type, kNlmFCreate | kNlmFAppend, kFamilyBridge, buf.data() + off,
-			     h->nlmsg_len - off, &ack);
-	if (!err)
-		err = e.rs.commit(&ack);
-	else
-		e.rs.abort();
-	if (msg)
-		*msg = ack.msg ? ack.msg : "";
-	return err;
-}
-
 // A rule in chain t/c from libnftnl expressions.
 int add_rule(Engine &e, const std::vector<nftnl_expr *> &exprs, std::string *msg = nullptr)
 {
