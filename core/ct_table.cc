@@ -69,9 +69,7 @@ int CtTable::init(uint32_t buckets, uint32_t max, Extack *ack)
 {
 	if (buckets == 0 || buckets > kMaxBuckets)
 		return fail(ack, kERANGE, "conntrack bucket count out of range");
-	uint32_t n = 16;
-	while (n < buckets)
-		n <<= 1;
+	const uint32_t n = buckets;
 	if (!entry_cache_get())
 		return fail(ack, kENOMEM, "no memory for the conntrack entry cache");
 	xb_lock *lock = xb_lock_create();
@@ -88,7 +86,7 @@ int CtTable::init(uint32_t buckets, uint32_t max, Extack *ack)
 		return fail(ack, kENOMEM, "no memory for the conntrack counters");
 	}
 	buckets_ = b;
-	mask_ = n - 1;
+	nbuckets_ = n;
 	seed_ = ((uint64_t(xb_random_u32()) << 32) | xb_random_u32()) | 1;
 	lock_ = lock;
 	count_ = 0;
@@ -107,7 +105,7 @@ void CtTable::fini()
 	/* Collect first (through the unused rcu heads), free after: a chain
 	 * can run through an entry's other link after its own. */
 	CtEntry *list = nullptr;
-	for (uint32_t b = 0; b <= mask_; b++) {
+	for (uint32_t b = 0; b < nbuckets_; b++) {
 		for (uintptr_t l = buckets_[b]; l; l = link_entry(l)->next[l & 1]) {
 			if (l & 1)
 				continue;	/* each entry once, from its original link */
@@ -166,7 +164,7 @@ bool CtTable::early_drop(uint32_t bucket, uint32_t now)
 	LockGuard guard(lock_);
 	for (uint32_t i = 0; i < kEvictionRange; i++) {
 		unsigned drops = 0;
-		uintptr_t l = buckets_[(bucket + i) & mask_];
+		uintptr_t l = buckets_[(bucket + i) % nbuckets_];
 		while (l) {
 			CtEntry *e = link_entry(l);
 			l = e->next[l & 1];
@@ -277,7 +275,7 @@ unsigned CtTable::gc_slice(uint32_t now, uint32_t max_buckets, bool *wrapped)
 	RcuReadGuard rcu;
 	LockGuard guard(lock_);
 	uint32_t b = gc_cursor_;
-	for (uint32_t i = 0; i < max_buckets && i <= mask_; i++) {
+	for (uint32_t i = 0; i < max_buckets && i < nbuckets_; i++) {
 		uintptr_t l = buckets_[b];
 		while (l) {
 			CtEntry *e = link_entry(l);
@@ -287,9 +285,10 @@ unsigned CtTable::gc_slice(uint32_t now, uint32_t max_buckets, bool *wrapped)
 				removed++;
 			}
 		}
-		b = (b + 1) & mask_;
-		if (b == 0)
+		if (++b == nbuckets_) {
+			b = 0;
 			wrap = true;
+		}
 	}
 	gc_cursor_ = b;
 	if (wrapped)
@@ -311,7 +310,7 @@ unsigned CtTable::flush(const CtFilter &f)
 	unsigned removed = 0;
 	RcuReadGuard rcu;
 	LockGuard guard(lock_);
-	for (uint32_t b = 0; b <= mask_; b++) {
+	for (uint32_t b = 0; b < nbuckets_; b++) {
 		uintptr_t l = buckets_[b];
 		while (l) {
 			CtEntry *e = link_entry(l);

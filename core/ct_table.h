@@ -243,8 +243,9 @@ public:
 	static constexpr uint32_t kDefaultMax = 65536;
 	static constexpr uint32_t kMaxBuckets = 1u << 24;
 
-	/* Control. @buckets is rounded up to a power of two; @max is
-	 * nf_conntrack_max (0: no bound). */
+	/* Control. @buckets is any count from 1 to kMaxBuckets, as
+	 * nf_conntrack_buckets (a bucket is chosen by scaling the hash, not
+	 * masking it); @max is nf_conntrack_max (0: no bound). */
 	int init(uint32_t buckets, uint32_t max, Extack *ack);
 	/* Control, no readers left: free every entry and the table. */
 	void fini();
@@ -273,10 +274,10 @@ public:
 	uint32_t hash_of(const CtTuple &t) const { return uint32_t(ct_tuple_hash(t, seed_)); }
 	/* Datapath (batches): prefetch the bucket of @hash, then (a later
 	 * step) the first entry of its chain. */
-	void prefetch_bucket(uint32_t hash) const { prefetch(&buckets_[hash & mask_]); }
+	void prefetch_bucket(uint32_t hash) const { prefetch(&buckets_[bucket_index(hash)]); }
 	void prefetch_chain(uint32_t hash) const
 	{
-		const uintptr_t l = __atomic_load_n(&buckets_[hash & mask_], __ATOMIC_RELAXED);
+		const uintptr_t l = __atomic_load_n(&buckets_[bucket_index(hash)], __ATOMIC_RELAXED);
 		if (l)
 			prefetch_entry(link_entry(l));
 	}
@@ -296,7 +297,7 @@ public:
 	bool prefetch_deep() const { return count() >= kCtPrefetchDeepMin; }
 	void prefetch_second(const CtTuple &key, uint32_t hash) const
 	{
-		const uintptr_t l = __atomic_load_n(&buckets_[hash & mask_], __ATOMIC_RELAXED);
+		const uintptr_t l = __atomic_load_n(&buckets_[bucket_index(hash)], __ATOMIC_RELAXED);
 		if (!l)
 			return;
 		const CtEntry *e = link_entry(l);
@@ -359,7 +360,7 @@ public:
 	template <typename Fn> bool for_each_from(uint32_t &bucket, uint32_t &skip, Fn fn) const
 	{
 		RcuReadGuard rcu;
-		for (uint32_t b = bucket; b <= mask_; b++) {
+		for (uint32_t b = bucket; b < nbuckets_; b++) {
 			uint32_t n = 0;
 			for (uintptr_t l = load_link(buckets_[b]); l;
 			     l = load_link(link_entry(l)->next[l & 1])) {
@@ -377,7 +378,7 @@ public:
 				n++;
 			}
 		}
-		bucket = mask_ + 1;
+		bucket = nbuckets_;
 		skip = 0;
 		return true;
 	}
@@ -395,10 +396,10 @@ public:
 	template <typename Fn> unsigned for_each_locked(Fn fn)
 	{
 		unsigned n = 0;
-		for (uint32_t b = 0; b <= mask_;) {
+		for (uint32_t b = 0; b < nbuckets_;) {
 			RcuReadGuard rcu;
 			LockGuard guard(lock_);
-			for (const uint32_t end = b + kWalkSlice; b <= mask_ && b < end; b++) {
+			for (const uint32_t end = b + kWalkSlice; b < nbuckets_ && b < end; b++) {
 				for (uintptr_t l = buckets_[b]; l; l = link_entry(l)->next[l & 1]) {
 					CtEntry &e = *link_entry(l);
 					if ((l & 1) || (e.status & kCtDying))
@@ -414,7 +415,7 @@ public:
 	uint32_t count() const { return __atomic_load_n(&count_, __ATOMIC_RELAXED); }
 	uint32_t max() const { return load_once(max_); }
 	void set_max(uint32_t max) { store_once(max_, max); }
-	uint32_t buckets() const { return mask_ + 1; }
+	uint32_t buckets() const { return nbuckets_; }
 	/* Control, before the table is published to the datapath. */
 	void set_event_sink(CtEventSink sink) { sink_ = sink; }
 	/* Datapath: the sink (Update events are the tracker's, ct_track.cc). */
@@ -448,14 +449,20 @@ private:
 	/* A chain link as an RCU reader loads it (writers publish with release). */
 	static uintptr_t load_link(const uintptr_t &l) { return __atomic_load_n(&l, __ATOMIC_ACQUIRE); }
 	static uintptr_t make_link(CtEntry *e, unsigned dir) { return reinterpret_cast<uintptr_t>(e) | dir; }
-	uint32_t bucket_of(const CtTuple &t) const { return hash_of(t) & mask_; }
+	/* reciprocal_scale, as nf_conntrack's scale_hash: the hash's high
+	 * bits pick one of any number of buckets with a multiply. */
+	uint32_t bucket_index(uint32_t hash) const
+	{
+		return uint32_t((uint64_t(hash) * nbuckets_) >> 32);
+	}
+	uint32_t bucket_of(const CtTuple &t) const { return bucket_index(hash_of(t)); }
 	void unlink_locked(CtEntry *e) XB_REQUIRES(lock_);
 	void remove_locked(CtEntry *e) XB_REQUIRES(lock_);
 	bool early_drop(uint32_t bucket, uint32_t now) XB_EXCLUDES(lock_);
 	static void free_rcu(xb_rcu_head *head);
 
 	uintptr_t *buckets_ = nullptr;	/* links; rcu_publish'd entries */
-	uint32_t mask_ = 0;
+	uint32_t nbuckets_ = 0;
 	uint64_t seed_ = 0;
 	xb_lock *lock_ = nullptr;
 	uint32_t count_ = 0;		/* confirmed + unconfirmed */
@@ -469,7 +476,7 @@ private:
 /* Inline: the datapath's lookup is a short walk worth no call. */
 inline CtEntry *CtTable::lookup_hashed(const CtTuple &key, uint32_t hash, uint32_t now, uint8_t *dir)
 {
-	for (uintptr_t l = load_link(buckets_[hash & mask_]); l;) {
+	for (uintptr_t l = load_link(buckets_[bucket_index(hash)]); l;) {
 		CtEntry *e = link_entry(l);
 		const unsigned d = l & 1;
 		const bool match = d == 0 ? e->tuple == key : ct_tuple_is_reply(e->tuple, key);

@@ -145,8 +145,9 @@ unsigned Conntrack::in_batch(const uint8_t *const *frames, const uint32_t *lens,
  * chains are looked into for a hit second in its chain
  * (CtTable::prefetch_second), group g+2's first entries are fetched and
  * group g+3 is parsed and its buckets fetched: each of the dependent misses
- * of a hit (bucket, first entry, second entry) has a group's tracking to
- * arrive in, where the plain batch waits for each once per batch. The
+ * of a hit (bucket, first entry, second entry) has a group's tracking
+ * (four frames, ~500 cycles) to arrive in, where the plain batch waits
+ * for each once per batch. The
  * groups ahead are only parsed and prefetched: a frame is tracked against
  * the table as it is when its turn comes.
  */

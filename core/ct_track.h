@@ -103,7 +103,7 @@ public:
 	 * i's result.
 	 */
 	static constexpr unsigned kCtBatch = 16;
-	static constexpr unsigned kCtDeepGroup = 8;
+	static constexpr unsigned kCtDeepGroup = 4;
 	unsigned in_batch(const uint8_t *const *frames, const uint32_t *lens, unsigned n,
 			  bool oob_tag, uint16_t zone, uint32_t now, bool csum_ok, CtResult *out);
 
@@ -136,7 +136,8 @@ public:
 	CtConfig config;
 
 private:
-	unsigned in_batch_deep(const uint8_t *const *frames, const uint32_t *lens, unsigned n,
+	/* its own frame: 16 parsed packets, as in_batch()'s (kernel stacks) */
+	xb_noinline unsigned in_batch_deep(const uint8_t *const *frames, const uint32_t *lens, unsigned n,
 			       bool oob_tag, uint16_t zone, uint32_t now, bool csum_ok,
 			       CtResult *out);
 	void in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint32_t now, bool csum_ok,

@@ -587,7 +587,7 @@ void print_json(const std::vector<Row> &rows, const Options &o, const char *tsc_
 	printf("\n  ],\n  \"ct_rows\": [");
 	first = true;
 	for (const xbench::CtBenchRow &c : ct_rows) {
-		printf("%s\n    {\"connections\": %u, \"bytes_per_connection\": %.1f, "
+		printf("%s\n    {\"connections\": %u, \"bytes_per_connection\": %.2f, "
 		       "\"frames_timed\": %llu, \"failures\": %u",
 		       first ? "" : ",", c.conns, c.bytes_per_conn,
 		       (unsigned long long)c.frames_timed, c.failures);
@@ -863,7 +863,7 @@ int main(int argc, char **argv)
 			printf("  %10s %10s %10s %10s %10s %12s\n", "conns", "single", "batch",
 			       "Mpps(s)", "Mpps(b)", "bytes/conn");
 			for (const xbench::CtBenchRow &c : ct_rows)
-				printf("  %10u %10.1f %10.1f %10.2f %10.2f %12.1f%s\n", c.conns,
+				printf("  %10u %10.1f %10.1f %10.2f %10.2f %12.2f%s\n", c.conns,
 				       c.single.cycles_per_frame, c.batch.cycles_per_frame, c.single.mpps,
 				       c.batch.mpps, c.bytes_per_conn, c.failures ? "  FAILED" : "");
 		}

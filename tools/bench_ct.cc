@@ -6,7 +6,8 @@
  *
  * Set-up (untimed): N TCP connections through SYN, SYN/ACK and ACK, each
  * confirmed as the bridge would; the table then holds N ASSURED
- * ESTABLISHED entries (buckets = N rounded up to a power of two, no bound).
+ * ESTABLISHED entries (N buckets, as nf_conntrack_max = nf_conntrack_buckets by
+ * default; no bound).
  * A pool of frames (random connection, random direction, an in-window ACK
  * of what the other side sent) is prepared; the timed loop walks it
  * cyclically in 64-frame chunks bracketed by rdtsc, each chunk one RCU read

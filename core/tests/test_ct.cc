@@ -968,6 +968,54 @@ TEST_CASE("ct: timeouts expire on the platform clock; GC removes in slices", "[c
 	xb_user_use_real_time();
 }
 
+/*
+ * As nf_conntrack_buckets, a table has any number of buckets: the hash is
+ * scaled to the count, not masked. Every bucket of a 7-bucket table gets
+ * entries and none past the last; a dump and the lookups find every entry;
+ * GC slices wrap after exactly 7 buckets.
+ */
+TEST_CASE("ct: a table of a bucket count that is not a power of two", "[ct][table]")
+{
+	Rig rig(7);
+	REQUIRE(rig.ct.table().buckets() == 7);
+	const unsigned conns = 500;
+	for (unsigned i = 0; i < conns; i++)
+		REQUIRE(rig.state(udp_packet(v4(10, 0, uint8_t(i >> 8), uint8_t(i)),
+					      v4(10, 0, 9, 9), 5000, 53)) == kCtStateNew);
+	REQUIRE(rig.ct.table().count() == conns);
+	for (unsigned i = 0; i < conns; i++)
+		CHECK(rig.find(tuple_of(udp_packet(v4(10, 0, 9, 9), v4(10, 0, uint8_t(i >> 8),
+								   uint8_t(i)), 53, 5000))));
+
+	/* one entry at a time: refused, the cursor names its bucket */
+	std::vector<unsigned> per_bucket(8, 0);
+	uint32_t bucket = 0, skip = 0;
+	unsigned seen = 0;
+	while (!rig.ct.table().for_each_from(bucket, skip, [](const CtEntry &) { return false; })) {
+		per_bucket[std::min(bucket, 7u)]++;
+		seen++;
+		skip++;
+		REQUIRE(seen <= conns);
+	}
+	CHECK(seen == conns);
+	CHECK(bucket == 7);	/* the end */
+	CHECK(per_bucket[7] == 0);
+	for (unsigned b = 0; b < 7; b++) {
+		CAPTURE(b);
+		CHECK(per_bucket[b] > conns / 7 / 2);	/* spread, roughly even */
+	}
+
+	bool wrapped = false;
+	int slices = 0;
+	while (!wrapped) {
+		rig.ct.table().gc_slice(rig.now, 2, &wrapped);
+		slices++;
+		REQUIRE(slices <= 4);
+	}
+	CHECK(slices == 4);	/* 2 + 2 + 2 + 1 */
+	CHECK(rig.ct.table().count() == conns);	/* nothing expired */
+}
+
 TEST_CASE("ct: frames as nf_conntrack_bridge sees them", "[ct][parse]")
 {
 	Rig rig;
