@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ct_proto_other.cc - UDP, ICMP/ICMPv6 and generic tracking (see
+ * ct_proto_other.cc - UDP, ICMP/ICMPv6, GRE and generic tracking (see
  * ct_proto_other.h). Stateless code over one entry.
  */
 #include "ct_proto_other.h"
@@ -101,6 +101,18 @@ CtL4Verdict ct_icmp_packet(CtEntry &e, bool confirmed, uint32_t now)
 		return CtL4Verdict::Invalid;
 	store_once(e.expires, now + (e.tuple.l4proto == kIpProtoIcmp ? kCtIcmpTimeout
 								 : kCtIcmpv6Timeout));
+	return CtL4Verdict::Accept;
+}
+
+CtL4Verdict ct_gre_packet(CtEntry &e, uint32_t now)
+{
+	if (e.status_bits() & kCtSeenReply) {
+		store_once(e.expires, now + kCtGreTimeoutStream);
+		if (!(e.status_bits() & kCtAssured))
+			e.set_status(kCtAssured);
+	} else {
+		store_once(e.expires, now + kCtGreTimeout);
+	}
 	return CtL4Verdict::Accept;
 }
 

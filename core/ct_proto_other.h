@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ct_proto_other.h - the UDP, ICMP/ICMPv6 and generic trackers, and the
+ * ct_proto_other.h - the UDP, ICMP/ICMPv6, GRE and generic trackers, and the
  * ICMP error classification that makes an error RELATED to the connection
  * it quotes.
  *
@@ -40,6 +40,10 @@ CtIcmpClass ct_icmp_classify(const CtPacket &p, uint32_t &inner_off);
 
 /* icmp(v6)_packet: only requests may start a connection; refresh. */
 CtL4Verdict ct_icmp_packet(CtEntry &e, bool confirmed, uint32_t now);
+
+/* nf_conntrack_gre_packet (no PPTP helper, so the default timeouts):
+ * once the reply was seen, the stream timeout and ASSURED. */
+CtL4Verdict ct_gre_packet(CtEntry &e, uint32_t now);
 
 /* generic_packet: refresh with the generic timeout. */
 CtL4Verdict ct_generic_packet(CtEntry &e, uint32_t now);

@@ -56,6 +56,8 @@ constexpr uint32_t kCtUdpStreamDelay = 2 * kCtSecond;		/* stream after 2 s */
 constexpr uint32_t kCtIcmpTimeout = 30 * kCtSecond;
 constexpr uint32_t kCtIcmpv6Timeout = 30 * kCtSecond;
 constexpr uint32_t kCtGenericTimeout = 600 * kCtSecond;
+constexpr uint32_t kCtGreTimeout = 30 * kCtSecond;		/* unreplied */
+constexpr uint32_t kCtGreTimeoutStream = 180 * kCtSecond;	/* replied */
 
 } // namespace xb
 

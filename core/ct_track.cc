@@ -323,6 +323,9 @@ void Conntrack::in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint3
 		case kIpProtoIcmpv6:
 			v = ct_icmp_packet(*e, confirmed, now);
 			break;
+		case kIpProtoGre:
+			v = ct_gre_packet(*e, now);
+			break;
 		default:
 			v = ct_generic_packet(*e, now);
 			break;

@@ -20,6 +20,8 @@ namespace {
 
 constexpr uint8_t kV6Hop = 0, kV6Routing = 43, kV6Fragment = 44, kV6Auth = 51,
 		  kV6None = 59, kV6Dest = 60;
+/* GRE: the version bits of the first word, and PPTP's payload type */
+constexpr uint16_t kGreVersionMask = 0x0007, kGreProtoPpp = 0x880b;
 
 /* ICMP request <-> reply types; 0xff: no inverse. */
 uint8_t icmp_inverse_type(uint8_t type)
@@ -78,6 +80,19 @@ xb_always_inline CtParse read_l4_ids(const uint8_t *l4, uint32_t avail, CtTuple 
 			return CtParse::BadL4;
 		t.dport = uint16_t(l4[0] << 8 | l4[1]);	/* type, code */
 		t.sport = load_be16(l4 + 4);		/* identifier */
+		return CtParse::Ok;
+	case kIpProtoGre:
+		/* gre_pkt_to_tuple: keys only for PPTP's enhanced GRE
+		 * (version 1), whose call ID is the destination key; the
+		 * source key would come from the PPTP helper's keymap (none
+		 * here: 0). Any other GRE, or a header too short to tell,
+		 * has no keys. Version 1 carrying anything but PPP has no
+		 * tuple at all. */
+		if (avail < 4 || (load_be16(l4) & kGreVersionMask) != 1 || avail < 8)
+			return CtParse::Ok;
+		if (load_be16(l4 + 2) != kGreProtoPpp)
+			return CtParse::BadL4;
+		t.dport = load_be16(l4 + 6);
 		return CtParse::Ok;
 	default:
 		return CtParse::Ok;
@@ -236,7 +251,8 @@ int ct_tuple_check(const CtTuple &t, Extack *ack)
 	    (t.l4proto == kIpProtoIcmpv6 && t.l3 != kCtL3Ipv6))
 		return fail(ack, kEINVAL, "conntrack tuple: ICMP protocol of the other family");
 	const bool has_ids = t.l4proto == kIpProtoTcp || t.l4proto == kIpProtoUdp ||
-			     t.l4proto == kIpProtoIcmp || t.l4proto == kIpProtoIcmpv6;
+			     t.l4proto == kIpProtoIcmp || t.l4proto == kIpProtoIcmpv6 ||
+			     t.l4proto == kIpProtoGre;	/* its keys */
 	if (!has_ids && (t.sport || t.dport))
 		return fail(ack, kEINVAL, "conntrack tuple: ports given for a protocol without ports");
 	return 0;

@@ -36,6 +36,7 @@ namespace xb {
 constexpr uint8_t kIpProtoIcmp = 1;
 constexpr uint8_t kIpProtoTcp = 6;
 constexpr uint8_t kIpProtoUdp = 17;
+constexpr uint8_t kIpProtoGre = 47;
 constexpr uint8_t kIpProtoIcmpv6 = 58;
 
 constexpr uint8_t kCtL3Ipv4 = 4;

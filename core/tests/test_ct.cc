@@ -712,6 +712,93 @@ TEST_CASE("ct: UDP is assured once replied and alive after two seconds", "[ct][u
 	CHECK(e->packets[1] == 1);
 }
 
+/* A GRE header: flags and version, protocol, and for version 1 (PPTP's
+ * enhanced GRE) payload length and call ID. */
+static Bytes gre(uint16_t flags_version, uint16_t proto, uint16_t call_id = 0, size_t len = 8)
+{
+	Bytes h(len, 0);
+	if (len >= 2)
+		put16(h, 0, flags_version);
+	if (len >= 4)
+		put16(h, 2, proto);
+	if (len >= 8)
+		put16(h, 6, call_id);
+	return h;
+}
+
+/*
+ * nf_conntrack_proto_gre, built into Debian's kernels: GRE is tracked with
+ * keys (zero but for PPTP's call ID), for 30 s until replied, then 180 s and
+ * ASSURED on the first packet after the reply; version 1 carrying anything
+ * but PPP has no tuple (INVALID).
+ */
+TEST_CASE("ct: GRE is tracked as nf_conntrack_proto_gre does", "[ct][gre]")
+{
+	Rig rig;
+	const Ip a = v4(10, 0, 0, 1), b = v4(10, 0, 0, 2);
+	SECTION("plain GRE (version 0): no keys; replied, then assured")
+	{
+		const Bytes out = ip_packet(a, b, 47, gre(0x0000, 0x0800));
+		const Bytes back = ip_packet(b, a, 47, gre(0x2000, 0x86dd));	/* a key flag */
+		REQUIRE(rig.state(out) == kCtStateNew);
+		const CtTuple t = tuple_of(out);
+		CHECK(t.sport == 0);
+		CHECK(t.dport == 0);
+		CtEntry *e = rig.find(t);
+		REQUIRE(e);
+		CHECK(e->expires - rig.now == 30 * kS);
+		rig.now += 10 * kS;
+		REQUIRE(rig.state(back) == kCtStateEstablished);
+		CHECK((e->status_bits() & kCtSeenReply));
+		CHECK_FALSE((e->status_bits() & kCtAssured));
+		CHECK(e->expires - rig.now == 30 * kS);
+		REQUIRE(rig.state(back) == kCtStateEstablished);
+		CHECK((e->status_bits() & kCtAssured));
+		CHECK(e->expires - rig.now == 180 * kS);
+		CHECK(rig.ct.table().count() == 1);
+	}
+	SECTION("PPTP (version 1, PPP): the call ID is the destination key")
+	{
+		const Bytes out = ip_packet(a, b, 47, gre(0x3001, 0x880b, 0x1234));
+		REQUIRE(rig.state(out) == kCtStateNew);
+		const CtTuple t = tuple_of(out);
+		CHECK(t.sport == 0);
+		CHECK(t.dport == 0x1234);
+		/* The peer's packets carry its own call ID as their
+		 * destination key; without the PPTP helper's keymap their
+		 * source key is 0, so they never make the reply of a call
+		 * whose ID is not 0 (that would need source key 0x1234): each
+		 * direction is a connection of its own. */
+		REQUIRE(rig.state(ip_packet(b, a, 47, gre(0x3001, 0x880b, 0x5678))) == kCtStateNew);
+		REQUIRE(rig.state(ip_packet(b, a, 47, gre(0x3001, 0x880b, 0))) == kCtStateNew);
+		CHECK(rig.ct.table().count() == 3);
+		/* ... but call ID 0 both ways is one connection */
+		REQUIRE(rig.state(ip_packet(a, b, 47, gre(0x3001, 0x880b, 0))) == kCtStateEstablished);
+		CHECK(rig.ct.table().count() == 3);
+	}
+	SECTION("version 1 without PPP: no tuple, INVALID and counted")
+	{
+		REQUIRE(rig.state(ip_packet(a, b, 47, gre(0x3001, 0x0800, 0x1234))) == kCtStateInvalid);
+		CHECK(rig.ct.table().count() == 0);
+		CHECK(rig.stats().invalid == 1);
+	}
+	SECTION("headers too short to tell: tracked without keys")
+	{
+		REQUIRE(rig.state(ip_packet(a, b, 47, gre(0x0001, 0, 0, 2))) == kCtStateNew);
+		REQUIRE(rig.state(ip_packet(a, b, 47, gre(0x3001, 0x0800, 0, 6))) == kCtStateNew);
+		CHECK(rig.ct.table().count() == 1);	/* both keyless: one connection */
+		CHECK(rig.stats().invalid == 0);
+	}
+	SECTION("IPv6")
+	{
+		const Ip c = v6(1), d = v6(2);
+		REQUIRE(rig.state(ip_packet(c, d, 47, gre(0x3001, 0x880b, 7))) == kCtStateNew);
+		CHECK(tuple_of(ip_packet(c, d, 47, gre(0x3001, 0x880b, 7))).dport == 7);
+		REQUIRE(rig.state(ip_packet(c, d, 47, gre(0x0000, 0x86dd))) == kCtStateNew);
+		REQUIRE(rig.state(ip_packet(d, c, 47, gre(0x0000, 0x86dd))) == kCtStateEstablished);
+	}
+}
+
 TEST_CASE("ct: bad UDP lengths are INVALID", "[ct][udp]")
 {
 	Rig rig;
@@ -1101,12 +1188,12 @@ TEST_CASE("ct: frames as nf_conntrack_bridge sees them", "[ct][parse]")
 	}
 	SECTION("other protocols: generic, 600 s")
 	{
-		Bytes gre = ip_packet(k.cli, k.srv, 47, Bytes(8, 0));
-		CHECK(rig.state(gre) == kCtStateNew);
-		CtEntry *e = rig.find(tuple_of(gre));
+		Bytes esp = ip_packet(k.cli, k.srv, 50, Bytes(8, 0));
+		CHECK(rig.state(esp) == kCtStateNew);
+		CtEntry *e = rig.find(tuple_of(esp));
 		REQUIRE(e);
 		CHECK(e->expires - rig.now == 600 * kS);
-		CHECK(rig.state(ip_packet(k.srv, k.cli, 47, Bytes(8, 0))) == kCtStateEstablished);
+		CHECK(rig.state(ip_packet(k.srv, k.cli, 50, Bytes(8, 0))) == kCtStateEstablished);
 	}
 }
 
@@ -1158,7 +1245,7 @@ TEST_CASE("ct: delete by tuple, resumable dump, stats per CPU", "[ct][table]")
 	bad.l4proto = kIpProtoIcmpv6;	/* over IPv4 */
 	CHECK(rig.ct.table().del(bad, any, &ack) == -kEINVAL);
 	bad = conns[5].tuple();
-	bad.l4proto = 47;	/* GRE with ports */
+	bad.l4proto = 50;	/* ESP (generic) with ports */
 	CHECK(rig.ct.table().del(bad, any, &ack) == -kEINVAL);
 	CHECK(std::string(ack.msg).find("ports") != std::string::npos);
 	/* a filter that does not match: nothing removed */

@@ -55,7 +55,7 @@ IPS_SEEN_REPLY, IPS_ASSURED = 0x2, 0x4
 
 TCP_STATES = ["NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT", "CLOSE_WAIT",
               "LAST_ACK", "TIME_WAIT", "CLOSE", "SYN_SENT2"]
-PROTO_NAMES = {6: "tcp", 17: "udp", 1: "icmp", 58: "icmpv6"}
+PROTO_NAMES = {6: "tcp", 17: "udp", 1: "icmp", 58: "icmpv6", 47: "gre"}
 CT = {k: v[0] for k, v in xb.CT.items()}
 
 
@@ -146,7 +146,7 @@ def xbridge_rows(genl, br_ifindex):
         tuples = []
         for pre in ("", "reply_"):
             t = (_xb_addr(l3, a[CT[pre + "src"]]), _xb_addr(l3, a[CT[pre + "dst"]]))
-            if proto in (6, 17, 1, 58, 132, 136, 33):
+            if proto in (6, 17, 1, 58, 132, 136, 33, 47):
                 t += _l4(proto, nl.get_u16(a[CT[pre + "sport"]]), nl.get_u16(a[CT[pre + "dport"]]))
             tuples.append(t)
         state = TCP_STATES[a[CT["tcp_state"]][0]] if proto == 6 and CT["tcp_state"] in a else ""

@@ -29,7 +29,8 @@ it does not say to the other.
     vlan set vid VID dev P state 0..4
     port del P | port add P                   ip link set P nomaster / master BR
     send P SRC DST [tag TPID:TCI]... [ipv4 [A B]|ipv6 [A B]|arp|eth ETHERTYPE]
-               [udp SPORT DPORT|tcp SPORT DPORT FLAGS [seq N] [ack N]|icmp TYPE]
+               [udp SPORT DPORT|tcp SPORT DPORT FLAGS [seq N] [ack N]|icmp TYPE
+                |gre [pptp CALLID|v1 PROTO]]
                [len N] [win N] [frag N]       a frame from host P (or from br)
         ipv4/ipv6 alone carry UDP 4000 -> 4001 without checksum; A B are
         the addresses (default 192.0.2.1 192.0.2.2, 2001:db8::1 2001:db8::2).
@@ -39,7 +40,10 @@ it does not say to the other.
         ack follow the connection when not given: each direction of a
         (addresses, ports) flow starts at 1000 + its source port and moves on
         by the payload (8 marker bytes + len) plus SYN and FIN; ack is the
-        other direction's next seq when A is set. `win N` is the TCP
+        other direction's next seq when A is set. gre is plain GRE (version
+        0, IPv4 payload); `gre pptp CALLID` PPTP's enhanced GRE (version 1,
+        PPP) with that call ID; `gre v1 PROTO` version 1 carrying another
+        protocol (nf_conntrack_proto_gre finds no tuple). `win N` is the TCP
         window (default 64240; no window scale option is sent).
         `frag N` sends an IPv4 packet as N fragments of equal size (a
         multiple of 8, at least 32 bytes; the payload is the marker
@@ -348,6 +352,16 @@ def parse_step(line, lineno, nports):
                             raise ScenarioError("TCP flags are letters of FSRPAU, not %r" % fw)
                         flags |= TCP_FLAGS[c]
                 l4 = (k, sp, dp, flags)
+            elif k == "gre":
+                version, proto, call_id = 0, 0x0800, 0
+                if w.peek() == "pptp":
+                    w.next()
+                    version, proto = 1, 0x880b
+                    call_id = _int(w.next("call ID"), 0, 0xffff, "call ID")
+                elif w.peek() == "v1":
+                    w.next()
+                    version, proto = 1, _int(w.next("GRE protocol"), 0, 0xffff, "GRE protocol")
+                l4 = ("gre", version, proto, call_id)
             elif k == "icmp":
                 t = w.next("ICMP type")
                 if t in ICMP_ERRORS:
@@ -511,6 +525,8 @@ def _csum(data):
 
 
 def _l4_header_len(step):
+    if step.l4[0] == "gre":
+        return 8 if step.l4[1] == 1 else 4
     return 20 if step.l4[0] == "tcp" else 8
 
 
@@ -537,6 +553,11 @@ def _l4(step, body, pseudo):
     """The transport header and @body of a send step with udp/tcp/icmp;
     @pseudo(proto, length) is the checksum's pseudo-header."""
     kind, sp, dp, flags = step.l4
+    if kind == "gre":
+        version, proto, call_id = sp, dp, flags
+        if version == 1:	# key present, version 1; payload length, call ID
+            return 47, struct.pack("!HHHH", 0x2001, proto, len(body), call_id) + body
+        return 47, struct.pack("!HH", 0, proto) + body
     if kind == "udp":
         h = struct.pack("!HHHH", sp, dp, 8 + len(body), 0)
         c = _csum(pseudo(17, len(h) + len(body)) + h + body) or 0xffff

@@ -180,11 +180,26 @@ bool has_ports(uint8_t proto)
 	return proto == 6 || proto == 17 || proto == 33 || proto == 132 || proto == 136;
 }
 
+/* GRE's keys (PPTP call IDs), printed in hex as conntrack does */
+bool has_keys(uint8_t proto)
+{
+	return proto == 47;
+}
+
+std::string hex16(uint16_t v)
+{
+	char buf[8];
+	snprintf(buf, sizeof(buf), "0x%x", v);
+	return buf;
+}
+
 std::string tuple_str(const CtRow &r, const CtTupleRow &t)
 {
 	std::string s = "src=" + addr_str(r.l3, t.src) + " dst=" + addr_str(r.l3, t.dst) + " ";
 	if (has_ports(r.proto))
 		s += "sport=" + std::to_string(t.sport) + " dport=" + std::to_string(t.dport) + " ";
+	else if (has_keys(r.proto))
+		s += "srckey=" + hex16(t.sport) + " dstkey=" + hex16(t.dport) + " ";
 	else if (is_icmp(r.proto))
 		s += "type=" + std::to_string(t.dport >> 8) + " code=" +
 		     std::to_string(t.dport & 0xff) + " id=" + std::to_string(t.sport) + " ";
@@ -294,6 +309,9 @@ static void print_tuple_json(Printer &p, const char *key, const CtRow &r, const 
 	if (has_ports(r.proto)) {
 		p.uint("sport", t.sport, "");
 		p.uint("dport", t.dport, "");
+	} else if (has_keys(r.proto)) {
+		p.uint("srckey", t.sport, "");
+		p.uint("dstkey", t.dport, "");
 	} else if (is_icmp(r.proto)) {
 		p.uint("type", t.dport >> 8, "");
 		p.uint("code", t.dport & 0xff, "");

@@ -250,6 +250,22 @@ TEST_CASE("ct rows as conntrack -L prints them")
 	CHECK(format_ct_line(v6, false) ==
 	      "icmpv6   58 0 src=2001:db8::1 dst=2001:db8::2 type=128 code=0 id=0 [UNREPLIED] "
 	      "src=2001:db8::2 dst=2001:db8::1 type=129 code=0 id=0 mark=0 use=1");
+
+	CtRow g = ct_row(47);		/* PPTP's GRE: keys in hex */
+	g.orig.dport = 0x1234;
+	g.reply.sport = 0x1234;
+	g.timeout = 179;
+	g.status = XBRIDGE_CT_S_SEEN_REPLY | XBRIDGE_CT_S_ASSURED | XBRIDGE_CT_S_CONFIRMED;
+	CHECK(format_ct_line(g, false) ==
+	      "gre      47 179 src=10.0.0.1 dst=10.0.0.2 srckey=0x0 dstkey=0x1234 "
+	      "src=10.0.0.2 dst=10.0.0.1 srckey=0x1234 dstkey=0x0 [ASSURED] mark=0 use=1");
+
+	CtRow o = ct_row(50);		/* generic: addresses only */
+	o.timeout = 599;
+	o.status = XBRIDGE_CT_S_CONFIRMED;
+	CHECK(format_ct_line(o, false) ==
+	      "unknown  50 599 src=10.0.0.1 dst=10.0.0.2 [UNREPLIED] "
+	      "src=10.0.0.2 dst=10.0.0.1 mark=0 use=1");
 }
 
 TEST_CASE("ct events as conntrack -E prints them")
