@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ct_proto_other.cc - UDP, ICMP/ICMPv6, GRE and generic tracking (see
+ * ct_proto_other.cc - UDP, UDP-Lite, ICMP/ICMPv6, GRE and generic tracking (see
  * ct_proto_other.h). Stateless code over one entry.
  */
 #include "ct_proto_other.h"
@@ -101,6 +101,33 @@ CtL4Verdict ct_icmp_packet(CtEntry &e, bool confirmed, uint32_t now)
 		return CtL4Verdict::Invalid;
 	store_once(e.expires, now + (e.tuple.l4proto == kIpProtoIcmp ? kCtIcmpTimeout
 								 : kCtIcmpv6Timeout));
+	return CtL4Verdict::Accept;
+}
+
+bool ct_udplite_error(const CtPacket &p, bool check)
+{
+	if (p.l4_len < 8)
+		return true;	/* short packet */
+	const uint8_t *uh = p.l3 + p.l4_off;
+	uint32_t cscov = load_be16(uh + 4);
+	if (cscov == 0)
+		cscov = p.l4_len;	/* the whole datagram */
+	else if (cscov < 8 || (cscov > p.l4_len && !p.fragment))
+		return true;	/* invalid checksum coverage */
+	if (!(uh[6] | uh[7]))
+		return true;	/* UDP-Lite mandates checksums */
+	return check && !ct_udplite_checksum_ok_as_linux(p, cscov);
+}
+
+CtL4Verdict ct_udplite_packet(CtEntry &e, uint32_t now)
+{
+	if (e.status_bits() & kCtSeenReply) {
+		store_once(e.expires, now + kCtUdpTimeoutStream);
+		if (!(e.status_bits() & kCtAssured))
+			e.set_status(kCtAssured);
+	} else {
+		store_once(e.expires, now + kCtUdpTimeout);
+	}
 	return CtL4Verdict::Accept;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ct_proto_other.h - the UDP, ICMP/ICMPv6, GRE and generic trackers, and the
+ * ct_proto_other.h - the UDP, UDP-Lite, ICMP/ICMPv6, GRE and generic trackers, and the
  * ICMP error classification that makes an error RELATED to the connection
  * it quotes.
  *
@@ -40,6 +40,17 @@ CtIcmpClass ct_icmp_classify(const CtPacket &p, uint32_t &inner_off);
 
 /* icmp(v6)_packet: only requests may start a connection; refresh. */
 CtL4Verdict ct_icmp_packet(CtEntry &e, bool confirmed, uint32_t now);
+
+/*
+ * udplite_error: a short header, a checksum coverage below the header or
+ * beyond the packet, a missing checksum, or (@check: prerouting with
+ * nf_conntrack_checksum on and the checksum not known good) a checksum
+ * that fails as Linux verifies it (ct_udplite_checksum_ok_as_linux).
+ */
+bool ct_udplite_error(const CtPacket &p, bool check);
+/* nf_conntrack_udplite_packet: once the reply was seen, the replied
+ * timeout and ASSURED at once (no two-second stream rule as UDP's). */
+CtL4Verdict ct_udplite_packet(CtEntry &e, uint32_t now);
 
 /* nf_conntrack_gre_packet (no PPTP helper, so the default timeouts):
  * once the reply was seen, the stream timeout and ASSURED. */

@@ -272,6 +272,11 @@ void Conntrack::in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint3
 			invalid(out);
 			return;
 		}
+	} else if (proto == kIpProtoUdplite) {
+		if (ct_udplite_error(p, check)) {
+			invalid(out);
+			return;
+		}
 	}
 
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -325,6 +330,9 @@ void Conntrack::in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint3
 			break;
 		case kIpProtoGre:
 			v = ct_gre_packet(*e, now);
+			break;
+		case kIpProtoUdplite:
+			v = ct_udplite_packet(*e, now);
 			break;
 		default:
 			v = ct_generic_packet(*e, now);

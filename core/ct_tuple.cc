@@ -69,6 +69,7 @@ xb_always_inline CtParse read_l4_ids(const uint8_t *l4, uint32_t avail, CtTuple 
 	switch (t.l4proto) {
 	case kIpProtoTcp:
 	case kIpProtoUdp:
+	case kIpProtoUdplite:
 		if (avail < 4)
 			return CtParse::BadL4;
 		t.sport = load_be16(l4);
@@ -252,7 +253,7 @@ int ct_tuple_check(const CtTuple &t, Extack *ack)
 		return fail(ack, kEINVAL, "conntrack tuple: ICMP protocol of the other family");
 	const bool has_ids = t.l4proto == kIpProtoTcp || t.l4proto == kIpProtoUdp ||
 			     t.l4proto == kIpProtoIcmp || t.l4proto == kIpProtoIcmpv6 ||
-			     t.l4proto == kIpProtoGre;	/* its keys */
+			     t.l4proto == kIpProtoUdplite || t.l4proto == kIpProtoGre;
 	if (!has_ids && (t.sport || t.dport))
 		return fail(ack, kEINVAL, "conntrack tuple: ports given for a protocol without ports");
 	return 0;
@@ -306,6 +307,22 @@ bool ct_l4_checksum_ok(const CtPacket &p)
 		sum += p.l4_len >> 16;
 	}
 	sum = sum16(l4, p.l4_len, sum);
+	return sum == 0xffff;
+}
+
+bool ct_udplite_checksum_ok_as_linux(const CtPacket &p, uint32_t cscov)
+{
+	const uint32_t alen = p.tuple.l3 == kCtL3Ipv4 ? 4 : 16;
+	uint32_t sum = sum16(p.tuple.src, alen, 0);
+	sum = sum16(p.tuple.dst, alen, sum);
+	if (p.tuple.l3 == kCtL3Ipv4) {
+		sum += kIpProtoUdp + (p.l4_len & 0xff);
+	} else {
+		sum += kIpProtoUdp;
+		sum += p.l4_len & 0xffff;
+		sum += p.l4_len >> 16;
+	}
+	sum = sum16(p.l3 + p.l4_off, cscov, sum);
 	return sum == 0xffff;
 }
 

@@ -38,6 +38,7 @@ constexpr uint8_t kIpProtoTcp = 6;
 constexpr uint8_t kIpProtoUdp = 17;
 constexpr uint8_t kIpProtoGre = 47;
 constexpr uint8_t kIpProtoIcmpv6 = 58;
+constexpr uint8_t kIpProtoUdplite = 136;
 
 constexpr uint8_t kCtL3Ipv4 = 4;
 constexpr uint8_t kCtL3Ipv6 = 6;
@@ -174,6 +175,18 @@ CtParse ct_parse_embedded(const uint8_t *l3, uint32_t len, uint8_t l3_family, ui
  * checksum of zero means none. Other protocols: true.
  */
 bool ct_l4_checksum_ok(const CtPacket &p);
+
+/*
+ * UDP-Lite's checksum over its first @cscov bytes, verified as Linux's
+ * udplite_error verifies it (nf_checksum_partial with IPPROTO_UDP): the
+ * pseudo-header carries protocol 17, not UDP-Lite's 136, and for IPv4
+ * (nf_ip_checksum_partial passes the protocol and length the other way
+ * round, the length as the 8-bit protocol) its length word is
+ * 17 + (length mod 256). A checksum RFC 3828 computes therefore fails
+ * here, as it fails in the Linux bridge's conntrack, unless the kernel
+ * already vouched for it (csum_ok).
+ */
+bool ct_udplite_checksum_ok_as_linux(const CtPacket &p, uint32_t cscov);
 
 } // namespace xb
 

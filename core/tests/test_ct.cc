@@ -799,6 +799,102 @@ TEST_CASE("ct: GRE is tracked as nf_conntrack_proto_gre does", "[ct][gre]")
 	}
 }
 
+/* How a UDP-Lite packet's checksum is made: as RFC 3828 says (pseudo-header
+ * protocol 136, the length), the way Linux's conntrack verifies it (protocol
+ * 17; for IPv4 the length word 17 + length mod 256), or left out. */
+enum class LiteSum { Rfc, AsLinux, None };
+
+static Bytes udplite_packet(const Ip &src, const Ip &dst, uint16_t sport, uint16_t dport,
+			    uint16_t cscov = 0, LiteSum how = LiteSum::Rfc, size_t payload = 12)
+{
+	Bytes l4(8 + payload, 0xa5);
+	put16(l4, 0, sport);
+	put16(l4, 2, dport);
+	put16(l4, 4, cscov);
+	put16(l4, 6, 0);
+	Bytes p = ip_packet(src, dst, kIpProtoUdplite, l4);
+	if (how == LiteSum::None)
+		return p;
+	const size_t off = src.family == 4 ? 20 : 40;
+	const size_t alen = src.family == 4 ? 4 : 16;
+	const uint32_t len = uint32_t(l4.size());
+	uint32_t sum = sum16(src.addr, alen) + sum16(dst.addr, alen);
+	if (how == LiteSum::Rfc)
+		sum += kIpProtoUdplite + len;
+	else if (src.family == 4)
+		sum += kIpProtoUdp + (len & 0xff);
+	else
+		sum += kIpProtoUdp + len;
+	sum = sum16(&p[off], cscov ? cscov : len, sum);
+	const uint16_t c = fold(sum);	/* the complement, folded */
+	put16(p, off + 6, c ? c : 0xffff);
+	return p;
+}
+
+/*
+ * nf_conntrack_udplite_packet (built into Debian's kernels): ports as UDP,
+ * 30 s until replied, then 120 s and ASSURED on the first packet after the
+ * reply. udplite_error: a coverage below the header or beyond the packet,
+ * a zero checksum, and at prerouting a checksum that fails as Linux checks
+ * it (with UDP's protocol number in the pseudo-header, so an RFC 3828
+ * checksum fails unless the device vouched for it) are INVALID.
+ */
+TEST_CASE("ct: UDP-Lite is tracked as nf_conntrack_proto_udp's udplite does", "[ct][udplite]")
+{
+	Rig rig;
+	for (const bool v6 : {false, true}) {
+		CAPTURE(v6);
+		const Ip a = v6 ? ctf::v6(1) : v4(10, 0, 0, 1);
+		const Ip b = v6 ? ctf::v6(2) : v4(10, 0, 0, 2);
+		rig.ct.table().flush(CtFilter());
+		rig.csum_ok = false;
+		const uint32_t invalid0 = rig.stats().invalid;
+
+		/* the coverage: 0 (all), or from the header to the whole */
+		for (const uint16_t cscov : {uint16_t(0), uint16_t(8), uint16_t(20)}) {
+			CAPTURE(cscov);
+			REQUIRE(rig.state(udplite_packet(a, b, 6000, 7000 + cscov, cscov,
+							  LiteSum::AsLinux)) == kCtStateNew);
+		}
+		CHECK(rig.ct.table().count() == 3);
+		CHECK(rig.stats().invalid == invalid0);
+
+		/* every error: INVALID, counted, nothing created */
+		CHECK(rig.state(udplite_packet(a, b, 6001, 53, 0, LiteSum::Rfc)) == kCtStateInvalid);
+		CHECK(rig.state(udplite_packet(a, b, 6001, 53, 0, LiteSum::None)) == kCtStateInvalid);
+		CHECK(rig.state(udplite_packet(a, b, 6001, 53, 4, LiteSum::AsLinux)) == kCtStateInvalid);
+		CHECK(rig.state(udplite_packet(a, b, 6001, 53, 21, LiteSum::AsLinux)) == kCtStateInvalid);
+		Bytes bad = udplite_packet(a, b, 6001, 53, 0, LiteSum::AsLinux);
+		bad.back() ^= 1;
+		CHECK(rig.state(bad) == kCtStateInvalid);
+		CHECK(rig.stats().invalid == invalid0 + 5);
+		CHECK(rig.ct.table().count() == 3);
+
+		/* a device that verified the checksum: RFC 3828's is fine */
+		rig.csum_ok = true;
+		REQUIRE(rig.state(udplite_packet(a, b, 6001, 53, 0, LiteSum::Rfc)) == kCtStateNew);
+		CHECK(rig.state(udplite_packet(a, b, 6001, 53, 0, LiteSum::None)) == kCtStateInvalid);
+		rig.csum_ok = false;
+
+		/* tracked with ports; replied, then assured */
+		const Bytes out = udplite_packet(a, b, 6001, 53, 0, LiteSum::AsLinux);
+		const CtTuple t = tuple_of(out);
+		CHECK(t.sport == 6001);
+		CHECK(t.dport == 53);
+		CtEntry *e = rig.find(t);
+		REQUIRE(e);
+		CHECK(e->expires - rig.now == 30 * kS);
+		REQUIRE(rig.state(udplite_packet(b, a, 53, 6001, 0, LiteSum::AsLinux)) ==
+			kCtStateEstablished);
+		CHECK((e->status_bits() & kCtSeenReply));
+		CHECK_FALSE((e->status_bits() & kCtAssured));
+		CHECK(e->expires - rig.now == 30 * kS);
+		REQUIRE(rig.state(out) == kCtStateEstablished);
+		CHECK((e->status_bits() & kCtAssured));
+		CHECK(e->expires - rig.now == 120 * kS);
+	}
+}
+
 TEST_CASE("ct: bad UDP lengths are INVALID", "[ct][udp]")
 {
 	Rig rig;

@@ -55,7 +55,7 @@ IPS_SEEN_REPLY, IPS_ASSURED = 0x2, 0x4
 
 TCP_STATES = ["NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT", "CLOSE_WAIT",
               "LAST_ACK", "TIME_WAIT", "CLOSE", "SYN_SENT2"]
-PROTO_NAMES = {6: "tcp", 17: "udp", 1: "icmp", 58: "icmpv6", 47: "gre"}
+PROTO_NAMES = {6: "tcp", 17: "udp", 1: "icmp", 58: "icmpv6", 47: "gre", 136: "udplite"}
 CT = {k: v[0] for k, v in xb.CT.items()}
 
 

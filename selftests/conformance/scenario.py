@@ -30,7 +30,8 @@ it does not say to the other.
     port del P | port add P                   ip link set P nomaster / master BR
     send P SRC DST [tag TPID:TCI]... [ipv4 [A B]|ipv6 [A B]|arp|eth ETHERTYPE]
                [udp SPORT DPORT|tcp SPORT DPORT FLAGS [seq N] [ack N]|icmp TYPE
-                |gre [pptp CALLID|v1 PROTO]]
+                |gre [pptp CALLID|v1 PROTO]
+                |udplite SPORT DPORT [cscov N] [csum rfc|linux|none]]
                [len N] [win N] [frag N]       a frame from host P (or from br)
         ipv4/ipv6 alone carry UDP 4000 -> 4001 without checksum; A B are
         the addresses (default 192.0.2.1 192.0.2.2, 2001:db8::1 2001:db8::2).
@@ -43,7 +44,11 @@ it does not say to the other.
         other direction's next seq when A is set. gre is plain GRE (version
         0, IPv4 payload); `gre pptp CALLID` PPTP's enhanced GRE (version 1,
         PPP) with that call ID; `gre v1 PROTO` version 1 carrying another
-        protocol (nf_conntrack_proto_gre finds no tuple). `win N` is the TCP
+        protocol (nf_conntrack_proto_gre finds no tuple). udplite is
+        UDP-Lite with checksum coverage N (default 0: all) and its checksum
+        as RFC 3828 makes it (rfc, the default), as Linux's conntrack
+        verifies it (linux: protocol 17 in the pseudo-header and, for IPv4,
+        17 + length mod 256 as its length word), or none. `win N` is the TCP
         window (default 64240; no window scale option is sent).
         `frag N` sends an IPv4 packet as N fragments of equal size (a
         multiple of 8, at least 32 bytes; the payload is the marker
@@ -352,6 +357,18 @@ def parse_step(line, lineno, nports):
                             raise ScenarioError("TCP flags are letters of FSRPAU, not %r" % fw)
                         flags |= TCP_FLAGS[c]
                 l4 = (k, sp, dp, flags)
+            elif k == "udplite":
+                sp = _int(w.next("source port"), 0, 0xffff, "port")
+                dp = _int(w.next("destination port"), 0, 0xffff, "port")
+                cscov, how = 0, "rfc"
+                while w.peek() in ("cscov", "csum"):
+                    if w.next() == "cscov":
+                        cscov = _int(w.next("coverage"), 0, 0xffff, "cscov")
+                    else:
+                        how = w.next("rfc|linux|none")
+                        if how not in ("rfc", "linux", "none"):
+                            raise ScenarioError("udplite csum: rfc, linux or none")
+                l4 = ("udplite", sp, dp, (cscov, how))
             elif k == "gre":
                 version, proto, call_id = 0, 0x0800, 0
                 if w.peek() == "pptp":
@@ -553,6 +570,20 @@ def _l4(step, body, pseudo):
     """The transport header and @body of a send step with udp/tcp/icmp;
     @pseudo(proto, length) is the checksum's pseudo-header."""
     kind, sp, dp, flags = step.l4
+    if kind == "udplite":
+        cscov, how = flags
+        h = struct.pack("!HHHH", sp, dp, cscov, 0)
+        n = len(h) + len(body)
+        if how == "none":
+            return 136, h + body
+        if how == "rfc":
+            ph = pseudo(136, n)
+        elif step.payload == "ipv4":	# nf_ip_checksum_partial's view
+            ph = pseudo(0, 17 + (n & 0xff))
+        else:
+            ph = pseudo(17, n)
+        c = _csum(ph + (h + body)[:cscov or n]) or 0xffff
+        return 136, h[:6] + struct.pack("!H", c) + body
     if kind == "gre":
         version, proto, call_id = sp, dp, flags
         if version == 1:	# key present, version 1; payload length, call ID
