@@ -608,7 +608,7 @@ class _CtGen:
     def flow(self):
         rng = self.rng
         c, s = rng.sample(range(self.nports), 2)
-        proto = rng.choice(["tcp", "tcp", "tcp", "udp", "udp", "icmp"])
+        proto = rng.choice(["tcp", "tcp", "tcp", "udp", "udp", "icmp", "gre", "udplite"])
         v6 = rng.random() < 0.2
         f = dict(proto=proto, v6=v6, c=c, s=s, phase=0,
                  cport=rng.choice([40000, 40001, 5000]), sport=rng.choice([80, 53, 443]))
@@ -675,6 +675,14 @@ class _CtGen:
                                                    rng.random() < 0.1) else ""
         if f["proto"] == "udp":
             return self.send(f, sender, "udp %d %d" % (sp, dp), frag)
+        if f["proto"] == "gre":
+            # PPTP's call IDs: 0 both ways makes one connection, others two
+            key = rng.choice([None, None, 0, 0, 4660])
+            return self.send(f, sender, "gre" if key is None else "gre pptp %d" % key)
+        if f["proto"] == "udplite":
+            how = _w(rng, [(8, " csum linux"), (1, ""), (1, " csum none"), (1, " cscov 8 csum linux"),
+                           (1, " cscov 4 csum linux")])
+            return self.send(f, sender, "udplite %d %d%s" % (sp, dp, how))
         return self.send(f, sender, "icmp %s" % ("echo-request" if sender == "c" else "echo-reply"), frag)
 
     def text(self, name):
