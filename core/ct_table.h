@@ -266,18 +266,23 @@ public:
 	 */
 	CtEntry *lookup(const CtTuple &key, uint32_t now, uint8_t *dir)
 	{
-		return lookup_hashed(key, hash_of(key), now, dir);
+		return lookup_in(key, bucket_of(key), now, dir);
 	}
-	/* The same with @key's hash_of() already computed (batches). */
-	CtEntry *lookup_hashed(const CtTuple &key, uint32_t hash, uint32_t now, uint8_t *dir);
-	/* Datapath: the table's hash of a tuple. */
-	uint32_t hash_of(const CtTuple &t) const { return uint32_t(ct_tuple_hash(t, seed_)); }
-	/* Datapath (batches): prefetch the bucket of @hash, then (a later
-	 * step) the first entry of its chain. */
-	void prefetch_bucket(uint32_t hash) const { prefetch(&buckets_[bucket_index(hash)]); }
-	void prefetch_chain(uint32_t hash) const
+	/* The same in @key's bucket_of() (batches compute it ahead). */
+	CtEntry *lookup_in(const CtTuple &key, uint32_t bucket, uint32_t now, uint8_t *dir);
+	/* Datapath: the bucket of a tuple: its hash scaled to the bucket
+	 * count, as nf_conntrack's scale_hash (reciprocal_scale), so a table
+	 * has any number of buckets for one multiply. */
+	uint32_t bucket_of(const CtTuple &t) const
 	{
-		const uintptr_t l = __atomic_load_n(&buckets_[bucket_index(hash)], __ATOMIC_RELAXED);
+		return uint32_t((uint64_t(uint32_t(ct_tuple_hash(t, seed_))) * nbuckets_) >> 32);
+	}
+	/* Datapath (batches): prefetch @bucket, then (a later step) the
+	 * first entry of its chain. */
+	void prefetch_bucket(uint32_t bucket) const { prefetch(&buckets_[bucket]); }
+	void prefetch_chain(uint32_t bucket) const
+	{
+		const uintptr_t l = __atomic_load_n(&buckets_[bucket], __ATOMIC_RELAXED);
 		if (l)
 			prefetch_entry(link_entry(l));
 	}
@@ -295,9 +300,9 @@ public:
 	 */
 	static constexpr uint32_t kCtPrefetchDeepMin = 32768;	/* 6 MB of entries */
 	bool prefetch_deep() const { return count() >= kCtPrefetchDeepMin; }
-	void prefetch_second(const CtTuple &key, uint32_t hash) const
+	void prefetch_second(const CtTuple &key, uint32_t bucket) const
 	{
-		const uintptr_t l = __atomic_load_n(&buckets_[bucket_index(hash)], __ATOMIC_RELAXED);
+		const uintptr_t l = __atomic_load_n(&buckets_[bucket], __ATOMIC_RELAXED);
 		if (!l)
 			return;
 		const CtEntry *e = link_entry(l);
@@ -449,13 +454,6 @@ private:
 	/* A chain link as an RCU reader loads it (writers publish with release). */
 	static uintptr_t load_link(const uintptr_t &l) { return __atomic_load_n(&l, __ATOMIC_ACQUIRE); }
 	static uintptr_t make_link(CtEntry *e, unsigned dir) { return reinterpret_cast<uintptr_t>(e) | dir; }
-	/* reciprocal_scale, as nf_conntrack's scale_hash: the hash's high
-	 * bits pick one of any number of buckets with a multiply. */
-	uint32_t bucket_index(uint32_t hash) const
-	{
-		return uint32_t((uint64_t(hash) * nbuckets_) >> 32);
-	}
-	uint32_t bucket_of(const CtTuple &t) const { return bucket_index(hash_of(t)); }
 	void unlink_locked(CtEntry *e) XB_REQUIRES(lock_);
 	void remove_locked(CtEntry *e) XB_REQUIRES(lock_);
 	bool early_drop(uint32_t bucket, uint32_t now) XB_EXCLUDES(lock_);
@@ -474,9 +472,9 @@ private:
 };
 
 /* Inline: the datapath's lookup is a short walk worth no call. */
-inline CtEntry *CtTable::lookup_hashed(const CtTuple &key, uint32_t hash, uint32_t now, uint8_t *dir)
+inline CtEntry *CtTable::lookup_in(const CtTuple &key, uint32_t bucket, uint32_t now, uint8_t *dir)
 {
-	for (uintptr_t l = load_link(buckets_[bucket_index(hash)]); l;) {
+	for (uintptr_t l = load_link(buckets_[bucket]); l;) {
 		CtEntry *e = link_entry(l);
 		const unsigned d = l & 1;
 		const bool match = d == 0 ? e->tuple == key : ct_tuple_is_reply(e->tuple, key);

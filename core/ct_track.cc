@@ -119,19 +119,19 @@ unsigned Conntrack::in_batch(const uint8_t *const *frames, const uint32_t *lens,
 
 	CtPacket pkt[kCtBatch];
 	CtParse parse[kCtBatch];
-	uint32_t hash[kCtBatch];
+	uint32_t bucket[kCtBatch];
 	for (unsigned base = 0; base < n; base += kCtBatch) {
 		const unsigned m = n - base < kCtBatch ? n - base : kCtBatch;
 		for (unsigned i = 0; i < m; i++) {
 			parse[i] = ct_parse(frames[base + i], lens[base + i], oob_tag, zone, pkt[i]);
-			hash[i] = parse[i] == CtParse::Ok ? table_.hash_of(pkt[i].tuple) : 0;
-			table_.prefetch_bucket(hash[i]);
+			bucket[i] = parse[i] == CtParse::Ok ? table_.bucket_of(pkt[i].tuple) : 0;
+			table_.prefetch_bucket(bucket[i]);
 		}
 		for (unsigned i = 0; i < m; i++)
 			if (parse[i] == CtParse::Ok)
-				table_.prefetch_chain(hash[i]);
+				table_.prefetch_chain(bucket[i]);
 		for (unsigned i = 0; i < m; i++) {
-			in_hashed(parse[i], pkt[i], hash[i], now, csum_ok, out[base + i]);
+			in_bucket(parse[i], pkt[i], bucket[i], now, csum_ok, out[base + i]);
 			if (out[base + i].unconfirmed)
 				return base + i + 1;
 		}
@@ -159,7 +159,7 @@ unsigned Conntrack::in_batch_deep(const uint8_t *const *frames, const uint32_t *
 	constexpr unsigned kStages = 4;		/* groups in flight: a ring */
 	CtPacket pkt[kStages * G];
 	CtParse parse[kStages * G];
-	uint32_t hash[kStages * G];
+	uint32_t bucket[kStages * G];
 	const unsigned groups = (n + G - 1) / G;
 
 	for (unsigned step = 0; step < groups + kStages - 1; step++) {
@@ -171,9 +171,9 @@ unsigned Conntrack::in_batch_deep(const uint8_t *const *frames, const uint32_t *
 			for (unsigned i = 0; i < m; i++) {
 				parse[r + i] = ct_parse(frames[first + i], lens[first + i], oob_tag,
 							zone, pkt[r + i]);
-				hash[r + i] = parse[r + i] == CtParse::Ok ?
-						      table_.hash_of(pkt[r + i].tuple) : 0;
-				table_.prefetch_bucket(hash[r + i]);
+				bucket[r + i] = parse[r + i] == CtParse::Ok ?
+						      table_.bucket_of(pkt[r + i].tuple) : 0;
+				table_.prefetch_bucket(bucket[r + i]);
 			}
 		}
 		/* stage 1: the first entries of group step - 1 */
@@ -183,7 +183,7 @@ unsigned Conntrack::in_batch_deep(const uint8_t *const *frames, const uint32_t *
 			const unsigned r = (g % kStages) * G;
 			for (unsigned i = 0; i < m; i++)
 				if (parse[r + i] == CtParse::Ok)
-					table_.prefetch_chain(hash[r + i]);
+					table_.prefetch_chain(bucket[r + i]);
 		}
 		/* stage 2: the entry wanted, when it is second */
 		if (step >= 2 && step - 2 < groups) {
@@ -192,7 +192,7 @@ unsigned Conntrack::in_batch_deep(const uint8_t *const *frames, const uint32_t *
 			const unsigned r = (g % kStages) * G;
 			for (unsigned i = 0; i < m; i++)
 				if (parse[r + i] == CtParse::Ok)
-					table_.prefetch_second(pkt[r + i].tuple, hash[r + i]);
+					table_.prefetch_second(pkt[r + i].tuple, bucket[r + i]);
 		}
 		/* stage 3: track group step - 3 */
 		if (step >= 3) {
@@ -201,7 +201,7 @@ unsigned Conntrack::in_batch_deep(const uint8_t *const *frames, const uint32_t *
 			const unsigned m = n - first < G ? n - first : G;
 			const unsigned r = (g % kStages) * G;
 			for (unsigned i = 0; i < m; i++) {
-				in_hashed(parse[r + i], pkt[r + i], hash[r + i], now, csum_ok,
+				in_bucket(parse[r + i], pkt[r + i], bucket[r + i], now, csum_ok,
 					  out[first + i]);
 				if (out[first + i].unconfirmed)
 					return first + i + 1;
@@ -211,7 +211,7 @@ unsigned Conntrack::in_batch_deep(const uint8_t *const *frames, const uint32_t *
 	return n;
 }
 
-void Conntrack::in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint32_t now,
+void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uint32_t now,
 			  bool csum_ok, CtResult &out)
 {
 	out = CtResult();
@@ -281,7 +281,7 @@ void Conntrack::in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint3
 
 	for (int attempt = 0; attempt < 2; attempt++) {
 		uint8_t dir = 0;
-		CtEntry *e = table_.lookup_hashed(p.tuple, hash, now, &dir);
+		CtEntry *e = table_.lookup_in(p.tuple, bucket, now, &dir);
 		bool confirmed = e != nullptr;
 		/* Conntrack has not seen the segments the flows carried: hand
 		 * the connection back before tracking this one (bridge_flow.h). */

@@ -87,7 +87,7 @@ public:
 	void in_packet(CtParse parse, const CtPacket &p, uint32_t now, bool csum_ok,
 		       CtResult &out)
 	{
-		in_hashed(parse, p, parse == CtParse::Ok ? table_.hash_of(p.tuple) : 0, now,
+		in_bucket(parse, p, parse == CtParse::Ok ? table_.bucket_of(p.tuple) : 0, now,
 			  csum_ok, out);
 	}
 
@@ -140,7 +140,7 @@ private:
 	xb_noinline unsigned in_batch_deep(const uint8_t *const *frames, const uint32_t *lens, unsigned n,
 			       bool oob_tag, uint16_t zone, uint32_t now, bool csum_ok,
 			       CtResult *out);
-	void in_hashed(CtParse parse, const CtPacket &p, uint32_t hash, uint32_t now, bool csum_ok,
+	void in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uint32_t now, bool csum_ok,
 		       CtResult &out);
 	void track_icmp_error(const CtPacket &p, uint32_t inner_off, uint32_t now, CtResult &out);
 	void invalid(CtResult &out);
