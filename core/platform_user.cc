@@ -102,13 +102,22 @@ void *alloc_with_header(size_t size, size_t align, size_t recorded_size)
 	 * scale) are huge-page-advised, as the kernel maps them: kvzalloc
 	 * passes VM_ALLOW_HUGE_VMAP and x86-64 has HAVE_ARCH_HUGE_VMALLOC
 	 * (mm/util.c kvmalloc_node, 6.1), so a 16 MB table is 2 MB pages.
+	 * __vmalloc_node_range then rounds the size up to whole 2 MB pages,
+	 * and so does this: an 8,000,000-byte table is four huge pages, not
+	 * three and 2 MB of small ones. The block still counts as @size.
 	 */
 	const bool huge = size >= kHugePage;
-	if (posix_memalign(&base, huge ? kHugePage : align, offset + size) != 0)
+	size_t span = offset + size;
+	if (huge) {
+		if (span > SIZE_MAX - (kHugePage - 1))
+			return nullptr;
+		span = (span + kHugePage - 1) & ~(kHugePage - 1);
+	}
+	if (posix_memalign(&base, huge ? kHugePage : align, span) != 0)
 		return nullptr;
 	if (huge)
-		madvise(base, (offset + size) & ~(kHugePage - 1), MADV_HUGEPAGE);
-	memset(base, 0, offset + size);
+		madvise(base, span, MADV_HUGEPAGE);
+	memset(base, 0, span);
 	auto *user = static_cast<unsigned char *>(base) + offset;
 	auto *hdr = reinterpret_cast<BlockHeader *>(user) - 1;
 	hdr->size = recorded_size;
