@@ -255,8 +255,8 @@ test_bad_requests() {
 		$GENL ct-del xbr0 l3 4 proto 6 dst 192.0.2.2 sport 40000 dport 80
 	expect_err "CT_DEL with family 5" "EINVAL" \
 		$GENL ct-del xbr0 l3 5 proto 6 src 192.0.2.1 dst 192.0.2.2 sport 40000 dport 80
-	expect_err "CT_DEL of GRE with ports" "EINVAL" \
-		$GENL ct-del xbr0 l3 4 proto 47 src 192.0.2.1 dst 192.0.2.2 sport 1 dport 2048
+	expect_err "CT_DEL of ESP (no ports) with ports" "EINVAL" \
+		$GENL ct-del xbr0 l3 4 proto 50 src 192.0.2.1 dst 192.0.2.2 sport 1 dport 2048
 	expect_err "CT_DEL of no such entry" "ENOENT: no such conntrack entry" \
 		$GENL ct-del xbr0 l3 4 proto 6 src 192.0.2.1 dst 192.0.2.2 sport 40001 dport 80
 	expect_err "CT_GET with a read-only attribute" "STATUS is read-only" \
