@@ -116,7 +116,8 @@ bool ct_udplite_error(const CtPacket &p, bool check)
 		return true;	/* invalid checksum coverage */
 	if (!(uh[6] | uh[7]))
 		return true;	/* UDP-Lite mandates checksums */
-	return check && !ct_udplite_checksum_ok_as_linux(p, cscov);
+	/* a first fragment (never checked) may cover bytes it lacks */
+	return check && cscov <= p.l4_len && !ct_udplite_checksum_ok_as_linux(p, cscov);
 }
 
 CtL4Verdict ct_udplite_packet(CtEntry &e, uint32_t now)

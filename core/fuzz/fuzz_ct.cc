@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_ct.cc - libFuzzer target: arbitrary frames and well-formed TCP/UDP/
- * ICMP segments with fuzzed fields through connection tracking, on one
+ * ICMP/GRE/UDP-Lite packets with fuzzed fields through connection
+ * tracking, on one
  * long-lived conntrack table small enough that early drop, expiry and GC
  * run all the time.
  *
@@ -16,7 +17,9 @@
  *     2,3  TCP segment: endpoints byte, flags byte, seq and ack (4 bytes
  *          each, as offsets from per-endpoint bases), window (2), payload
  *          length byte, option byte (window scale / SACK-permitted)
- *     4    UDP or ICMP echo: endpoints byte, kind byte
+ *     4    UDP, ICMP echo, GRE or UDP-Lite: endpoints byte (bits 4-5:
+ *          which: 0/1 UDP or echo by the kind byte's bit 0, 2 GRE, 3
+ *          UDP-Lite), kind byte
  *     5    ICMP error quoting a TCP segment built as in op 2: the quoted
  *          length byte, then the op-2 fields
  *     6    time: advance by a byte x 500 ms, then a GC slice
@@ -278,7 +281,25 @@ void op_udp_or_echo(Input &in)
 	ip[16] = 10;
 	ip[19] = uint8_t(b + 1);
 	uint8_t *l4 = ip + 20;
-	if (kind & 1) {
+	const unsigned which = (ends >> 4) & 3;
+	if (which == 2) {
+		/* GRE: version 0, or 1 with PPP or another protocol, and a
+		 * call ID; kind bit 7 cuts the header short */
+		ip[9] = 47;
+		put16(l4, (kind & 2) ? 0x2001 : 0x0000);
+		put16(l4 + 2, (kind & 4) ? 0x880b : 0x0800);
+		put16(l4 + 6, uint16_t((kind >> 3) & 7));
+		if (kind & 0x80)
+			put16(ip + 2, 20 + 2);
+	} else if (which == 3) {
+		/* UDP-Lite: coverage 0, 4, 8 or beyond; a checksum or none */
+		static const uint16_t cscov[4] = {0, 4, 8, 40};
+		ip[9] = 136;
+		put16(l4, uint16_t(2000 + a));
+		put16(l4 + 2, uint16_t(2000 + b));
+		put16(l4 + 4, cscov[(kind >> 1) & 3]);
+		put16(l4 + 6, uint16_t(kind >> 3));
+	} else if (kind & 1) {
 		ip[9] = 17;
 		put16(l4, uint16_t(2000 + a));
 		put16(l4 + 2, uint16_t(2000 + b));
