@@ -825,7 +825,8 @@ static Bytes udplite_packet(const Ip &src, const Ip &dst, uint16_t sport, uint16
 		sum += kIpProtoUdp + (len & 0xff);
 	else
 		sum += kIpProtoUdp + len;
-	sum = sum16(&p[off], cscov ? cscov : len, sum);
+	/* a coverage beyond the packet (an error case) sums what is there */
+	sum = sum16(&p[off], cscov && cscov < len ? cscov : len, sum);
 	const uint16_t c = fold(sum);	/* the complement, folded */
 	put16(p, off + 6, c ? c : 0xffff);
 	return p;
