@@ -562,30 +562,6 @@ const char *ct_tcp_state_name(uint8_t state)
 	return state < kTcpStateCount ? names[state] : "UNKNOWN";
 }
 
-bool ct_tcp_error(const CtPacket &p)
-{
-	if (p.l4_len < 20)
-		return true;
-	const uint8_t *h = p.l3 + p.l4_off;
-	const uint32_t hdr_len = uint32_t(h[12] >> 4) * 4;
-	if (hdr_len < 20 || p.l4_len < hdr_len)
-		return true;	/* truncated */
-	switch (h[13] & ~(kEce | kCwr | kPsh)) {
-	case kSyn:
-	case kSyn | kUrg:
-	case kSyn | kAck:
-	case kRst:
-	case kRst | kAck:
-	case kFin | kAck:
-	case kFin | kAck | kUrg:
-	case kAck:
-	case kAck | kUrg:
-		return false;
-	default:
-		return true;	/* invalid flag combination */
-	}
-}
-
 bool ct_tcp_new(CtEntry &e, const CtPacket &p, const CtTcpConfig &cfg)
 {
 	const Segment s = read_segment(p);

@@ -34,8 +34,28 @@ enum class CtL4Verdict : uint8_t {
 	Repeat,		/* reopen of a closed connection: kill, look up again */
 };
 
-/* tcp_error: truncated header or an invalid flag combination. */
-bool ct_tcp_error(const CtPacket &p);
+/*
+ * tcp_valid_flags: the flag combinations a segment may carry, ECE, CWR and
+ * PSH aside (so FIN, SYN, RST, ACK and URG: bits 0-2, 4, 5 of byte 13),
+ * as bits of one word: SYN, SYN|URG, SYN|ACK, RST, RST|ACK, FIN|ACK,
+ * FIN|ACK|URG, ACK, ACK|URG.
+ */
+constexpr uint64_t kCtTcpValidFlags =
+	1ull << 0x02 | 1ull << 0x22 | 1ull << 0x12 | 1ull << 0x04 | 1ull << 0x14 |
+	1ull << 0x11 | 1ull << 0x31 | 1ull << 0x10 | 1ull << 0x30;
+
+/* tcp_error: truncated header or an invalid flag combination. Inline:
+ * every TCP frame asks. */
+inline bool ct_tcp_error(const CtPacket &p)
+{
+	if (p.l4_len < 20)
+		return true;
+	const uint8_t *h = p.l3 + p.l4_off;
+	const uint32_t hdr_len = uint32_t(h[12] >> 4) * 4;
+	if (hdr_len < 20 || p.l4_len < hdr_len)
+		return true;	/* truncated */
+	return !((kCtTcpValidFlags >> (h[13] & 0x37)) & 1);
+}
 
 /* tcp_new: set up a new entry from its first segment; false: invalid. */
 bool ct_tcp_new(CtEntry &e, const CtPacket &p, const CtTcpConfig &cfg);

@@ -330,6 +330,32 @@ TEST_CASE("ct: segments that the state table refuses are INVALID", "[ct][tcp]")
 	}
 }
 
+/* tcp_error over all 256 flag bytes: valid exactly when, ECE, CWR and PSH
+ * aside, the flags are one of tcp_valid_flags' nine combinations. */
+TEST_CASE("ct: tcp_error accepts exactly Linux's valid flag combinations", "[ct][tcp]")
+{
+	static const uint8_t valid[] = {SYN,	   SYN | URG, SYN | ACK, RST,	    RST | ACK,
+					FIN | ACK, FIN | ACK | URG,	     ACK,	    ACK | URG};
+	Bytes seg(20, 0);
+	seg[12] = 5 << 4;
+	const Bytes ip = ip_packet(v4(10, 0, 0, 1), v4(10, 0, 0, 2), 6, seg);
+	unsigned accepted = 0;
+	for (unsigned f = 0; f < 256; f++) {
+		Bytes pkt = ip;
+		pkt[20 + 13] = uint8_t(f);
+		CtPacket p;
+		REQUIRE(ct_parse_l3(pkt.data(), uint32_t(pkt.size()), 0x0800, 0, p) == CtParse::Ok);
+		const uint8_t core = uint8_t(f & ~(0x40 | 0x80 | PSH));
+		bool want = false;
+		for (uint8_t v : valid)
+			want |= core == v;
+		CAPTURE(f);
+		CHECK(ct_tcp_error(p) == !want);
+		accepted += !ct_tcp_error(p);
+	}
+	CHECK(accepted == 9 * 8);	/* each with any of ECE, CWR, PSH */
+}
+
 TEST_CASE("ct: window tracking: out-of-window segments are INVALID", "[ct][tcp][window]")
 {
 	Rig rig;
