@@ -922,6 +922,25 @@ TEST_CASE("ct: UDP-Lite is tracked as nf_conntrack_proto_udp's udplite does", "[
 	}
 }
 
+/* An ICMP error quoting a GRE or UDP-Lite packet finds its connection by
+ * the quoted keys or ports (nf_ct_get_tuplepr runs the same tuple code). */
+TEST_CASE("ct: ICMP errors quoting GRE and UDP-Lite are RELATED", "[ct][gre][udplite][icmp]")
+{
+	Rig rig;
+	const Ip a = v4(10, 0, 0, 1), b = v4(10, 0, 0, 2);
+	const Bytes pptp = ip_packet(a, b, 47, gre(0x3001, 0x880b, 0x1234));
+	const Bytes lite = udplite_packet(a, b, 6001, 53, 0, LiteSum::AsLinux);
+	REQUIRE(rig.state(pptp) == kCtStateNew);
+	REQUIRE(rig.state(lite) == kCtStateNew);
+	CHECK(rig.state(icmp_error(b, a, pptp)) == kCtStateRelated);
+	CHECK(rig.state(icmp_error(b, a, lite)) == kCtStateRelated);
+	/* another call ID, another port: no connection */
+	CHECK(rig.state(icmp_error(b, a, ip_packet(a, b, 47, gre(0x3001, 0x880b, 0x9999)))) ==
+	      kCtStateInvalid);
+	CHECK(rig.state(icmp_error(b, a, udplite_packet(a, b, 6002, 53, 0, LiteSum::AsLinux))) ==
+	      kCtStateInvalid);
+}
+
 TEST_CASE("ct: bad UDP lengths are INVALID", "[ct][udp]")
 {
 	Rig rig;
