@@ -32,6 +32,7 @@ enum class CtL4Verdict : uint8_t {
 	AcceptKill,	/* tracked, then the connection goes (RST with no reply) */
 	Invalid,	/* no ct for this packet: INVALID */
 	Repeat,		/* reopen of a closed connection: kill, look up again */
+	Ignore,		/* tracked, but neither refreshed nor counted (SCTP) */
 };
 
 /*

@@ -94,6 +94,17 @@ struct CtTcp {
 	uint8_t retrans;
 };
 
+/* nf_conntrack_proto_sctp's ip_ct_sctp. */
+struct CtSctp {
+	uint32_t vtag[2];	/* verification tag expected per direction
+				 * (host order; 0: not known yet) */
+	uint8_t state;		/* CtSctpState */
+	uint8_t init[2];	/* an INIT was seen from this direction */
+	uint8_t flags;		/* kSctpFlagHeartbeatVtagFailed */
+	uint8_t last_dir;	/* the direction whose HEARTBEAT failed its vtag */
+	uint8_t reserved[3];
+};
+
 struct CtUdp {
 	uint32_t stream_ts;	/* ticks after which a replied flow is a stream */
 };
@@ -115,6 +126,7 @@ struct CtEntry {
 	uint8_t reserved;
 	union {
 		CtTcp tcp;
+		CtSctp sctp;
 		CtUdp udp;
 	} proto;
 	uint32_t mark;
@@ -126,6 +138,7 @@ struct CtEntry {
 
 	uint16_t status_bits() const { return __atomic_load_n(&status, __ATOMIC_RELAXED); }
 	uint8_t tcp_state() const { return load_once(proto.tcp.state); }
+	uint8_t sctp_state() const { return load_once(proto.sctp.state); }
 	void set_status(uint16_t bits) { __atomic_fetch_or(&status, bits, __ATOMIC_RELAXED); }
 	void clear_status(uint16_t bits) { __atomic_fetch_and(&status, uint16_t(~bits), __ATOMIC_RELAXED); }
 };

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ct_timeouts.h - conntrack's default timeouts and the TCP tracking states.
+ * ct_timeouts.h - conntrack's default timeouts and the TCP and SCTP tracking
+ * states.
  * Constants only; no state.
  *
  * The values are Linux's defaults (nf_conntrack_proto_tcp.c tcp_timeouts,
- * nf_conntrack_proto_udp.c, _icmp.c, _icmpv6.c, _generic.c), in
+ * nf_conntrack_proto_udp.c, _icmp.c, _icmpv6.c, _generic.c, _gre.c, _sctp.c), in
  * milliseconds: the tracker keeps 32-bit millisecond ticks with wrap-safe
  * comparisons, and 5 days (the longest) is 432,000,000 ms, well inside the
  * 2^31 that a wrap-safe comparison allows.
@@ -58,6 +59,35 @@ constexpr uint32_t kCtIcmpv6Timeout = 30 * kCtSecond;
 constexpr uint32_t kCtGenericTimeout = 600 * kCtSecond;
 constexpr uint32_t kCtGreTimeout = 30 * kCtSecond;		/* unreplied */
 constexpr uint32_t kCtGreTimeoutStream = 180 * kCtSecond;	/* replied */
+
+/* SCTP tracking states, numbered as enum sctp_conntrack (9, HEARTBEAT_ACKED,
+ * is no longer used by Linux and never entered here). */
+enum CtSctpState : uint8_t {
+	kSctpNone = 0,
+	kSctpClosed = 1,
+	kSctpCookieWait = 2,
+	kSctpCookieEchoed = 3,
+	kSctpEstablished = 4,
+	kSctpShutdownSent = 5,
+	kSctpShutdownRecd = 6,
+	kSctpShutdownAckSent = 7,
+	kSctpHeartbeatSent = 8,
+	kSctpStateCount = 9,
+};
+
+/* Indexed by CtSctpState (nf_conntrack_proto_sctp.c sctp_timeouts; NONE
+ * takes CLOSED's, as nf_conntrack_sctp_init_net sets timeouts[0]). */
+constexpr uint32_t kCtSctpTimeout[kSctpStateCount] = {
+	10 * kCtSecond,		/* none */
+	10 * kCtSecond,		/* closed */
+	3 * kCtSecond,		/* cookie_wait */
+	3 * kCtSecond,		/* cookie_echoed */
+	210 * kCtSecond,	/* established */
+	3 * kCtSecond,		/* shutdown_sent */
+	3 * kCtSecond,		/* shutdown_recd */
+	3 * kCtSecond,		/* shutdown_ack_sent */
+	30 * kCtSecond,		/* heartbeat_sent */
+};
 
 } // namespace xb
 

@@ -8,6 +8,7 @@
 #include "ct_track.h"
 
 #include "ct_proto_other.h"
+#include "ct_proto_sctp.h"
 
 namespace xb {
 
@@ -277,6 +278,11 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 			invalid(out);
 			return;
 		}
+	} else if (proto == kIpProtoSctp) {
+		if (ct_sctp_error(p, check)) {
+			invalid(out);
+			return;
+		}
 	}
 
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -305,6 +311,7 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 		/* What an Update event compares against (a confirmed entry). */
 		const uint16_t was_status = confirmed ? e->status_bits() : 0;
 		const uint8_t was_tcp = confirmed && proto == kIpProtoTcp ? e->tcp_state() : 0;
+		const uint8_t was_sctp = confirmed && proto == kIpProtoSctp ? e->sctp_state() : 0;
 
 		CtL4Verdict v;
 		switch (proto) {
@@ -334,6 +341,11 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 		case kIpProtoUdplite:
 			v = ct_udplite_packet(*e, now);
 			break;
+		case kIpProtoSctp: {
+			CtEntryLock lock(*e);
+			v = ct_sctp_packet(*e, p, dir, confirmed, now);
+			break;
+		}
 		default:
 			v = ct_generic_packet(*e, now);
 			break;
@@ -369,7 +381,8 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 		if (confirmed && table_.event_sink().fn) {
 			constexpr uint16_t kWatched = kCtSeenReply | kCtAssured;
 			if (((e->status_bits() ^ was_status) & kWatched) ||
-			    (proto == kIpProtoTcp && e->tcp_state() != was_tcp))
+			    (proto == kIpProtoTcp && e->tcp_state() != was_tcp) ||
+			    (proto == kIpProtoSctp && e->sctp_state() != was_sctp))
 				table_.event_sink()(CtEventType::Update, *e);
 		}
 		return;

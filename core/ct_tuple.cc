@@ -70,6 +70,7 @@ xb_always_inline CtParse read_l4_ids(const uint8_t *l4, uint32_t avail, CtTuple 
 	case kIpProtoTcp:
 	case kIpProtoUdp:
 	case kIpProtoUdplite:
+	case kIpProtoSctp:
 		if (avail < 4)
 			return CtParse::BadL4;
 		t.sport = load_be16(l4);
@@ -253,7 +254,8 @@ int ct_tuple_check(const CtTuple &t, Extack *ack)
 		return fail(ack, kEINVAL, "conntrack tuple: ICMP protocol of the other family");
 	const bool has_ids = t.l4proto == kIpProtoTcp || t.l4proto == kIpProtoUdp ||
 			     t.l4proto == kIpProtoIcmp || t.l4proto == kIpProtoIcmpv6 ||
-			     t.l4proto == kIpProtoUdplite || t.l4proto == kIpProtoGre;
+			     t.l4proto == kIpProtoUdplite || t.l4proto == kIpProtoSctp ||
+			     t.l4proto == kIpProtoGre;
 	if (!has_ids && (t.sport || t.dport))
 		return fail(ack, kEINVAL, "conntrack tuple: ports given for a protocol without ports");
 	return 0;

@@ -38,6 +38,7 @@ constexpr uint8_t kIpProtoTcp = 6;
 constexpr uint8_t kIpProtoUdp = 17;
 constexpr uint8_t kIpProtoGre = 47;
 constexpr uint8_t kIpProtoIcmpv6 = 58;
+constexpr uint8_t kIpProtoSctp = 132;
 constexpr uint8_t kIpProtoUdplite = 136;
 
 constexpr uint8_t kCtL3Ipv4 = 4;

@@ -353,6 +353,7 @@ struct xbg_ct_entry {
 	struct xbg_ct_tuple reply;
 	uint16_t status;
 	uint8_t tcp_state;	/* 0 unless TCP */
+	uint8_t sctp_state;	/* 0 unless SCTP */
 	uint32_t timeout_s;
 	uint32_t mark;
 	uint64_t packets[2];	/* original, reply */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_ct.cc - libFuzzer target: arbitrary frames and well-formed TCP/UDP/
- * ICMP/GRE/UDP-Lite packets with fuzzed fields through connection
+ * ICMP/GRE/UDP-Lite/SCTP packets with fuzzed fields through connection
  * tracking, on one
  * long-lived conntrack table small enough that early drop, expiry and GC
  * run all the time.
@@ -19,7 +19,11 @@
  *          length byte, option byte (window scale / SACK-permitted)
  *     4    UDP, ICMP echo, GRE or UDP-Lite: endpoints byte (bits 4-5:
  *          which: 0/1 UDP or echo by the kind byte's bit 0, 2 GRE, 3
- *          UDP-Lite), kind byte
+ *          UDP-Lite), kind byte; with the endpoints byte's bits 6-7 both
+ *          set, SCTP instead: the kind byte (bits 0-1 the vtag of four,
+ *          bits 2-3 one to four chunks, bit 7 the checksum not vouched
+ *          for), then per chunk type, flags (bits 6-7 an INIT's tag) and
+ *          length bytes
  *     5    ICMP error quoting a TCP segment built as in op 2: the quoted
  *          length byte, then the op-2 fields
  *     6    time: advance by a byte x 500 ms, then a GC slice
@@ -263,11 +267,51 @@ void op_icmp_error(Input &in)
 	feed(buf, 14 + ip_len + l4_len, false, 0, true);
 }
 
+/* SCTP between endpoints @a and @b: chunks of 24 bytes whose type, flags
+ * and length field come from the input (a length may run past the packet
+ * or be zero), tags from four so that associations can progress. */
+void op_sctp(Input &in, unsigned a, unsigned b, uint8_t kind)
+{
+	static const uint32_t tags[4] = {0, 0x1111, 0x2222, 0x3333};
+	constexpr uint32_t kChunk = 24;
+	uint8_t buf[14 + 20 + 12 + 4 * kChunk];
+	memset(buf, 0, sizeof(buf));
+	buf[0] = 2;
+	buf[6] = 2;
+	put16(buf + 12, 0x0800);
+	uint8_t *ip = buf + 14;
+	ip[0] = 0x45;
+	ip[9] = 132;
+	ip[12] = 10;
+	ip[15] = uint8_t(a + 1);
+	ip[16] = 10;
+	ip[19] = uint8_t(b + 1);
+	uint8_t *l4 = ip + 20;
+	put16(l4, uint16_t(3000 + a));
+	put16(l4 + 2, uint16_t(3000 + b));
+	put32(l4 + 4, tags[kind & 3]);
+	uint32_t l4_len = 12;
+	const unsigned chunks = 1 + ((kind >> 2) & 3);
+	for (unsigned i = 0; i < chunks; i++, l4_len += kChunk) {
+		uint8_t *c = l4 + l4_len;
+		c[0] = in.u8() % 16;
+		c[1] = in.u8();
+		put16(c + 2, in.u8());
+		put32(c + 4, tags[c[1] >> 6]);	/* INIT / INIT_ACK: initiate tag */
+	}
+	put16(ip + 2, uint16_t(20 + l4_len));
+	feed(buf, 14 + 20 + l4_len, false, 0, !(kind & 0x80));
+}
+
 void op_udp_or_echo(Input &in)
 {
 	const uint8_t ends = in.u8();
 	const uint8_t kind = in.u8();
 	const unsigned a = ends & 3, b = (ends >> 2) & 3;
+	if ((ends >> 6) == 3) {
+		op_sctp(in, a, b, kind);
+		return;
+	}
 	uint8_t buf[14 + 20 + 16];
 	memset(buf, 0, sizeof(buf));
 	buf[0] = 2;

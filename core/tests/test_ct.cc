@@ -10,7 +10,8 @@
  * slices, flush/delete/dump, and bad frames INVALID.
  * Linux: net/netfilter/nf_conntrack_core.c (nf_conntrack_in, early_drop),
  * nf_conntrack_proto_tcp.c (tcp_conntracks, tcp_in_window, timeouts),
- * nf_conntrack_proto_udp.c, _icmp.c, _icmpv6.c,
+ * nf_conntrack_proto_udp.c, _icmp.c, _icmpv6.c, _sctp.c (SCTP: states, vtags,
+ * CRC32c),
  * net/bridge/netfilter/nf_conntrack_bridge.c (nf_ct_bridge_pre).
  */
 #include <catch2/catch.hpp>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "ct_frames.h"
+#include "ct_proto_sctp.h"
 #include "ct_proto_tcp.h"
 #include "ct_table.h"
 #include "ct_track.h"
@@ -939,6 +941,364 @@ TEST_CASE("ct: ICMP errors quoting GRE and UDP-Lite are RELATED", "[ct][gre][udp
 	      kCtStateInvalid);
 	CHECK(rig.state(icmp_error(b, a, udplite_packet(a, b, 6002, 53, 0, LiteSum::AsLinux))) ==
 	      kCtStateInvalid);
+}
+
+/* SCTP chunk types and the T flag, as on the wire (RFC 9260 3.2). */
+enum SctpChunk : uint8_t {
+	kData = 0, kInit = 1, kInitAck = 2, kSack = 3, kHeartbeat = 4, kHeartbeatAck = 5,
+	kAbort = 6, kShutdown = 7, kShutdownAck = 8, kError = 9, kCookieEcho = 10,
+	kCookieAck = 11, kShutdownComplete = 14,
+};
+constexpr uint8_t kSctpT = 0x01;
+
+/* A chunk: type, flags, length (4 + body unless @length given), padded. */
+static Bytes chunk(uint8_t type, uint8_t flags = 0, size_t body = 4, int length = -1)
+{
+	Bytes c(4 + ((body + 3) & ~size_t(3)), 0x5a);
+	c[0] = type;
+	c[1] = flags;
+	put16(c, 2, uint16_t(length >= 0 ? length : int(4 + body)));
+	return c;
+}
+
+/* An INIT or INIT_ACK chunk with initiate tag @tag. */
+static Bytes init_chunk(uint8_t type, uint32_t tag)
+{
+	Bytes c = chunk(type, 0, 16);
+	put32(c, 4, tag);
+	put32(c, 8, 65536);	/* a_rwnd */
+	put16(c, 12, 10);	/* outbound streams */
+	put16(c, 14, 10);	/* inbound streams */
+	put32(c, 16, 1);	/* initial TSN */
+	return c;
+}
+
+/* CRC32c bit by bit, independent of the core's table. */
+static uint32_t crc32c_bitwise(const uint8_t *p, size_t n)
+{
+	uint32_t crc = 0xffffffff;
+	for (size_t i = 0; i < n; i++) {
+		crc ^= p[i];
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (crc & 1 ? 0x82f63b78 : 0);
+	}
+	return ~crc;
+}
+
+/* An SCTP packet with its CRC32c (little-endian on the wire), or a wrong one. */
+static Bytes sctp_packet(const Ip &src, const Ip &dst, uint16_t sport, uint16_t dport,
+			 uint32_t vtag, const std::vector<Bytes> &chunks, bool good_crc = true)
+{
+	Bytes l4(12, 0);
+	put16(l4, 0, sport);
+	put16(l4, 2, dport);
+	put32(l4, 4, vtag);
+	for (const Bytes &c : chunks)
+		l4.insert(l4.end(), c.begin(), c.end());
+	uint32_t crc = crc32c_bitwise(l4.data(), l4.size());
+	if (!good_crc)
+		crc ^= 1;
+	for (int i = 0; i < 4; i++)
+		l4[8 + i] = uint8_t(crc >> (8 * i));
+	return ip_packet(src, dst, kIpProtoSctp, l4);
+}
+
+/* One association between a (port 5000) and b (port 6000), with a's and
+ * b's verification tags (each the tag the other side's packets carry). */
+struct SctpAssoc {
+	Rig &rig;
+	Ip a = v4(10, 0, 0, 1), b = v4(10, 0, 0, 2);
+	uint32_t tag_a = 0x11111111, tag_b = 0x22222222;
+
+	explicit SctpAssoc(Rig &r) : rig(r) {}
+	Bytes from_a(const std::vector<Bytes> &c, uint32_t vtag) const
+	{
+		return sctp_packet(a, b, 5000, 6000, vtag, c);
+	}
+	Bytes from_b(const std::vector<Bytes> &c, uint32_t vtag) const
+	{
+		return sctp_packet(b, a, 6000, 5000, vtag, c);
+	}
+	/* a's packets carry b's tag and b's carry a's */
+	Bytes a_sends(const std::vector<Bytes> &c) const { return from_a(c, tag_b); }
+	Bytes b_sends(const std::vector<Bytes> &c) const { return from_b(c, tag_a); }
+	CtEntry *entry() { return rig.find(tuple_of(from_a({chunk(kData)}, 0))); }
+
+	void handshake()
+	{
+		REQUIRE(rig.state(from_a({init_chunk(kInit, tag_a)}, 0)) == kCtStateNew);
+		REQUIRE(rig.state(b_sends({init_chunk(kInitAck, tag_b)})) == kCtStateEstablished);
+		REQUIRE(rig.state(a_sends({chunk(kCookieEcho, 0, 20)})) == kCtStateEstablished);
+		REQUIRE(rig.state(b_sends({chunk(kCookieAck, 0, 0)})) == kCtStateEstablished);
+		REQUIRE(entry());
+		REQUIRE(entry()->sctp_state() == kSctpEstablished);
+	}
+};
+
+TEST_CASE("ct: CRC32c as SCTP computes it", "[ct][sctp]")
+{
+	const char *s = "123456789";	/* RFC 3720's check value */
+	CHECK(crc32c_bitwise(reinterpret_cast<const uint8_t *>(s), 9) == 0xe3069283);
+	Bytes pkt(40);
+	for (size_t i = 0; i < pkt.size(); i++)
+		pkt[i] = uint8_t(i * 37 + 1);
+	const uint32_t core = ct_sctp_crc32c(pkt.data(), uint32_t(pkt.size()));
+	for (int i = 8; i < 12; i++)
+		pkt[i] = 0;
+	CHECK(core == crc32c_bitwise(pkt.data(), pkt.size()));
+}
+
+/*
+ * nf_conntrack_proto_sctp (built into Debian's kernels): ports, the state
+ * from the chunks and the verification tags, per-state timeouts, ASSURED
+ * on entering ESTABLISHED.
+ */
+TEST_CASE("ct: SCTP handshake, data, shutdown as nf_conntrack_proto_sctp", "[ct][sctp]")
+{
+	Rig rig;
+	SctpAssoc s(rig);
+
+	/* INIT: CLOSED, 10 s; its initiate tag is what b's packets carry */
+	const Bytes init = s.from_a({init_chunk(kInit, s.tag_a)}, 0);
+	REQUIRE(rig.state(init) == kCtStateNew);
+	const CtTuple t = tuple_of(init);
+	CHECK(t.sport == 5000);
+	CHECK(t.dport == 6000);
+	CtEntry *e = s.entry();
+	REQUIRE(e);
+	CHECK(e->sctp_state() == kSctpClosed);
+	CHECK(e->expires - rig.now == 10 * kS);
+	CHECK(e->proto.sctp.vtag[1] == s.tag_a);
+
+	/* INIT_ACK with a tag other than a's INIT gave: INVALID */
+	CHECK(rig.state(s.from_b({init_chunk(kInitAck, s.tag_b)}, 0x999)) == kCtStateInvalid);
+	CHECK(rig.stats().invalid == 1);
+	REQUIRE(rig.state(s.b_sends({init_chunk(kInitAck, s.tag_b)})) == kCtStateEstablished);
+	CHECK(e->sctp_state() == kSctpCookieWait);
+	CHECK(e->expires - rig.now == 3 * kS);
+	CHECK(e->proto.sctp.vtag[0] == s.tag_b);
+
+	/* COOKIE_ECHO must carry b's tag */
+	CHECK(rig.state(s.from_a({chunk(kCookieEcho, 0, 20)}, s.tag_a)) == kCtStateInvalid);
+	REQUIRE(rig.state(s.a_sends({chunk(kCookieEcho, 0, 20)})) == kCtStateEstablished);
+	CHECK(e->sctp_state() == kSctpCookieEchoed);
+	CHECK(e->expires - rig.now == 3 * kS);
+	CHECK_FALSE((e->status_bits() & kCtAssured));
+
+	REQUIRE(rig.state(s.b_sends({chunk(kCookieAck, 0, 0)})) == kCtStateEstablished);
+	CHECK(e->sctp_state() == kSctpEstablished);
+	CHECK((e->status_bits() & kCtAssured));
+	CHECK(e->expires - rig.now == 210 * kS);
+
+	/* data both ways; a wrong vtag is INVALID and changes nothing */
+	rig.now += 5 * kS;
+	REQUIRE(rig.state(s.a_sends({chunk(kData, 3, 100)})) == kCtStateEstablished);
+	REQUIRE(rig.state(s.b_sends({chunk(kSack, 0, 12)})) == kCtStateEstablished);
+	CHECK(e->expires - rig.now == 210 * kS);
+	const uint64_t sent = e->packets[0];
+	rig.now += 5 * kS;
+	CHECK(rig.state(s.from_a({chunk(kData, 3, 100)}, s.tag_a)) == kCtStateInvalid);
+	CHECK(rig.state(s.from_b({chunk(kData, 3, 100)}, 0)) == kCtStateInvalid);
+	CHECK(e->expires - rig.now == 205 * kS);
+	CHECK(e->packets[0] == sent);
+	CHECK(rig.stats().invalid == 4);
+
+	/* shutdown from a */
+	REQUIRE(rig.state(s.a_sends({chunk(kShutdown, 0, 4)})) == kCtStateEstablished);
+	CHECK(e->sctp_state() == kSctpShutdownSent);
+	CHECK(e->expires - rig.now == 3 * kS);
+	REQUIRE(rig.state(s.b_sends({chunk(kShutdownAck, 0, 0)})) == kCtStateEstablished);
+	CHECK(e->sctp_state() == kSctpShutdownAckSent);
+	CHECK(e->expires - rig.now == 3 * kS);
+	/* SHUTDOWN_COMPLETE: the receiver's tag, or with T the sender's */
+	CHECK(rig.state(s.from_a({chunk(kShutdownComplete, kSctpT, 0)}, s.tag_b)) ==
+	      kCtStateInvalid);
+	REQUIRE(rig.state(s.from_a({chunk(kShutdownComplete, kSctpT, 0)}, s.tag_a)) ==
+		kCtStateEstablished);
+	CHECK(e->sctp_state() == kSctpClosed);
+	CHECK(e->expires - rig.now == 10 * kS);
+	CHECK((e->status_bits() & kCtAssured));
+	CHECK(rig.ct.table().count() == 1);
+
+	/* and IPv6 */
+	s.a = ctf::v6(1);
+	s.b = ctf::v6(2);
+	s.handshake();
+	CHECK(rig.ct.table().count() == 2);
+}
+
+TEST_CASE("ct: SCTP ABORT and out-of-the-blue packets", "[ct][sctp]")
+{
+	Rig rig;
+	SctpAssoc s(rig);
+	SECTION("ABORT closes, with the right tag only")
+	{
+		s.handshake();
+		CHECK(rig.state(s.from_b({chunk(kAbort, 0, 0)}, s.tag_b)) == kCtStateInvalid);
+		CHECK(s.entry()->sctp_state() == kSctpEstablished);
+		REQUIRE(rig.state(s.b_sends({chunk(kAbort, 0, 0)})) == kCtStateEstablished);
+		CHECK(s.entry()->sctp_state() == kSctpClosed);
+		CHECK(s.entry()->expires - rig.now == 10 * kS);
+	}
+	SECTION("ABORT with the T bit carries the sender's own tag")
+	{
+		s.handshake();
+		REQUIRE(rig.state(s.from_a({chunk(kAbort, kSctpT, 0)}, s.tag_a)) ==
+			kCtStateEstablished);
+		CHECK(s.entry()->sctp_state() == kSctpClosed);
+	}
+	SECTION("a new flow may not start with ABORT, SHUTDOWN_COMPLETE, COOKIE_ACK, DATA")
+	{
+		CHECK(rig.state(s.from_a({chunk(kAbort, 0, 0)}, 0)) == kCtStateInvalid);
+		CHECK(rig.state(s.from_a({chunk(kShutdownComplete, 0, 0)}, 0)) == kCtStateInvalid);
+		CHECK(rig.state(s.from_a({chunk(kCookieAck, 0, 0)}, 0)) == kCtStateInvalid);
+		CHECK(rig.state(s.from_a({chunk(kData, 3, 8)}, 0)) == kCtStateInvalid);
+		CHECK(rig.state(s.from_a({chunk(kSack, 0, 12)}, 7)) == kCtStateInvalid);
+		/* INIT must carry vtag 0 (8.5.1 (A)) */
+		CHECK(rig.state(s.from_a({init_chunk(kInit, s.tag_a)}, 5)) == kCtStateInvalid);
+		/* an INIT cut short of its initiate tag */
+		CHECK(rig.state(s.from_a({chunk(kInit, 0, 8)}, 0)) == kCtStateInvalid);
+		CHECK(rig.ct.table().count() == 0);
+		CHECK(rig.stats().invalid == 7);
+	}
+	SECTION("a new flow may start with SHUTDOWN_ACK, COOKIE_ECHO, ERROR, INIT_ACK")
+	{
+		REQUIRE(rig.state(s.from_a({chunk(kShutdownAck, 0, 0)}, 9)) == kCtStateNew);
+		CHECK(s.entry()->sctp_state() == kSctpShutdownAckSent);
+		CHECK(s.entry()->proto.sctp.vtag[1] == 9);
+		s.a = v4(10, 0, 0, 3);
+		REQUIRE(rig.state(s.from_a({chunk(kCookieEcho, 0, 8)}, 0)) == kCtStateNew);
+		CHECK(s.entry()->sctp_state() == kSctpClosed);
+		s.a = v4(10, 0, 0, 4);
+		REQUIRE(rig.state(s.from_a({chunk(kError, 0, 8)}, 0)) == kCtStateNew);
+		s.a = v4(10, 0, 0, 5);
+		REQUIRE(rig.state(s.from_a({init_chunk(kInitAck, 3)}, 0)) == kCtStateNew);
+		CHECK(rig.ct.table().count() == 4);
+	}
+}
+
+TEST_CASE("ct: SCTP packet checks (CRC32c, chunk layout)", "[ct][sctp]")
+{
+	Rig rig;
+	SctpAssoc s(rig);
+	SECTION("a bad CRC is INVALID unless the device vouched for the checksum")
+	{
+		const Bytes bad = sctp_packet(s.a, s.b, 5000, 6000, 0, {init_chunk(kInit, 1)}, false);
+		CHECK(rig.state(bad) == kCtStateInvalid);
+		CHECK(rig.stats().invalid == 1);
+		CHECK(rig.ct.table().count() == 0);
+		rig.csum_ok = true;
+		CHECK(rig.state(bad) == kCtStateNew);
+		rig.csum_ok = false;
+		rig.ct.config.checksum = false;	/* nf_conntrack_checksum=0 */
+		CHECK(rig.state(bad) == kCtStateNew);
+		CHECK(rig.ct.table().count() == 1);
+	}
+	SECTION("short packets and packets without chunks")
+	{
+		Bytes l4(11, 0);
+		CHECK(rig.state(ip_packet(s.a, s.b, kIpProtoSctp, l4)) == kCtStateInvalid);
+		CHECK(rig.state(sctp_packet(s.a, s.b, 5000, 6000, 0, {})) == kCtStateInvalid);
+		/* three bytes after the header: no whole chunk header */
+		Bytes l4b(15, 0);
+		put16(l4b, 0, 5000);
+		put16(l4b, 2, 6000);
+		rig.ct.config.checksum = false;
+		CHECK(rig.state(ip_packet(s.a, s.b, kIpProtoSctp, l4b)) == kCtStateInvalid);
+		CHECK(rig.stats().invalid == 3);
+	}
+	SECTION("chunk layout: bundles, order, zero length")
+	{
+		s.handshake();
+		CtEntry *e = s.entry();
+		/* DATA bundled after SACK; several DATA chunks */
+		REQUIRE(rig.state(s.a_sends({chunk(kSack, 0, 12), chunk(kData, 3, 7),
+					     chunk(kData, 3, 30)})) == kCtStateEstablished);
+		/* a zero-length chunk anywhere */
+		CHECK(rig.state(s.a_sends({chunk(kData, 3, 8), chunk(kData, 3, 8, 0)})) ==
+		      kCtStateInvalid);
+		/* COOKIE_ECHO / COOKIE_ACK only first; INIT, INIT_ACK,
+		 * SHUTDOWN_COMPLETE alone */
+		CHECK(rig.state(s.a_sends({chunk(kData, 3, 8), chunk(kCookieEcho, 0, 8)})) ==
+		      kCtStateInvalid);
+		CHECK(rig.state(s.b_sends({chunk(kSack, 0, 12), chunk(kCookieAck, 0, 0)})) ==
+		      kCtStateInvalid);
+		CHECK(rig.state(s.from_a({init_chunk(kInit, 5), chunk(kData, 3, 8)}, 0)) ==
+		      kCtStateInvalid);
+		CHECK(rig.state(s.a_sends({chunk(kShutdownComplete, 0, 0), chunk(kData, 3, 8)})) ==
+		      kCtStateInvalid);
+		CHECK(rig.stats().invalid == 5);
+		/* COOKIE_ECHO first, DATA bundled after it: fine */
+		REQUIRE(rig.state(s.a_sends({chunk(kCookieEcho, 0, 8), chunk(kData, 3, 8)})) ==
+			kCtStateEstablished);
+		/* a chunk running past the end ends the walk */
+		REQUIRE(rig.state(s.a_sends({chunk(kData, 3, 8), chunk(kData, 3, 0, 400)})) ==
+			kCtStateEstablished);
+		/* the state follows the last chunk: SHUTDOWN after DATA */
+		REQUIRE(rig.state(s.a_sends({chunk(kData, 3, 8), chunk(kShutdown, 0, 4)})) ==
+			kCtStateEstablished);
+		CHECK(e->sctp_state() == kSctpShutdownSent);
+		CHECK(e->expires - rig.now == 3 * kS);
+	}
+}
+
+TEST_CASE("ct: SCTP heartbeats and the ignored packets", "[ct][sctp]")
+{
+	Rig rig;
+	SctpAssoc s(rig);
+	SECTION("a HEARTBEAT starts a flow (another path): HEARTBEAT_SENT, then ESTABLISHED")
+	{
+		REQUIRE(rig.state(s.from_a({chunk(kHeartbeat, 0, 12)}, 0x77)) == kCtStateNew);
+		CtEntry *e = s.entry();
+		REQUIRE(e);
+		CHECK(e->sctp_state() == kSctpHeartbeatSent);
+		CHECK(e->expires - rig.now == 30 * kS);
+		CHECK(e->proto.sctp.vtag[0] == 0x77);
+		/* the reply direction learns its tag from the HEARTBEAT_ACK */
+		REQUIRE(rig.state(s.from_b({chunk(kHeartbeatAck, 0, 12)}, 0x88)) ==
+			kCtStateEstablished);
+		CHECK(e->sctp_state() == kSctpEstablished);
+		CHECK((e->status_bits() & kCtAssured));
+		CHECK(e->expires - rig.now == 210 * kS);
+		REQUIRE(rig.state(s.from_b({chunk(kData, 3, 8)}, 0x88)) == kCtStateEstablished);
+		CHECK(rig.state(s.from_b({chunk(kData, 3, 8)}, 0x77)) == kCtStateInvalid);
+	}
+	SECTION("a HEARTBEAT with a new tag passes unrefreshed; its answer adopts the tag")
+	{
+		s.handshake();
+		CtEntry *e = s.entry();
+		const uint32_t expires = e->expires;
+		const uint64_t packets = e->packets[0];
+		rig.now += 10 * kS;
+		REQUIRE(rig.state(s.from_a({chunk(kHeartbeat, 0, 12)}, 0x4444)) ==
+			kCtStateEstablished);
+		CHECK(e->expires == expires);
+		CHECK(e->packets[0] == packets);
+		CHECK(e->proto.sctp.flags == 1);
+		/* with DATA, or from the same side: INVALID */
+		CHECK(rig.state(s.from_a({chunk(kHeartbeatAck, 0, 12)}, 0x4444)) ==
+		      kCtStateInvalid);
+		CHECK(rig.state(s.from_b({chunk(kData, 3, 8), chunk(kHeartbeatAck, 0, 12)}, 0x5555)) ==
+		      kCtStateInvalid);
+		REQUIRE(rig.state(s.from_b({chunk(kHeartbeatAck, 0, 12)}, 0x5555)) ==
+			kCtStateEstablished);
+		CHECK(e->proto.sctp.vtag[1] == 0x5555);
+		CHECK(e->proto.sctp.vtag[0] == 0);
+		CHECK(e->proto.sctp.flags == 0);
+		CHECK(e->expires - rig.now == 210 * kS);
+	}
+	SECTION("an INIT repeated in CLOSED is accepted but keeps no entry alive")
+	{
+		const Bytes init = s.from_a({init_chunk(kInit, s.tag_a)}, 0);
+		REQUIRE(rig.state(init) == kCtStateNew);
+		CtEntry *e = s.entry();
+		const uint32_t expires = e->expires;
+		rig.now += 4 * kS;
+		REQUIRE(rig.state(init) == kCtStateNew);
+		CHECK(e->expires == expires);
+		CHECK(e->packets[0] == 1);
+		CHECK(e->sctp_state() == kSctpClosed);
+	}
 }
 
 TEST_CASE("ct: bad UDP lengths are INVALID", "[ct][udp]")

@@ -21,7 +21,8 @@ A normalised row is the tuple
     proto     'tcp' | 'udp' | 'icmp' | 'icmpv6' | the number
     orig, reply  (src, dst, sport, dport) - addresses as text; for ICMP and
               ICMPv6 ('id=N', 'type=T code=C'), for other protocols ()
-    tcp_state the TCP_CONNTRACK_* name (ESTABLISHED, ...) or ''
+    tcp_state the TCP_CONNTRACK_* name (ESTABLISHED, ...), for SCTP the
+              SCTP_CONNTRACK_* name (COOKIE_WAIT, ...), or ''
     flags     ('ASSURED',) / ('UNREPLIED',) / both / () -
               UNREPLIED is !IPS_SEEN_REPLY, as conntrack -L prints it
     mark      the connection mark
@@ -51,11 +52,16 @@ CTA_PROTO_NUM, CTA_PROTO_SRC_PORT, CTA_PROTO_DST_PORT = 1, 2, 3
 CTA_PROTO_ICMP_ID, CTA_PROTO_ICMP_TYPE, CTA_PROTO_ICMP_CODE = 4, 5, 6
 CTA_PROTO_ICMPV6_ID, CTA_PROTO_ICMPV6_TYPE, CTA_PROTO_ICMPV6_CODE = 7, 8, 9
 CTA_PROTOINFO_TCP, CTA_PROTOINFO_TCP_STATE = 1, 1
+CTA_PROTOINFO_SCTP, CTA_PROTOINFO_SCTP_STATE = 3, 1
 IPS_SEEN_REPLY, IPS_ASSURED = 0x2, 0x4
 
 TCP_STATES = ["NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT", "CLOSE_WAIT",
               "LAST_ACK", "TIME_WAIT", "CLOSE", "SYN_SENT2"]
-PROTO_NAMES = {6: "tcp", 17: "udp", 1: "icmp", 58: "icmpv6", 47: "gre", 136: "udplite"}
+SCTP_STATES = ["NONE", "CLOSED", "COOKIE_WAIT", "COOKIE_ECHOED", "ESTABLISHED",
+               "SHUTDOWN_SENT", "SHUTDOWN_RECD", "SHUTDOWN_ACK_SENT", "HEARTBEAT_SENT",
+               "HEARTBEAT_ACKED"]
+PROTO_NAMES = {6: "tcp", 17: "udp", 1: "icmp", 58: "icmpv6", 47: "gre", 136: "udplite",
+               132: "sctp"}
 CT = {k: v[0] for k, v in xb.CT.items()}
 
 
@@ -112,6 +118,10 @@ def linux_rows(sock):
             tcp = nl.parse(nl.parse(a[CTA_PROTOINFO]).get(CTA_PROTOINFO_TCP, b""))
             if CTA_PROTOINFO_TCP_STATE in tcp:
                 state = TCP_STATES[tcp[CTA_PROTOINFO_TCP_STATE][0]]
+        elif proto == 132 and CTA_PROTOINFO in a:
+            sctp = nl.parse(nl.parse(a[CTA_PROTOINFO]).get(CTA_PROTOINFO_SCTP, b""))
+            if CTA_PROTOINFO_SCTP_STATE in sctp:
+                state = SCTP_STATES[sctp[CTA_PROTOINFO_SCTP_STATE][0]]
         zone = struct.unpack("!H", a[CTA_ZONE])[0] if CTA_ZONE in a else 0
         mark = struct.unpack("!I", a[CTA_MARK])[0] if CTA_MARK in a else 0
         rows.append((l3, PROTO_NAMES.get(proto, str(proto)), zone, orig, reply,
@@ -150,6 +160,8 @@ def xbridge_rows(genl, br_ifindex):
                 t += _l4(proto, nl.get_u16(a[CT[pre + "sport"]]), nl.get_u16(a[CT[pre + "dport"]]))
             tuples.append(t)
         state = TCP_STATES[a[CT["tcp_state"]][0]] if proto == 6 and CT["tcp_state"] in a else ""
+        if proto == 132 and CT["sctp_state"] in a:
+            state = SCTP_STATES[a[CT["sctp_state"]][0]]
         rows.append(("ipv4" if l3 == 4 else "ipv6", PROTO_NAMES.get(proto, str(proto)),
                      nl.get_u16(a[CT["zone"]]) if CT["zone"] in a else 0,
                      tuples[0], tuples[1], state,

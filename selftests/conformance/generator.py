@@ -573,6 +573,29 @@ CT_TCP_NEXT = {         # phase -> [(weight, sender 'c'|'s', flags, next phase)]
 }
 CT_ODD_FLAGS = ["SF", "SR", "FPU", "", "U", "SAF", "RA", "FA", "A", "SA", "R"]
 
+# An SCTP association: phase -> [(weight, sender, chunks, vtag, next phase)];
+# the client's packets carry the server's tag ("s"), the server's the
+# client's ("c"), an INIT none ("zero"); %(c)d / %(s)d are the tags.
+CT_SCTP_NEXT = {
+    0: [(8, "c", "init:%(c)d", "zero", 1), (1, "c", "heartbeat", "s", 0),
+        (1, "c", "data", "s", 0)],
+    1: [(8, "s", "init-ack:%(s)d", "c", 2), (1, "c", "init:%(c)d", "zero", 1)],
+    2: [(8, "c", "cookie-echo", "s", 3), (2, "c", "cookie-echo,data", "s", 3),
+        (1, "s", "init-ack:%(s)d", "c", 2)],
+    3: [(8, "s", "cookie-ack", "c", 4), (2, "s", "cookie-ack,sack", "c", 4),
+        (1, "c", "cookie-echo", "s", 3)],
+    4: [(6, "c", "data", "s", 4), (6, "s", "sack", "c", 4), (3, "s", "sack,data", "c", 4),
+        (1, "c", "heartbeat", "s", 4), (1, "s", "heartbeat-ack", "c", 4),
+        (2, "c", "shutdown", "s", 5), (2, "s", "shutdown", "c", 5),
+        (1, "c", "abort", "s", 0), (1, "s", "abort:t", "s", 0)],
+    5: [(5, "s", "shutdown-ack", "c", 6), (5, "c", "shutdown-ack", "s", 6), (1, "c", "data", "s", 5)],
+    6: [(4, "c", "shutdown-complete", "s", 0), (4, "s", "shutdown-complete", "c", 0),
+        (1, "s", "shutdown-complete:t", "s", 0)],
+}
+# What no endpoint would send now: out-of-the-blue chunks, bad bundles.
+CT_SCTP_ODD = ["abort", "cookie-ack", "shutdown-complete", "data,data:zero", "sack,cookie-echo",
+               "init:7,data", "error", "heartbeat", "shutdown-ack", "init:%(c)d"]
+
 
 class _CtGen:
     def __init__(self, seed, nsteps, frags):
@@ -608,10 +631,12 @@ class _CtGen:
     def flow(self):
         rng = self.rng
         c, s = rng.sample(range(self.nports), 2)
-        proto = rng.choice(["tcp", "tcp", "tcp", "udp", "udp", "icmp", "gre", "udplite"])
+        proto = rng.choice(["tcp", "tcp", "tcp", "udp", "udp", "icmp", "gre", "udplite", "sctp"])
         v6 = rng.random() < 0.2
         f = dict(proto=proto, v6=v6, c=c, s=s, phase=0,
                  cport=rng.choice([40000, 40001, 5000]), sport=rng.choice([80, 53, 443]))
+        if proto == "sctp":
+            f.update(c_tag=rng.choice([0x1111, 0xc0ffee01]), s_tag=rng.choice([0x2222, 0x7e57ab1e]))
         self.flows.append(f)
         return f
 
@@ -647,6 +672,24 @@ class _CtGen:
         # language has: a flagless segment is drawn as URG alone instead.
         return self.send(f, sender, "tcp %d %d %s" % (sp, dp, flags or "U"), extra)
 
+    def sctp(self, f):
+        rng = self.rng
+        _, sender, chunks, whose, nxt = _w(rng, [(o[0], o) for o in CT_SCTP_NEXT[f["phase"]]])
+        tags = {"zero": 0, "c": f["c_tag"], "s": f["s_tag"]}
+        vtag, extra = tags[whose], ""
+        x = rng.random()
+        if x < 0.1:
+            vtag = rng.choice([0, f["c_tag"], f["s_tag"], 0x99])    # perhaps the wrong one
+        elif x < 0.16:
+            chunks = rng.choice(CT_SCTP_ODD)
+        elif x < 0.2:
+            extra = " crc bad"
+        else:
+            f["phase"] = nxt
+        chunks = chunks % {"c": f["c_tag"], "s": f["s_tag"]}
+        sp, dp = (f["cport"], f["sport"]) if sender == "c" else (f["sport"], f["cport"])
+        return self.send(f, sender, "sctp %d %d %d %s%s" % (sp, dp, vtag, chunks, extra))
+
     def step(self):
         rng = self.rng
         k = _w(rng, [(80, "flow"), (6, "error"), (3, "flush"), (8, "new")])
@@ -670,6 +713,8 @@ class _CtGen:
         sender = "c" if rng.random() < 0.6 else "s"
         if f["proto"] == "tcp":
             return self.tcp(f)
+        if f["proto"] == "sctp":
+            return self.sctp(f)
         sp, dp = (f["cport"], f["sport"]) if sender == "c" else (f["sport"], f["cport"])
         frag = " frag %d" % rng.choice([2, 3]) if (self.frags and not f["v6"] and
                                                    rng.random() < 0.1) else ""

@@ -31,7 +31,8 @@ it does not say to the other.
     send P SRC DST [tag TPID:TCI]... [ipv4 [A B]|ipv6 [A B]|arp|eth ETHERTYPE]
                [udp SPORT DPORT|tcp SPORT DPORT FLAGS [seq N] [ack N]|icmp TYPE
                 |gre [pptp CALLID|v1 PROTO]
-                |udplite SPORT DPORT [cscov N] [csum rfc|linux|none]]
+                |udplite SPORT DPORT [cscov N] [csum rfc|linux|none]
+                |sctp SPORT DPORT VTAG CHUNK[,CHUNK...] [crc bad]]
                [len N] [win N] [frag N]       a frame from host P (or from br)
         ipv4/ipv6 alone carry UDP 4000 -> 4001 without checksum; A B are
         the addresses (default 192.0.2.1 192.0.2.2, 2001:db8::1 2001:db8::2).
@@ -48,7 +49,14 @@ it does not say to the other.
         UDP-Lite with checksum coverage N (default 0: all) and its checksum
         as RFC 3828 makes it (rfc, the default), as Linux's conntrack
         verifies it (linux: protocol 17 in the pseudo-header and, for IPv4,
-        17 + length mod 256 as its length word), or none. `win N` is the TCP
+        17 + length mod 256 as its length word), or none. sctp is an SCTP
+        packet with verification tag VTAG carrying the chunks named, in
+        order: init:TAG, init-ack:TAG (TAG: the initiate tag), cookie-echo,
+        cookie-ack, data, sack, heartbeat, heartbeat-ack, shutdown,
+        shutdown-ack, shutdown-complete, abort, error; `:t` after abort or
+        shutdown-complete sets the T bit, `:zero` after any other gives it
+        length 0. The last chunk carries the marker (and len) in its value.
+        Its CRC32c is correct unless `crc bad`. `win N` is the TCP
         window (default 64240; no window scale option is sent).
         `frag N` sends an IPv4 packet as N fragments of equal size (a
         multiple of 8, at least 32 bytes; the payload is the marker
@@ -138,6 +146,29 @@ class Scenario:
 
     def ports(self):
         return PORTS[:self.nports]
+
+
+SCTP_CHUNKS = {"data": 0, "init": 1, "init-ack": 2, "sack": 3, "heartbeat": 4,
+               "heartbeat-ack": 5, "abort": 6, "shutdown": 7, "shutdown-ack": 8,
+               "error": 9, "cookie-echo": 10, "cookie-ack": 11, "shutdown-complete": 14}
+
+
+def _sctp_chunk_word(word):
+    """One chunk of an sctp send: (type, flags, initiate tag or None,
+    zero length)."""
+    name, _, arg = word.partition(":")
+    if name not in SCTP_CHUNKS:
+        raise ScenarioError("sctp: unknown chunk %r" % name)
+    typ = SCTP_CHUNKS[name]
+    if name in ("init", "init-ack"):
+        return (typ, 0, _int(arg, 0, 0xffffffff, "initiate tag"), False)
+    if arg == "t" and name in ("abort", "shutdown-complete"):
+        return (typ, 1, None, False)
+    if arg == "zero":
+        return (typ, 0, None, True)
+    if arg:
+        raise ScenarioError("sctp: %r takes no %r" % (name, arg))
+    return (typ, 3 if name == "data" else 0, None, False)
 
 
 def _int(word, lo, hi, what):
@@ -369,6 +400,18 @@ def parse_step(line, lineno, nports):
                         if how not in ("rfc", "linux", "none"):
                             raise ScenarioError("udplite csum: rfc, linux or none")
                 l4 = ("udplite", sp, dp, (cscov, how))
+            elif k == "sctp":
+                sp = _int(w.next("source port"), 0, 0xffff, "port")
+                dp = _int(w.next("destination port"), 0, 0xffff, "port")
+                vtag = _int(w.next("verification tag"), 0, 0xffffffff, "vtag")
+                chunks = [_sctp_chunk_word(c) for c in w.next("chunks").split(",")]
+                good = True
+                if w.peek() == "crc":
+                    w.next()
+                    if w.next("bad") != "bad":
+                        raise ScenarioError("sctp: crc bad")
+                    good = False
+                l4 = ("sctp", sp, dp, (vtag, tuple(chunks), good))
             elif k == "gre":
                 version, proto, call_id = 0, 0x0800, 0
                 if w.peek() == "pptp":
@@ -407,7 +450,7 @@ def parse_step(line, lineno, nports):
             payload = "ipv4"
         if (seq is not None or ack is not None) and not (l4 and l4[0] == "tcp"):
             raise ScenarioError("send: seq/ack are for tcp")
-        if frags > 1 and (payload != "ipv4" or not l4 or icmp_error):
+        if frags > 1 and (payload != "ipv4" or not l4 or icmp_error or l4[0] == "sctp"):
             raise ScenarioError("send: frag N is for an ipv4 udp/tcp/icmp packet")
         if addrs is None and not icmp_error:
             addrs = DEFAULT_ADDRS[payload] if payload in DEFAULT_ADDRS else None
@@ -541,6 +584,55 @@ def _csum(data):
     return ~s & 0xffff
 
 
+def _crc32c_table():
+    t = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ (0x82f63b78 if c & 1 else 0)
+        t.append(c)
+    return t
+
+
+CRC32C = _crc32c_table()
+
+
+def crc32c(data):
+    """SCTP's CRC32c (RFC 9260 appendix A)."""
+    c = 0xffffffff
+    for b in data:
+        c = CRC32C[(c ^ b) & 0xff] ^ (c >> 8)
+    return c ^ 0xffffffff
+
+
+# The value of each SCTP chunk type (before the marker): INIT's fixed part,
+# DATA's TSN/stream/SSN/PPID, SACK's cumulative TSN and window, a
+# heartbeat info parameter, SHUTDOWN's cumulative TSN, a cookie.
+_SCTP_VALUE = {0: struct.pack("!IHHI", 1, 0, 0, 0), 3: struct.pack("!IIHH", 1, 65536, 0, 0),
+               4: struct.pack("!HHI", 1, 8, 0x1234), 5: struct.pack("!HHI", 1, 8, 0x1234),
+               7: struct.pack("!I", 1), 10: b"cookie!!"}
+
+
+def _sctp(step, body):
+    """The SCTP packet of an sctp send step; the last chunk carries @body."""
+    _, sp, dp, (vtag, chunks, good) = step.l4
+    out = b""
+    for i, (typ, flags, tag, zero) in enumerate(chunks):
+        if tag is not None:
+            value = struct.pack("!IIHHI", tag, 65536, 10, 10, 1)
+        else:
+            value = _SCTP_VALUE.get(typ, b"")
+        if i == len(chunks) - 1:
+            value += body
+        n = 0 if zero else 4 + len(value)
+        out += struct.pack("!BBH", typ, flags, n) + value + b"\0" * (-len(value) % 4)
+    h = struct.pack("!HHII", sp, dp, vtag, 0)
+    c = crc32c(h + out)
+    if not good:
+        c ^= 1
+    return 132, h[:8] + struct.pack("<I", c) + out
+
+
 def _l4_header_len(step):
     if step.l4[0] == "gre":
         return 8 if step.l4[1] == 1 else 4
@@ -570,6 +662,8 @@ def _l4(step, body, pseudo):
     """The transport header and @body of a send step with udp/tcp/icmp;
     @pseudo(proto, length) is the checksum's pseudo-header."""
     kind, sp, dp, flags = step.l4
+    if kind == "sctp":
+        return _sctp(step, body)
     if kind == "udplite":
         cscov, how = flags
         h = struct.pack("!HHHH", sp, dp, cscov, 0)

@@ -260,6 +260,24 @@ TEST_CASE("ct rows as conntrack -L prints them")
 	      "gre      47 179 src=10.0.0.1 dst=10.0.0.2 srckey=0x0 dstkey=0x1234 "
 	      "src=10.0.0.2 dst=10.0.0.1 srckey=0x1234 dstkey=0x0 [ASSURED] mark=0 use=1");
 
+	CtRow s = ct_row(132);		/* SCTP: ports and its state */
+	s.orig.sport = 5000;
+	s.orig.dport = 6000;
+	s.reply.sport = 6000;
+	s.reply.dport = 5000;
+	s.timeout = 209;
+	s.sctp_state = 4;
+	s.status = XBRIDGE_CT_S_SEEN_REPLY | XBRIDGE_CT_S_ASSURED | XBRIDGE_CT_S_CONFIRMED;
+	CHECK(format_ct_line(s, false) ==
+	      "sctp     132 209 ESTABLISHED src=10.0.0.1 dst=10.0.0.2 sport=5000 dport=6000 "
+	      "src=10.0.0.2 dst=10.0.0.1 sport=6000 dport=5000 [ASSURED] mark=0 use=1");
+	s.sctp_state = 8;
+	s.status = XBRIDGE_CT_S_CONFIRMED;
+	s.timeout = 29;
+	CHECK(format_ct_line(s, false) ==
+	      "sctp     132 29 HEARTBEAT_SENT src=10.0.0.1 dst=10.0.0.2 sport=5000 dport=6000 "
+	      "[UNREPLIED] src=10.0.0.2 dst=10.0.0.1 sport=6000 dport=5000 mark=0 use=1");
+
 	CtRow o = ct_row(50);		/* generic: addresses only */
 	o.timeout = 599;
 	o.status = XBRIDGE_CT_S_CONFIRMED;
