@@ -506,10 +506,14 @@ xb_noinline CtL4Verdict packet_full(CtEntry &e, const Segment &s, uint8_t index,
 				break;	/* RST ending a train of data */
 			new_state = old_state;	/* inexact: allow a challenge ACK */
 		}
-		if ((((status & kCtSeenReply) && st.last_index == kSynSet) ||
+		/* a RST answering a SYN of the other side, or an ACK we
+		 * ignored on a half-open connection: its ack may cover
+		 * segments we ignored, so no window check */
+		if ((((status & kCtSeenReply) && st.last_index == kSynSet &&
+		      st.last_dir != dir) ||
 		     (!(status & kCtAssured) && st.last_index == kAckSet)) &&
 		    s.ack == st.last_end) {
-			skip_window = true;	/* RST to a SYN/ACK we let through */
+			skip_window = true;
 			break;
 		}
 		if (old_state == kTcpSynSent && st.last_index == kAckSet && st.last_dir == 1 &&

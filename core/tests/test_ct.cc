@@ -294,6 +294,40 @@ TEST_CASE("ct: simultaneous open goes through SYN_SENT2", "[ct][tcp]")
 	CHECK(k.assured());
 }
 
+/*
+ * The RST that skips the window check answers a SYN of the *other* side
+ * (nf_conntrack_tcp_packet: last_index == TCP_SYN_SET && last_dir !=
+ * dir). A RST from the side whose SYN came last is checked like any
+ * segment. Found by gen-ct-seed-9159: the skipped check left the
+ * server's window unopened, and later segments of the client that Linux
+ * let through were INVALID.
+ */
+TEST_CASE("ct: a RST after the sender's own SYN is window-checked", "[ct][tcp][rst]")
+{
+	Rig rig;
+	Conn k(rig);
+	REQUIRE(k.c(SYN) == kCtStateNew);
+	REQUIRE(k.s(SYN) == kCtStateEstablished);
+	REQUIRE(k.tcp_state() == kTcpSynSent2);
+
+	SECTION("beyond the window: INVALID, the state stays")
+	{
+		k.sseq += 10000000;
+		CHECK(k.s(RST) == kCtStateInvalid);
+		CHECK(k.tcp_state() == kTcpSynSent2);
+	}
+	SECTION("in window: CLOSE, and the window moves on")
+	{
+		const uint32_t rst_end = k.sseq + 8;
+		CHECK(k.s(RST, 8) == kCtStateEstablished);
+		CHECK(k.tcp_state() == kTcpClose);
+		const CtEntry *e = k.entry();
+		REQUIRE(e);
+		CHECK(e->proto.tcp.seen[1].td_end == rst_end);
+		CHECK(e->proto.tcp.seen[0].td_maxend == k.cseq + k.swin);
+	}
+}
+
 TEST_CASE("ct: segments that the state table refuses are INVALID", "[ct][tcp]")
 {
 	Rig rig;
