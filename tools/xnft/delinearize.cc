@@ -204,7 +204,8 @@ struct RegVal {
 struct Printed {
 	std::string text;
 	Json json;
-	int provides = 0;         // 1 network (value in proto), 2 transport, 3 vlan link
+	int provides = 0;         // 1 network (value in proto), 2 transport, 3 vlan link,
+				  // 5 an ICMP type (proto "icmp 3")
 	std::string proto;
 	bool killed = false;
 };
@@ -242,6 +243,7 @@ private:
 	void range(const RegVal &v, const Bytes &lo, const Bytes &hi, bool neq);
 	void set_key(nftnl_set *s, unsigned reg, std::vector<Field> &parts, std::string &lhs, Json &lhs_json);
 	void lookup(nftnl_expr *e);
+	void learn_icmp_echo(nftnl_set *s, const std::string &proto);
 	void objref_map(nftnl_expr *e);
 	void dynset(nftnl_expr *e);
 	void reject(nftnl_expr *e);
@@ -261,6 +263,7 @@ private:
 	std::map<unsigned, RegVal> regs_;
 	std::vector<Printed> out_;
 	std::string link_ = "ether", net_, l4_;
+	int icmp_type_ = -1;      // the ICMP/ICMPv6 type matched so far (-1: none)
 };
 
 void Delinearizer::emit(const std::string &text, Json json, int provides, const std::string &proto)
@@ -414,6 +417,10 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 			const PayloadField &f = all[i];
 			if (proto != f.proto || f.base != v.base || f.offset != pos || f.bits % 8)
 				continue;
+			// nft's payload_expr_complete: an ICMP field of another
+			// type than the one the rule matched is not this one
+			if (!icmp_dep_allows(icmp_field_dep(f.proto, f.name), icmp_type_))
+				continue;
 			if (pos + f.bits <= end && (!best || f.bits > best->bits))
 				best = &f;
 			if (pos + f.bits > end && out.empty() && pos == start &&
@@ -565,6 +572,11 @@ void Delinearizer::consumed_by(const Field &f)
 	} else if (f.proto == "ip" || f.proto == "ip6" || f.proto == "arp") {
 		kill_last(1, f.proto);
 	} else if (f.proto == "icmp" || f.proto == "icmpv6") {
+		// a field of one ICMP type drops the match on that type
+		// (an echo field's set of two types stays)
+		const int dep = icmp_field_dep(f.proto, f.name.substr(f.proto.size() + 1));
+		if (dep >= 0 && dep != kIcmpDepEcho && dep != kIcmp6DepEcho)
+			kill_last(5, f.proto + " " + std::to_string(dep));
 		kill_last(2, f.proto);
 		kill_last(1, f.proto == "icmp" ? "ip" : "ip6");
 	} else if (f.layer == Layer::Transport) {
@@ -846,6 +858,10 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 				net_ = x == 0x0800 ? "ip" : x == 0x86dd ? "ip6" : x == 0x0806 ? "arp" : "";
 				provides = 1;
 				proto = net_;
+			} else if (f.name == "icmp type" || f.name == "icmpv6 type") {
+				icmp_type_ = static_cast<int>(x);
+				provides = 5;
+				proto = f.proto + " " + std::to_string(x);
 			}
 			emit(f.name + " " + value_text(f.part, part), match_json("==", f.json, value_js(f.part, part)),
 			     provides, proto);
@@ -933,6 +949,10 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			link_ = "vlan";
 			provides = 3;
 			proto = "vlan";
+		} else if (f.name == "icmp type" || f.name == "icmpv6 type") {
+			icmp_type_ = static_cast<int>(x);
+			provides = 5;
+			proto = f.proto + " " + std::to_string(x);
 		} else if (f.name == "meta l4proto" || f.name == "ip protocol" || f.name == "ip6 nexthdr") {
 			l4_ = l4_of(x);
 			// a network header's protocol field only a TCP option drops
@@ -1018,6 +1038,30 @@ void Delinearizer::set_key(nftnl_set *s, unsigned reg, std::vector<Field> &parts
 	lhs_json = parts_json.size() == 1 ? parts_json.items()[0] : Json::wrap("concat", parts_json);
 }
 
+// nft's echo dependency, `icmp type { echo-reply, echo-request }`, tells
+// the fields after it (payload_expr_complete): a load at the id is the id
+// and sequence, not the gateway.
+void Delinearizer::learn_icmp_echo(nftnl_set *s, const std::string &proto)
+{
+	const bool v6 = proto == "icmpv6";
+	const uint8_t request = v6 ? 128 : 8, reply = v6 ? 129 : 0;
+	unsigned seen = 0, other = 0;
+	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
+	for (nftnl_set_elem *el = nftnl_set_elems_iter_next(it); el; el = nftnl_set_elems_iter_next(it)) {
+		uint32_t n = 0;
+		const uint8_t *k = static_cast<const uint8_t *>(nftnl_set_elem_get(el, NFTNL_SET_ELEM_KEY, &n));
+		if (n == 1 && k[0] == request)
+			seen |= 1;
+		else if (n == 1 && k[0] == reply)
+			seen |= 2;
+		else
+			other++;
+	}
+	nftnl_set_elems_iter_destroy(it);
+	if (seen == 3 && !other && icmp_type_ < 0)
+		icmp_type_ = v6 ? kIcmp6DepEcho : kIcmpDepEcho;
+}
+
 void Delinearizer::lookup(nftnl_expr *e)
 {
 	std::string name = str(nftnl_expr_get_str(e, NFTNL_EXPR_LOOKUP_SET));
@@ -1068,6 +1112,9 @@ void Delinearizer::lookup(nftnl_expr *e)
 		   (nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_FLAGS) & NFT_LOOKUP_F_INV);
 	bool anon = s && (nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS);
 	bool is_map = nftnl_expr_is_set(e, NFTNL_EXPR_LOOKUP_DREG);
+	if (anon && !inv && !is_map && !masked && parts.size() == 1 &&
+	    (parts[0].name == "icmp type" || parts[0].name == "icmpv6 type"))
+		learn_icmp_echo(s, parts[0].proto);
 	std::vector<KeyPart> keys;
 	for (auto &p : parts)
 		keys.push_back(p.part);

@@ -761,12 +761,48 @@ void Linearizer::dependency(const Expr &e)
 			network("ip", true);
 			transport("icmp", 1);
 		}
+		icmp_dependency(e);
 	} else if (p == "icmpv6") {
 		if (l4_ != "icmpv6") {
 			network("ip6", true);
 			transport("icmpv6", 58);
 		}
+		icmp_dependency(e);
 	}
+}
+
+// nft's ICMP type dependency (payload_gen_icmp_dependency): a field that
+// means something in some types only is read after a match on the type,
+// unless the rule matched a type it allows already: `icmp id` after
+// `icmp type { echo-reply, echo-request }`, `icmp mtu` after `icmp type
+// destination-unreachable`. A type the field does not allow is refused.
+void Linearizer::icmp_dependency(const Expr &e)
+{
+	const int dep = icmp_field_dep(e.proto, e.text);
+	if (dep < 0)
+		return;
+	if (icmp_type_ >= 0) {
+		if (!icmp_dep_allows(dep, icmp_type_))
+			throw LangError(e.loc, "incompatible icmp match: rule has " + std::to_string(icmp_type_) +
+					", need " + std::to_string(dep));
+		return;
+	}
+	icmp_type_ = dep;
+	if (dep != kIcmpDepEcho && dep != kIcmp6DepEcho) {
+		emit_dep_eq_payload(NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, Bytes{static_cast<uint8_t>(dep)});
+		return;
+	}
+	auto type = make_expr(ExprKind::Payload, e.loc);
+	type->proto = e.proto;
+	type->text = "type";
+	auto set = make_expr(ExprKind::SetLit, e.loc);
+	for (const char *v : {"echo-request", "echo-reply"}) {
+		auto x = make_expr(ExprKind::Value, e.loc);
+		x->text = v;
+		set->items.push_back(std::move(x));
+		set->data.push_back(nullptr);
+	}
+	lookup(*type, *set, 0, false, nullptr, false, 0);
 }
 
 // nft's exthdr dependency (evaluate.c expr_evaluate_exthdr): none for a
@@ -974,6 +1010,8 @@ void Linearizer::learn_context(const Load &l, Op op, const Bytes &v)
 			link_ = "vlan";
 		else
 			net_ = net_of(x);
+	} else if (l.is_payload && (l.proto == "icmp" || l.proto == "icmpv6") && l.field == "type") {
+		icmp_type_ = static_cast<int>(x);
 	} else if ((l.is_meta && l.key == NFT_META_L4PROTO) ||
 		   (l.is_payload && ((l.proto == "ip" && l.field == "protocol") ||
 				     (l.proto == "ip6" && l.field == "nexthdr")))) {
@@ -1519,6 +1557,15 @@ void Linearizer::match(const Stmt &s)
 			return;
 		}
 		lookup(lhs, rhs, 0, s.op == Op::Neq, nullptr, false);
+		// nft notes the type a set of ICMP types ends with as the one
+		// the rule matched (`icmp type { echo-request, echo-reply }`
+		// allows `icmp id` without a dependency of its own)
+		if (s.op != Op::Neq && rhs.kind == ExprKind::SetLit && lhs.kind == ExprKind::Payload &&
+		    (lhs.proto == "icmp" || lhs.proto == "icmpv6") && lhs.text == "type" &&
+		    !rhs.items.empty() && rhs.items.back()->kind == ExprKind::Value) {
+			const KeyPart p = keypart_of_expr(lhs);
+			icmp_type_ = encode_value(*p.type, p.bits, p.order, *rhs.items.back())[0];
+		}
 		return;
 	}
 	if (lhs.kind == ExprKind::Concat)

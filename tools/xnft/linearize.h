@@ -126,6 +126,7 @@ private:
 	void merge_first_payloads();
 	bool merge_payloads_at(size_t at);
 	void exthdr_dependency(const Expr &e);
+	void icmp_dependency(const Expr &e);
 	void exthdr_set(const Stmt &s);
 	// A lookup of LHS in SET (a map's with DATA or VERDICT); with
 	// OBJTYPE (NFT_OBJECT_*) the objref of an object map instead.
@@ -165,6 +166,7 @@ private:
 	SetSink sink_;
 	// protocol context
 	std::string link_ = "ether", net_, l4_;
+	int icmp_type_ = -1;     // the ICMP/ICMPv6 type matched so far (-1: none)
 	bool merge_ok_ = false;  // the previous statement was a match
 	bool terminal_ = false;  // a verdict or reject came before: nothing may follow
 	// an anonymous set's keys after typing, when a match's operator moved

@@ -285,6 +285,39 @@ const PayloadField *find_payload(const std::string &proto, const std::string &fi
 	return nullptr;
 }
 
+int icmp_field_dep(const std::string &proto, const std::string &field)
+{
+	if (proto == "icmp") {
+		if (field == "id" || field == "sequence")
+			return kIcmpDepEcho;
+		if (field == "mtu")
+			return 3;	/* ICMP_DEST_UNREACH */
+		if (field == "gateway")
+			return 5;	/* ICMP_REDIRECT */
+	} else if (proto == "icmpv6") {
+		if (field == "id" || field == "sequence")
+			return kIcmp6DepEcho;
+		if (field == "mtu")
+			return 2;	/* ICMP6_PACKET_TOO_BIG */
+		if (field == "parameter-problem")
+			return 4;	/* ICMP6_PARAM_PROB */
+		if (field == "max-delay")
+			return 130;	/* MLD_LISTENER_QUERY */
+	}
+	return -1;
+}
+
+bool icmp_dep_allows(int dep, int type)
+{
+	if (dep < 0 || type < 0)
+		return true;
+	if (dep == kIcmpDepEcho)
+		return type == 8 || type == 0;		/* echo request, reply */
+	if (dep == kIcmp6DepEcho)
+		return type == 128 || type == 129;
+	return dep == type;
+}
+
 const MetaKey *find_meta(const std::string &name)
 {
 	/* nft's scanner reads `secpath` as `ipsec` (and lists `ipsec`) */

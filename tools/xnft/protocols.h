@@ -67,6 +67,18 @@ const MetaKey *meta_by_key(uint32_t key);
 const CtKey *ct_by_key(uint32_t key);
 
 const PayloadField *find_payload(const std::string &proto, const std::string &field);
+
+// The ICMP or ICMPv6 type a field of PROTO ("icmp", "icmpv6") means
+// something in (nftables proto.c icmp_dep, payload.c): -1 for none (type,
+// code, checksum, and other protocols); kIcmpDepEcho / kIcmp6DepEcho for
+// id and sequence (an echo request or reply); else the one type (icmp
+// mtu: destination unreachable, gateway: redirect; icmpv6 mtu: packet too
+// big, parameter-problem, max-delay: MLD query).
+constexpr int kIcmpDepEcho = 8, kIcmp6DepEcho = 128;
+int icmp_field_dep(const std::string &proto, const std::string &field);
+// Whether a rule that matched the ICMP type TYPE (-1: none yet) may read a
+// field whose dependency is DEP.
+bool icmp_dep_allows(int dep, int type);
 const MetaKey *find_meta(const std::string &name);
 // L3 is "ip"/"ip6"/"" for saddr/daddr.
 const CtKey *find_ct(const std::string &name, const std::string &l3);

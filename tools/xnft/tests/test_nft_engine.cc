@@ -528,6 +528,37 @@ TEST_CASE("nft engine: arp header fields and th ports", "[nft]")
 	CHECK(e.packets("t", "forward", 3) == 2);
 }
 
+/*
+ * `icmp id` and `icmp sequence` mean something in an echo only: nft matches
+ * the type first (icmp type { echo-reply, echo-request }), so an error,
+ * whose bytes there are unused and zero, never matches `icmp sequence 0`;
+ * likewise `icmp mtu` reads a destination unreachable only. xnft left the
+ * dependency out and dropped every ICMP error here.
+ */
+TEST_CASE("nft engine: ICMP fields of some types match those types only", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain forward { type filter hook forward priority 0; policy accept;\n"
+		       "    icmp sequence 0 counter drop\n"
+		       "    icmp mtu 0 counter\n"
+		       "    icmpv6 id 0 counter drop\n"
+		       "  }\n"
+		       "}\n") == 0);
+	const ctf::Ip a = ctf::v4(10, 0, 0, 1), b = ctf::v4(10, 0, 0, 2);
+	const ctf::Bytes quoted = ctf::udp_packet(b, a, 5000, 53, 8);
+	CHECK(verdict(e, kHookForward, ctf::frame(ctf::icmp_error(a, b, quoted))) == kNfAccept);
+	CHECK(verdict(e, kHookForward, ctf::frame(ctf::icmp_packet(a, b, 11, 0, 0, quoted))) == kNfAccept);
+	CHECK(verdict(e, kHookForward, ctf::frame(ctf::echo(a, b, 7, false, 0))) == kNfDrop);
+	CHECK(verdict(e, kHookForward, ctf::frame(ctf::echo(a, b, 7, true, 1))) == kNfAccept);
+	CHECK(e.packets("t", "forward", 0) == 1);
+	CHECK(e.packets("t", "forward", 1) == 1);	// the destination unreachable
+	const ctf::Ip a6 = ctf::v6(1), b6 = ctf::v6(2);
+	const ctf::Bytes quoted6 = ctf::udp_packet(b6, a6, 5000, 53, 8);
+	CHECK(verdict(e, kHookForward, ctf::frame(ctf::icmp_error(a6, b6, quoted6))) == kNfAccept);
+	CHECK(verdict(e, kHookForward, ctf::frame(ctf::echo(a6, b6, 0, false))) == kNfDrop);
+}
+
 TEST_CASE("nft engine: a masked field looked up in a set", "[nft]")
 {
 	Engine e;
