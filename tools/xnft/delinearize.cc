@@ -870,7 +870,11 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 	}
 	const Field &f = fs[0];
 	const KeyPart &p = f.part;
-	consumed_by(f);
+	// a match on the vlan's own type leaves `ether type 8021q` listed
+	// (nft: `ether type 8021q vlan type ip`); a set lookup on it, or any
+	// other vlan field, drops it
+	if (f.name != "vlan type")
+		consumed_by(f);
 	const bool numeric = opt_.numeric;
 	if (!v.mask.empty() && p.shift == 0 && !((f.proto.size() || f.exthdr_op >= 0) && p.bits % 8)) {
 		// a mask on a whole field: flags, or a prefix on an address
