@@ -958,6 +958,22 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			provides = 5;
 			proto = f.proto + " " + std::to_string(x);
 		} else if (f.name == "meta l4proto" || f.name == "ip protocol" || f.name == "ip6 nexthdr") {
+			if (f.name == "meta l4proto" && (x == 1 || x == 58)) {
+				// nft's meta_may_dependency_kill: `meta l4proto icmp`
+				// (icmpv6) drops the network protocol matched before it
+				// (across matches only), unless that is the other IP
+				// version: `meta protocol ip meta l4proto icmp` lists
+				// as `meta l4proto icmp`
+				for (auto it = out_.rbegin(); it != out_.rend() && it->json.get("match"); ++it) {
+					if (it->killed || it->provides != 1)
+						continue;
+					if (!(it->proto == "ip6" && x == 1) && !(it->proto == "ip" && x == 58)) {
+						it->killed = true;
+						it->provides = 0;
+					}
+					break;
+				}
+			}
 			l4_ = l4_of(x);
 			// a network header's protocol field only a TCP option drops
 			provides = f.name == "meta l4proto" ? 2 : 4;
