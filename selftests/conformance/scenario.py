@@ -34,6 +34,7 @@ it does not say to the other.
                 |udplite SPORT DPORT [cscov N] [csum rfc|linux|none]
                 |sctp SPORT DPORT VTAG CHUNK[,CHUNK...] [crc bad]]
                [len N] [win N] [frag N]       a frame from host P (or from br)
+               [wscale N] [sackok] [mss N] [sack L R]
         ipv4/ipv6 alone carry UDP 4000 -> 4001 without checksum; A B are
         the addresses (default 192.0.2.1 192.0.2.2, 2001:db8::1 2001:db8::2).
         udp/tcp/icmp (ipv4 unless ipv6 is given) carry correct checksums;
@@ -57,7 +58,11 @@ it does not say to the other.
         shutdown-complete sets the T bit, `:zero` after any other gives it
         length 0. The last chunk carries the marker (and len) in its value.
         Its CRC32c is correct unless `crc bad`. `win N` is the TCP
-        window (default 64240; no window scale option is sent).
+        window (default 64240). TCP options go in the order written,
+        padded with NOPs to a multiple of 4 bytes (not with `frag`):
+        `wscale N` (window scale), `sackok` (SACK permitted), `mss N`,
+        `sack L R` (one SACK block, absolute sequence numbers); without
+        them the header is 20 bytes.
         `frag N` sends an IPv4 packet as N fragments of equal size (a
         multiple of 8, at least 32 bytes; the payload is the marker
         repeated, so every fragment carries one).
@@ -360,6 +365,7 @@ def parse_step(line, lineno, nports):
         tags, payload, ethertype, length = [], "eth", 0x88b5, 0
         addrs, l4, seq, ack = None, None, None, None
         win, frags, icmp_error = TCP_WINDOW, 1, None
+        tcpopts = b""
         while w.more():
             k = w.next()
             if k == "tag":
@@ -434,6 +440,16 @@ def parse_step(line, lineno, nports):
                 win = _int(w.next("window"), 0, 0xffff, "win")
             elif k == "frag":
                 frags = _int(w.next("fragments"), 2, 8, "frag")
+            elif k == "wscale":
+                tcpopts += struct.pack("!BBB", 3, 3, _int(w.next("shift"), 0, 255, "wscale"))
+            elif k == "sackok":
+                tcpopts += struct.pack("!BB", 4, 2)
+            elif k == "mss":
+                tcpopts += struct.pack("!BBH", 2, 4, _int(w.next("mss"), 0, 0xffff, "mss"))
+            elif k == "sack":
+                tcpopts += struct.pack("!BBII", 5, 10,
+                                       _int(w.next("left edge"), 0, 0xffffffff, "sack"),
+                                       _int(w.next("right edge"), 0, 0xffffffff, "sack"))
             elif k in ("seq", "ack"):
                 v = _int(w.next(k), 0, 0xffffffff, k)
                 if k == "seq":
@@ -448,8 +464,13 @@ def parse_step(line, lineno, nports):
             if payload != "eth" or ethertype != 0x88b5:
                 raise ScenarioError("send: %s goes over ipv4 or ipv6" % l4[0])
             payload = "ipv4"
-        if (seq is not None or ack is not None) and not (l4 and l4[0] == "tcp"):
-            raise ScenarioError("send: seq/ack are for tcp")
+        if (seq is not None or ack is not None or tcpopts) and not (l4 and l4[0] == "tcp"):
+            raise ScenarioError("send: seq/ack and TCP options are for tcp")
+        if tcpopts and frags > 1:
+            raise ScenarioError("send: TCP options and frag N do not go together")
+        if len(tcpopts) > 40:
+            raise ScenarioError("send: more than 40 bytes of TCP options")
+        tcpopts += b"\x01" * (-len(tcpopts) % 4)
         if frags > 1 and (payload != "ipv4" or not l4 or icmp_error or l4[0] == "sctp"):
             raise ScenarioError("send: frag N is for an ipv4 udp/tcp/icmp packet")
         if addrs is None and not icmp_error:
@@ -457,7 +478,7 @@ def parse_step(line, lineno, nports):
         return Step("send", line, lineno, port=port, src=src, dst=dst, tags=tags,
                     payload=payload, ethertype=ethertype, length=length,
                     addrs=addrs, l4=l4, seq=seq, ack=ack, win=win, frags=frags,
-                    icmp_error=icmp_error, embed=None)
+                    icmp_error=icmp_error, embed=None, tcpopts=tcpopts)
     if verb == "ct":
         if w.next("flush") != "flush" or w.more():
             raise ScenarioError("ct: only `ct flush`")
@@ -688,7 +709,9 @@ def _l4(step, body, pseudo):
         c = _csum(pseudo(17, len(h) + len(body)) + h + body) or 0xffff
         return 17, h[:6] + struct.pack("!H", c) + body
     if kind == "tcp":
-        h = struct.pack("!HHIIBBHHH", sp, dp, step.seq, step.ack, 5 << 4, flags, step.win, 0, 0)
+        opts = getattr(step, "tcpopts", b"")
+        h = struct.pack("!HHIIBBHHH", sp, dp, step.seq, step.ack, (5 + len(opts) // 4) << 4,
+                        flags, step.win, 0, 0) + opts
         c = _csum(pseudo(6, len(h) + len(body)) + h + body)
         return 6, h[:16] + struct.pack("!H", c) + h[18:] + body
     v6 = step.payload == "ipv6"
