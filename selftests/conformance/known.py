@@ -19,7 +19,10 @@ KNOWN = [
      "Linux adds VID 0 and the port's VLANs one by one and stops at the first "
      "error, keeping what it added before it; xbridge checks every VID first "
      "and adds nothing (bad input changes nothing). Both report the error. "
-     "The harness then undoes Linux's partial add and goes on."),
+     "The harness then undoes Linux's partial add, deleting the MAC from the "
+     "port and putting its entries back, on both bridges alike (a locked entry "
+     "comes back unlocked, a dynamic one on a port that does not learn not at "
+     "all), and goes on."),
 ]
 
 
