@@ -507,11 +507,34 @@ drop:
 }
 
 /*
+ * nf_ct_bridge_post: a copy that passed its postrouting chains confirms
+ * its new connection on its way out, before the next copy of a flood
+ * meets its chains (br_flood hands the copies out one after the other) and
+ * before the copy that goes up meets the input chain: those see it
+ * confirmed (`ct status`). False when the insert lost to an equal
+ * connection: conntrack drops the frame (ct_bridge_post otherwise).
+ */
+inline bool confirm_on_egress(const Ctx &c, CtResult *ct)
+{
+	return !ct || !ct->unconfirmed || c.ct->confirm(*ct, c.now);
+}
+
+/* The insert of the frame's connection lost (confirm_on_egress). */
+void conntrack_drop(Verdict &v)
+{
+	set_drop(v, DropReason::Conntrack);
+	v.local_too = false;
+	port_count_drop(v.ingress, v.reason);
+}
+
+/*
  * br_flood: the ports a Flood verdict leaves through - the flood flag of
  * its class, the egress checks and, when @nf, the copy's forward (or
- * output) and postrouting chains. Returns whether there is any.
+ * output) and postrouting chains, after which the first copy confirms the
+ * frame's new connection (@ct, confirm_on_egress). Returns whether there
+ * is any; false with @ct->drop set when the confirm lost (no copy leaves).
  */
-bool flood_set(const Ctx &c, const NftFrame *nf, uint32_t len, Verdict &v)
+bool flood_set(const Ctx &c, const NftFrame *nf, uint32_t len, Verdict &v, CtResult *ct = nullptr)
 {
 	const PortTable *table = c.br.ports_rcu();
 	FloodSet &set = v.flood;
@@ -542,6 +565,13 @@ bool flood_set(const Ctx &c, const NftFrame *nf, uint32_t len, Verdict &v)
 			SkbMeta meta;
 			if (!nft_bridge_egress(c.nft, *nf, v, p, tag, meta))
 				continue;
+			if (!confirm_on_egress(c, ct)) {
+				for (unsigned w = 0; w < set.words; w++) {
+					set.pass[w] = 0;
+					set.untag[w] = 0;
+				}
+				return false;
+			}
 		}
 		set.pass[i / 64] |= uint64_t(1) << (i % 64);
 		if (tag == TagAction::Untag)
@@ -576,7 +606,7 @@ void cancel_copy(Verdict &v, bool local)
  * Returns whether some copy still leaves through a port.
  */
 bool run_copy_hooks(const Ctx &c, const RxFrame &frame, const L2Info &l2, const NftFrame &nf,
-		    const CtResult *ct, Verdict &v)
+		    CtResult *ct, Verdict &v)
 {
 	const bool egress_chains = c.nft.post || (nf.from_host ? c.nft.output : c.nft.forward);
 	bool out_any = false;
@@ -591,14 +621,25 @@ bool run_copy_hooks(const Ctx &c, const RxFrame &frame, const L2Info &l2, const 
 			v.mark = meta.mark;
 			v.priority = meta.priority;
 			out_any = true;
+			/* `flow add` takes a confirmed connection only: this
+			 * frame's is confirmed after it (nf_ct_bridge_post) */
 			if (xb_unlikely(offload) && ct && c.flows)
 				flow_offload(c.br, *c.flows, c.nft.gen_id, offload, frame, l2, *ct,
 					     v, c.now);
+			if (!confirm_on_egress(c, ct)) {
+				conntrack_drop(v);
+				return false;
+			}
 		} else {
 			cancel_copy(v, false);
 		}
 	} else if (v.kind == VerdictKind::Flood) {
-		out_any = flood_set(c, egress_chains ? &nf : nullptr, vlan_stats_len(frame), v);
+		const bool unconfirmed = ct && ct->unconfirmed;
+		out_any = flood_set(c, egress_chains ? &nf : nullptr, vlan_stats_len(frame), v, ct);
+		if (unconfirmed && ct->drop) {
+			conntrack_drop(v);
+			return false;
+		}
 	}
 	const bool local = v.kind == VerdictKind::Local ||
 			   ((v.kind == VerdictKind::Forward || v.kind == VerdictKind::Flood) &&

@@ -419,6 +419,45 @@ TEST_CASE("bridge nft: conntrack confirms only what passes the later hooks", "[n
 	CHECK(b.br->conntrack()->table().count() == 1);
 }
 
+// nf_ct_bridge_post confirms a new connection on the way out of the first
+// copy of a flood that passes its chains, so the next copy's forward and
+// postrouting chains, and the input chain of the copy that goes up, see
+// it confirmed (`ct status confirmed`); the first copy's chains do not.
+TEST_CASE("bridge nft: a flood's later copies see the connection its first copy confirmed",
+	  "[nft][ct]")
+{
+	NftBridge b;
+	REQUIRE(b.br->set_conntrack(true, nullptr) == 0);
+	REQUIRE(load(b.rs, "table bridge f {\n"
+			   "  chain forward { type filter hook forward priority 0;\n"
+			   "    ct status confirmed counter\n"
+			   "  }\n"
+			   "  chain post { type filter hook postrouting priority 0;\n"
+			   "    ct status confirmed counter\n"
+			   "  }\n"
+			   "  chain input { type filter hook input priority 0;\n"
+			   "    ct status confirmed counter\n"
+			   "  }\n"
+			   "}\n") == 0);
+	// unknown unicast: two copies, to swp2 and swp3
+	Outcome o = b.send(b.p(1), tcp_syn(22));
+	REQUIRE(o.v.kind == VerdictKind::Flood);
+	CHECK(egress_ports(o).size() == 2);
+	CHECK(xnft::test::rule_packets(b.rs, "f", "forward", 0) == 1);
+	CHECK(xnft::test::rule_packets(b.rs, "f", "post", 0) == 1);
+	CHECK(b.br->conntrack()->table().count() == 1);
+	// a broadcast: two copies and one up, of a new connection
+	std::vector<uint8_t> bc = tcp_syn(23);
+	std::fill(bc.begin(), bc.begin() + 6, uint8_t(0xff));
+	o = b.send(b.p(1), bc);
+	REQUIRE(o.v.kind == VerdictKind::Flood);
+	CHECK(o.local);
+	CHECK(xnft::test::rule_packets(b.rs, "f", "forward", 0) == 2);
+	CHECK(xnft::test::rule_packets(b.rs, "f", "post", 0) == 2);
+	CHECK(xnft::test::rule_packets(b.rs, "f", "input", 0) == 1);
+	CHECK(b.br->conntrack()->table().count() == 2);
+}
+
 // notrack below -200 keeps the frame out of the table (ct state untracked,
 // nothing confirmed); after conntrack it changes nothing for a tracked
 // frame; a frame conntrack found INVALID becomes UNTRACKED (Linux leaves
