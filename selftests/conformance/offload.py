@@ -82,6 +82,10 @@ _VARYING = [
 # Scenarios whose difference in offload mode is the flowtable's definition
 # (name -> reason), found by running them.
 EXCLUDED = {
+    "214-ct-tcp-window-scale-sack.scn":
+        "drops what window tracking finds INVALID after both directions were "
+        "established: an offloaded flow skips window tracking (nf_flow_table "
+        "tracks no window), so the out-of-window segment leaves",
 }
 
 
