@@ -299,6 +299,18 @@ bool eval_ct_get(const Insn &in, const Pkt &p, uint32_t *dst)
 	case kCtMark:
 		*dst = load_once(e.mark);
 		return true;
+	case kCtExpiration: {
+		/* nf_ct_expires in ms; an unconfirmed entry's timeout is still
+		 * relative in Linux, so it reads 0 there (once jiffies has
+		 * grown past it) */
+		if (r->unconfirmed) {
+			*dst = 0;
+			return true;
+		}
+		const int32_t left = int32_t(load_once(e.expires) - uint32_t(p.now_ns / 1000000));
+		*dst = left > 0 ? uint32_t(left) : 0;
+		return true;
+	}
 	case kCtL3protocol:
 		store8(dst, e.tuple.l3 == kCtL3Ipv4 ? kNfprotoIpv4 : kNfprotoIpv6);
 		return true;

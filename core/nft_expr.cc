@@ -505,6 +505,7 @@ int ct_get_len(uint32_t key, bool has_dir, uint32_t &len, Extack *ack)
 	case kCtDirectionKey:
 	case kCtStatus:
 	case kCtMark:
+	case kCtExpiration:
 		if (has_dir)
 			return invalid(ack, "this ct key takes no direction");
 		len = key == kCtDirectionKey ? 1 : 4;

@@ -606,6 +606,49 @@ TEST_CASE("nft engine: a batch applies whole or not at all", "[nft]")
 	CHECK(verdict(e, kHookForward, tcp(23)) == kNfDrop);
 }
 
+// `ct expiration` (nft_ct_get_eval's nf_ct_expires): the milliseconds a
+// confirmed connection has left; 0 for one not yet confirmed.
+TEST_CASE("nft engine: ct expiration reads the time a connection has left", "[nft][ct]")
+{
+	Engine e;
+	REQUIRE(e.load("add table bridge t\n"
+		       "add chain bridge t c { type filter hook forward priority 0 ; }\n"
+		       "add rule bridge t c ct expiration > 100s meta mark set 1\n"
+		       "add rule bridge t c ct expiration 1s-100s meta mark set 2\n"
+		       "add rule bridge t c ct expiration 0 meta mark set 3\n") == 0);
+	xb::Conntrack ct;
+	REQUIRE(ct.init(64, 64, nullptr) == 0);
+	const uint32_t now = 1000000;	// ms ticks, as the bridge's clock
+	auto run_at = [&](xb::CtResult &r, uint32_t at_ms) {
+		Frame f(tcp(23));
+		f.pkt.ct = &r;
+		f.pkt.now_ns = uint64_t(at_ms) * 1000000;
+		xb::RcuReadGuard rcu;
+		CHECK(run_hook(e.rs.generation()->hooks[kHookForward], f.pkt) == kNfAccept);
+		return f.pkt.mark;
+	};
+	Frame syn(tcp(23));
+	xb::CtResult r;
+	{
+		xb::RcuReadGuard rcu;
+		ct.in(syn.bytes.data(), uint32_t(syn.bytes.size()), false, 0, now, true, r);
+		REQUIRE(r.state == xb::kCtStateNew);
+		CHECK(run_at(r, now) == 3);	// unconfirmed: 0
+		REQUIRE(ct.confirm(r, now));
+		ct.release(r);
+	}
+	// SYN_SENT: 120 s from the SYN
+	xb::CtResult again;
+	xb::RcuReadGuard rcu;
+	ct.in(syn.bytes.data(), uint32_t(syn.bytes.size()), false, 0, now + 1, true, again);
+	REQUIRE(again.entry);
+	CHECK(run_at(again, now + 1) == 1);		// ~120 s left
+	CHECK(run_at(again, now + 60000) == 2);		// ~61 s left
+	CHECK(run_at(again, now + 500000) == 3);	// expired: 0, not negative
+	ct.release(again);
+	ct.fini();
+}
+
 TEST_CASE("nft engine: loops, busy objects and missing ones get nf_tables' errno", "[nft]")
 {
 	Engine e;
