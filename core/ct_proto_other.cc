@@ -120,28 +120,33 @@ bool ct_udplite_error(const CtPacket &p, bool check)
 	return check && cscov <= p.l4_len && !ct_udplite_checksum_ok_as_linux(p, cscov);
 }
 
-CtL4Verdict ct_udplite_packet(CtEntry &e, uint32_t now)
+namespace {
+
+/* UDP-Lite's and GRE's rule: the unreplied timeout until the reply was
+ * seen, then the replied one and ASSURED on every packet after it. */
+CtL4Verdict refresh_assured_once_replied(CtEntry &e, uint32_t now, uint32_t unreplied,
+					 uint32_t replied)
 {
 	if (e.status_bits() & kCtSeenReply) {
-		store_once(e.expires, now + kCtUdpTimeoutStream);
+		store_once(e.expires, now + replied);
 		if (!(e.status_bits() & kCtAssured))
 			e.set_status(kCtAssured);
 	} else {
-		store_once(e.expires, now + kCtUdpTimeout);
+		store_once(e.expires, now + unreplied);
 	}
 	return CtL4Verdict::Accept;
 }
 
+} // namespace
+
+CtL4Verdict ct_udplite_packet(CtEntry &e, uint32_t now)
+{
+	return refresh_assured_once_replied(e, now, kCtUdpTimeout, kCtUdpTimeoutStream);
+}
+
 CtL4Verdict ct_gre_packet(CtEntry &e, uint32_t now)
 {
-	if (e.status_bits() & kCtSeenReply) {
-		store_once(e.expires, now + kCtGreTimeoutStream);
-		if (!(e.status_bits() & kCtAssured))
-			e.set_status(kCtAssured);
-	} else {
-		store_once(e.expires, now + kCtGreTimeout);
-	}
-	return CtL4Verdict::Accept;
+	return refresh_assured_once_replied(e, now, kCtGreTimeout, kCtGreTimeoutStream);
 }
 
 CtL4Verdict ct_generic_packet(CtEntry &e, uint32_t now)
