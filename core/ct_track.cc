@@ -163,49 +163,48 @@ unsigned Conntrack::in_batch_deep(const uint8_t *const *frames, const uint32_t *
 	uint32_t bucket[kStages * G];
 	const unsigned groups = (n + G - 1) / G;
 
+	/* group g: its first frame, how many it has, its slots in the ring */
+	struct Span {
+		unsigned first, m, r;
+	};
+	auto span = [&](unsigned g) {
+		const unsigned first = g * G;
+		return Span{first, n - first < G ? n - first : G, (g % kStages) * G};
+	};
+
 	for (unsigned step = 0; step < groups + kStages - 1; step++) {
 		/* stage 0: parse group `step`, fetch its buckets */
 		if (step < groups) {
-			const unsigned first = step * G;
-			const unsigned m = n - first < G ? n - first : G;
-			const unsigned r = (step % kStages) * G;
-			for (unsigned i = 0; i < m; i++) {
-				parse[r + i] = ct_parse(frames[first + i], lens[first + i], oob_tag,
-							zone, pkt[r + i]);
-				bucket[r + i] = parse[r + i] == CtParse::Ok ?
-						      table_.bucket_of(pkt[r + i].tuple) : 0;
-				table_.prefetch_bucket(bucket[r + i]);
+			const Span s = span(step);
+			for (unsigned i = s.r; i < s.r + s.m; i++) {
+				const unsigned f = s.first + i - s.r;
+				parse[i] = ct_parse(frames[f], lens[f], oob_tag, zone, pkt[i]);
+				bucket[i] = parse[i] == CtParse::Ok ? table_.bucket_of(pkt[i].tuple) : 0;
+				table_.prefetch_bucket(bucket[i]);
 			}
 		}
 		/* stage 1: the first entries of group step - 1 */
 		if (step >= 1 && step - 1 < groups) {
-			const unsigned g = step - 1;
-			const unsigned m = n - g * G < G ? n - g * G : G;
-			const unsigned r = (g % kStages) * G;
-			for (unsigned i = 0; i < m; i++)
-				if (parse[r + i] == CtParse::Ok)
-					table_.prefetch_chain(bucket[r + i]);
+			const Span s = span(step - 1);
+			for (unsigned i = s.r; i < s.r + s.m; i++)
+				if (parse[i] == CtParse::Ok)
+					table_.prefetch_chain(bucket[i]);
 		}
 		/* stage 2: the entry wanted, when it is second */
 		if (step >= 2 && step - 2 < groups) {
-			const unsigned g = step - 2;
-			const unsigned m = n - g * G < G ? n - g * G : G;
-			const unsigned r = (g % kStages) * G;
-			for (unsigned i = 0; i < m; i++)
-				if (parse[r + i] == CtParse::Ok)
-					table_.prefetch_second(pkt[r + i].tuple, bucket[r + i]);
+			const Span s = span(step - 2);
+			for (unsigned i = s.r; i < s.r + s.m; i++)
+				if (parse[i] == CtParse::Ok)
+					table_.prefetch_second(pkt[i].tuple, bucket[i]);
 		}
 		/* stage 3: track group step - 3 */
 		if (step >= 3) {
-			const unsigned g = step - 3;
-			const unsigned first = g * G;
-			const unsigned m = n - first < G ? n - first : G;
-			const unsigned r = (g % kStages) * G;
-			for (unsigned i = 0; i < m; i++) {
-				in_bucket(parse[r + i], pkt[r + i], bucket[r + i], now, csum_ok,
-					  out[first + i]);
-				if (out[first + i].unconfirmed)
-					return first + i + 1;
+			const Span s = span(step - 3);
+			for (unsigned i = s.r; i < s.r + s.m; i++) {
+				CtResult &res = out[s.first + i - s.r];
+				in_bucket(parse[i], pkt[i], bucket[i], now, csum_ok, res);
+				if (res.unconfirmed)
+					return s.first + i - s.r + 1;
 			}
 		}
 	}
