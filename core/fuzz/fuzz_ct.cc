@@ -164,6 +164,25 @@ void op_batch(Input &in)
 		free(copies[i]);
 }
 
+/* A zeroed @size-byte frame: Ethernet, then an IPv4 header of protocol
+ * @proto from endpoint @a to @b (10.0.0.a+1 -> 10.0.0.b+1) without its
+ * length; returns the IP header. */
+uint8_t *put_eth_ipv4(uint8_t *buf, size_t size, uint8_t proto, unsigned a, unsigned b)
+{
+	memset(buf, 0, size);
+	buf[0] = 2;
+	buf[6] = 2;
+	put16(buf + 12, 0x0800);
+	uint8_t *ip = buf + 14;
+	ip[0] = 0x45;
+	ip[9] = proto;
+	ip[12] = 10;
+	ip[15] = uint8_t(a + 1);
+	ip[16] = 10;
+	ip[19] = uint8_t(b + 1);
+	return ip;
+}
+
 /* Ethernet + IPv4 + TCP between two of four endpoints. */
 uint32_t build_tcp(Input &in, uint8_t *buf, uint32_t quoted_len = 0)
 {
@@ -275,17 +294,7 @@ void op_sctp(Input &in, unsigned a, unsigned b, uint8_t kind)
 	static const uint32_t tags[4] = {0, 0x1111, 0x2222, 0x3333};
 	constexpr uint32_t kChunk = 24;
 	uint8_t buf[14 + 20 + 12 + 4 * kChunk];
-	memset(buf, 0, sizeof(buf));
-	buf[0] = 2;
-	buf[6] = 2;
-	put16(buf + 12, 0x0800);
-	uint8_t *ip = buf + 14;
-	ip[0] = 0x45;
-	ip[9] = 132;
-	ip[12] = 10;
-	ip[15] = uint8_t(a + 1);
-	ip[16] = 10;
-	ip[19] = uint8_t(b + 1);
+	uint8_t *ip = put_eth_ipv4(buf, sizeof(buf), 132, a, b);
 	uint8_t *l4 = ip + 20;
 	put16(l4, uint16_t(3000 + a));
 	put16(l4 + 2, uint16_t(3000 + b));
@@ -313,17 +322,8 @@ void op_udp_or_echo(Input &in)
 		return;
 	}
 	uint8_t buf[14 + 20 + 16];
-	memset(buf, 0, sizeof(buf));
-	buf[0] = 2;
-	buf[6] = 2;
-	put16(buf + 12, 0x0800);
-	uint8_t *ip = buf + 14;
-	ip[0] = 0x45;
+	uint8_t *ip = put_eth_ipv4(buf, sizeof(buf), 0, a, b);
 	put16(ip + 2, 36);
-	ip[12] = 10;
-	ip[15] = uint8_t(a + 1);
-	ip[16] = 10;
-	ip[19] = uint8_t(b + 1);
 	uint8_t *l4 = ip + 20;
 	const unsigned which = (ends >> 4) & 3;
 	if (which == 2) {
