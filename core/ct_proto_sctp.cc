@@ -114,7 +114,8 @@ bool basic_checks(const uint8_t *sctp, uint32_t len, ChunkMap &map)
 	return count != 0;
 }
 
-constexpr uint8_t sNO = kSctpNone, sCL = kSctpClosed, sCW = kSctpCookieWait,
+/* (No transition leads back to NONE: its column label, sNO, needs no name.) */
+constexpr uint8_t sCL = kSctpClosed, sCW = kSctpCookieWait,
 		  sCE = kSctpCookieEchoed, sES = kSctpEstablished, sSS = kSctpShutdownSent,
 		  sSR = kSctpShutdownRecd, sSA = kSctpShutdownAckSent, sHS = kSctpHeartbeatSent,
 		  sIV = kSctpStateCount;	/* invalid */

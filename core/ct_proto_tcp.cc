@@ -19,9 +19,9 @@ namespace xb {
 
 namespace {
 
-/* Flag bits of the TCP header's 14th byte. */
-constexpr uint8_t kFin = 0x01, kSyn = 0x02, kRst = 0x04, kPsh = 0x08, kAck = 0x10,
-		  kUrg = 0x20, kEce = 0x40, kCwr = 0x80;
+/* Flag bits of the TCP header's 14th byte that the tracker reads (the
+ * valid combinations are kCtTcpValidFlags, ct_proto_tcp.h). */
+constexpr uint8_t kFin = 0x01, kSyn = 0x02, kRst = 0x04, kAck = 0x10;
 
 /* Segment classes, the table's middle index (enum tcp_bit_set). */
 enum TcpIndex : uint8_t { kSynSet, kSynAckSet, kFinSet, kAckSet, kRstSet, kNoneSet };

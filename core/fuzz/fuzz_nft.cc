@@ -279,8 +279,8 @@ void frame(Input &in, Conntrack &ct)
 	uint8_t *copy = static_cast<uint8_t *>(malloc(b.size() ? b.size() : 1));
 	if (!b.empty())
 		memcpy(copy, b.data(), b.size());
-	static const IfInfo in_if{3, "swp1", 1, 0, "xbr0"};
-	static const IfInfo out_if{4, "swp2", 1, 0, "xbr0"};
+	static const IfInfo in_if{3, "swp1", 1, 0, "xbr0", nullptr};
+	static const IfInfo out_if{4, "swp2", 1, 0, "xbr0", nullptr};
 	Pkt p{};
 	p.frame = copy;
 	p.len = uint32_t(b.size());

@@ -34,7 +34,6 @@ using Bytes = ctf::Bytes;
 
 namespace {
 
-constexpr uint32_t kFamilyBridge = NFPROTO_BRIDGE;
 
 // A UDP frame from 10.0.0.@src to 10.0.0.2.
 Bytes from(uint8_t src)
