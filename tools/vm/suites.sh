@@ -58,6 +58,17 @@ vm_suite() {
 	echo "test: [$label] $name took $((SECONDS - t0)) s (status $status)"
 }
 
+# report_lines LOG VMLOG: the first kernel lines run.sh quoted as problems
+# in LOG and the first RIP: line of the console log VMLOG, on one line, so that the failure list (all CI keeps) says what the
+# kernel reported and where.
+report_lines() {
+	{
+		sed -n '/^vm: FAIL: the kernel log shows problems/,/^vm: exit status/{/^    /p}' "$1" |
+			head -n 4
+		grep -m 1 -E 'RIP: [0-9]+:' "$2"
+	} | tr -d '\r' | sed 's/^ *//' | paste -sd '|' -
+}
+
 # tally_suite LABEL KDIR SUITE: count what vm_suite left for SUITE.
 # Exit 4 from the suite (lib.sh's $ksft_skip) is a skip, not a failure; a
 # kernel report (run.sh's status 120, or its FAIL line when the command
@@ -73,7 +84,7 @@ tally_suite() {
 	read -r status secs <"$kdir/$name.status"
 	tally_log "$label" "$vmlog"
 	if ((status == 120)) || grep -q '^vm: FAIL: the kernel log shows problems' "$log"; then
-		tally_fail "[$label] $name: the kernel log shows a report (see $vmlog)"
+		tally_fail "[$label] $name: the kernel log shows a report (see $vmlog): $(report_lines "$log" "$vmlog")"
 	elif ((status != 0 && status != 4)) && ! grep -q '^FAIL:' "$vmlog"; then
 		tally_fail "[$label] $name: exit status $status (see $vmlog)"
 	fi
