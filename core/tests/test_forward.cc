@@ -858,6 +858,98 @@ TEST_CASE("decide_batch over long FDB chains decides as decide() does",
 	}
 }
 
+/*
+ * Past Fdb::kFdbPrefetchDeepMin entries a batch is decided by a deeper
+ * pipeline (forward.cc's decide_deep): frames are classified and probed
+ * up to three groups before their decision. Each frame must still be
+ * decided against the FDB as it is when its turn comes: a source the
+ * batch learns (or moves) is where a later frame of the same batch goes,
+ * as one frame at a time would have it.
+ */
+TEST_CASE("decide_batch over an FDB past the deep-prefetch size decides as decide() does",
+	  "[forward][batch][fdb]")
+{
+	for (bool filtering : {false, true}) {
+		CAPTURE(filtering);
+		BridgeFixture f(4, filtering);
+		const uint16_t vid = filtering ? 10 : 0;
+		const std::vector<Tag> tags = filtering ? std::vector<Tag>{q(10)} : std::vector<Tag>{};
+		if (filtering)
+			for (unsigned p = 1; p <= 4; p++)
+				REQUIRE(f.br->vlan_add(f.p(p), 10, 10, 0, nullptr) == 0);
+		const unsigned kEntries = Fdb::kFdbPrefetchDeepMin + 1024;
+		std::vector<MacKey> macs;
+		for (unsigned i = 0; i < kEntries; i++) {
+			MacKey m = host_mac(0x100000 + i);
+			macs.push_back(m);
+			REQUIRE(f.br->fdb_add(m, vid, f.p(1 + i % 4), kFdbStatic, FdbAddMode::Create,
+					      nullptr) == 0);
+			if (i % 16384 == 0)
+				f.br->fdb().resize_if_needed();
+		}
+		REQUIRE(f.br->fdb().prefetch_deep());
+
+		/* frame 9 brings a new source; later frames of the batch go to it */
+		const MacKey kNew = host_mac(0x7000);	/* unknown until frame 9 */
+		uint64_t rnd = 0x243f6a8885a308d3ull;
+		auto next = [&]() {
+			rnd ^= rnd << 13;
+			rnd ^= rnd >> 7;
+			rnd ^= rnd << 17;
+			return rnd;
+		};
+		std::vector<std::vector<uint8_t>> frames;
+		std::vector<Port *> ins;
+		for (unsigned i = 0; i < kBatchMax; i++) {
+			MacKey dst = macs[next() % kEntries], src = kS1;
+			Port *in = f.p(1);
+			if (i == 9) {
+				src = kNew;	/* learned on port 2 here ... */
+				in = f.p(2);
+			} else if (i > 9 && i % 5 == 0) {
+				dst = kNew;	/* ... and forwarded to by these */
+			} else if (i % 11 == 0) {
+				dst = host_mac(0x200000 + i);	/* unknown: flood */
+			}
+			frames.push_back(make_frame(dst, src, tags));
+			ins.push_back(in);
+		}
+		std::vector<RxFrame> rx;
+		for (size_t i = 0; i < frames.size(); i++)
+			rx.push_back(RxFrame{frames[i].data(), uint32_t(frames[i].size()),
+					     OobTag{false, 0, 0}, ins[i]});
+
+		std::vector<Outcome> batch, single;
+		{
+			RcuReadGuard g;
+			std::vector<Verdict> vs(rx.size());
+			decide_batch(*f.br, rx.data(), unsigned(rx.size()), f.now(), vs.data());
+			for (const Verdict &v : vs)
+				batch.push_back(summarize(*f.br, v));
+		}
+		/* the same frames one at a time, from the FDB the batch met
+		 * (kS1 stays learned: it was the same port either way) */
+		REQUIRE(f.br->fdb_del(kNew, vid, nullptr, nullptr) == 0);
+		{
+			RcuReadGuard g;
+			for (const RxFrame &fr : rx) {
+				Verdict v;
+				decide(*f.br, fr, f.now(), v);
+				single.push_back(summarize(*f.br, v));
+			}
+		}
+		for (unsigned i = 0; i < rx.size(); i++) {
+			CAPTURE(i, describe(single[i]), describe(batch[i]));
+			CHECK(same_verdict(single[i].v, batch[i].v));
+			CHECK(single[i].egress == batch[i].egress);
+			if (i > 9 && i % 5 == 0) {
+				CHECK(batch[i].v.kind == VerdictKind::Forward);
+				CHECK(ports_of(batch[i]) == std::vector<Port *>{f.p(2)});
+			}
+		}
+	}
+}
+
 TEST_CASE("drop counters are per ingress port and per reason", "[forward][stats]")
 {
 	BridgeFixture f(2);
