@@ -14,6 +14,7 @@ namespace xnft {
 static const DataType types[] = {
 	{TYPE_VERDICT, "verdict", "netfilter verdict", 32, ByteOrder::Host, false},
 	{TYPE_NFPROTO, "nf_proto", "netfilter protocol", 8, ByteOrder::Host, false},
+	{TYPE_BITMASK, "bitmask", "bitmask", 0, ByteOrder::Host, false},
 	{TYPE_INTEGER, "integer", "integer", 32, ByteOrder::Host, false},
 	{TYPE_STRING, "string", "string", 0, ByteOrder::Host, false},
 	{TYPE_IPADDR, "ipv4_addr", "IPv4 address", 32, ByteOrder::Big, false},
@@ -25,6 +26,7 @@ static const DataType types[] = {
 	{TYPE_INET_SERVICE, "inet_service", "internet network service", 16, ByteOrder::Big, false},
 	{TYPE_ICMP_TYPE, "icmp_type", "ICMP type", 8, ByteOrder::Big, false},
 	{TYPE_TCP_FLAG, "tcp_flag", "TCP flag", 8, ByteOrder::Big, true},
+	{TYPE_DCCP_PKTTYPE, "dccp_pkttype", "DCCP packet type", 4, ByteOrder::Big, false},
 	{TYPE_MH_TYPE, "mh_type", "Mobility Header Type", 8, ByteOrder::Big, false},
 	{TYPE_MARK, "mark", "packet mark", 32, ByteOrder::Host, false},
 	{TYPE_TIME, "time", "relative time", 32, ByteOrder::Host, false},
@@ -160,6 +162,11 @@ static const Sym dscp_syms[] = {
 static const Sym ecn_syms[] = {{"not-ect", 0}, {"ect1", 1}, {"ect0", 2}, {"ce", 3}};
 static const Sym nfproto_syms[] = {{"ipv4", 2}, {"ipv6", 10}};
 static const Sym bool_syms[] = {{"exists", 1}, {"missing", 0}};
+// DCCP's packet types (RFC 4340, 5.1), as nft names them
+static const Sym dccp_pkttype_syms[] = {
+	{"request", 0}, {"response", 1}, {"data", 2}, {"ack", 3}, {"dataack", 4},
+	{"closereq", 5}, {"close", 6}, {"reset", 7}, {"sync", 8}, {"syncack", 9},
+};
 static const Sym mh_type_syms[] = {
 	{"binding-refresh-request", 0}, {"home-test-init", 1}, {"careof-test-init", 2},
 	{"home-test", 3}, {"careof-test", 4}, {"binding-update", 5},
@@ -247,6 +254,7 @@ static bool symbolic(const DataType &t, const std::string &w, uint64_t &v)
 	case TYPE_NFPROTO: return lookup(nfproto_syms, w, v);
 	case TYPE_BOOLEAN: return lookup(bool_syms, w, v);
 	case TYPE_MH_TYPE: return lookup(mh_type_syms, w, v);
+	case TYPE_DCCP_PKTTYPE: return lookup(dccp_pkttype_syms, w, v);
 	default: return false;
 	}
 }
@@ -586,6 +594,7 @@ static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
 	case TYPE_NFPROTO:
 	case TYPE_TIME_DAY:
 	case TYPE_MH_TYPE:
+	case TYPE_DCCP_PKTTYPE:
 	case TYPE_BOOLEAN:
 		snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
 		break;
@@ -670,6 +679,9 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 	case TYPE_MARK:
 		snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
 		return buf;
+	case TYPE_BITMASK:	/* nft's bitmask_type: hexadecimal, -n or not */
+		snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+		return buf;
 	case TYPE_CLASSID:
 		// tchandle_type_print, -n or not
 		if (v == 0xffffffff)
@@ -691,6 +703,7 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 	case TYPE_ICMPV6_CODE: n = name_of(icmpv6_code_syms, v); break;
 	case TYPE_ICMPX_CODE: n = name_of(icmpx_code_syms, v); break;
 	case TYPE_MH_TYPE: n = name_of(mh_type_syms, v); break;
+	case TYPE_DCCP_PKTTYPE: n = name_of(dccp_pkttype_syms, v); break;
 	case TYPE_BOOLEAN: n = name_of(bool_syms, v); break;
 	case TYPE_DEVGROUP:
 		if (v == 0)
@@ -788,6 +801,7 @@ Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &
 	case TYPE_DSCP:
 	case TYPE_ECN:
 	case TYPE_MH_TYPE:
+	case TYPE_DCCP_PKTTYPE:
 	case TYPE_NFPROTO: {
 		std::string s = unquoted(format_value(t, bits, order, b));
 		if (!is_symbol_name(s) || s.find(',') != std::string::npos)

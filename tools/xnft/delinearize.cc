@@ -942,7 +942,10 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			return t == 0x0800 ? "ip" : t == 0x86dd ? "ip6" : t == 0x0806 ? "arp" : "";
 		};
 		auto l4_of = [](uint64_t t) -> std::string {
-			return t == 6 ? "tcp" : t == 17 ? "udp" : t == 1 ? "icmp" : t == 58 ? "icmpv6" : "";
+			if (t == 6 || t == 17 || t == 1 || t == 58)
+				return t == 6 ? "tcp" : t == 17 ? "udp" : t == 1 ? "icmp" : "icmpv6";
+			const char *other = t <= 255 ? other_transport_name(uint8_t(t)) : nullptr;
+			return other ? other : "";
 		};
 		if (f.name == "meta protocol" || f.name == "vlan type" ||
 		    (f.name == "ether type" && x != 0x8100)) {

@@ -756,6 +756,8 @@ void Linearizer::dependency(const Expr &e)
 		transport("tcp", 6);
 	} else if (p == "udp") {
 		transport("udp", 17);
+	} else if (const int number = other_transport_number(p); number >= 0) {
+		transport(p, uint8_t(number));
 	} else if (p == "icmp") {
 		if (l4_ != "icmp") {
 			network("ip", true);
@@ -998,7 +1000,10 @@ void Linearizer::learn_context(const Load &l, Op op, const Bytes &v)
 		case 17: return "udp";
 		case 1: return "icmp";
 		case 58: return "icmpv6";
-		default: return "other-" + std::to_string(p);
+		default: {
+			const char *name = other_transport_name(uint8_t(p));
+			return name ? name : "other-" + std::to_string(p);
+		}
 		}
 	};
 	uint64_t x = bytes_to_u64_be(v);

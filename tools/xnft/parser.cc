@@ -24,6 +24,7 @@ ExprPtr make_expr(ExprKind k, const Location &loc)
 
 static const std::set<std::string> payload_protos = {
 	"ether", "vlan", "ip", "ip6", "tcp", "udp", "icmp", "icmpv6", "arp", "th",
+	"sctp", "dccp", "udplite", "ah", "esp", "comp",
 };
 // Meta keys nft accepts without the `meta` keyword.
 static const std::set<std::string> bare_meta_keys = {

@@ -80,6 +80,29 @@ static const PayloadField payload_fields[] = {
 	{"arp", "daddr ether", NH, 144, 48, TYPE_ETHERADDR},
 	{"arp", "saddr ip", NH, 112, 32, TYPE_IPADDR},
 	{"arp", "daddr ip", NH, 192, 32, TYPE_IPADDR},
+	// the other transports nft names (nftables' proto_sctp, proto_dccp,
+	// proto_udplite, proto_ah, proto_esp, proto_comp)
+	{"sctp", "sport", TH, 0, 16, TYPE_INET_SERVICE},
+	{"sctp", "dport", TH, 16, 16, TYPE_INET_SERVICE},
+	{"sctp", "vtag", TH, 32, 32, TYPE_INTEGER},
+	{"sctp", "checksum", TH, 64, 32, TYPE_INTEGER},
+	{"dccp", "sport", TH, 0, 16, TYPE_INET_SERVICE},
+	{"dccp", "dport", TH, 16, 16, TYPE_INET_SERVICE},
+	{"dccp", "type", TH, 67, 4, TYPE_DCCP_PKTTYPE},
+	{"udplite", "sport", TH, 0, 16, TYPE_INET_SERVICE},
+	{"udplite", "dport", TH, 16, 16, TYPE_INET_SERVICE},
+	{"udplite", "csumcov", TH, 32, 16, TYPE_INTEGER},
+	{"udplite", "checksum", TH, 48, 16, TYPE_INTEGER},
+	{"ah", "nexthdr", TH, 0, 8, TYPE_INET_PROTOCOL},
+	{"ah", "hdrlength", TH, 8, 8, TYPE_INTEGER},
+	{"ah", "reserved", TH, 16, 16, TYPE_INTEGER},
+	{"ah", "spi", TH, 32, 32, TYPE_INTEGER},
+	{"ah", "sequence", TH, 64, 32, TYPE_INTEGER},
+	{"esp", "spi", TH, 0, 32, TYPE_INTEGER},
+	{"esp", "sequence", TH, 32, 32, TYPE_INTEGER},
+	{"comp", "nexthdr", TH, 0, 8, TYPE_INET_PROTOCOL},
+	{"comp", "flags", TH, 8, 8, TYPE_BITMASK},
+	{"comp", "cpi", TH, 16, 16, TYPE_INTEGER},
 	// the ports of any transport (nftables' proto_th), no dependency
 	{"th", "sport", TH, 0, 16, TYPE_INET_SERVICE},
 	{"th", "dport", TH, 16, 16, TYPE_INET_SERVICE},
@@ -382,7 +405,8 @@ static const struct {
 	const char *proto;
 	uint32_t id;
 } nft_proto_descs[] = {
-	{"icmp", 4}, {"udp", 6}, {"tcp", 8}, {"ip", 12}, {"ip6", 13},
+	{"ah", 1}, {"esp", 2}, {"comp", 3}, {"icmp", 4}, {"udp", 6}, {"udplite", 7},
+	{"tcp", 8}, {"dccp", 9}, {"sctp", 10}, {"th", 11}, {"ip", 12}, {"ip6", 13},
 	{"icmpv6", 14}, {"arp", 15}, {"vlan", 16}, {"ether", 17},
 };
 
@@ -420,6 +444,29 @@ const PayloadField *payload_by_nft_id(uint32_t desc, unsigned index)
 	for (auto &f : payload_fields)
 		if (!strcmp(f.proto, proto) && ++at == index)
 			return &f;
+	return nullptr;
+}
+
+static const struct {
+	const char *name;
+	uint8_t number;
+} other_transports[] = {
+	{"esp", 50}, {"ah", 51}, {"comp", 108}, {"sctp", 132}, {"dccp", 33}, {"udplite", 136},
+};
+
+int other_transport_number(const std::string &name)
+{
+	for (auto &t : other_transports)
+		if (name == t.name)
+			return t.number;
+	return -1;
+}
+
+const char *other_transport_name(uint8_t number)
+{
+	for (auto &t : other_transports)
+		if (number == t.number)
+			return t.name;
 	return nullptr;
 }
 

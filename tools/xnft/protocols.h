@@ -100,4 +100,10 @@ const PayloadField *payload_by_nft_id(uint32_t desc, unsigned index);
 // The protocol layer a payload protocol sits on.
 Layer proto_layer(const std::string &proto);
 
+// The transports other than tcp, udp, icmp and icmpv6 that nft names
+// (sctp, dccp, udplite, ah, esp, comp): a name's IP protocol number (-1
+// if not one of them), and a number's name (null if not one of them).
+int other_transport_number(const std::string &name);
+const char *other_transport_name(uint8_t number);
+
 } // namespace xnft

@@ -242,6 +242,52 @@ TEST_CASE("nft engine: a forward chain with tcp dport, counter and policy", "[nf
 	CHECK(verdict(e, kHookInput, tcp(23)) == kNfAccept);
 }
 
+/*
+ * nft's other transports (sctp, dccp, udplite, ah, esp, comp): each field
+ * is read from the transport header behind its meta l4proto dependency,
+ * so a packet of another protocol with the same bytes does not match.
+ */
+TEST_CASE("nft engine: sctp, dccp, udplite, ah, esp and comp fields", "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  chain forward { type filter hook forward priority 0; policy accept;\n"
+		       "    sctp dport 80 sctp vtag 0x01020304 drop\n"
+		       "    dccp type { request, ack } drop\n"
+		       "    udplite csumcov 8 drop\n"
+		       "    esp spi 0x100 drop\n"
+		       "    ah spi 7 drop\n"
+		       "    comp cpi 5 drop\n"
+		       "  }\n"
+		       "}\n") == 0);
+	auto l4 = [](uint8_t proto, Bytes hdr) {
+		return ctf::frame(ctf::ip_packet(ctf::v4(10, 0, 0, 1), ctf::v4(10, 0, 0, 2), proto, hdr));
+	};
+	// SCTP: ports, then the verification tag, then the checksum
+	const Bytes sctp80 = {0x13, 0x88, 0x00, 0x50, 1, 2, 3, 4, 0, 0, 0, 0};
+	const Bytes sctp81 = {0x13, 0x88, 0x00, 0x51, 1, 2, 3, 4, 0, 0, 0, 0};
+	CHECK(verdict(e, kHookForward, l4(132, sctp80)) == kNfDrop);
+	CHECK(verdict(e, kHookForward, l4(132, sctp81)) == kNfAccept);
+	CHECK(verdict(e, kHookForward, l4(17, sctp80)) == kNfAccept);	// UDP: no
+	// DCCP: the packet type is 4 bits of byte 8 (request 0, ack 3, data 2)
+	Bytes dccp(16, 0);
+	dccp[8] = uint8_t(3 << 1);
+	CHECK(verdict(e, kHookForward, l4(33, dccp)) == kNfDrop);
+	dccp[8] = uint8_t(2 << 1) | 1;	// data, with the X bit
+	CHECK(verdict(e, kHookForward, l4(33, dccp)) == kNfAccept);
+	// UDP-Lite: checksum coverage where UDP has its length
+	const Bytes lite = {0x13, 0x88, 0x00, 0x35, 0x00, 0x08, 0, 0};
+	CHECK(verdict(e, kHookForward, l4(136, lite)) == kNfDrop);
+	CHECK(verdict(e, kHookForward, l4(17, lite)) == kNfAccept);
+	// ESP's SPI leads its header, AH's follows four bytes in, IPComp's CPI
+	// is its third and fourth bytes
+	CHECK(verdict(e, kHookForward, l4(50, {0, 0, 1, 0, 0, 0, 0, 1})) == kNfDrop);
+	CHECK(verdict(e, kHookForward, l4(51, {6, 4, 0, 0, 0, 0, 0, 7, 0, 0, 0, 1})) == kNfDrop);
+	CHECK(verdict(e, kHookForward, l4(51, {0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1})) == kNfAccept);
+	CHECK(verdict(e, kHookForward, l4(108, {6, 0, 0, 5})) == kNfDrop);
+	CHECK(verdict(e, kHookForward, l4(108, {6, 0, 0, 6})) == kNfAccept);
+}
+
 TEST_CASE("nft engine: policy drop, jump, goto and return", "[nft]")
 {
 	Engine e;
