@@ -308,6 +308,27 @@ nftnl_set *Delinearizer::find_set(const std::string &name)
 	return nullptr;
 }
 
+// How many leading bits of the value MASK keeps (a host-order value's
+// leading bits are its last bytes), if MASK is such a prefix; else 0.
+static unsigned value_prefix_len(const KeyPart &p, Bytes mask)
+{
+	if (p.order == ByteOrder::Host)
+		std::reverse(mask.begin(), mask.end());
+	unsigned ones = 0;
+	bool zeros = false;
+	for (uint8_t m : mask)
+		for (int b = 7; b >= 0; b--) {
+			const bool one = m & (1 << b);
+			if (one && zeros)
+				return 0;
+			if (one)
+				ones++;
+			else
+				zeros = true;
+		}
+	return ones;
+}
+
 // The payload protocol at BASE/OFFSET given what the rule matched so far.
 static std::string proto_at(uint32_t base, uint32_t offset, const std::string &link,
 			    const std::string &net, const std::string &l4)
@@ -884,6 +905,17 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			bool implicit = op == NFT_CMP_NEQ;
 			emit(f.name + (implicit ? " " : " ! ") + value_text(p, v.mask),
 			     match_json(implicit ? "in" : "!", f.json, flags_json(*p.type, p.order, v.mask, numeric)));
+			return;
+		}
+		// nft lists a mark under a mask of the value's leading bits as
+		// a prefix (mark_type is DTYPE_F_PREFIX): `meta mark 0x00010000/16`
+		const unsigned mark_prefix = p.type->id == TYPE_MARK ? value_prefix_len(p, v.mask) : 0;
+		if (mark_prefix && (op == NFT_CMP_EQ || op == NFT_CMP_NEQ)) {
+			Json pj = Json::object();
+			pj.set("addr", value_js(p, data));
+			pj.set("len", Json::integer(mark_prefix));
+			emit(f.name + " " + op_text(op) + value_text(p, data) + "/" + std::to_string(mark_prefix),
+			     match_json(op_json(op), f.json, Json::wrap("prefix", std::move(pj))));
 			return;
 		}
 		if (p.type->bitmask || p.type->id == TYPE_INTEGER || p.type->id == TYPE_MARK) {

@@ -126,6 +126,12 @@ struct Interval {
 	bool inverted = false;  // an hour range past midnight, turned round
 };
 
+static Bytes reversed(Bytes b)
+{
+	std::reverse(b.begin(), b.end());
+	return b;
+}
+
 static Bytes prefix_mask(unsigned bytes, unsigned len)
 {
 	Bytes m(bytes, 0);
@@ -168,6 +174,8 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 			throw LangError(e.loc, "Prefix length " + std::to_string(len) +
 					" exceeds address length " + std::to_string(base.size() * 8));
 		Bytes m = prefix_mask(static_cast<unsigned>(base.size()), len);
+		if (p.order == ByteOrder::Host)
+			m = reversed(m);	// the value's leading bits: `meta mark 0x10000/16`
 		iv.lo = base;
 		iv.hi = base;
 		for (size_t i = 0; i < base.size(); i++) {
@@ -674,12 +682,6 @@ void Linearizer::hton_host_parts(const std::vector<KeyPart> &parts, const std::v
 		nftnl_rule_add_expr(rule_, tail[k]);
 }
 
-static Bytes reversed(Bytes b)
-{
-	std::reverse(b.begin(), b.end());
-	return b;
-}
-
 void Linearizer::emit_dep_eq_payload(uint32_t base, unsigned off, unsigned len, const Bytes &v)
 {
 	emit_payload_load(base, off, len, 1);
@@ -1088,12 +1090,16 @@ void Linearizer::match_value(Op op, const Expr &rhs, const Load &l, const Bytes 
 	bool is_prefix = rhs.kind == ExprKind::Prefix ||
 			 (rhs.kind == ExprKind::Value && rhs.text.find('/') != std::string::npos);
 	if (is_prefix) {
-		// the prefix length: leading bits where lo and hi agree
+		// the prefix length: leading bits where lo and hi agree (of the
+		// value: a host-order type's leading bits are its last bytes)
+		const bool host = p.order == ByteOrder::Host && iv.lo.size() > 1;
+		const Bytes lo_be = host ? reversed(iv.lo) : iv.lo;
+		const Bytes hi_be = host ? reversed(iv.hi) : iv.hi;
 		size_t n = iv.lo.size();
 		unsigned plen = 0;
 		for (size_t i = 0; i < n * 8; i++) {
 			uint8_t bit = static_cast<uint8_t>(0x80 >> (i % 8));
-			if ((iv.lo[i / 8] ^ iv.hi[i / 8]) & bit)
+			if ((lo_be[i / 8] ^ hi_be[i / 8]) & bit)
 				break;
 			plen++;
 		}
@@ -1111,7 +1117,7 @@ void Linearizer::match_value(Op op, const Expr &rhs, const Load &l, const Bytes 
 			return;
 		}
 		Bytes m = prefix_mask(static_cast<unsigned>(n), plen);
-		emit_bitwise(1, m, Bytes(n, 0));
+		emit_bitwise(1, host ? reversed(m) : m, Bytes(n, 0));
 		emit_cmp(1, cmp, iv.lo);
 		return;
 	}
