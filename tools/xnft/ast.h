@@ -128,6 +128,9 @@ struct Stmt {
 	int log_level = -1;       // 0 emerg .. 7 debug, 8 audit
 	uint32_t log_flags = 0;   // NF_LOG_* (0: none given)
 	int64_t log_group = -1, log_snaplen = -1, log_qthreshold = -1;
+	// Counter: `counter packets N bytes N`, the values it starts from
+	// (what `nft list ruleset` printed, so a saved ruleset restores them)
+	uint64_t counter_packets = 0, counter_bytes = 0;
 	// Quota
 	uint64_t quota_bytes = 0, quota_used = 0;
 	uint32_t quota_flags = 0;

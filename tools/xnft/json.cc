@@ -23,7 +23,9 @@ Json Json::integer(int64_t v)
 
 Json Json::uinteger(uint64_t v)
 {
-	return integer(static_cast<int64_t>(v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : v));
+	// nft hands a u64 to jansson's json_integer (json_int_t, signed):
+	// values past INT64_MAX come out negative, UINT64_MAX as -1
+	return integer(static_cast<int64_t>(v));
 }
 
 Json Json::string(const std::string &s)

@@ -20,7 +20,7 @@ public:
 	static Json null() { return Json(); }
 	static Json boolean(bool b);
 	static Json integer(int64_t v);
-	static Json uinteger(uint64_t v);  // clamped to INT64_MAX (jansson integers are signed)
+	static Json uinteger(uint64_t v);  // as nft prints it: two's complement (jansson's are signed)
 	static Json string(const std::string &s);
 	static Json array();
 	static Json object();

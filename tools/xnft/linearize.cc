@@ -1738,8 +1738,8 @@ nftnl_expr *Linearizer::stateful_expr(const Stmt &s)
 	}
 	if (s.kind == StmtKind::Counter) {
 		nftnl_expr *e = new_expr("counter");
-		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, 0);
-		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, 0);
+		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, s.counter_packets);
+		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, s.counter_bytes);
 		return e;
 	}
 	if (s.kind == StmtKind::Quota) {

@@ -1856,12 +1856,12 @@ bool Parser::parse_statement(Rule &r)
 			r.stmts.push_back(std::move(s));
 			return true;
 		}
-		// "counter packets N bytes N" is accepted and ignored for -c output
+		// "counter packets N bytes N": the values it starts from
 		if (peek().is("packets")) {
 			take();
-			parse_u64(take());
+			s.counter_packets = parse_u64(take());
 			expect("bytes", "bytes");
-			parse_u64(take());
+			s.counter_bytes = parse_u64(take());
 		}
 		r.stmts.push_back(std::move(s));
 		return true;
