@@ -97,6 +97,11 @@ static const Sym arpop_syms[] = {
 	{"request", 1}, {"reply", 2}, {"rrequest", 3}, {"rreply", 4},
 	{"inrequest", 8}, {"inreply", 9}, {"nak", 10},
 };
+// nft's arphrd symbols (meta iiftype, oiftype)
+static const Sym arphrd_syms[] = {
+	{"ether", 1}, {"ppp", 512}, {"ipip", 768}, {"ipip6", 769}, {"loopback", 772},
+	{"sit", 776}, {"ipgre", 778},
+};
 static const Sym proto_syms[] = {
 	{"icmp", 1}, {"igmp", 2}, {"tcp", 6}, {"udp", 17}, {"ipv6", 41},
 	{"gre", 47}, {"esp", 50}, {"ah", 51}, {"icmpv6", 58}, {"ipv6-icmp", 58},
@@ -218,6 +223,7 @@ static bool symbolic(const DataType &t, const std::string &w, uint64_t &v)
 	switch (t.id) {
 	case TYPE_ETHERTYPE: return lookup(ethertype_syms, w, v);
 	case TYPE_ARPOP: return lookup(arpop_syms, w, v);
+	case TYPE_ARPHRD: return lookup(arphrd_syms, w, v);
 	case TYPE_INET_PROTOCOL: {
 		if (lookup(proto_syms, w, v))
 			return true;
@@ -583,6 +589,7 @@ static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
 	}
 	case TYPE_INET_PROTOCOL:
 	case TYPE_ARPOP:
+	case TYPE_ARPHRD:
 	case TYPE_CT_DIR:
 	case TYPE_PKTTYPE:
 	case TYPE_ICMP_TYPE:
@@ -696,6 +703,7 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 	case TYPE_TCP_FLAG: return flag_names(tcp_flag_syms, v);
 	case TYPE_CT_DIR: n = name_of(ct_dir_syms, v); break;
 	case TYPE_ARPOP: n = name_of(arpop_syms, v); break;
+	case TYPE_ARPHRD: n = name_of(arphrd_syms, v); break;
 	case TYPE_PKTTYPE: n = name_of(pkttype_syms, v); break;
 	case TYPE_ICMP_TYPE: n = name_of(icmp_syms, v); break;
 	case TYPE_ICMP6_TYPE: n = name_of(icmp6_syms, v); break;
@@ -787,6 +795,7 @@ Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &
 		return Json::string(format_value(t, bits, order, b));
 	case TYPE_ETHERTYPE:
 	case TYPE_ARPOP:
+	case TYPE_ARPHRD:
 	case TYPE_CT_STATE:
 	case TYPE_CT_STATUS:
 	case TYPE_TCP_FLAG:
