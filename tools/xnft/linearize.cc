@@ -35,6 +35,9 @@ struct Linearizer::Load {
 	Bytes mask;          // non-empty for bit fields
 	std::string proto, field;
 	bool is_meta = false, is_ct = false, is_payload = false;
+	// ct proto-src/proto-dst with no transport protocol matched before
+	// it: nft has no type for it (ct_expr_update_type), so no value parses
+	bool untyped = false;
 	uint32_t key = 0;
 };
 
@@ -977,6 +980,13 @@ Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
 	const CtKey *k = find_ct(e.text, e.chain);
 	l.is_ct = true;
 	l.key = k->key;
+	if (k->key == NFT_CT_PROTO_SRC || k->key == NFT_CT_PROTO_DST) {
+		// a port of the transport the rule matched: inet_service (`ssh`)
+		if (l4_.empty())
+			l.untyped = true;
+		else
+			l.part.type = &datatype(TYPE_INET_SERVICE);
+	}
 	nftnl_expr *x = new_expr("ct");
 	nftnl_expr_set_u32(x, NFTNL_EXPR_CT_KEY, k->key);
 	nftnl_expr_set_u32(x, NFTNL_EXPR_CT_DREG, nft_reg(reg));
@@ -1040,6 +1050,8 @@ static uint32_t cmp_op(Op op)
 
 void Linearizer::match_value(Op op, const Expr &rhs, const Load &l, const Bytes *pre)
 {
+	if (l.untyped)
+		throw LangError(rhs.loc, "Can't parse symbolic invalid expressions");
 	const KeyPart &p = l.part;
 	// one value compared
 	auto single = [&](Bytes v) {
@@ -1567,6 +1579,9 @@ void Linearizer::match(const Stmt &s)
 			match_value(s.op, *rhs.items[0], l);
 			return;
 		}
+		if (rhs.kind == ExprKind::SetLit && !rhs.items.empty() && lhs.kind == ExprKind::Ct &&
+		    l4_.empty() && (lhs.text == "proto-src" || lhs.text == "proto-dst"))
+			throw LangError(rhs.items[0]->loc, "Can't parse symbolic invalid expressions");
 		lookup(lhs, rhs, 0, s.op == Op::Neq, nullptr, false);
 		// nft notes the type a set of ICMP types ends with as the one
 		// the rule matched (`icmp type { echo-request, echo-reply }`
