@@ -331,6 +331,17 @@ bool eval_ct_get(const Insn &in, const Pkt &p, uint32_t *dst)
 		__builtin_memcpy(dst, &n, 8);
 		return true;
 	}
+	case kCtAvgpkt: {
+		/* nft_ct_get_eval: bytes over packets, in the direction asked
+		 * or both; 0 before the first packet */
+		const uint64_t pkts = dir < 2 ? load_once(e.packets[dir])
+					      : load_once(e.packets[0]) + load_once(e.packets[1]);
+		const uint64_t bytes = dir < 2 ? load_once(e.bytes[dir])
+					       : load_once(e.bytes[0]) + load_once(e.bytes[1]);
+		const uint64_t avg = pkts ? bytes / pkts : 0;
+		__builtin_memcpy(dst, &avg, 8);
+		return true;
+	}
 	default:
 		break;
 	}

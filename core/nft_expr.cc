@@ -522,6 +522,7 @@ int ct_get_len(uint32_t key, bool has_dir, uint32_t &len, Extack *ack)
 		return 0;
 	case kCtPkts:
 	case kCtBytes:
+	case kCtAvgpkt:
 		len = 8;
 		return 0;
 	case kCtSrcIp:

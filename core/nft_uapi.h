@@ -132,7 +132,7 @@ enum : uint16_t { kCtDreg = 1, kCtKey = 2, kCtDirection = 3, kCtSreg = 4 };
 enum : uint32_t {
 	kCtState = 0, kCtDirectionKey = 1, kCtStatus = 2, kCtMark = 3, kCtExpiration = 5,
 	kCtL3protocol = 7, kCtProtocol = 10, kCtProtoSrc = 11, kCtProtoDst = 12,
-	kCtPkts = 14, kCtBytes = 15, kCtZone = 17, kCtSrcIp = 19, kCtDstIp = 20,
+	kCtPkts = 14, kCtBytes = 15, kCtAvgpkt = 16, kCtZone = 17, kCtSrcIp = 19, kCtDstIp = 20,
 	kCtSrcIp6 = 21, kCtDstIp6 = 22, kCtId = 23,
 };
 /* NFTA_LOG_* and nf_log's constants */

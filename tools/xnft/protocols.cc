@@ -157,6 +157,7 @@ static const CtKey ct_keys[] = {
 	{"proto-dst", NFT_CT_PROTO_DST, TYPE_INTEGER, 16, ByteOrder::Big, true},
 	{"packets", NFT_CT_PKTS, TYPE_INTEGER, 64, ByteOrder::Host, true},
 	{"bytes", NFT_CT_BYTES, TYPE_INTEGER, 64, ByteOrder::Host, true},
+	{"avgpkt", NFT_CT_AVGPKT, TYPE_INTEGER, 64, ByteOrder::Host, true},
 	{"id", NFT_CT_ID, TYPE_INTEGER, 32, ByteOrder::Big, false},
 };
 

@@ -842,3 +842,32 @@ TEST_CASE("bridge nft: base chains of equal priority run newest first", "[nft]")
 	o = b.send(b.p(1), make_frame(kBcast, host_mac(1)));
 	CHECK(o.egress.empty());	// c0 marks first, then c3 drops
 }
+
+// ct avgpkt (nft_ct_get_eval's NFT_CT_AVGPKT): the connection's bytes over
+// its packets, both directions or the one asked, counted by conntrack at
+// prerouting, so the first packet's own length by the forward hook.
+TEST_CASE("bridge nft: ct avgpkt is the connection's bytes per packet", "[nft][ct]")
+{
+	NftBridge b;
+	REQUIRE(b.br->set_conntrack(true, nullptr) == 0);
+	REQUIRE(load(b.rs, "table bridge fw {\n"
+			   "  chain f { type filter hook forward priority 0;\n"
+			   "    ct avgpkt 0 counter\n"
+			   "    ct avgpkt 40 counter\n"
+			   "    ct original avgpkt 1-100 counter\n"
+			   "    ct reply avgpkt 0 counter\n"
+			   "    ct avgpkt > 40 counter\n"
+			   "  }\n"
+			   "}\n") == 0);
+	b.learn(b.p(2), mac(0x02, 0, 0, 0, 0, 0x02));	// ctf::frame's destination
+	const std::vector<uint8_t> syn = tcp_syn(22);
+	REQUIRE(syn.size() == 14 + 40);	// an IPv4 SYN without options
+	Outcome o = b.send(b.p(1), syn);
+	REQUIRE(o.v.kind == VerdictKind::Forward);
+	CHECK(o.v.ct_state == xb::kCtStateNew);
+	CHECK(xnft::test::rule_packets(b.rs, "fw", "f", 0) == 0);
+	CHECK(xnft::test::rule_packets(b.rs, "fw", "f", 1) == 1);
+	CHECK(xnft::test::rule_packets(b.rs, "fw", "f", 2) == 1);
+	CHECK(xnft::test::rule_packets(b.rs, "fw", "f", 3) == 1);	// nothing replied yet
+	CHECK(xnft::test::rule_packets(b.rs, "fw", "f", 4) == 0);
+}
