@@ -204,13 +204,39 @@ static Bytes int_bytes(uint64_t v, unsigned bits, ByteOrder order)
 	unsigned n = (bits + 7) / 8;
 	Bytes b(n);
 	for (unsigned i = 0; i < n; i++) {
-		uint8_t byte = static_cast<uint8_t>(v >> (8 * i));
+		// a value wider than 64 bits (a raw payload's) has zeros above
+		uint8_t byte = i < 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0;
 		if (order == ByteOrder::Big)
 			b[n - 1 - i] = byte;
 		else
 			b[i] = byte;
 	}
 	return b;
+}
+
+// A hexadecimal number wider than 64 bits (nft reads integers with GMP) in
+// the big-endian bytes of BITS bits; false if W is none or does not fit.
+static bool wide_hex(const std::string &w, unsigned bits, Bytes &out)
+{
+	if (w.size() <= 2 || w[0] != '0' || (w[1] != 'x' && w[1] != 'X'))
+		return false;
+	const std::string digits = w.substr(w.find_first_not_of('0', 2) == std::string::npos
+						    ? w.size() : w.find_first_not_of('0', 2));
+	if (digits.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos ||
+	    w.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos)
+		return false;
+	if (digits.size() * 4 > bits + 3)
+		return false;
+	out.assign((bits + 7) / 8, 0);
+	for (size_t i = 0; i < digits.size(); i++) {
+		const char c = digits[digits.size() - 1 - i];
+		const unsigned x = static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+							 : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+		if (i / 2 >= out.size() || (i * 4 >= bits && x) || (i * 4 + 4 > bits && (x >> (bits - i * 4))))
+			return false;
+		out[out.size() - 1 - i / 2] |= static_cast<uint8_t>(i % 2 ? x << 4 : x);
+	}
+	return true;
 }
 
 static bool symbolic(const DataType &t, const std::string &w, uint64_t &v)
@@ -501,6 +527,8 @@ bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::st
 		// its time there).
 		if ((t.id == TYPE_INET_SERVICE || t.id == TYPE_INET_PROTOCOL) && parse_number(w, v))
 			break;
+		if (t.id == TYPE_INTEGER && bits > 64 && order == ByteOrder::Big && wide_hex(w, bits, out))
+			return true;
 		if (!symbolic(t, w, v) && !parse_number(w, v))
 			return false;
 		break;
