@@ -63,6 +63,28 @@ const DataType &datatype(TypeId id)
 	return types[2];
 }
 
+const DataType &xinteger_type()
+{
+	static const DataType t{TYPE_INTEGER, "integer", "integer", 32, ByteOrder::Big, false, true};
+	return t;
+}
+
+// An xinteger's hexadecimal digits: no leading zeros, "0x0" for zero.
+static std::string hex_text(const Bytes &b, ByteOrder order)
+{
+	Bytes be = b;
+	if (order == ByteOrder::Host)
+		std::reverse(be.begin(), be.end());
+	std::string out;
+	char buf[4];
+	for (uint8_t x : be) {
+		snprintf(buf, sizeof buf, out.empty() ? "%x" : "%02x", x);
+		if (!out.empty() || x)
+			out += buf;
+	}
+	return "0x" + (out.empty() ? std::string("0") : out);
+}
+
 uint32_t nft_byteorder(const DataType &t)
 {
 	switch (t.id) {
@@ -640,6 +662,8 @@ static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
 std::string format_value(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b, bool numeric)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
+	if (t.hex)
+		return hex_text(b, order);
 	uint64_t v = (b.size() <= 8) ? bytes_value(b, order) : 0;
 	(void)bits;
 	const char *n = nullptr;
@@ -783,6 +807,16 @@ static std::string unquoted(const std::string &t)
 
 Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b, bool numeric)
 {
+	if (t.hex && b.size() > 8) {
+		// jansson's integers end at 64 bits: a wider value that
+		// needs them is a string
+		Bytes be = b;
+		if (order == ByteOrder::Host)
+			std::reverse(be.begin(), be.end());
+		if (std::any_of(be.begin(), be.end() - 8, [](uint8_t x) { return x != 0; }))
+			return Json::string(hex_text(b, order));
+		return Json::uinteger(bytes_value(Bytes(be.end() - 8, be.end()), ByteOrder::Big));
+	}
 	uint64_t v = (b.size() <= 8) ? bytes_value(b, order) : 0;
 	switch (t.id) {
 	case TYPE_IPADDR:
@@ -918,6 +952,9 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 		throw LangError(l, "syntax error, unexpected colon");
 	}
 	uint64_t v;
+	// inet_service_type_parse's own words for a port past 16 bits
+	if (t.id == TYPE_INET_SERVICE && parse_number(e.text, v))
+		throw LangError(e.loc, "Service out of range");
 	if ((t.id != TYPE_IFNAME && t.id != TYPE_STRING) && parse_number(e.text, v))
 		throw LangError(e.loc, "Value " + std::to_string(v) + " exceeds valid range 0-" +
 				std::to_string(bits >= 64 ? ~0ull : (1ull << bits) - 1));
