@@ -1364,18 +1364,26 @@ ExprPtr Parser::parse_exthdr()
 // offset 0 and 16 `th sport` and `th dport`: those become the named field.
 ExprPtr Parser::parse_raw_payload()
 {
+	// bison names a NUM token "number"
+	auto refuse = [&](const Token &t, const char *expecting) {
+		if (t.kind == Tok::Word && is_number_word(t.text))
+			throw LangError(t.loc, std::string("syntax error, unexpected number, expecting ") + expecting);
+		unexpected(t, expecting);
+	};
 	Token at = take();
 	Token b = take();
 	const int base = raw_payload_base(b.text);
 	if (b.kind == Tok::Word && base < 0 && !is_number_word(b.text))
 		throw LangError(b.loc, "unknown raw payload base");
 	if (b.kind != Tok::Word || base < 0)
-		unexpected(b, "string or ll or nh or th");
+		refuse(b, "string or ll or nh or th");
 	auto number = [&]() {
-		expect(",", "comma");
+		if (!peek().punct(","))
+			refuse(peek(), "comma");
+		take();
 		Token n = take();
 		if (n.kind != Tok::Word || !is_number_word(n.text))
-			unexpected(n, "number");
+			refuse(n, "number");
 		return static_cast<uint32_t>(parse_u64(n));
 	};
 	const uint32_t offset = number();
@@ -1803,8 +1811,8 @@ void Parser::parse_object_name(Stmt &s)
 {
 	static const std::set<std::string> starts = {"meta", "ct", "numgen", "jhash", "symhash"};
 	const Token &t = peek();
-	if (t.kind == Tok::Word &&
-	    (payload_protos.count(t.text) || bare_meta_keys.count(t.text) || starts.count(t.text))) {
+	if (t.punct("@") || (t.kind == Tok::Word && (payload_protos.count(t.text) ||
+						     bare_meta_keys.count(t.text) || starts.count(t.text)))) {
 		auto key = parse_set_stmt_expr();
 		if (!peek().is("map")) {
 			s.rhs = std::move(key);
@@ -1835,8 +1843,8 @@ ExprPtr Parser::parse_set_stmt_expr()
 						     "exthdr", "hbh", "rt", "frag", "dst", "mh"};
 	auto part = [&]() -> ExprPtr {
 		const Token &t = peek();
-		if (t.kind == Tok::Word &&
-		    (payload_protos.count(t.text) || bare_meta_keys.count(t.text) || starts.count(t.text)))
+		if (t.punct("@") || (t.kind == Tok::Word && (payload_protos.count(t.text) ||
+							     bare_meta_keys.count(t.text) || starts.count(t.text))))
 			return parse_primary_lhs();
 		if (t.kind != Tok::Word && t.kind != Tok::String)
 			unexpected(t);

@@ -38,8 +38,9 @@ KeyPart raw_payload_part(const Expr &e)
 {
 	const unsigned bit_off = e.raw_offset % 8;
 	const bool bit_field = bit_off || e.raw_bits % 8;
-	// nft's own limits: it asserts on an empty value and on a mask wider
-	// than a register; say so instead, in the words later nft versions use
+	// nft 1.0.6 fails an assertion on an empty value and on a bit field's
+	// mask wider than a register (it aborts): refused here with an error
+	// of our own wording
 	if (e.raw_bits == 0)
 		throw LangError(e.loc, "raw payload length cannot be 0");
 	if (bit_field && bit_off + e.raw_bits > 128)
