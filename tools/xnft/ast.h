@@ -39,6 +39,8 @@ enum class ExprKind {
 	Exthdr,   // tcp option NAME [FIELD] | tcp option @KIND,OFF,LEN | ip option NAME [FIELD] |
 		  // exthdr NAME | NAME FIELD (IPv6 headers): proto the header's or option's
 		  // name ("" for a kind nft has no name for), text the field ("" for exists)
+	RawPayload, // @ll|nh|th|ih,OFFSET,LENGTH: nft's raw payload, LENGTH bits OFFSET
+		    // bits into a header (raw_base, raw_offset, raw_bits)
 };
 
 struct Expr {
@@ -60,6 +62,9 @@ struct Expr {
 	uint8_t exthdr_type = 0;
 	unsigned exthdr_offset = 0, exthdr_bits = 0;
 	bool exthdr_present = false;
+	// RawPayload: NFT_PAYLOAD_*_HEADER, the offset and length in bits
+	// (nft keeps both in 32 bits: larger numbers wrap, as they do there)
+	uint32_t raw_base = 0, raw_offset = 0, raw_bits = 0;
 	// A set element's options (a key in a SetLit): `timeout T`, `expires
 	// T` in milliseconds, 0 when not given (as nft sends neither then);
 	// elem_loc spans the key and its options, where nft points a map

@@ -63,6 +63,28 @@ const DataType &datatype(TypeId id)
 	return types[2];
 }
 
+const DataType &xinteger_type()
+{
+	static const DataType t{TYPE_INTEGER, "integer", "integer", 32, ByteOrder::Big, false, true};
+	return t;
+}
+
+// An xinteger's hexadecimal digits: no leading zeros, "0x0" for zero.
+static std::string hex_text(const Bytes &b, ByteOrder order)
+{
+	Bytes be = b;
+	if (order == ByteOrder::Host)
+		std::reverse(be.begin(), be.end());
+	std::string out;
+	char buf[4];
+	for (uint8_t x : be) {
+		snprintf(buf, sizeof buf, out.empty() ? "%x" : "%02x", x);
+		if (!out.empty() || x)
+			out += buf;
+	}
+	return "0x" + (out.empty() ? std::string("0") : out);
+}
+
 uint32_t nft_byteorder(const DataType &t)
 {
 	switch (t.id) {
@@ -209,13 +231,39 @@ static Bytes int_bytes(uint64_t v, unsigned bits, ByteOrder order)
 	unsigned n = (bits + 7) / 8;
 	Bytes b(n);
 	for (unsigned i = 0; i < n; i++) {
-		uint8_t byte = static_cast<uint8_t>(v >> (8 * i));
+		// a value wider than 64 bits (a raw payload's) has zeros above
+		uint8_t byte = i < 8 ? static_cast<uint8_t>(v >> (8 * i)) : 0;
 		if (order == ByteOrder::Big)
 			b[n - 1 - i] = byte;
 		else
 			b[i] = byte;
 	}
 	return b;
+}
+
+// A hexadecimal number wider than 64 bits (nft reads integers with GMP) in
+// the big-endian bytes of BITS bits; false if W is none or does not fit.
+static bool wide_hex(const std::string &w, unsigned bits, Bytes &out)
+{
+	if (w.size() <= 2 || w[0] != '0' || (w[1] != 'x' && w[1] != 'X'))
+		return false;
+	const std::string digits = w.substr(w.find_first_not_of('0', 2) == std::string::npos
+						    ? w.size() : w.find_first_not_of('0', 2));
+	if (digits.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos ||
+	    w.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos)
+		return false;
+	if (digits.size() * 4 > bits + 3)
+		return false;
+	out.assign((bits + 7) / 8, 0);
+	for (size_t i = 0; i < digits.size(); i++) {
+		const char c = digits[digits.size() - 1 - i];
+		const unsigned x = static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+							 : std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+		if (i / 2 >= out.size() || (i * 4 >= bits && x) || (i * 4 + 4 > bits && (x >> (bits - i * 4))))
+			return false;
+		out[out.size() - 1 - i / 2] |= static_cast<uint8_t>(i % 2 ? x << 4 : x);
+	}
+	return true;
 }
 
 static bool symbolic(const DataType &t, const std::string &w, uint64_t &v)
@@ -507,6 +555,8 @@ bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::st
 		// its time there).
 		if ((t.id == TYPE_INET_SERVICE || t.id == TYPE_INET_PROTOCOL) && parse_number(w, v))
 			break;
+		if (t.id == TYPE_INTEGER && bits > 64 && order == ByteOrder::Big && wide_hex(w, bits, out))
+			return true;
 		if (!symbolic(t, w, v) && !parse_number(w, v))
 			return false;
 		break;
@@ -619,6 +669,8 @@ static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
 std::string format_value(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b, bool numeric)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
+	if (t.hex)
+		return hex_text(b, order);
 	uint64_t v = (b.size() <= 8) ? bytes_value(b, order) : 0;
 	(void)bits;
 	const char *n = nullptr;
@@ -763,6 +815,16 @@ static std::string unquoted(const std::string &t)
 
 Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b, bool numeric)
 {
+	if (t.hex && b.size() > 8) {
+		// jansson's integers end at 64 bits: a wider value that
+		// needs them is a string
+		Bytes be = b;
+		if (order == ByteOrder::Host)
+			std::reverse(be.begin(), be.end());
+		if (std::any_of(be.begin(), be.end() - 8, [](uint8_t x) { return x != 0; }))
+			return Json::string(hex_text(b, order));
+		return Json::uinteger(bytes_value(Bytes(be.end() - 8, be.end()), ByteOrder::Big));
+	}
 	uint64_t v = (b.size() <= 8) ? bytes_value(b, order) : 0;
 	switch (t.id) {
 	case TYPE_IPADDR:
@@ -899,6 +961,9 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 		throw LangError(l, "syntax error, unexpected colon");
 	}
 	uint64_t v;
+	// inet_service_type_parse's own words for a port past 16 bits
+	if (t.id == TYPE_INET_SERVICE && parse_number(e.text, v))
+		throw LangError(e.loc, "Service out of range");
 	if ((t.id != TYPE_IFNAME && t.id != TYPE_STRING) && parse_number(e.text, v))
 		throw LangError(e.loc, "Value " + std::to_string(v) + " exceeds valid range 0-" +
 				std::to_string(bits >= 64 ? ~0ull : (1ull << bits) - 1));

@@ -37,9 +37,14 @@ struct DataType {
 	unsigned bits;        // natural size
 	ByteOrder order;
 	bool bitmask;         // flag type: implicit match is (x & v) != 0
+	bool hex = false;     // nft's xinteger: an integer printed in hexadecimal
 };
 
 const DataType &datatype(TypeId id);
+// nft's xinteger, a raw payload's type: an integer (TYPE_INTEGER to the
+// kernel) that `list` prints in hexadecimal (0x1f), and -j as a number
+// (a string "0x..." past 64 bits).
+const DataType &xinteger_type();
 // nft's byte order of a type, as set USERDATA records it (nftables'
 // enum byteorder: 0 none, 1 host, 2 big endian): one-byte types whose
 // order nft leaves unset (inet_proto, nf_proto, ct_dir, boolean) have none.

@@ -15,6 +15,7 @@
 
 #include "compiler.h"
 #include "protocols.h"
+#include "raw_payload.h"
 
 namespace xnft {
 
@@ -227,6 +228,7 @@ private:
 	Field exthdr_field(const RegVal &v);
 	std::vector<Field> fields_of(const RegVal &v, bool &prefix, unsigned &plen);
 	Field field_exact(const RegVal &v);
+	Field raw_field(uint32_t base, unsigned offset, unsigned bits, unsigned bytes);
 	// Whether V's steps are operators nft prints (`meta mark | 0x10`),
 	// not a bit field's mask (nor, with MASK_TOO false, one `&`).
 	bool has_ops(const RegVal &v, bool mask_too);
@@ -336,7 +338,9 @@ static std::string proto_at(uint32_t base, uint32_t offset, const std::string &l
 	if (base == NFT_PAYLOAD_LL_HEADER)
 		return offset >= 14 && link == "vlan" ? "vlan" : "ether";
 	if (base == NFT_PAYLOAD_NETWORK_HEADER)
-		return net.empty() ? "ip" : net;
+		return net;
+	if (base != NFT_PAYLOAD_TRANSPORT_HEADER)
+		return "";
 	return l4.empty() ? "th" : l4;
 }
 
@@ -347,15 +351,22 @@ Delinearizer::Field Delinearizer::field_exact(const RegVal &v)
 	auto fs = fields_of(v, prefix, plen);
 	if (fs.size() == 1)
 		return fs[0];
+	return raw_field(v.base, v.offset * 8, v.len * 8, v.len);
+}
+
+// A load no header field covers, as nft prints a raw payload:
+// @BASE,OFFSET,LENGTH in bits, its values in hexadecimal.
+Delinearizer::Field Delinearizer::raw_field(uint32_t base, unsigned offset, unsigned bits, unsigned bytes)
+{
 	Field f;
-	f.name = "payload";
+	const char *name = raw_payload_base_name(base);
+	f.name = "@" + std::string(name) + "," + std::to_string(offset) + "," + std::to_string(bits);
 	Json raw = Json::object();
-	raw.set("base", Json::string(v.base == NFT_PAYLOAD_LL_HEADER ? "ll" :
-				      v.base == NFT_PAYLOAD_NETWORK_HEADER ? "nh" : "th"));
-	raw.set("offset", Json::integer(v.offset * 8));
-	raw.set("len", Json::integer(v.len * 8));
+	raw.set("base", Json::string(name));
+	raw.set("offset", Json::integer(offset));
+	raw.set("len", Json::integer(bits));
 	f.json = Json::wrap("payload", std::move(raw));
-	f.part = KeyPart{&datatype(TYPE_INTEGER), v.len * 8, ByteOrder::Big, v.len};
+	f.part = KeyPart{&xinteger_type(), bits, ByteOrder::Big, bytes};
 	return f;
 }
 
@@ -407,6 +418,14 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 	size_t n;
 	const PayloadField *all = payload_fields_all(n);
 	unsigned start = v.offset * 8, end = (v.offset + v.len) * 8;
+	// nft names a load by the protocol the rule matched at its base
+	// (payload_expr_complete): none at the network header, the inner
+	// header, or the transport header but for th's own two ports, loaded
+	// exactly, leaves it raw
+	if (proto.empty() || (proto == "th" && (v.len != 2 || (v.offset != 0 && v.offset != 2)))) {
+		out.push_back(raw_field(v.base, start, end - start, v.len));
+		return out;
+	}
 	// bit field under a mask
 	if (!v.mask.empty()) {
 		for (size_t i = 0; i < n; i++) {
@@ -444,7 +463,7 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 				continue;
 			if (pos + f.bits <= end && (!best || f.bits > best->bits))
 				best = &f;
-			if (pos + f.bits > end && out.empty() && pos == start &&
+			if (pos + f.bits > end && out.empty() && pos == start && v.mask.empty() &&
 			    (f.type == TYPE_IPADDR || f.type == TYPE_IP6ADDR || f.type == TYPE_ETHERADDR)) {
 				// shortened load: a byte-aligned prefix
 				prefix = true;
@@ -461,18 +480,7 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 		}
 		if (!best) {
 			out.clear();
-			Field o;
-			o.name = "@" + std::string(v.base == NFT_PAYLOAD_LL_HEADER ? "ll" :
-						   v.base == NFT_PAYLOAD_NETWORK_HEADER ? "nh" : "th") +
-				 "," + std::to_string(start) + "," + std::to_string(end - start);
-			Json raw = Json::object();
-			raw.set("base", Json::string(v.base == NFT_PAYLOAD_LL_HEADER ? "ll" :
-						      v.base == NFT_PAYLOAD_NETWORK_HEADER ? "nh" : "th"));
-			raw.set("offset", Json::integer(start));
-			raw.set("len", Json::integer(end - start));
-			o.json = Json::wrap("payload", std::move(raw));
-			o.part = KeyPart{&datatype(TYPE_INTEGER), end - start, ByteOrder::Big, v.len};
-			out.push_back(o);
+			out.push_back(raw_field(v.base, start, end - start, v.len));
 			return out;
 		}
 		Field o;
@@ -918,7 +926,9 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 			     match_json(op_json(op), f.json, Json::wrap("prefix", std::move(pj))));
 			return;
 		}
-		if (p.type->bitmask || p.type->id == TYPE_INTEGER || p.type->id == TYPE_MARK) {
+		// nft makes a prefix of a mask only on types that have one
+		// (DTYPE_F_PREFIX: addresses, a mark as above); others keep the `&`
+		if (p.type->id != TYPE_IPADDR && p.type->id != TYPE_IP6ADDR && p.type->id != TYPE_ETHERADDR) {
 			Json and_args = Json::array();
 			and_args.push(f.json);
 			and_args.push(p.type->bitmask ? flags_json(*p.type, p.order, v.mask, numeric)
@@ -956,12 +966,6 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 	// a flag type compared whole says so: `tcp flags == syn`
 	std::string op_str = (p.type->bitmask && op == NFT_CMP_EQ) ? "== " : op_text(op);
 	std::string value = value_text(p, data);
-	if (f.name.rfind("@", 0) == 0 && data.size() <= 8) {
-		// a raw payload's value is nft's xinteger: hexadecimal
-		char buf[32];
-		snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(bytes_value(data, ByteOrder::Big)));
-		value = buf;
-	}
 	Json right = value_js(p, data);
 	whole_flags(p, !f.proto.empty(), data, numeric, value, right);
 	std::string text = f.name + " " + op_str + value;
@@ -1050,7 +1054,10 @@ void Delinearizer::range(const RegVal &v, const Bytes &lo_in, const Bytes &hi_in
 			return std::to_string(bytes_value(unshifted(f.part, b), f.part.order));
 		return value_text(f.part, b);
 	};
-	emit(lhs + " " + (neq ? "!= " : "") + end_text(lo) + "-" + end_text(hi),
+	// nft writes `==` before a raw payload's masked range
+	// (`@th,8,8 & 0x7 == 0x1-0x5`), which it does not for a field's
+	const bool raw_ops = lhs.rfind("@", 0) == 0 && lhs != f.name;
+	emit(lhs + " " + (neq ? "!= " : raw_ops ? "== " : "") + end_text(lo) + "-" + end_text(hi),
 	     match_json(neq ? "!=" : "==", std::move(lhs_json), Json::wrap("range", std::move(r))));
 }
 
@@ -1173,6 +1180,10 @@ void Delinearizer::lookup(nftnl_expr *e)
 	std::vector<KeyPart> keys;
 	for (auto &p : parts)
 		keys.push_back(p.part);
+	// a raw payload's values print in hexadecimal where nft types them
+	// by it, but a map's (or a masked) key alone takes the set's integer
+	if (keys.size() == 1 && (is_map || masked) && keys[0].type->hex)
+		keys[0].type = &datatype(TYPE_INTEGER);
 	std::string rhs;
 	Json rhs_json;
 	if (anon) {
@@ -1812,7 +1823,7 @@ static SetUserdataOut userdata_of(nftnl_set *s)
 static KeyPart part_of(const DataType &t, unsigned bytes, const TypeofPart *tp, int byteorder)
 {
 	if (tp)
-		return KeyPart{&t, tp->bits, tp->order, (tp->bits + 7) / 8};
+		return KeyPart{tp->hex ? &xinteger_type() : &t, tp->bits, tp->order, (tp->bits + 7) / 8};
 	const ByteOrder order = byteorder == 2 ? ByteOrder::Big : byteorder == 1 ? ByteOrder::Host : t.order;
 	return KeyPart{&t, bytes * 8, order, bytes};
 }

@@ -11,6 +11,7 @@
 #include <libnftnl/udata.h>
 
 #include "protocols.h"
+#include "raw_payload.h"
 #include "set_userdata.h"
 
 // nftables' own set element user data (include/rule.h)
@@ -66,6 +67,16 @@ static Bytes u64_to_bytes_be(uint64_t v, unsigned n)
 	return b;
 }
 
+// BITS ones shifted left by SHIFT in N big-endian bytes: a bit field's
+// mask, which a raw payload's may make wider than 64 bits.
+static Bytes bit_field_mask(unsigned bits, unsigned shift, unsigned n)
+{
+	Bytes b(n);
+	for (unsigned i = shift; i < shift + bits && i < n * 8; i++)
+		b[n - 1 - i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+	return b;
+}
+
 static bool increment(Bytes &b)  // big-endian +1; false on overflow
 {
 	for (size_t i = b.size(); i-- > 0;) {
@@ -87,8 +98,12 @@ static Bytes encode_part(const KeyPart &p, const Expr &v, int shift_override = -
 	if (shift == 0 && p.bits % 8 == 0)
 		return encode_value(*p.type, p.bits, p.order, v);
 	Bytes b = encode_value(*p.type, p.bits, ByteOrder::Big, v);
-	uint64_t x = bytes_to_u64_be(b) << shift;
-	return u64_to_bytes_be(x, p.bytes);
+	// shifted bit by bit: a raw payload's field may be wider than 64 bits
+	Bytes out(p.bytes);
+	for (unsigned i = 0; i < b.size() * 8; i++)
+		if (b[b.size() - 1 - i / 8] & (1u << (i % 8)) && i + shift < p.bytes * 8)
+			out[p.bytes - 1 - (i + shift) / 8] |= static_cast<uint8_t>(1u << ((i + shift) % 8));
+	return out;
 }
 
 // A value of P: a word, or values joined by operators, folded as nft's
@@ -526,6 +541,10 @@ static nftnl_expr *new_expr(const char *name)
 
 void Linearizer::emit_cmp(unsigned reg, uint32_t op, const Bytes &data)
 {
+	// nft_cmp_init takes at most a register's 16 bytes (a raw payload
+	// may load more): the kernel's EOVERFLOW, at the statement
+	if (data.size() > 16)
+		throw LangError(stmt_loc_, "Could not process rule: Value too large for defined data type");
 	nftnl_expr *e = new_expr("cmp");
 	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, nft_reg(reg));
 	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
@@ -862,6 +881,8 @@ KeyPart keypart_of_expr(const Expr &e)
 	}
 	if (e.kind == ExprKind::Numgen || e.kind == ExprKind::Hash)
 		return KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
+	if (e.kind == ExprKind::RawPayload)
+		return raw_payload_part(e);
 	if (e.kind == ExprKind::Exthdr) {
 		// a presence is a boolean in one byte; a field is typed by its
 		// template (an integer when none matches), placed as a header field
@@ -946,6 +967,23 @@ Linearizer::Load Linearizer::load(const Expr &e, unsigned reg)
 			l.shift = l.part.shift;
 			uint64_t m = ((f->bits >= 64 ? ~0ull : (1ull << f->bits) - 1)) << l.shift;
 			l.mask = u64_to_bytes_be(m, l.part.bytes);
+			emit_bitwise(reg, l.mask, Bytes(l.part.bytes, 0));
+		}
+		return l;
+	}
+	if (e.kind == ExprKind::RawPayload) {
+		// a load like a header field's, but of no protocol: it teaches
+		// the rule nothing (proto stays empty)
+		l.field = "";
+		l.is_payload = true;
+		// nft_payload_init takes offsets up to 65535 bytes: the
+		// kernel's ERANGE, at the load
+		if (e.raw_offset / 8 > 0xffff)
+			throw LangError(e.loc, "Could not process rule: Numerical result out of range");
+		emit_payload_load(e.raw_base, e.raw_offset / 8, l.part.bytes, reg);
+		if (l.part.shift || e.raw_bits % 8) {
+			l.shift = l.part.shift;
+			l.mask = bit_field_mask(e.raw_bits, l.shift, l.part.bytes);
 			emit_bitwise(reg, l.mask, Bytes(l.part.bytes, 0));
 		}
 		return l;
@@ -1559,6 +1597,10 @@ void Linearizer::match(const Stmt &s)
 		match_neg(lhs, rhs);
 		return;
 	}
+	// nft types a value against an empty raw payload before it fails on
+	// the load (`@th,16,0 1`: no value but 0 fits)
+	if (lhs.kind == ExprKind::RawPayload && lhs.raw_bits == 0 && rhs.kind == ExprKind::Value)
+		encode_value(datatype(TYPE_INTEGER), 0, ByteOrder::Big, rhs);
 	if (rhs.kind == ExprKind::SetLit || rhs.kind == ExprKind::SetRef) {
 		if (s.op != Op::Implicit && s.op != Op::Eq && s.op != Op::Neq)
 			throw LangError(s.loc, "Relational expression with a set needs == or !=");
@@ -1684,6 +1726,19 @@ void Linearizer::set_stmt(const Stmt &s)
 		emit_chain(c, c.steps.size());
 	} else if (v.kind == ExprKind::Map) {
 		lookup(*v.items[0], *v.items[1], 1, false, &tp, false);
+	} else if (v.kind == ExprKind::RawPayload) {
+		// nft's raw payload is an integer of its own length, which must
+		// be the key's; a bit field is first masked and shifted down to
+		// its lowest bits (expr_evaluate_bits), whatever its length
+		const KeyPart p = keypart_of_expr(v);
+		const bool bit_field = v.raw_offset % 8 || v.raw_bits % 8;
+		if (!bit_field && v.raw_bits != tp.bits)
+			throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->desc +
+					", expression has type integer with length " + std::to_string(v.raw_bits),
+					span(target.loc, v.loc));
+		load(v, 1);
+		if (p.shift)
+			emit_rshift(1, p.bytes, p.shift);
 	} else if (v.kind == ExprKind::Payload || v.kind == ExprKind::Meta || v.kind == ExprKind::Ct ||
 		   v.kind == ExprKind::Numgen || v.kind == ExprKind::Hash || v.kind == ExprKind::Exthdr) {
 		// stmt_evaluate_arg: a field of a type of its own must have the
@@ -2172,6 +2227,7 @@ void Linearizer::exthdr_set(const Stmt &s)
 
 void Linearizer::statement(const Stmt &s)
 {
+	stmt_loc_ = s.loc;
 	if (terminal_)
 		throw LangError(s.loc, "Statement after terminal statement has no effect");
 	terminal_ = s.kind == StmtKind::Reject ||

@@ -169,6 +169,8 @@ private:
 	int icmp_type_ = -1;     // the ICMP/ICMPv6 type matched so far (-1: none)
 	bool merge_ok_ = false;  // the previous statement was a match
 	bool terminal_ = false;  // a verdict or reject came before: nothing may follow
+	Location stmt_loc_;      // the statement being linearized: where the kernel's
+				 // complaints about its expressions point
 	// an anonymous set's keys after typing, when a match's operator moved
 	// to them (binop_transfer); empty otherwise
 	std::function<void(Bytes &)> key_transfer_;

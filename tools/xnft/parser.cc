@@ -1,6 +1,7 @@
 // parser.cc - recursive-descent parser for nft's language (see parser.h).
 #include "parser.h"
 #include "protocols.h"
+#include "raw_payload.h"
 
 #include <algorithm>
 #include <cctype>
@@ -1080,9 +1081,11 @@ ExprPtr Parser::parse_primary_lhs()
 		expect(")", "')'");
 		return e;
 	}
-	if (t.kind != Tok::Word)
+	if (t.kind != Tok::Word && !t.punct("@"))
 		unexpected(t);
 	static const std::set<std::string> ipv6_headers = {"hbh", "rt", "frag", "dst", "mh"};
+	if (t.punct("@"))
+		return parse_raw_payload();
 	if (((t.text == "tcp" || t.text == "ip") && peek(1).is("option")) || t.text == "exthdr" ||
 	    ipv6_headers.count(t.text))
 		return parse_exthdr();
@@ -1352,6 +1355,50 @@ ExprPtr Parser::parse_exthdr()
 	e->exthdr_offset = x->offset;
 	e->exthdr_bits = x->bits;
 	e->loc = span(t.loc, f.loc);
+	return e;
+}
+
+// nft's raw payload: `@BASE,OFFSET,LENGTH`, BASE ll, nh, th (keywords) or
+// ih (a string nft's grammar checks by hand), OFFSET and LENGTH numbers
+// of bits that nft keeps in 32 bits. nft names the 16 bits at transport
+// offset 0 and 16 `th sport` and `th dport`: those become the named field.
+ExprPtr Parser::parse_raw_payload()
+{
+	// bison names a NUM token "number"
+	auto refuse = [&](const Token &t, const char *expecting) {
+		if (t.kind == Tok::Word && is_number_word(t.text))
+			throw LangError(t.loc, std::string("syntax error, unexpected number, expecting ") + expecting);
+		unexpected(t, expecting);
+	};
+	Token at = take();
+	Token b = take();
+	const int base = raw_payload_base(b.text);
+	if (b.kind == Tok::Word && base < 0 && !is_number_word(b.text))
+		throw LangError(b.loc, "unknown raw payload base");
+	if (b.kind != Tok::Word || base < 0)
+		refuse(b, "string or ll or nh or th");
+	auto number = [&]() {
+		if (!peek().punct(","))
+			refuse(peek(), "comma");
+		take();
+		Token n = take();
+		if (n.kind != Tok::Word || !is_number_word(n.text))
+			refuse(n, "number");
+		return static_cast<uint32_t>(parse_u64(n));
+	};
+	const uint32_t offset = number();
+	const uint32_t bits = number();
+	const Location loc = span(at.loc, last_loc_);
+	if (const char *field = raw_payload_th_field(static_cast<uint32_t>(base), offset, bits)) {
+		auto e = make_expr(ExprKind::Payload, loc);
+		e->proto = "th";
+		e->text = field;
+		return e;
+	}
+	auto e = make_expr(ExprKind::RawPayload, loc);
+	e->raw_base = static_cast<uint32_t>(base);
+	e->raw_offset = offset;
+	e->raw_bits = bits;
 	return e;
 }
 
@@ -1764,8 +1811,8 @@ void Parser::parse_object_name(Stmt &s)
 {
 	static const std::set<std::string> starts = {"meta", "ct", "numgen", "jhash", "symhash"};
 	const Token &t = peek();
-	if (t.kind == Tok::Word &&
-	    (payload_protos.count(t.text) || bare_meta_keys.count(t.text) || starts.count(t.text))) {
+	if (t.punct("@") || (t.kind == Tok::Word && (payload_protos.count(t.text) ||
+						     bare_meta_keys.count(t.text) || starts.count(t.text)))) {
 		auto key = parse_set_stmt_expr();
 		if (!peek().is("map")) {
 			s.rhs = std::move(key);
@@ -1796,8 +1843,8 @@ ExprPtr Parser::parse_set_stmt_expr()
 						     "exthdr", "hbh", "rt", "frag", "dst", "mh"};
 	auto part = [&]() -> ExprPtr {
 		const Token &t = peek();
-		if (t.kind == Tok::Word &&
-		    (payload_protos.count(t.text) || bare_meta_keys.count(t.text) || starts.count(t.text)))
+		if (t.punct("@") || (t.kind == Tok::Word && (payload_protos.count(t.text) ||
+							     bare_meta_keys.count(t.text) || starts.count(t.text))))
 			return parse_primary_lhs();
 		if (t.kind != Tok::Word && t.kind != Tok::String)
 			unexpected(t);

@@ -75,6 +75,7 @@ private:
 	ExprPtr parse_typeof_expr();
 	ExprPtr parse_generated();
 	ExprPtr parse_exthdr();
+	ExprPtr parse_raw_payload();
 	std::string comment_string();
 	// nft's time_spec in milliseconds; @expecting: what nft's grammar
 	// wants after it, for a word that goes on beyond the time.

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "protocols.h"
+#include "raw_payload.h"
 
 namespace xnft {
 
@@ -25,8 +26,11 @@ enum : uint8_t {
 enum : uint8_t { kTypeofExpr = 0, kTypeofData = 1 };
 // nftables' enum expr_types.
 enum : uint32_t { kExprVerdict = 1, kExprPayload = 7, kExprMeta = 9, kExprCt = 12, kExprConcat = 13 };
-// A payload's data: protocol, template index, length in bits.
-enum : uint8_t { kPayloadDesc = 0, kPayloadType = 1, kPayloadLen = 4 };
+// A payload's data: protocol, template index, length in bits; a raw
+// payload's (no protocol, template 0): its base (nft's proto_bases, one
+// past NFT_PAYLOAD_*), offset and length in bits.
+enum : uint8_t { kPayloadDesc = 0, kPayloadType = 1, kPayloadBase = 2, kPayloadOffset = 3,
+		 kPayloadLen = 4 };
 // A meta's data: its key. A ct's: its key and direction.
 enum : uint8_t { kMetaKey = 0, kCtKey = 0, kCtDir = 1 };
 
@@ -64,6 +68,14 @@ Bytes typeof_record(const Expr &e)
 			put_u32(data, kPayloadLen, f->bits);
 		break;
 	}
+	case ExprKind::RawPayload:
+		kind = kExprPayload;
+		put_u32(data, kPayloadDesc, 0);
+		put_u32(data, kPayloadType, 0);
+		put_u32(data, kPayloadBase, e.raw_base + 1);
+		put_u32(data, kPayloadOffset, e.raw_offset);
+		put_u32(data, kPayloadLen, e.raw_bits);
+		break;
 	case ExprKind::Meta: {
 		const MetaKey *m = find_meta(e.text);
 		if (!m)
@@ -149,6 +161,8 @@ std::string typeof_text(const uint8_t *p, size_t len, std::vector<TypeofPart> &p
 		return "verdict";
 	uint32_t a = 0, b = ~0u;
 	bool has_a = false, has_b = false;
+	uint32_t raw[3] = {0, 0, 0};	// a raw payload's base, offset, length
+	bool has_raw[3] = {false, false, false};
 	std::vector<std::string> texts;
 	const bool ok = each_record(data, data_len, [&](uint8_t t, const uint8_t *v, uint8_t l) {
 		if (kind == kExprConcat) {
@@ -159,11 +173,19 @@ std::string typeof_text(const uint8_t *p, size_t len, std::vector<TypeofPart> &p
 			has_a = get_u32(v, l, a);
 		else if (t == 1)
 			has_b = get_u32(v, l, b);
+		else if (t >= kPayloadBase && t <= kPayloadLen)
+			has_raw[t - kPayloadBase] = get_u32(v, l, raw[t - kPayloadBase]);
 	});
 	if (!ok || (!has_a && kind != kExprConcat))
 		return "";
 	switch (kind) {
 	case kExprPayload: {
+		if (a == 0 && has_raw[0] && has_raw[1] && has_raw[2] && raw[0] >= 1 && raw[0] <= 4) {
+			// a raw payload, as nft prints it
+			parts.push_back({raw[2], ByteOrder::Big, true});
+			return std::string("@") + raw_payload_base_name(raw[0] - 1) + "," +
+			       std::to_string(raw[1]) + "," + std::to_string(raw[2]);
+		}
 		const PayloadField *f = has_b ? payload_by_nft_id(a, b) : nullptr;
 		if (!f)
 			return "";

@@ -36,6 +36,7 @@ Bytes build_set_userdata(const SetUserdataIn &in);
 struct TypeofPart {
 	unsigned bits;
 	ByteOrder order;
+	bool hex = false;   // a raw payload's: nft's xinteger, printed in hexadecimal
 };
 
 // The record nft writes for the anonymous object map of an objref
