@@ -85,7 +85,8 @@ uint64_t ack_seq(const uint8_t *dh)
 	return (uint64_t(load_be16(ack + 2)) << 32) + load_be32(ack + 4);
 }
 
-constexpr uint8_t sNO = kDccpNone, sRQ = kDccpRequest, sRS = kDccpRespond,
+/* (No transition leads back to NONE: its column label, sNO, needs no name.) */
+constexpr uint8_t sRQ = kDccpRequest, sRS = kDccpRespond,
 		  sPO = kDccpPartOpen, sOP = kDccpOpen, sCR = kDccpCloseReq,
 		  sCG = kDccpClosing, sTW = kDccpTimeWait, sIG = kDccpIgnore,
 		  sIV = kDccpInvalid;
