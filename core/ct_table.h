@@ -105,6 +105,17 @@ struct CtSctp {
 	uint8_t reserved[3];
 };
 
+/* nf_conntrack_proto_dccp's nf_ct_dccp. */
+struct CtDccp {
+	uint32_t handshake_seq[2];	/* the server's Response sequence number
+					 * (48 bits: [0] high, [1] low) */
+	uint8_t state;		/* CtDccpState */
+	uint8_t role[2];	/* CtDccpRole per direction */
+	uint8_t last_dir;	/* direction of the last packet tracked */
+	uint8_t last_pkt;	/* its DCCP packet type */
+	uint8_t reserved[3];
+};
+
 struct CtUdp {
 	uint32_t stream_ts;	/* ticks after which a replied flow is a stream */
 };
@@ -127,6 +138,7 @@ struct CtEntry {
 	union {
 		CtTcp tcp;
 		CtSctp sctp;
+		CtDccp dccp;
 		CtUdp udp;
 	} proto;
 	uint32_t mark;
@@ -139,6 +151,7 @@ struct CtEntry {
 	uint16_t status_bits() const { return __atomic_load_n(&status, __ATOMIC_RELAXED); }
 	uint8_t tcp_state() const { return load_once(proto.tcp.state); }
 	uint8_t sctp_state() const { return load_once(proto.sctp.state); }
+	uint8_t dccp_state() const { return load_once(proto.dccp.state); }
 	void set_status(uint16_t bits) { __atomic_fetch_or(&status, bits, __ATOMIC_RELAXED); }
 	void clear_status(uint16_t bits) { __atomic_fetch_and(&status, uint16_t(~bits), __ATOMIC_RELAXED); }
 };

@@ -5,7 +5,8 @@
  * Constants only; no state.
  *
  * The values are Linux's defaults (nf_conntrack_proto_tcp.c tcp_timeouts,
- * nf_conntrack_proto_udp.c, _icmp.c, _icmpv6.c, _generic.c, _gre.c, _sctp.c), in
+ * nf_conntrack_proto_udp.c, _icmp.c, _icmpv6.c, _generic.c, _gre.c, _sctp.c,
+ * _dccp.c), in
  * milliseconds: the tracker keeps 32-bit millisecond ticks with wrap-safe
  * comparisons, and 5 days (the longest) is 432,000,000 ms, well inside the
  * 2^31 that a wrap-safe comparison allows.
@@ -87,6 +88,35 @@ constexpr uint32_t kCtSctpTimeout[kSctpStateCount] = {
 	3 * kCtSecond,		/* shutdown_recd */
 	3 * kCtSecond,		/* shutdown_ack_sent */
 	30 * kCtSecond,		/* heartbeat_sent */
+};
+
+/* DCCP tracking states, numbered as enum ct_dccp_state (IGNORE and
+ * INVALID are results of the state table, never an entry's state). */
+enum CtDccpState : uint8_t {
+	kDccpNone = 0,
+	kDccpRequest = 1,
+	kDccpRespond = 2,
+	kDccpPartOpen = 3,
+	kDccpOpen = 4,
+	kDccpCloseReq = 5,
+	kDccpClosing = 6,
+	kDccpTimeWait = 7,
+	kDccpStateCount = 8,
+	kDccpIgnore = 8,
+	kDccpInvalid = 9,
+};
+
+/* Indexed by CtDccpState (nf_conntrack_dccp_init_net; DCCP_MSL is 2
+ * minutes, NONE takes REQUEST's). */
+constexpr uint32_t kCtDccpTimeout[kDccpStateCount] = {
+	240 * kCtSecond,	/* none */
+	240 * kCtSecond,	/* request: 2 MSL */
+	480 * kCtSecond,	/* respond: 4 MSL */
+	480 * kCtSecond,	/* partopen: 4 MSL */
+	43200 * kCtSecond,	/* open: 12 hours */
+	64 * kCtSecond,		/* closereq */
+	64 * kCtSecond,		/* closing */
+	240 * kCtSecond,	/* timewait: 2 MSL */
 };
 
 } // namespace xb

@@ -7,6 +7,7 @@
  */
 #include "ct_track.h"
 
+#include "ct_proto_dccp.h"
 #include "ct_proto_other.h"
 #include "ct_proto_sctp.h"
 
@@ -282,6 +283,19 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 			invalid(out);
 			return;
 		}
+	} else if (proto == kIpProtoDccp) {
+		const CtDccpError err = ct_dccp_error(p, check);
+		if (err == CtDccpError::Short && config.dccp_short_drops) {
+			/* NF_DROP from the tracker: invalid and drop */
+			counter_add(table_.stats_this_cpu()->drop, 1);
+			invalid(out);
+			out.drop = true;
+			return;
+		}
+		if (err != CtDccpError::Ok) {
+			invalid(out);
+			return;
+		}
 	}
 
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -311,6 +325,7 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 		const uint16_t was_status = confirmed ? e->status_bits() : 0;
 		const uint8_t was_tcp = confirmed && proto == kIpProtoTcp ? e->tcp_state() : 0;
 		const uint8_t was_sctp = confirmed && proto == kIpProtoSctp ? e->sctp_state() : 0;
+		const uint8_t was_dccp = confirmed && proto == kIpProtoDccp ? e->dccp_state() : 0;
 
 		CtL4Verdict v;
 		switch (proto) {
@@ -345,11 +360,17 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 			v = ct_sctp_packet(*e, p, dir, confirmed, now);
 			break;
 		}
+		case kIpProtoDccp: {
+			CtEntryLock lock(*e);
+			v = ct_dccp_packet(*e, p, dir, confirmed, now);
+			break;
+		}
 		default:
 			v = ct_generic_packet(*e, now);
 			break;
 		}
-		if (proto != kIpProtoTcp && v == CtL4Verdict::Accept) {
+		/* (DCCP's Reset before a reply is counted, then kills: nf_ct_kill_acct) */
+		if (proto != kIpProtoTcp && (v == CtL4Verdict::Accept || v == CtL4Verdict::AcceptKill)) {
 			__atomic_fetch_add(&e->packets[dir], 1, __ATOMIC_RELAXED);
 			__atomic_fetch_add(&e->bytes[dir], p.l3_len, __ATOMIC_RELAXED);
 		}
@@ -381,7 +402,8 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 			constexpr uint16_t kWatched = kCtSeenReply | kCtAssured;
 			if (((e->status_bits() ^ was_status) & kWatched) ||
 			    (proto == kIpProtoTcp && e->tcp_state() != was_tcp) ||
-			    (proto == kIpProtoSctp && e->sctp_state() != was_sctp))
+			    (proto == kIpProtoSctp && e->sctp_state() != was_sctp) ||
+			    (proto == kIpProtoDccp && e->dccp_state() != was_dccp))
 				table_.event_sink()(CtEventType::Update, *e);
 		}
 		return;

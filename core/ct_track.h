@@ -27,6 +27,7 @@
 
 #include <stdint.h>
 
+#include "ct_proto_dccp.h"
 #include "ct_proto_tcp.h"
 #include "ct_table.h"
 #include "ct_tuple.h"
@@ -56,6 +57,7 @@ struct CtResult {
 struct CtConfig {
 	CtTcpConfig tcp;
 	bool checksum = true;		/* nf_conntrack_checksum */
+	bool dccp_short_drops = kDccpShortDrops;	/* ct_proto_dccp.h */
 };
 
 class Conntrack {

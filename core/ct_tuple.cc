@@ -71,6 +71,7 @@ xb_always_inline CtParse read_l4_ids(const uint8_t *l4, uint32_t avail, CtTuple 
 	case kIpProtoUdp:
 	case kIpProtoUdplite:
 	case kIpProtoSctp:
+	case kIpProtoDccp:
 		if (avail < 4)
 			return CtParse::BadL4;
 		t.sport = load_be16(l4);
@@ -255,7 +256,7 @@ int ct_tuple_check(const CtTuple &t, Extack *ack)
 	const bool has_ids = t.l4proto == kIpProtoTcp || t.l4proto == kIpProtoUdp ||
 			     t.l4proto == kIpProtoIcmp || t.l4proto == kIpProtoIcmpv6 ||
 			     t.l4proto == kIpProtoUdplite || t.l4proto == kIpProtoSctp ||
-			     t.l4proto == kIpProtoGre;
+			     t.l4proto == kIpProtoDccp || t.l4proto == kIpProtoGre;
 	if (!has_ids && (t.sport || t.dport))
 		return fail(ack, kEINVAL, "conntrack tuple: ports given for a protocol without ports");
 	return 0;
@@ -312,20 +313,25 @@ bool ct_l4_checksum_ok(const CtPacket &p)
 	return sum == 0xffff;
 }
 
-bool ct_udplite_checksum_ok_as_linux(const CtPacket &p, uint32_t cscov)
+bool ct_partial_checksum_ok_as_linux(const CtPacket &p, uint8_t proto, uint32_t cscov)
 {
 	const uint32_t alen = p.tuple.l3 == kCtL3Ipv4 ? 4 : 16;
 	uint32_t sum = sum16(p.tuple.src, alen, 0);
 	sum = sum16(p.tuple.dst, alen, sum);
 	if (p.tuple.l3 == kCtL3Ipv4) {
-		sum += kIpProtoUdp + (p.l4_len & 0xff);
+		sum += proto + (p.l4_len & 0xff);
 	} else {
-		sum += kIpProtoUdp;
+		sum += proto;
 		sum += p.l4_len & 0xffff;
 		sum += p.l4_len >> 16;
 	}
 	sum = sum16(p.l3 + p.l4_off, cscov, sum);
 	return sum == 0xffff;
+}
+
+bool ct_udplite_checksum_ok_as_linux(const CtPacket &p, uint32_t cscov)
+{
+	return ct_partial_checksum_ok_as_linux(p, kIpProtoUdp, cscov);
 }
 
 CtParse ct_parse(const uint8_t *data, uint32_t len, bool oob_tag, uint16_t zone, CtPacket &out)

@@ -36,6 +36,7 @@ namespace xb {
 constexpr uint8_t kIpProtoIcmp = 1;
 constexpr uint8_t kIpProtoTcp = 6;
 constexpr uint8_t kIpProtoUdp = 17;
+constexpr uint8_t kIpProtoDccp = 33;
 constexpr uint8_t kIpProtoGre = 47;
 constexpr uint8_t kIpProtoIcmpv6 = 58;
 constexpr uint8_t kIpProtoSctp = 132;
@@ -188,6 +189,15 @@ bool ct_l4_checksum_ok(const CtPacket &p);
  * already vouched for it (csum_ok).
  */
 bool ct_udplite_checksum_ok_as_linux(const CtPacket &p, uint32_t cscov);
+
+/*
+ * The same partial checksum for @proto, as nf_checksum_partial verifies a
+ * CHECKSUM_NONE packet: the first @cscov bytes; IPv4's pseudo-header word
+ * for length and protocol is @proto + (length mod 256) (the swapped
+ * arguments above), IPv6's is right. DCCP's checksum (RFC 4340 9.1) thus
+ * passes over IPv4 only while the packet is under 256 bytes.
+ */
+bool ct_partial_checksum_ok_as_linux(const CtPacket &p, uint8_t proto, uint32_t cscov);
 
 } // namespace xb
 

@@ -56,6 +56,8 @@ static int xbr_fill_ct_ev(struct sk_buff *skb, struct xbr *br, const struct xbg_
 	     nla_put_u8(skb, XBRIDGE_CT_TCP_STATE, e->tcp_state)) ||
 	    (e->orig.proto == IPPROTO_SCTP &&
 	     nla_put_u8(skb, XBRIDGE_CT_SCTP_STATE, e->sctp_state)) ||
+	    (e->orig.proto == IPPROTO_DCCP &&
+	     nla_put_u8(skb, XBRIDGE_CT_DCCP_STATE, e->dccp_state)) ||
 	    nla_put_u32(skb, XBRIDGE_CT_TIMEOUT, e->timeout_s) ||
 	    nla_put_u32(skb, XBRIDGE_CT_MARK, e->mark) ||
 	    nla_put_u32(skb, XBRIDGE_CT_USE, 1) ||

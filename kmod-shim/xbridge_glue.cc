@@ -623,6 +623,7 @@ void entry_to_glue(const CtEntry &e, uint32_t now, struct xbg_ct_entry *out)
 	out->status = e.status_bits();
 	out->tcp_state = e.tuple.l4proto == kIpProtoTcp ? e.tcp_state() : 0;
 	out->sctp_state = e.tuple.l4proto == kIpProtoSctp ? e.sctp_state() : 0;
+	out->dccp_state = e.tuple.l4proto == kIpProtoDccp ? e.dccp_state() : 0;
 	const uint32_t expires = load_once(e.expires);
 	out->timeout_s = ct_ticks_after(expires, now) ? (expires - now) / 1000 : 0;
 	out->mark = load_once(e.mark);

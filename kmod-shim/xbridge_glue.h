@@ -354,6 +354,7 @@ struct xbg_ct_entry {
 	uint16_t status;
 	uint8_t tcp_state;	/* 0 unless TCP */
 	uint8_t sctp_state;	/* 0 unless SCTP */
+	uint8_t dccp_state;	/* 0 unless DCCP (0 is also NONE) */
 	uint32_t timeout_s;
 	uint32_t mark;
 	uint64_t packets[2];	/* original, reply */

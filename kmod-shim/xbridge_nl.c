@@ -113,6 +113,7 @@ const struct nla_policy xbridge_ct_nl_policy[XBRIDGE_CT_MAX + 1] = {
 	[XBRIDGE_CT_FLOW_TEARDOWN] = { .type = NLA_REJECT, .reject_message = "FLOW_TEARDOWN is read-only" },
 	[XBRIDGE_CT_MARK_MASK] = { .type = NLA_U32 },
 	[XBRIDGE_CT_SCTP_STATE] = { .type = NLA_REJECT, .reject_message = "SCTP_STATE is read-only" },
+	[XBRIDGE_CT_DCCP_STATE] = { .type = NLA_REJECT, .reject_message = "DCCP_STATE is read-only" },
 };
 
 /* XBRIDGE_CMD_BRIDGE_GET - do/dump */

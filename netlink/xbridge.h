@@ -251,6 +251,7 @@ enum xbridge_ct_attr {
 	XBRIDGE_CT_FLOW_TEARDOWN = 22,	/* u8; read-only; Events only: the update that reports a flow torn down (the offload flag cleared) carries why. */
 	XBRIDGE_CT_MARK_MASK = 23,	/* u32; CT_FLUSH with mark - the bits of the mark compared (default every bit). */
 	XBRIDGE_CT_SCTP_STATE = 24,	/* u8; read-only; SCTP_CONNTRACK_* (1 closed .. 8 heartbeat_sent); SCTP only. */
+	XBRIDGE_CT_DCCP_STATE = 25,	/* u8; read-only; CT_DCCP_* (0 none .. 7 timewait); DCCP only. */
 
 	__XBRIDGE_CT_MAX,
 	XBRIDGE_CT_MAX = __XBRIDGE_CT_MAX - 1,

@@ -83,7 +83,7 @@ CT = dict(l3=(1, "u8"), proto=(2, "u8"), src=(3, "ip"), dst=(4, "ip"), sport=(5,
           tcp_state=(13, "u8"), timeout=(14, "u32"), mark=(15, "u32"), use=(16, "u32"),
           orig_packets=(17, "u64"), orig_bytes=(18, "u64"), reply_packets=(19, "u64"),
           reply_bytes=(20, "u64"), mark_mask=(23, "u32"),
-          sctp_state=(24, "u8"))
+          sctp_state=(24, "u8"), dccp_state=(25, "u8"))
 CT_STATS = dict(count=(1, "u32"), max_entries=(2, "u32"), buckets=(3, "u32"),
                 found=(4, "u64"), invalid=(5, "u64"), insert=(6, "u64"),
                 insert_failed=(7, "u64"), drop=(8, "u64"), early_drop=(9, "u64"),

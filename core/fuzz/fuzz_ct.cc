@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_ct.cc - libFuzzer target: arbitrary frames and well-formed TCP/UDP/
- * ICMP/GRE/UDP-Lite/SCTP packets with fuzzed fields through connection
+ * ICMP/GRE/UDP-Lite/SCTP/DCCP packets with fuzzed fields through connection
  * tracking, on one
  * long-lived conntrack table small enough that early drop, expiry and GC
  * run all the time.
@@ -23,7 +23,11 @@
  *          set, SCTP instead: the kind byte (bits 0-1 the vtag of four,
  *          bits 2-3 one to four chunks, bit 7 the checksum not vouched
  *          for), then per chunk type, flags (bits 6-7 an INIT's tag) and
- *          length bytes
+ *          length bytes; with bits 6-7 at 2, DCCP: the kind byte (bits
+ *          0-3 the type, bit 4 X, bit 7 the checksum not vouched for),
+ *          then the data offset byte, a byte of checksum coverage (bits
+ *          0-3) and sequence / acknowledgement numbers of four (bits 4-5,
+ *          6-7), and the layer-4 length byte (up to 40)
  *     5    ICMP error quoting a TCP segment built as in op 2: the quoted
  *          length byte, then the op-2 fields
  *     6    time: advance by a byte x 500 ms, then a GC slice
@@ -312,6 +316,39 @@ void op_sctp(Input &in, unsigned a, unsigned b, uint8_t kind)
 	feed(buf, 14 + 20 + l4_len, false, 0, !(kind & 0x80));
 }
 
+/* DCCP between endpoints @a and @b: type, X, data offset, coverage and
+ * length from the input (headers cut short and offsets past the packet
+ * included), sequence and acknowledgement numbers from four so that
+ * handshakes can complete. */
+void op_dccp(Input &in, unsigned a, unsigned b, uint8_t kind)
+{
+	static const uint64_t nums[4] = {0, 1, 0x100, 0x10000000001ull};
+	constexpr uint32_t kMax = 40;
+	uint8_t buf[14 + 20 + kMax];
+	uint8_t *ip = put_eth_ipv4(buf, sizeof(buf), 33, a, b);
+	uint8_t *l4 = ip + 20;
+	put16(l4, uint16_t(3000 + a));
+	put16(l4 + 2, uint16_t(3000 + b));
+	l4[4] = in.u8();
+	const uint8_t sel = in.u8();
+	l4[5] = sel & 0x0f;
+	const bool x = kind & 0x10;
+	l4[8] = uint8_t((kind & 0x0f) << 1 | (x ? 1 : 0));
+	const uint64_t seq = nums[(sel >> 4) & 3], ack = nums[sel >> 6];
+	if (x) {
+		put16(l4 + 10, uint16_t(seq >> 32));
+		put32(l4 + 12, uint32_t(seq));
+	} else {
+		put16(l4 + 10, uint16_t(seq));
+	}
+	const uint32_t basic = x ? 16 : 12;
+	put16(l4 + basic + 2, uint16_t(ack >> 32));
+	put32(l4 + basic + 4, uint32_t(ack));
+	const uint32_t l4_len = in.u8() % (kMax + 1);
+	put16(ip + 2, uint16_t(20 + l4_len));
+	feed(buf, 14 + 20 + l4_len, false, 0, !(kind & 0x80));
+}
+
 void op_udp_or_echo(Input &in)
 {
 	const uint8_t ends = in.u8();
@@ -319,6 +356,10 @@ void op_udp_or_echo(Input &in)
 	const unsigned a = ends & 3, b = (ends >> 2) & 3;
 	if ((ends >> 6) == 3) {
 		op_sctp(in, a, b, kind);
+		return;
+	}
+	if ((ends >> 6) == 2) {
+		op_dccp(in, a, b, kind);
 		return;
 	}
 	uint8_t buf[14 + 20 + 16];

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "ct_frames.h"
+#include "ct_proto_dccp.h"
 #include "ct_proto_sctp.h"
 #include "ct_proto_tcp.h"
 #include "ct_table.h"
@@ -2179,5 +2180,320 @@ TEST_CASE("ct: fragments the host sends take their datagram's connection", "[ct]
 		CHECK(second.state == kCtStateNew);
 		CHECK(e2 == e1);
 		CHECK(host(frag6(0x20001, 1448, 1448, u.size())).first.state == kCtStateInvalid);
+	}
+}
+
+/* DCCP packet types (RFC 4340 5.1). */
+enum : uint8_t {
+	kDRequest = 0, kDResponse = 1, kDData = 2, kDAck = 3, kDDataAck = 4,
+	kDCloseReq = 5, kDClose = 6, kDReset = 7, kDSync = 8, kDSyncAck = 9,
+};
+
+/* A DCCP packet: X set (48-bit sequence numbers) unless @x is false, the
+ * type's own header part (zeros but the acknowledgement number), its
+ * checksum as RFC 4340 9.1 says over the whole packet (cscov 0). */
+struct Dccp {
+	uint8_t type;
+	uint64_t seq = 0;
+	uint64_t ack = 0;
+	bool x = true;
+	int doff = -1;		/* 32-bit words; -1: the header's length */
+	uint8_t cscov = 0;
+	bool good_sum = true;
+	size_t payload = 8;
+};
+
+static size_t dccp_type_len(uint8_t type)
+{
+	switch (type) {
+	case kDData: return 0;
+	case kDRequest: return 4;
+	case kDResponse:
+	case kDReset: return 12;
+	default: return 8;
+	}
+}
+
+static Bytes dccp_packet(const Ip &src, const Ip &dst, uint16_t sport, uint16_t dport,
+			 const Dccp &d)
+{
+	const size_t basic = d.x ? 16 : 12;
+	const size_t hlen = basic + (d.type < 10 ? dccp_type_len(d.type) : 8);
+	Bytes l4(hlen + d.payload, 0);
+	for (size_t i = hlen; i < l4.size(); i++)
+		l4[i] = uint8_t(0x5a + i);
+	put16(l4, 0, sport);
+	put16(l4, 2, dport);
+	l4[4] = uint8_t(d.doff >= 0 ? d.doff : int(hlen / 4));
+	l4[5] = d.cscov;
+	l4[8] = uint8_t((d.type & 0x0f) << 1 | (d.x ? 1 : 0));
+	if (d.x) {
+		put16(l4, 10, uint16_t(d.seq >> 32));
+		put32(l4, 12, uint32_t(d.seq));
+	} else {
+		l4[9] = uint8_t(d.seq >> 16);
+		put16(l4, 10, uint16_t(d.seq));
+	}
+	if (d.type != kDData && d.type != kDRequest && d.type < 10) {
+		put16(l4, basic + 2, uint16_t(d.ack >> 32));
+		put32(l4, basic + 4, uint32_t(d.ack));
+	}
+	Bytes p = ip_packet(src, dst, kIpProtoDccp, l4);
+	const size_t off = src.family == 4 ? 20 : 40;
+	const size_t alen = src.family == 4 ? 4 : 16;
+	const uint32_t len = uint32_t(l4.size());
+	uint32_t sum = sum16(src.addr, alen) + sum16(dst.addr, alen) + kIpProtoDccp + len;
+	const uint32_t cov = d.cscov ? std::min<uint32_t>((d.cscov - 1u) * 4, len) : len;
+	sum = sum16(&p[off], cov, sum);
+	uint16_t c = fold(sum);
+	if (!d.good_sum)
+		c ^= 0x0100;
+	put16(p, off + 6, c);
+	return p;
+}
+
+/* One connection: the client a (port 5000) and the server b (port 6000). */
+struct DccpConn {
+	Rig &rig;
+	Ip a = v4(10, 0, 0, 1), b = v4(10, 0, 0, 2);
+	explicit DccpConn(Rig &r) : rig(r) {}
+	Bytes from_a(const Dccp &d) const { return dccp_packet(a, b, 5000, 6000, d); }
+	Bytes from_b(const Dccp &d) const { return dccp_packet(b, a, 6000, 5000, d); }
+	CtEntry *entry() { return rig.find(tuple_of(from_a({kDRequest}))); }
+	void handshake()
+	{
+		REQUIRE(rig.state(from_a({kDRequest, 100})) == kCtStateNew);
+		REQUIRE(rig.state(from_b({kDResponse, 500, 100})) == kCtStateEstablished);
+		REQUIRE(rig.state(from_a({kDAck, 101, 500})) == kCtStateEstablished);
+		REQUIRE(rig.state(from_b({kDDataAck, 501, 101})) == kCtStateEstablished);
+		REQUIRE(entry());
+		REQUIRE(entry()->dccp_state() == kDccpOpen);
+	}
+};
+
+/*
+ * nf_conntrack_proto_dccp (built into Debian's kernels): ports, the state
+ * table by role, per-state timeouts, ASSURED when the client's Ack
+ * acknowledges the Response.
+ */
+TEST_CASE("ct: DCCP handshake, data, close as nf_conntrack_proto_dccp", "[ct][dccp]")
+{
+	Rig rig;
+	DccpConn c(rig);
+
+	const Bytes req = c.from_a({kDRequest, 0x123456789aULL});
+	REQUIRE(rig.state(req) == kCtStateNew);
+	const CtTuple t = tuple_of(req);
+	CHECK(t.sport == 5000);
+	CHECK(t.dport == 6000);
+	CtEntry *e = c.entry();
+	REQUIRE(e);
+	CHECK(e->dccp_state() == kDccpRequest);
+	CHECK(e->expires - rig.now == 240 * kS);
+	CHECK(e->proto.dccp.role[0] == kDccpRoleClient);
+	CHECK(e->proto.dccp.role[1] == kDccpRoleServer);
+
+	/* the client cannot answer itself; Data before OPEN is invalid */
+	CHECK(rig.state(c.from_a({kDResponse, 1, 1})) == kCtStateNew);	/* sIG */
+	CHECK(rig.stats().invalid == 0);
+	CHECK(rig.state(c.from_a({kDData, 2, 0, false})) == kCtStateInvalid);
+	CHECK(rig.stats().invalid == 1);
+
+	rig.now += kS;
+	REQUIRE(rig.state(c.from_b({kDResponse, 0xabcdef012345ULL, 0x123456789aULL})) ==
+		kCtStateEstablished);
+	CHECK(e->dccp_state() == kDccpRespond);
+	CHECK(e->expires - rig.now == 480 * kS);
+	/* an Ack that does not acknowledge the Response: PARTOPEN, not assured */
+	REQUIRE(rig.state(c.from_a({kDAck, 2, 0xabcdef012344ULL})) == kCtStateEstablished);
+	CHECK(e->dccp_state() == kDccpPartOpen);
+	CHECK_FALSE((e->status_bits() & kCtAssured));
+	CHECK(e->expires - rig.now == 480 * kS);
+	/* the server's data opens it */
+	REQUIRE(rig.state(c.from_b({kDData, 7, 0, false})) == kCtStateEstablished);
+	CHECK(e->dccp_state() == kDccpOpen);
+	CHECK(e->expires - rig.now == 43200 * kS);
+	CHECK_FALSE((e->status_bits() & kCtAssured));
+
+	/* CloseReq only from the server, then Close, Reset */
+	CHECK(rig.state(c.from_a({kDCloseReq, 3, 7})) == kCtStateInvalid);
+	REQUIRE(rig.state(c.from_b({kDCloseReq, 8, 3})) == kCtStateEstablished);
+	CHECK(e->dccp_state() == kDccpCloseReq);
+	CHECK(e->expires - rig.now == 64 * kS);
+	REQUIRE(rig.state(c.from_a({kDClose, 4, 8})) == kCtStateEstablished);
+	CHECK(e->dccp_state() == kDccpClosing);
+	REQUIRE(rig.state(c.from_b({kDReset, 9, 4})) == kCtStateEstablished);
+	CHECK(e->dccp_state() == kDccpTimeWait);
+	CHECK(e->expires - rig.now == 240 * kS);
+	/* a client's Reset in TIMEWAIT is ignored (no refresh), a server's
+	 * refreshes */
+	rig.now += 10 * kS;
+	CHECK(rig.state(c.from_a({kDReset, 5, 9})) == kCtStateEstablished);
+	CHECK(e->expires - rig.now == 230 * kS);
+	CHECK(rig.state(c.from_b({kDReset, 10, 5})) == kCtStateEstablished);
+	CHECK(e->expires - rig.now == 240 * kS);
+
+	/* a Request in TIMEWAIT reopens it */
+	REQUIRE(rig.state(c.from_a({kDRequest, 50})) == kCtStateEstablished);
+	CHECK(e->dccp_state() == kDccpRequest);
+	CHECK(rig.ct.table().count() == 1);
+
+	/* and IPv6, assured this time */
+	c.a = ctf::v6(1);
+	c.b = ctf::v6(2);
+	c.handshake();
+	CHECK((c.entry()->status_bits() & kCtAssured));
+	CHECK(rig.ct.table().count() == 2);
+}
+
+TEST_CASE("ct: DCCP roles, ignore and resync, Reset before a reply", "[ct][dccp]")
+{
+	Rig rig;
+	DccpConn c(rig);
+	SECTION("only a Request starts a connection")
+	{
+		for (uint8_t type : {kDResponse, kDData, kDAck, kDDataAck, kDCloseReq, kDClose,
+				     kDReset, kDSync, kDSyncAck}) {
+			Dccp d{type, 1, 1};
+			d.x = type != kDData && type != kDAck && type != kDDataAck ? true : false;
+			CHECK(rig.state(c.from_a(d)) == kCtStateInvalid);
+		}
+		CHECK(rig.ct.table().count() == 0);
+		CHECK(rig.stats().invalid == 9);
+	}
+	SECTION("a Reset as the only answer kills the connection, counted")
+	{
+		REQUIRE(rig.state(c.from_a({kDRequest, 1})) == kCtStateNew);
+		CtEntry *e = c.entry();
+		REQUIRE(e);
+		CHECK(rig.state(c.from_b({kDReset, 9, 1})) == kCtStateEstablished);
+		CHECK(c.entry() == nullptr);
+		CHECK(rig.stats().invalid == 0);
+	}
+	SECTION("ASSURED by the Ack of the Response only; sync ignored")
+	{
+		c.handshake();
+		CtEntry *e = c.entry();
+		CHECK((e->status_bits() & kCtAssured));
+		const uint64_t pk = e->packets[0];
+		rig.now += kS;
+		const uint32_t exp = e->expires;
+		CHECK(rig.state(c.from_a({kDSync, 9, 9})) == kCtStateEstablished);
+		CHECK(e->expires == exp);
+		CHECK(e->packets[0] == pk);
+		CHECK(e->dccp_state() == kDccpOpen);
+	}
+	SECTION("DataAck acknowledging the Response does not assure")
+	{
+		REQUIRE(rig.state(c.from_a({kDRequest, 100})) == kCtStateNew);
+		REQUIRE(rig.state(c.from_b({kDResponse, 500, 100})) == kCtStateEstablished);
+		REQUIRE(rig.state(c.from_a({kDDataAck, 101, 500})) == kCtStateEstablished);
+		CHECK(c.entry()->dccp_state() == kDccpPartOpen);
+		CHECK_FALSE((c.entry()->status_bits() & kCtAssured));
+	}
+	SECTION("a Request ignored in OPEN, then its Response resyncs with roles swapped")
+	{
+		c.handshake();
+		CtEntry *e = c.entry();
+		/* the server now opens a connection the other way */
+		CHECK(rig.state(c.from_b({kDRequest, 900})) == kCtStateEstablished);
+		CHECK(e->dccp_state() == kDccpOpen);
+		REQUIRE(rig.state(c.from_a({kDResponse, 0x777, 900})) == kCtStateEstablished);
+		CHECK(e->dccp_state() == kDccpRespond);
+		CHECK(e->proto.dccp.role[0] == kDccpRoleServer);
+		CHECK(e->proto.dccp.role[1] == kDccpRoleClient);
+		REQUIRE(rig.state(c.from_b({kDAck, 901, 0x777})) == kCtStateEstablished);
+		CHECK(e->dccp_state() == kDccpPartOpen);
+	}
+	SECTION("a server's Request in TIMEWAIT reverses the roles")
+	{
+		c.handshake();
+		CtEntry *e = c.entry();
+		REQUIRE(rig.state(c.from_a({kDClose, 200, 501})) == kCtStateEstablished);
+		REQUIRE(rig.state(c.from_b({kDReset, 502, 200})) == kCtStateEstablished);
+		REQUIRE(e->dccp_state() == kDccpTimeWait);
+		REQUIRE(rig.state(c.from_b({kDRequest, 1000})) == kCtStateEstablished);
+		CHECK(e->dccp_state() == kDccpRequest);
+		CHECK(e->proto.dccp.role[1] == kDccpRoleClient);
+		CHECK(e->proto.dccp.role[0] == kDccpRoleServer);
+		REQUIRE(rig.state(c.from_a({kDResponse, 3000, 1000})) == kCtStateEstablished);
+		CHECK(e->dccp_state() == kDccpRespond);
+	}
+}
+
+TEST_CASE("ct: DCCP header checks (dccp_error)", "[ct][dccp]")
+{
+	Rig rig;
+	DccpConn c(rig);
+	auto bad = [&](const Dccp &d) { return rig.state(c.from_a(d)) == kCtStateInvalid; };
+	SECTION("data offset, coverage, type, X")
+	{
+		Dccp d{kDRequest, 1};
+		d.doff = 2;
+		CHECK(bad(d));
+		d.doff = 40;	/* past the packet */
+		CHECK(bad(d));
+		d.doff = -1;
+		d.cscov = 15;	/* 56 bytes: past the 28-byte packet */
+		CHECK(bad(d));
+		d.cscov = 2;	/* 4 bytes, not the checksum itself: fails */
+		CHECK(bad(d));
+		d.cscov = 4;	/* the first 12 bytes */
+		CHECK_FALSE(bad(d));
+		CHECK(rig.stats().invalid == 4);
+		Dccp r{10, 1};	/* reserved type */
+		CHECK(bad(r));
+		r.type = 15;
+		CHECK(bad(r));
+		Dccp nx{kDRequest, 1};
+		nx.x = false;	/* Request needs 48-bit sequence numbers */
+		CHECK(bad(nx));
+	}
+	SECTION("the checksum, unless vouched for or nf_conntrack_checksum is off")
+	{
+		Dccp d{kDRequest, 1};
+		d.good_sum = false;
+		CHECK(bad(d));
+		rig.csum_ok = true;
+		CHECK_FALSE(bad(d));
+		rig.csum_ok = false;
+		rig.ct.config.checksum = false;
+		CHECK_FALSE(bad(d));
+	}
+	SECTION("IPv4: Linux's pseudo-header takes the length mod 256")
+	{
+		Dccp d{kDRequest, 1};
+		d.payload = 300;
+		CHECK(bad(d));	/* right by RFC 4340, wrong as Linux sums it */
+		c.a = ctf::v6(1);
+		c.b = ctf::v6(2);
+		CHECK_FALSE(bad(d));
+	}
+	SECTION("a header cut short: invalid (6.12) or dropped (6.1)")
+	{
+		Bytes l4(8, 0);
+		put16(l4, 0, 5000);
+		put16(l4, 2, 6000);
+		rig.ct.config.checksum = false;
+		Rig::Out o = rig.feed(ip_packet(c.a, c.b, kIpProtoDccp, l4));
+		CHECK(o.state == kCtStateInvalid);
+		CHECK(o.drop == kDccpShortDrops);
+		/* a Response of 16 + 4 bytes: its acknowledgement bits missing */
+		Dccp d{kDResponse, 1, 1};
+		d.payload = 0;
+		const Bytes whole = c.from_a(d);
+		Bytes cut(whole.begin() + 20, whole.begin() + 40);
+		cut[4] = 4;	/* doff: 16 bytes */
+		const Bytes p = ip_packet(c.a, c.b, kIpProtoDccp, cut);
+		rig.ct.config.dccp_short_drops = true;
+		o = rig.feed(p);
+		CHECK(o.state == kCtStateInvalid);
+		CHECK(o.drop);
+		CHECK(rig.stats().drop == (kDccpShortDrops ? 2 : 1));
+		rig.ct.config.dccp_short_drops = false;
+		o = rig.feed(p);
+		CHECK(o.state == kCtStateInvalid);
+		CHECK_FALSE(o.drop);
+		CHECK(rig.stats().invalid == 3);
 	}
 }

@@ -22,7 +22,8 @@ A normalised row is the tuple
     orig, reply  (src, dst, sport, dport) - addresses as text; for ICMP and
               ICMPv6 ('id=N', 'type=T code=C'), for other protocols ()
     tcp_state the TCP_CONNTRACK_* name (ESTABLISHED, ...), for SCTP the
-              SCTP_CONNTRACK_* name (COOKIE_WAIT, ...), or ''
+              SCTP_CONNTRACK_* name (COOKIE_WAIT, ...), for DCCP the
+              CT_DCCP_* name (PARTOPEN, ...), or ''
     flags     ('ASSURED',) / ('UNREPLIED',) / both / () -
               UNREPLIED is !IPS_SEEN_REPLY, as conntrack -L prints it
     mark      the connection mark
@@ -53,6 +54,7 @@ CTA_PROTO_ICMP_ID, CTA_PROTO_ICMP_TYPE, CTA_PROTO_ICMP_CODE = 4, 5, 6
 CTA_PROTO_ICMPV6_ID, CTA_PROTO_ICMPV6_TYPE, CTA_PROTO_ICMPV6_CODE = 7, 8, 9
 CTA_PROTOINFO_TCP, CTA_PROTOINFO_TCP_STATE = 1, 1
 CTA_PROTOINFO_SCTP, CTA_PROTOINFO_SCTP_STATE = 3, 1
+CTA_PROTOINFO_DCCP, CTA_PROTOINFO_DCCP_STATE = 2, 1
 IPS_SEEN_REPLY, IPS_ASSURED = 0x2, 0x4
 
 TCP_STATES = ["NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT", "CLOSE_WAIT",
@@ -60,8 +62,10 @@ TCP_STATES = ["NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT", "CLOSE_
 SCTP_STATES = ["NONE", "CLOSED", "COOKIE_WAIT", "COOKIE_ECHOED", "ESTABLISHED",
                "SHUTDOWN_SENT", "SHUTDOWN_RECD", "SHUTDOWN_ACK_SENT", "HEARTBEAT_SENT",
                "HEARTBEAT_ACKED"]
+DCCP_STATES = ["NONE", "REQUEST", "RESPOND", "PARTOPEN", "OPEN", "CLOSEREQ", "CLOSING",
+               "TIMEWAIT", "IGNORE", "INVALID"]
 PROTO_NAMES = {6: "tcp", 17: "udp", 1: "icmp", 58: "icmpv6", 47: "gre", 136: "udplite",
-               132: "sctp"}
+               132: "sctp", 33: "dccp"}
 CT = {k: v[0] for k, v in xb.CT.items()}
 
 
@@ -122,6 +126,10 @@ def linux_rows(sock):
             sctp = nl.parse(nl.parse(a[CTA_PROTOINFO]).get(CTA_PROTOINFO_SCTP, b""))
             if CTA_PROTOINFO_SCTP_STATE in sctp:
                 state = SCTP_STATES[sctp[CTA_PROTOINFO_SCTP_STATE][0]]
+        elif proto == 33 and CTA_PROTOINFO in a:
+            dccp = nl.parse(nl.parse(a[CTA_PROTOINFO]).get(CTA_PROTOINFO_DCCP, b""))
+            if CTA_PROTOINFO_DCCP_STATE in dccp:
+                state = DCCP_STATES[dccp[CTA_PROTOINFO_DCCP_STATE][0]]
         zone = struct.unpack("!H", a[CTA_ZONE])[0] if CTA_ZONE in a else 0
         mark = struct.unpack("!I", a[CTA_MARK])[0] if CTA_MARK in a else 0
         rows.append((l3, PROTO_NAMES.get(proto, str(proto)), zone, orig, reply,
@@ -162,6 +170,8 @@ def xbridge_rows(genl, br_ifindex):
         state = TCP_STATES[a[CT["tcp_state"]][0]] if proto == 6 and CT["tcp_state"] in a else ""
         if proto == 132 and CT["sctp_state"] in a:
             state = SCTP_STATES[a[CT["sctp_state"]][0]]
+        if proto == 33 and CT["dccp_state"] in a:
+            state = DCCP_STATES[a[CT["dccp_state"]][0]]
         rows.append(("ipv4" if l3 == 4 else "ipv6", PROTO_NAMES.get(proto, str(proto)),
                      nl.get_u16(a[CT["zone"]]) if CT["zone"] in a else 0,
                      tuples[0], tuples[1], state,

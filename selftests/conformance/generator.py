@@ -597,6 +597,24 @@ CT_SCTP_ODD = ["abort", "cookie-ack", "shutdown-complete", "data,data:zero", "sa
                "init:7,data", "error", "heartbeat", "shutdown-ack", "init:%(c)d"]
 
 
+# DCCP: the packets a connection's phase makes likely, (weight, sender,
+# type, next phase): 0 nothing yet, 1 requested, 2 responded, 3 part-open,
+# 4 open, 6 close requested, 7 closing, 8 time-wait (a Request reopens).
+CT_DCCP_NEXT = {
+    0: [(1, "c", "request", 1)],
+    1: [(6, "s", "response", 2), (1, "c", "request", 1), (1, "s", "reset", 0)],
+    2: [(4, "c", "ack", 3), (2, "c", "dataack", 3), (1, "s", "response", 2)],
+    3: [(3, "s", "data", 4), (2, "s", "ack", 4), (2, "c", "dataack", 3), (1, "c", "close", 7)],
+    4: [(3, "c", "data", 4), (3, "s", "dataack", 4), (1, "c", "sync", 4), (1, "s", "syncack", 4),
+        (1, "s", "closereq", 6), (1, "c", "close", 7), (1, "s", "request", 4)],
+    6: [(3, "c", "close", 7), (1, "s", "closereq", 6)],
+    7: [(3, "s", "reset", 8), (1, "c", "close", 7)],
+    8: [(2, "c", "request", 1), (1, "c", "reset", 8), (1, "s", "reset", 8)],
+}
+CT_DCCP_TYPES = ["request", "response", "data", "ack", "dataack", "closereq", "close", "reset",
+                 "sync", "syncack", "12"]
+
+
 class _CtGen:
     def __init__(self, seed, nsteps, frags):
         self.rng = random.Random(seed)
@@ -631,12 +649,15 @@ class _CtGen:
     def flow(self):
         rng = self.rng
         c, s = rng.sample(range(self.nports), 2)
-        proto = rng.choice(["tcp", "tcp", "tcp", "udp", "udp", "icmp", "gre", "udplite", "sctp"])
+        proto = rng.choice(["tcp", "tcp", "tcp", "udp", "udp", "icmp", "gre", "udplite", "sctp",
+                            "dccp"])
         v6 = rng.random() < 0.2
         f = dict(proto=proto, v6=v6, c=c, s=s, phase=0,
                  cport=rng.choice([40000, 40001, 5000]), sport=rng.choice([80, 53, 443]))
         if proto == "sctp":
             f.update(c_tag=rng.choice([0x1111, 0xc0ffee01]), s_tag=rng.choice([0x2222, 0x7e57ab1e]))
+        if proto == "dccp":
+            f.update(c_seq=rng.choice([100, 0x123456789a]), s_seq=rng.choice([500, 0xfedcba987]))
         self.flows.append(f)
         return f
 
@@ -690,6 +711,35 @@ class _CtGen:
         sp, dp = (f["cport"], f["sport"]) if sender == "c" else (f["sport"], f["cport"])
         return self.send(f, sender, "sctp %d %d %d %s%s" % (sp, dp, vtag, chunks, extra))
 
+    def dccp(self, f):
+        rng = self.rng
+        _, sender, typ, nxt = _w(rng, [(o[0], o) for o in CT_DCCP_NEXT[f["phase"]]])
+        extra = ""
+        x = rng.random()
+        if x < 0.1:
+            typ, sender = rng.choice(CT_DCCP_TYPES), rng.choice("cs")   # out of turn
+        elif x < 0.14:
+            extra = " csum bad"
+        elif x < 0.16:
+            extra = " cut"
+        elif x < 0.18:
+            extra = " doff %d" % rng.choice([2, 40])
+        else:
+            f["phase"] = nxt
+        if typ in ("data", "ack", "dataack") and rng.random() < 0.3:
+            extra = " nox" + extra
+        elif x < 0.12 and rng.random() < 0.3:
+            extra = " nox" + extra                  # a type that needs X, without
+        if rng.random() < 0.05:
+            extra += " cscov %d" % rng.choice([2, 4])
+        seq, ack = (f["c_seq"], f["s_seq"]) if sender == "c" else (f["s_seq"], f["c_seq"])
+        if rng.random() < 0.1:
+            ack += 1                                # not the Response acknowledged
+        sp, dp = (f["cport"], f["sport"]) if sender == "c" else (f["sport"], f["cport"])
+        if "nox" in extra:
+            seq, ack = seq & 0xffffff, ack & 0xffffff
+        return self.send(f, sender, "dccp %d %d %s %d %d%s" % (sp, dp, typ, seq, ack, extra))
+
     def step(self):
         rng = self.rng
         k = _w(rng, [(80, "flow"), (6, "error"), (3, "flush"), (8, "new")])
@@ -715,6 +765,8 @@ class _CtGen:
             return self.tcp(f)
         if f["proto"] == "sctp":
             return self.sctp(f)
+        if f["proto"] == "dccp":
+            return self.dccp(f)
         sp, dp = (f["cport"], f["sport"]) if sender == "c" else (f["sport"], f["cport"])
         frag = " frag %d" % rng.choice([2, 3]) if (self.frags and not f["v6"] and
                                                    rng.random() < 0.1) else ""

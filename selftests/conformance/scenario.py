@@ -32,7 +32,9 @@ it does not say to the other.
                [udp SPORT DPORT|tcp SPORT DPORT FLAGS [seq N] [ack N]|icmp TYPE
                 |gre [pptp CALLID|v1 PROTO]
                 |udplite SPORT DPORT [cscov N] [csum rfc|linux|none]
-                |sctp SPORT DPORT VTAG CHUNK[,CHUNK...] [crc bad]]
+                |sctp SPORT DPORT VTAG CHUNK[,CHUNK...] [crc bad]
+                |dccp SPORT DPORT TYPE SEQ ACK [nox] [cut] [doff N] [cscov N]
+                      [csum rfc|linux|bad]]
                [len N] [win N] [frag N]       a frame from host P (or from br)
                [wscale N] [sackok] [mss N] [sack L R]
         ipv4/ipv6 alone carry UDP 4000 -> 4001 without checksum; A B are
@@ -57,7 +59,18 @@ it does not say to the other.
         shutdown-ack, shutdown-complete, abort, error; `:t` after abort or
         shutdown-complete sets the T bit, `:zero` after any other gives it
         length 0. The last chunk carries the marker (and len) in its value.
-        Its CRC32c is correct unless `crc bad`. `win N` is the TCP
+        Its CRC32c is correct unless `crc bad`. dccp is a DCCP packet of
+        TYPE (request, response, data, ack, dataack, closereq, close, reset,
+        sync, syncack, or a number 0-15) with sequence number SEQ and, for
+        the types that carry one, acknowledgement number ACK (both 48-bit);
+        `nox` sends the short form (X clear, 24-bit SEQ and ACK), `cut`
+        leaves out the type's own header part (acknowledgement, service
+        code, reset code: a header cut short); the marker (and len) follow
+        the header. doff N sets the data offset (default: the header's
+        length), cscov N the checksum coverage field (default 0: all); its
+        checksum is as RFC 4340 makes it (rfc,
+        the default), as Linux's conntrack verifies it (linux: for IPv4 the
+        length word 33 + length mod 256) or wrong (bad). `win N` is the TCP
         window (default 64240). TCP options go in the order written,
         padded with NOPs to a multiple of 4 bytes (not with `frag`):
         `wscale N` (window scale), `sackok` (SACK permitted), `mss N`,
@@ -69,7 +82,7 @@ it does not say to the other.
         icmp ERROR (unreach-port, unreach-host, unreach-net, frag-needed,
         ttl-exceeded, param-problem; under ipv6 their ICMPv6 counterparts)
         is an ICMP error that embeds the IP header and first 8 layer-4
-        bytes of the scenario's previous udp/tcp/icmp send of the same IP
+        bytes of the scenario's previous udp/tcp/icmp/... send of the same IP
         version; its addresses default to that packet's, reversed.
     ct flush                                  conntrack -F on Linux, `xbridge
                                               ct flush` on xbridge
@@ -174,6 +187,22 @@ def _sctp_chunk_word(word):
     if arg:
         raise ScenarioError("sctp: %r takes no %r" % (name, arg))
     return (typ, 3 if name == "data" else 0, None, False)
+
+
+DCCP_TYPES = {"request": 0, "response": 1, "data": 2, "ack": 3, "dataack": 4, "closereq": 5,
+              "close": 6, "reset": 7, "sync": 8, "syncack": 9}
+
+
+def _dccp_type_len(typ):
+    """The bytes of a DCCP type's own header part after the generic
+    header (RFC 4340 5.2-5.6; reserved types as Linux reads them, 12)."""
+    if typ == 2:
+        return 0
+    if typ == 0:
+        return 4
+    if typ in (3, 4, 5, 6, 8, 9):
+        return 8
+    return 12
 
 
 def _int(word, lo, hi, what):
@@ -418,6 +447,29 @@ def parse_step(line, lineno, nports):
                         raise ScenarioError("sctp: crc bad")
                     good = False
                 l4 = ("sctp", sp, dp, (vtag, tuple(chunks), good))
+            elif k == "dccp":
+                sp = _int(w.next("source port"), 0, 0xffff, "port")
+                dp = _int(w.next("destination port"), 0, 0xffff, "port")
+                tw = w.next("DCCP type")
+                typ = DCCP_TYPES[tw] if tw in DCCP_TYPES else _int(tw, 0, 15, "DCCP type")
+                dseq = _int(w.next("sequence number"), 0, (1 << 48) - 1, "seq")
+                dack = _int(w.next("acknowledgement number"), 0, (1 << 48) - 1, "ack")
+                x, doff, cscov, how = True, None, 0, "rfc"
+                while w.peek() in ("nox", "cut", "doff", "cscov", "csum"):
+                    o = w.next()
+                    if o == "nox":
+                        x = False
+                    elif o == "cut":
+                        typ |= 0x100
+                    elif o == "doff":
+                        doff = _int(w.next("data offset"), 0, 255, "doff")
+                    elif o == "cscov":
+                        cscov = _int(w.next("coverage"), 0, 15, "cscov")
+                    else:
+                        how = w.next("rfc|linux|bad")
+                        if how not in ("rfc", "linux", "bad"):
+                            raise ScenarioError("dccp csum: rfc, linux or bad")
+                l4 = ("dccp", sp, dp, (typ, dseq, dack, x, doff, cscov, how))
             elif k == "gre":
                 version, proto, call_id = 0, 0x0800, 0
                 if w.peek() == "pptp":
@@ -471,7 +523,7 @@ def parse_step(line, lineno, nports):
         if len(tcpopts) > 40:
             raise ScenarioError("send: more than 40 bytes of TCP options")
         tcpopts += b"\x01" * (-len(tcpopts) % 4)
-        if frags > 1 and (payload != "ipv4" or not l4 or icmp_error or l4[0] == "sctp"):
+        if frags > 1 and (payload != "ipv4" or not l4 or icmp_error or l4[0] in ("sctp", "dccp")):
             raise ScenarioError("send: frag N is for an ipv4 udp/tcp/icmp packet")
         if addrs is None and not icmp_error:
             addrs = DEFAULT_ADDRS[payload] if payload in DEFAULT_ADDRS else None
@@ -654,6 +706,35 @@ def _sctp(step, body):
     return 132, h[:8] + struct.pack("<I", c) + out
 
 
+def _dccp(step, body, pseudo):
+    """The DCCP packet of a dccp send step, @body after its header."""
+    _, sp, dp, (typ, seq, ack, x, doff, cscov, how) = step.l4
+    cut, typ = typ & 0x100, typ & 0xff
+    if x:
+        h = struct.pack("!HHBBHBBHI", sp, dp, 0, cscov, 0, typ << 1 | 1, 0,
+                        seq >> 32 & 0xffff, seq & 0xffffffff)
+    else:
+        h = struct.pack("!HHBBHBBH", sp, dp, 0, cscov, 0, typ << 1, seq >> 16 & 0xff,
+                        seq & 0xffff)
+    n = 0 if cut else _dccp_type_len(typ)
+    if n == 4:		# Request: service code
+        h += struct.pack("!I", 0x2a)
+    elif n:		# acknowledgement number (as Linux reads it, 48-bit form)
+        h += struct.pack("!HHI", 0, ack >> 32 & 0xffff, ack & 0xffffffff)
+        h += b"\0" * (n - 8)	# Response's service code, Reset's code and data
+    h = h[:4] + bytes([len(h) // 4 if doff is None else doff]) + h[5:]
+    data = h + body
+    cov = len(data) if cscov == 0 else min(len(data), (cscov - 1) * 4)
+    if how == "linux" and step.payload == "ipv4":	# nf_ip_checksum_partial's view
+        ph = pseudo(0, 33 + (len(data) & 0xff))
+    else:
+        ph = pseudo(33, len(data))
+    c = _csum(ph + data[:cov])
+    if how == "bad":
+        c ^= 0x0100
+    return 33, data[:6] + struct.pack("!H", c) + data[8:]
+
+
 def _l4_header_len(step):
     if step.l4[0] == "gre":
         return 8 if step.l4[1] == 1 else 4
@@ -685,6 +766,8 @@ def _l4(step, body, pseudo):
     kind, sp, dp, flags = step.l4
     if kind == "sctp":
         return _sctp(step, body)
+    if kind == "dccp":
+        return _dccp(step, body, pseudo)
     if kind == "udplite":
         cscov, how = flags
         h = struct.pack("!HHHH", sp, dp, cscov, 0)

@@ -63,7 +63,7 @@ bool decode_ct(nlmsghdr *nlh, CtRow &r)
 	if (!parse_top(nlh, tb) || !tb[XBRIDGE_A_CT] ||
 	    nla_parse_nested(a, XBRIDGE_CT_MAX, tb[XBRIDGE_A_CT], nullptr) != 0)
 		return false;
-	uint8_t tcp_state = 0, sctp_state = 0;
+	uint8_t tcp_state = 0, sctp_state = 0, dccp_state = 0;
 	bool ok = get_val(tb[XBRIDGE_A_IFINDEX], r.bridge_ifindex) &&
 		  get_val(a[XBRIDGE_CT_L3], r.l3) && get_val(a[XBRIDGE_CT_PROTO], r.proto) &&
 		  get_val(a[XBRIDGE_CT_ZONE], r.zone) && get_addr(a[XBRIDGE_CT_SRC], r.orig.src) &&
@@ -79,6 +79,7 @@ bool decode_ct(nlmsghdr *nlh, CtRow &r)
 		  get_val(a[XBRIDGE_CT_USE], r.use) &&
 		  get_val(a[XBRIDGE_CT_TCP_STATE], tcp_state) &&
 		  get_val(a[XBRIDGE_CT_SCTP_STATE], sctp_state) &&
+		  get_val(a[XBRIDGE_CT_DCCP_STATE], dccp_state) &&
 		  get_val(a[XBRIDGE_CT_ORIG_PACKETS], r.packets[0]) &&
 		  get_val(a[XBRIDGE_CT_ORIG_BYTES], r.bytes[0]) &&
 		  get_val(a[XBRIDGE_CT_REPLY_PACKETS], r.packets[1]) &&
@@ -87,6 +88,8 @@ bool decode_ct(nlmsghdr *nlh, CtRow &r)
 		r.tcp_state = tcp_state;
 	if (a[XBRIDGE_CT_SCTP_STATE])
 		r.sctp_state = sctp_state;
+	if (a[XBRIDGE_CT_DCCP_STATE])
+		r.dccp_state = dccp_state;
 	uint8_t teardown = 0;
 	if (a[XBRIDGE_CT_FLOW_TEARDOWN]) {
 		ok = ok && get_val(a[XBRIDGE_CT_FLOW_TEARDOWN], teardown);
@@ -175,6 +178,14 @@ const char *sctp_state_name(uint8_t s)
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : names[0];
 }
 
+/* CT_DCCP_* as conntrack prints them (dccp_state_names). */
+const char *dccp_state_name(uint8_t s)
+{
+	static const char *const names[] = {"NONE",	"REQUEST", "RESPOND",  "PARTOPEN", "OPEN",
+					    "CLOSEREQ", "CLOSING", "TIMEWAIT", "IGNORE",   "INVALID"};
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : names[0];
+}
+
 std::string addr_str(uint8_t l3, const std::array<uint8_t, 16> &a)
 {
 	char buf[INET6_ADDRSTRLEN];
@@ -226,7 +237,7 @@ std::string counters_str(uint64_t packets, uint64_t bytes)
 
 }  // namespace
 
-/* @live: the timeout and the TCP or SCTP state (a destroy event, as ctnetlink's,
+/* @live: the timeout and the TCP, SCTP or DCCP state (a destroy event, as ctnetlink's,
  * carries neither). */
 static std::string ct_line(const CtRow &r, bool counters, bool live)
 {
@@ -239,6 +250,8 @@ static std::string ct_line(const CtRow &r, bool counters, bool live)
 		s += std::string(tcp_state_name(*r.tcp_state)) + " ";
 	else if (live && r.sctp_state)
 		s += std::string(sctp_state_name(*r.sctp_state)) + " ";
+	else if (live && r.dccp_state)
+		s += std::string(dccp_state_name(*r.dccp_state)) + " ";
 	s += tuple_str(r, r.orig);
 	if (counters)
 		s += counters_str(r.packets[0], r.bytes[0]);
@@ -355,6 +368,8 @@ void print_ct(Printer &p, const CtRow &r, const std::string &bridge, bool counte
 		p.str("state", tcp_state_name(*r.tcp_state), "");
 	else if (r.sctp_state)
 		p.str("state", sctp_state_name(*r.sctp_state), "");
+	else if (r.dccp_state)
+		p.str("state", dccp_state_name(*r.dccp_state), "");
 	print_tuple_json(p, "orig", r, r.orig, r.packets[0], r.bytes[0], counters);
 	print_tuple_json(p, "reply", r, r.reply, r.packets[1], r.bytes[1], counters);
 	p.open_arr("flags");

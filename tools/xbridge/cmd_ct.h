@@ -32,6 +32,7 @@ struct CtRow {
 	uint32_t status = 0, timeout = 0, mark = 0, use = 0;
 	std::optional<uint8_t> tcp_state;
 	std::optional<uint8_t> sctp_state;
+	std::optional<uint8_t> dccp_state;
 	uint64_t packets[2] = {0, 0}, bytes[2] = {0, 0};
 	// Events only: the flow of an offloaded connection was torn down
 	// (XBRIDGE_FLOW_TEARDOWN_*).

@@ -278,6 +278,24 @@ TEST_CASE("ct rows as conntrack -L prints them")
 	      "sctp     132 29 HEARTBEAT_SENT src=10.0.0.1 dst=10.0.0.2 sport=5000 dport=6000 "
 	      "[UNREPLIED] src=10.0.0.2 dst=10.0.0.1 sport=6000 dport=5000 mark=0 use=1");
 
+	CtRow d = ct_row(33);		/* DCCP: ports and its state */
+	d.orig.sport = 5000;
+	d.orig.dport = 6000;
+	d.reply.sport = 6000;
+	d.reply.dport = 5000;
+	d.timeout = 43199;
+	d.dccp_state = 4;
+	d.status = XBRIDGE_CT_S_SEEN_REPLY | XBRIDGE_CT_S_ASSURED | XBRIDGE_CT_S_CONFIRMED;
+	CHECK(format_ct_line(d, false) ==
+	      "dccp     33 43199 OPEN src=10.0.0.1 dst=10.0.0.2 sport=5000 dport=6000 "
+	      "src=10.0.0.2 dst=10.0.0.1 sport=6000 dport=5000 [ASSURED] mark=0 use=1");
+	d.dccp_state = 1;
+	d.status = XBRIDGE_CT_S_CONFIRMED;
+	d.timeout = 239;
+	CHECK(format_ct_line(d, false) ==
+	      "dccp     33 239 REQUEST src=10.0.0.1 dst=10.0.0.2 sport=5000 dport=6000 "
+	      "[UNREPLIED] src=10.0.0.2 dst=10.0.0.1 sport=6000 dport=5000 mark=0 use=1");
+
 	CtRow o = ct_row(50);		/* generic: addresses only */
 	o.timeout = 599;
 	o.status = XBRIDGE_CT_S_CONFIRMED;
