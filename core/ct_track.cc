@@ -7,6 +7,7 @@
  */
 #include "ct_track.h"
 
+#include "batch_groups.h"
 #include "ct_proto_dccp.h"
 #include "ct_proto_other.h"
 #include "ct_proto_sctp.h"
@@ -164,21 +165,14 @@ unsigned Conntrack::in_batch_deep(const uint8_t *const *frames, const uint32_t *
 	uint32_t bucket[kStages * G];
 	const unsigned groups = (n + G - 1) / G;
 
-	/* group g: its first frame, how many it has, its slots in the ring */
-	struct Span {
-		unsigned first, m, r;
-	};
-	auto span = [&](unsigned g) {
-		const unsigned first = g * G;
-		return Span{first, n - first < G ? n - first : G, (g % kStages) * G};
-	};
+	auto span = [&](unsigned g) { return batch_group(g, n, G, kStages); };
 
 	for (unsigned step = 0; step < groups + kStages - 1; step++) {
 		/* stage 0: parse group `step`, fetch its buckets */
 		if (step < groups) {
-			const Span s = span(step);
-			for (unsigned i = s.r; i < s.r + s.m; i++) {
-				const unsigned f = s.first + i - s.r;
+			const BatchGroup s = span(step);
+			for (unsigned i = s.slot; i < s.slot + s.count; i++) {
+				const unsigned f = s.first + i - s.slot;
 				parse[i] = ct_parse(frames[f], lens[f], oob_tag, zone, pkt[i]);
 				bucket[i] = parse[i] == CtParse::Ok ? table_.bucket_of(pkt[i].tuple) : 0;
 				table_.prefetch_bucket(bucket[i]);
@@ -186,26 +180,26 @@ unsigned Conntrack::in_batch_deep(const uint8_t *const *frames, const uint32_t *
 		}
 		/* stage 1: the first entries of group step - 1 */
 		if (step >= 1 && step - 1 < groups) {
-			const Span s = span(step - 1);
-			for (unsigned i = s.r; i < s.r + s.m; i++)
+			const BatchGroup s = span(step - 1);
+			for (unsigned i = s.slot; i < s.slot + s.count; i++)
 				if (parse[i] == CtParse::Ok)
 					table_.prefetch_chain(bucket[i]);
 		}
 		/* stage 2: the entry wanted, when it is second */
 		if (step >= 2 && step - 2 < groups) {
-			const Span s = span(step - 2);
-			for (unsigned i = s.r; i < s.r + s.m; i++)
+			const BatchGroup s = span(step - 2);
+			for (unsigned i = s.slot; i < s.slot + s.count; i++)
 				if (parse[i] == CtParse::Ok)
 					table_.prefetch_second(pkt[i].tuple, bucket[i]);
 		}
 		/* stage 3: track group step - 3 */
 		if (step >= 3) {
-			const Span s = span(step - 3);
-			for (unsigned i = s.r; i < s.r + s.m; i++) {
-				CtResult &res = out[s.first + i - s.r];
+			const BatchGroup s = span(step - 3);
+			for (unsigned i = s.slot; i < s.slot + s.count; i++) {
+				CtResult &res = out[s.first + i - s.slot];
 				in_bucket(parse[i], pkt[i], bucket[i], now, csum_ok, res);
 				if (res.unconfirmed)
-					return s.first + i - s.r + 1;
+					return s.first + i - s.slot + 1;
 			}
 		}
 	}

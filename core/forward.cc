@@ -13,6 +13,7 @@
  */
 #include "forward.h"
 
+#include "batch_groups.h"
 #include "bridge_ct.h"
 #include "bridge_flow.h"
 #include "bridge_nft.h"
@@ -784,21 +785,14 @@ xb_noinline void decide_deep(const Ctx &c, const RxFrame *frames, unsigned n, Ve
 	FdbEntry *const *src_slot[kStages * G];
 	const unsigned groups = (n + G - 1) / G;
 
-	/* group g: its first frame, how many it has, its slots in the ring */
-	struct Span {
-		unsigned first, m, r;
-	};
-	auto span = [&](unsigned g) {
-		const unsigned first = g * G;
-		return Span{first, n - first < G ? n - first : G, (g % kStages) * G};
-	};
+	auto span = [&](unsigned g) { return batch_group(g, n, G, kStages); };
 
 	for (unsigned step = 0; step < groups + kStages - 1; step++) {
 		/* stage 0: classify group `step`, fetch its bucket slots */
 		if (step < groups) {
-			const Span s = span(step);
-			for (unsigned i = s.r; i < s.r + s.m; i++) {
-				const RxFrame &f = frames[s.first + i - s.r];
+			const BatchGroup s = span(step);
+			for (unsigned i = s.slot; i < s.slot + s.count; i++) {
+				const RxFrame &f = frames[s.first + i - s.slot];
 				classify_l2(f.data, f.len, f.oob, c.host_addr, c.vlan_proto, l2[i]);
 				const uint16_t vid = expected_vid(c, f, l2[i]);
 				dst[i] = c.fdb.probe(fdb_key(l2[i].dst, vid));
@@ -809,23 +803,23 @@ xb_noinline void decide_deep(const Ctx &c, const RxFrame *frames, unsigned n, Ve
 		}
 		/* stage 1: the first entries of group step - 1 */
 		if (step >= 1 && step - 1 < groups) {
-			const Span s = span(step - 1);
-			for (unsigned i = s.r; i < s.r + s.m; i++) {
+			const BatchGroup s = span(step - 1);
+			for (unsigned i = s.slot; i < s.slot + s.count; i++) {
 				prefetch(load_once(*dst[i].slot));
 				prefetch(load_once(*src_slot[i]));
 			}
 		}
 		/* stage 2: the destination entry, when it is second */
 		if (step >= 2 && step - 2 < groups) {
-			const Span s = span(step - 2);
-			for (unsigned i = s.r; i < s.r + s.m; i++)
+			const BatchGroup s = span(step - 2);
+			for (unsigned i = s.slot; i < s.slot + s.count; i++)
 				Fdb::prefetch_second(dst[i]);
 		}
 		/* stage 3: decide group step - 3 */
 		if (step >= 3) {
-			const Span s = span(step - 3);
-			for (unsigned i = s.r; i < s.r + s.m; i++) {
-				const unsigned f = s.first + i - s.r;
+			const BatchGroup s = span(step - 3);
+			for (unsigned i = s.slot; i < s.slot + s.count; i++) {
+				const unsigned f = s.first + i - s.slot;
 				const Probes ahead = {
 					dst[i],
 					c.fdb.probe(fdb_key(l2[i].src, expected_vid(c, frames[f], l2[i]))),
