@@ -312,23 +312,33 @@ nftnl_set *Delinearizer::find_set(const std::string &name)
 
 // How many leading bits of the value MASK keeps (a host-order value's
 // leading bits are its last bytes), if MASK is such a prefix; else 0.
+static unsigned leading_ones(const Bytes &b)
+{
+	unsigned n = 0;
+	for (uint8_t x : b) {
+		for (int bit = 7; bit >= 0; bit--) {
+			if (!(x & (1 << bit)))
+				return n;
+			n++;
+		}
+	}
+	return n;
+}
+
+static unsigned popcount(const Bytes &b)
+{
+	unsigned n = 0;
+	for (uint8_t x : b)
+		n += static_cast<unsigned>(__builtin_popcount(x));
+	return n;
+}
+
 static unsigned value_prefix_len(const KeyPart &p, Bytes mask)
 {
 	if (p.order == ByteOrder::Host)
 		std::reverse(mask.begin(), mask.end());
-	unsigned ones = 0;
-	bool zeros = false;
-	for (uint8_t m : mask)
-		for (int b = 7; b >= 0; b--) {
-			const bool one = m & (1 << b);
-			if (one && zeros)
-				return 0;
-			if (one)
-				ones++;
-			else
-				zeros = true;
-		}
-	return ones;
+	const unsigned ones = leading_ones(mask);
+	return ones == popcount(mask) ? ones : 0;
 }
 
 // The payload protocol at BASE/OFFSET given what the rule matched so far.
@@ -637,13 +647,6 @@ static std::string op_json(uint32_t op)
 	}
 }
 
-static unsigned popcount(const Bytes &b)
-{
-	unsigned n = 0;
-	for (uint8_t x : b)
-		n += static_cast<unsigned>(__builtin_popcount(x));
-	return n;
-}
 
 // The flags of @data one by one, lowest bit first, each as a value of
 // @data's size and byte order.
@@ -917,13 +920,16 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 		}
 		// nft lists a mark under a mask of the value's leading bits as
 		// a prefix (mark_type is DTYPE_F_PREFIX): `meta mark 0x00010000/16`
-		const unsigned mark_prefix = p.type->id == TYPE_MARK ? value_prefix_len(p, v.mask) : 0;
-		if (mark_prefix && (op == NFT_CMP_EQ || op == NFT_CMP_NEQ)) {
+		auto emit_prefix = [&](unsigned bits) {
 			Json pj = Json::object();
 			pj.set("addr", value_js(p, data));
-			pj.set("len", Json::integer(mark_prefix));
-			emit(f.name + " " + op_text(op) + value_text(p, data) + "/" + std::to_string(mark_prefix),
+			pj.set("len", Json::integer(bits));
+			emit(f.name + " " + op_text(op) + value_text(p, data) + "/" + std::to_string(bits),
 			     match_json(op_json(op), f.json, Json::wrap("prefix", std::move(pj))));
+		};
+		const unsigned mark_prefix = p.type->id == TYPE_MARK ? value_prefix_len(p, v.mask) : 0;
+		if (mark_prefix && (op == NFT_CMP_EQ || op == NFT_CMP_NEQ)) {
+			emit_prefix(mark_prefix);
 			return;
 		}
 		// nft makes a prefix of a mask only on types that have one
@@ -947,20 +953,7 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 				     value_text(p, data), std::move(m));
 			return;
 		}
-		unsigned bits = 0;
-		for (uint8_t m : v.mask) {
-			for (int b = 7; b >= 0; b--) {
-				if (!(m & (1 << b)))
-					goto done;
-				bits++;
-			}
-		}
-	done:
-		Json pj = Json::object();
-		pj.set("addr", value_js(p, data));
-		pj.set("len", Json::integer(bits));
-		emit(f.name + " " + op_text(op) + value_text(p, data) + "/" + std::to_string(bits),
-		     match_json(op_json(op), f.json, Json::wrap("prefix", std::move(pj))));
+		emit_prefix(leading_ones(v.mask));
 		return;
 	}
 	// a flag type compared whole says so: `tcp flags == syn`
