@@ -32,6 +32,7 @@ Both run inside one private network namespace (unshare -n) holding veth21
 and veth22, so `iif "veth21"` resolves to the same ifindex for both.
 Exit 77 (skip) without nft or without the right to make a namespace.
 """
+import concurrent.futures
 import os
 import re
 import shutil
@@ -92,7 +93,7 @@ def get_commands(path):
         return [line.split("# get:", 1)[1].strip() for line in f if line.startswith("# get:")]
 
 
-def round_trip(xnft, path, name, counts):
+def round_trip(xnft, path, name, counts, out):
     """Every listing in LISTINGS that xnft prints from --list-offline equals,
     byte for byte, what nft prints after loading the file into a fresh
     namespace, when this kernel can load it (handles start afresh in a new
@@ -117,7 +118,7 @@ def round_trip(xnft, path, name, counts):
                               capture_output=True, text=True, cwd=os.path.dirname(path))
     if load.returncode != 0:
         counts["not_loadable"] += 1
-        print(f"     {name}: kernel cannot load it, round trip not checked here")
+        out.append(f"     {name}: kernel cannot load it, round trip not checked here")
         return 0
     wants = load.stdout.split(sep + "\n")[1:]
     get_wants = wants[len(LISTINGS):]
@@ -131,7 +132,7 @@ def round_trip(xnft, path, name, counts):
         want, got.stdout = normalise_expires(want), normalise_expires(got.stdout)
         if got.stdout != want or got.returncode != 0:
             bad = 1
-            print(f"FAIL {name}: {what} differs (xnft rc={got.returncode}) {got.stderr[:300]}")
+            out.append(f"FAIL {name}: {what} differs (xnft rc={got.returncode}) {got.stderr[:300]}")
             import difflib
             wl, gl = want.splitlines(), got.stdout.splitlines()
             if what.startswith("-j"):
@@ -143,7 +144,7 @@ def round_trip(xnft, path, name, counts):
                 except ValueError:
                     pass
             for line in difflib.unified_diff(wl, gl, "nft", "xnft", lineterm="", n=1):
-                print(line)
+                out.append(line)
     for command, want in zip(gets, get_wants):
         got = subprocess.run([xnft, "-f", path, "--list-offline=" + command],
                              capture_output=True, text=True, cwd=os.path.dirname(path))
@@ -151,16 +152,47 @@ def round_trip(xnft, path, name, counts):
         got_all = normalise_expires(got.stdout + got.stderr + f"rc={got.returncode}\n")
         if got_all != normalise_expires(want):
             bad = 1
-            print(f"FAIL {name}: {command} differs")
+            out.append(f"FAIL {name}: {command} differs")
             import difflib
             for line in difflib.unified_diff(want.splitlines(), got_all.splitlines(), "nft", "xnft",
                                              lineterm="", n=1):
-                print(line)
+                out.append(line)
     if not bad:
         counts["round_trip"] += 1
-        print(f"ok   {name} ({len(LISTINGS)} listings" + (f", {len(gets)} gets" if gets else "") +
+        out.append(f"ok   {name} ({len(LISTINGS)} listings" + (f", {len(gets)} gets" if gets else "") +
               " round trip)")
     return bad
+
+
+def check_file(xnft, testdir, name):
+    """One corpus file: its bytecode against nft's, then its round trip.
+    Returns (failures, rules compared, counts, the lines to print)."""
+    out = []
+    counts = {"round_trip": 0, "not_loadable": 0, "listings": 0, "gets": 0}
+    path = os.path.join(testdir, "corpus", name)
+    want = subprocess.run(["nft", "--debug=netlink", "-c", "-f", path],
+                          capture_output=True, text=True, cwd=os.path.dirname(path))
+    got = subprocess.run([xnft, "--debug=netlink", "-c", "-f", path],
+                         capture_output=True, text=True, cwd=os.path.dirname(path))
+    lines = want.stdout.splitlines()
+    rules = sum(1 for i in range(len(lines) - 1)
+                if not lines[i].startswith((" ", "\t")) and lines[i + 1].startswith("  ["))
+    if not want.stdout:
+        out.append(f"FAIL {name}: nft printed no bytecode (stderr: {want.stderr.strip()[:300]})")
+        return 1, rules, counts, out
+    failures = 0
+    if got.returncode != 0 or got.stdout != want.stdout:
+        failures += 1
+        out.append(f"FAIL {name}: xnft rc={got.returncode}")
+        out.append(got.stderr)
+        import difflib
+        for line in difflib.unified_diff(want.stdout.splitlines(), got.stdout.splitlines(),
+                                         "nft", "xnft", lineterm="", n=2):
+            out.append(line)
+    else:
+        out.append(f"ok   {name}")
+    failures += round_trip(xnft, path, name, counts, out)
+    return failures, rules, counts, out
 
 
 def main():
@@ -181,36 +213,22 @@ def main():
         print("cannot create veths in the netns: skipping:", r.stderr)
         return SKIP
 
-    failures = 0
     counts = {"round_trip": 0, "not_loadable": 0, "listings": 0, "gets": 0}
-    corpus = sorted(os.listdir(os.path.join(testdir, "corpus")))
-    rules = 0
-    for name in corpus:
-        if not name.endswith(".nft"):
-            continue
-        path = os.path.join(testdir, "corpus", name)
-        want = subprocess.run(["nft", "--debug=netlink", "-c", "-f", path],
-                              capture_output=True, text=True, cwd=os.path.dirname(path))
-        got = subprocess.run([xnft, "--debug=netlink", "-c", "-f", path],
-                             capture_output=True, text=True, cwd=os.path.dirname(path))
-        lines = want.stdout.splitlines()
-        rules += sum(1 for i in range(len(lines) - 1)
-                     if not lines[i].startswith((" ", "\t")) and lines[i + 1].startswith("  ["))
-        if not want.stdout:
-            print(f"FAIL {name}: nft printed no bytecode (stderr: {want.stderr.strip()[:300]})")
-            failures += 1
-            continue
-        if got.returncode != 0 or got.stdout != want.stdout:
-            failures += 1
-            print(f"FAIL {name}: xnft rc={got.returncode}")
-            print(got.stderr)
-            import difflib
-            for line in difflib.unified_diff(want.stdout.splitlines(), got.stdout.splitlines(),
-                                             "nft", "xnft", lineterm="", n=2):
-                print(line)
-        else:
-            print(f"ok   {name}")
-        failures += round_trip(xnft, path, name, counts)
+    corpus = [n for n in sorted(os.listdir(os.path.join(testdir, "corpus"))) if n.endswith(".nft")]
+    # The files are independent (each round trip loads into a namespace of
+    # its own), so they run on every CPU; each file's lines print together,
+    # in the corpus's order.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        results = list(pool.map(lambda name: check_file(xnft, testdir, name), corpus))
+    failures = rules = 0
+    for bad, n, file_counts, out in results:
+        failures += bad
+        rules += n
+        for k, v in file_counts.items():
+            counts[k] += v
+        for line in out:
+            print(line)
+    sys.stdout.flush()
 
     for name in sorted(os.listdir(os.path.join(testdir, "errors"))):
         if not name.endswith(".nft"):
