@@ -22,7 +22,8 @@
 # Then the corpus again through the tools (`bridge`/`ip` and `xbridge`
 # with the same words; CONFORMANCE_NO_TOOLS=1 skips it). Then offload mode
 # (CONFORMANCE_NO_OFFLOAD=1 skips it): the corpus scenarios with nft steps,
-# $CONFORMANCE_OFFLOAD_GENERATED (default 10) generated nft scenarios and
+# $CONFORMANCE_OFFLOAD_GENERATED (default 10) generated nft scenarios (of
+# both, those with a TCP or UDP conversation: offload.has_conversation) and
 # $CONFORMANCE_OFFLOAD_FLOWS (default 15) generated scenarios of
 # conversations (offload.flow_scenario), seeds from
 # $CONFORMANCE_OFFLOAD_SEED (default 1), again, xbridge's flowtable

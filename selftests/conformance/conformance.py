@@ -84,6 +84,7 @@ class Totals:
         self.ct_compares = self.ct_rows = 0
         self.groups = {}        # kind of scenario -> (scenarios run, seconds)
         self.offload_skipped = self.flow_hits = self.offloaded_scenarios = 0
+        self.offload_no_conversation = 0
         self.flow_stats = {}    # offload mode: xbridge's flowtable counters, summed
         self.known = {}         # known difference name -> times it applied
 
@@ -511,6 +512,9 @@ class Runner:
     def run_one(self, scen):
         if self.offload and not offload.has_nft(scen):
             return True     # no ruleset, no conntrack on Linux: nothing to offload
+        if self.offload and not offload.has_conversation(scen):
+            self.t.offload_no_conversation += 1
+            return True     # no connection both ways: nothing to offload either
         if scen.requires and kernel_version() < scen.requires:
             self.t.skipped += 1
             print("SKIP: conformance %s (the Linux bridge behaviour it compares needs %d.%d; "
@@ -664,10 +668,10 @@ def main():
               % (t.ct_compares, t.ct_rows))
     if r.offload:
         print("conformance: offload: %d scenarios had flow hits; flowtable %s; "
-              "%d scenarios skipped (offload.py)"
+              "%d scenarios skipped (offload.py), %d not rerun (no TCP or UDP conversation)"
               % (t.offloaded_scenarios,
                  " ".join("%s=%d" % kv for kv in sorted(t.flow_stats.items())) or "(no counters)",
-                 t.offload_skipped))
+                 t.offload_skipped, t.offload_no_conversation))
         if t.flow_hits < args.min_flow_hits:
             print("FAIL: conformance offload: %d flow hits over the run, fewer than %d: "
                   "the differential proves nothing" % (t.flow_hits, args.min_flow_hits))

@@ -106,6 +106,30 @@ def has_nft(scen):
     return any(st.kind == "nft" for st in scen.steps)
 
 
+# What xbridge's flowtable offloads, as nf_flow_table does (core/bridge_flow.cc).
+_OFFLOADED = ("tcp", "udp")
+
+
+def has_conversation(scen):
+    """@scen sends a TCP or UDP packet and later one of the reply direction
+    (addresses and ports swapped): without that no connection becomes
+    established, the harness's table never offloads one, and the rerun
+    would repeat the first pass with nothing offloaded."""
+    seen = set()
+    for st in scen.steps:
+        if st.kind != "send" or st.payload not in ("ipv4", "ipv6") or not st.addrs:
+            continue
+        # a send without a transport word carries UDP 4000 -> 4001 (scenario.py)
+        kind, sport, dport = st.l4[:3] if st.l4 else ("udp", 4000, 4001)
+        if kind not in _OFFLOADED:
+            continue
+        src, dst = st.addrs
+        if (kind, dst, src, dport, sport) in seen:
+            return True
+        seen.add((kind, src, dst, sport, dport))
+    return False
+
+
 class Offload:
     """The harness's flowtable on the xbridge side, and what it counted."""
 
