@@ -380,7 +380,10 @@ xb_always_inline CtL4Verdict refresh(CtEntry &e, const Segment &s, uint8_t index
 	if (st.retrans >= cfg.max_retrans && state_timeout > kCtTcpTimeoutRetrans)
 		timeout = kCtTcpTimeoutRetrans;
 	else if (index == kRstSet)
-		timeout = kCtTcpTimeout[kTcpClose];
+		timeout = kTcpRstKeptEstablishedUnack && new_state == kTcpEstablished &&
+					  state_timeout > kCtTcpTimeoutUnack
+				  ? kCtTcpTimeoutUnack
+				  : kCtTcpTimeout[kTcpClose];
 	else if (((st.seen[0].flags | st.seen[1].flags) & kTcpFlagDataUnacked) &&
 		 state_timeout > kCtTcpTimeoutUnack)
 		timeout = kCtTcpTimeoutUnack;

@@ -580,6 +580,15 @@ TEST_CASE("ct: RST in window closes, RST out of window is INVALID", "[ct][tcp][r
 		CHECK(k.tcp_state() == kTcpClose);
 		CHECK(k.timeout_left() == 10 * kS);
 	}
+	SECTION("in window, not at the exact sequence: ESTABLISHED kept")
+	{
+		/* a challenge ACK may follow; 6.12 gives the unack timeout,
+		 * 6.1 the close timeout (kTcpRstKeptEstablishedUnack) */
+		k.cseq += 50;
+		CHECK(k.c(RST | ACK) == kCtStateEstablished);
+		CHECK(k.tcp_state() == kTcpEstablished);
+		CHECK(k.timeout_left() == (kTcpRstKeptEstablishedUnack ? 300 : 10) * kS);
+	}
 	SECTION("below the data the other side acked")
 	{
 		k.cseq -= 500;
