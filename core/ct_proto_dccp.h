@@ -19,6 +19,7 @@
 #include "ct_proto_tcp.h"
 #include "ct_table.h"
 #include "ct_tuple.h"
+#include "kernel_version.h"
 
 namespace xb {
 
@@ -31,16 +32,9 @@ enum CtDccpRole : uint8_t {
 /*
  * What a DCCP packet too short for its header gets: Linux 6.1's
  * nf_conntrack_dccp_packet returns NF_DROP, 6.12's -NF_ACCEPT (invalid,
- * passed on). The module is built per kernel (Kbuild passes its version);
- * userspace builds take 6.12's. Only 6.1 and 6.12 were read: the release
- * in between that changed it is not pinned down here.
+ * passed on). See kernel_version.h.
  */
-#if defined(XB_KERNEL_MAJOR) && defined(XB_KERNEL_MINOR) && \
-	(XB_KERNEL_MAJOR < 6 || (XB_KERNEL_MAJOR == 6 && XB_KERNEL_MINOR < 12))
-constexpr bool kDccpShortDrops = true;
-#else
-constexpr bool kDccpShortDrops = false;
-#endif
+constexpr bool kDccpShortDrops = kLinuxBefore612;
 
 enum class CtDccpError : uint8_t {
 	Ok,

@@ -16,6 +16,7 @@
 
 #include "ct_table.h"
 #include "ct_tuple.h"
+#include "kernel_version.h"
 
 namespace xb {
 
@@ -23,17 +24,10 @@ namespace xb {
  * The timeout of a RST that leaves an assured connection ESTABLISHED (in
  * window, but not at the exact sequence number: a challenge ACK may
  * follow): Linux 6.12's nf_conntrack_tcp_packet gives it the unack timeout
- * (300 s), 6.1's the close timeout (10 s), as to every RST. The module is
- * built per kernel (Kbuild passes its version); userspace builds take
- * 6.12's. Only 6.1 and 6.12 were read: the release in between that changed
- * it is not pinned down here.
+ * (300 s), 6.1's the close timeout (10 s), as to every RST. See
+ * kernel_version.h.
  */
-#if defined(XB_KERNEL_MAJOR) && defined(XB_KERNEL_MINOR) && \
-	(XB_KERNEL_MAJOR < 6 || (XB_KERNEL_MAJOR == 6 && XB_KERNEL_MINOR < 12))
-constexpr bool kTcpRstKeptEstablishedUnack = false;
-#else
-constexpr bool kTcpRstKeptEstablishedUnack = true;
-#endif
+constexpr bool kTcpRstKeptEstablishedUnack = !kLinuxBefore612;
 
 struct CtTcpConfig {
 	bool loose = true;		/* nf_conntrack_tcp_loose */

@@ -8,6 +8,7 @@
  */
 #include "nft_dump.h"
 
+#include "kernel_version.h"
 #include "nft_dynset.h"
 
 namespace xb::nft {
@@ -376,15 +377,9 @@ static void put_elem(const SetObj &s, const ElemView &e, AttrWriter &w,
  * nf_tables_fill_setelem and an element's own timeout: a set statement's
  * elements always carry one (NFT_SET_EXT_TIMEOUT). Linux before 6.12 dumps
  * it whenever it is there; 6.12 (4201f3938914, "set element timeout
- * update support") only when it is not the set's. The module is built per
- * kernel (Kbuild passes its version); userspace builds take 6.12's.
+ * update support") only when it is not the set's. See kernel_version.h.
  */
-#if defined(XB_KERNEL_MAJOR) && defined(XB_KERNEL_MINOR) && \
-	(XB_KERNEL_MAJOR < 6 || (XB_KERNEL_MAJOR == 6 && XB_KERNEL_MINOR < 12))
-constexpr bool kDumpSetsOwnTimeout = true;
-#else
-constexpr bool kDumpSetsOwnTimeout = false;
-#endif
+constexpr bool kDumpSetsOwnTimeout = kLinuxBefore612;
 
 /* An element frames added, as the control plane views elements. */
 static ElemView dyn_view(const SetObj &s, const uint8_t *key, const uint8_t *data,
