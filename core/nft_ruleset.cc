@@ -508,6 +508,16 @@ void Ruleset::abort()
 		undo_one(undo_[--undo_count_]);
 }
 
+/*
+ * Undo of a delete: @obj goes back into @list before @next, the object that
+ * followed it when it was taken out (nullptr: it was last).
+ */
+template <typename List, typename Obj>
+static void put_back(List &list, Obj &obj, void *next)
+{
+	list.insert(next ? list.iterator_to(*static_cast<Obj *>(next)) : list.end(), obj);
+}
+
 void Ruleset::undo_one(const UndoRecord &rec)
 {
 	switch (rec.kind) {
@@ -517,13 +527,9 @@ void Ruleset::undo_one(const UndoRecord &rec)
 		free_table(t);
 		break;
 	}
-	case UndoKind::DelTable: {
-		auto *t = static_cast<TableObj *>(rec.obj);
-		auto pos = rec.next ? tables_.iterator_to(*static_cast<TableObj *>(rec.next))
-				    : tables_.end();
-		tables_.insert(pos, *t);
+	case UndoKind::DelTable:
+		put_back(tables_, *static_cast<TableObj *>(rec.obj), rec.next);
 		break;
-	}
 	case UndoKind::UpdTable:
 		static_cast<TableObj *>(rec.obj)->flags = rec.old_u32;
 		break;
@@ -535,10 +541,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 	}
 	case UndoKind::DelChain: {
 		auto *c = static_cast<ChainObj *>(rec.obj);
-		auto &list = c->table->chains;
-		auto pos = rec.next ? list.iterator_to(*static_cast<ChainObj *>(rec.next))
-				    : list.end();
-		list.insert(pos, *c);
+		put_back(c->table->chains, *c, rec.next);
 		break;
 	}
 	case UndoKind::UpdChain:
@@ -553,10 +556,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 	}
 	case UndoKind::DelRule: {
 		auto *r = static_cast<RuleObj *>(rec.obj);
-		auto &list = r->chain->rules;
-		auto pos = rec.next ? list.iterator_to(*static_cast<RuleObj *>(rec.next))
-				    : list.end();
-		list.insert(pos, *r);
+		put_back(r->chain->rules, *r, rec.next);
 		count_set_uses(r, +1);
 		break;
 	}
@@ -569,10 +569,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 	}
 	case UndoKind::DelSet: {
 		auto *s = static_cast<SetObj *>(rec.obj);
-		auto &list = s->table->sets;
-		auto pos = rec.next ? list.iterator_to(*static_cast<SetObj *>(rec.next))
-				    : list.end();
-		list.insert(pos, *s);
+		put_back(s->table->sets, *s, rec.next);
 		note_set_name(s->table, s->name);
 		break;
 	}
@@ -595,10 +592,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 	}
 	case UndoKind::DelFlowtable: {
 		auto *f = static_cast<FlowtableObj *>(rec.obj);
-		auto &list = f->table->flowtables;
-		auto pos = rec.next ? list.iterator_to(*static_cast<FlowtableObj *>(rec.next))
-				    : list.end();
-		list.insert(pos, *f);
+		put_back(f->table->flowtables, *f, rec.next);
 		break;
 	}
 	case UndoKind::AddObj: {
@@ -609,10 +603,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 	}
 	case UndoKind::DelObj: {
 		auto *o = static_cast<ObjObj *>(rec.obj);
-		auto &list = o->table->objs;
-		auto pos = rec.next ? list.iterator_to(*static_cast<ObjObj *>(rec.next))
-				    : list.end();
-		list.insert(pos, *o);
+		put_back(o->table->objs, *o, rec.next);
 		break;
 	}
 	}
