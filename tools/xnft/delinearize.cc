@@ -863,6 +863,14 @@ void Delinearizer::relational(const RegVal &v, uint32_t op, const Bytes &data_in
 		emit("# unknown expression", Json::string("# unknown expression"));
 		return;
 	}
+	const TypeId type = fs[0].part.type->id;
+	if (!prefix && fs.size() == 1 && v.mask.empty() && data.size() < fs[0].part.bytes &&
+	    type != TYPE_STRING && type != TYPE_IFNAME) {
+		// a compare of the value's first bytes (netlink_parse_cmp): a
+		// prefix of them (`ct original ip saddr 10.0.0.0/8`)
+		prefix = true;
+		plen = static_cast<unsigned>(data.size() * 8);
+	}
 	if (prefix) {
 		const Field &f = fs[0];
 		consumed_by(f);

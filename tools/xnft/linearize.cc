@@ -1166,6 +1166,14 @@ void Linearizer::match_value(Op op, const Expr &rhs, const Load &l, const Bytes 
 			emit_cmp(1, cmp, Bytes(iv.lo.begin(), iv.lo.begin() + plen / 8));
 			return;
 		}
+		if (plen % 8 == 0 && plen > 0 && l.mask.empty() && p.order == ByteOrder::Big) {
+			// any other load of a big-endian value (`ct original ip
+			// saddr 10.0.0.0/8`; strings are host order): nft compares
+			// the prefix's bytes, the load as it is
+			// (netlink_gen_relational)
+			emit_cmp(1, cmp, Bytes(iv.lo.begin(), iv.lo.begin() + plen / 8));
+			return;
+		}
 		Bytes m = prefix_mask(static_cast<unsigned>(n), plen);
 		emit_bitwise(1, host ? reversed(m) : m, Bytes(n, 0));
 		emit_cmp(1, cmp, iv.lo);

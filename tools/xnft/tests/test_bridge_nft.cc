@@ -871,3 +871,31 @@ TEST_CASE("bridge nft: ct avgpkt is the connection's bytes per packet", "[nft][c
 	CHECK(xnft::test::rule_packets(b.rs, "fw", "f", 3) == 1);	// nothing replied yet
 	CHECK(xnft::test::rule_packets(b.rs, "fw", "f", 4) == 0);
 }
+
+// A byte-aligned prefix on a conntrack address: nft compares only the
+// prefix's bytes of the 4-byte register (a cmp shorter than the load, no
+// bitwise), and the engine must take the short compare as nf_tables does.
+TEST_CASE("bridge nft: a ct address prefix compares the prefix's bytes", "[nft][ct]")
+{
+	NftBridge b;
+	REQUIRE(b.br->set_conntrack(true, nullptr) == 0);
+	REQUIRE(load(b.rs, "table bridge fw {\n"
+			   "  chain f { type filter hook forward priority 0;\n"
+			   "    ct original ip saddr 10.0.0.0/8 counter\n"
+			   "    ct original ip saddr 10.0.0.0/16 counter\n"
+			   "    ct original ip saddr 10.0.0.0/24 counter\n"
+			   "    ct original ip saddr 10.1.0.0/16 counter\n"
+			   "    ct original ip saddr 11.0.0.0/8 counter\n"
+			   "    ct original ip saddr != 10.0.1.0/24 counter\n"
+			   "    ct reply ip saddr 10.0.0.0/24 counter\n"
+			   "  }\n"
+			   "}\n") == 0);
+	b.learn(b.p(2), mac(0x02, 0, 0, 0, 0, 0x02));
+	Outcome o = b.send(b.p(1), tcp_syn(22));	// 10.0.0.7 -> 10.0.0.8
+	REQUIRE(o.v.kind == VerdictKind::Forward);
+	const int want[] = {1, 1, 1, 0, 0, 1, 1};
+	for (int i = 0; i < 7; i++) {
+		INFO("rule " << i);
+		CHECK(xnft::test::rule_packets(b.rs, "fw", "f", i) == uint64_t(want[i]));
+	}
+}
