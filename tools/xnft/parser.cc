@@ -2005,6 +2005,14 @@ bool Parser::parse_statement(Rule &r)
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
+	if (peek().is("set") &&
+	    (lhs->kind == ExprKind::Payload || lhs->kind == ExprKind::RawPayload)) {
+		// nft's payload statement: xbridge forwards frames as they came
+		// (Documentation/xnft.md), so say so rather than a syntax error
+		throw LangError(span(lhs->loc, peek().loc),
+				"statements that write the packet are not supported by xnft "
+				"and xbridge");
+	}
 	if (peek().is("set") && (lhs->kind == ExprKind::Ct || lhs->kind == ExprKind::Meta)) {
 		take();
 		s.kind = lhs->kind == ExprKind::Ct ? StmtKind::CtSet : StmtKind::MetaSet;

@@ -209,6 +209,27 @@ TEST_CASE("xnft: a range or prefix in a concatenation needs the interval flag, a
 			      std::string::npos);  // flags anonymous|constant
 }
 
+TEST_CASE("xnft: a statement that writes the packet is refused by name, not as a syntax error", "[xnft]")
+{
+	auto error_of = [](const std::string &rule) {
+		try {
+			compile_wire("table bridge t { chain c { type filter hook forward priority 0; " +
+				     rule + "; } }\n");
+		} catch (const xnft::LangError &e) {
+			return std::string(e.what());
+		}
+		return std::string();
+	};
+	for (const char *rule : {"ip dscp set cs1", "tcp dport set 22", "ether saddr set 00:11:22:33:44:55",
+				 "vlan id set 10", "ip saddr set ip daddr", "@nh,8,8 set 4"}) {
+		INFO(rule);
+		CHECK(error_of(rule) == "statements that write the packet are not supported by xnft and xbridge");
+	}
+	// what may be set still compiles
+	CHECK(error_of("meta mark set 1") == "");
+	CHECK(error_of("ct mark set 1") == "");
+}
+
 // ---- the core: matching ---------------------------------------------------
 
 using namespace xnft::test;
