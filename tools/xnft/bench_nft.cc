@@ -283,7 +283,7 @@ int main(int argc, char **argv)
 			text += (i ? ", " : "") + std::string("10.0.") + std::to_string(i / 250) + "." +
 				std::to_string(i % 250);
 		text += " } }\n  chain forward { type filter hook forward priority 0; policy drop; "
-			"ip daddr @s accept }\n}\n";
+			"ip daddr @s accept; }\n}\n";
 		ok &= load(rs, text);
 		Frames f;
 		random_hits_1000(f);
@@ -299,7 +299,7 @@ int main(int argc, char **argv)
 		rs.init(nullptr);
 		ok &= load(rs, "table bridge t {\n  set m { type ipv4_addr; flags dynamic; }\n"
 			       "  chain forward { type filter hook forward priority 0; policy drop; "
-			       "update @m { ip daddr counter } accept }\n}\n");
+			       "update @m { ip daddr counter } accept; }\n}\n");
 		Frames f;
 		random_hits_1000(f);
 		rows.push_back({"dynset1000", measure(rs, f, {kHookForward}, kNfAccept, passes, ok)});
@@ -350,7 +350,7 @@ int main(int argc, char **argv)
 				" . 22-23";
 		}
 		text += " } }\n  chain forward { type filter hook forward priority 0; policy drop; "
-			"ip daddr . tcp dport @s accept }\n}\n";
+			"ip daddr . tcp dport @s accept; }\n}\n";
 		ok &= load(rs, text);
 		Frames f;
 		uint32_t seed = 11;

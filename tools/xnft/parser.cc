@@ -168,7 +168,7 @@ static std::string describe(const Token &t)
 	case Tok::String: return "quoted string";
 	case Tok::Variable: return "variable";
 	// bison names a character token quoted
-	case Tok::Punct: return t.text == "|" ? "'|'" : t.text;
+	case Tok::Punct: return t.text == "|" || t.text == "{" || t.text == "}" ? "'" + t.text + "'" : t.text;
 	default: return t.text;
 	}
 }
@@ -554,16 +554,28 @@ void Parser::parse_line(std::vector<Command> &out)
 }
 
 // Inside a declaration's { } block: false at its closing brace (left for
-// the caller to take), true when another statement follows.
-bool Parser::block_continues()
+// the caller to take), true when another item follows. @separator: what
+// bison's error would expect if the item before does not end with a
+// newline or ';' (nft's stmt_separator), as every item of a table, chain,
+// set, map or flowtable block must but a set's elements, a flowtable's
+// counter and what an object's block holds (nullptr: nothing needed;
+// "": nft's error names no expectation). `chain c { counter }` is nft's
+// "unexpected '}', expecting newline or semicolon".
+bool Parser::block_continues(const char *separator)
 {
+	if (separator && peek().kind != Tok::Newline && !peek().punct(";"))
+		unexpected(peek(), separator);
 	skip_separators();
 	return !peek().punct("}");
 }
 
+static constexpr const char *kSeparator = "newline or semicolon";
+
 void Parser::parse_table_body(TableDecl &t)
 {
-	while (block_continues()) {
+	const char *separator = nullptr;
+	while (block_continues(separator)) {
+		separator = kSeparator;
 		const Token &tk = peek();
 		if (tk.kind != Tok::Word)
 			unexpected(tk, "chain, set, map, flowtable, flags or comment");
@@ -699,7 +711,9 @@ std::vector<std::string> Parser::parse_devices()
 
 void Parser::parse_chain_body(ChainDecl &c)
 {
-	while (block_continues()) {
+	const char *separator = nullptr;
+	while (block_continues(separator)) {
+		separator = kSeparator;
 		const Token &t = peek();
 		if (t.is("type")) {
 			take();
@@ -876,8 +890,12 @@ static uint32_t object_type(const std::string &w)
 
 void Parser::parse_set_body(SetDecl &s)
 {
-	while (block_continues()) {
+	const char *separator = nullptr;
+	while (block_continues(separator)) {
+		separator = kSeparator;
 		Token w = take();
+		if (w.text == "typeof" || w.text == "type")
+			separator = "newline or semicolon or .";	// a concatenation may go on
 		if (w.text == "typeof") {
 			s.type_loc = peek().loc;
 			s.key_typeof = parse_typeof_expr();
@@ -891,6 +909,7 @@ void Parser::parse_set_body(SetDecl &s)
 					s.data_type = take().text;
 				else
 					s.data_typeof = parse_typeof_expr();
+				separator = kSeparator;	// typeof data: a primary expression
 			} else if (peek().punct(":")) {
 				throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
 			}
@@ -914,11 +933,13 @@ void Parser::parse_set_body(SetDecl &s)
 			s.flags |= set_flag(take());
 			while (accept(","))
 				s.flags |= set_flag(take());
+			separator = "newline or semicolon or comma";
 		} else if (w.text == "elements") {
 			expect("=", "'='");
 			if (!peek().punct("{"))
 				unexpected(peek(), "'{'");
 			s.elements = parse_set_literal(s.is_map);
+			separator = nullptr;	/* set_block ELEMENTS '=' set_block_expr */
 		} else if (w.text == "size") {
 			Token n = take();
 			try {
@@ -942,6 +963,7 @@ void Parser::parse_set_body(SetDecl &s)
 			s.comment = comment_string();
 		} else if (w.text == "counter") {
 			s.counter = true;
+			separator = "";		// bison lists no expectation there
 		} else {
 			unexpected(w, "type, flags, elements, size, timeout, gc-interval, policy or comment");
 		}
@@ -950,7 +972,9 @@ void Parser::parse_set_body(SetDecl &s)
 
 void Parser::parse_flowtable_body(FlowtableDecl &f)
 {
-	while (block_continues()) {
+	const char *separator = nullptr;
+	while (block_continues(separator)) {
+		separator = kSeparator;
 		Token w = take();
 		if (w.text == "hook") {
 			f.hook = expect_name("hook name");
@@ -962,6 +986,7 @@ void Parser::parse_flowtable_body(FlowtableDecl &f)
 			f.devices = parse_devices();
 		} else if (w.text == "counter") {
 			f.counter = true;
+			separator = nullptr;
 		} else {
 			unexpected(w, "hook, devices or counter");
 		}
@@ -979,7 +1004,7 @@ static bool is_number_word(const std::string &w);
 void Parser::parse_object_body(ObjectDecl &c, const Location &open)
 {
 	bool quota_given = false;
-	while (block_continues()) {
+	while (block_continues(nullptr)) {
 		if (c.type == kObjectLimit) {
 			Token w = take();
 			if (w.is("rate"))

@@ -39,7 +39,7 @@ private:
 	std::string expect_identifier(const char *expecting = "string");
 	bool at_end_of_stmt();
 	void skip_separators();
-	bool block_continues();
+	bool block_continues(const char *separator);
 	[[noreturn]] void unexpected(const Token &t, const std::string &expecting = "");
 	void expand_variable();
 

@@ -196,14 +196,14 @@ TEST_CASE("xnft: a range or prefix in a concatenation needs the interval flag, a
 		return std::string();
 	};
 	CHECK(error_of("table bridge t { set s { type ipv4_addr . inet_service; "
-		       "elements = { 10.0.0.1 . 22-23 } } }\n")
+		       "elements = { 10.0.0.1 . 22-23 }; }; }\n")
 		      .find("You must add 'flags interval' to your set declaration if you want to add range elements") !=
 	      std::string::npos);
 	CHECK(error_of("table bridge t { set s { type ipv4_addr . inet_service; "
-		       "elements = { 10.0.0.0/8 . 22 } } }\n")
+		       "elements = { 10.0.0.0/8 . 22 }; }; }\n")
 		      .find("if you want to add prefix elements") != std::string::npos);
 	// Without ranges a concatenation stays a hash set: no CONCAT, no DESC.
-	for (auto &m : compile_wire("table bridge t { chain c { ip saddr . tcp dport { 10.0.0.1 . 22 } } }\n"))
+	for (auto &m : compile_wire("table bridge t { chain c { ip saddr . tcp dport { 10.0.0.1 . 22 }; }; }\n"))
 		if (m.type == NFT_MSG_NEWSET)
 			CHECK(canon(m.attrs.data(), m.attrs.size(), true).find("3=00000003") !=
 			      std::string::npos);  // flags anonymous|constant
@@ -214,7 +214,7 @@ TEST_CASE("xnft: a statement that writes the packet is refused by name, not as a
 	auto error_of = [](const std::string &rule) {
 		try {
 			compile_wire("table bridge t { chain c { type filter hook forward priority 0; " +
-				     rule + "; } }\n");
+				     rule + ";\n}\n}\n");
 		} catch (const xnft::LangError &e) {
 			return std::string(e.what());
 		}
@@ -267,9 +267,9 @@ TEST_CASE("nft engine: concatenated intervals match each field within its own ra
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
 		       "  set s { type ipv4_addr . inet_service; flags interval;\n"
-		       "    elements = { 10.0.0.0/8 . 22-25, 192.168.1.1-192.168.1.9 . 80, 172.16.0.1 . 443 } }\n"
+		       "    elements = { 10.0.0.0/8 . 22-25, 192.168.1.1-192.168.1.9 . 80, 172.16.0.1 . 443 }; }\n"
 		       "  map m { type ipv4_addr . inet_service : mark; flags interval;\n"
-		       "    elements = { 10.0.0.0/8 . 22-25 : 1, 10.1.1.1 . 80 : 2 } }\n"
+		       "    elements = { 10.0.0.0/8 . 22-25 : 1, 10.1.1.1 . 80 : 2 }; }\n"
 		       "  chain c { type filter hook forward priority 0; policy drop;\n"
 		       "    meta mark set ip saddr . tcp dport map @m\n"
 		       "    meta mark 2 accept\n"
@@ -318,8 +318,8 @@ TEST_CASE("nft engine: overlapping concatenated ranges get nf_tables' EEXIST, wh
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
 		       "  set s { type ipv4_addr . inet_service; flags interval;\n"
-		       "    elements = { 10.0.0.0/8 . 22-25 } }\n"
-		       "  chain c { type filter hook forward priority 0; policy drop; ip saddr . tcp dport @s accept }\n"
+		       "    elements = { 10.0.0.0/8 . 22-25 }; }\n"
+		       "  chain c { type filter hook forward priority 0; policy drop; ip saddr . tcp dport @s accept; }\n"
 		       "}\n") == 0);
 	std::string msg;
 	// The start of the new element lies in the old one (pipapo: ENOTEMPTY,
@@ -361,7 +361,7 @@ TEST_CASE("nft engine: a host-order field of a concatenated range compares as a 
 	// would sort below 0x105's).
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  set hs { type mark . ipv4_addr; flags interval; elements = { 1-0x105 . 10.0.0.0/8 } }\n"
+		       "  set hs { type mark . ipv4_addr; flags interval; elements = { 1-0x105 . 10.0.0.0/8 }; }\n"
 		       "  chain c { type filter hook forward priority 0; policy accept;\n"
 		       "    tcp dport 1 meta mark set 5\n"
 		       "    tcp dport 2 meta mark set 0x100\n"
@@ -520,7 +520,7 @@ std::vector<uint8_t> key_attr(uint16_t type, const std::vector<uint8_t> &v)
 TEST_CASE("nft engine: a concatenated interval element is one range, as nf_tables checks", "[nft][concat]")
 {
 	Engine e;
-	REQUIRE(e.load("table bridge t { set s { type ipv4_addr . inet_service; flags interval; } }\n") == 0);
+	REQUIRE(e.load("table bridge t { set s { type ipv4_addr . inet_service; flags interval; }; }\n") == 0);
 	const std::vector<uint8_t> lo = {10, 0, 0, 0, 0, 22, 0, 0}, hi = {10, 255, 255, 255, 0, 25, 0, 0};
 	auto apply = [&](const std::vector<uint8_t> &elem) {
 		const auto req = setelem_request(elem);
@@ -556,7 +556,7 @@ TEST_CASE("xnft: concatenated intervals list as nft lists them", "[xnft][concat]
 		"table bridge t {\n"
 		"  set s { type ipv4_addr . inet_service; flags interval;\n"
 		"    elements = { 10.0.0.0-10.255.255.255 . 22-23, 1.2.3.4-1.2.3.6 . 80, 5.5.5.5/32 . 1-1,"
-		" 0.0.0.0/0 . 443 } }\n"
+		" 0.0.0.0/0 . 443 }; }\n"
 		"  chain c { type filter hook forward priority 0;\n"
 		"    ether saddr . vlan id { 02:00:00:00:00:01 . 10-20 } drop\n"
 		"  }\n"

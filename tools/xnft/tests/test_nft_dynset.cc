@@ -229,7 +229,7 @@ const char *const kTables =
 	"  set plain { type ipv4_addr; }\n"
 	"  set small { type ipv4_addr; size 2; flags dynamic; }\n"
 	"  set iv { type ipv4_addr; flags interval; }\n"
-	"  set k { type ipv4_addr; flags constant; elements = { 10.0.0.9 } }\n"
+	"  set k { type ipv4_addr; flags constant; elements = { 10.0.0.9 }; }\n"
 	"  map m { type ipv4_addr : mark; flags dynamic; }\n"
 	"  chain c { type filter hook forward priority 0; }\n"
 	"}\n";

@@ -292,8 +292,8 @@ TEST_CASE("nft engine: policy drop, jump, goto and return", "[nft]")
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  chain sub { tcp dport 80 accept; tcp dport 81 return; udp dport 53 drop }\n"
-		       "  chain tail { tcp dport 82 accept }\n"
+		       "  chain sub { tcp dport 80 accept; tcp dport 81 return; udp dport 53 drop; }\n"
+		       "  chain tail { tcp dport 82 accept; }\n"
 		       "  chain in { type filter hook input priority 0; policy drop;\n"
 		       "    meta l4proto { tcp, udp } jump sub\n"
 		       "    tcp dport 81 accept\n"
@@ -315,8 +315,8 @@ TEST_CASE("nft engine: chains of one hook run in priority order, a drop ends the
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  chain late { type filter hook prerouting priority 100; counter }\n"
-		       "  chain early { type filter hook prerouting priority -300; tcp dport 23 drop; counter }\n"
+		       "  chain late { type filter hook prerouting priority 100; counter; }\n"
+		       "  chain early { type filter hook prerouting priority -300; tcp dport 23 drop; counter; }\n"
 		       "}\n") == 0);
 	CHECK(verdict(e, kHookPrerouting, tcp(23)) == kNfDrop);
 	CHECK(e.packets("t", "late", 0) == 0);
@@ -344,8 +344,8 @@ TEST_CASE("nft engine: anonymous, named, interval and concatenated sets", "[nft]
 		       std::to_string(i % 250);
 	big += " } }\n";
 	REQUIRE(e.load("table bridge t {\n" + big +
-		       "  set nets { type ipv4_addr; flags interval; elements = { 10.0.0.0/29, 192.168.0.0/16 } }\n"
-		       "  set pairs { type ipv4_addr . inet_service; elements = { 10.0.0.1 . 22, 10.0.0.1 . 25 } }\n"
+		       "  set nets { type ipv4_addr; flags interval; elements = { 10.0.0.0/29, 192.168.0.0/16 }; }\n"
+		       "  set pairs { type ipv4_addr . inet_service; elements = { 10.0.0.1 . 22, 10.0.0.1 . 25 }; }\n"
 		       "  chain forward { type filter hook forward priority 0; policy drop;\n"
 		       "    tcp dport { 22, 80, 443 } ip daddr @nets accept\n"
 		       "    ip daddr @many accept\n"
@@ -375,7 +375,7 @@ TEST_CASE("nft engine: maps set the mark, verdict maps jump", "[nft]")
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  chain web { counter accept }\n"
+		       "  chain web { counter accept; }\n"
 		       "  chain pre { type filter hook prerouting priority 0;\n"
 		       "    meta mark set tcp dport map { 22 : 1, 80 : 2 }\n"
 		       "    tcp dport vmap { 80 : jump web, 23 : drop }\n"
@@ -630,7 +630,7 @@ TEST_CASE("nft engine: a masked field looked up in a set", "[nft]")
 TEST_CASE("nft engine: a batch applies whole or not at all", "[nft]")
 {
 	Engine e;
-	REQUIRE(e.load("table bridge t { chain forward { type filter hook forward priority 0; tcp dport 23 drop } }\n") == 0);
+	REQUIRE(e.load("table bridge t { chain forward { type filter hook forward priority 0; tcp dport 23 drop; }; }\n") == 0);
 	const uint32_t gen = e.rs.generation_id();
 	std::string msg;
 	// The table and chain of this batch are new, its last rule is refused
@@ -699,10 +699,10 @@ TEST_CASE("nft engine: loops, busy objects and missing ones get nf_tables' errno
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  set s { type inet_service; elements = { 22 } }\n"
+		       "  set s { type inet_service; elements = { 22 }; }\n"
 		       "  chain a { }\n"
 		       "  chain b { }\n"
-		       "  chain forward { type filter hook forward priority 0; tcp dport @s jump a }\n"
+		       "  chain forward { type filter hook forward priority 0; tcp dport @s jump a; }\n"
 		       "}\n") == 0);
 	CHECK(e.load("add rule bridge t a jump b\nadd rule bridge t b jump a\n") == -xb::kELOOP);
 	CHECK(e.chain("t", "a").rules.empty());
@@ -731,7 +731,7 @@ TEST_CASE("nft engine: loops, busy objects and missing ones get nf_tables' errno
 TEST_CASE("nft engine: rules go where nft puts them; flush and delete", "[nft]")
 {
 	Engine e;
-	REQUIRE(e.load("table bridge t { chain c { type filter hook input priority 0; policy drop; } }\n"
+	REQUIRE(e.load("table bridge t { chain c { type filter hook input priority 0; policy drop; }; }\n"
 		       "add rule bridge t c tcp dport 1 accept\n"
 		       "add rule bridge t c tcp dport 3 accept\n"
 		       "insert rule bridge t c tcp dport 0 accept\n") == 0);
@@ -763,7 +763,7 @@ TEST_CASE("nft engine: a 100,000-element set goes in messages that fit the famil
 		text += (i ? ", " : "") + std::string("10.") + std::to_string(i >> 16) + "." +
 			std::to_string((i >> 8) & 255) + "." + std::to_string(i & 255) + " . " +
 			std::to_string(1 + i % 65535);
-	text += " } } }\n";
+	text += " }\n}\n}\n";
 	xnft::Parser parser;
 	xnft::Batch batch;
 	xnft::Compiler compiler(batch);
@@ -807,7 +807,7 @@ TEST_CASE("nft engine: anonymous sets are named __setN, lowest free first, and g
 		FAIL("no rule " << index);
 		return uint64_t(0);
 	};
-	REQUIRE(e.load("table bridge t { chain c { type filter hook input priority 0; policy drop; } }\n"
+	REQUIRE(e.load("table bridge t { chain c { type filter hook input priority 0; policy drop; }; }\n"
 		       "add rule bridge t c tcp dport { 1, 2 } accept\n"
 		       "add rule bridge t c tcp dport { 3, 4 } accept\n"
 		       "add rule bridge t c tcp dport { 5, 6 } accept\n") == 0);
@@ -837,7 +837,7 @@ TEST_CASE("nft engine: anonymous sets are named __setN, lowest free first, and g
 	// A set named like an anonymous one takes its number out of the run.
 	REQUIRE(e.load("table bridge t { set __set1 { type inet_service; }\n"
 		       "  chain c { type filter hook input priority 0; policy drop;\n"
-		       "    tcp dport { 1, 2 } accept; tcp dport { 3, 4 } accept; tcp dport { 5, 6 } accept; } }\n") == 0);
+		       "    tcp dport { 1, 2 } accept; tcp dport { 3, 4 } accept; tcp dport { 5, 6 } accept; }; }\n") == 0);
 	CHECK(names() == "__set1 __set0 __set2 __set3");
 	CHECK(verdict(e, kHookInput, tcp(6)) == kNfAccept);
 }
@@ -847,7 +847,7 @@ TEST_CASE("nft engine: set elements added and deleted in later batches", "[nft]"
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
 		       "  set ports { type inet_service; }\n"
-		       "  chain c { type filter hook input priority 0; policy drop; tcp dport @ports accept }\n"
+		       "  chain c { type filter hook input priority 0; policy drop; tcp dport @ports accept; }\n"
 		       "}\n") == 0);
 	CHECK(verdict(e, kHookInput, tcp(22)) == kNfDrop);
 	CHECK(e.load("add element bridge t ports { 22, 80 }\n") == 0);
@@ -870,7 +870,7 @@ TEST_CASE("nft engine: set elements added and deleted in later batches", "[nft]"
 TEST_CASE("nft engine: malformed requests are refused and change nothing", "[nft]")
 {
 	Engine e;
-	REQUIRE(e.load("table bridge t { chain c { type filter hook input priority 0; tcp dport 1 drop } }\n") == 0);
+	REQUIRE(e.load("table bridge t { chain c { type filter hook input priority 0; tcp dport 1 drop; }; }\n") == 0);
 	// Every prefix and a few byte flips of a real NEWRULE request.
 	xnft::Parser parser;
 	xnft::Batch batch;
@@ -988,7 +988,7 @@ TEST_CASE("nft engine: a rule dump resumes where it stopped, and after a change 
 			text += "  tcp dport " + std::to_string(100 * c + r) + " counter\n";
 		text += " }\n";
 	}
-	text += "}\ntable bridge u { chain d { tcp dport 1 accept; tcp dport 2 accept; } }\n";
+	text += "}\ntable bridge u { chain d { tcp dport 1 accept; tcp dport 2 accept; }; }\n";
 	REQUIRE(e.load(text) == 0);
 	std::vector<uint64_t> all;
 	for (const TableObj &t : e.rs.tables())
@@ -1019,13 +1019,13 @@ TEST_CASE("nft engine: dumps print as the ruleset that was loaded", "[nft]")
 {
 	const std::string text =
 		"table bridge filter {\n"
-		"  set nets { type ipv4_addr; flags interval; elements = { 10.0.0.0/8, 192.168.1.0/24 } }\n"
+		"  set nets { type ipv4_addr; flags interval; elements = { 10.0.0.0/8, 192.168.1.0/24 }; }\n"
 		"  set svc { type inet_service; elements = { 22, 80, 443, 8080, 8443, 9000, 9001, 9002,"
-		" 9003, 9004, 9005, 9006, 9007, 9008, 9009, 9010, 9011, 9012, 9013, 9014, 9015 } }\n"
-		"  map marks { type inet_service : mark; elements = { 22 : 1, 80 : 2 } }\n"
+		" 9003, 9004, 9005, 9006, 9007, 9008, 9009, 9010, 9011, 9012, 9013, 9014, 9015 }; }\n"
+		"  map marks { type inet_service : mark; elements = { 22 : 1, 80 : 2 }; }\n"
 		"  flowtable ft { hook ingress priority 0; devices = { lo }; }\n"
 		"  counter hits { packets 7 bytes 700; comment \"seen\" }\n"
-		"  chain web { counter accept; counter name hits }\n"
+		"  chain web { counter accept; counter name hits; }\n"
 		"  chain forward { type filter hook forward priority filter; policy drop;\n"
 		"    ct state established,related counter accept\n"
 		"    ip saddr @nets tcp dport @svc counter accept comment \"lan\"\n"
@@ -1073,7 +1073,7 @@ TEST_CASE("nft engine: a large set survives churn, failed batches and undo", "[n
 {
 	Engine e;
 	std::string text = "table bridge t {\n  set s { type ipv4_addr; }\n"
-			   "  chain c { type filter hook input priority 0; policy drop; ip daddr @s accept }\n}\n"
+			   "  chain c { type filter hook input priority 0; policy drop; ip daddr @s accept; }\n}\n"
 			   "add element bridge t s { ";
 	for (int i = 0; i < 20000; i++)
 		text += (i ? ", " : "") + std::string("10.") + std::to_string(i / 65536) + "." +
@@ -1146,9 +1146,9 @@ TEST_CASE("nft engine: reset counter returns the values and starts again from ze
 	REQUIRE(e.load("table bridge t {\n"
 		       "  counter a { packets 5 bytes 50 }\n"
 		       "  counter b { packets 6 bytes 60 }\n"
-		       "  chain forward { type filter hook forward priority 0; counter name a counter name b }\n"
+		       "  chain forward { type filter hook forward priority 0; counter name a counter name b; }\n"
 		       "}\n"
-		       "table bridge u { counter a { packets 1 bytes 1 } }\n") == 0);
+		       "table bridge u { counter a { packets 1 bytes 1 }; }\n") == 0);
 	CHECK(verdict(e, kHookForward, tcp(80)) == kNfAccept);
 	// one object of one table: only it is reset
 	auto r = dump_counters(e.rs, true, "t", "a");
@@ -1173,7 +1173,7 @@ TEST_CASE("nft engine: counter objects are refused as nf_tables refuses them", "
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
 		       "  counter c { }\n"
-		       "  chain forward { type filter hook forward priority 0; counter name c }\n"
+		       "  chain forward { type filter hook forward priority 0; counter name c; }\n"
 		       "}\n") == 0);
 	std::string msg;
 	// in use by a rule: EBUSY, and nothing of the batch stays
@@ -1283,7 +1283,7 @@ TEST_CASE("nft engine: registers start zeroed for every frame, as nft_do_chain's
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; "
-		       "meta mark 7 counter } }\n") == 0);
+		       "meta mark 7 counter; }; }\n") == 0);
 	// What nft compiles never reads a register it has not loaded.
 	{
 		xb::RcuReadGuard rcu;
@@ -1323,7 +1323,7 @@ TEST_CASE("nft engine: registers start zeroed for every frame, as nft_do_chain's
 TEST_CASE("nft engine: a load, its mask and its compare fused keep the masked register", "[nft]")
 {
 	Engine e;
-	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; } }\n") == 0);
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; }; }\n") == 0);
 	auto bitwise = [](uint32_t mask, uint32_t x) {
 		nftnl_expr *b = nftnl_expr_alloc("bitwise");
 		nftnl_expr_set_u32(b, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
@@ -1786,7 +1786,7 @@ TEST_CASE("jhash: the kernel's lookup3", "[nft]")
 TEST_CASE("nft engine: numgen", "[nft]")
 {
 	Engine e;
-	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; }; }\n") == 0);
 	REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
 		nftnl_rule_add_expr(r, raw_numgen(NFT_NG_INCREMENTAL, 3, 10));
 		nftnl_rule_add_expr(r, raw_meta_set(NFT_META_MARK));
@@ -1797,7 +1797,7 @@ TEST_CASE("nft engine: numgen", "[nft]")
 	CHECK(marks == std::vector<uint32_t>{10, 11, 12, 10, 11});
 
 	Engine r;
-	REQUIRE(r.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
+	REQUIRE(r.load("table bridge t { chain c { type filter hook forward priority 0; }; }\n") == 0);
 	REQUIRE(add_raw_rule(r, "t", "c", [](nftnl_rule *x) {
 		nftnl_rule_add_expr(x, raw_numgen(NFT_NG_RANDOM, 4, 100));
 		nftnl_rule_add_expr(x, raw_meta_set(NFT_META_MARK));
@@ -1822,7 +1822,7 @@ TEST_CASE("nft engine: numgen", "[nft]")
 TEST_CASE("nft engine: jhash and symhash", "[nft]")
 {
 	auto hash_rule = [](Engine &e, uint32_t type) {
-		REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") ==
+		REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; }; }\n") ==
 			0);
 		REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
 			if (type == NFT_HASH_JENKINS) {
@@ -1878,7 +1878,7 @@ TEST_CASE("nft engine: jhash and symhash", "[nft]")
 	}
 
 	Engine bad;
-	REQUIRE(bad.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") ==
+	REQUIRE(bad.load("table bridge t { chain c { type filter hook forward priority 0; }; }\n") ==
 		0);
 	auto hash_with = [&](uint32_t len, uint32_t modulus, uint32_t type) {
 		return add_raw_rule(bad, "t", "c", [&](nftnl_rule *r) {
@@ -1907,7 +1907,7 @@ TEST_CASE("nft engine: meta time, day and hour", "[nft]")
 	auto meta_of = [](uint32_t key, int32_t tz) {
 		Engine e;
 		xb_user_set_realtime(fri_0030_utc, tz);
-		REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") ==
+		REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; }; }\n") ==
 			0);
 		REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
 			nftnl_expr *m = nftnl_expr_alloc("meta");
@@ -1946,7 +1946,7 @@ nftnl_expr *raw_exthdr(uint32_t op, uint8_t type, uint32_t offset, uint32_t len,
 uint32_t exthdr_value(nftnl_expr *x, const Bytes &frame)
 {
 	Engine e;
-	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; }; }\n") == 0);
 	REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
 		nftnl_rule_add_expr(r, x);
 		nftnl_rule_add_expr(r, raw_meta_set(NFT_META_MARK));
@@ -1994,7 +1994,7 @@ TEST_CASE("nft engine: exthdr reads TCP options and IPv6 extension headers", "[n
 	CHECK(exthdr_value(raw_exthdr(NFT_EXTHDR_OP_IPV6, 44, 0, 1, NFT_EXTHDR_F_PRESENT), syn) == 0);
 
 	Engine e;
-	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; }; }\n") == 0);
 	auto one = [&](nftnl_expr *x) {
 		return add_raw_rule(e, "t", "c", [&](nftnl_rule *r) { nftnl_rule_add_expr(r, x); });
 	};
@@ -2204,7 +2204,7 @@ TEST_CASE("nft engine: set and element timeouts", "[nft]")
 {
 	xb_user_set_time_ns(1000000000ull);
 	Engine e;
-	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; } }\n") == 0);
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; }; }\n") == 0);
 	REQUIRE(raw_timeout_set(e, "s", NFT_SET_TIMEOUT, 10000, {{1, 5000}, {2, 0}}) == 0);
 	REQUIRE(add_raw_rule(e, "t", "c", [](nftnl_rule *r) {
 		nftnl_expr *ld = nftnl_expr_alloc("payload");
@@ -2261,7 +2261,7 @@ TEST_CASE("nft engine: meta nftrace set is accepted and changes nothing else", "
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; "
-		       "meta nftrace set 1 meta mark set 5 counter } }\n") == 0);
+		       "meta nftrace set 1 meta mark set 5 counter; }; }\n") == 0);
 	Frame f(tcp(22));
 	CHECK(e.run(kHookForward, f.pkt) == kNfAccept);
 	CHECK(f.pkt.mark == 5);
@@ -2279,14 +2279,14 @@ TEST_CASE("nft engine: meta iifkind, oifkind, sdif, sdifname and cpu", "[nft]")
 		Engine s;
 		REQUIRE(s.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; "
 			       "meta ipsec exists counter accept\n"
-			       "meta secpath missing counter accept } }\n") == 0);
+			       "meta secpath missing counter accept; }; }\n") == 0);
 		Frame f(tcp(22));
 		CHECK(s.run(kHookForward, f.pkt) == kNfAccept);
 		CHECK(s.packets("t", "c", 0) == 0);
 		CHECK(s.packets("t", "c", 1) == 1);
 	}
 	Engine e;
-	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; } }\n") == 0);
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; }; }\n") == 0);
 	auto load_key = [](uint32_t key) {
 		nftnl_expr *m = nftnl_expr_alloc("meta");
 		nftnl_expr_set_u32(m, NFTNL_EXPR_META_KEY, key);
@@ -2385,7 +2385,7 @@ TEST_CASE("nft engine: a continue verdict inside a rule runs the rest of it", "[
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; "
-		       "meta mark set 1 continue meta mark set 2 counter } }\n") == 0);
+		       "meta mark set 1 continue meta mark set 2 counter; }; }\n") == 0);
 	Frame f(tcp(22));
 	CHECK(e.run(kHookForward, f.pkt) == kNfAccept);
 	CHECK(f.pkt.mark == 2);
@@ -2400,7 +2400,7 @@ TEST_CASE("nft engine: meta priority set writes the frame's priority", "[nft]")
 	Engine e;
 	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy drop; "
 		       "meta priority 1:2 counter accept\n"
-		       "meta priority set 1:2 meta priority 1:2 counter accept } }\n") == 0);
+		       "meta priority set 1:2 meta priority 1:2 counter accept; }; }\n") == 0);
 	Frame f(tcp(22));
 	CHECK(e.run(kHookForward, f.pkt) == kNfAccept);
 	CHECK(f.pkt.priority == 0x00010002);

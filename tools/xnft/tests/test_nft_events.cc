@@ -82,7 +82,7 @@ struct Events {
 };
 
 const char *const kRuleset = "table bridge t {\n"
-			     "  set s { type ipv4_addr; flags interval; elements = { 10.0.0.0/24, 10.1.0.1 } }\n"
+			     "  set s { type ipv4_addr; flags interval; elements = { 10.0.0.0/24, 10.1.0.1 }; }\n"
 			     "  map m { type ipv4_addr : verdict; }\n"
 			     "  chain c2 { }\n"
 			     "  chain c { type filter hook forward priority -5; policy drop;\n"

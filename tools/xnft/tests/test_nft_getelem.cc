@@ -214,14 +214,14 @@ std::string state(Engine &e)
 
 const char *kSets =
 	"table bridge t {\n"
-	"  set s { type ipv4_addr; elements = { 1.2.3.4, 5.6.7.8, 9.9.9.9 } }\n"
+	"  set s { type ipv4_addr; elements = { 1.2.3.4, 5.6.7.8, 9.9.9.9 }; }\n"
 	"  set r { type ipv4_addr; flags interval;\n"
-	"    elements = { 10.0.0.0/8, 192.168.1.1-192.168.1.20, 1.1.1.1 } }\n"
-	"  set adj { type ipv4_addr; flags interval; elements = { 1.1.1.1-1.1.1.20, 1.1.1.21-1.1.1.30 } }\n"
-	"  map m { type ipv4_addr : mark; elements = { 1.2.3.4 : 0x1, 5.6.7.8 : 0x2 } }\n"
-	"  map v { type ipv4_addr : verdict; elements = { 1.2.3.4 : accept, 5.6.7.8 : drop } }\n"
+	"    elements = { 10.0.0.0/8, 192.168.1.1-192.168.1.20, 1.1.1.1 }; }\n"
+	"  set adj { type ipv4_addr; flags interval; elements = { 1.1.1.1-1.1.1.20, 1.1.1.21-1.1.1.30 }; }\n"
+	"  map m { type ipv4_addr : mark; elements = { 1.2.3.4 : 0x1, 5.6.7.8 : 0x2 }; }\n"
+	"  map v { type ipv4_addr : verdict; elements = { 1.2.3.4 : accept, 5.6.7.8 : drop }; }\n"
 	"  set cr { type ipv4_addr . inet_service; flags interval;\n"
-	"    elements = { 10.0.0.0/8 . 20-30, 1.2.3.4 . 22 } }\n"
+	"    elements = { 10.0.0.0/8 . 20-30, 1.2.3.4 . 22 }; }\n"
 	"}\n";
 
 } // namespace
@@ -409,7 +409,7 @@ TEST_CASE("nft getsetelem: an element frames added is answered", "[nft][getelem]
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
 		       "  set dyn { type ipv4_addr; flags dynamic; size 16; }\n"
-		       "  chain pre { type filter hook prerouting priority 0; add @dyn { ip saddr } }\n"
+		       "  chain pre { type filter hook prerouting priority 0; add @dyn { ip saddr }; }\n"
 		       "}\n") == 0);
 	Frame f(ctf::frame(ctf::udp_packet(ctf::v4(10, 0, 0, 7), ctf::v4(10, 0, 0, 2), 5000, 53, 8)));
 	f.pkt.now_ns = xb_now_ns();
@@ -495,9 +495,9 @@ TEST_CASE("nft engine: interval sets of a host-order key and adjacent ranges, lo
 {
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
-		       "  set marks { type mark; flags interval; elements = { 0x10-0x20, 0x1000-0x1fff } }\n"
+		       "  set marks { type mark; flags interval; elements = { 0x10-0x20, 0x1000-0x1fff }; }\n"
 		       "  set adj { type ipv4_addr; flags interval;\n"
-		       "    elements = { 10.0.0.1-10.0.0.20, 10.0.0.21-10.0.0.30 } }\n"
+		       "    elements = { 10.0.0.1-10.0.0.20, 10.0.0.21-10.0.0.30 }; }\n"
 		       "  chain pre { type filter hook prerouting priority 0;\n"
 		       "    meta mark { 0x10-0x20, 0x100 } counter\n"
 		       "    meta mark @marks counter\n"

@@ -112,7 +112,7 @@ TEST_CASE("xnft objmap: counters named by a map count the frames whose key names
 	const std::string text =
 		"table bridge t {\n"
 		"  counter c1 { }\n  counter c2 { }\n  counter c3 { }\n"
-		"  map m { type ipv4_addr : counter; elements = { 10.0.0.1 : \"c1\", 10.0.0.3 : \"c2\" } }\n"
+		"  map m { type ipv4_addr : counter; elements = { 10.0.0.1 : \"c1\", 10.0.0.3 : \"c2\" }; }\n"
 		"  chain c { type filter hook forward priority 0;\n"
 		"    counter name ip saddr map @m\n"
 		"    counter name tcp dport map { 22 : \"c3\", 80 : \"c1\" }\n"
@@ -159,7 +159,7 @@ TEST_CASE("xnft objmap: counters named by a map count the frames whose key names
 	xnft::Parser p;
 	auto cmds = p.parse_text("delete counter bridge t c1");
 	CHECK_THROWS_WITH(dumped_compiler.compile(cmds.front()), "Could not process rule: Device or resource busy");
-	CHECK(load_knowing(e, "table bridge t { counter c1 { } }\n", "delete counter bridge t c1\n") ==
+	CHECK(load_knowing(e, "table bridge t { counter c1 { }; }\n", "delete counter bridge t c1\n") ==
 	      -xb::kEBUSY);
 	CHECK(counted(e, "c1") > 0);
 }
@@ -171,9 +171,9 @@ TEST_CASE("xnft objmap: quotas and limits named by interval and concatenated map
 		"  quota q1 { over 100 bytes }\n  quota q2 { over 1000 bytes }\n"
 		"  limit l1 { rate over 1/minute burst 2 packets }\n"
 		"  map mq { type ipv4_addr : quota; flags interval;\n"
-		"    elements = { 10.0.0.0-10.0.0.9 : \"q1\", 10.0.0.16/28 : \"q2\" } }\n"
+		"    elements = { 10.0.0.0-10.0.0.9 : \"q1\", 10.0.0.16/28 : \"q2\" }; }\n"
 		"  map ml { type ipv4_addr . inet_service : limit; flags interval;\n"
-		"    elements = { 10.0.0.0/24 . 20-30 : \"l1\" } }\n"
+		"    elements = { 10.0.0.0/24 . 20-30 : \"l1\" }; }\n"
 		"  chain c { type filter hook forward priority 0;\n"
 		"    quota name ip saddr map @mq drop\n"
 		"    limit name ip saddr . tcp dport map @ml drop\n"
@@ -203,7 +203,7 @@ TEST_CASE("xnft objmap: a statement's map type decides, refusals as nft reports 
 	Engine e;
 	REQUIRE(e.load("table bridge t {\n"
 		       "  quota q1 { over 50 bytes }\n  counter c1 { }\n"
-		       "  map mq { type ipv4_addr : quota; elements = { 10.0.0.1 : q1 } }\n"
+		       "  map mq { type ipv4_addr : quota; elements = { 10.0.0.1 : q1 }; }\n"
 		       "  chain c { type filter hook forward priority 0;\n"
 		       "    counter name ip saddr map @mq drop\n"
 		       "  }\n"
@@ -218,7 +218,7 @@ TEST_CASE("xnft objmap: a statement's map type decides, refusals as nft reports 
 	      std::string::npos);
 	// an element naming no object of the map's type: the core's ENOENT
 	const std::string known = "table bridge t { quota c1 { 1 bytes }\n quota nope { 1 bytes }\n"
-				  " map mq { type ipv4_addr : quota; } }\n";
+				  " map mq { type ipv4_addr : quota; }; }\n";
 	CHECK(load_knowing(e, known, "add element bridge t mq { 10.0.0.2 : \"c1\" }\n") == -xb::kENOENT);
 	CHECK(load_knowing(e, known, "add element bridge t mq { 10.0.0.2 : \"nope\" }\n") == -xb::kENOENT);
 	REQUIRE(e.load("add element bridge t mq { 10.0.0.2 : \"q1\" }\n") == 0);

@@ -258,7 +258,7 @@ TEST_CASE("xnft: a set's key and USERDATA are what nft 1.0.6 sends for the same 
 {
 	for (const Recorded &r : kNftSets) {
 		INFO(r.decl);
-		const SetAttrs got = compile_set(std::string("table bridge t { ") + r.decl + " }\n");
+		const SetAttrs got = compile_set(std::string("table bridge t { ") + r.decl + "\n}\n");
 		REQUIRE(got.found);
 		CHECK(got.key_type == r.key_type);
 		CHECK(got.key_len == r.key_len);
@@ -271,8 +271,8 @@ TEST_CASE("xnft: USERDATA lists back as the declaration nft prints", "[xnft][typ
 	struct Case {
 		const char *decl, *listed;
 	} cases[] = {
-		{"set s { typeof vlan id; elements = { 10, 4094 } }", "typeof vlan id\n\t\telements = { 10, 4094 }"},
-		{"set s { typeof ip dscp; elements = { af11 } }", "typeof ip dscp\n\t\telements = { af11 }"},
+		{"set s { typeof vlan id; elements = { 10, 4094 }; }", "typeof vlan id\n\t\telements = { 10, 4094 }"},
+		{"set s { typeof ip dscp; elements = { af11 }; }", "typeof ip dscp\n\t\telements = { af11 }"},
 		{"set s { typeof meta iifname; }", "typeof iifname\n"},
 		{"set s { typeof ct original ip saddr; }", "typeof ct original ip saddr\n"},
 		{"set s { typeof ip saddr . tcp dport; flags interval; }", "typeof ip saddr . tcp dport\n\t\tflags interval"},
@@ -287,7 +287,7 @@ TEST_CASE("xnft: USERDATA lists back as the declaration nft prints", "[xnft][typ
 		xnft::Parser parser;
 		xnft::Batch batch;
 		xnft::Compiler compiler(batch);
-		for (auto &cmd : parser.parse_text(std::string("table bridge t { ") + c.decl + " }\n"))
+		for (auto &cmd : parser.parse_text(std::string("table bridge t { ") + c.decl + "\n}\n"))
 			compiler.compile(cmd);
 		xnft::RulesetModel model;
 		model.apply(batch);
