@@ -168,7 +168,10 @@ static std::string describe(const Token &t)
 	case Tok::String: return "quoted string";
 	case Tok::Variable: return "variable";
 	// bison names a character token quoted
-	case Tok::Punct: return t.text == "|" || t.text == "{" || t.text == "}" ? "'" + t.text + "'" : t.text;
+	case Tok::Punct:
+		if (t.text == "|" || t.text == "{" || t.text == "}")
+			return "'" + t.text + "'";
+		return t.text;
 	default: return t.text;
 	}
 }
