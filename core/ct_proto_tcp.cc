@@ -379,11 +379,11 @@ xb_always_inline CtL4Verdict refresh(CtEntry &e, const Segment &s, uint8_t index
 	uint32_t timeout;
 	if (st.retrans >= cfg.max_retrans && state_timeout > kCtTcpTimeoutRetrans)
 		timeout = kCtTcpTimeoutRetrans;
+	else if (index == kRstSet && kTcpRstKeptEstablishedUnack &&
+		 new_state == kTcpEstablished && state_timeout > kCtTcpTimeoutUnack)
+		timeout = kCtTcpTimeoutUnack;	/* 6.12: a challenge ACK may follow */
 	else if (index == kRstSet)
-		timeout = kTcpRstKeptEstablishedUnack && new_state == kTcpEstablished &&
-					  state_timeout > kCtTcpTimeoutUnack
-				  ? kCtTcpTimeoutUnack
-				  : kCtTcpTimeout[kTcpClose];
+		timeout = kCtTcpTimeout[kTcpClose];
 	else if (((st.seen[0].flags | st.seen[1].flags) & kTcpFlagDataUnacked) &&
 		 state_timeout > kCtTcpTimeoutUnack)
 		timeout = kCtTcpTimeoutUnack;
