@@ -144,6 +144,8 @@ void nft_frame_init(NftFrame &nf, const Bridge &br, const RxFrame &f, const L2In
 	p.in_forwarding = in->port_state() == PortState::Forwarding;
 	p.wframe = f.writable;
 	p.csum_partial = f.csum_partial;
+	nf.writable = f.writable;
+	nf.copy_writes = f.writable ? f.copy_writes : nullptr;
 	nft::pkt_init(p);
 }
 
@@ -175,7 +177,7 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 		v.local_pkttype = p.pkttype;
 	if (xb_unlikely(p.written || p.tag_written))
 		note_payload_writes(p, v);
-	p.wframe = nullptr;	/* the later hooks write nothing (check_graph) */
+	p.wframe = nullptr;	/* the later hooks' copies write through records */
 	return verdict == nft::kNfDrop ? NftOutcome::Drop : NftOutcome::Accept;
 }
 
@@ -197,6 +199,29 @@ void egress_view(const NftFrame &nf, const Verdict &v, TagAction tag, nft::Pkt &
 	nft::pkt_init(p);
 }
 
+/*
+ * A copy's chains may write its bytes (payload statements): on the shared
+ * bytes, recorded for @copy (nft_payload_write.h). Returns where its
+ * records start.
+ */
+uint32_t copy_writes_begin(const NftFrame &nf, const Port *copy, nft::Pkt &p)
+{
+	p.wframe = nf.copy_writes ? nf.writable : nullptr;
+	p.copy_writes = nf.copy_writes;
+	p.copy = copy;
+	p.written = p.tag_written = false;
+	return nf.copy_writes ? nf.copy_writes->count : 0;
+}
+
+/* The copy's chains are done (@pass: none dropped it): the shared bytes
+ * as prerouting left them again. */
+bool copy_writes_done(nft::Pkt &p, uint32_t first, bool pass)
+{
+	if (xb_unlikely(p.copy_writes && p.copy_writes->count > first))
+		nft::copy_writes_end(p, first, pass);
+	return pass;
+}
+
 } // namespace
 
 bool nft_bridge_egress(const NftHooks &h, const NftFrame &nf, const Verdict &v, const Port *out,
@@ -209,18 +234,19 @@ bool nft_bridge_egress(const NftHooks &h, const NftFrame &nf, const Verdict &v, 
 	egress_view(nf, v, tag, p);
 	p.out = &out_if;
 	p.hook = uint8_t(nf.from_host ? nft::kHookOutput : nft::kHookForward);
+	const uint32_t writes = copy_writes_begin(nf, out, p);
 	if (first && nft::run_hook(*first, p) == nft::kNfDrop)
-		return false;
+		return copy_writes_done(p, writes, false);
 	if (h.post) {
 		p.in = nullptr;		/* br_forward_finish: NF_HOOK(..., NULL, skb->dev) */
 		p.hook = nft::kHookPostrouting;
 		if (nft::run_hook(*h.post, p) == nft::kNfDrop)
-			return false;
+			return copy_writes_done(p, writes, false);
 	}
 	meta = SkbMeta{p.mark, p.priority};
 	if (offload)
 		*offload = p.offload;
-	return true;
+	return copy_writes_done(p, writes, true);
 }
 
 bool nft_bridge_input(const NftHooks &h, const NftFrame &nf, const Verdict &v, SkbMeta &meta)
@@ -228,10 +254,11 @@ bool nft_bridge_input(const NftHooks &h, const NftFrame &nf, const Verdict &v, S
 	nft::Pkt p = nf.pkt;
 	egress_view(nf, v, v.local.tag, p);
 	p.hook = nft::kHookInput;
+	const uint32_t writes = copy_writes_begin(nf, nullptr, p);
 	if (h.input && nft::run_hook(*h.input, p) == nft::kNfDrop)
-		return false;
+		return copy_writes_done(p, writes, false);
 	meta = SkbMeta{p.mark, p.priority};
-	return true;
+	return copy_writes_done(p, writes, true);
 }
 
 } // namespace xb

@@ -20,9 +20,9 @@
  * Each hook sees the frame as Linux's does there: the devices (in: the
  * ingress port at prerouting, forward and input, none at output and
  * postrouting; out: the egress port at forward, output and postrouting),
- * the VLAN tag as the bridge has left it at that point, and the mark and
- * conntrack result prerouting left. A chain's changes to the mark at a
- * later hook belong to that copy only.
+ * the VLAN tag as the bridge has left it at that point, and the mark,
+ * bytes and conntrack result prerouting left. A chain's changes to the
+ * mark or the bytes at a later hook belong to that copy only.
  *
  * Ownership: the Bridge points at the ruleset, owned by the environment
  * (one per namespace, alive while the namespace's bridges are). Locking:
@@ -37,6 +37,7 @@
 #include "ct_track.h"
 #include "forward.h"
 #include "nft_eval.h"
+#include "nft_payload_write.h"
 
 namespace xb {
 
@@ -72,6 +73,11 @@ struct NftFrame {
 	const char *bridge_name;
 	bool from_host;		/* sent by the bridge device */
 	bool rx_tag_is_bridge_tag;	/* the in-band outer tag is the bridge's */
+	/* The later hooks' payload statements (RxFrame::writable and
+	 * ::copy_writes): each copy's chains write the bytes, and what
+	 * they wrote is recorded for that copy. */
+	uint8_t *writable;
+	nft::CopyWrites *copy_writes;
 };
 
 /* Build @nf for a frame entering the bridge (through a port or from the

@@ -27,6 +27,10 @@
 
 namespace xb {
 
+namespace nft {
+struct CopyWrites;
+}
+
 enum class VerdictKind : uint8_t {
 	Drop,		/* reason says why; counted on the ingress port */
 	Local,		/* up the bridge device only */
@@ -119,6 +123,10 @@ struct RxFrame {
 	 * the ruleset's payload statements (Generation::has_payload_write);
 	 * nullptr: they break, as a failed skb_ensure_writable does. */
 	uint8_t *writable = nullptr;
+	/* Where the chains after prerouting record what they write into
+	 * each copy (nft_payload_write.h), for the environment to write
+	 * into that copy alone; nullptr: such writes break. */
+	nft::CopyWrites *copy_writes = nullptr;
 	uint32_t mark = 0;	/* skb->mark as the frame arrived */
 	uint32_t priority = 0;	/* skb->priority as the frame arrived */
 	/* The whole frame's length when only its first @len bytes are

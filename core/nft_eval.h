@@ -106,6 +106,11 @@ struct Pkt {
 	bool csum_partial;
 	bool written;
 	bool tag_written;
+	/* After prerouting: where a copy's writes are recorded (nullptr:
+	 * none can be, and a write breaks), and the copy (its Port; nullptr
+	 * for the one that goes up). */
+	struct CopyWrites *copy_writes;
+	const void *copy;
 
 	/* Derived by pkt_init(): nft_set_pktinfo for the bridge family. */
 	uint16_t protocol;	/* skb->protocol, host order */

@@ -255,7 +255,7 @@ struct ParsedRule {
 	bool has_offload = false;
 	bool has_reject = false;	/* valid at prerouting and input only */
 	bool has_pkttype_set = false;	/* valid at prerouting only */
-	bool has_payload_write = false;	/* xbridge: at prerouting only */
+	bool has_payload_write = false;	/* the frame must be writable */
 	uint32_t verdict_refs = 0;	/* jumps and gotos (chain use counts) */
 	uint32_t obj_refs = 0;		/* ObjCounter Insns */
 };

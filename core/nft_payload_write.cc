@@ -73,12 +73,51 @@ void store16(uint8_t *p, uint16_t v)
 	p[1] = uint8_t(v);
 }
 
-/* nft_csum_replace: @field's checksum with @from's bytes replaced by
- * @to's; a result of zero is stored as CSUM_MANGLED_0. */
-void csum_replace(uint8_t *field, uint32_t from, uint32_t to)
+/*
+ * Every byte a statement changes goes through put(). After prerouting
+ * (Pkt::copy_writes) the change is also recorded, with what it replaced,
+ * for the copy whose chains made it (copy_writes_end()). False if the
+ * record is full; write() checks the room first, so that a statement is
+ * made whole or not at all.
+ */
+bool put(Pkt &p, uint32_t pos, const uint8_t *bytes, uint32_t len)
 {
-	uint16_t sum = csum_fold(csum_add(csum_sub(~uint32_t(load16(field)), from), to));
+	CopyWrites *w = p.copy_writes;
+	while (len) {
+		const uint32_t n = len < kCopyWriteMax ? len : kCopyWriteMax;
+		if (w) {
+			if (w->count == w->cap)
+				return false;
+			CopyWrite &e = w->entries[w->count++];
+			e = CopyWrite{};
+			e.copy = p.copy;
+			e.offset = uint16_t(pos);
+			e.len = uint8_t(n);
+			__builtin_memcpy(e.before, p.wframe + pos, n);
+		}
+		__builtin_memcpy(p.wframe + pos, bytes, n);
+		pos += n;
+		bytes += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* Room for @entries more records (always, at prerouting). */
+bool room_for(const Pkt &p, uint32_t entries)
+{
+	const CopyWrites *w = p.copy_writes;
+	return !w || w->cap - w->count >= entries;
+}
+
+/* nft_csum_replace: the checksum at @pos with @from's bytes replaced by
+ * @to's; a result of zero is stored as CSUM_MANGLED_0. */
+void csum_replace(Pkt &p, uint32_t pos, uint32_t from, uint32_t to)
+{
+	const uint16_t sum = csum_fold(csum_add(csum_sub(~uint32_t(load16(p.wframe + pos)), from), to));
+	uint8_t field[2];
 	store16(field, sum ? sum : 0xffff);
+	put(p, pos, field, 2);
 }
 
 /*
@@ -122,15 +161,27 @@ bool l4csum_update(Pkt &p, uint32_t from, uint32_t to)
 		return true;
 	if (uint64_t(off) + 2 > p.len)
 		return false;
-	uint8_t *field = p.wframe + off;
 	if (!p.csum_partial) {
-		csum_replace(field, from, to);
+		csum_replace(p, off, from, to);
 		return true;
 	}
 	/* CHECKSUM_PARTIAL: the field holds the pseudo-header's sum,
 	 * uncomplemented, for the device to finish. */
-	store16(field, uint16_t(~csum_fold(csum_add(csum_sub(load16(field), from), to))));
+	uint8_t field[2];
+	store16(field, uint16_t(~csum_fold(csum_add(csum_sub(load16(p.wframe + off), from), to))));
+	put(p, off, field, 2);
 	return true;
+}
+
+/* The current copy's tag record (its records are the last ones), or
+ * nullptr. */
+CopyWrite *tag_record(const Pkt &p)
+{
+	CopyWrites &w = *p.copy_writes;
+	for (uint32_t i = w.count; i-- > 0 && w.entries[i].copy == p.copy;)
+		if (!w.entries[i].len)
+			return &w.entries[i];
+	return nullptr;
 }
 
 /*
@@ -151,11 +202,19 @@ bool write_oob_tag(Pkt &p, uint32_t offset, uint32_t len, const uint8_t *src)
 		return false;
 	}
 	p.tag_written = true;
+	if (p.copy_writes && !p.band_tag_len && !tag_record(p)) {
+		/* the copy's tag record, filled in by copy_writes_end() */
+		CopyWrite &e = p.copy_writes->entries[p.copy_writes->count++];
+		e = CopyWrite{};
+		e.copy = p.copy;
+	}
 	/* A userspace frame carries the tag the kernel would hold out of
 	 * band in its bytes (Pkt::band_tag_len): keep them the same. */
 	if (p.band_tag_len) {
-		store16(p.wframe + kVlanProtoOffset, p.vlan_proto);
-		store16(p.wframe + kVlanTciOffset, p.vlan_tci);
+		uint8_t tag[4];
+		store16(tag, p.vlan_proto);
+		store16(tag + 2, p.vlan_tci);
+		put(p, kVlanProtoOffset, tag, 4);
 		p.written = true;
 	}
 	return true;
@@ -178,7 +237,8 @@ bool eval_payload_write(const Insn &in, Pkt &p, const uint32_t *src)
 		/* nft_payload_need_vlan_adjust: past the MAC addresses */
 		if (p.vlan_present && in.offset + in.len > kVlanProtoOffset) {
 			if (in.offset < kVlanEncapOffset)
-				return write_oob_tag(p, in.offset, in.len, value);
+				return room_for(p, 1) &&
+				       write_oob_tag(p, in.offset, in.len, value);
 			/* the bytes after the tag: the kernel's offset
 			 * counts the out-of-band tag's 4 bytes */
 			base = int64_t(p.band_tag_len) - kVlanHeaderLen;
@@ -197,36 +257,59 @@ bool eval_payload_write(const Insn &in, Pkt &p, const uint32_t *src)
 	const int64_t csum_offset = base + in.data[kPwCsumOffset];
 	if (offset < 0 || offset + in.len > p.len)
 		return false;
-	uint8_t *dst = p.wframe + offset;
+	/* the records a copy's write may need: the bytes, two checksums */
+	if (!room_for(p, (in.len + kCopyWriteMax - 1) / kCopyWriteMax + 2))
+		return false;
 
 	/* A transport checksum the device will finish is left to it. */
 	if ((csum_type == kPayloadCsumInet || csum_flags) &&
 	    (in.sub != kPayloadTransport || !p.csum_partial)) {
-		const uint32_t from = csum_bytes(dst, in.len);
+		const uint32_t from = csum_bytes(p.wframe + offset, in.len);
 		const uint32_t to = csum_bytes(value, in.len);
 		if (csum_type == kPayloadCsumInet) {
 			if (csum_offset < 0 || csum_offset + 2 > p.len)
 				return false;
-			csum_replace(p.wframe + csum_offset, from, to);
+			csum_replace(p, uint32_t(csum_offset), from, to);
 		}
 		if (csum_flags && !l4csum_update(p, from, to))
 			return false;
 	}
-	__builtin_memcpy(dst, value, in.len);
+	put(p, uint32_t(offset), value, in.len);
 	p.written = true;
 
 	if (csum_type == kPayloadCsumSctp && p.tprot_set && p.l4proto == kIpProtoSctp &&
 	    !p.csum_partial && !p.fragoff) {
 		/* nft_payload_csum_sctp: the CRC32c over the whole packet,
-		 * stored little-endian */
+		 * stored little-endian (in the room of a checksum above:
+		 * nft has no inet checksum for SCTP's fields) */
 		if (uint64_t(p.thoff) + kSctpCommonHeaderLen > p.len)
 			return false;
 		const uint32_t crc = ct_sctp_crc32c(p.frame + p.thoff, p.len - p.thoff);
-		uint8_t *field = p.wframe + p.thoff + 8;
+		uint8_t field[4];
 		for (unsigned i = 0; i < 4; i++)
 			field[i] = uint8_t(crc >> (8 * i));
+		put(p, p.thoff + 8, field, 4);
 	}
 	return true;
+}
+
+void copy_writes_end(Pkt &p, uint32_t first, bool keep)
+{
+	CopyWrites &w = *p.copy_writes;
+	/* what the copy leaves with, then the bytes as they were */
+	for (uint32_t i = first; i < w.count; i++)
+		__builtin_memcpy(w.entries[i].after, p.wframe + w.entries[i].offset, w.entries[i].len);
+	for (uint32_t i = w.count; i-- > first;)
+		__builtin_memcpy(p.wframe + w.entries[i].offset, w.entries[i].before, w.entries[i].len);
+	if (!keep) {
+		w.count = first;
+		return;
+	}
+	if (CopyWrite *tag = p.tag_written && !p.band_tag_len ? tag_record(p) : nullptr) {
+		tag->tag_present = p.vlan_present;
+		tag->tag_proto = p.vlan_proto;
+		tag->tag_tci = p.vlan_tci;
+	}
 }
 
 } // namespace xb::nft

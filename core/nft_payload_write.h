@@ -8,10 +8,10 @@
  * SCTP's CRC32c); a write to the outer VLAN tag that the kernel holds out
  * of band changes Pkt's tag instead of the bytes.
  *
- * Where: prerouting only (the ruleset's commit refuses them elsewhere,
- * nft_ruleset.cc check_graph). There the frame is still one copy, so a
- * write in place is what every later copy and hook sees, as on Linux,
- * where the clones of a flood are made after prerouting.
+ * Where: at prerouting the frame is still one copy, so a write in place
+ * is what every later copy and hook sees, as on Linux, where the clones of
+ * a flood are made after prerouting. At the later hooks each copy has its
+ * own writes (CopyWrites below).
  *
  * Context: datapath, inside the evaluator (nft_eval.cc). The frame's
  * bytes belong to the caller, who made them writable (Pkt::wframe) for
@@ -33,6 +33,38 @@ constexpr uint8_t kPayloadL4CsumPseudoHdr = 1;
 /* Where a PayloadWrite Insn keeps its checksum fields (Insn::data). */
 enum : uint8_t { kPwCsumType = 0, kPwCsumOffset = 1, kPwCsumFlags = 2 };
 
+/* The most bytes one record holds; a longer write takes several. */
+constexpr uint32_t kCopyWriteMax = 16;
+
+/*
+ * What the chains after prerouting wrote into one copy of a frame. Linux
+ * writes that copy alone (its clone, made private by skb_ensure_writable);
+ * xbridge decides every copy in one call on the one buffer, so a copy's
+ * chains write the shared bytes, the writes are recorded here with what
+ * they replaced, and copy_writes_end() puts the bytes back before the next
+ * copy's chains run. After the decision the environment makes each copy's
+ * records on that copy alone.
+ *
+ * Ownership: the environment's (RxFrame::copy_writes), for one decision
+ * and its delivery; the datapath fills it in order, copy by copy.
+ */
+struct CopyWrite {
+	const void *copy;	/* the egress Port; nullptr: the copy that goes up */
+	uint16_t offset;	/* from the frame's destination MAC */
+	uint8_t len;		/* 1..kCopyWriteMax; 0: the copy's out-of-band tag */
+	bool tag_present;	/* len 0: the tag the copy leaves with */
+	uint16_t tag_proto;	/* host order */
+	uint16_t tag_tci;
+	uint8_t before[kCopyWriteMax];
+	uint8_t after[kCopyWriteMax];
+};
+
+struct CopyWrites {
+	CopyWrite *entries;
+	uint32_t cap;
+	uint32_t count;
+};
+
 /*
  * Run one payload statement (@in, Op::PayloadWrite) with the value at
  * @src. False where nft_payload_set_eval breaks: the frame is not
@@ -41,6 +73,14 @@ enum : uint8_t { kPwCsumType = 0, kPwCsumOffset = 1, kPwCsumFlags = 2 };
  * shape the kernel refuses.
  */
 bool eval_payload_write(const Insn &in, Pkt &p, const uint32_t *src);
+
+/*
+ * The chains of one copy (Pkt::copy, recording from entry @first on) are
+ * done: each record gets the bytes the copy leaves with and the shared
+ * bytes are put back. @keep false (a chain dropped the copy): its records
+ * are forgotten. A tag write leaves its record with the copy's final tag.
+ */
+void copy_writes_end(Pkt &p, uint32_t first, bool keep);
 
 } // namespace xb::nft
 

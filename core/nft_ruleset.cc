@@ -2162,8 +2162,7 @@ void mark_hooks(ChainGraph &g, ChainObj *c, uint32_t bit)
 /* Commit-time checks: loops (ELOOP), nft_chain_validate's depth (EMLINK:
  * a base chain's jumps may not reach level 16), `flow offload` only where
  * the forward hook alone reaches, `reject` only where prerouting and input
- * alone do, `meta pkttype set` and (xbridge's limit) payload statements
- * only where prerouting alone does. */
+ * alone do, `meta pkttype set` only where prerouting alone does. */
 int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 {
 	ChainGraph g{};
@@ -2195,10 +2194,7 @@ int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 		const bool reject_bad = g.hooks[i] & ~kRejectHooks;
 		/* nft_meta_set_validate: pkttype at prerouting only */
 		const bool pkttype_bad = g.hooks[i] & ~(1u << kHookPrerouting);
-		/* xbridge's own: a write in place is right while the frame
-		 * is one copy (nft_payload_write.h) */
-		const bool write_bad = pkttype_bad;
-		if (!offload_bad && !reject_bad && !pkttype_bad && !write_bad)
+		if (!offload_bad && !reject_bad && !pkttype_bad)
 			continue;
 		for (const RuleObj &r : g.chains[i]->rules) {
 			if (offload_bad && r.code.has_offload)
@@ -2209,9 +2205,6 @@ int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 			else if (pkttype_bad && r.code.has_pkttype_set)
 				err = fail(ack, kEOPNOTSUPP,
 					   "meta pkttype set runs in prerouting chains only");
-			else if (write_bad && r.code.has_payload_write)
-				err = fail(ack, kEOPNOTSUPP,
-					   "xbridge runs payload statements in prerouting chains only");
 			if (err)
 				break;
 		}

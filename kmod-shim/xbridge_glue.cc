@@ -11,6 +11,7 @@
 #include "bridge_ct.h"
 #include "flow_table.h"
 #include "forward.h"
+#include "nft_payload_write.h"
 #include "xbridge.h"	/* the uAPI, for the drop-counter attribute types */
 
 using namespace xb;
@@ -296,6 +297,24 @@ int xbg_vlan_del(struct xbg_bridge *br, struct xbg_port *port, uint16_t start, u
 
 static_assert(XBG_PORT_WORDS == kPortWords, "xbg_flood_set holds a FloodSet");
 
+/* xbg_copy_write is the core's CopyWrite, handed over as it is. */
+static_assert(sizeof(xbg_copy_write) == sizeof(nft::CopyWrite), "xbg_copy_write layout");
+static_assert(__builtin_offsetof(xbg_copy_write, copy) == __builtin_offsetof(nft::CopyWrite, copy), "copy");
+static_assert(__builtin_offsetof(xbg_copy_write, offset) == __builtin_offsetof(nft::CopyWrite, offset), "offset");
+static_assert(__builtin_offsetof(xbg_copy_write, len) == __builtin_offsetof(nft::CopyWrite, len), "len");
+static_assert(__builtin_offsetof(xbg_copy_write, tag_present) == __builtin_offsetof(nft::CopyWrite, tag_present),
+	      "tag_present");
+static_assert(__builtin_offsetof(xbg_copy_write, tag_proto) == __builtin_offsetof(nft::CopyWrite, tag_proto),
+	      "tag_proto");
+static_assert(__builtin_offsetof(xbg_copy_write, tag_tci) == __builtin_offsetof(nft::CopyWrite, tag_tci), "tag_tci");
+static_assert(__builtin_offsetof(xbg_copy_write, before) == __builtin_offsetof(nft::CopyWrite, before), "before");
+static_assert(__builtin_offsetof(xbg_copy_write, after) == __builtin_offsetof(nft::CopyWrite, after), "after");
+static_assert(XBG_COPY_WRITE_MAX == nft::kCopyWriteMax, "record size");
+static_assert(sizeof(xbg_copy_writes) == sizeof(nft::CopyWrites), "xbg_copy_writes layout");
+static_assert(__builtin_offsetof(xbg_copy_writes, entries) == __builtin_offsetof(nft::CopyWrites, entries), "entries");
+static_assert(__builtin_offsetof(xbg_copy_writes, cap) == __builtin_offsetof(nft::CopyWrites, cap), "cap");
+static_assert(__builtin_offsetof(xbg_copy_writes, count) == __builtin_offsetof(nft::CopyWrites, count), "count");
+
 static RxFrame rx_frame(struct xbg_port *in, const struct xbg_frame *frame)
 {
 	RxFrame rx;
@@ -308,6 +327,7 @@ static RxFrame rx_frame(struct xbg_port *in, const struct xbg_frame *frame)
 	rx.csum_ok = frame->csum_ok;
 	rx.csum_partial = frame->csum_partial;
 	rx.writable = frame->writable;
+	rx.copy_writes = reinterpret_cast<nft::CopyWrites *>(frame->copy_writes);
 	rx.mark = frame->mark;
 	rx.priority = frame->priority;
 	rx.host_stack = frame->host_stack;
@@ -325,6 +345,7 @@ void xbg_decide(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_fra
 	Verdict v;
 	decide(*core(br), rx, Bridge::now_ticks(), v);
 	verdict_out(v, in, out);
+	out->copy_writes = frame->copy_writes;
 }
 
 bool xbg_flow_fast_path(struct xbg_bridge *br, struct xbg_port *in, const struct xbg_frame *frame,
@@ -334,6 +355,7 @@ bool xbg_flow_fast_path(struct xbg_bridge *br, struct xbg_port *in, const struct
 	if (!flow_fast_path(*core(br), rx_frame(in, frame), Bridge::now_ticks(), v))
 		return false;
 	verdict_out(v, in, out);
+	out->copy_writes = nullptr;	/* a flow's frames meet no chain */
 	return true;
 }
 

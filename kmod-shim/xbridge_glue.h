@@ -43,6 +43,31 @@ enum xbg_tag {
 	XBG_TAG_TAG = 2,
 };
 
+/*
+ * What the chains after prerouting wrote into one copy of a frame
+ * (core/nft_payload_write.h CopyWrite, the same layout): the shim makes
+ * each record on that copy alone. Room for them is the shim's, for one
+ * decision and its delivery.
+ */
+#define XBG_COPY_WRITE_MAX	16
+struct xbg_copy_write {
+	const void *copy;	/* the copy's port (xbr_port.core); NULL: the
+				 * copy that goes up */
+	uint16_t offset;	/* from the Ethernet header */
+	uint8_t len;		/* bytes of @after; 0: the copy's hwaccel tag */
+	bool tag_present;	/* len 0: the tag the copy leaves with */
+	uint16_t tag_proto;	/* host order */
+	uint16_t tag_tci;
+	uint8_t before[XBG_COPY_WRITE_MAX];
+	uint8_t after[XBG_COPY_WRITE_MAX];
+};
+
+struct xbg_copy_writes {
+	struct xbg_copy_write *entries;
+	uint32_t cap;
+	uint32_t count;
+};
+
 struct xbg_frame {
 	const uint8_t *data;	/* the Ethernet header */
 	uint32_t len;		/* linear bytes from data */
@@ -53,6 +78,8 @@ struct xbg_frame {
 	bool csum_partial;	/* CHECKSUM_PARTIAL: the device finishes it */
 	uint8_t *writable;	/* @data, made writable for the ruleset's
 				 * payload statements (xbg_nft_writes), or NULL */
+	struct xbg_copy_writes *copy_writes;	/* with @writable: room for
+				 * the later hooks' writes into each copy */
 	uint32_t mark;		/* skb->mark as it arrived */
 	uint32_t priority;	/* skb->priority as it arrived */
 	uint32_t wire_len;	/* the whole frame's length (skb->len; @len is
@@ -100,6 +127,9 @@ struct xbg_verdict {
 	bool rx_tag_present;
 	uint16_t rx_tag_proto;	/* host order */
 	uint16_t rx_tag_tci;
+	/* The frame's xbg_frame.copy_writes, filled in: each copy's own
+	 * writes (NULL: none can have been made). */
+	const struct xbg_copy_writes *copy_writes;
 	struct xbg_flood_set flood;	/* XBG_FLOOD */
 };
 

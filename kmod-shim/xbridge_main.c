@@ -94,10 +94,50 @@ static void xbr_xmit_ready(struct sk_buff *skb, void *forwarded)
  * checked against the port's MTU, as br_dev_queue_push_xmit checks what
  * nf_conntrack_bridge's postrouting hands it.
  */
+/*
+ * The writes this copy's own chains made (forward or output, postrouting;
+ * input for the copy that goes up, @copy NULL), after its egress tagging as
+ * on Linux: on its bytes alone, made private first as skb_ensure_writable
+ * does in nft_payload_set_eval. Non-zero if that failed.
+ */
+static int xbr_write_copy(struct sk_buff *skb, const struct xbg_copy_writes *w,
+			  const void *copy)
+{
+	bool bytes = false;
+	u32 i;
+
+	for (i = 0; i < w->count; i++) {
+		const struct xbg_copy_write *e = &w->entries[i];
+
+		if (e->copy != copy)
+			continue;
+		if (!e->len) {
+			if (e->tag_present)
+				__vlan_hwaccel_put_tag(skb, htons(e->tag_proto), e->tag_tci);
+			else
+				__vlan_hwaccel_clear_tag(skb);
+			continue;
+		}
+		if (skb_ensure_writable(skb, e->offset + e->len))
+			return -ENOMEM;
+		memcpy(skb->data + e->offset, e->after, e->len);
+		bytes = true;
+	}
+	/* the device's sum no longer covers the bytes */
+	if (bytes && skb->ip_summed == CHECKSUM_COMPLETE)
+		skb->ip_summed = CHECKSUM_NONE;
+	return 0;
+}
+
 static void xbr_xmit_port(struct sk_buff *skb, struct xbr_port *to, u8 tag,
 			  const struct xbg_verdict *v, bool forwarded)
 {
 	xbr_apply_tag(skb, tag, v);
+	if (unlikely(v->copy_writes) && xbr_write_copy(skb, v->copy_writes, to->core)) {
+		dev_core_stats_tx_dropped_inc(to->dev);
+		kfree_skb(skb);
+		return;
+	}
 	skb->dev = to->dev;
 	if (unlikely(xbr_skb_cb(skb)->frag_max_size))
 		xbr_refrag(skb, xbr_xmit_ready, &forwarded);
@@ -123,6 +163,11 @@ static void xbr_pass_up(struct xbr *br, struct sk_buff *skb, const struct xbg_ve
 	bool to_port = ether_addr_equal(dest, in->dev_addr);
 
 	xbr_apply_tag(skb, v->local_tag, v);
+	if (unlikely(v->copy_writes) && xbr_write_copy(skb, v->copy_writes, NULL)) {
+		dev_core_stats_rx_dropped_inc(dev);
+		kfree_skb(skb);
+		return;
+	}
 	if (unlikely(skb->mark != v->local_mark))
 		skb->mark = v->local_mark;	/* meta mark set, up to input */
 	if (unlikely(skb->priority != v->local_priority))
@@ -228,6 +273,7 @@ static void xbr_frame_of(struct sk_buff *skb, struct xbg_frame *f)
 		     skb->ip_summed == CHECKSUM_PARTIAL;
 	f->csum_partial = skb->ip_summed == CHECKSUM_PARTIAL;
 	f->writable = NULL;
+	f->copy_writes = NULL;
 	f->mark = skb->mark;
 	f->priority = skb->priority;
 	f->wire_len = skb->len;	/* a paged skb: more than its linear part */
@@ -312,18 +358,20 @@ static int xbr_decide_reassembled(struct xbr *br, struct xbr_port *p, struct sk_
 }
 
 /*
- * A ruleset whose prerouting chains write frames (payload statements) has
- * the skb's bytes made private and linear first, as nft_payload_set_eval's
+ * A ruleset whose chains write frames (payload statements) has the skb's
+ * bytes made private and linear first, as nft_payload_set_eval's
  * skb_ensure_writable does; if that fails the writes break, as there.
+ * Prerouting writes them in place; the later hooks' writes into each copy
+ * are recorded in @writes for xbr_write_copy().
  */
-static void xbr_writable_for_core(struct xbr *br, struct sk_buff *skb, struct xbg_frame *frame)
+static void xbr_writable_for_core(struct sk_buff *skb, struct xbg_frame *frame,
+				  struct xbg_copy_writes *writes)
 {
-	if (likely(!xbg_nft_writes(br->core)))
-		return;
 	if (skb_ensure_writable(skb, skb->len))
 		return;
 	xbr_frame_of(skb, frame);
 	frame->writable = skb->data;
+	frame->copy_writes = writes;
 }
 
 /* What prerouting's payload statements changed besides the bytes. */
@@ -340,12 +388,72 @@ static void xbr_apply_writes(struct sk_buff *skb, const struct xbg_verdict *v)
 		skb->ip_summed = CHECKSUM_NONE;
 }
 
+/*
+ * The rest of xbr_handle_frame() for a frame that is not a flow's: decide
+ * it and carry the verdict out. @writes: room for the copies' writes when
+ * the ruleset has payload statements, else NULL.
+ */
+static __always_inline rx_handler_result_t
+xbr_decide_deliver(struct xbr *br, struct xbr_port *p, struct sk_buff **pskb,
+		   struct sk_buff *skb, struct xbg_copy_writes *writes)
+{
+	struct xbg_frame frame;
+	struct xbg_verdict v;
+
+	if (unlikely(xbr_skb_cb(skb)->frag_max_size)) {
+		if (xbr_decide_reassembled(br, p, skb, &v)) {
+			kfree_skb(skb);
+			return RX_HANDLER_CONSUMED;
+		}
+	} else {
+		if (unlikely(xbr_linearize_for_core(br, skb))) {
+			kfree_skb(skb);
+			return RX_HANDLER_CONSUMED;
+		}
+		xbr_frame_of(skb, &frame);
+		if (writes)
+			xbr_writable_for_core(skb, &frame, writes);
+		xbg_decide(br->core, p->core, &frame, &v);
+	}
+	if (unlikely(v.frame_written || v.rx_tag_written))
+		xbr_apply_writes(skb, &v);
+
+	switch (v.kind) {
+	case XBG_PORT_STACK:
+		skb_pull(skb, ETH_HLEN);
+		*pskb = skb;
+		return RX_HANDLER_PASS;
+	case XBG_LOCAL:
+		xbr_pass_up(br, skb, &v);
+		return RX_HANDLER_CONSUMED;
+	case XBG_FORWARD:
+	case XBG_FLOOD:
+		xbr_deliver(br, skb, &v, true);
+		return RX_HANDLER_CONSUMED;
+	default:
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+}
+
+/* Room for the copies' writes, on the stack of the frames that need it. */
+#define XBR_COPY_WRITES		16
+
+static noinline rx_handler_result_t
+xbr_decide_deliver_writes(struct xbr *br, struct xbr_port *p, struct sk_buff **pskb,
+			  struct sk_buff *skb)
+{
+	struct xbg_copy_write room[XBR_COPY_WRITES];
+	struct xbg_copy_writes writes = { .entries = room, .cap = XBR_COPY_WRITES };
+
+	return xbr_decide_deliver(br, p, pskb, skb, &writes);
+}
+
 static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 {
 	struct sk_buff *skb = *pskb;
 	struct xbr_port *p;
 	struct xbr *br;
-	struct xbg_frame frame;
 	struct xbg_verdict v;
 
 	if (unlikely(skb->pkt_type == PACKET_LOOPBACK))
@@ -378,39 +486,9 @@ static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 		xbr_deliver(br, skb, &v, true);
 		return RX_HANDLER_CONSUMED;
 	}
-	if (unlikely(xbr_skb_cb(skb)->frag_max_size)) {
-		if (xbr_decide_reassembled(br, p, skb, &v)) {
-			kfree_skb(skb);
-			return RX_HANDLER_CONSUMED;
-		}
-	} else {
-		if (unlikely(xbr_linearize_for_core(br, skb))) {
-			kfree_skb(skb);
-			return RX_HANDLER_CONSUMED;
-		}
-		xbr_frame_of(skb, &frame);
-		xbr_writable_for_core(br, skb, &frame);
-		xbg_decide(br->core, p->core, &frame, &v);
-	}
-	if (unlikely(v.frame_written || v.rx_tag_written))
-		xbr_apply_writes(skb, &v);
-
-	switch (v.kind) {
-	case XBG_PORT_STACK:
-		skb_pull(skb, ETH_HLEN);
-		*pskb = skb;
-		return RX_HANDLER_PASS;
-	case XBG_LOCAL:
-		xbr_pass_up(br, skb, &v);
-		return RX_HANDLER_CONSUMED;
-	case XBG_FORWARD:
-	case XBG_FLOOD:
-		xbr_deliver(br, skb, &v, true);
-		return RX_HANDLER_CONSUMED;
-	default:
-		kfree_skb(skb);
-		return RX_HANDLER_CONSUMED;
-	}
+	if (unlikely(xbg_nft_writes(br->core)))
+		return xbr_decide_deliver_writes(br, p, pskb, skb);
+	return xbr_decide_deliver(br, p, pskb, skb, NULL);
 }
 
 /*
@@ -434,11 +512,42 @@ static struct sk_buff *xbr_host_tag_to_hwaccel(struct xbr *br, struct sk_buff *s
 	return skb;
 }
 
+/* Decide a frame the bridge device sends and carry the verdict out
+ * (@writes as for xbr_decide_deliver()). */
+static __always_inline void xbr_dev_decide_deliver(struct xbr *br, struct sk_buff *skb,
+						   struct xbg_copy_writes *writes)
+{
+	struct xbg_frame frame;
+	struct xbg_verdict v;
+
+	if (unlikely(xbr_linearize_for_core(br, skb))) {
+		kfree_skb(skb);
+		return;
+	}
+	xbr_frame_of(skb, &frame);
+	if (writes)
+		xbr_writable_for_core(skb, &frame, writes);
+	frame.host_stack = xbr_from_host_stack(skb);
+	xbg_decide(br->core, xbg_host_port(br->core), &frame, &v);
+	if (v.kind == XBG_FORWARD || v.kind == XBG_FLOOD) {
+		v.local_too = false;
+		xbr_deliver(br, skb, &v, false);
+	} else {
+		kfree_skb(skb);
+	}
+}
+
+static noinline void xbr_dev_decide_deliver_writes(struct xbr *br, struct sk_buff *skb)
+{
+	struct xbg_copy_write room[XBR_COPY_WRITES];
+	struct xbg_copy_writes writes = { .entries = room, .cap = XBR_COPY_WRITES };
+
+	xbr_dev_decide_deliver(br, skb, &writes);
+}
+
 static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct xbr *br = netdev_priv(dev);
-	struct xbg_frame frame;
-	struct xbg_verdict v;
 
 	dev_sw_netstats_tx_add(dev, 1, skb->len);
 	xbr_skb_cb(skb)->frag_max_size = 0;	/* the IP stack fragmented it */
@@ -448,20 +557,10 @@ static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
 		return NETDEV_TX_OK;
 
 	rcu_read_lock();
-	if (unlikely(xbr_linearize_for_core(br, skb))) {
-		kfree_skb(skb);
-		goto out;
-	}
-	xbr_frame_of(skb, &frame);
-	frame.host_stack = xbr_from_host_stack(skb);
-	xbg_decide(br->core, xbg_host_port(br->core), &frame, &v);
-	if (v.kind == XBG_FORWARD || v.kind == XBG_FLOOD) {
-		v.local_too = false;
-		xbr_deliver(br, skb, &v, false);
-	} else {
-		kfree_skb(skb);
-	}
-out:
+	if (unlikely(xbg_nft_writes(br->core)))
+		xbr_dev_decide_deliver_writes(br, skb);
+	else
+		xbr_dev_decide_deliver(br, skb, NULL);
 	rcu_read_unlock();
 	return NETDEV_TX_OK;
 }

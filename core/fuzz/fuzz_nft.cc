@@ -19,8 +19,9 @@
  *     2    commit
  *     3    abort
  *     4    a frame at a hook: hook byte, flags byte (in/out devices, an
- *          out-of-band tag, a conntrack result), length (2 bytes, up to
- *          1600), the bytes (an exact-size heap copy)
+ *          out-of-band tag, a conntrack result, writable bytes for payload
+ *          statements, CHECKSUM_PARTIAL), length (2 bytes, up to 1600),
+ *          the bytes (an exact-size heap copy)
  *     5    the fixed objects: table t, a base chain at each hook, regular
  *          chains, a set, a map, a verdict map, two dynamic sets (one
  *          a map) and a flowtable (one batch)
@@ -292,6 +293,8 @@ void frame(Input &in, Conntrack &ct)
 	p.vlan_tci = uint16_t(flags << 4);
 	p.bridge_vlan_enabled = flags & 16;
 	p.now_ns = 1000000000ull * (flags & 7);
+	p.wframe = flags & 64 ? copy : nullptr;	/* payload statements write it */
+	p.csum_partial = flags & 128;
 	pkt_init(p);
 	CtResult r;
 	if (flags & 32) {

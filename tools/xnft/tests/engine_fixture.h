@@ -228,8 +228,8 @@ void for_each_dumped_elem(const xb::nft::Ruleset &rs, const char *table, const c
 // attributes after the nfgenmsg), applied as a batch of its own and
 // committed, or aborted when it fails: its error, and extack's message in
 // @msg.
-inline int apply_raw(Engine &e, uint16_t type, const std::function<void(nlmsghdr *)> &build,
-		     std::string *msg = nullptr)
+inline int apply_raw(xb::nft::Ruleset &rs, uint16_t type,
+		     const std::function<void(nlmsghdr *)> &build, std::string *msg = nullptr)
 {
 	std::vector<uint8_t> buf(8192);
 	nlmsghdr *h = reinterpret_cast<nlmsghdr *>(buf.data());
@@ -237,23 +237,29 @@ inline int apply_raw(Engine &e, uint16_t type, const std::function<void(nlmsghdr
 	build(h);
 	const size_t off = NLMSG_LENGTH(sizeof(nfgenmsg));
 	xb::Extack ack;
-	int err = e.rs.apply(type, xb::nft::kNlmFCreate | xb::nft::kNlmFAppend,
-			     xb::nft::kFamilyBridge, buf.data() + off, h->nlmsg_len - off, &ack);
+	int err = rs.apply(type, xb::nft::kNlmFCreate | xb::nft::kNlmFAppend,
+			   xb::nft::kFamilyBridge, buf.data() + off, h->nlmsg_len - off, &ack);
 	if (!err)
-		err = e.rs.commit(&ack);
+		err = rs.commit(&ack);
 	else
-		e.rs.abort();
+		rs.abort();
 	if (msg)
 		*msg = ack.msg ? ack.msg : "";
 	return err;
 }
 
+inline int apply_raw(Engine &e, uint16_t type, const std::function<void(nlmsghdr *)> &build,
+		     std::string *msg = nullptr)
+{
+	return apply_raw(e.rs, type, build, msg);
+}
+
 // A NEWRULE for chain @chain of bridge table @table from libnftnl
 // expressions, as a raw netlink client (not nft) may send it.
-inline int add_raw_rule(Engine &e, const char *table, const char *chain,
+inline int add_raw_rule(xb::nft::Ruleset &rs, const char *table, const char *chain,
 			const std::function<void(nftnl_rule *)> &add_exprs)
 {
-	return apply_raw(e, xb::nft::kMsgNewRule, [&](nlmsghdr *h) {
+	return apply_raw(rs, xb::nft::kMsgNewRule, [&](nlmsghdr *h) {
 		nftnl_rule *r = nftnl_rule_alloc();
 		nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
 		nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
@@ -262,6 +268,12 @@ inline int add_raw_rule(Engine &e, const char *table, const char *chain,
 		nftnl_rule_nlmsg_build_payload(h, r);
 		nftnl_rule_free(r);
 	});
+}
+
+inline int add_raw_rule(Engine &e, const char *table, const char *chain,
+			const std::function<void(nftnl_rule *)> &add_exprs)
+{
+	return add_raw_rule(e.rs, table, chain, add_exprs);
 }
 
 } // namespace xnft::test

@@ -13,7 +13,9 @@
 #include <arpa/inet.h>
 
 #include "../../../core/ct_proto_sctp.h"
+#include "../../../core/tests/test_util.h"
 #include "engine_fixture.h"
+#include "engine_load.h"
 #include "nft_payload_write.h"
 
 #include <linux/netfilter.h>
@@ -23,7 +25,6 @@
 
 using namespace xb::nft;
 using namespace xnft::test;
-namespace ctf = ::ctf;
 
 namespace {
 
@@ -65,9 +66,9 @@ constexpr const char *kPrerouting =
 
 // A rule of chain @chain of table t: the value, the write, a counter (which
 // counts only if the write did not break).
-int add_write(Engine &e, const char *chain, const std::vector<uint8_t> &value, const Write &w)
+int add_write(Ruleset &rs, const char *chain, const std::vector<uint8_t> &value, const Write &w)
 {
-	return add_raw_rule(e, "t", chain, [&](nftnl_rule *r) {
+	return add_raw_rule(rs, "t", chain, [&](nftnl_rule *r) {
 		nftnl_rule_add_expr(r, raw_value(value));
 		nftnl_rule_add_expr(r, raw_payload_write(w));
 		nftnl_rule_add_expr(r, raw_counter());
@@ -159,7 +160,7 @@ TEST_CASE("nft payload write: an address through the pseudo-header fixes TCP and
 	REQUIRE(e.load(kPrerouting) == 0);
 	// `ip saddr set 192.168.7.9`: 4 bytes at nh+12, header checksum at
 	// 10, NFT_PAYLOAD_L4CSUM_PSEUDOHDR.
-	REQUIRE(add_write(e, "pre", {192, 168, 7, 9},
+	REQUIRE(add_write(e.rs, "pre", {192, 168, 7, 9},
 			  {NFT_PAYLOAD_NETWORK_HEADER, 12, 4, 1, 10, 1}) == 0);
 
 	WritableFrame t(tcp_frame());
@@ -190,7 +191,7 @@ TEST_CASE("nft payload write: a checksum the device finishes holds the pseudo-he
 {
 	Engine e;
 	REQUIRE(e.load(kPrerouting) == 0);
-	REQUIRE(add_write(e, "pre", {192, 168, 7, 9},
+	REQUIRE(add_write(e.rs, "pre", {192, 168, 7, 9},
 			  {NFT_PAYLOAD_NETWORK_HEADER, 12, 4, 1, 10, 1}) == 0);
 	// CHECKSUM_PARTIAL: TCP's field holds the folded pseudo-header sum,
 	// uncomplemented (~tcp_v4_check(len, saddr, daddr, 0)).
@@ -212,7 +213,7 @@ TEST_CASE("nft payload write: a checksum the device finishes holds the pseudo-he
 	// leaves a transport write's checksum to the device.
 	Engine e2;
 	REQUIRE(e2.load(kPrerouting) == 0);
-	REQUIRE(add_write(e2, "pre", {0, 80}, {NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, 1, 16, 0}) == 0);
+	REQUIRE(add_write(e2.rs, "pre", {0, 80}, {NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, 1, 16, 0}) == 0);
 	ctf::Bytes p = tcp_frame();
 	ctf::put16(p, 34 + 16, 0x1234);
 	WritableFrame g(p);
@@ -228,7 +229,7 @@ TEST_CASE("nft payload write: tcp dport set keeps TCP's checksum", "[nft][payloa
 {
 	Engine e;
 	REQUIRE(e.load(kPrerouting) == 0);
-	REQUIRE(add_write(e, "pre", {0, 80}, {NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, 1, 16, 0}) == 0);
+	REQUIRE(add_write(e.rs, "pre", {0, 80}, {NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, 1, 16, 0}) == 0);
 	WritableFrame f(tcp_frame(22));
 	CHECK(e.run(kHookPrerouting, f.pkt) == kNfAccept);
 	CHECK(f.bytes[36] == 0);
@@ -252,7 +253,7 @@ TEST_CASE("nft payload write: SCTP's CRC32c is computed again", "[nft][payload-w
 	Engine e;
 	REQUIRE(e.load(kPrerouting) == 0);
 	// `sctp dport set 2905`: NFT_PAYLOAD_CSUM_SCTP at offset 8
-	REQUIRE(add_write(e, "pre", {0x0b, 0x59}, {NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, 2, 8, 0}) == 0);
+	REQUIRE(add_write(e.rs, "pre", {0x0b, 0x59}, {NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, 2, 8, 0}) == 0);
 	ctf::Bytes l4(12 + 16, 0);
 	ctf::put16(l4, 0, 2905);
 	ctf::put16(l4, 2, 36412);
@@ -275,7 +276,7 @@ TEST_CASE("nft payload write: link-layer writes and the out-of-band tag", "[nft]
 	Engine e;
 	REQUIRE(e.load(kPrerouting) == 0);
 	// `ether saddr set 02:aa:bb:cc:dd:ee`
-	REQUIRE(add_write(e, "pre", {2, 0xaa, 0xbb, 0xcc, 0xdd, 0xee},
+	REQUIRE(add_write(e.rs, "pre", {2, 0xaa, 0xbb, 0xcc, 0xdd, 0xee},
 			  {NFT_PAYLOAD_LL_HEADER, 6, 6}) == 0);
 	WritableFrame f(tcp_frame());
 	CHECK(e.run(kHookPrerouting, f.pkt) == kNfAccept);
@@ -287,7 +288,7 @@ TEST_CASE("nft payload write: link-layer writes and the out-of-band tag", "[nft]
 	// the TCI changes, the bytes do not (nft_payload_set_vlan).
 	Engine v;
 	REQUIRE(v.load(kPrerouting) == 0);
-	REQUIRE(add_write(v, "pre", {0x00, 0x14}, {NFT_PAYLOAD_LL_HEADER, 14, 2}) == 0);
+	REQUIRE(add_write(v.rs, "pre", {0x00, 0x14}, {NFT_PAYLOAD_LL_HEADER, 14, 2}) == 0);
 	ctf::Bytes untagged = tcp_frame();
 	WritableFrame t(untagged);
 	t.pkt.vlan_present = true;
@@ -309,7 +310,7 @@ TEST_CASE("nft payload write: link-layer writes and the out-of-band tag", "[nft]
 	// a write across the tag of another shape breaks
 	Engine across;
 	REQUIRE(across.load(kPrerouting) == 0);
-	REQUIRE(add_write(across, "pre", {1, 2, 3, 4}, {NFT_PAYLOAD_LL_HEADER, 10, 4}) == 0);
+	REQUIRE(add_write(across.rs, "pre", {1, 2, 3, 4}, {NFT_PAYLOAD_LL_HEADER, 10, 4}) == 0);
 	WritableFrame x(untagged);
 	x.pkt.vlan_present = true;
 	x.pkt.vlan_proto = 0x8100;
@@ -322,7 +323,7 @@ TEST_CASE("nft payload write: link-layer writes and the out-of-band tag", "[nft]
 	// 144, 8` (byte 18) is the first byte after the ether type
 	Engine after;
 	REQUIRE(after.load(kPrerouting) == 0);
-	REQUIRE(add_write(after, "pre", {0x46}, {NFT_PAYLOAD_LL_HEADER, 18, 1}) == 0);
+	REQUIRE(add_write(after.rs, "pre", {0x46}, {NFT_PAYLOAD_LL_HEADER, 18, 1}) == 0);
 	WritableFrame y(untagged);
 	y.pkt.vlan_present = true;
 	y.pkt.vlan_proto = 0x8100;
@@ -335,7 +336,7 @@ TEST_CASE("nft payload write: breaks where nft_payload_set_eval breaks", "[nft][
 {
 	Engine e;
 	REQUIRE(e.load(kPrerouting) == 0);
-	REQUIRE(add_write(e, "pre", {0, 80}, {NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, 1, 16, 0}) == 0);
+	REQUIRE(add_write(e.rs, "pre", {0, 80}, {NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, 1, 16, 0}) == 0);
 	// not writable (skb_ensure_writable failed): the rule breaks
 	Frame ro(tcp_frame());
 	const ctf::Bytes before = ro.bytes;
@@ -344,7 +345,7 @@ TEST_CASE("nft payload write: breaks where nft_payload_set_eval breaks", "[nft][
 	// past the frame's end
 	Engine far;
 	REQUIRE(far.load(kPrerouting) == 0);
-	REQUIRE(add_write(far, "pre", {1, 2, 3, 4}, {NFT_PAYLOAD_NETWORK_HEADER, 200, 4}) == 0);
+	REQUIRE(add_write(far.rs, "pre", {1, 2, 3, 4}, {NFT_PAYLOAD_NETWORK_HEADER, 200, 4}) == 0);
 	WritableFrame f(tcp_frame());
 	const ctf::Bytes orig = f.bytes;
 	CHECK(far.run(kHookPrerouting, f.pkt) == kNfAccept);
@@ -352,7 +353,7 @@ TEST_CASE("nft payload write: breaks where nft_payload_set_eval breaks", "[nft][
 	// a header checksum past the end
 	Engine csum;
 	REQUIRE(csum.load(kPrerouting) == 0);
-	REQUIRE(add_write(csum, "pre", {1}, {NFT_PAYLOAD_NETWORK_HEADER, 0, 1, 1, 250, 0}) == 0);
+	REQUIRE(add_write(csum.rs, "pre", {1}, {NFT_PAYLOAD_NETWORK_HEADER, 0, 1, 1, 250, 0}) == 0);
 	WritableFrame g(tcp_frame());
 	CHECK(csum.run(kHookPrerouting, g.pkt) == kNfAccept);
 	CHECK(g.bytes == orig);
@@ -387,29 +388,199 @@ TEST_CASE("nft payload write: the family validates as nft_payload_set_init", "[n
 	CHECK(e.chain("t", "pre").rules.size() == 1);
 }
 
-TEST_CASE("nft payload write: prerouting only, also through jumps", "[nft][payload-write]")
-{
-	Engine e;
-	REQUIRE(e.load(kPrerouting) == 0);
-	std::string msg;
-	// a forward chain's write is refused at commit, the batch with it
-	CHECK(add_write(e, "fw", {0, 80}, {NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, 1, 16, 0}) ==
-	      -xb::kEOPNOTSUPP);
-	CHECK(e.chain("t", "fw").rules.empty());
-	// a regular chain reached from prerouting only may write
-	REQUIRE(add_write(e, "sub", {0, 80}, {NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, 1, 16, 0}) == 0);
-	REQUIRE(e.load("add rule bridge t pre jump sub\n") == 0);
-	WritableFrame f(tcp_frame());
-	CHECK(e.run(kHookPrerouting, f.pkt) == kNfAccept);
-	CHECK(f.bytes[37] == 80);
+namespace {
+
+using namespace xbt;
+
+// A bridge of three ports in the namespace of a ruleset with a prerouting,
+// a forward and an input chain; frames decided with writable bytes and
+// room for each copy's writes, as the module hands them over.
+struct WriteBridge : BridgeFixture {
+	Ruleset rs;
+	std::vector<CopyWrite> room = std::vector<CopyWrite>(16);
+	CopyWrites writes{room.data(), uint32_t(room.size()), 0};
+
+	WriteBridge() : BridgeFixture(3)
 	{
-		xb::RcuReadGuard rcu;
-		CHECK(e.rs.generation()->has_payload_write);
+		REQUIRE(rs.init(nullptr) == 0);
+		br->set_port_ifname(br->host(), "xbr0");
+		br->set_port_ifname(p(1), "swp1");
+		br->set_port_ifname(p(2), "swp2");
+		br->set_port_ifname(p(3), "swp3");
+		br->set_nft_ruleset(&rs);
+		REQUIRE(xnft::load_text(rs, "table bridge t { "
+					"chain pre { type filter hook prerouting priority 0; }; "
+					"chain fw { type filter hook forward priority 0; }; "
+					"chain in { type filter hook input priority 0; }; }\n")
+				.err == 0);
 	}
-	// ... but not once forward jumps to it too
-	CHECK(e.load("add rule bridge t fw jump sub\n", &msg) == -xb::kEOPNOTSUPP);
-	CHECK(msg.find("prerouting") != std::string::npos);
-	CHECK(e.chain("t", "fw").rules.empty());
+	~WriteBridge()
+	{
+		br->set_nft_ruleset(nullptr);
+		xb_synchronize_rcu();
+		rs.fini();
+	}
+
+	Outcome send_writable(Port *in, std::vector<uint8_t> &bytes)
+	{
+		RcuReadGuard g;
+		RxFrame f{bytes.data(), uint32_t(bytes.size()), OobTag{false, 0, 0}, in};
+		f.writable = bytes.data();
+		f.copy_writes = &writes;
+		writes.count = 0;
+		Verdict v;
+		decide(*br, f, now(), v);
+		return summarize(*br, v);
+	}
+
+	// The bytes copy @copy leaves with: @frame with its records made.
+	std::vector<uint8_t> copy_of(std::vector<uint8_t> frame, const void *copy) const
+	{
+		for (uint32_t i = 0; i < writes.count; i++)
+			if (room[i].copy == copy && room[i].len)
+				memcpy(&frame[room[i].offset], room[i].after, room[i].len);
+		return frame;
+	}
+};
+
+nftnl_expr *raw_meta(uint32_t key, uint32_t dreg = NFT_REG_1)
+{
+	nftnl_expr *x = nftnl_expr_alloc("meta");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_META_KEY, key);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_META_DREG, dreg);
+	return x;
+}
+
+nftnl_expr *raw_cmp(const std::vector<uint8_t> &bytes, uint32_t op = NFT_CMP_EQ)
+{
+	nftnl_expr *x = nftnl_expr_alloc("cmp");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_OP, op);
+	nftnl_expr_set(x, NFTNL_EXPR_CMP_DATA, bytes.data(), uint32_t(bytes.size()));
+	return x;
+}
+
+std::vector<uint8_t> u32_bytes(uint32_t v)
+{
+	std::vector<uint8_t> b(4);
+	memcpy(b.data(), &v, 4);
+	return b;
+}
+
+nftnl_expr *raw_drop()
+{
+	nftnl_expr *x = nftnl_expr_alloc("immediate");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_VERDICT, NF_DROP);
+	return x;
+}
+
+const std::vector<uint8_t> kNewSrc = {0x02, 0xaa, 0, 0, 0, 0x77};
+
+} // namespace
+
+TEST_CASE("nft payload write: each copy of a flood has its own forward chain's writes",
+	  "[nft][payload-write]")
+{
+	WriteBridge b;
+	// copies to swp2 leave from a new source address; a later rule
+	// counts the copies whose chain sees it
+	REQUIRE(add_raw_rule(b.rs, "t", "fw", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_meta(NFT_META_OIF));
+		nftnl_rule_add_expr(r, raw_cmp(u32_bytes(2)));
+		nftnl_rule_add_expr(r, raw_value(kNewSrc));
+		nftnl_rule_add_expr(r, raw_payload_write({NFT_PAYLOAD_LL_HEADER, 6, 6}));
+	}) == 0);
+	REQUIRE(add_raw_rule(b.rs, "t", "fw", [](nftnl_rule *r) {
+		nftnl_expr *load = nftnl_expr_alloc("payload");
+		nftnl_expr_set_u32(load, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+		nftnl_expr_set_u32(load, NFTNL_EXPR_PAYLOAD_BASE, NFT_PAYLOAD_LL_HEADER);
+		nftnl_expr_set_u32(load, NFTNL_EXPR_PAYLOAD_OFFSET, 6);
+		nftnl_expr_set_u32(load, NFTNL_EXPR_PAYLOAD_LEN, 6);
+		nftnl_rule_add_expr(r, load);
+		nftnl_rule_add_expr(r, raw_cmp(kNewSrc));
+		nftnl_rule_add_expr(r, raw_counter());
+	}) == 0);
+	{
+		RcuReadGuard rcu;
+		CHECK(b.rs.generation()->has_payload_write);
+	}
+	std::vector<uint8_t> f = make_frame(kBcast, host_mac(1));
+	const std::vector<uint8_t> sent = f;
+	Outcome o = b.send_writable(b.p(1), f);
+	REQUIRE(o.v.kind == VerdictKind::Flood);
+	CHECK(o.to(b.p(2)));
+	CHECK(o.to(b.p(3)));
+	CHECK(f == sent);	// the shared bytes as prerouting left them
+	CHECK(b.writes.count == 1);
+	const std::vector<uint8_t> to2 = b.copy_of(f, b.p(2));
+	CHECK(std::vector<uint8_t>(to2.begin() + 6, to2.begin() + 12) == kNewSrc);
+	CHECK(b.copy_of(f, b.p(3)) == sent);
+	CHECK(b.copy_of(f, nullptr) == sent);
+	CHECK(rule_packets(b.rs, "t", "fw", 1) == 1);	// swp2's copy alone
+	// the learned source is the one the frame came with
+	CHECK(b.has(host_mac(1), 0));
+}
+
+TEST_CASE("nft payload write: a dropped copy's writes are forgotten, the input chain's kept",
+	  "[nft][payload-write]")
+{
+	WriteBridge b;
+	// every forwarded copy gets a new source; swp3's is then dropped
+	REQUIRE(add_raw_rule(b.rs, "t", "fw", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_value(kNewSrc));
+		nftnl_rule_add_expr(r, raw_payload_write({NFT_PAYLOAD_LL_HEADER, 6, 6}));
+	}) == 0);
+	REQUIRE(add_raw_rule(b.rs, "t", "fw", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_meta(NFT_META_OIF));
+		nftnl_rule_add_expr(r, raw_cmp(u32_bytes(3)));
+		nftnl_rule_add_expr(r, raw_drop());
+	}) == 0);
+	// the copy that goes up: `ip ttl set 1`-like write with its checksum
+	REQUIRE(add_write(b.rs, "in", {1}, {NFT_PAYLOAD_NETWORK_HEADER, 8, 1, 1, 10, 0}) == 0);
+	std::vector<uint8_t> f = tcp_frame();
+	std::memcpy(&f[0], "\xff\xff\xff\xff\xff\xff", 6);	// broadcast: up too
+	const std::vector<uint8_t> sent = f;
+	Outcome o = b.send_writable(b.p(1), f);
+	REQUIRE(o.v.kind == VerdictKind::Flood);
+	CHECK(o.to(b.p(2)));
+	CHECK_FALSE(o.to(b.p(3)));
+	CHECK(o.local);
+	CHECK(f == sent);
+	const std::vector<uint8_t> up = b.copy_of(f, nullptr);
+	CHECK(up[14 + 8] == 1);
+	CHECK(ipv4_header_ok(up));
+	CHECK(std::vector<uint8_t>(up.begin() + 6, up.begin() + 12) ==
+	      std::vector<uint8_t>(sent.begin() + 6, sent.begin() + 12));
+	for (uint32_t i = 0; i < b.writes.count; i++)
+		CHECK(b.room[i].copy != static_cast<const void *>(b.p(3)));
+	const std::vector<uint8_t> to2 = b.copy_of(f, b.p(2));
+	CHECK(std::vector<uint8_t>(to2.begin() + 6, to2.begin() + 12) == kNewSrc);
+	CHECK(to2[14 + 8] == sent[14 + 8]);
+}
+
+TEST_CASE("nft payload write: prerouting's write is every copy's, and the FDB reads it",
+	  "[nft][payload-write]")
+{
+	WriteBridge b;
+	// `ether daddr set` at prerouting: the FDB decides on the new address
+	REQUIRE(add_raw_rule(b.rs, "t", "pre", [](nftnl_rule *r) {
+		nftnl_rule_add_expr(r, raw_value({0x02, 0, 0, 0, 0, 0x33}));
+		nftnl_rule_add_expr(r, raw_payload_write({NFT_PAYLOAD_LL_HEADER, 0, 6}));
+	}) == 0);
+	b.send(b.p(3), make_frame(host_mac(1), mac(0x02, 0, 0, 0, 0, 0x33)));
+	std::vector<uint8_t> f = make_frame(host_mac(9), host_mac(1));
+	Outcome o = b.send_writable(b.p(1), f);
+	CHECK(o.v.kind == VerdictKind::Forward);
+	CHECK(o.to(b.p(3)));
+	CHECK(o.v.frame_written);
+	CHECK(f[5] == 0x33);	// in place: every copy has it
+	CHECK(b.writes.count == 0);
+	// without writable bytes the write breaks: flooded as it came
+	std::vector<uint8_t> ro = make_frame(host_mac(9), host_mac(1));
+	o = b.send(b.p(1), ro);
+	CHECK(o.v.kind == VerdictKind::Flood);
+	CHECK_FALSE(o.v.frame_written);
 }
 
 TEST_CASE("nft payload write: the dump carries every field as the kernel keeps it",
