@@ -79,6 +79,21 @@ void pkt_frame(const RxFrame &f, nft::Pkt &p)
 	}
 }
 
+/*
+ * What prerouting's payload statements changed, for the bridge's decision
+ * after the hook and for the environment: the bytes (in place already) and
+ * the out-of-band tag. The later hooks read the frame as they left it.
+ */
+void note_payload_writes(nft::Pkt &p, Verdict &v)
+{
+	v.frame_written = p.written;
+	if (p.tag_written && !p.band_tag_len) {
+		v.rx_tag_written = true;
+		v.rx_tag = OobTag{p.vlan_present, p.vlan_proto, p.vlan_tci};
+	}
+	p.written = p.tag_written = false;
+}
+
 } // namespace
 
 const nft::Generation *Bridge::nft_generation_rcu() const
@@ -127,6 +142,8 @@ void nft_frame_init(NftFrame &nf, const Bridge &br, const RxFrame &f, const L2In
 	p.now_ns = xb_now_ns();
 	p.cookie = f.cookie;
 	p.in_forwarding = in->port_state() == PortState::Forwarding;
+	p.wframe = f.writable;
+	p.csum_partial = f.csum_partial;
 	nft::pkt_init(p);
 }
 
@@ -156,6 +173,9 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 	v.priority = p.priority;
 	if (xb_unlikely(p.pkttype != arrived_pkttype))	/* meta pkttype set */
 		v.local_pkttype = p.pkttype;
+	if (xb_unlikely(p.written || p.tag_written))
+		note_payload_writes(p, v);
+	p.wframe = nullptr;	/* the later hooks write nothing (check_graph) */
 	return verdict == nft::kNfDrop ? NftOutcome::Drop : NftOutcome::Accept;
 }
 

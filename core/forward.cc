@@ -375,11 +375,25 @@ bool locked_port_allows(const Ctx &c, const Ingress &in, uint32_t port_flags,
 }
 
 /*
+ * A prerouting chain rewrote the link layer (ether daddr set, vlan id
+ * set, ...): what the bridge decides after NF_BR_PRE_ROUTING (VLAN
+ * ingress, learning, the FDB) reads the frame as the chain left it, as
+ * br_handle_frame_finish reads eth_hdr() and skb->vlan_tci.
+ */
+void reclassify_after_pre(const Ctx &c, const RxFrame &frame, Verdict &v, L2Info &l2)
+{
+	const OobTag &tag = v.rx_tag_written ? v.rx_tag : frame.oob;
+	classify_l2(frame.data, frame.len, tag, c.host_addr, c.vlan_proto, l2);
+	v.pcp_dei = l2.pcp_dei;
+}
+
+/*
  * The decision up to the egress ports: @nf is the frame as the ruleset sees
  * it when the generation has chains, @ct its conntrack result when
- * conntrack is on (bridge_ct.h).
+ * conntrack is on (bridge_ct.h). @l2 is classified again if a prerouting
+ * chain rewrote the link layer.
  */
-void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probes *ahead,
+void decide_frame(const Ctx &c, const RxFrame &frame, L2Info &l2, const Probes *ahead,
 		  NftFrame *nf, CtResult *ct, Verdict &v)
 {
 	static_cast<VerdictHead &>(v) = VerdictHead();
@@ -447,6 +461,10 @@ void decide_frame(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Pr
 		if (xb_unlikely(o != NftOutcome::Accept)) {
 			set_drop(v, o == NftOutcome::Drop ? DropReason::Netfilter : DropReason::Conntrack);
 			goto drop;
+		}
+		if (xb_unlikely(v.frame_written || v.rx_tag_written)) {
+			reclassify_after_pre(c, frame, v, l2);
+			ahead = nullptr;	/* probed for the old addresses */
 		}
 	} else if (xb_unlikely(ct)) {
 		if (!ct_bridge_pre(*c.ct, frame, c.now, 0, *ct, v)) {
@@ -665,7 +683,7 @@ inline bool flow_first(const Ctx &c, const RxFrame &frame, const L2Info &l2)
 }
 
 /* @flow: the frame's flow probe when a batch worked it out, or nullptr. */
-void decide_l2(const Ctx &c, const RxFrame &frame, const L2Info &l2, const Probes *ahead,
+void decide_l2(const Ctx &c, const RxFrame &frame, L2Info &l2, const Probes *ahead,
 	       const FlowProbe *flow, Verdict &v)
 {
 	/* The flowtable first, as its ingress hook runs before the bridge. */

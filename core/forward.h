@@ -90,6 +90,13 @@ struct VerdictHead {
 	uint8_t local_pkttype;	/* skb->pkt_type a prerouting chain set for the
 				 * copy that goes up; kPkttypeKeep: none did */
 	bool src_isolated;	/* ingress port isolated */
+	/* A prerouting payload statement (nft_payload_write.h) changed the
+	 * frame's bytes in place (frame_written; the checksums it touched
+	 * are right), or its out-of-band tag: every copy leaves with
+	 * @rx_tag instead of the tag it came with (rx_tag_written). */
+	bool frame_written;
+	bool rx_tag_written;
+	OobTag rx_tag;
 	Port *ingress;
 	Egress out;		/* Forward: the port and its tag action */
 	Egress local;		/* Local or local_too: host port tag action */
@@ -105,6 +112,13 @@ struct RxFrame {
 	OobTag oob;
 	Port *ingress;		/* the host port: sent by the bridge device */
 	bool csum_ok = false;	/* layer-4 checksum known good (conntrack) */
+	/* The device finishes the transport checksum (CHECKSUM_PARTIAL):
+	 * payload statements leave it alone, as nft_payload_set_eval does. */
+	bool csum_partial = false;
+	/* @data itself, when the environment made the frame writable for
+	 * the ruleset's payload statements (Generation::has_payload_write);
+	 * nullptr: they break, as a failed skb_ensure_writable does. */
+	uint8_t *writable = nullptr;
 	uint32_t mark = 0;	/* skb->mark as the frame arrived */
 	uint32_t priority = 0;	/* skb->priority as the frame arrived */
 	/* The whole frame's length when only its first @len bytes are

@@ -10,6 +10,7 @@
 
 #include "kernel_version.h"
 #include "nft_dynset.h"
+#include "nft_payload_write.h"
 
 namespace xb::nft {
 
@@ -54,6 +55,24 @@ uint64_t put_quota(const Quota &q, AttrWriter &w)
 	return consumed;
 }
 
+/* nft_payload_set_dump: the register as received, then every field as
+ * the kernel keeps it (offset and length a byte each), defaults too. */
+void put_payload_write(const Insn &in, const Attr &data, AttrWriter &w)
+{
+	AttrWalker walk(data);
+	uint16_t type;
+	Attr a;
+	while (walk.next(type, a))
+		if (type == kPayloadSreg)
+			w.put(walk.raw_type(), a.data, a.len);
+	w.be32(kPayloadBase, in.sub);
+	w.be32(kPayloadOffset, in.offset);
+	w.be32(kPayloadLen, in.len);
+	w.be32(kPayloadCsumType, in.data[kPwCsumType]);
+	w.be32(kPayloadCsumOffset, in.data[kPwCsumOffset]);
+	w.be32(kPayloadCsumFlags, in.data[kPwCsumFlags]);
+}
+
 /* One expression's data as received, but with the counter's live values,
  * the lookup's set by the name it was given (not the batch's id or
  * "__set%d") and an objref's name NUL-terminated, as nf_tables' dump
@@ -62,6 +81,10 @@ void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 {
 	if (in.op == Op::Quota) {
 		put_quota(*static_cast<const Quota *>(in.ref), w);
+		return;
+	}
+	if (in.op == Op::PayloadWrite) {
+		put_payload_write(in, data, w);
 		return;
 	}
 	AttrWalker walk(data);

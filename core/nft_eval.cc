@@ -11,6 +11,7 @@
 #include "compiler.h"
 #include "jhash.h"
 #include "nft_dynset.h"
+#include "nft_payload_write.h"
 #include "nft_ruleset.h"
 #include "nft_set.h"
 
@@ -804,6 +805,9 @@ xb_noinline int32_t eval_other(const Insn &in, Pkt &p, uint32_t *regs)
 	case Op::Byteorder:
 		eval_byteorder(in, src, dst);
 		break;
+	case Op::PayloadWrite:
+		ok = eval_payload_write(in, p, src);
+		break;
 	case Op::MetaSet:
 		if (in.sub == kMetaMark)
 			p.mark = *src;
@@ -970,6 +974,7 @@ bool rule_reads_unwritten(const Insn *insn, uint32_t count)
 		case Op::Range:
 		case Op::MetaSet:
 		case Op::CtSet:
+		case Op::PayloadWrite:
 			reads = true;
 			break;
 		case Op::Bitwise:

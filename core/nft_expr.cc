@@ -11,6 +11,7 @@
 
 #include "compiler.h"
 #include "nft_dynset.h"
+#include "nft_payload_write.h"
 
 namespace xb::nft {
 
@@ -248,20 +249,69 @@ int parse_byteorder(const Attr *tb, Insn &in, Extack *ack)
 	return 0;
 }
 
+/*
+ * nft_payload_set_init: a payload statement. The kernel keeps offset and
+ * length in a byte each, unchecked, so larger values wrap as they do
+ * there; a length of zero is then refused with the register load.
+ */
+int parse_payload_write(const Attr *tb, uint32_t base, Insn &in, Extack *ack)
+{
+	uint32_t offset, len, csum_type = kPayloadCsumNone, csum_offset = 0, csum_flags = 0;
+	if (!attr_be32(tb[kPayloadOffset], offset) || !attr_be32(tb[kPayloadLen], len))
+		return invalid(ack, "payload offset and length are 32-bit values");
+	if (tb[kPayloadCsumType].present() && !attr_be32(tb[kPayloadCsumType], csum_type))
+		return invalid(ack, "payload checksum type is not a 32-bit value");
+	if (tb[kPayloadCsumOffset].present()) {
+		const int err = u32_check(tb[kPayloadCsumOffset], 255, csum_offset, ack);
+		if (err)
+			return err;
+	}
+	if (tb[kPayloadCsumFlags].present()) {
+		if (!attr_be32(tb[kPayloadCsumFlags], csum_flags))
+			return invalid(ack, "payload checksum flags are not a 32-bit value");
+		if (csum_flags & ~uint32_t(kPayloadL4CsumPseudoHdr))
+			return invalid(ack, "unknown payload checksum flags");
+	}
+	switch (csum_type) {
+	case kPayloadCsumNone:
+	case kPayloadCsumInet:
+		break;
+	case kPayloadCsumSctp:
+		if (base != kPayloadTransport)
+			return invalid(ack, "an SCTP checksum is in the transport header");
+		if (csum_offset != 8)
+			return invalid(ack, "the SCTP checksum is at offset 8");
+		break;
+	default:
+		return fail(ack, kEOPNOTSUPP, "unknown payload checksum type");
+	}
+	in.op = Op::PayloadWrite;
+	in.sub = uint8_t(base);
+	in.offset = uint8_t(offset);
+	in.len = uint8_t(len);
+	in.data[kPwCsumType] = uint8_t(csum_type);
+	in.data[kPwCsumOffset] = uint8_t(csum_offset);
+	in.data[kPwCsumFlags] = uint8_t(csum_flags);
+	return load_reg(tb[kPayloadSreg], in.len, in.sreg, ack);
+}
+
 int parse_payload(const Attr *tb, Insn &in, Extack *ack)
 {
 	if (!tb[kPayloadBase].present() || !tb[kPayloadOffset].present() ||
 	    !tb[kPayloadLen].present())
 		return invalid(ack, "payload needs base, offset and length");
-	if (tb[kPayloadSreg].present())
-		return fail(ack, kEOPNOTSUPP, "payload statements (writing the packet) are not supported");
-	if (!tb[kPayloadDreg].present())
-		return invalid(ack, "payload needs a destination register");
 	uint32_t base, offset, len;
 	if (!attr_be32(tb[kPayloadBase], base))
 		return invalid(ack, "payload base is not a 32-bit value");
 	if (base > kPayloadTransport)
 		return fail(ack, kEOPNOTSUPP, "unsupported payload base");
+	if (tb[kPayloadSreg].present()) {
+		if (tb[kPayloadDreg].present())
+			return invalid(ack, "payload has both a source and a destination register");
+		return parse_payload_write(tb, base, in, ack);
+	}
+	if (!tb[kPayloadDreg].present())
+		return invalid(ack, "payload needs a destination register");
 	int err = u32_check(tb[kPayloadOffset], 255, offset, ack);
 	if (!err)
 		err = u32_check(tb[kPayloadLen], 255, len, ack);
@@ -885,8 +935,12 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_bitwise(tb, in, ack);
 	if (attr_equals(name, "byteorder"))
 		return parse_byteorder(tb, in, ack);
-	if (attr_equals(name, "payload"))
-		return parse_payload(tb, in, ack);
+	if (attr_equals(name, "payload")) {
+		const int err = parse_payload(tb, in, ack);
+		if (!err && in.op == Op::PayloadWrite)
+			out.has_payload_write = true;
+		return err;
+	}
 	if (attr_equals(name, "meta")) {
 		const int err = parse_meta(tb, in, ack);
 		if (!err && in.op == Op::MetaSet && in.sub == kMetaPkttype)

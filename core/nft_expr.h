@@ -42,6 +42,8 @@ enum class Op : uint8_t {
 	Shift,		/* dreg = sreg << or >> n, per 32-bit word */
 	Byteorder,	/* dreg = ntoh/hton(sreg) in elements of size */
 	Payload,	/* packet bytes at base + offset -> dreg */
+	PayloadWrite,	/* sreg -> packet bytes at base + offset (data: the
+			 * checksum fields, nft_payload_write.h) */
 	Meta,		/* a packet or interface property -> dreg */
 	MetaSet,	/* meta mark set sreg */
 	Lookup,		/* key at sreg in set (-> dreg data), else break */
@@ -253,6 +255,7 @@ struct ParsedRule {
 	bool has_offload = false;
 	bool has_reject = false;	/* valid at prerouting and input only */
 	bool has_pkttype_set = false;	/* valid at prerouting only */
+	bool has_payload_write = false;	/* xbridge: at prerouting only */
 	uint32_t verdict_refs = 0;	/* jumps and gotos (chain use counts) */
 	uint32_t obj_refs = 0;		/* ObjCounter Insns */
 };

@@ -2162,7 +2162,8 @@ void mark_hooks(ChainGraph &g, ChainObj *c, uint32_t bit)
 /* Commit-time checks: loops (ELOOP), nft_chain_validate's depth (EMLINK:
  * a base chain's jumps may not reach level 16), `flow offload` only where
  * the forward hook alone reaches, `reject` only where prerouting and input
- * alone do, `meta pkttype set` only where prerouting alone does. */
+ * alone do, `meta pkttype set` and (xbridge's limit) payload statements
+ * only where prerouting alone does. */
 int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 {
 	ChainGraph g{};
@@ -2194,7 +2195,10 @@ int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 		const bool reject_bad = g.hooks[i] & ~kRejectHooks;
 		/* nft_meta_set_validate: pkttype at prerouting only */
 		const bool pkttype_bad = g.hooks[i] & ~(1u << kHookPrerouting);
-		if (!offload_bad && !reject_bad && !pkttype_bad)
+		/* xbridge's own: a write in place is right while the frame
+		 * is one copy (nft_payload_write.h) */
+		const bool write_bad = pkttype_bad;
+		if (!offload_bad && !reject_bad && !pkttype_bad && !write_bad)
 			continue;
 		for (const RuleObj &r : g.chains[i]->rules) {
 			if (offload_bad && r.code.has_offload)
@@ -2205,6 +2209,9 @@ int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 			else if (pkttype_bad && r.code.has_pkttype_set)
 				err = fail(ack, kEOPNOTSUPP,
 					   "meta pkttype set runs in prerouting chains only");
+			else if (write_bad && r.code.has_payload_write)
+				err = fail(ack, kEOPNOTSUPP,
+					   "xbridge runs payload statements in prerouting chains only");
 			if (err)
 				break;
 		}
@@ -2311,6 +2318,7 @@ int Ruleset::build(Generation *&out, Extack *ack)
 				fuse_rule(&g->insns[ii - rc.count], rc.count);
 				g->uses_ct |= r.code.has_ct;
 				g->has_offload |= r.code.has_offload;
+				g->has_payload_write |= r.code.has_payload_write;
 				cc.count++;
 			}
 		}

@@ -179,6 +179,7 @@ struct Generation {
 	uint32_t id;
 	bool uses_ct;		/* some rule reads or sets ct: conntrack runs */
 	bool has_offload;
+	bool has_payload_write;	/* the shim makes frames writable */
 	/* Storage (one allocation each). */
 	Chain *chains;
 	uint32_t chain_count;

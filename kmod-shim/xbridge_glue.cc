@@ -306,6 +306,8 @@ static RxFrame rx_frame(struct xbg_port *in, const struct xbg_frame *frame)
 	rx.oob.tci = frame->vlan_tci;
 	rx.ingress = core(in);
 	rx.csum_ok = frame->csum_ok;
+	rx.csum_partial = frame->csum_partial;
+	rx.writable = frame->writable;
 	rx.mark = frame->mark;
 	rx.priority = frame->priority;
 	rx.host_stack = frame->host_stack;
@@ -354,6 +356,11 @@ static void verdict_out(const Verdict &v, struct xbg_port *in, struct xbg_verdic
 	out->priority = v.priority;
 	out->local_priority = v.local_priority;
 	out->local_pkttype = v.local_pkttype;
+	out->frame_written = v.frame_written;
+	out->rx_tag_written = v.rx_tag_written;
+	out->rx_tag_present = v.rx_tag.present;
+	out->rx_tag_proto = v.rx_tag.tpid;
+	out->rx_tag_tci = v.rx_tag.tci;
 	if (v.kind == VerdictKind::Flood) {
 		xbg_flood_set &f = out->flood;
 		f.table = v.flood.table;

@@ -50,6 +50,9 @@ struct xbg_frame {
 	uint16_t vlan_proto;	/* host order */
 	uint16_t vlan_tci;
 	bool csum_ok;		/* layer-4 checksum verified or to be offloaded */
+	bool csum_partial;	/* CHECKSUM_PARTIAL: the device finishes it */
+	uint8_t *writable;	/* @data, made writable for the ruleset's
+				 * payload statements (xbg_nft_writes), or NULL */
 	uint32_t mark;		/* skb->mark as it arrived */
 	uint32_t priority;	/* skb->priority as it arrived */
 	uint32_t wire_len;	/* the whole frame's length (skb->len; @len is
@@ -91,6 +94,12 @@ struct xbg_verdict {
 	uint32_t local_priority;
 	uint8_t local_pkttype;	/* skb->pkt_type a prerouting chain set for the
 				 * copy that goes up; XBG_PKTTYPE_KEEP: none */
+	bool frame_written;	/* a prerouting payload statement wrote the
+				 * frame's bytes (through xbg_frame.writable) */
+	bool rx_tag_written;	/* ... or its hwaccel tag: now @rx_tag_* */
+	bool rx_tag_present;
+	uint16_t rx_tag_proto;	/* host order */
+	uint16_t rx_tag_tci;
 	struct xbg_flood_set flood;	/* XBG_FLOOD */
 };
 

@@ -150,4 +150,10 @@ bool xbg_nft_active(struct xbg_bridge *br)
 	return nft_hooks(*reinterpret_cast<Bridge *>(br)).any;
 }
 
+bool xbg_nft_writes(struct xbg_bridge *br)
+{
+	const Generation *g = reinterpret_cast<Bridge *>(br)->nft_generation_rcu();
+	return g && g->has_payload_write;
+}
+
 } // extern "C"

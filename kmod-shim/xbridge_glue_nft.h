@@ -90,6 +90,8 @@ void xbg_nft_port_name(struct xbg_bridge *br, struct xbg_port *port, const char 
 /* Datapath: the ruleset has chains at some bridge hook (they read the
  * whole frame). */
 bool xbg_nft_active(struct xbg_bridge *br);
+/* Datapath: some prerouting chain writes frames (payload statements). */
+bool xbg_nft_writes(struct xbg_bridge *br);
 
 #ifdef __cplusplus
 }

@@ -226,6 +226,8 @@ static void xbr_frame_of(struct sk_buff *skb, struct xbg_frame *f)
 	f->vlan_tci = skb_vlan_tag_get(skb);
 	f->csum_ok = skb->ip_summed == CHECKSUM_UNNECESSARY ||
 		     skb->ip_summed == CHECKSUM_PARTIAL;
+	f->csum_partial = skb->ip_summed == CHECKSUM_PARTIAL;
+	f->writable = NULL;
 	f->mark = skb->mark;
 	f->priority = skb->priority;
 	f->wire_len = skb->len;	/* a paged skb: more than its linear part */
@@ -309,6 +311,35 @@ static int xbr_decide_reassembled(struct xbr *br, struct xbr_port *p, struct sk_
 	return 0;
 }
 
+/*
+ * A ruleset whose prerouting chains write frames (payload statements) has
+ * the skb's bytes made private and linear first, as nft_payload_set_eval's
+ * skb_ensure_writable does; if that fails the writes break, as there.
+ */
+static void xbr_writable_for_core(struct xbr *br, struct sk_buff *skb, struct xbg_frame *frame)
+{
+	if (likely(!xbg_nft_writes(br->core)))
+		return;
+	if (skb_ensure_writable(skb, skb->len))
+		return;
+	xbr_frame_of(skb, frame);
+	frame->writable = skb->data;
+}
+
+/* What prerouting's payload statements changed besides the bytes. */
+static void xbr_apply_writes(struct sk_buff *skb, const struct xbg_verdict *v)
+{
+	if (v->rx_tag_written) {
+		if (v->rx_tag_present)
+			__vlan_hwaccel_put_tag(skb, htons(v->rx_tag_proto), v->rx_tag_tci);
+		else
+			__vlan_hwaccel_clear_tag(skb);
+	}
+	/* the device's sum no longer covers the bytes */
+	if (v->frame_written && skb->ip_summed == CHECKSUM_COMPLETE)
+		skb->ip_summed = CHECKSUM_NONE;
+}
+
 static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 {
 	struct sk_buff *skb = *pskb;
@@ -358,8 +389,11 @@ static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 			return RX_HANDLER_CONSUMED;
 		}
 		xbr_frame_of(skb, &frame);
+		xbr_writable_for_core(br, skb, &frame);
 		xbg_decide(br->core, p->core, &frame, &v);
 	}
+	if (unlikely(v.frame_written || v.rx_tag_written))
+		xbr_apply_writes(skb, &v);
 
 	switch (v.kind) {
 	case XBG_PORT_STACK:

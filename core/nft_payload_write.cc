@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nft_payload_write.cc - payload statements (nft_payload_write.h), as
+ * net/netfilter/nft_payload.c's nft_payload_set_eval does them for a
+ * bridge-family skb.
+ *
+ * Checksums are ones' complement sums over big-endian 16-bit words here
+ * (the kernel's csum_partial sums host-order words); a ones' complement
+ * sum is the same up to byte order either way, and the stored 16-bit
+ * field is in network order on both sides.
+ *
+ * Datapath only: no allocation; the caller owns the frame (see the header).
+ */
+#include "nft_payload_write.h"
+
+#include "compiler.h"
+#include "ct_proto_sctp.h"
+#include "ct_tuple.h"
+#include "ethernet.h"
+
+namespace xb::nft {
+
+namespace {
+
+/* Offsets in struct vlan_ethhdr: the TPID and the TCI of the outer tag. */
+constexpr uint32_t kVlanProtoOffset = 12;
+constexpr uint32_t kVlanTciOffset = 14;
+constexpr uint32_t kVlanEncapOffset = 16;	/* h_vlan_encapsulated_proto */
+constexpr uint32_t kSctpCommonHeaderLen = 12;	/* ports, vtag, checksum */
+
+/* The 16-bit ones' complement sum of @len bytes (csum_partial, seed 0),
+ * unfolded: a trailing odd byte is the high half of a last word. */
+uint32_t csum_bytes(const uint8_t *b, uint32_t len)
+{
+	uint64_t sum = 0;
+	uint32_t i = 0;
+	for (; i + 1 < len; i += 2)
+		sum += uint32_t(b[i] << 8 | b[i + 1]);
+	if (len & 1)
+		sum += uint32_t(b[len - 1]) << 8;
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	return uint32_t(sum);
+}
+
+uint32_t csum_add(uint32_t a, uint32_t b)
+{
+	const uint32_t r = a + b;
+	return r + (r < a);
+}
+
+uint32_t csum_sub(uint32_t a, uint32_t b)
+{
+	return csum_add(a, ~b);
+}
+
+/* csum_fold: the 32-bit sum folded to 16 bits and complemented. */
+uint16_t csum_fold(uint32_t sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return uint16_t(~sum);
+}
+
+uint16_t load16(const uint8_t *p)
+{
+	return uint16_t(p[0] << 8 | p[1]);
+}
+
+void store16(uint8_t *p, uint16_t v)
+{
+	p[0] = uint8_t(v >> 8);
+	p[1] = uint8_t(v);
+}
+
+/* nft_csum_replace: @field's checksum with @from's bytes replaced by
+ * @to's; a result of zero is stored as CSUM_MANGLED_0. */
+void csum_replace(uint8_t *field, uint32_t from, uint32_t to)
+{
+	uint16_t sum = csum_fold(csum_add(csum_sub(~uint32_t(load16(field)), from), to));
+	store16(field, sum ? sum : 0xffff);
+}
+
+/*
+ * nft_payload_l4csum_offset: where the transport checksum of @p is, for
+ * the protocols whose checksum covers the pseudo-header; false when there
+ * is none to fix (a later fragment, UDP without a checksum, another
+ * protocol).
+ */
+bool l4csum_offset(const Pkt &p, uint32_t &off)
+{
+	if (p.fragoff || !p.tprot_set)
+		return false;
+	switch (p.l4proto) {
+	case kIpProtoTcp:
+		off = p.thoff + 16;
+		break;
+	case kIpProtoUdp:
+		/* nft_payload_udp_checksum: zero means no checksum */
+		if (uint64_t(p.thoff) + 8 > p.len || !load16(p.frame + p.thoff + 6))
+			return false;
+		off = p.thoff + 6;
+		break;
+	case kIpProtoUdplite:
+		off = p.thoff + 6;
+		break;
+	case kIpProtoIcmpv6:
+		off = p.thoff + 2;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* nft_payload_l4csum_update: a pseudo-header field changed from @from to
+ * @to. False if the checksum is past the frame's end. */
+bool l4csum_update(Pkt &p, uint32_t from, uint32_t to)
+{
+	uint32_t off;
+	if (!l4csum_offset(p, off))
+		return true;
+	if (uint64_t(off) + 2 > p.len)
+		return false;
+	uint8_t *field = p.wframe + off;
+	if (!p.csum_partial) {
+		csum_replace(field, from, to);
+		return true;
+	}
+	/* CHECKSUM_PARTIAL: the field holds the pseudo-header's sum,
+	 * uncomplemented, for the device to finish. */
+	store16(field, uint16_t(~csum_fold(csum_add(csum_sub(load16(field), from), to))));
+	return true;
+}
+
+/*
+ * nft_payload_set_vlan: a write to the out-of-band tag's TPID (2 bytes),
+ * TPID and TCI (4) or TCI (2). False for any other shape.
+ */
+bool write_oob_tag(Pkt &p, uint32_t offset, uint32_t len, const uint8_t *src)
+{
+	if (offset == kVlanProtoOffset && len == 2) {
+		p.vlan_proto = load16(src);
+	} else if (offset == kVlanProtoOffset && len == 4) {
+		p.vlan_proto = load16(src);
+		p.vlan_tci = load16(src + 2);
+		p.vlan_present = true;
+	} else if (offset == kVlanTciOffset && len == 2) {
+		p.vlan_tci = load16(src);
+	} else {
+		return false;
+	}
+	p.tag_written = true;
+	/* A userspace frame carries the tag the kernel would hold out of
+	 * band in its bytes (Pkt::band_tag_len): keep them the same. */
+	if (p.band_tag_len) {
+		store16(p.wframe + kVlanProtoOffset, p.vlan_proto);
+		store16(p.wframe + kVlanTciOffset, p.vlan_tci);
+		p.written = true;
+	}
+	return true;
+}
+
+} // namespace
+
+bool eval_payload_write(const Insn &in, Pkt &p, const uint32_t *src)
+{
+	const uint8_t *value = reinterpret_cast<const uint8_t *>(src);
+	const uint8_t csum_type = in.data[kPwCsumType];
+	const uint8_t csum_flags = in.data[kPwCsumFlags];
+	int64_t base;
+
+	if (xb_unlikely(!p.wframe))
+		return false;	/* skb_ensure_writable failed */
+	switch (in.sub) {
+	case kPayloadLL:
+		base = 0;
+		/* nft_payload_need_vlan_adjust: past the MAC addresses */
+		if (p.vlan_present && in.offset + in.len > kVlanProtoOffset) {
+			if (in.offset < kVlanEncapOffset)
+				return write_oob_tag(p, in.offset, in.len, value);
+			/* the bytes after the tag: the kernel's offset
+			 * counts the out-of-band tag's 4 bytes */
+			base = int64_t(p.band_tag_len) - kVlanHeaderLen;
+		}
+		break;
+	case kPayloadNetwork:
+		base = p.nhoff;
+		break;
+	default:
+		if (!p.tprot_set || p.fragoff)
+			return false;
+		base = p.thoff;
+		break;
+	}
+	const int64_t offset = base + in.offset;
+	const int64_t csum_offset = base + in.data[kPwCsumOffset];
+	if (offset < 0 || offset + in.len > p.len)
+		return false;
+	uint8_t *dst = p.wframe + offset;
+
+	/* A transport checksum the device will finish is left to it. */
+	if ((csum_type == kPayloadCsumInet || csum_flags) &&
+	    (in.sub != kPayloadTransport || !p.csum_partial)) {
+		const uint32_t from = csum_bytes(dst, in.len);
+		const uint32_t to = csum_bytes(value, in.len);
+		if (csum_type == kPayloadCsumInet) {
+			if (csum_offset < 0 || csum_offset + 2 > p.len)
+				return false;
+			csum_replace(p.wframe + csum_offset, from, to);
+		}
+		if (csum_flags && !l4csum_update(p, from, to))
+			return false;
+	}
+	__builtin_memcpy(dst, value, in.len);
+	p.written = true;
+
+	if (csum_type == kPayloadCsumSctp && p.tprot_set && p.l4proto == kIpProtoSctp &&
+	    !p.csum_partial && !p.fragoff) {
+		/* nft_payload_csum_sctp: the CRC32c over the whole packet,
+		 * stored little-endian */
+		if (uint64_t(p.thoff) + kSctpCommonHeaderLen > p.len)
+			return false;
+		const uint32_t crc = ct_sctp_crc32c(p.frame + p.thoff, p.len - p.thoff);
+		uint8_t *field = p.wframe + p.thoff + 8;
+		for (unsigned i = 0; i < 4; i++)
+			field[i] = uint8_t(crc >> (8 * i));
+	}
+	return true;
+}
+
+} // namespace xb::nft
