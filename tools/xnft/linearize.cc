@@ -2261,9 +2261,17 @@ void Linearizer::payload_set_value(const Stmt &s, const KeyPart &tp)
 		lookup(*v.items[0], *v.items[1], 1, false, &tp, false);
 		return;
 	}
+	// nf_tables reads the write's bytes from registers the value filled:
+	// a shorter value leaves one unset, ENODATA (at the target)
+	auto fills = [&](unsigned bytes) {
+		if ((bytes + 3) / 4 < (tp.bytes + 3) / 4)
+			throw LangError(target.loc, "Could not process rule: No data available");
+	};
 	if (v.kind == ExprKind::Numgen || v.kind == ExprKind::Hash) {
+		dependency(v);
 		load(v, 1);
 		emit_hton(1, KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4});
+		fills(4);
 		return;
 	}
 	if (base->kind != ExprKind::Payload && base->kind != ExprKind::RawPayload &&
@@ -2285,6 +2293,7 @@ void Linearizer::payload_set_value(const Stmt &s, const KeyPart &tp)
 		if (!l.mask.empty() || l.shift)
 			throw LangError(v.loc, "xnft: only & is supported on a bit field");
 		emit_chain(c, c.steps.size());
+		fills(std::max(l.part.bytes, c.parts.back().bytes));
 		return;
 	}
 	Load l = load(v, 1);
@@ -2292,6 +2301,7 @@ void Linearizer::payload_set_value(const Stmt &s, const KeyPart &tp)
 		emit_rshift(1, l.part.bytes, l.part.shift);
 	if (l.part.order == ByteOrder::Host)
 		emit_hton(1, l.part);
+	fills(l.part.bytes);
 }
 
 // nft's payload statement (evaluate.c stmt_evaluate_payload,
