@@ -2275,7 +2275,7 @@ void Linearizer::payload_set_value(const Stmt &s, const KeyPart &tp)
 		return;
 	}
 	if (base->kind != ExprKind::Payload && base->kind != ExprKind::RawPayload &&
-	    base->kind != ExprKind::Meta && base->kind != ExprKind::Ct)
+	    base->kind != ExprKind::Meta && base->kind != ExprKind::Ct && base->kind != ExprKind::Exthdr)
 		throw LangError(v.loc, "syntax error, a payload is set to a value, a header field, meta, ct, "
 				       "numgen, a hash or a map");
 	// the source's dependency first: a protocol that conflicts with the
@@ -2284,8 +2284,11 @@ void Linearizer::payload_set_value(const Stmt &s, const KeyPart &tp)
 	const KeyPart src = keypart_of_expr(*base);
 	if (src.type->id != TYPE_INTEGER && src.type->id != tp.type->id)
 		throw mismatch(src.type->desc);
+	// (an option's or extension header's integer goes anywhere, as nft
+	// types it without a length of its own)
 	const bool bit_field = src.shift || src.bits % 8;
-	if (src.type->id == TYPE_INTEGER && src.order == ByteOrder::Big && !bit_field && src.bits != tp.bits)
+	if (src.type->id == TYPE_INTEGER && src.order == ByteOrder::Big && !bit_field && src.bits != tp.bits &&
+	    base->kind != ExprKind::Exthdr)
 		throw mismatch("integer with length " + std::to_string(src.bits));
 	if (v.kind == ExprKind::Binop) {
 		Chain c = chain_of(v, tp.bits);
@@ -2371,7 +2374,7 @@ void Linearizer::payload_set(const Stmt &s)
 						", expression has type " + src.type->desc, span(target.loc, v.loc));
 			const bool src_bits = src.shift || src.bits % 8;
 			if (src.type->id == TYPE_INTEGER && src.order == ByteOrder::Big && !src_bits &&
-			    src.bits != bits)
+			    src.bits != bits && vbase->kind != ExprKind::Exthdr)
 				throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->desc +
 						", expression has type integer with length " +
 						std::to_string(src.bits), span(target.loc, v.loc));
@@ -2382,8 +2385,9 @@ void Linearizer::payload_set(const Stmt &s)
 			// the source's shift down and the shift into place, as nft
 			// 1.0.6 checks them against the source's length: not for a
 			// bit field across bytes that starts inside one (`ip6 dscp`)
-			const unsigned src_offset = vbase->kind == ExprKind::RawPayload
-							    ? vbase->raw_offset
+			const unsigned src_offset = vbase->kind == ExprKind::RawPayload ? vbase->raw_offset :
+						    vbase->kind == ExprKind::Exthdr
+							    ? vbase->exthdr_offset
 							    : find_payload(vbase->proto, vbase->text)->offset;
 			if (!(src_bits && src.bytes > 1 && src_offset % 8)) {
 				if (src.shift >= src.bits)
