@@ -789,8 +789,11 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 	}
 	if (n)
 		return n;
+	// an unnamed value in hex, as many digits as the type's bits take
+	// (nft's integer print of the basetype): 0x03 for a DSCP, 0x1 for ECN
 	if (t.id == TYPE_DSCP || t.id == TYPE_ECN) {
-		snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+		snprintf(buf, sizeof buf, "0x%0*llx", static_cast<int>((t.bits + 3) / 4),
+			 static_cast<unsigned long long>(v));
 		return buf;
 	}
 	return std::to_string(v);

@@ -249,6 +249,8 @@ private:
 	void objref_map(nftnl_expr *e);
 	void dynset(nftnl_expr *e);
 	void reject(nftnl_expr *e);
+	void payload_write(nftnl_expr *e);
+	bool widened_field(const RegVal &t, const Bytes &mask, Field &f, unsigned &shift);
 	RegVal numgen(nftnl_expr *e);
 	RegVal hash(nftnl_expr *e);
 	void consumed_by(const Field &f);
@@ -1415,6 +1417,167 @@ void Delinearizer::reject(nftnl_expr *e)
 	emit(text, Json::wrap("reject", j.size() ? std::move(j) : Json()));
 }
 
+// The header field a widened write (nft's load, bitwise, write of the
+// bytes around a field) sets: the bits MASK clears, when they are one
+// field of the protocol the rule matched at T's base; its part and where
+// its value sits in the bytes (SHIFT).
+bool Delinearizer::widened_field(const RegVal &t, const Bytes &mask, Field &f, unsigned &shift)
+{
+	const unsigned n = t.len * 8;
+	int first = -1, last = -1;  // bit numbers from the first byte's top
+	for (unsigned i = 0; i < n && i / 8 < mask.size(); i++)
+		if (!(mask[i / 8] & (0x80u >> (i % 8)))) {
+			if (first < 0)
+				first = static_cast<int>(i);
+			else if (last != static_cast<int>(i) - 1)
+				return false;
+			last = static_cast<int>(i);
+		}
+	if (first < 0)
+		return false;
+	const unsigned offset = t.offset * 8 + static_cast<unsigned>(first);
+	const unsigned bits = static_cast<unsigned>(last - first + 1);
+	const std::string proto = proto_at(t.base, t.offset, link_, net_, l4_);
+	// nft 1.0.6 does not find an ICMP or ICMPv6 type or code there
+	if (proto == "icmp" || proto == "icmpv6")
+		return false;
+	size_t count;
+	const PayloadField *all = payload_fields_all(count);
+	for (size_t i = 0; i < count; i++) {
+		const PayloadField &p = all[i];
+		if (proto != p.proto || p.base != t.base || p.offset != offset || p.bits != bits)
+			continue;
+		f.name = std::string(p.proto) + " " + p.name;
+		f.json = payload_json(p.proto, p.name);
+		f.part = KeyPart{&datatype(p.type), p.bits, ByteOrder::Big, (p.bits + 7) / 8};
+		f.proto = p.proto;
+		f.layer = proto_layer(p.proto);
+		shift = n - 1 - static_cast<unsigned>(last);
+		return true;
+	}
+	return false;
+}
+
+// payload_stmt_print / payload_stmt_json (nft 1.0.6): `FIELD set VALUE`,
+// {"mangle": {"key": FIELD, "value": VALUE}}. The field is named as a
+// load at its place is, after the rule's protocol context (a raw payload
+// then becomes the field there: `tcp dport set 22`); its dependency, and
+// a source field's, are dropped. A widened write (the bytes around a bit
+// field loaded, the field's bits cleared and the value's set) prints the
+// field and its value when the bits are one field nft knows there; else
+// nft's stmt_payload_binop_postprocess leaves the bytes' raw payload set
+// to itself under the operators (`@th,0,8 set @th,0,8 & 0x1f | 0x10`; a
+// value of 0 as the mask it keeps, inverted: `@th,0,8 & 0xf0`).
+void Delinearizer::payload_write(nftnl_expr *e)
+{
+	RegVal t;
+	t.kind = RegVal::Payload;
+	t.base = nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_BASE);
+	t.offset = nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET);
+	t.len = nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_LEN);
+	const RegVal &src = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_SREG))];
+	// (a field written whole with operators on itself, `ip id set ip id
+	// | 1`, is no widened write)
+	const Field whole = field_exact(t);
+	const bool widened = src.kind == RegVal::Payload && src.base == t.base && src.offset == t.offset &&
+			     src.len == t.len && src.steps.size() == 1 &&
+			     src.steps[0].op == NFT_BITWISE_BOOL && src.steps[0].mask.size() == t.len &&
+			     (whole.proto.empty() || whole.part.bits != t.len * 8);
+	if (widened) {
+		const Bytes &mask = src.steps[0].mask;
+		Bytes x = src.steps[0].x;
+		x.resize(t.len, 0);
+		Field f;
+		unsigned shift = 0;
+		if (widened_field(t, mask, f, shift)) {
+			// the value's bits down to the field's own bytes
+			Bytes v(f.part.bytes, 0);
+			for (unsigned i = 0; i < f.part.bits; i++) {
+				const unsigned from = i + shift;
+				if (x[t.len - 1 - from / 8] & (1u << (from % 8)))
+					v[f.part.bytes - 1 - i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+			}
+			consumed_by(f);
+			std::string val = value_text(f.part, v);
+			Json jval = value_js(f.part, v);
+			if (f.part.type->bitmask && popcount(v) > 1) {
+				val = flags_or_text(f.part, v, opt_.numeric);
+				jval = flags_or_json(f.part, v, opt_.numeric);
+			}
+			emit(f.name + " set " + val, mangle_json(f.json, std::move(jval)));
+			return;
+		}
+		// the bytes as a load of them prints (an ICMP type's and code's
+		// as th sport, their dependencies dropped), else raw
+		Field raw = raw_field(t.base, t.offset * 8, t.len * 8, t.len);
+		const std::string keep_l4 = l4_;
+		const std::string proto = proto_at(t.base, t.offset, link_, net_, l4_);
+		if (proto == "icmp" || proto == "icmpv6") {
+			Field dep;
+			dep.proto = proto;
+			dep.name = proto + " type";
+			dep.layer = Layer::Transport;
+			consumed_by(dep);
+			l4_ = "th";
+			raw = field_exact(t);
+		}
+		std::string val;
+		Json jval;
+		if (all_zero(x)) {
+			// a raw payload's mask as the bits it clears, th sport's
+			// as the kernel's
+			Bytes keep = mask;
+			if (raw.proto.empty())
+				for (auto &b : keep)
+					b = static_cast<uint8_t>(~b);
+			Json args = Json::array();
+			args.push(raw.json);
+			args.push(value_js(raw.part, keep));
+			val = raw.name + " & " + value_text(raw.part, keep);
+			jval = Json::wrap("&", std::move(args));
+		} else {
+			Field base;
+			KeyPart part;
+			ops_expr(src, val, jval, base, part);
+		}
+		l4_ = keep_l4;
+		emit(raw.name + " set " + val, mangle_json(raw.json, std::move(jval)));
+		return;
+	}
+	const Field &f = whole;
+	consumed_by(f);
+	if ((src.kind == RegVal::Payload && src.steps.empty()) || src.kind == RegVal::Exthdr)
+		consumed_by(field_exact(src));
+	std::string val;
+	Json jval;
+	if (src.kind == RegVal::Payload && !src.steps.empty()) {
+		// the loaded bytes under their operators, a bit field's mask
+		// and shift too (`(@nh,0,8 & 0xf0) >> 4`)
+		Field base;
+		KeyPart part;
+		ops_expr(src, val, jval, base, part);
+		consumed_by(base);
+	} else if (src.kind == RegVal::Imm) {
+		Bytes v = src.imm;
+		v.resize(f.part.bytes, 0);
+		val = value_text(f.part, v);
+		jval = value_js(f.part, v);
+		if (f.part.type->bitmask && popcount(v) > 1) {
+			val = flags_or_text(f.part, v, opt_.numeric);
+			jval = flags_or_json(f.part, v, opt_.numeric);
+		}
+	} else if (src.kind == RegVal::MapResult) {
+		val = src.text;
+		jval = src.json;
+	} else {
+		const Field sf = field_exact(src);
+		val = sf.name;
+		jval = sf.json;
+		source_ops(src, val, jval);
+	}
+	emit(f.name + " set " + val, mangle_json(f.json, std::move(jval)));
+}
+
 // numgen_expr_print / numgen_expr_json: the offset in text only when
 // there is one.
 RegVal Delinearizer::numgen(nftnl_expr *e)
@@ -1502,6 +1665,10 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			v.base = nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_BASE);
 			v.offset = nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET);
 			v.len = nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_LEN);
+			if (nftnl_expr_is_set(e, NFTNL_EXPR_PAYLOAD_SREG)) {
+				payload_write(e);
+				continue;
+			}
 			regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_DREG))] = v;
 		} else if (n == "exthdr") {
 			RegVal v;

@@ -2233,6 +2233,203 @@ void Linearizer::exthdr_set(const Stmt &s)
 	nftnl_rule_add_expr(rule_, e);
 }
 
+// ---- payload statement ----
+
+// What the payload statement's value is computed into register 1 from,
+// when the write takes the field as it is (no adjustment): a value as an
+// immediate; a field, meta or ct key (with its operators) loaded, a bit
+// field shifted down, a host-order value turned to network order; a map's
+// lookup; numgen or a hash, turned to network order. nft's
+// stmt_evaluate_arg checks: a source of a type of its own must be of the
+// target's; a network-order integer must be as long as it.
+void Linearizer::payload_set_value(const Stmt &s, const KeyPart &tp)
+{
+	const Expr &target = *s.lhs;
+	const Expr &v = *s.rhs;
+	const Expr *base = &v;
+	while (base->kind == ExprKind::Binop)
+		base = base->items[0].get();
+	auto mismatch = [&](const std::string &has) {
+		return LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->desc +
+				 ", expression has type " + has, span(target.loc, v.loc));
+	};
+	if (base->kind == ExprKind::Value || base->kind == ExprKind::List) {
+		emit_immediate_data(1, flags_value(tp, v, 0));
+		return;
+	}
+	if (v.kind == ExprKind::Map) {
+		lookup(*v.items[0], *v.items[1], 1, false, &tp, false);
+		return;
+	}
+	// nf_tables reads the write's bytes from registers the value filled:
+	// a shorter value leaves one unset, ENODATA (at the target)
+	auto fills = [&](unsigned bytes) {
+		if ((bytes + 3) / 4 < (tp.bytes + 3) / 4)
+			throw LangError(target.loc, "Could not process rule: No data available");
+	};
+	if (v.kind == ExprKind::Numgen || v.kind == ExprKind::Hash) {
+		dependency(v);
+		load(v, 1);
+		emit_hton(1, KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4});
+		fills(4);
+		return;
+	}
+	if (base->kind != ExprKind::Payload && base->kind != ExprKind::RawPayload &&
+	    base->kind != ExprKind::Meta && base->kind != ExprKind::Ct && base->kind != ExprKind::Exthdr)
+		throw LangError(v.loc, "syntax error, a payload is set to a value, a header field, meta, ct, "
+				       "numgen, a hash or a map");
+	// the source's dependency first: a protocol that conflicts with the
+	// target's is nft's first complaint
+	dependency(*base);
+	const KeyPart src = keypart_of_expr(*base);
+	if (src.type->id != TYPE_INTEGER && src.type->id != tp.type->id)
+		throw mismatch(src.type->desc);
+	// (an option's or extension header's integer goes anywhere, as nft
+	// types it without a length of its own)
+	const bool bit_field = src.shift || src.bits % 8;
+	if (src.type->id == TYPE_INTEGER && src.order == ByteOrder::Big && !bit_field && src.bits != tp.bits &&
+	    base->kind != ExprKind::Exthdr)
+		throw mismatch("integer with length " + std::to_string(src.bits));
+	if (v.kind == ExprKind::Binop) {
+		Chain c = chain_of(v, tp.bits);
+		Load l = load(*c.base, 1);
+		if (!l.mask.empty() || l.shift)
+			throw LangError(v.loc, "xnft: only & is supported on a bit field");
+		emit_chain(c, c.steps.size());
+		fills(std::max(l.part.bytes, c.parts.back().bytes));
+		return;
+	}
+	Load l = load(v, 1);
+	if (l.part.shift)
+		emit_rshift(1, l.part.bytes, l.part.shift);
+	if (l.part.order == ByteOrder::Host)
+		emit_hton(1, l.part);
+	fills(l.part.bytes);
+}
+
+// nft's payload statement (evaluate.c stmt_evaluate_payload,
+// netlink_gen_payload_stmt): the field's dependency as a match's, then
+// the value into register 1 and a payload write of it, with the
+// protocol's checksum to fix (its type and offset) and the pseudo-header
+// flag for fields the transport's checksum covers. A raw payload has no
+// protocol: no dependency, no checksum. A write that is no whole bytes,
+// or that a checksum needs 16-bit aligned and is not, is widened to the
+// bytes around it (an odd number of bytes by one more: the one before
+// when it starts at an odd byte, else the one after): those are loaded,
+// the field's bits cleared and the value's set (one bitwise), and written
+// back whole. nft takes only a constant value there.
+void Linearizer::payload_set(const Stmt &s)
+{
+	const Expr &target = *s.lhs;
+	const Expr &v = *s.rhs;
+	KeyPart tp = keypart_of_expr(target);
+	uint32_t base;
+	unsigned offset, bits;
+	PayloadChecksum csum;
+	if (target.kind == ExprKind::RawPayload) {
+		if (target.raw_offset / 8 > 0xffff)
+			throw LangError(target.loc, "Could not process rule: Numerical result out of range");
+		base = target.raw_base;
+		offset = target.raw_offset;
+		bits = target.raw_bits;
+	} else {
+		const PayloadField *f = find_payload(target.proto, target.text);
+		base = f->base;
+		offset = f->offset;
+		bits = f->bits;
+		csum = payload_checksum(*f);
+	}
+	dependency(target);
+	tp.shift = 0;
+	tp.bytes = (bits + 7) / 8;
+	unsigned at = offset / 8;
+	unsigned len = (offset % 8 + bits + 7) / 8;
+	const bool need_csum = csum.type != NFT_PAYLOAD_CSUM_NONE;
+	const bool adjust = offset % 8 || bits % 8 || (need_csum && (offset % 16 || bits % 16));
+	if (!adjust) {
+		payload_set_value(s, tp);
+	} else {
+		unsigned shift = len * 8 - offset % 8 - bits;
+		if (need_csum && len % 2) {
+			len++;
+			if (at % 2)
+				at--;
+			else
+				shift += 8;
+		}
+		const Expr *vbase = &v;
+		while (vbase->kind == ExprKind::Binop)
+			vbase = vbase->items[0].get();
+		if (vbase->kind != ExprKind::Value && vbase->kind != ExprKind::List) {
+			// nft shifts the value into place and xors it in, which it
+			// cannot do with a value known only when the rule runs
+			if (v.kind == ExprKind::Map)
+				throw LangError(target.loc, shift ? "Value " + std::to_string(shift) +
+									    " exceeds valid range 0-0"
+								  : "Binary operation (^) is undefined for map expressions");
+			dependency(*vbase);
+			const KeyPart src = keypart_of_expr(*vbase);
+			if (src.type->id != TYPE_INTEGER && src.type->id != tp.type->id)
+				throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->desc +
+						", expression has type " + src.type->desc, span(target.loc, v.loc));
+			const bool src_bits = src.shift || src.bits % 8;
+			if (src.type->id == TYPE_INTEGER && src.order == ByteOrder::Big && !src_bits &&
+			    src.bits != bits && vbase->kind != ExprKind::Exthdr)
+				throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->desc +
+						", expression has type integer with length " +
+						std::to_string(src.bits), span(target.loc, v.loc));
+			if (vbase->kind == ExprKind::Numgen || vbase->kind == ExprKind::Hash ||
+			    vbase->kind == ExprKind::Meta || vbase->kind == ExprKind::Ct)
+				throw LangError(v.loc, "xnft: this value cannot be set into a part of a byte "
+						       "(nft 1.0.6 fails an assertion on it)");
+			// the source's shift down and the shift into place, as nft
+			// 1.0.6 checks them against the source's length: not for a
+			// bit field across bytes that starts inside one (`ip6 dscp`)
+			const unsigned src_offset = vbase->kind == ExprKind::RawPayload ? vbase->raw_offset :
+						    vbase->kind == ExprKind::Exthdr
+							    ? vbase->exthdr_offset
+							    : find_payload(vbase->proto, vbase->text)->offset;
+			if (!(src_bits && src.bytes > 1 && src_offset % 8)) {
+				if (src.shift >= src.bits)
+					throw LangError(vbase->loc, "Right shift of " + std::to_string(src.shift) +
+							" bits is undefined for type of " +
+							std::to_string(src.bits) + " bits width");
+				if (shift >= src.bits)
+					throw LangError(target.loc, "Left shift of " + std::to_string(shift) +
+							" bits is undefined for type of " +
+							std::to_string(src.bits) + " bits width", v.loc);
+			}
+			throw LangError(shift ? target.loc : v.loc,
+					"Right hand side of binary operation (^) must be constant", target.loc);
+		}
+		KeyPart wide = tp;
+		wide.bytes = len;
+		wide.shift = shift;
+		// a whole-byte value comes back as long as the field: placed last
+		Bytes x = flags_value(wide, v, shift);
+		x.insert(x.begin(), len - std::min<size_t>(len, x.size()), 0);
+		Bytes mask = bit_field_mask(bits, shift, len);
+		for (auto &b : mask)
+			b = static_cast<uint8_t>(~b);
+		emit_payload_load(base, at, len, 1);
+		emit_bitwise(1, mask, x);
+		offset = at * 8;
+		tp.bytes = len;
+	}
+	nftnl_expr *e = new_expr("payload");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_SREG, nft_reg(1));
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, offset / 8);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, tp.bytes);
+	if (need_csum) {
+		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_CSUM_TYPE, csum.type);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_CSUM_OFFSET, csum.offset_bytes);
+	}
+	if (csum.pseudohdr)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_FLAGS, NFT_PAYLOAD_L4CSUM_PSEUDOHDR);
+	nftnl_rule_add_expr(rule_, e);
+}
+
 void Linearizer::statement(const Stmt &s)
 {
 	stmt_loc_ = s.loc;
@@ -2305,6 +2502,9 @@ void Linearizer::statement(const Stmt &s)
 		return;
 	case StmtKind::ExthdrSet:
 		exthdr_set(s);
+		return;
+	case StmtKind::PayloadSet:
+		payload_set(s);
 		return;
 	case StmtKind::SetElem:
 		dynset(s);

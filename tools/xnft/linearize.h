@@ -2,7 +2,7 @@
 // evaluate.c + netlink_linearize.c do for the bridge family: protocol
 // dependencies from a per-rule protocol context, loads, bitwise masks,
 // comparisons, lookups in anonymous or named sets, verdicts, counters,
-// limits, ct/meta set, flow offload.
+// limits, ct/meta set, payload writes, flow offload.
 //
 // Ownership: the Linearizer appends to a rule it does not own and hands
 // anonymous sets to the caller's sink before the rule is added. Not
@@ -128,6 +128,8 @@ private:
 	void exthdr_dependency(const Expr &e);
 	void icmp_dependency(const Expr &e);
 	void exthdr_set(const Stmt &s);
+	void payload_set(const Stmt &s);
+	void payload_set_value(const Stmt &s, const KeyPart &tp);
 	// A lookup of LHS in SET (a map's with DATA or VERDICT); with
 	// OBJTYPE (NFT_OBJECT_*) the objref of an object map instead.
 	void lookup(const Expr &lhs, const Expr &set, unsigned dreg, bool invert,

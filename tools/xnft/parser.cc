@@ -27,6 +27,21 @@ static const std::set<std::string> payload_protos = {
 	"ether", "vlan", "ip", "ip6", "tcp", "udp", "icmp", "icmpv6", "arp", "th",
 	"sctp", "dccp", "udplite", "ah", "esp", "comp",
 };
+// Whether WORD after PROTO names one of its fields (`ip saddr`, `arp
+// saddr ip`, `ip option`): the two are a header field, not a value.
+static bool names_field(const std::string &proto, const std::string &word)
+{
+	if (proto == "ip" && word == "option")
+		return true;
+	size_t n;
+	const PayloadField *all = payload_fields_all(n);
+	for (size_t i = 0; i < n; i++) {
+		const std::string name = all[i].name;
+		if (all[i].proto == proto && (name == word || name.rfind(word + " ", 0) == 0))
+			return true;
+	}
+	return false;
+}
 // Meta keys nft accepts without the `meta` keyword.
 static const std::set<std::string> bare_meta_keys = {
 	"mark", "iif", "iifname", "iiftype", "oif", "oifname", "oiftype",
@@ -2033,18 +2048,15 @@ bool Parser::parse_statement(Rule &r)
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
-	if (peek().is("set") &&
-	    (lhs->kind == ExprKind::Payload || lhs->kind == ExprKind::RawPayload)) {
-		// nft's payload statement: xbridge forwards frames as they came
-		// (Documentation/xnft.md), so say so rather than a syntax error
-		throw LangError(span(lhs->loc, peek().loc),
-				"statements that write the packet are not supported by xnft "
-				"and xbridge");
-	}
-	if (peek().is("set") && (lhs->kind == ExprKind::Ct || lhs->kind == ExprKind::Meta)) {
+	// ct/meta set, and nft's payload statement (`ip dscp set cs1`,
+	// `@nh,8,8 set 4`): the same grammar for the value
+	if (peek().is("set") && (lhs->kind == ExprKind::Ct || lhs->kind == ExprKind::Meta ||
+				 lhs->kind == ExprKind::Payload || lhs->kind == ExprKind::RawPayload)) {
 		take();
-		s.kind = lhs->kind == ExprKind::Ct ? StmtKind::CtSet : StmtKind::MetaSet;
-		s.key = lhs->text;
+		s.kind = lhs->kind == ExprKind::Ct ? StmtKind::CtSet :
+			 lhs->kind == ExprKind::Meta ? StmtKind::MetaSet : StmtKind::PayloadSet;
+		if (s.kind != StmtKind::PayloadSet)
+			s.key = lhs->text;
 		s.lhs = std::move(lhs);
 		static const std::set<std::string> generated = {"numgen", "jhash", "symhash"};
 		// nft's set statement's expression: a field's operators may
@@ -2054,10 +2066,18 @@ bool Parser::parse_statement(Rule &r)
 			bool &b;
 			~Reset() { b = false; }
 		} reset{stmt_expr_};
-		if (peek().kind == Tok::Word && !bare_meta_keys.count(peek().text) &&
-		    peek().text != "meta" && peek().text != "ct" && !payload_protos.count(peek().text) &&
-		    !generated.count(peek().text)) {
-			s.rhs = parse_rhs(false);
+		// nft's keyword_expr: `ether`, `vlan`, `arp`, `ip`, `ip6` not
+		// followed by one of their fields are values (`ether type set ip6`)
+		static const std::set<std::string> keywords = {"ether", "vlan", "arp", "ip", "ip6"};
+		const bool keyword_value = peek().kind == Tok::Word && keywords.count(peek().text) &&
+					   !(peek(1).kind == Tok::Word && names_field(peek().text, peek(1).text));
+		if (keyword_value ||
+		    (peek().kind == Tok::Word && !bare_meta_keys.count(peek().text) &&
+		     peek().text != "meta" && peek().text != "ct" && !payload_protos.count(peek().text) &&
+		     !generated.count(peek().text))) {
+			// a payload's flags may be a list of names (`tcp flags set
+			// syn,ack`; nft's list_stmt_expr)
+			s.rhs = parse_rhs(s.kind == StmtKind::PayloadSet && !is_number_word(peek().text));
 		} else {
 			auto src = parse_lhs();
 			if (peek().is("map")) {

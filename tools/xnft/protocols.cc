@@ -480,4 +480,32 @@ Layer proto_layer(const std::string &proto)
 	return Layer::Transport;
 }
 
+PayloadChecksum payload_checksum(const PayloadField &f)
+{
+	PayloadChecksum c;
+	const std::string proto = f.proto, name = f.name;
+	// IPv4 and IPv6 header fields the transport checksums cover
+	const bool in_pseudohdr = name == "saddr" || name == "daddr" || name == "length";
+	if (proto == "ip") {
+		c.type = NFT_PAYLOAD_CSUM_INET;
+		c.offset_bytes = 10;
+		c.pseudohdr = in_pseudohdr || name == "protocol";
+	} else if (proto == "ip6") {
+		c.pseudohdr = in_pseudohdr || name == "nexthdr";
+	} else if (proto == "tcp") {
+		c.type = NFT_PAYLOAD_CSUM_INET;
+		c.offset_bytes = 16;
+	} else if (proto == "udp") {
+		c.type = NFT_PAYLOAD_CSUM_INET;
+		c.offset_bytes = 6;
+	} else if (proto == "icmp" || proto == "icmpv6") {
+		c.type = NFT_PAYLOAD_CSUM_INET;
+		c.offset_bytes = 2;
+	} else if (proto == "sctp") {
+		c.type = NFT_PAYLOAD_CSUM_SCTP;
+		c.offset_bytes = 8;
+	}
+	return c;
+}
+
 } // namespace xnft

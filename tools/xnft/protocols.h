@@ -97,6 +97,18 @@ uint32_t nft_proto_desc_id(const std::string &proto);
 unsigned nft_field_index(const PayloadField &f);
 const PayloadField *payload_by_nft_id(uint32_t desc, unsigned index);
 
+// What nft's payload statement asks the kernel to fix when it writes F
+// (nftables proto.c checksum_key, checksum_type and pseudohdr): the
+// protocol's checksum, NFT_PAYLOAD_CSUM_* (NONE for a protocol without
+// one) at offset_bytes into its header, and whether F is part of the
+// transport's pseudo-header (NFT_PAYLOAD_L4CSUM_PSEUDOHDR).
+struct PayloadChecksum {
+	uint32_t type = 0;
+	unsigned offset_bytes = 0;
+	bool pseudohdr = false;
+};
+PayloadChecksum payload_checksum(const PayloadField &f);
+
 // The protocol layer a payload protocol sits on.
 Layer proto_layer(const std::string &proto);
 
