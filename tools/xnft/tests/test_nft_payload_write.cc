@@ -620,3 +620,29 @@ TEST_CASE("nft payload write: the dump carries every field as the kernel keeps i
 	}
 	CHECK(seen);
 }
+
+TEST_CASE("nft payload write: a copy's write without room breaks whole", "[nft][payload-write]")
+{
+	WriteBridge b;
+	// `ip ttl set 1` with its header checksum, then a counter
+	REQUIRE(add_write(b.rs, "fw", {1}, {NFT_PAYLOAD_NETWORK_HEADER, 8, 1, 1, 10, 0}) == 0);
+	std::vector<uint8_t> f = tcp_frame();
+	const std::vector<uint8_t> sent = f;
+	b.writes.cap = 2;	// a write and two checksums need 3
+	Outcome o = b.send_writable(b.p(1), f);
+	CHECK(o.v.kind == VerdictKind::Flood);
+	CHECK(f == sent);
+	CHECK(b.writes.count == 0);
+	CHECK(rule_packets(b.rs, "t", "fw", 0) == 0);
+	// with room, each of the two copies gets its own records
+	b.writes.cap = uint32_t(b.room.size());
+	o = b.send_writable(b.p(1), f);
+	CHECK(f == sent);
+	CHECK(b.writes.count == 4);	// the byte and the checksum, per copy
+	for (Port *to : {b.p(2), b.p(3)}) {
+		const std::vector<uint8_t> copy = b.copy_of(f, to);
+		CHECK(copy[14 + 8] == 1);
+		CHECK(ipv4_header_ok(copy));
+	}
+	CHECK(rule_packets(b.rs, "t", "fw", 0) == 2);
+}
