@@ -436,17 +436,32 @@ xbr_decide_deliver(struct xbr *br, struct xbr_port *p, struct sk_buff **pskb,
 	}
 }
 
-/* Room for the copies' writes, on the stack of the frames that need it. */
-#define XBR_COPY_WRITES		16
+/*
+ * Room for the copies' writes (a write of up to 16 bytes and each checksum
+ * it fixes take one record), for a frame whose ruleset has payload
+ * statements. Without memory for it, the copies' writes break (as a
+ * failed skb_ensure_writable does); prerouting's need none.
+ */
+#define XBR_COPY_WRITES		64
+
+static void xbr_copy_writes_alloc(struct xbg_copy_writes *w)
+{
+	w->entries = kmalloc_array(XBR_COPY_WRITES, sizeof(*w->entries), GFP_ATOMIC);
+	w->cap = w->entries ? XBR_COPY_WRITES : 0;
+	w->count = 0;
+}
 
 static noinline rx_handler_result_t
 xbr_decide_deliver_writes(struct xbr *br, struct xbr_port *p, struct sk_buff **pskb,
 			  struct sk_buff *skb)
 {
-	struct xbg_copy_write room[XBR_COPY_WRITES];
-	struct xbg_copy_writes writes = { .entries = room, .cap = XBR_COPY_WRITES };
+	struct xbg_copy_writes writes;
+	rx_handler_result_t res;
 
-	return xbr_decide_deliver(br, p, pskb, skb, &writes);
+	xbr_copy_writes_alloc(&writes);
+	res = xbr_decide_deliver(br, p, pskb, skb, &writes);
+	kfree(writes.entries);
+	return res;
 }
 
 static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
@@ -539,10 +554,11 @@ static __always_inline void xbr_dev_decide_deliver(struct xbr *br, struct sk_buf
 
 static noinline void xbr_dev_decide_deliver_writes(struct xbr *br, struct sk_buff *skb)
 {
-	struct xbg_copy_write room[XBR_COPY_WRITES];
-	struct xbg_copy_writes writes = { .entries = room, .cap = XBR_COPY_WRITES };
+	struct xbg_copy_writes writes;
 
+	xbr_copy_writes_alloc(&writes);
 	xbr_dev_decide_deliver(br, skb, &writes);
+	kfree(writes.entries);
 }
 
 static netdev_tx_t xbr_dev_xmit(struct sk_buff *skb, struct net_device *dev)
