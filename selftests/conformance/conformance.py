@@ -640,7 +640,7 @@ def main():
         ok &= r.run_one(generator.scenario(seed, args.steps, mab))
         seed += 1
     for seed in range(args.nft_seed, args.nft_seed + args.generate_nft):
-        ok &= r.run_one(generator.nft_scenario(seed, args.nft_steps))
+        ok &= r.run_one(generator.nft_scenario(seed, args.nft_steps, writes=not args.offload))
     for seed in range(args.ct_seed, args.ct_seed + args.generate_ct):
         ok &= r.run_one(generator.ct_scenario(seed, args.ct_steps, args.ct_frags))
     for seed in range(args.ct_seed, args.ct_seed + args.generate_ct_frags):

@@ -244,7 +244,9 @@ def scenario(seed, nsteps=24, mab=False):
 # A small random ruleset (one table, one to three base chains at random hooks
 # and priorities, maybe a regular chain they jump or go to, maybe a named
 # set) over few hosts, whose frames it matches: the ports, MACs, VLANs,
-# addresses and L4 ports the scenario's frames use. Then frames (UDP and TCP
+# addresses and L4 ports the scenario's frames use; now and then a rule
+# also rewrites a header field (payload statements: the delivered bytes
+# are compared). Then frames (UDP and TCP
 # flows in both directions, so ct rules see new and established traffic;
 # ARP, IPv6, ICMP, broadcast, multicast, to and from the bridge), a few
 # configuration changes and late rules, with `expect counters` now and then
@@ -266,8 +268,12 @@ def _ip(host):
 
 
 class _NftGen:
-    def __init__(self, seed, nsteps):
+    def __init__(self, seed, nsteps, writes=True):
         self.rng = random.Random(seed)
+        # payload statements, from a stream of their own (@writes false:
+        # none, for offload mode, whose flows skip the chains that write)
+        self.wrng = random.Random(seed + 7919)
+        self.writes = writes
         self.nsteps = nsteps
         self.nports = self.rng.choice([2, 3, 3, 4, 4, 5])
         self.ports = sc.PORTS[:self.nports]
@@ -373,7 +379,30 @@ class _NftGen:
             if not self.conflicts(implied, imp):
                 words.append(w)
                 implied.update(imp)
+        self.implied = implied
         return words
+
+    def write(self, hook, implied):
+        """A payload statement whose dependency the rule's matches leave
+        room for (nft refuses conflicting protocols in one rule). Drawn
+        from a stream of its own: the rest of a seed's scenario is what it
+        was before payload statements were generated."""
+        rng = self.wrng
+        l3, l4 = implied.get("l3"), implied.get("l4")
+        table = [(2, lambda: "ether saddr set %s" % rng.choice(HOSTS[:self.nports] + ["02:00:00:00:ee:01"]))]
+        if l3 in (None, "ip") and "vlan" not in implied and implied.get("eth") in (None, "ip"):
+            table += [(3, lambda: "ip dscp set %s" % rng.choice(["cs1", "af21", "ef"])),
+                      (2, lambda: "ip ttl set %d" % rng.choice([1, 9, 64])),
+                      (1, lambda: "ip saddr set %s" % _ip(rng.randrange(self.nports)))]
+            if l4 in (None, "udp"):
+                table.append((2, lambda: "udp dport set %d" % rng.choice(UDP_PORTS)))
+            if l4 in (None, "tcp"):
+                table.append((2, lambda: "tcp dport set %d" % rng.choice(TCP_PORTS)))
+        if self.filtering and not implied:
+            table.append((2, lambda: "vlan pcp set %d" % rng.randrange(8)))
+            if hook == "prerouting":
+                table.append((2, lambda: "vlan id set %d" % rng.choice([10, 20])))
+        return _w(rng, table)()
 
     def rule(self, chain, hook, in_sub=False):
         rng = self.rng
@@ -382,6 +411,8 @@ class _NftGen:
             words.append("counter")
         if rng.random() < 0.1:
             words.append("meta mark set 0x%x" % rng.choice([1, 2]))
+        if self.writes and self.wrng.random() < 0.12:
+            words.append(self.write(hook, self.implied))
         verdicts = [(30, "accept"), (35, "drop"), (20, None)]
         if self.sub and not in_sub:
             verdicts += [(8, "jump sub"), (4, "goto sub")]
@@ -542,10 +573,11 @@ class _NftGen:
         return "# %s\n" % name + "\n".join(self.lines) + "\n"
 
 
-def nft_scenario(seed, nsteps=20):
-    """The nft scenario of @seed (gen-nft-seed-N)."""
+def nft_scenario(seed, nsteps=20, writes=True):
+    """The nft scenario of @seed (gen-nft-seed-N); @writes: with payload
+    statements now and then."""
     name = "gen-nft-seed-%d" % seed
-    return sc.parse(_NftGen(seed, nsteps).text(name), name)
+    return sc.parse(_NftGen(seed, nsteps, writes).text(name), name)
 
 
 # --- conntrack scenarios ---------------------------------------------------------
