@@ -901,6 +901,43 @@ nft_dynset_churn() {
 	fi
 }
 
+# 19. Payload statements on real traffic: h2's own stack checks what the
+#     bridge's rewrites leave (the IP header checksum, on the local sockets'
+#     CHECKSUM_PARTIAL TCP segments too): a prerouting chain sets the TTL of
+#     h1's packets, h2's copy of a forward chain their DSCP, and an ip-family
+#     chain in h2 counts what arrives with both.
+nft_payload_write() {
+	SERVERS=""
+	serve h2 22
+	check "payload: listener h2:22 is up" wait_listen h2 22
+	check "payload: flush ruleset" xnft flush ruleset
+	printf '%s\n' 'table bridge pw {' \
+		'	chain pre {' \
+		'		type filter hook prerouting priority filter; policy accept;' \
+		'		iifname "veth21" ip ttl set 33 counter' \
+		'	}' \
+		'	chain forward {' \
+		'		type filter hook forward priority filter; policy accept;' \
+		'		oifname "veth22" ip dscp set af41 counter' \
+		'	}' '}' > "$TMPDIR/pw.nft"
+	check "payload: the ruleset" xnft -f "$TMPDIR/pw.nft"
+	check "payload: h2 counts what arrives rewritten (ip-family nft in h2)" \
+		ip netns exec h2 nft add table ip seen
+	ip netns exec h2 nft add chain ip seen in '{ type filter hook input priority 0 ; }'
+	ip netns exec h2 nft add rule ip seen in ip dscp af41 ip ttl 33 counter
+	check "payload: h1 -> h2 ping, rewritten both ways of the bridge" \
+		ip netns exec h1 ping -c 3 -i 0.3 -W 2 10.0.0.8
+	check "payload: h1 -> h2:22 TCP connects (segments from a local socket)" \
+		tcp_try h1 10.0.0.8 22
+	local seen
+	seen=$(ip netns exec h2 nft list chain ip seen in)
+	[[ $seen =~ counter\ packets\ ([0-9]+) ]] && (( BASH_REMATCH[1] >= 5 ))
+	log_test "payload: h2's stack took them with DSCP af41 and TTL 33" $? "$seen"
+	ip netns exec h2 nft delete table ip seen
+	check "payload: flush ruleset" xnft flush ruleset
+	kill $SERVERS 2>/dev/null
+}
+
 ALL_TESTS="
 	nft_empty
 	nft_same_as_nft
@@ -919,6 +956,7 @@ ALL_TESTS="
 	nft_dynset
 	nft_objmaps
 	nft_skb_meta
+	nft_payload_write
 	nft_dynset_churn
 "
 

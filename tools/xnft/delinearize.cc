@@ -581,7 +581,11 @@ Delinearizer::Field Delinearizer::exthdr_field(const RegVal &v)
 	return o;
 }
 
-// A payload of protocol P makes the matching dependency redundant.
+// A payload of protocol P makes the matching dependency redundant, as
+// long as only matches stand between them: nft's rule_parse_postprocess
+// forgets the dependencies it has seen at every other statement
+// (rule_maybe_reset_payload_deps), so `meta protocol ip counter ip saddr
+// 1.2.3.4` and `meta protocol ip meta mark set 1 ip ttl set 9` keep theirs.
 void Delinearizer::consumed_by(const Field &f)
 {
 	if (f.exthdr_op >= 0) {
@@ -601,7 +605,7 @@ void Delinearizer::consumed_by(const Field &f)
 	if (f.proto.empty())
 		return;
 	auto kill_last = [&](int provides, const std::string &proto) {
-		for (auto it = out_.rbegin(); it != out_.rend(); ++it)
+		for (auto it = out_.rbegin(); it != out_.rend() && it->json.get("match"); ++it)
 			if (!it->killed && it->provides == provides && it->proto == proto) {
 				it->killed = true;
 				it->provides = 0;
