@@ -77,8 +77,8 @@ void store16(uint8_t *p, uint16_t v)
  * Every byte a statement changes goes through put(). After prerouting
  * (Pkt::copy_writes) the change is also recorded, with what it replaced,
  * for the copy whose chains made it (copy_writes_end()). False if the
- * record is full; write() checks the room first, so that a statement is
- * made whole or not at all.
+ * record is full; eval_payload_write() checks the room first, so that a
+ * statement is made whole or not at all.
  */
 bool put(Pkt &p, uint32_t pos, const uint8_t *bytes, uint32_t len)
 {
