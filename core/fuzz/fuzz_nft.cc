@@ -21,7 +21,9 @@
  *     4    a frame at a hook: hook byte, flags byte (in/out devices, an
  *          out-of-band tag, a conntrack result, writable bytes for payload
  *          statements, CHECKSUM_PARTIAL), length (2 bytes, up to 1600),
- *          the bytes (an exact-size heap copy)
+ *          the bytes (an exact-size heap copy); at a hook after
+ *          prerouting a copy's writes are recorded and undone, and the
+ *          bytes must come back as they were
  *     5    the fixed objects: table t, a base chain at each hook, regular
  *          chains, a set, a map, a verdict map, two dynamic sets (one
  *          a map) and a flowtable (one batch)
@@ -38,6 +40,7 @@
 
 #include "ct_track.h"
 #include "nft_eval.h"
+#include "nft_payload_write.h"
 #include "nft_ruleset.h"
 #include "platform_user.h"
 
@@ -295,6 +298,16 @@ void frame(Input &in, Conntrack &ct)
 	p.now_ns = 1000000000ull * (flags & 7);
 	p.wframe = flags & 64 ? copy : nullptr;	/* payload statements write it */
 	p.csum_partial = flags & 128;
+	/* After prerouting a copy's writes are recorded and undone (as
+	 * bridge_nft.cc runs each copy's chains): the frame must come back
+	 * as it was, and every record must lie inside it. */
+	CopyWrite room[8];
+	CopyWrites writes{room, 8, 0};
+	const bool copy_hook = hook != kHookPrerouting && p.wframe;
+	if (copy_hook) {
+		p.copy_writes = &writes;
+		p.copy = &in_if;
+	}
 	pkt_init(p);
 	CtResult r;
 	if (flags & 32) {
@@ -306,6 +319,14 @@ void frame(Input &in, Conntrack &ct)
 		const Generation *g = rs->generation();
 		if (g)
 			run_hook(g->hooks[hook], p);
+	}
+	if (copy_hook) {
+		copy_writes_end(p, 0, flags & 1);
+		if (!b.empty() && memcmp(copy, b.data(), b.size()))
+			abort();	/* a copy's writes leaked into the shared bytes */
+		for (uint32_t i = 0; i < writes.count; i++)
+			if (room[i].len && room[i].offset + room[i].len > b.size())
+				abort();
 	}
 	if (flags & 32) {
 		ct.confirm(r, 1);
