@@ -142,7 +142,6 @@ void nft_frame_init(NftFrame &nf, const Bridge &br, const RxFrame &f, const L2In
 	p.now_ns = xb_now_ns();
 	p.cookie = f.cookie;
 	p.in_forwarding = in->port_state() == PortState::Forwarding;
-	p.wframe = f.writable;
 	p.csum_partial = f.csum_partial;
 	nf.writable = f.writable;
 	nf.copy_writes = f.writable ? f.copy_writes : nullptr;
@@ -155,6 +154,7 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 	nft::Pkt &p = nf.pkt;
 	const uint8_t arrived_pkttype = p.pkttype;
 	p.hook = nft::kHookPrerouting;
+	p.wframe = nf.writable;		/* in place: the frame is one copy yet */
 	if (nft::run_hook(pre, p, INT64_MIN, kCtPriority) == nft::kNfDrop) {
 		v.mark = p.mark;
 		v.priority = p.priority;
@@ -177,7 +177,6 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 		v.local_pkttype = p.pkttype;
 	if (xb_unlikely(p.written || p.tag_written))
 		note_payload_writes(p, v);
-	p.wframe = nullptr;	/* the later hooks' copies write through records */
 	return verdict == nft::kNfDrop ? NftOutcome::Drop : NftOutcome::Accept;
 }
 

@@ -97,11 +97,11 @@ struct Pkt {
 	/* `reject` may send its reply back through the ingress port: it is
 	 * in forwarding state, as br_forward's should_deliver asks. */
 	bool in_forwarding;
-	/* Payload statements (prerouting only, nft_payload_write.h): the
-	 * frame's bytes to write, or nullptr where they cannot be (a write
-	 * then breaks, as a failed skb_ensure_writable does); whether the
-	 * device finishes the transport checksum (CHECKSUM_PARTIAL). Out:
-	 * a statement changed the bytes, or the out-of-band tag. */
+	/* Payload statements (nft_payload_write.h): the frame's bytes to
+	 * write, or nullptr where they cannot be (a write then breaks, as a
+	 * failed skb_ensure_writable does); whether the device finishes the
+	 * transport checksum (CHECKSUM_PARTIAL). Out: a statement changed
+	 * the bytes, or the out-of-band tag. */
 	uint8_t *wframe;
 	bool csum_partial;
 	bool written;
