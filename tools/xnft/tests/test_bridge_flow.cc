@@ -13,6 +13,7 @@
 #include "engine_load.h"
 #include "flow_table.h"
 #include "nft_ruleset.h"
+#include "ruleset_bridge.h"
 
 namespace {
 
@@ -43,32 +44,13 @@ const char *const kRuleset = "table bridge f {\n"
 			     "  }\n"
 			     "}\n";
 
-struct FlowBridge : BridgeFixture {
-	xb::nft::Ruleset rs;
+struct FlowBridge : xnft::test::RulesetBridge {
 	uint32_t seq_a = 1000, seq_b = 5000;
 
-	explicit FlowBridge(bool filtering = false) : BridgeFixture(3, filtering)
+	explicit FlowBridge(bool filtering = false) : RulesetBridge(filtering)
 	{
-		REQUIRE(rs.init(nullptr) == 0);
-		br->set_port_ifname(br->host(), "xbr0");
-		br->set_port_ifname(p(1), "swp1");
-		br->set_port_ifname(p(2), "swp2");
-		br->set_port_ifname(p(3), "swp3");
-		br->set_nft_ruleset(&rs);
 		REQUIRE(br->set_conntrack(true, nullptr) == 0);
 		REQUIRE(load(kRuleset) == 0);
-	}
-	~FlowBridge()
-	{
-		br->set_nft_ruleset(nullptr);
-		xb_synchronize_rcu();
-		rs.fini();
-	}
-	int load(const std::string &text)
-	{
-		const xnft::LoadResult r = xnft::load_text(rs, text);
-		INFO(r.lang_error << r.msg);
-		return r.err;
 	}
 	xb::FlowTable &flows() { return *br->flows(); }
 	xb::CtTable &table() { return br->conntrack()->table(); }

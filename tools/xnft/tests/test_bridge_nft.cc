@@ -21,6 +21,7 @@
 #include "nft_ruleset.h"
 #include "parser.h"
 #include "platform_user.h"
+#include "ruleset_bridge.h"
 #include "wire.h"
 
 namespace {
@@ -34,25 +35,7 @@ int load(xb::nft::Ruleset &rs, const std::string &text)
 	return r.err;
 }
 
-struct NftBridge : BridgeFixture {
-	xb::nft::Ruleset rs;
-
-	NftBridge() : BridgeFixture(3)
-	{
-		REQUIRE(rs.init(nullptr) == 0);
-		br->set_port_ifname(br->host(), "xbr0");
-		br->set_port_ifname(p(1), "swp1");
-		br->set_port_ifname(p(2), "swp2");
-		br->set_port_ifname(p(3), "swp3");
-		br->set_nft_ruleset(&rs);
-	}
-	~NftBridge()
-	{
-		br->set_nft_ruleset(nullptr);
-		xb_synchronize_rcu();
-		rs.fini();
-	}
-};
+using NftBridge = xnft::test::RulesetBridge;
 
 std::vector<uint8_t> tcp_syn(uint16_t dport)
 {

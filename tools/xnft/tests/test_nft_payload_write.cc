@@ -13,10 +13,10 @@
 #include <arpa/inet.h>
 
 #include "../../../core/ct_proto_sctp.h"
-#include "../../../core/tests/test_util.h"
 #include "engine_fixture.h"
 #include "engine_load.h"
 #include "nft_payload_write.h"
+#include "ruleset_bridge.h"
 
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
@@ -395,30 +395,16 @@ using namespace xbt;
 // A bridge of three ports in the namespace of a ruleset with a prerouting,
 // a forward and an input chain; frames decided with writable bytes and
 // room for each copy's writes, as the module hands them over.
-struct WriteBridge : BridgeFixture {
-	Ruleset rs;
+struct WriteBridge : RulesetBridge {
 	std::vector<CopyWrite> room = std::vector<CopyWrite>(16);
 	CopyWrites writes{room.data(), uint32_t(room.size()), 0};
 
-	WriteBridge() : BridgeFixture(3)
+	WriteBridge()
 	{
-		REQUIRE(rs.init(nullptr) == 0);
-		br->set_port_ifname(br->host(), "xbr0");
-		br->set_port_ifname(p(1), "swp1");
-		br->set_port_ifname(p(2), "swp2");
-		br->set_port_ifname(p(3), "swp3");
-		br->set_nft_ruleset(&rs);
-		REQUIRE(xnft::load_text(rs, "table bridge t { "
-					"chain pre { type filter hook prerouting priority 0; }; "
-					"chain fw { type filter hook forward priority 0; }; "
-					"chain in { type filter hook input priority 0; }; }\n")
-				.err == 0);
-	}
-	~WriteBridge()
-	{
-		br->set_nft_ruleset(nullptr);
-		xb_synchronize_rcu();
-		rs.fini();
+		REQUIRE(load("table bridge t { "
+			     "chain pre { type filter hook prerouting priority 0; }; "
+			     "chain fw { type filter hook forward priority 0; }; "
+			     "chain in { type filter hook input priority 0; }; }\n") == 0);
 	}
 
 	Outcome send_writable(Port *in, std::vector<uint8_t> &bytes)
