@@ -172,7 +172,7 @@ if [[ -z $guest ]]; then
 	start=$(date +%s)
 	flock /tmp/xbridge-vm.lock "$root/tools/vm/run.sh" --output-only --smp 2 --mem 3072 \
 		--timeout "$timeout" ${kernel:+--kernel "$kernel"} \
-		--env XBRIDGE="${XBRIDGE:-}" \
+		--env XBRIDGE="${XBRIDGE:-}" --env XBRIDGE_VM_PIN_KEYS=0 \
 		--module "$ko" -- bash "$root/tools/bench-l2.sh" --guest "${args[@]}" |
 		tee "$out"
 	status=${PIPESTATUS[0]}

@@ -5,14 +5,16 @@
 # failure and of the slowest steps, printed last so that a log kept only by
 # its tail (CI's) still says what failed.
 #
-# State: passed, failed, skipped (counts), tally_failures and tally_times
-# (lines), all owned by the sourcing script, which runs one suite at a time.
+# State: passed, failed, skipped (counts), tally_failures, tally_times and
+# tally_retries (lines), all owned by the sourcing script, which runs one
+# suite at a time.
 
 passed=0
 failed=0
 skipped=0
 tally_failures=()
 tally_times=()
+tally_retries=()
 
 # tally_fail MSG: one failure that no FAIL: line reports (a build, a crash).
 tally_fail() {
@@ -74,7 +76,7 @@ report_lines() {
 # kernel report (run.sh's status 120, or its FAIL line when the command
 # failed too) fails the suite even when every check passed.
 tally_suite() {
-	local label=$1 kdir=$2 name status secs
+	local label=$1 kdir=$2 name status secs line
 	name=$(basename "$3" .sh)
 	local log=$kdir/$name.log vmlog=$kdir/$name.vm.log
 	if [[ ! -f $kdir/$name.status || ! -f $vmlog ]]; then
@@ -83,6 +85,9 @@ tally_suite() {
 	fi
 	read -r status secs <"$kdir/$name.status"
 	tally_log "$label" "$vmlog"
+	while IFS= read -r line; do
+		tally_retries+=("[$label] $name: ${line#vm: RETRY: }")
+	done < <(grep '^vm: RETRY:' "$log")
 	if ((status == 120)) || grep -q '^vm: FAIL: the kernel log shows problems' "$log"; then
 		tally_fail "[$label] $name: the kernel log shows a report (see $vmlog): $(report_lines "$log" "$vmlog")"
 	elif ((status != 0 && status != 4)) && ! grep -q '^FAIL:' "$vmlog"; then
@@ -132,6 +137,10 @@ tally_report() {
 	echo "== times (slowest first)"
 	printf '%s\n' "${tally_times[@]}" | sort -rn | head -20
 	echo "== $skipped checks skipped (SKIP: lines; a suite that exits 4 skipped itself)"
+	if ((${#tally_retries[@]})); then
+		echo "== ${#tally_retries[@]} suites run twice (tools/vm/run.sh: TCG's int3 race, not a kernel report of xbridge)"
+		printf 'RETRIED: %s\n' "${tally_retries[@]}"
+	fi
 	if ((${#tally_failures[@]})); then
 		echo "== failures"
 		for line in "${tally_failures[@]}"; do

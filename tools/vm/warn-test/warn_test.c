@@ -9,6 +9,10 @@
  *                debug kernel; the bad read is of a stack slot and discarded);
  *   mode=leak    kmallocs 64 bytes and forgets the pointer (kmemleak reports an
  *                unreferenced object at the run's end; 64 bytes are lost);
+ *   mode=int3    executes a breakpoint no one handles: an "Oops: int3" that
+ *                kills insmod, as TCG's text-patching race does (run.sh runs
+ *                such a command once more, then fails it); the module stays
+ *                half-loaded until the guest powers off;
  * and succeeds; unloading is clean.
  */
 #include <linux/module.h>
@@ -18,7 +22,7 @@
 
 static char *mode = "warn";
 module_param(mode, charp, 0444);
-MODULE_PARM_DESC(mode, "warn, kasan, ubsan or leak");
+MODULE_PARM_DESC(mode, "warn, kasan, ubsan, leak or int3");
 
 /* Opaque to the compiler, so it cannot prove the accesses below wrong. */
 static volatile int warn_test_index = 8;
@@ -40,6 +44,8 @@ static int __init warn_test_init(void)
 	} else if (!strcmp(mode, "leak")) {
 		warn_test_sink = kmalloc(64, GFP_KERNEL);
 		WRITE_ONCE(warn_test_sink, NULL);
+	} else if (!strcmp(mode, "int3")) {
+		asm volatile("int3");
 	} else {
 		WARN(1, "xbridge-vm selftest: deliberate warning\n");
 	}
