@@ -103,10 +103,15 @@ enum class StmtKind {
 	Meter,      // meter NAME [size N] { KEY [timeout T] STMT }: nft's meter, a
 		    // set statement on an anonymous set of its own named NAME
 		    // (key; name_loc), the key in lhs, STMT in stateful[0]
+	Connlimit,  // ct count [over] N: nft's connlimit statement (stateful, as
+		    // counter, limit and quota are: also a set statement's)
 };
 
 // A set statement's operation: NFT_DYNSET_OP_ADD, _UPDATE, _DELETE.
 constexpr uint32_t kDynsetAdd = 0, kDynsetUpdate = 1, kDynsetDelete = 2;
+
+// NFT_CONNLIMIT_F_INV: `ct count over N`.
+constexpr uint32_t kConnlimitInvert = 1;
 
 // The log statement's words for nf_log's values: levels 0 (emerg) to 8
 // (audit), as nft names them, and the NF_LOG_* flags.
@@ -141,6 +146,8 @@ struct Stmt {
 	// Quota
 	uint64_t quota_bytes = 0, quota_used = 0;
 	uint32_t quota_flags = 0;
+	// Connlimit: NFTA_CONNLIMIT_COUNT and _FLAGS (kConnlimitInvert for `over`)
+	uint32_t connlimit_count = 0, connlimit_flags = 0;
 	// Reject: "" (nft picks), "tcp", "icmp", "icmpv6" or "icmpx"; the
 	// code's word in key, where it stands in name_loc
 	std::string reject_with;

@@ -96,12 +96,27 @@ std::string verdict_text(int32_t code, const char *chain)
 	}
 }
 
-// What nft prints of an anonymous counter, quota or limit (counter_stmt_print,
-// quota_stmt_print, limit_stmt_print and their JSON): a counter's values
-// and a quota's use not with STATELESS.
+// What nft prints of an anonymous counter, quota, limit or connlimit
+// (counter_stmt_print, quota_stmt_print, limit_stmt_print,
+// connlimit_stmt_print and their JSON): a counter's values and a quota's
+// use not with STATELESS.
 static void stateful_print(nftnl_expr *e, bool stateless, std::string &text, Json &json)
 {
 	const std::string n = str(nftnl_expr_get_str(e, NFTNL_EXPR_NAME));
+	if (n == "connlimit") {
+		// `ct count [over] N`; JSON {"ct count": {"val": N, "inv": true}},
+		// "inv" only with NFT_CONNLIMIT_F_INV, the count a signed int
+		// (json_pack's "i": 4294967295 is -1), as nft 1.0.6 prints them
+		const uint32_t count = nftnl_expr_get_u32(e, NFTNL_EXPR_CONNLIMIT_COUNT);
+		const bool inv = nftnl_expr_get_u32(e, NFTNL_EXPR_CONNLIMIT_FLAGS) & NFT_CONNLIMIT_F_INV;
+		text = "ct count " + std::string(inv ? "over " : "") + std::to_string(count);
+		Json c = Json::object();
+		c.set("val", Json::integer(static_cast<int32_t>(count)));
+		if (inv)
+			c.set("inv", Json::boolean(true));
+		json = Json::wrap("ct count", std::move(c));
+		return;
+	}
 	if (n == "counter") {
 		if (stateless) {
 			text = "counter";
@@ -1806,7 +1821,7 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 				v.imm = get_bytes(e, NFTNL_EXPR_IMM_DATA);
 				regs_[internal_reg(dreg)] = v;
 			}
-		} else if (n == "counter" || n == "quota" || n == "limit") {
+		} else if (n == "counter" || n == "quota" || n == "limit" || n == "connlimit") {
 			std::string t;
 			Json j;
 			stateful_print(e, opt_.stateless, t, j);
@@ -2152,7 +2167,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 		// each as text, the first as JSON (nft 1.0.6 shows one)
 		std::string stmts;
 		Json stmt_json;		// {"counter": {...}}
-		std::string stmt_name;	// "counter": the expression's name, its member's
+		std::string stmt_name;	// "counter": its JSON member's name
 		bool stateless;	// the counters' values and quotas' use not shown
 	};
 	std::vector<El> els;
@@ -2182,7 +2197,10 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 			stateful_print(x, to.stateless, t, j);
 			to.stmts += " " + t;
 			if (to.stmt_name.empty()) {
+				// its JSON member: the expression's name, a connlimit's "ct count"
 				to.stmt_name = str(nftnl_expr_get_str(x, NFTNL_EXPR_NAME));
+				if (to.stmt_name == "connlimit")
+					to.stmt_name = "ct count";
 				to.stmt_json = std::move(j);
 			}
 			return 0;

@@ -1799,8 +1799,8 @@ void Linearizer::objref_map(const Stmt &s)
 	lookup(*v.items[0], *v.items[1], 1, false, nullptr, false, type);
 }
 
-// A counter, quota or limit statement's expression: the anonymous one
-// (counter, quota, limit), or an objref to the table's named object,
+// A counter, quota, limit or `ct count` statement's expression: the
+// anonymous one (counter, quota, limit, connlimit), or an objref to the table's named object,
 // which the kernel resolves (ENOENT at the name).
 nftnl_expr *Linearizer::stateful_expr(const Stmt &s)
 {
@@ -1818,6 +1818,13 @@ nftnl_expr *Linearizer::stateful_expr(const Stmt &s)
 		nftnl_expr *e = new_expr("counter");
 		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, s.counter_packets);
 		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, s.counter_bytes);
+		return e;
+	}
+	if (s.kind == StmtKind::Connlimit) {
+		// netlink_gen_connlimit_stmt: both attributes, the flags 0 too
+		nftnl_expr *e = new_expr("connlimit");
+		nftnl_expr_set_u32(e, NFTNL_EXPR_CONNLIMIT_COUNT, s.connlimit_count);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_CONNLIMIT_FLAGS, s.connlimit_flags);
 		return e;
 	}
 	if (s.kind == StmtKind::Quota) {
@@ -1838,6 +1845,16 @@ nftnl_expr *Linearizer::stateful_expr(const Stmt &s)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, s.limit_bytes ? NFT_LIMIT_PKT_BYTES : NFT_LIMIT_PKTS);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_FLAGS, s.limit_over ? NFT_LIMIT_F_INV : 0);
 	return e;
+}
+
+// nft_set_elem_expr_alloc: an expression that collects garbage itself
+// (NFT_EXPR_GC: connlimit) is refused (EOPNOTSUPP) in a set with
+// timeouts, whose elements the set's own gc removes. (Its other check, a
+// set backend with gc_init, holds for every set a dynset takes: NFT_SET_EVAL
+// is rhash's alone.)
+static bool gc_expr_refused(const Stmt &st, const SetInfo &si)
+{
+	return st.kind == StmtKind::Connlimit && (si.flags & NFT_SET_TIMEOUT);
 }
 
 // nft's set and map statements (netlink_gen_set_stmt, _map_stmt): the
@@ -1895,8 +1912,14 @@ void Linearizer::dynset(const Stmt &s)
 		kernel("Invalid argument");
 	if (!s.stateful.empty() && !(si.flags & NFT_SET_EVAL))
 		kernel("Invalid argument");
-	if (s.stateful.size() > 2)	// NFT_SET_EXPR_MAX
-		kernel("Argument list too long");
+	// each expression as nft_set_elem_expr_alloc takes it, the third
+	// one not (NFT_SET_EXPR_MAX)
+	for (size_t i = 0; i < s.stateful.size(); i++) {
+		if (i == 2)
+			kernel("Argument list too long");
+		if (gc_expr_refused(s.stateful[i], si))
+			kernel("Operation not supported");
+	}
 	emit_dynset(s, si, parts, s.set_op);
 }
 
@@ -1988,7 +2011,8 @@ void Linearizer::meter(const Stmt &s)
 		throw LangError(s.key_comment_loc, "Meter key expression can not contain comments");
 	const Stmt &inner = s.stateful[0];
 	const bool stateful = (inner.kind == StmtKind::Counter || inner.kind == StmtKind::Limit ||
-			       inner.kind == StmtKind::Quota) && inner.key.empty();
+			       inner.kind == StmtKind::Quota || inner.kind == StmtKind::Connlimit) &&
+			      inner.key.empty();
 	if (!stateful)
 		throw LangError(s.inner_loc, "meter statement must be stateful", s.loc);
 	// the kernel: a set of that name already (nf_tables_newset), a
@@ -2007,6 +2031,8 @@ void Linearizer::meter(const Stmt &s)
 		kernel(s.loc, "Numerical result out of range");
 	si.name = s.key;
 	si.flags = NFT_SET_ANONYMOUS | NFT_SET_EVAL | (s.set_timeout_ms ? NFT_SET_TIMEOUT : 0);
+	if (gc_expr_refused(inner, si))
+		kernel(s.loc, "Operation not supported");
 	si.id = ++set_id_;
 	uint32_t key_type = 0, key_len = 0;
 	for (auto &k : si.key) {
@@ -2453,6 +2479,9 @@ void Linearizer::statement(const Stmt &s)
 			objref_map(s);
 			break;
 		}
+		nftnl_rule_add_expr(rule_, stateful_expr(s));
+		return;
+	case StmtKind::Connlimit:
 		nftnl_rule_add_expr(rule_, stateful_expr(s));
 		return;
 	case StmtKind::Verdict:

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -186,6 +188,8 @@ static std::string describe(const Token &t)
 	case Tok::Punct:
 		if (t.text == "|" || t.text == "{" || t.text == "}")
 			return "'" + t.text + "'";
+		if (t.text == ";")	// nft's SEMICOLON token
+			return "semicolon";
 		return t.text;
 	default: return t.text;
 	}
@@ -1750,8 +1754,8 @@ void Parser::parse_limit_rate(uint64_t &rate, uint64_t &unit, bool &bytes, bool 
 // [expires T] [STATEFUL ...] [: DATA] }`, the key and the data each a
 // concatenation of packet expressions and values (set_elem_expr_stmt).
 // nft ignores an `expires`; a comment on the key it refuses. The stateful
-// statements are nft's stateful_stmt_list: counter, limit and quota, none
-// named ("statement must be stateful").
+// statements are nft's stateful_stmt_list: counter, limit, quota and
+// `ct count`, none named ("statement must be stateful").
 void Parser::parse_set_stmt(Stmt &s)
 {
 	Token op = take();
@@ -1776,7 +1780,8 @@ void Parser::parse_set_stmt(Stmt &s)
 			break;
 		}
 	}
-	while (peek().is("counter") || peek().is("limit") || peek().is("quota")) {
+	while (peek().is("counter") || peek().is("limit") || peek().is("quota") ||
+	       (peek().is("ct") && peek(1).is("count"))) {
 		Rule one;
 		const Location start = peek().loc;
 		parse_statement(one);
@@ -1844,6 +1849,46 @@ void Parser::parse_meter_stmt(Stmt &s)
 	s.stateful.push_back(std::move(one.stmts.back()));
 	expect("}", "'}'");
 	s.loc = span(m.loc, last_loc_);
+}
+
+// nft's connlimit_stmt: `ct count [over] NUM`. NUM is the scanner's
+// number, strtoull's with base 0 of the whole word (`0x10` is 16, `010`
+// 8; `08`, or one beyond 64 bits, is a string to it), kept in 32 bits as
+// nft keeps it (4294967296 is 0). Anything else is nft's syntax error at
+// it, "expecting number or over" (after `over`, "expecting number"): a
+// keyword by its name, another word as "string", a variable as '$'.
+void Parser::parse_connlimit_stmt(Stmt &s)
+{
+	Token ct = take();
+	take();	// count
+	s.kind = StmtKind::Connlimit;
+	// (before peek() expands it)
+	auto no_variable = [&](const std::string &expecting) {
+		if (!toks_.empty() && toks_.front().kind == Tok::Variable) {
+			Location dollar = toks_.front().loc;
+			dollar.last_col = dollar.first_col;
+			throw LangError(dollar, "syntax error, unexpected '$', expecting " + expecting);
+		}
+	};
+	no_variable("number or over");
+	const bool over = accept("over");
+	const std::string expecting = over ? "number" : "number or over";
+	no_variable(expecting);
+	Token n = take();
+	if (n.kind != Tok::Word)
+		unexpected(n, expecting);
+	errno = 0;
+	char *end = nullptr;
+	const unsigned long long v = std::strtoull(n.text.c_str(), &end, 0);
+	if (!is_number_word(n.text) || *end || errno == ERANGE) {
+		const bool keyword = kReservedNames.count(n.text) || n.text == "over" || n.text == "packets" ||
+				     n.text == "bytes";
+		throw LangError(n.loc, "syntax error, unexpected " + (keyword ? n.text : std::string("string")) +
+					       ", expecting " + expecting);
+	}
+	s.connlimit_count = static_cast<uint32_t>(v);
+	s.connlimit_flags = over ? kConnlimitInvert : 0;
+	s.loc = span(ct.loc, n.loc);
 }
 
 // After `counter|quota|limit name`: the object's NAME (in key, where it
@@ -2023,6 +2068,11 @@ bool Parser::parse_statement(Rule &r)
 	}
 	if (t.is("meter")) {
 		parse_meter_stmt(s);
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
+	if (t.is("ct") && peek(1).is("count")) {
+		parse_connlimit_stmt(s);
 		r.stmts.push_back(std::move(s));
 		return true;
 	}

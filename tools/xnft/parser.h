@@ -90,6 +90,7 @@ private:
 	void parse_set_stmt(Stmt &s);
 	void parse_object_name(Stmt &s);
 	void parse_meter_stmt(Stmt &s);
+	void parse_connlimit_stmt(Stmt &s);
 	ExprPtr parse_set_stmt_expr();
 	ExprPtr parse_set_literal(bool allow_map);
 	ExprPtr parse_verdict_expr();
