@@ -150,6 +150,55 @@ TEST_CASE("xnft lists set elements' stateful expressions as nft 1.0.6", "[xnft][
 	nftnl_set_free(m);
 }
 
+// Elements with a connlimit (`add @s { ip saddr ct count over 2 }`, or a
+// set's `elements = { 10.0.0.1 ct count over 2, 10.0.0.2 ct count 3 }`
+// loaded into Linux): nft 1.0.6 listed them (family ip) as `10.0.0.1 ct
+// count over 2, 10.0.0.2 ct count 3` and -j as {"elem": {"val":
+// "10.0.0.1", "ct count": {"val": 2, "inv": true}}}: the member named
+// "ct count", not as the expression.
+TEST_CASE("xnft lists set elements' connlimits as nft 1.0.6", "[xnft][json]")
+{
+	using namespace xnft;
+	nftnl_set *s = nftnl_set_alloc();
+	nftnl_set_set_str(s, NFTNL_SET_NAME, "s");
+	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_EVAL);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, TYPE_IPADDR);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, 4);
+	auto element = [&](uint8_t last, uint32_t count, uint32_t flags, bool counter) {
+		nftnl_set_elem *e = nftnl_set_elem_alloc();
+		const uint8_t key[] = {10, 0, 0, last};
+		nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, sizeof(key));
+		if (counter) {
+			nftnl_expr *c = nftnl_expr_alloc("counter");
+			nftnl_expr_set_u64(c, NFTNL_EXPR_CTR_PACKETS, 5);
+			nftnl_expr_set_u64(c, NFTNL_EXPR_CTR_BYTES, 420);
+			nftnl_set_elem_add_expr(e, c);
+		}
+		nftnl_expr *l = nftnl_expr_alloc("connlimit");
+		nftnl_expr_set_u32(l, NFTNL_EXPR_CONNLIMIT_COUNT, count);
+		nftnl_expr_set_u32(l, NFTNL_EXPR_CONNLIMIT_FLAGS, flags);
+		nftnl_set_elem_add_expr(e, l);
+		nftnl_set_elem_add(s, e);
+	};
+	element(1, 2, NFT_CONNLIMIT_F_INV, false);
+	element(2, 3, 0, false);
+	element(3, 4294967295u, NFT_CONNLIMIT_F_INV, true);
+	auto items = element_items(s, keyparts_of_set(s), nullptr, false, false);
+	REQUIRE(items.size() == 3);
+	CHECK(items[0].text == "10.0.0.1 ct count over 2");
+	CHECK(items[0].json.dump() == R"({"elem": {"val": "10.0.0.1", "ct count": {"val": 2, "inv": true}}})");
+	CHECK(items[1].text == "10.0.0.2 ct count 3");
+	CHECK(items[1].json.dump() == R"({"elem": {"val": "10.0.0.2", "ct count": {"val": 3}}})");
+	// JSON: the first statement only
+	CHECK(items[2].text == "10.0.0.3 counter packets 5 bytes 420 ct count over 4294967295");
+	CHECK(items[2].json.dump() == R"({"elem": {"val": "10.0.0.3", "counter": {"packets": 5, "bytes": 420}}})");
+	// -s: a connlimit has nothing to leave out
+	items = element_items(s, keyparts_of_set(s), nullptr, false, false, true);
+	CHECK(items[0].text == "10.0.0.1 ct count over 2");
+	CHECK(items[2].text == "10.0.0.3 counter ct count over 4294967295");
+	nftnl_set_free(s);
+}
+
 // The same elements from a dump (NEWTABLE, NEWSET, NEWSETELEM as the
 // kernel sends them): the model keeps their expressions.
 TEST_CASE("xnft keeps dumped set elements' stateful expressions", "[xnft][json]")
