@@ -169,6 +169,7 @@ NftOutcome nft_bridge_pre(const nft::Hook &pre, NftFrame &nf, Conntrack *ct, con
 			return NftOutcome::CtDrop;
 		}
 		p.ct = r;
+		p.conntrack = ct;
 	}
 	const int32_t verdict = nft::run_hook(pre, p, kCtPriority, INT64_MAX);
 	v.mark = p.mark;

@@ -423,8 +423,10 @@ void decide_frame(const Ctx &c, const RxFrame &frame, L2Info &l2, const Probes *
 			port_count_drop(frame.ingress, v.reason);
 			return;
 		}
-		if (ct && nf)
+		if (ct && nf) {
 			nf->pkt.ct = ct;	/* the output chains' ct expressions */
+			nf->pkt.conntrack = c.ct;
+		}
 		decide_from_host(c, l2, in, ahead, vlan_stats_len(frame), v);
 		if (v.kind == VerdictKind::Drop)
 			port_count_drop(frame.ingress, v.reason);
@@ -471,8 +473,10 @@ void decide_frame(const Ctx &c, const RxFrame &frame, L2Info &l2, const Probes *
 			set_drop(v, DropReason::Conntrack);
 			goto drop;
 		}
-		if (nf)
+		if (nf) {
 			nf->pkt.ct = ct;	/* for the later hooks' ct expressions */
+			nf->pkt.conntrack = c.ct;
+		}
 	}
 	if (c.filtering) {
 		if (!vlan_ingress(l2, in, true, v))

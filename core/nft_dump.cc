@@ -9,6 +9,7 @@
 #include "nft_dump.h"
 
 #include "kernel_version.h"
+#include "nft_connlimit.h"
 #include "nft_dynset.h"
 #include "nft_payload_write.h"
 
@@ -73,6 +74,14 @@ void put_payload_write(const Insn &in, const Attr &data, AttrWriter &w)
 	w.be32(kPayloadCsumFlags, in.data[kPwCsumFlags]);
 }
 
+/* nft_connlimit_do_dump: the bound, and the flags only for `over`. */
+void put_connlimit(uint32_t limit, uint32_t flags, AttrWriter &w)
+{
+	w.be32(kConnlimitCount, limit);
+	if (flags & kConnlimitFInv)
+		w.be32(kConnlimitFlags, kConnlimitFInv);
+}
+
 /* One expression's data as received, but with the counter's live values,
  * the lookup's set by the name it was given (not the batch's id or
  * "__set%d") and an objref's name NUL-terminated, as nf_tables' dump
@@ -85,6 +94,11 @@ void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 	}
 	if (in.op == Op::PayloadWrite) {
 		put_payload_write(in, data, w);
+		return;
+	}
+	if (in.op == Op::Connlimit) {
+		put_connlimit(static_cast<const ConnLimit *>(in.ref)->limit,
+			      static_cast<const ConnLimit *>(in.ref)->flags, w);
 		return;
 	}
 	AttrWalker walk(data);
@@ -324,7 +338,7 @@ static void put_elem_limit(const ElemLimit &l, AttrWriter &w)
 /* One stateful expression of an element, as nft_expr_dump writes it. */
 static void put_elem_expr(const ElemExpr &x, uint16_t type, AttrWriter &w)
 {
-	static const char *const kNames[] = {"counter", "limit", "quota"};
+	static const char *const kNames[] = {"counter", "limit", "quota", "connlimit"};
 	const size_t e = w.nest_begin(type);
 	w.str(kExprName, kNames[unsigned(x.kind)]);
 	const size_t d = w.nest_begin(kExprData);
@@ -338,6 +352,9 @@ static void put_elem_expr(const ElemExpr &x, uint16_t type, AttrWriter &w)
 		break;
 	case ElemExprKind::Quota:
 		put_quota(x.quota, w);
+		break;
+	case ElemExprKind::Connlimit:
+		put_connlimit(x.connlimit.limit, x.connlimit.flags, w);
 		break;
 	}
 	w.nest_end(d);

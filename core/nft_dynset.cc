@@ -38,9 +38,30 @@ uint32_t buckets_for(uint32_t bound)
 	return n;
 }
 
+/* An element and what its ct count lists hold. */
+void free_entry(DynEntry *e)
+{
+	for (unsigned i = 0; i < e->expr_count; i++)
+		if (e->exprs[i].kind == ElemExprKind::Connlimit)
+			conn_list_free(e->exprs[i].connlimit.list);
+	xb_free(e);
+}
+
 void free_entry_rcu(xb_rcu_head *head)
 {
-	xb_free(xb_container_of(head, DynEntry, rcu));
+	free_entry(xb_container_of(head, DynEntry, rcu));
+}
+
+/* Whether @e holds a ct count whose list the GC pass at @now_ns leaves
+ * empty (nft_connlimit_gc). The table's lock is held. */
+bool connlimit_emptied(DynEntry &e, Conntrack *ct, uint64_t now_ns)
+{
+	bool empty = false;
+	for (unsigned i = 0; i < e.expr_count; i++)
+		if (e.exprs[i].kind == ElemExprKind::Connlimit &&
+		    conn_list_gc(e.exprs[i].connlimit.list, ct, now_ns))
+			empty = true;
+	return empty;
 }
 
 /*
@@ -90,7 +111,11 @@ int parse_elem_expr(const Attr &nest, ElemExpr &out, Extack *ack)
 		out.kind = ElemExprKind::Quota;
 		return quota_init(out.quota, tb, ack);
 	}
-	static const char *const kStateful[] = {"connlimit", "last", "ct_count", "numgen_state"};
+	if (attr_equals(name, "connlimit")) {
+		out.kind = ElemExprKind::Connlimit;
+		return connlimit_parse(tb, out.connlimit.limit, out.connlimit.flags, ack);
+	}
+	static const char *const kStateful[] = {"last", "ct_count", "numgen_state"};
 	for (const char *s : kStateful)
 		if (attr_equals(name, s))
 			return fail(ack, kEOPNOTSUPP, "xbridge keeps counters, limits and quotas in set elements");
@@ -143,7 +168,7 @@ void DynTable::destroy(DynTable *t)
 		DynEntry *e = t->buckets_[b];
 		while (e) {
 			DynEntry *next = e->next;
-			xb_free(e);
+			free_entry(e);
 			e = next;
 		}
 	}
@@ -179,7 +204,7 @@ void DynTable::unlink(DynEntry **link, DynEntry *e)
 }
 
 DynEntry *DynTable::find_or_add(const Dynset &d, const uint8_t *key, const uint8_t *data,
-				uint32_t static_count, uint64_t now_ns, bool &added)
+				uint32_t static_count, uint64_t now_ns, Conntrack *ct, bool &added)
 {
 	added = false;
 	DynEntry *found = const_cast<DynEntry *>(find(key, now_ns));
@@ -189,7 +214,7 @@ DynEntry *DynTable::find_or_add(const Dynset &d, const uint8_t *key, const uint8
 	 * count too), then the element. Expired elements count until they
 	 * are collected: a full set collects a slice first. */
 	if (d.size && count() + static_count >= d.size) {
-		collect_slice(kFullSlice, now_ns);
+		collect_slice(kFullSlice, now_ns, ct);
 		if (count() + static_count >= d.size)
 			return nullptr;
 	}
@@ -209,6 +234,8 @@ DynEntry *DynTable::find_or_add(const Dynset &d, const uint8_t *key, const uint8
 		e->exprs[i] = d.exprs[i];
 		if (e->exprs[i].kind == ElemExprKind::Limit)
 			e->exprs[i].limit.last_ns = now_ns;
+		else if (e->exprs[i].kind == ElemExprKind::Connlimit)
+			conn_list_init(e->exprs[i].connlimit.list, now_ns);
 	}
 
 	LockGuard guard(lock_);
@@ -226,7 +253,7 @@ DynEntry *DynTable::find_or_add(const Dynset &d, const uint8_t *key, const uint8
 		}
 		link = &cur->next;
 	}
-	collect_locked(kInsertSlice, now_ns);
+	collect_locked(kInsertSlice, now_ns, ct);
 	if (d.size && count() + static_count >= d.size) {
 		xb_free(e);
 		return nullptr;
@@ -238,27 +265,28 @@ DynEntry *DynTable::find_or_add(const Dynset &d, const uint8_t *key, const uint8
 	return e;
 }
 
-void DynTable::sweep_bucket(uint32_t b, uint64_t now_ns)
+void DynTable::sweep_bucket(uint32_t b, uint64_t now_ns, Conntrack *ct)
 {
 	DynEntry **link = &buckets_[b & mask_];
 	for (DynEntry *cur = *link; cur; cur = *link) {
-		if (elem_expired(load_once(cur->expires_ns), now_ns))
+		if (elem_expired(load_once(cur->expires_ns), now_ns) ||
+		    (ct && connlimit_emptied(*cur, ct, now_ns)))
 			unlink(link, cur);
 		else
 			link = &cur->next;
 	}
 }
 
-void DynTable::collect_locked(uint32_t buckets, uint64_t now_ns)
+void DynTable::collect_locked(uint32_t buckets, uint64_t now_ns, Conntrack *ct)
 {
 	for (uint32_t i = 0; i < buckets; i++)
-		sweep_bucket(gc_cursor_++, now_ns);
+		sweep_bucket(gc_cursor_++, now_ns, ct);
 }
 
-void DynTable::collect_slice(uint32_t buckets, uint64_t now_ns)
+void DynTable::collect_slice(uint32_t buckets, uint64_t now_ns, Conntrack *ct)
 {
 	LockGuard guard(lock_);
-	collect_locked(buckets, now_ns);
+	collect_locked(buckets, now_ns, ct);
 }
 
 bool DynTable::remove(const uint8_t *key, uint64_t now_ns)
@@ -276,7 +304,7 @@ bool DynTable::remove(const uint8_t *key, uint64_t now_ns)
 	return false;
 }
 
-bool DynTable::eval_exprs(DynEntry &e, const Pkt &p)
+DynsetResult DynTable::eval_exprs(DynEntry &e, const Pkt &p)
 {
 	const uint32_t len = p.len - p.nhoff;
 	for (unsigned i = 0; i < e.expr_count; i++) {
@@ -296,19 +324,32 @@ bool DynTable::eval_exprs(DynEntry &e, const Pkt &p)
 							 p.now_ns);
 			}
 			if (over != bool(l.flags & kLimitFInv))
-				return false;
+				return DynsetResult::Break;
 			break;
 		}
 		case ElemExprKind::Quota: {
 			const uint64_t consumed = __atomic_add_fetch(&x.quota.consumed, uint64_t(len),
 								     __ATOMIC_RELAXED);
 			if ((consumed > x.quota.bytes) != bool(x.quota.flags & kQuotaFInv))
-				return false;
+				return DynsetResult::Break;
+			break;
+		}
+		case ElemExprKind::Connlimit: {
+			uint32_t count;
+			bool keep;
+			{
+				LockGuard guard(lock_);
+				keep = conn_list_update(x.connlimit.list, p, count);
+			}
+			if (!keep)
+				return DynsetResult::Drop;
+			if (connlimit_breaks(count, x.connlimit.limit, x.connlimit.flags))
+				return DynsetResult::Break;
 			break;
 		}
 		}
 	}
-	return true;
+	return DynsetResult::Match;
 }
 
 void DynTable::purge_expired(uint64_t now_ns)
@@ -420,6 +461,17 @@ int parse_dynset(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extac
 			return invalid(ack, "malformed expression list");
 	}
 
+	/* a ct count in the elements wants conntrack (nf_ct_netns_get); it
+	 * collects its elements itself, which nft_dynset_init refuses in a
+	 * set whose elements time out (an NFT_EXPR_GC expression) */
+	for (unsigned i = 0; i < d->expr_count; i++) {
+		if (d->exprs[i].kind != ElemExprKind::Connlimit)
+			continue;
+		if (t.flags & kSetFTimeout)
+			return fail(ack, kEOPNOTSUPP, "ct count in the elements of a set with timeouts");
+		out.has_ct = true;
+	}
+
 	/* bound: nf_tables_bind_set, then the default size */
 	if (*t.size == 0)
 		*t.size = kDynsetDefaultSize;
@@ -443,32 +495,35 @@ int parse_dynset(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extac
 	return 0;
 }
 
-bool eval_dynset(const Insn &in, const SetIndex &index, const uint32_t *regs, const Pkt &p)
+DynsetResult eval_dynset(const Insn &in, const SetIndex &index, const uint32_t *regs,
+			 const Pkt &p)
 {
+	constexpr DynsetResult kMatch = DynsetResult::Match, kBreak = DynsetResult::Break;
 	const Dynset &d = *static_cast<const Dynset *>(in.ref);
 	DynTable *t = const_cast<DynTable *>(index.dynamic());
 	const uint8_t *key = reinterpret_cast<const uint8_t *>(&regs[d.sreg_key]);
 	if (d.op == kDynsetOpDelete) {
 		t->remove(key, p.now_ns);
-		return true;	/* nft_dynset_eval: a delete never breaks */
+		return kMatch;	/* nft_dynset_eval: a delete never breaks */
 	}
 	/* An element the control plane added is found, not added again; it
 	 * has no expressions and its expiry is the generation's. */
 	SetHit hit;
 	if (index.lookup_static(key, hit, p.now_ns))
-		return !d.invert;
+		return d.invert ? kBreak : kMatch;
 	bool added;
 	DynEntry *e = t->find_or_add(d, key, reinterpret_cast<const uint8_t *>(&regs[d.sreg_data]),
-				     index.size(), p.now_ns, added);
+				     index.size(), p.now_ns, p.conntrack, added);
 	if (!e)
-		return d.invert;	/* full, or no memory: NFT_BREAK */
+		return d.invert ? kMatch : kBreak;	/* full, or no memory: NFT_BREAK */
 	/* nft_dynset_eval: an update restarts an expiring element's clock
 	 * with the statement's timeout, else the set's (none: now) */
 	if (!added && d.op == kDynsetOpUpdate && load_once(e->expires_ns))
 		store_once(e->expires_ns, p.now_ns + d.timeout_ns);
-	if (!t->eval_exprs(*e, p))
-		return false;
-	return !d.invert;
+	const DynsetResult r = t->eval_exprs(*e, p);
+	if (r != kMatch)
+		return r;
+	return d.invert ? kBreak : kMatch;
 }
 
 } // namespace xb::nft

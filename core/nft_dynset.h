@@ -33,6 +33,7 @@
 
 #include "compiler.h"
 #include "errors.h"
+#include "nft_connlimit.h"
 #include "nft_expr.h"
 #include "nft_set.h"
 #include "platform.h"
@@ -40,6 +41,10 @@
 namespace xb::nft {
 
 struct Pkt;
+
+/* What a set statement did with a frame: go on, break the rule, or drop
+ * the frame (a `ct count` in the element that cannot count it). */
+enum class DynsetResult : uint8_t { Match, Break, Drop };
 
 constexpr unsigned kElemExprMax = 2;	/* NFT_SET_EXPR_MAX */
 /* NFTA_DYNSET_* and nft_dynset_ops */
@@ -57,10 +62,12 @@ constexpr uint32_t kDynsetDefaultSize = 0xffff;
 
 /*
  * One stateful expression of an element (nft_set_elem_expr): counter,
- * limit or quota, its parameters and its state by value, so that an
- * element outlives the rule that made it and still dumps what it holds.
+ * limit, quota or ct count, its parameters and its state by value, so that
+ * an element outlives the rule that made it and still dumps what it holds.
+ * A ct count's list of connections is the element's own (the statement's
+ * template holds an empty one), guarded by the table's lock.
  */
-enum class ElemExprKind : uint8_t { Counter, Limit, Quota };
+enum class ElemExprKind : uint8_t { Counter, Limit, Quota, Connlimit };
 
 struct ElemLimit {
 	uint64_t tokens;	/* guarded by the DynTable's lock */
@@ -83,6 +90,11 @@ struct ElemExpr {
 		} counter;
 		ElemLimit limit;
 		Quota quota;
+		struct {
+			ConnList list;	/* guarded by the DynTable's lock */
+			uint32_t limit;
+			uint32_t flags;	/* kConnlimitFInv */
+		} connlimit;
 	};
 };
 
@@ -136,14 +148,16 @@ public:
 	 * beside @static_count elements; nullptr if it had none or no memory.
 	 * @added tells which. */
 	DynEntry *find_or_add(const Dynset &d, const uint8_t *key, const uint8_t *data,
-			      uint32_t static_count, uint64_t now_ns, bool &added);
+			      uint32_t static_count, uint64_t now_ns, Conntrack *ct,
+			      bool &added);
 	/* nft_rhash_delete: unlink the element with @key; false if none. */
 	bool remove(const uint8_t *key, uint64_t now_ns);
 
-	/* An element's stateful expressions for one frame (nft_set_elem_update_expr):
-	 * false if one of them breaks (a limit over its rate, a quota past its
-	 * bound). */
-	bool eval_exprs(DynEntry &e, const Pkt &p);
+	/* An element's stateful expressions for one frame
+	 * (nft_set_elem_update_expr): Break if one of them breaks (a limit
+	 * over its rate, a quota past its bound, a ct count past its own),
+	 * Drop if a ct count drops the frame (no connection). */
+	DynsetResult eval_exprs(DynEntry &e, const Pkt &p);
 
 	/* ---- control (the ruleset's lock held) ---- */
 
@@ -178,10 +192,14 @@ private:
 	void unlink(DynEntry **link, DynEntry *e) XB_REQUIRES(lock_);
 	/* The garbage collection in slices (nft_rhash_gc's work, done by the
 	 * writers): the expired elements of the next @buckets buckets go. */
-	void collect_locked(uint32_t buckets, uint64_t now_ns) XB_REQUIRES(lock_);
-	/* Unlink the expired elements of bucket @b (masked). */
-	void sweep_bucket(uint32_t b, uint64_t now_ns) XB_REQUIRES(lock_);
-	void collect_slice(uint32_t buckets, uint64_t now_ns);
+	void collect_locked(uint32_t buckets, uint64_t now_ns, Conntrack *ct = nullptr)
+		XB_REQUIRES(lock_);
+	/* Unlink the expired elements of bucket @b (masked), and with @ct
+	 * (a frame's tracker) those whose ct count lists have emptied
+	 * (nft_rhash_gc asks nft_connlimit_gc). */
+	void sweep_bucket(uint32_t b, uint64_t now_ns, Conntrack *ct = nullptr)
+		XB_REQUIRES(lock_);
+	void collect_slice(uint32_t buckets, uint64_t now_ns, Conntrack *ct = nullptr);
 
 	/* Buckets each insert collects (the whole table every few thousand
 	 * inserts), and what a full set collects before it gives up. */
@@ -216,9 +234,9 @@ struct DynsetTarget {
  * ref: a Dynset in @out.plain). */
 int parse_dynset(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extack *ack);
 
-/* Run a set statement: false breaks the rule. @index is the generation's
- * SetIndex of the set. */
-bool eval_dynset(const Insn &in, const SetIndex &index, const uint32_t *regs, const Pkt &p);
+/* Run a set statement. @index is the generation's SetIndex of the set. */
+DynsetResult eval_dynset(const Insn &in, const SetIndex &index, const uint32_t *regs,
+			 const Pkt &p);
 
 } // namespace xb::nft
 

@@ -10,6 +10,7 @@
 
 #include "compiler.h"
 #include "jhash.h"
+#include "nft_connlimit.h"
 #include "nft_dynset.h"
 #include "nft_payload_write.h"
 #include "nft_ruleset.h"
@@ -826,13 +827,29 @@ xb_noinline int32_t eval_other(const Insn &in, Pkt &p, uint32_t *regs)
 	case Op::Dynset: {
 		const SetIndex *set;
 		__builtin_memcpy(&set, in.data, sizeof(set));
-		ok = eval_dynset(in, *set, regs, p);
+		const DynsetResult r = eval_dynset(in, *set, regs, p);
+		if (xb_unlikely(r == DynsetResult::Drop))
+			return kNfDrop;
+		ok = r == DynsetResult::Match;
 		break;
 	}
 	case Op::Quota:
 	case Op::ObjQuota:
 		ok = eval_quota(*static_cast<Quota *>(in.ref), p);
 		break;
+	case Op::Connlimit: {
+		ConnLimit &c = *static_cast<ConnLimit *>(in.ref);
+		uint32_t count;
+		bool keep;
+		{
+			LockGuard guard(c.lock);
+			keep = conn_list_update(c.list, p, count);
+		}
+		if (!keep)
+			return kNfDrop;
+		ok = !connlimit_breaks(count, c.limit, c.flags);
+		break;
+	}
 	case Op::CtSet:
 		eval_ct_set(in, p, src);
 		break;

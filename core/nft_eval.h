@@ -85,6 +85,8 @@ struct Pkt {
 	 * when conntrack is off); the zone `ct zone set` chose for it. */
 	CtResult *ct;
 	uint16_t ct_zone;
+	/* The tracker @ct came from: `ct count` looks its connections up. */
+	Conntrack *conntrack;
 	/* `notrack` ran while the frame had no connection: it is UNTRACKED
 	 * (Linux's IP_CT_UNTRACKED), and conntrack at -200 leaves it alone. */
 	bool notrack;

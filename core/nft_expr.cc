@@ -10,6 +10,7 @@
 #include "nft_expr.h"
 
 #include "compiler.h"
+#include "nft_connlimit.h"
 #include "nft_dynset.h"
 #include "nft_payload_write.h"
 
@@ -756,6 +757,25 @@ int parse_reject(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
 	return 0;
 }
 
+/* nft_connlimit_do_init: a bound, an empty list, and conntrack on
+ * (nf_ct_netns_get). */
+int parse_connlimit(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
+{
+	uint32_t limit, flags;
+	int err = connlimit_parse(tb, limit, flags, ack);
+	if (err)
+		return err;
+	ConnLimit *c = connlimit_create(limit, flags, ack);
+	if (!c)
+		return -kENOMEM;
+	out.connlimits[out.count_connlimits++] = c;
+	in.op = Op::Connlimit;
+	in.flags = uint8_t(flags);
+	in.ref = c;
+	out.has_ct = true;
+	return 0;
+}
+
 int parse_quota(const Attr *tb, Insn &in, ParsedRule &out, Extack *ack)
 {
 	Quota *q = static_cast<Quota *>(xb_alloc(sizeof(Quota), XB_ALLOC_SLEEP));
@@ -965,6 +985,8 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_reject(tb, in, out, ack);
 	if (attr_equals(name, "quota"))
 		return parse_quota(tb, in, out, ack);
+	if (attr_equals(name, "connlimit"))
+		return parse_connlimit(tb, in, out, ack);
 	if (attr_equals(name, "exthdr"))
 		return parse_exthdr(tb, in, ack);
 	if (attr_equals(name, "numgen"))
@@ -1107,8 +1129,11 @@ int parse_rule_exprs(const Attr &list, Resolver &res, ParsedRule &out, Extack *a
 		out.counters = static_cast<Counter **>(xb_alloc(n * sizeof(Counter *), XB_ALLOC_SLEEP));
 		out.limits = static_cast<Limit **>(xb_alloc(n * sizeof(Limit *), XB_ALLOC_SLEEP));
 		out.logs = static_cast<Log **>(xb_alloc(n * sizeof(Log *), XB_ALLOC_SLEEP));
+		out.connlimits = static_cast<ConnLimit **>(
+			xb_alloc(n * sizeof(ConnLimit *), XB_ALLOC_SLEEP));
 		out.plain = static_cast<void **>(xb_alloc(n * sizeof(void *), XB_ALLOC_SLEEP));
-		if (!out.insn || !out.counters || !out.limits || !out.logs || !out.plain) {
+		if (!out.insn || !out.counters || !out.limits || !out.logs || !out.connlimits ||
+		    !out.plain) {
 			free_parsed_rule(out);
 			return fail(ack, kENOMEM, "out of memory for a rule");
 		}
@@ -1145,6 +1170,10 @@ void free_parsed_rule(ParsedRule &r)
 	}
 	if (r.logs)
 		xb_free(r.logs);
+	for (uint32_t i = 0; i < r.count_connlimits; i++)
+		connlimit_destroy(r.connlimits[i]);
+	if (r.connlimits)
+		xb_free(r.connlimits);
 	for (uint32_t i = 0; i < r.count_plain; i++)
 		xb_free(r.plain[i]);
 	if (r.plain)

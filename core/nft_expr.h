@@ -75,6 +75,9 @@ enum class Op : uint8_t {
 	ObjMap,		/* counter|quota|limit name KEY map @set: the named
 			 * object the key maps to (ref: the set, control, then
 			 * the generation's SetIndex; sub: the object type) */
+	Connlimit,	/* ct count [over] N: the rule's connections against a
+			 * bound, else break; no connection drops (ref:
+			 * ConnLimit, nft_connlimit.h) */
 };
 
 /* A counter: per-CPU, summed for dumps. */
@@ -212,6 +215,7 @@ constexpr uint8_t kInsnFCmpNeq = 0x40;	/* ... the compare is != */
 constexpr uint8_t kInsnFBitwise = 0x20;	/* mask and xor first; skip two */
 
 struct DynsetTarget;	/* nft_dynset.h */
+struct ConnLimit;	/* nft_connlimit.h */
 
 /* The control-plane objects a rule may name, resolved by the ruleset. */
 class Resolver {
@@ -247,6 +251,8 @@ struct ParsedRule {
 	uint32_t count_limits = 0;
 	Log **logs = nullptr;		/* owned; count_logs entries */
 	uint32_t count_logs = 0;
+	ConnLimit **connlimits = nullptr;	/* owned; count_connlimits entries */
+	uint32_t count_connlimits = 0;
 	/* owned; count_plain entries: state with nothing to release but its
 	 * memory (quotas, numgen counters), freed with xb_free */
 	void **plain = nullptr;
