@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "ct_track.h"
+#include "nft_connlimit.h"
 #include "nft_eval.h"
 #include "nft_payload_write.h"
 #include "nft_ruleset.h"
@@ -117,7 +118,7 @@ const uint16_t kTypes[] = {kMsgNewTable, kMsgDelTable, kMsgNewChain, kMsgDelChai
 const char *const kExprs[] = {"immediate", "cmp", "range", "bitwise", "byteorder", "payload",
 			      "meta", "lookup", "counter", "limit", "ct", "flow_offload",
 			      "objref", "log", "notrack", "reject", "quota", "numgen",
-			      "hash", "exthdr", "dynset", "nosuch"};
+			      "hash", "exthdr", "dynset", "connlimit", "nosuch"};
 const char *const kChains[] = {"pre", "in", "fwd", "out", "post", "a", "b"};
 
 int apply(uint16_t type, uint16_t flags, const std::vector<uint8_t> &attrs)
@@ -210,7 +211,8 @@ void fuzzed_attrs(Input &in, Msg &m, unsigned depth)
 void dynset_attrs(Input &in, Msg &m)
 {
 	static const char *const sets[] = {"s", "iv", "m", "v", "d", "dm", "nope"};
-	static const char *const exprs[] = {"counter", "limit", "quota", "cmp", "nosuch"};
+	static const char *const exprs[] = {"counter", "limit", "quota", "connlimit", "cmp",
+					    "nosuch"};
 	const uint8_t how = in.u8();
 	m.str(1 /* SET_NAME */, sets[in.u8() % 7]);
 	m.be32(3 /* OP */, in.u8() % 4);
@@ -230,7 +232,7 @@ void dynset_attrs(Input &in, Msg &m)
 		list = m.begin(10 /* EXPRESSIONS */);
 	for (unsigned i = 0; i < n; i++) {
 		size_t e = m.begin(n > 1 ? kListElem : 7 /* EXPR */);
-		const char *name = exprs[in.u8() % 5];
+		const char *name = exprs[in.u8() % 6];
 		m.str(kExprName, name);
 		size_t d = m.begin(kExprData);
 		if (!strcmp(name, "limit")) {
@@ -242,6 +244,9 @@ void dynset_attrs(Input &in, Msg &m)
 		} else if (!strcmp(name, "quota")) {
 			const uint32_t bytes[2] = {0, __builtin_bswap32(in.u16())};
 			m.put(kQuotaBytes, bytes, 8);
+		} else if (!strcmp(name, "connlimit")) {
+			m.be32(kConnlimitCount, in.u8() % 4);
+			m.be32(kConnlimitFlags, in.u8() & 1);
 		} else {
 			fuzzed_attrs(in, m, 1);
 		}
@@ -313,6 +318,7 @@ void frame(Input &in, Conntrack &ct)
 	if (flags & 32) {
 		ct.in(copy, p.len, p.band_tag_len == 0, 0, 1, true, r);
 		p.ct = &r;
+		p.conntrack = &ct;	/* ct count looks its tuples up */
 	}
 	{
 		RcuReadGuard rcu;
