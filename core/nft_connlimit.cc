@@ -205,12 +205,19 @@ bool conn_list_gc(ConnList &l, Conntrack *ct, uint64_t now_ns)
 		const Find f = find_or_evict(l, link, t, ct, now_ns, e);
 		if (f == Find::Evicted) {
 			collected++;
-		} else if (f == Find::Found && already_closed(*e)) {
+			continue;
+		}
+		if (f == Find::Again) {
+			link = &t->next;
+			continue;
+		}
+		if (already_closed(*e)) {
 			conn_free(l, link, t);
 			collected++;
-		} else {
-			link = &t->next;
+			continue;
 		}
+		link = &t->next;
+		/* __nf_conncount_gc_list stops only after a live one */
 		if (collected > kGcMaxCollect)
 			break;
 	}
