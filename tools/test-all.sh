@@ -194,6 +194,23 @@ echo "test-all: the selftests in the test kernels took $((SECONDS - t_kernels)) 
 
 # Host-side selftests (selftests/host_*.sh): they run on the build host as
 # root, boot the test kernels themselves, and print PASS/FAIL lines.
+# First the test-kernel runner's own checks (tools/vm/selftest.sh): that
+# its log scan catches each kind of report, that a WARN fails a run, that
+# an int3 oops outside xbridge is run once more and then fails, and the
+# timeout; every suite above trusts them.
+echo "== the test-kernel runner's own checks: tools/vm/selftest.sh"
+t_suite=$SECONDS
+log=build-test/vm-selftest.log
+bash tools/vm/selftest.sh >"$log" 2>&1	# the boots' consoles: the log only
+status=$?
+grep -E '^(PASS|FAIL|SKIP):' "$log"
+tally_log host "$log"
+if ((status != 0)) && ! grep -q '^FAIL:' "$log"; then
+	tally_fail "[host] tools/vm/selftest.sh: exit status $status"
+fi
+tally_time "[host] tools/vm/selftest.sh" $((SECONDS - t_suite))
+echo "test-all: tools/vm/selftest.sh took $((SECONDS - t_suite)) s"
+
 for suite in selftests/host_*.sh; do
 	[[ -e $suite ]] || continue
 	echo "== host selftest $suite"
