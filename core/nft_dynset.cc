@@ -118,7 +118,8 @@ int parse_elem_expr(const Attr &nest, ElemExpr &out, Extack *ack)
 	static const char *const kStateful[] = {"last", "ct_count", "numgen_state"};
 	for (const char *s : kStateful)
 		if (attr_equals(name, s))
-			return fail(ack, kEOPNOTSUPP, "xbridge keeps counters, limits and quotas in set elements");
+			return fail(ack, kEOPNOTSUPP,
+				    "xbridge keeps counters, limits, quotas and ct counts in set elements");
 	/* nft_set_elem_expr_alloc: a known expression that is not stateful
 	 * is EOPNOTSUPP; one nf_tables has no module for, ENOENT */
 	static const char *const kKnown[] = {
