@@ -226,27 +226,22 @@ bool conn_list_gc(ConnList &l, Conntrack *ct, uint64_t now_ns)
 	return l.count == 0;
 }
 
-bool conn_list_update(ConnList &l, const Pkt &p, uint32_t &count)
+ConnVerdict connlimit_eval(ConnList &l, uint32_t limit, uint32_t flags, const Pkt &p)
 {
 	/* get_ct_or_tuple_from_skb: the frame's connection, else its tuple
 	 * from the headers, which the bridge family cannot read (no layer 3
 	 * for NFPROTO_BRIDGE): the frame is dropped */
 	const CtResult *r = p.ct;
-	if (!r || !r->entry || p.notrack) {
-		count = l.count;
-		return false;
-	}
+	if (!r || !r->entry || p.notrack)
+		return ConnVerdict::Drop;
 	const CtEntry &e = *r->entry;
 	const bool confirmed = !r->unconfirmed && (e.status_bits() & kCtConfirmed);
-	if (confirmed && (e.status_bits() & kCtAssured)) {
-		/* -EEXIST: counted already; prune what has closed */
-		conn_list_gc(l, p.conntrack, p.now_ns);
-	} else if (conn_list_add(l, e.tuple, confirmed, p.conntrack, p.now_ns)) {
-		count = l.count;
-		return false;
-	}
-	count = l.count;
-	return true;
+	if (confirmed && (e.status_bits() & kCtAssured))
+		conn_list_gc(l, p.conntrack, p.now_ns);	/* -EEXIST: prune what closed */
+	else if (conn_list_add(l, e.tuple, confirmed, p.conntrack, p.now_ns))
+		return ConnVerdict::Drop;
+	const bool over = l.count > limit;
+	return over != bool(flags & kConnlimitFInv) ? ConnVerdict::Break : ConnVerdict::Go;
 }
 
 } // namespace xb::nft

@@ -91,19 +91,17 @@ void conn_list_init(ConnList &l, uint64_t now_ns);
 /* Free every tuple of @l; nothing else may use it. */
 void conn_list_free(ConnList &l);
 
-/*
- * Datapath, the list's lock held: nft_connlimit_do_eval's update of @l for
- * the frame @p (nf_conncount_add_skb, then nf_conncount_gc_list when the
- * connection is assured). Returns false when the frame must be dropped (no
- * connection; no memory for its tuple). @count: the list's count after.
- */
-bool conn_list_update(ConnList &l, const Pkt &p, uint32_t &count);
+/* What a `ct count` does with a frame. */
+enum class ConnVerdict : uint8_t { Go, Break, Drop };
 
-/* Whether @count breaks a `ct count` of @limit and @flags. */
-inline bool connlimit_breaks(uint32_t count, uint32_t limit, uint32_t flags)
-{
-	return (count > limit) != bool(flags & kConnlimitFInv);
-}
+/*
+ * Datapath, the list's lock held: nft_connlimit_do_eval for the frame @p
+ * with @l, a `ct count` of @limit and @flags. The list is updated
+ * (nf_conncount_add_skb, then nf_conncount_gc_list when the connection is
+ * assured) and its count compared with the bound. Drop: no connection, or
+ * no memory for its tuple.
+ */
+ConnVerdict connlimit_eval(ConnList &l, uint32_t limit, uint32_t flags, const Pkt &p);
 
 /*
  * Datapath, the list's lock held: nf_conncount_gc_list's pass (once a

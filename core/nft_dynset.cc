@@ -336,15 +336,15 @@ DynsetResult DynTable::eval_exprs(DynEntry &e, const Pkt &p)
 			break;
 		}
 		case ElemExprKind::Connlimit: {
-			uint32_t count;
-			bool keep;
+			ConnVerdict v;
 			{
 				LockGuard guard(lock_);
-				keep = conn_list_update(x.connlimit.list, p, count);
+				v = connlimit_eval(x.connlimit.list, x.connlimit.limit,
+						   x.connlimit.flags, p);
 			}
-			if (!keep)
+			if (v == ConnVerdict::Drop)
 				return DynsetResult::Drop;
-			if (connlimit_breaks(count, x.connlimit.limit, x.connlimit.flags))
+			if (v == ConnVerdict::Break)
 				return DynsetResult::Break;
 			break;
 		}

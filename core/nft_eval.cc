@@ -839,15 +839,14 @@ xb_noinline int32_t eval_other(const Insn &in, Pkt &p, uint32_t *regs)
 		break;
 	case Op::Connlimit: {
 		ConnLimit &c = *static_cast<ConnLimit *>(in.ref);
-		uint32_t count;
-		bool keep;
+		ConnVerdict v;
 		{
 			LockGuard guard(c.lock);
-			keep = conn_list_update(c.list, p, count);
+			v = connlimit_eval(c.list, c.limit, c.flags, p);
 		}
-		if (!keep)
+		if (v == ConnVerdict::Drop)
 			return kNfDrop;
-		ok = !connlimit_breaks(count, c.limit, c.flags);
+		ok = v == ConnVerdict::Go;
 		break;
 	}
 	case Op::CtSet:
