@@ -1800,8 +1800,8 @@ void Linearizer::objref_map(const Stmt &s)
 }
 
 // A counter, quota, limit or `ct count` statement's expression: the
-// anonymous one (counter, quota, limit, connlimit), or an objref to the table's named object,
-// which the kernel resolves (ENOENT at the name).
+// anonymous one (counter, quota, limit, connlimit), or an objref to the
+// table's named object, which the kernel resolves (ENOENT at the name).
 nftnl_expr *Linearizer::stateful_expr(const Stmt &s)
 {
 	if (!s.key.empty()) {
@@ -2475,13 +2475,11 @@ void Linearizer::statement(const Stmt &s)
 	case StmtKind::Counter:
 	case StmtKind::Quota:
 	case StmtKind::Limit:
+	case StmtKind::Connlimit:	// never an object map: no rhs
 		if (s.rhs) {
 			objref_map(s);
 			break;
 		}
-		nftnl_rule_add_expr(rule_, stateful_expr(s));
-		return;
-	case StmtKind::Connlimit:
 		nftnl_rule_add_expr(rule_, stateful_expr(s));
 		return;
 	case StmtKind::Verdict:
