@@ -4,6 +4,7 @@
 // fake clock moves time.
 #include <catch2/catch.hpp>
 
+#include <string>
 #include <vector>
 
 #include "../../../core/tests/ct_frames.h"
@@ -41,6 +42,13 @@ struct CountBridge : NftBridge {
 		learn(p(1), kA);
 		learn(p(2), kB);
 	}
+	// Load @text, then switch tracking on for its ct count, as the glue
+	// does after a commit.
+	void apply(const std::string &text)
+	{
+		REQUIRE(load(text) == 0);
+		REQUIRE(br->nft_ruleset_committed(nullptr) == 1);
+	}
 	bool passes(const std::vector<uint8_t> &f, Port *in)
 	{
 		advance_ms(10);		// frames 2.5 of nf_conncount's ticks apart
@@ -59,14 +67,13 @@ struct CountBridge : NftBridge {
 TEST_CASE("nft ct count: a rule's connections against its bound", "[nft][ct]")
 {
 	CountBridge b;
-	REQUIRE(b.load("table bridge t {\n"
-		       "  chain f { type filter hook forward priority 0;\n"
-		       "    meta protocol arp counter ct count 100 counter\n"
-		       "    ip protocol udp ct count over 2 counter drop\n"
-		       "    ip protocol udp ct count 2 counter\n"
-		       "  }\n"
-		       "}\n") == 0);
-	REQUIRE(b.br->nft_ruleset_committed(nullptr) == 1);	// tracking on, as the glue does
+	b.apply("table bridge t {\n"
+		"  chain f { type filter hook forward priority 0;\n"
+		"    meta protocol arp counter ct count 100 counter\n"
+		"    ip protocol udp ct count over 2 counter drop\n"
+		"    ip protocol udp ct count 2 counter\n"
+		"  }\n"
+		"}\n");
 	CHECK(b.passes(udp(7, 1000), b.p(1)));
 	CHECK(b.passes(udp(7, 1000, true), b.p(2)));	// confirmed: no new tuple
 	CHECK(b.passes(udp(7, 1001), b.p(1)));
@@ -98,13 +105,12 @@ TEST_CASE("nft ct count: a rule's connections against its bound", "[nft][ct]")
 TEST_CASE("nft ct count: a per-source limit in a dynamic set's elements", "[nft][ct]")
 {
 	CountBridge b;
-	REQUIRE(b.load("table bridge t {\n"
-		       "  set perhost { type ipv4_addr; flags dynamic; }\n"
-		       "  chain f { type filter hook forward priority 0;\n"
-		       "    ct state new add @perhost { ip saddr ct count over 1 } counter drop\n"
-		       "  }\n"
-		       "}\n") == 0);
-	REQUIRE(b.br->nft_ruleset_committed(nullptr) == 1);
+	b.apply("table bridge t {\n"
+		"  set perhost { type ipv4_addr; flags dynamic; }\n"
+		"  chain f { type filter hook forward priority 0;\n"
+		"    ct state new add @perhost { ip saddr ct count over 1 } counter drop\n"
+		"  }\n"
+		"}\n");
 	CHECK(b.passes(udp(7, 1000), b.p(1)));
 	CHECK_FALSE(b.passes(udp(7, 1001), b.p(1)));
 	CHECK(b.passes(udp(9, 1000), b.p(1)));	// another source, its own list
@@ -127,12 +133,11 @@ TEST_CASE("nft ct count: a per-source limit in a dynamic set's elements", "[nft]
 TEST_CASE("nft ct count: before conntrack there is no connection to count", "[nft][ct]")
 {
 	CountBridge b;
-	REQUIRE(b.load("table bridge t {\n"
-		       "  chain pre { type filter hook prerouting priority -300;\n"
-		       "    ct count 1000 counter\n"
-		       "  }\n"
-		       "}\n") == 0);
-	REQUIRE(b.br->nft_ruleset_committed(nullptr) == 1);
+	b.apply("table bridge t {\n"
+		"  chain pre { type filter hook prerouting priority -300;\n"
+		"    ct count 1000 counter\n"
+		"  }\n"
+		"}\n");
 	CHECK_FALSE(b.passes(udp(7, 1000), b.p(1)));
 	CHECK(xnft::test::rule_packets(b.rs, "t", "pre", 0) == 0);
 	CHECK(b.connections() == 0);
