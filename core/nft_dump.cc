@@ -284,6 +284,8 @@ bool fill_rule(const RuleObj &r, const RuleObj *prev, AttrWriter &w)
 	return !w.full();
 }
 
+static void put_elem_expr(const ElemExpr &x, uint16_t type, AttrWriter &w);
+
 bool fill_set(const SetObj &s, AttrWriter &w)
 {
 	w.str(kSetTable, s.table->name);
@@ -321,6 +323,16 @@ bool fill_set(const SetObj &s, AttrWriter &w)
 			w.nest_end(concat);
 		}
 		w.nest_end(desc);
+	}
+	/* nf_tables_fill_set: the set's expressions, one as NFTA_SET_EXPR,
+	 * more as NFTA_SET_EXPRESSIONS */
+	if (s.exprs.count == 1) {
+		put_elem_expr(s.exprs.expr[0], kSetExpr, w);
+	} else if (s.exprs.count > 1) {
+		const size_t list = w.nest_begin(kSetExpressions);
+		for (unsigned i = 0; i < s.exprs.count; i++)
+			put_elem_expr(s.exprs.expr[i], kListElem, w);
+		w.nest_end(list);
 	}
 	return !w.full();
 }
@@ -363,14 +375,14 @@ static void put_elem_expr(const ElemExpr &x, uint16_t type, AttrWriter &w)
 
 /* nft_set_elem_expr_dump: one expression as NFTA_SET_ELEM_EXPR, more as
  * NFTA_SET_ELEM_EXPRESSIONS. */
-static void put_elem_exprs(const DynEntry &d, AttrWriter &w)
+static void put_elem_exprs(const ElemExprs &x, AttrWriter &w)
 {
-	if (d.expr_count == 1) {
-		put_elem_expr(d.exprs[0], kSetElemExpr, w);
-	} else if (d.expr_count > 1) {
+	if (x.count == 1) {
+		put_elem_expr(x.expr[0], kSetElemExpr, w);
+	} else if (x.count > 1) {
 		const size_t list = w.nest_begin(kSetElemExpressions);
-		for (unsigned i = 0; i < d.expr_count; i++)
-			put_elem_expr(d.exprs[i], kListElem, w);
+		for (unsigned i = 0; i < x.count; i++)
+			put_elem_expr(x.expr[i], kListElem, w);
 		w.nest_end(list);
 	}
 }
@@ -394,7 +406,9 @@ static void put_elem(const SetObj &s, const ElemView &e, AttrWriter &w,
 			put_value(w, kSetElemData, e.data, l.data_len);
 	}
 	if (dyn)
-		put_elem_exprs(*dyn, w);
+		put_elem_exprs(dyn->exprs, w);
+	else if (e.exprs)
+		put_elem_exprs(*e.exprs, w);
 	if (s.obj_type && e.data && !(flags & kSetElemFIntervalEnd)) {
 		const ObjObj *o;
 		__builtin_memcpy(&o, e.data, sizeof(o));

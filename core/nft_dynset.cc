@@ -41,9 +41,7 @@ uint32_t buckets_for(uint32_t bound)
 /* An element and what its ct count lists hold. */
 void free_entry(DynEntry *e)
 {
-	for (unsigned i = 0; i < e->expr_count; i++)
-		if (e->exprs[i].kind == ElemExprKind::Connlimit)
-			conn_list_free(e->exprs[i].connlimit.list);
+	elem_exprs_release(e->exprs);
 	xb_free(e);
 }
 
@@ -57,17 +55,20 @@ void free_entry_rcu(xb_rcu_head *head)
 bool connlimit_emptied(DynEntry &e, Conntrack *ct, uint64_t now_ns)
 {
 	bool empty = false;
-	for (unsigned i = 0; i < e.expr_count; i++)
-		if (e.exprs[i].kind == ElemExprKind::Connlimit &&
-		    conn_list_gc(e.exprs[i].connlimit.list, ct, now_ns))
+	for (unsigned i = 0; i < e.exprs.count; i++)
+		if (e.exprs.expr[i].kind == ElemExprKind::Connlimit &&
+		    conn_list_gc(e.exprs.expr[i].connlimit.list, ct, now_ns))
 			empty = true;
 	return empty;
 }
 
+} // namespace
+
 /*
- * One stateful expression of a set statement (nft_set_elem_expr_alloc): an
- * expression the set's elements carry. nf_tables takes any stateful one;
- * xbridge has counters, limits and quotas.
+ * One stateful expression of a set, a set statement or an element
+ * (nft_set_elem_expr_alloc): an expression the set's elements carry.
+ * nf_tables takes any stateful one; xbridge has counters, limits, quotas
+ * and ct counts.
  */
 int parse_elem_expr(const Attr &nest, ElemExpr &out, Extack *ack)
 {
@@ -133,7 +134,83 @@ int parse_elem_expr(const Attr &nest, ElemExpr &out, Extack *ack)
 	return fail(ack, kENOENT, "unknown expression");
 }
 
-} // namespace
+void elem_exprs_instantiate(ElemExprs &dst, const ElemExprs &tmpl, uint64_t now_ns)
+{
+	dst = tmpl;
+	for (unsigned i = 0; i < dst.count; i++) {
+		ElemExpr &x = dst.expr[i];
+		if (x.kind == ElemExprKind::Limit)
+			x.limit.last_ns = now_ns;
+		else if (x.kind == ElemExprKind::Connlimit)
+			conn_list_init(x.connlimit.list, now_ns);
+	}
+}
+
+void elem_exprs_release(ElemExprs &x)
+{
+	for (unsigned i = 0; i < x.count; i++)
+		if (x.expr[i].kind == ElemExprKind::Connlimit)
+			conn_list_free(x.expr[i].connlimit.list);
+	x.count = 0;
+}
+
+bool elem_exprs_same_kinds(const ElemExprs &a, const ElemExprs &b)
+{
+	if (a.count != b.count)
+		return false;
+	for (unsigned i = 0; i < a.count; i++)
+		if (a.expr[i].kind != b.expr[i].kind)
+			return false;
+	return true;
+}
+
+DynsetResult eval_elem_exprs(ElemExprs &exprs, xb_lock *lock, const Pkt &p)
+{
+	const uint32_t len = p.len - p.nhoff;
+	for (unsigned i = 0; i < exprs.count; i++) {
+		ElemExpr &x = exprs.expr[i];
+		switch (x.kind) {
+		case ElemExprKind::Counter:
+			__atomic_fetch_add(&x.counter.packets, 1u, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&x.counter.bytes, uint64_t(len), __ATOMIC_RELAXED);
+			break;
+		case ElemExprKind::Limit: {
+			ElemLimit &l = x.limit;
+			const uint64_t cost = limit_cost(l.nsecs, l.rate, l.type, len);
+			bool over;
+			{
+				LockGuard guard(lock);
+				over = limit_bucket_over(l.tokens, l.last_ns, l.tokens_max, cost,
+							 p.now_ns);
+			}
+			if (over != bool(l.flags & kLimitFInv))
+				return DynsetResult::Break;
+			break;
+		}
+		case ElemExprKind::Quota: {
+			const uint64_t consumed = __atomic_add_fetch(&x.quota.consumed, uint64_t(len),
+								     __ATOMIC_RELAXED);
+			if ((consumed > x.quota.bytes) != bool(x.quota.flags & kQuotaFInv))
+				return DynsetResult::Break;
+			break;
+		}
+		case ElemExprKind::Connlimit: {
+			ConnVerdict v;
+			{
+				LockGuard guard(lock);
+				v = connlimit_eval(x.connlimit.list, x.connlimit.limit,
+						   x.connlimit.flags, p);
+			}
+			if (v == ConnVerdict::Drop)
+				return DynsetResult::Drop;
+			if (v == ConnVerdict::Break)
+				return DynsetResult::Break;
+			break;
+		}
+		}
+	}
+	return DynsetResult::Match;
+}
 
 /* ---- the table ---------------------------------------------------------- */
 
@@ -230,14 +307,7 @@ DynEntry *DynTable::find_or_add(const Dynset &d, const uint8_t *key, const uint8
 		__builtin_memcpy(e->key() + round8(key_len_), data, data_len_);
 	e->timeout_ns = d.timeout_ns;
 	e->expires_ns = d.timeout_ns ? now_ns + d.timeout_ns : 0;
-	e->expr_count = d.expr_count;
-	for (unsigned i = 0; i < d.expr_count; i++) {
-		e->exprs[i] = d.exprs[i];
-		if (e->exprs[i].kind == ElemExprKind::Limit)
-			e->exprs[i].limit.last_ns = now_ns;
-		else if (e->exprs[i].kind == ElemExprKind::Connlimit)
-			conn_list_init(e->exprs[i].connlimit.list, now_ns);
-	}
+	elem_exprs_instantiate(e->exprs, d.exprs, now_ns);
 
 	LockGuard guard(lock_);
 	/* Another CPU may have added the key meanwhile (nft_rhash_update's
@@ -303,54 +373,6 @@ bool DynTable::remove(const uint8_t *key, uint64_t now_ns)
 		link = &cur->next;
 	}
 	return false;
-}
-
-DynsetResult DynTable::eval_exprs(DynEntry &e, const Pkt &p)
-{
-	const uint32_t len = p.len - p.nhoff;
-	for (unsigned i = 0; i < e.expr_count; i++) {
-		ElemExpr &x = e.exprs[i];
-		switch (x.kind) {
-		case ElemExprKind::Counter:
-			__atomic_fetch_add(&x.counter.packets, 1u, __ATOMIC_RELAXED);
-			__atomic_fetch_add(&x.counter.bytes, uint64_t(len), __ATOMIC_RELAXED);
-			break;
-		case ElemExprKind::Limit: {
-			ElemLimit &l = x.limit;
-			const uint64_t cost = limit_cost(l.nsecs, l.rate, l.type, len);
-			bool over;
-			{
-				LockGuard guard(lock_);
-				over = limit_bucket_over(l.tokens, l.last_ns, l.tokens_max, cost,
-							 p.now_ns);
-			}
-			if (over != bool(l.flags & kLimitFInv))
-				return DynsetResult::Break;
-			break;
-		}
-		case ElemExprKind::Quota: {
-			const uint64_t consumed = __atomic_add_fetch(&x.quota.consumed, uint64_t(len),
-								     __ATOMIC_RELAXED);
-			if ((consumed > x.quota.bytes) != bool(x.quota.flags & kQuotaFInv))
-				return DynsetResult::Break;
-			break;
-		}
-		case ElemExprKind::Connlimit: {
-			ConnVerdict v;
-			{
-				LockGuard guard(lock_);
-				v = connlimit_eval(x.connlimit.list, x.connlimit.limit,
-						   x.connlimit.flags, p);
-			}
-			if (v == ConnVerdict::Drop)
-				return DynsetResult::Drop;
-			if (v == ConnVerdict::Break)
-				return DynsetResult::Break;
-			break;
-		}
-		}
-	}
-	return DynsetResult::Match;
 }
 
 void DynTable::purge_expired(uint64_t now_ns)
@@ -439,10 +461,18 @@ int parse_dynset(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extac
 	const bool has_exprs = tb[kDynsetExpr].present() || tb[kDynsetExpressions].present();
 	if (has_exprs && !(t.flags & kSetFEval))
 		return invalid(ack, "expressions in the elements of a set that is not dynamic");
+	/* nft_dynset_init: the statement's expressions are the set's kinds
+	 * in the set's order, if the set declares any; a statement that
+	 * names none gives its elements the set's */
+	const ElemExprs &set_exprs = *t.exprs;
+	ElemExprs &ex = d->exprs;
 	if (tb[kDynsetExpr].present()) {
-		if ((err = parse_elem_expr(tb[kDynsetExpr], d->exprs[0], ack)))
+		if ((err = parse_elem_expr(tb[kDynsetExpr], ex.expr[0], ack)))
 			return err;
-		d->expr_count = 1;
+		ex.count = 1;
+		if (set_exprs.count > 1 ||
+		    (set_exprs.count == 1 && set_exprs.expr[0].kind != ex.expr[0].kind))
+			return fail(ack, kEOPNOTSUPP, "the statement's expression is not the set's");
 	} else if (tb[kDynsetExpressions].present()) {
 		if (!(flags & kDynsetFExpr))
 			return invalid(ack, "expressions without their flag");
@@ -450,23 +480,31 @@ int parse_dynset(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extac
 		uint16_t type;
 		Attr a;
 		while (w.next(type, a)) {
-			if (d->expr_count == kElemExprMax)
+			if (ex.count == kElemExprMax)
 				return fail(ack, kE2BIG, "at most two expressions per element");
 			if (type != kListElem)
 				return invalid(ack, "expression list holds a non-element");
-			if ((err = parse_elem_expr(a, d->exprs[d->expr_count], ack)))
+			if ((err = parse_elem_expr(a, ex.expr[ex.count], ack)))
 				return err;
-			d->expr_count++;
+			if (set_exprs.count && ex.count >= set_exprs.count)
+				return invalid(ack, "more expressions than the set's");
+			if (set_exprs.count && ex.expr[ex.count].kind != set_exprs.expr[ex.count].kind)
+				return fail(ack, kEOPNOTSUPP, "the statement's expressions are not the set's");
+			ex.count++;
 		}
 		if (w.malformed())
 			return invalid(ack, "malformed expression list");
+		if (set_exprs.count && set_exprs.count != ex.count)
+			return fail(ack, kEOPNOTSUPP, "the statement's expressions are not the set's");
+	} else {
+		ex = set_exprs;
 	}
 
 	/* a ct count in the elements wants conntrack (nf_ct_netns_get); it
 	 * collects its elements itself, which nft_dynset_init refuses in a
 	 * set whose elements time out (an NFT_EXPR_GC expression) */
-	for (unsigned i = 0; i < d->expr_count; i++) {
-		if (d->exprs[i].kind != ElemExprKind::Connlimit)
+	for (unsigned i = 0; i < ex.count; i++) {
+		if (ex.expr[i].kind != ElemExprKind::Connlimit)
 			continue;
 		if (t.flags & kSetFTimeout)
 			return fail(ack, kEOPNOTSUPP, "ct count in the elements of a set with timeouts");
@@ -507,11 +545,17 @@ DynsetResult eval_dynset(const Insn &in, const SetIndex &index, const uint32_t *
 		t->remove(key, p.now_ns);
 		return kMatch;	/* nft_dynset_eval: a delete never breaks */
 	}
-	/* An element the control plane added is found, not added again; it
-	 * has no expressions and its expiry is the generation's. */
+	/* An element the control plane added is found, not added again (its
+	 * expressions run; its expiry is the generation's). */
 	SetHit hit;
-	if (index.lookup_static(key, hit, p.now_ns))
+	if (index.lookup_static(key, hit, p.now_ns)) {
+		if (hit.exprs) {
+			const DynsetResult r = eval_elem_exprs(*hit.exprs, hit.exprs_lock, p);
+			if (r != kMatch)
+				return r;
+		}
 		return d.invert ? kBreak : kMatch;
+	}
 	bool added;
 	DynEntry *e = t->find_or_add(d, key, reinterpret_cast<const uint8_t *>(&regs[d.sreg_data]),
 				     index.size(), p.now_ns, p.conntrack, added);

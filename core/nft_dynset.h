@@ -98,6 +98,33 @@ struct ElemExpr {
 	};
 };
 
+/*
+ * An element's stateful expressions (NFT_SET_EXT_EXPRESSIONS), in order:
+ * what a frame's lookup or set statement that finds the element runs
+ * (nft_set_elem_update_expr), and what a set or a set statement declares
+ * for the elements it makes (templates, their state zero).
+ */
+struct ElemExprs {
+	uint8_t count;
+	ElemExpr expr[kElemExprMax];
+};
+
+/* Control: parse one stateful expression (an NFTA_LIST_ELEM or
+ * NFTA_*_EXPR nest) as nft_set_elem_expr_alloc does. */
+int parse_elem_expr(const Attr &nest, ElemExpr &out, Extack *ack);
+/* Control: a new element's expressions from @tmpl: the parameters and
+ * zero state (a limit's bucket full from @now_ns, an empty ct count). */
+void elem_exprs_instantiate(ElemExprs &dst, const ElemExprs &tmpl, uint64_t now_ns);
+/* What @x holds besides itself (a ct count's list), freed. */
+void elem_exprs_release(ElemExprs &x);
+/* The same expressions, kind for kind (nft_set_is_same's ops compare). */
+bool elem_exprs_same_kinds(const ElemExprs &a, const ElemExprs &b);
+/* Run @x for one frame (nft_set_elem_update_expr): Break if one of them
+ * breaks (a limit over its rate, a quota past its bound, a ct count past
+ * its own), Drop if a ct count drops the frame (no connection). @lock
+ * guards the limits' buckets and the ct counts' lists. */
+DynsetResult eval_elem_exprs(ElemExprs &x, xb_lock *lock, const Pkt &p);
+
 /* An element a frame added. The key and then the map data follow it. */
 struct DynEntry {
 	DynEntry *next;		/* RCU: the bucket's next element */
@@ -105,8 +132,7 @@ struct DynEntry {
 	uint64_t expires_ns;	/* 0: never; `update` rewrites it (store_once) */
 	uint64_t timeout_ns;	/* 0: none */
 	uint32_t hash;
-	uint8_t expr_count;
-	ElemExpr exprs[kElemExprMax];
+	ElemExprs exprs;
 
 	uint8_t *key() { return reinterpret_cast<uint8_t *>(this + 1); }
 	const uint8_t *key() const { return reinterpret_cast<const uint8_t *>(this + 1); }
@@ -127,8 +153,7 @@ struct Dynset {
 	 * element never expires. */
 	uint64_t timeout_ns;
 	uint64_t given_timeout_ns;	/* NFTA_DYNSET_TIMEOUT as given (0: none) */
-	uint8_t expr_count;
-	ElemExpr exprs[kElemExprMax];	/* templates: a new element copies them */
+	ElemExprs exprs;	/* templates: a new element copies them */
 };
 
 class DynTable {
@@ -154,10 +179,9 @@ public:
 	bool remove(const uint8_t *key, uint64_t now_ns);
 
 	/* An element's stateful expressions for one frame
-	 * (nft_set_elem_update_expr): Break if one of them breaks (a limit
-	 * over its rate, a quota past its bound, a ct count past its own),
-	 * Drop if a ct count drops the frame (no connection). */
-	DynsetResult eval_exprs(DynEntry &e, const Pkt &p);
+	 * (eval_elem_exprs under the table's lock). */
+	DynsetResult eval_exprs(DynEntry &e, const Pkt &p) { return eval_elem_exprs(e.exprs, lock_, p); }
+	xb_lock *lock() const { return lock_; }
 
 	/* ---- control (the ruleset's lock held) ---- */
 
@@ -228,6 +252,7 @@ struct DynsetTarget {
 				 * statement sets the default */
 	DynTable **table;	/* the set's table: made when a statement first
 				 * binds the set */
+	const ElemExprs *exprs;	/* the set's own (NFTA_SET_EXPR[ESSIONS]) */
 };
 
 /* Parse NFTA_DYNSET_* (@tb, up to kDynsetExpressions) into @in (Op::Dynset,

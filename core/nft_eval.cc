@@ -784,6 +784,21 @@ inline bool fused_cmp(const Insn &in, const uint32_t *reg)
  * kNftBreak or a verdict code. */
 constexpr int32_t kGoOn = INT32_MIN;
 
+/* nft_lookup_eval: the found element's stateful expressions
+ * (nft_set_elem_update_expr); a limit or quota past its bound breaks the
+ * rule, a ct count without a connection drops the frame. */
+__attribute__((noinline)) int32_t eval_hit_exprs(const SetHit &hit, const Pkt &p)
+{
+	switch (eval_elem_exprs(*hit.exprs, hit.exprs_lock, p)) {
+	case DynsetResult::Match:
+		return kGoOn;
+	case DynsetResult::Break:
+		return kNftBreak;
+	default:
+		return kNfDrop;
+	}
+}
+
 /*
  * The expressions a frame seldom meets, out of the evaluator's loop: the
  * loop keeps few values live and spills nothing for the common ones.
@@ -934,6 +949,11 @@ int32_t eval_rule(const RuleCode &rule, Pkt &p, uint32_t *regs, const Chain *&ta
 				found = !found;
 			if (!found)
 				return kNftBreak;
+			if (!(in->flags & kLookupFInv) && xb_unlikely(hit.exprs != nullptr)) {
+				const int32_t r = eval_hit_exprs(hit, p);
+				if (r != kGoOn)
+					return r;
+			}
 			if (!in->size)
 				continue;
 			if (in->dreg != kDregVerdict) {

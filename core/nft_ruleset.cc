@@ -215,6 +215,7 @@ struct BuildContext final : Resolver {
 		t.timeout_ns = s->timeout_ns;
 		t.size = &s->size;
 		t.table = &s->dyn;
+		t.exprs = &s->exprs;
 	}
 	uint32_t set_obj_type(void *set) override
 	{
@@ -303,6 +304,8 @@ void Ruleset::free_set(SetObj *s)
 {
 	DynTable::destroy(s->dyn);
 	s->elems.fini();
+	if (s->exprs_lock)
+		xb_lock_destroy(s->exprs_lock);
 	free_blob(s->userdata);
 	free_obj(s);
 }
@@ -1280,6 +1283,54 @@ found:
 	return 0;
 }
 
+/*
+ * nft_set_expr_alloc: the set's stateful expressions, NFTA_SET_EXPR (one)
+ * or NFTA_SET_EXPRESSIONS (a list, with NFT_SET_EXPR among the flags).
+ * nft_set_elem_expr_alloc keeps a ct count (an NFT_EXPR_GC expression) out
+ * of a set whose elements time out, and out of the set kinds that collect
+ * nothing: only nft_set_rhash and nft_set_pipapo have a gc_init.
+ */
+static int parse_set_exprs(const Attr *tb, uint32_t sflags, const SetLayout &l, uint32_t size,
+			   ElemExprs &out, Extack *ack)
+{
+	out = ElemExprs{};
+	int err;
+	if (tb[kSetExpr].present()) {
+		if ((err = parse_elem_expr(tb[kSetExpr], out.expr[0], ack)))
+			return err;
+		out.count = 1;
+	} else if (tb[kSetExpressions].present()) {
+		if (!(sflags & kSetFExpr))
+			return fail(ack, kEINVAL, "set expressions without their flag");
+		AttrWalker w(tb[kSetExpressions]);
+		uint16_t type;
+		Attr a;
+		while (w.next(type, a)) {
+			if (out.count == kElemExprMax)
+				return fail(ack, kE2BIG, "at most two expressions per set");
+			if (type != kListElem)
+				return fail(ack, kEINVAL, "expression list holds a non-element");
+			if ((err = parse_elem_expr(a, out.expr[out.count], ack)))
+				return err;
+			out.count++;
+		}
+		if (w.malformed())
+			return fail(ack, kEINVAL, "malformed expression list");
+	}
+	const bool rhash = !(sflags & kSetFInterval) &&
+			   ((sflags & (kSetFEval | kSetFTimeout)) || (!size && l.key_len > 2));
+	const bool pipapo = l.interval && l.concat;
+	for (unsigned i = 0; i < out.count; i++) {
+		if (out.expr[i].kind != ElemExprKind::Connlimit)
+			continue;
+		if (sflags & kSetFTimeout)
+			return fail(ack, kEOPNOTSUPP, "ct count in the elements of a set with timeouts");
+		if (!rhash && !pipapo)
+			return fail(ack, kEOPNOTSUPP, "this set's kind cannot hold a ct count");
+	}
+	return 0;
+}
+
 /* nf_msecs_to_jiffies64: milliseconds, as long as they fit in nanoseconds
  * (ERANGE otherwise). */
 int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
@@ -1299,10 +1350,8 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "set attributes are 32-bit values");
 	if (key_len == 0 || key_len > kSetKeyMax)
 		return fail(ack, kEINVAL, "set key length is 1 to 64 bytes");
-	if (sflags & kSetFExpr || tb[kSetExpr].present() || tb[kSetExpressions].present())
-		return fail(ack, kEOPNOTSUPP, "set expressions are not supported");
 	if (sflags & ~(kSetFAnonymous | kSetFConstant | kSetFInterval | kSetFMap | kSetFConcat |
-		       kSetFTimeout | kSetFEval | kSetFObject))
+		       kSetFTimeout | kSetFEval | kSetFObject | kSetFExpr))
 		return fail(ack, kEOPNOTSUPP, "unknown set flags");
 	/* nf_tables_newset: an object map names its objects' type, and is
 	 * no data map */
@@ -1391,6 +1440,9 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 	}
 	if (layout.concat && layout.interval && layout.field_count == 0)
 		return fail(ack, kEINVAL, "a concatenated interval set needs its fields");
+	ElemExprs exprs{};
+	if (int err = parse_set_exprs(tb, sflags, layout, size, exprs, ack))
+		return err;
 
 	char name[kNameMax];
 	int err = copy_name(name, tb[kSetName], ack);
@@ -1409,7 +1461,7 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 			return fail(ack, kEOPNOTSUPP, "sets cannot be replaced");
 		if (s.flags != sflags || s.layout.key_len != key_len ||
 		    s.layout.data_len != data_len || s.data_type != data_type ||
-		    s.obj_type != obj_type)
+		    s.obj_type != obj_type || !elem_exprs_same_kinds(s.exprs, exprs))
 			return fail(ack, kEEXIST, "set exists with another type");
 		return 0;
 	}
@@ -1424,6 +1476,9 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 	cstr_copy(s->name, name);
 	s->timeout_ns = timeout_ns;
 	s->gc_interval = gc_interval;
+	s->exprs = exprs;
+	for (unsigned i = 0; i < exprs.count; i++)
+		s->exprs_use_ct |= exprs.expr[i].kind == ElemExprKind::Connlimit;
 	err = s->elems.init(layout, ack);
 	if (!err)
 		err = copy_blob(s->userdata, tb[kSetUserdata], kUserdataMax, ack);
@@ -1496,6 +1551,56 @@ int Ruleset::del_set(uint16_t, const Attr *tb, Extack *ack)
 	return remove_set(s, ack);
 }
 
+/*
+ * nft_add_set_elem's expressions: NFTA_SET_ELEM_EXPR or
+ * NFTA_SET_ELEM_EXPRESSIONS, each of the set's kind at its place if the set
+ * declares expressions (EOPNOTSUPP otherwise; E2BIG past its count or
+ * NFT_SET_EXPR_MAX); without either, the set's own, but for an interval's
+ * end. Parsed as templates: the element gets them with zero state.
+ */
+static int parse_elem_exprs(const SetObj *s, const Attr *et, uint32_t eflags, ElemExprs &out,
+			    Extack *ack)
+{
+	const ElemExprs &set = s->exprs;
+	int err;
+	out = ElemExprs{};
+	if (et[kSetElemExpr].present()) {
+		if (set.count > 1)
+			return fail(ack, kEOPNOTSUPP, "the set declares more expressions");
+		if ((err = parse_elem_expr(et[kSetElemExpr], out.expr[0], ack)))
+			return err;
+		out.count = 1;
+		if (set.count && set.expr[0].kind != out.expr[0].kind)
+			return fail(ack, kEOPNOTSUPP, "the element's expression is not the set's");
+	} else if (et[kSetElemExpressions].present()) {
+		AttrWalker w(et[kSetElemExpressions]);
+		uint16_t type;
+		Attr a;
+		while (w.next(type, a)) {
+			if (out.count == kElemExprMax || (set.count && set.count == out.count))
+				return fail(ack, kE2BIG, "more expressions than the set's");
+			if (type != kListElem)
+				return fail(ack, kEINVAL, "expression list holds a non-element");
+			if ((err = parse_elem_expr(a, out.expr[out.count], ack)))
+				return err;
+			if (set.count && out.expr[out.count].kind != set.expr[out.count].kind)
+				return fail(ack, kEOPNOTSUPP, "the element's expressions are not the set's");
+			out.count++;
+		}
+		if (w.malformed())
+			return fail(ack, kEINVAL, "malformed expression list");
+		if (set.count && set.count != out.count)
+			return fail(ack, kEOPNOTSUPP, "the element's expressions are not the set's");
+	} else if (!(eflags & kSetElemFIntervalEnd)) {
+		out = set;
+	}
+	/* nft_set_elem_expr_alloc: no ct count where elements time out */
+	for (unsigned i = 0; i < out.count; i++)
+		if (out.expr[i].kind == ElemExprKind::Connlimit && (s->flags & kSetFTimeout))
+			return fail(ack, kEOPNOTSUPP, "ct count in the elements of a set with timeouts");
+	return 0;
+}
+
 int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Extack *ack)
 {
 	Attr et[kSetElemExpressions + 1];
@@ -1518,8 +1623,14 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		return fail(ack, kEINVAL, "no interval ends in a concatenated interval set");
 	if (concat_ranges && (eflags & kSetElemFCatchall) && et[kSetElemKeyEnd].present())
 		return fail(ack, kEINVAL, "a catch-all element has no key end");
-	if (et[kSetElemExpr].present() || et[kSetElemExpressions].present())
-		return fail(ack, kEOPNOTSUPP, "element expressions are not supported");
+	/* nft_add_set_elem: the element's own expressions, of the set's
+	 * kinds in the set's order if it declares any; else the set's */
+	ElemExprs exprs{};
+	if (add) {
+		int err = parse_elem_exprs(s, et, eflags, exprs, ack);
+		if (err)
+			return err;
+	}
 	/* nft_add_set_elem: an object map's element names its object (of
 	 * the map's type, ENOENT otherwise); no other set's does */
 	ObjObj *obj = nullptr;
@@ -1682,13 +1793,26 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 	}
 	if (s->size && s->elems.live_count() + (s->dyn ? s->dyn->count() : 0) >= s->size)
 		return fail(ack, kENFILE, "set is full");
+	if (exprs.count) {
+		if (!s->exprs_lock && !(s->exprs_lock = xb_lock_create()))
+			return fail(ack, kENOMEM, "out of memory for the element's expressions");
+		e.exprs = static_cast<ElemExprs *>(xb_alloc(sizeof(ElemExprs), XB_ALLOC_SLEEP));
+		if (!e.exprs)
+			return fail(ack, kENOMEM, "out of memory for the element's expressions");
+		elem_exprs_instantiate(*e.exprs, exprs, xb_now_ns());
+	}
 	int err = log({UndoKind::AddElem, s, nullptr, s->elems.count()}, ack);
-	if (err)
-		return err;
-	if ((err = s->elems.append(e, ack))) {
+	if (!err && (err = s->elems.append(e, ack)))
 		undo_count_--;
+	if (err) {
+		if (e.exprs) {
+			elem_exprs_release(*e.exprs);
+			xb_free(e.exprs);
+		}
 		return err;
 	}
+	for (unsigned i = 0; i < exprs.count; i++)
+		s->exprs_use_ct |= exprs.expr[i].kind == ElemExprKind::Connlimit;
 	return 0;
 }
 
@@ -2272,6 +2396,8 @@ int Ruleset::build(Generation *&out, Extack *ack)
 				return -kENOMEM;
 			}
 			g->sets[s.build_index]->attach_dynamic(s.dyn);
+			g->sets[s.build_index]->attach_exprs_lock(s.exprs_lock);
+			g->uses_ct |= s.exprs_use_ct;
 			g->set_count++;
 		}
 

@@ -36,6 +36,7 @@
 
 #include "errors.h"
 #include "intrusive.h"
+#include "nft_dynset.h"
 #include "nft_eval.h"
 #include "nft_expr.h"
 #include "nft_set.h"
@@ -104,6 +105,16 @@ struct SetObj {
 	/* The elements frames added (nft_dynset.h), made when a set
 	 * statement first binds the set; nullptr before. */
 	DynTable *dyn;
+	/* NFTA_SET_EXPR[ESSIONS]: what each element gets unless it names
+	 * its own (templates, their state zero). */
+	ElemExprs exprs;
+	/* Guards the state of the limits and ct counts in the control
+	 * plane's elements; made with the first element that has
+	 * expressions. */
+	xb_lock *exprs_lock;
+	/* A ct count in the set's or an element's expressions: conntrack
+	 * runs (nf_ct_netns_get at the expression's init). */
+	bool exprs_use_ct;
 };
 
 /* An element frames added that a batch deletes, copied when the batch

@@ -5,7 +5,14 @@
  * Slot layout, shared by ElemStore and SetIndex:
  *   key (key_len rounded up to 4) | key_end (concatenated intervals only) |
  *   data (data_len rounded up to 4; verdict maps: code at 0, chain at 8) |
- *   flags (4 bytes)
+ *   flags (4 bytes) | expires, timeout (sets with timeouts, 8 bytes each) |
+ *   the ElemExprs pointer (8 bytes; always in an ElemStore, in a SetIndex
+ *   only when one of its elements has expressions)
+ *
+ * An element's expressions are the ElemStore's: allocated when the element
+ * is added, freed when it leaves the store (an abort's undo, a commit's
+ * compaction after the grace period, the set's end). Generations only
+ * point at them.
  *
  * ElemStore: control context (XB_ALLOC_SLEEP), under the ruleset lock.
  * SetIndex: built in control context, then read-only and lock-free.
@@ -31,6 +38,7 @@ struct Offsets {
 	uint32_t flags;
 	uint32_t expires;	/* sets with timeouts: ElemView.expires_ns, */
 	uint32_t timeout;	/* ... and .timeout_ns */
+	uint32_t exprs;		/* layouts with expressions: ElemView.exprs */
 	uint32_t stride;
 };
 
@@ -44,7 +52,8 @@ Offsets offsets_of(const SetLayout &l)
 	o.flags = o.data + data;
 	o.expires = (o.flags + 4 + 7) & ~7u;
 	o.timeout = o.expires + 8;
-	o.stride = l.timeout ? o.timeout + 8 : o.expires;
+	o.exprs = l.timeout ? o.timeout + 8 : o.expires;
+	o.stride = l.exprs ? o.exprs + 8 : o.exprs;
 	return o;
 }
 
@@ -70,6 +79,17 @@ void write_slot(uint8_t *s, const SetLayout &l, const Offsets &o, const ElemView
 		copy(s + o.expires, reinterpret_cast<const uint8_t *>(&e.expires_ns), 8);
 		copy(s + o.timeout, reinterpret_cast<const uint8_t *>(&e.timeout_ns), 8);
 	}
+	if (l.exprs)
+		copy(s + o.exprs, reinterpret_cast<const uint8_t *>(&e.exprs), sizeof(e.exprs));
+}
+
+/* An element's expressions, as the ElemStore frees them. */
+void free_exprs(ElemExprs *x)
+{
+	if (!x)
+		return;
+	elem_exprs_release(*x);
+	xb_free(x);
 }
 
 uint32_t read_u32(const uint8_t *p)
@@ -159,7 +179,8 @@ int ElemStore::init(const SetLayout &layout, Extack *ack)
 	if (layout.key_len == 0 || layout.key_len > kSetKeyMax || layout.data_len > kSetKeyMax)
 		return fail(ack, kEINVAL, "set key or data length out of range");
 	layout_ = layout;
-	stride_ = offsets_of(layout).stride;
+	layout_.exprs = true;
+	stride_ = offsets_of(layout_).stride;
 	count_ = dead_ = capacity_ = 0;
 	items_ = nullptr;
 	index_ = nullptr;
@@ -173,6 +194,8 @@ int ElemStore::init(const SetLayout &layout, Extack *ack)
 
 void ElemStore::fini()
 {
+	for (uint32_t i = 0; i < count_; i++)
+		free_exprs(at(i).exprs);
 	if (items_)
 		xb_free(items_);
 	if (index_)
@@ -203,6 +226,7 @@ ElemView ElemStore::at(uint32_t i) const
 		__builtin_memcpy(&e.expires_ns, s + o.expires, 8);
 		__builtin_memcpy(&e.timeout_ns, s + o.timeout, 8);
 	}
+	__builtin_memcpy(&e.exprs, s + o.exprs, sizeof(e.exprs));
 	return e;
 }
 
@@ -445,8 +469,10 @@ void ElemStore::compact()
 		return;
 	uint32_t out = 0;
 	for (uint32_t i = 0; i < count_; i++) {
-		if (flags_at(i) & kDead)
+		if (flags_at(i) & kDead) {
+			free_exprs(at(i).exprs);
 			continue;
+		}
 		if (out != i)
 			__builtin_memcpy(slot(out), slot(i), stride_);
 		out++;
@@ -527,6 +553,7 @@ void ElemStore::remove_last()
 		ranges_erase(i);
 	if (flags_at(i) & kDead)
 		dead_--;
+	free_exprs(at(i).exprs);
 	count_--;
 }
 
@@ -538,9 +565,16 @@ SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint3
 	SetIndex *ix = static_cast<SetIndex *>(xb_alloc(sizeof(SetIndex), XB_ALLOC_SLEEP));
 	if (!ix)
 		return fail(ack, kENOMEM, "out of memory for a set index"), nullptr;
-	const Offsets o = offsets_of(layout);
-	ix->layout_ = layout;
+	/* Room for the expressions' pointer only if an element has some. */
+	SetLayout l = layout;
+	l.exprs = false;
+	for (uint32_t i = 0; i < elems.count() && !l.exprs; i++)
+		l.exprs = elems.at(i).exprs != nullptr;
+	const Offsets o = offsets_of(l);
+	ix->layout_ = l;
 	ix->stride_ = o.stride;
+	ix->exprs_off_ = l.exprs ? o.exprs : 0;
+	ix->exprs_lock_ = nullptr;
 	ix->data_off_ = o.data;
 	ix->flags_off_ = o.flags;
 	ix->expires_off_ = o.expires;
@@ -563,11 +597,11 @@ SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint3
 		if (layout.verdict_map && e.chain)
 			e.chain = const_cast<Chain *>(map(ctx, e.chain));
 		if (e.flags & kSetElemFCatchall) {
-			write_slot(catchall, layout, o, e);
+			write_slot(catchall, l, o, e);
 			have_catchall = true;
 			continue;
 		}
-		write_slot(ix->entries_ + uint64_t(count++) * o.stride, layout, o, e);
+		write_slot(ix->entries_ + uint64_t(count++) * o.stride, l, o, e);
 	}
 	ix->count_ = count;
 	ix->catchall_ = have_catchall ? catchall : nullptr;
@@ -576,7 +610,7 @@ SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint3
 		/* Insertion sort by key, an interval end before a start at the
 		 * same key (the start then decides, as in the rbtree). Elements
 		 * arrive sorted from nft, so this is linear in practice. */
-		uint8_t tmp[2 * kSetKeyMax + 32];
+		uint8_t tmp[2 * kSetKeyMax + 48];	/* the widest slot: 160 bytes */
 		for (uint32_t i = 1; i < count; i++) {
 			__builtin_memcpy(tmp, ix->entries_ + uint64_t(i) * o.stride, o.stride);
 			const bool tmp_end = read_u32(tmp + o.flags) & kSetElemFIntervalEnd;
@@ -796,6 +830,8 @@ bool SetIndex::lookup_dynamic(const uint8_t *key, SetHit &hit, uint64_t now_ns) 
 	hit.data = DynTable::data_of(*dyn_, *e);
 	hit.verdict = 0;
 	hit.chain = nullptr;
+	hit.exprs = e->exprs.count ? &const_cast<DynEntry *>(e)->exprs : nullptr;
+	hit.exprs_lock = dyn_->lock();
 	return true;
 }
 

@@ -37,6 +37,8 @@ namespace xb::nft {
 constexpr unsigned kSetKeyMax = 64;	/* NFT_DATA_VALUE_MAXLEN */
 constexpr unsigned kSetFieldsMax = 16;	/* NFT_REG32_COUNT */
 
+struct ElemExprs;	/* an element's stateful expressions (nft_dynset.h) */
+
 /* One element as the control plane holds it. */
 struct ElemView {
 	const uint8_t *key;
@@ -50,6 +52,9 @@ struct ElemView {
 	 * set's), as NFT_SET_EXT_EXPIRATION and NFT_SET_EXT_TIMEOUT. */
 	uint64_t expires_ns;
 	uint64_t timeout_ns;
+	/* Its stateful expressions (NFT_SET_EXT_EXPRESSIONS), or nullptr;
+	 * the ElemStore owns them. */
+	ElemExprs *exprs;
 };
 
 /* Whether an element that expires at @expires_ns has at @now_ns
@@ -69,6 +74,7 @@ struct SetLayout {
 	bool timeout;		/* elements may expire (NFT_SET_TIMEOUT) */
 	uint8_t field_count;	/* concatenation: the fields' lengths */
 	uint8_t field_len[kSetFieldsMax];
+	bool exprs;		/* slots carry an ElemExprs pointer */
 };
 
 /*
@@ -142,11 +148,14 @@ private:
 struct Chain;	/* a generation's compiled chain (nft_eval.h) */
 class DynTable;	/* the elements frames added (nft_dynset.h) */
 
-/* The result of a map lookup: the data, or the verdict. */
+/* The result of a lookup: a map's data, or its verdict; and the element's
+ * stateful expressions (nullptr: none) with the lock of their state. */
 struct SetHit {
 	const uint8_t *data;
 	int32_t verdict;
 	const Chain *chain;
+	ElemExprs *exprs;
+	xb_lock *exprs_lock;
 };
 
 /*
@@ -199,6 +208,9 @@ public:
 	 * generation is built. */
 	void attach_dynamic(const DynTable *t) { dyn_ = t; }
 	const DynTable *dynamic() const { return dyn_; }
+	/* The lock of the set's elements' expressions (SetObj::exprs_lock):
+	 * limits and ct counts keep their state under it. */
+	void attach_exprs_lock(xb_lock *lock) { exprs_lock_ = lock; }
 
 	/* Exact sets of at most this many elements are scanned. */
 	static constexpr uint32_t kScanMax = 4;
@@ -258,6 +270,11 @@ private:
 		} else {
 			hit.data = e + data_off_;
 		}
+		hit.exprs = nullptr;
+		if (xb_unlikely(exprs_off_)) {
+			__builtin_memcpy(&hit.exprs, e + exprs_off_, sizeof(hit.exprs));
+			hit.exprs_lock = exprs_lock_;
+		}
 	}
 	/* An entry of a set with timeouts that has expired by @now_ns. */
 	bool expired(const uint8_t *e, uint64_t now_ns) const
@@ -283,6 +300,8 @@ private:
 	uint32_t data_off_;
 	uint32_t flags_off_;
 	uint32_t expires_off_;	/* sets with timeouts */
+	uint32_t exprs_off_;	/* an element has expressions: their pointer's
+				 * offset in each entry; 0 otherwise */
 	uint32_t count_;
 	uint32_t hash_mask_;	/* Hash, Word: slots - 1 */
 	uint32_t word_shift_;	/* Word: 32 - log2(slots) */
@@ -297,6 +316,7 @@ private:
 	const uint8_t *catchall_;	/* the `*` element's entry (after the
 					 * others), or nullptr */
 	const DynTable *dyn_;
+	xb_lock *exprs_lock_;
 };
 
 } // namespace xb::nft
