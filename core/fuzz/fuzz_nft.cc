@@ -163,6 +163,8 @@ void setup()
 		{"v", kSetFMap, 2, kDataTypeVerdict, 0},
 		{"d", kSetFEval | kSetFTimeout, 4, 0, 0},
 		{"dm", kSetFMap | kSetFEval, 4, 19, 4},
+		{"c", 0, 4, 0, 0},			/* counter; */
+		{"lq", kSetFEval | kSetFExpr, 4, 0, 0},	/* limit ...; quota ...; */
 	};
 	for (auto &s : sets) {
 		Msg m;
@@ -174,6 +176,30 @@ void setup()
 		if (s.flags & kSetFMap) {
 			m.be32(kSetDataType, s.dtype);
 			m.be32(kSetDataLen, s.dlen);
+		}
+		if (!strcmp(s.name, "c")) {
+			size_t e = m.begin(kSetExpr);
+			m.str(kExprName, "counter");
+			m.end(e);
+		} else if (!strcmp(s.name, "lq")) {
+			size_t l = m.begin(kSetExpressions);
+			size_t e = m.begin(kListElem);
+			m.str(kExprName, "limit");
+			size_t d = m.begin(kExprData);
+			const uint32_t rate[2] = {0, __builtin_bswap32(3)};
+			const uint32_t unit[2] = {0, __builtin_bswap32(1)};
+			m.put(kLimitRate, rate, 8);
+			m.put(kLimitUnit, unit, 8);
+			m.end(d);
+			m.end(e);
+			e = m.begin(kListElem);
+			m.str(kExprName, "quota");
+			d = m.begin(kExprData);
+			const uint32_t bytes[2] = {0, __builtin_bswap32(600)};
+			m.put(kQuotaBytes, bytes, 8);
+			m.end(d);
+			m.end(e);
+			m.end(l);
 		}
 		apply(kMsgNewSet, kNlmFCreate, m.bytes());
 	}
@@ -206,32 +232,17 @@ void fuzzed_attrs(Input &in, Msg &m, unsigned depth)
 	}
 }
 
-/* A set statement whose set, operation, registers, timeout and element
- * expressions come from the input, so that most reach the datapath. */
-void dynset_attrs(Input &in, Msg &m)
+/* @n stateful expressions from the input: one as attribute @one, more in a
+ * list @list (a set's, a set statement's or an element's). */
+void stateful_exprs(Input &in, Msg &m, unsigned n, uint16_t one, uint16_t list_type)
 {
-	static const char *const sets[] = {"s", "iv", "m", "v", "d", "dm", "nope"};
 	static const char *const exprs[] = {"counter", "limit", "quota", "connlimit", "cmp",
 					    "nosuch"};
-	const uint8_t how = in.u8();
-	m.str(1 /* SET_NAME */, sets[in.u8() % 7]);
-	m.be32(3 /* OP */, in.u8() % 4);
-	m.be32(4 /* SREG_KEY */, in.u8() % 24);
-	if (how & 1)
-		m.be32(5 /* SREG_DATA */, in.u8() % 24);
-	if (how & 2) {
-		const uint32_t ms = in.u8() * 100u;
-		const uint32_t v[2] = {0, __builtin_bswap32(ms)};
-		m.put(6 /* TIMEOUT */, v, 8);
-	}
-	if (how & 4)
-		m.be32(9 /* FLAGS */, in.u8() % 4);
-	const unsigned n = (how >> 3) % 4;
 	size_t list = 0;
 	if (n > 1)
-		list = m.begin(10 /* EXPRESSIONS */);
+		list = m.begin(list_type);
 	for (unsigned i = 0; i < n; i++) {
-		size_t e = m.begin(n > 1 ? kListElem : 7 /* EXPR */);
+		size_t e = m.begin(n > 1 ? kListElem : one);
 		const char *name = exprs[in.u8() % 6];
 		m.str(kExprName, name);
 		size_t d = m.begin(kExprData);
@@ -255,6 +266,50 @@ void dynset_attrs(Input &in, Msg &m)
 	}
 	if (list)
 		m.end(list);
+}
+
+/* A set statement whose set, operation, registers, timeout and element
+ * expressions come from the input, so that most reach the datapath. */
+void dynset_attrs(Input &in, Msg &m)
+{
+	static const char *const sets[] = {"s", "iv", "m", "v", "d", "dm", "c", "lq", "nope"};
+	const uint8_t how = in.u8();
+	m.str(1 /* SET_NAME */, sets[in.u8() % 9]);
+	m.be32(3 /* OP */, in.u8() % 4);
+	m.be32(4 /* SREG_KEY */, in.u8() % 24);
+	if (how & 1)
+		m.be32(5 /* SREG_DATA */, in.u8() % 24);
+	if (how & 2) {
+		const uint32_t ms = in.u8() * 100u;
+		const uint32_t v[2] = {0, __builtin_bswap32(ms)};
+		m.put(6 /* TIMEOUT */, v, 8);
+	}
+	if (how & 4)
+		m.be32(9 /* FLAGS */, in.u8() % 4);
+	stateful_exprs(in, m, (how >> 3) % 4, 7 /* EXPR */, 10 /* EXPRESSIONS */);
+}
+
+/* Elements 10.0.0.x of a set, each with stateful expressions of its own
+ * or none (then the set's), so that lookups run them. */
+void fuzzed_elems(Input &in)
+{
+	static const char *const sets[] = {"s", "c", "lq", "d", "iv"};
+	Msg m;
+	m.str(kSetElemListTable, "t");
+	m.str(kSetElemListSet, sets[in.u8() % 5]);
+	size_t list = m.begin(kSetElemListElements);
+	const unsigned count = 1 + in.u8() % 4;
+	for (unsigned i = 0; i < count; i++) {
+		size_t elem = m.begin(kListElem);
+		size_t key = m.begin(kSetElemKey);
+		const uint8_t addr[4] = {10, 0, 0, uint8_t(in.u8() % 8)};
+		m.put(kDataValue, addr, 4);
+		m.end(key);
+		stateful_exprs(in, m, in.u8() % 4, kSetElemExpr, kSetElemExpressions);
+		m.end(elem);
+	}
+	m.end(list);
+	apply(in.u8() & 1 ? kMsgDelSetElem : kMsgNewSetElem, kNlmFCreate, m.bytes());
 }
 
 void fuzzed_rule(Input &in)
@@ -359,7 +414,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	Input in(data, size);
 	while (in.more()) {
-		switch (in.u8() % 6) {
+		switch (in.u8() % 7) {
 		case 0: {
 			const uint16_t type = kTypes[in.u8() % (sizeof(kTypes) / sizeof(kTypes[0]))];
 			const uint8_t f = in.u8();
@@ -393,6 +448,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 5:
 			setup();
+			break;
+		case 6:
+			fuzzed_elems(in);
 			break;
 		}
 	}
