@@ -19,8 +19,10 @@
  * elements) hold the table's lock, a bh-safe spinlock, and free what they
  * unlink after a grace period (xb_call_rcu). An element's expiry is written
  * by `update` without the lock (one 64-bit word, load_once/store_once); its
- * counters and quotas are atomics; its limits' buckets are guarded by the
- * table's lock.
+ * counters and quotas are atomics; its limits' buckets and ct count lists
+ * are guarded by the table's lock. The elements the control plane added
+ * keep their expressions (ElemExprs) in the set's ElemStore, their limits
+ * and ct counts guarded by the set's own lock (SetObj::exprs_lock).
  *
  * Ownership: the SetObj (nft_ruleset.h) owns its DynTable and destroys it
  * when the set is freed, after every generation that could reach it. A
@@ -65,13 +67,15 @@ constexpr uint32_t kDynsetDefaultSize = 0xffff;
  * limit, quota or ct count, its parameters and its state by value, so that
  * an element outlives the rule that made it and still dumps what it holds.
  * A ct count's list of connections is the element's own (the statement's
- * template holds an empty one), guarded by the table's lock.
+ * template holds an empty one). "The element's lock" below is its
+ * DynTable's lock, or for an element the control plane added its set's
+ * exprs_lock.
  */
 enum class ElemExprKind : uint8_t { Counter, Limit, Quota, Connlimit };
 
 struct ElemLimit {
-	uint64_t tokens;	/* guarded by the DynTable's lock */
-	uint64_t last_ns;	/* guarded by the DynTable's lock */
+	uint64_t tokens;	/* guarded by the element's lock */
+	uint64_t last_ns;	/* guarded by the element's lock */
 	uint64_t tokens_max;
 	uint64_t rate;
 	uint64_t unit_s;
@@ -91,7 +95,7 @@ struct ElemExpr {
 		ElemLimit limit;
 		Quota quota;
 		struct {
-			ConnList list;	/* guarded by the DynTable's lock */
+			ConnList list;	/* guarded by the element's lock */
 			uint32_t limit;
 			uint32_t flags;	/* kConnlimitFInv */
 		} connlimit;
