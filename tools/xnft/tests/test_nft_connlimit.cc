@@ -14,6 +14,12 @@
 #include "nft_ruleset.h"
 #include "ruleset_bridge.h"
 
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+
 using namespace xb;
 using namespace xbt;
 
@@ -141,4 +147,60 @@ TEST_CASE("nft ct count: before conntrack there is no connection to count", "[nf
 	CHECK_FALSE(b.passes(udp(7, 1000), b.p(1)));
 	CHECK(xnft::test::rule_packets(b.rs, "t", "pre", 0) == 0);
 	CHECK(b.connections() == 0);
+}
+
+// A ct count the set declares (NFTA_SET_EXPR): `add @perhost { ip saddr }`
+// names no expression, so each element it adds gets the set's `ct count
+// over 1`, as nft_dynset_init clones the set's expressions.
+TEST_CASE("nft ct count: a per-source limit the set declares", "[nft][ct]")
+{
+	CountBridge b;
+	REQUIRE(b.load("table bridge t {\n"
+		       "  chain f { type filter hook forward priority 0; }\n"
+		       "}\n") == 0);
+	REQUIRE(xnft::test::apply_raw(b.rs, nft::kMsgNewSet, [](nlmsghdr *h) {
+		nftnl_set *s = nftnl_set_alloc();
+		nftnl_set_set_str(s, NFTNL_SET_TABLE, "t");
+		nftnl_set_set_str(s, NFTNL_SET_NAME, "perhost");
+		nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_BRIDGE);
+		nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, 7);	/* ipv4_addr */
+		nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, 4);
+		nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_EVAL);
+		nftnl_expr *x = nftnl_expr_alloc("connlimit");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CONNLIMIT_COUNT, 1);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CONNLIMIT_FLAGS, NFT_CONNLIMIT_F_INV);
+		nftnl_set_add_expr(s, x);
+		nftnl_set_nlmsg_build_payload(h, s);
+		nftnl_set_free(s);
+	}) == 0);
+	// add @perhost { ip saddr } counter drop
+	REQUIRE(xnft::test::apply_raw(b.rs, nft::kMsgNewRule, [](nlmsghdr *h) {
+		nftnl_rule *r = nftnl_rule_alloc();
+		nftnl_rule_set_str(r, NFTNL_RULE_TABLE, "t");
+		nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, "f");
+		nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_BRIDGE);
+		nftnl_expr *x = nftnl_expr_alloc("payload");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_DREG, NFT_REG_1);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_BASE, NFT_PAYLOAD_NETWORK_HEADER);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_OFFSET, 12);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_LEN, 4);
+		nftnl_rule_add_expr(r, x);
+		x = nftnl_expr_alloc("dynset");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_ADD);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG_1);
+		nftnl_expr_set_str(x, NFTNL_EXPR_DYNSET_SET_NAME, "perhost");
+		nftnl_rule_add_expr(r, x);
+		nftnl_rule_add_expr(r, nftnl_expr_alloc("counter"));
+		x = nftnl_expr_alloc("immediate");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_VERDICT, NF_DROP);
+		nftnl_rule_add_expr(r, x);
+		nftnl_rule_nlmsg_build_payload(h, r);
+		nftnl_rule_free(r);
+	}) == 0);
+	REQUIRE(b.br->nft_ruleset_committed(nullptr) == 1);
+	CHECK(b.passes(udp(7, 1000), b.p(1)));
+	CHECK_FALSE(b.passes(udp(7, 1001), b.p(1)));
+	CHECK(b.passes(udp(9, 1000), b.p(1)));
+	CHECK(xnft::test::rule_packets(b.rs, "t", "f", 0) == 1);
 }

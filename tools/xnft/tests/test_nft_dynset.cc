@@ -655,12 +655,13 @@ TEST_CASE("nft set expressions: elements count the lookups that find them", "[nf
 	REQUIRE(new_set(e, "s", 0, {counter()}) == 0);
 	REQUIRE(add_elems(e, "s", {1, 2}) == 0);
 	REQUIRE(add_elems(e, "s", {3}, [] { return std::vector<nftnl_expr *>{counter_at(5, 7)}; }) == 0);
-	REQUIRE(add_rule(e, {load_saddr(), lookup("s"), verdict(NF_ACCEPT)}) == 0);
+	REQUIRE(add_rule(e, {load_saddr(), lookup("s"), counter(), verdict(NF_ACCEPT)}) == 0);
 	const uint32_t len = uint32_t(from(1).size()) - 14;
 	send(e, 1);
 	send(e, 1);
 	send(e, 3);
 	send(e, 4);	// not in the set
+	CHECK(e.packets("t", "c", 0) == 3);	// the rule goes on after the lookup
 	auto l = dumped(e, "s");
 	REQUIRE(l.size() == 3);
 	REQUIRE(l[1].exprs.size() == 1);
