@@ -101,17 +101,19 @@ void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 			      static_cast<const ConnLimit *>(in.ref)->flags, w);
 		return;
 	}
+	if (in.op == Op::Counter) {
+		/* nft_counter_do_dump: both values, whether or not the rule
+		 * gave start values (nft sends them only when not 0) */
+		uint64_t packets = 0, bytes = 0;
+		counter_read(*static_cast<const Counter *>(in.ref), packets, bytes);
+		w.be64(kCounterBytes, bytes);
+		w.be64(kCounterPackets, packets);
+		return;
+	}
 	AttrWalker walk(data);
 	uint16_t type;
 	Attr a;
-	uint64_t packets = 0, bytes = 0;
-	if (in.op == Op::Counter)
-		counter_read(*static_cast<const Counter *>(in.ref), packets, bytes);
 	while (walk.next(type, a)) {
-		if (in.op == Op::Counter && (type == kCounterBytes || type == kCounterPackets)) {
-			w.be64(type, type == kCounterBytes ? bytes : packets);
-			continue;
-		}
 		if (in.op == Op::Lookup && type == kLookupSetId)
 			continue;
 		if (in.op == Op::Dynset && type == kDynsetSetId)
@@ -155,8 +157,12 @@ void put_exprs(const RuleObj &r, AttrWriter &w)
 			break;
 		const size_t e = w.nest_begin(kListElem);
 		w.put(kExprName, et[kExprName].data, et[kExprName].len);
-		/* one Insn per expression, in order (parse_rule_exprs) */
-		if (et[kExprData].present()) {
+		/* one Insn per expression, in order (parse_rule_exprs); the
+		 * stateful ones dump their state even if they came without
+		 * data */
+		const Op op = r.code.insn[i].op;
+		if (et[kExprData].present() || op == Op::Counter || op == Op::Quota ||
+		    op == Op::Connlimit) {
 			const size_t d = w.nest_begin(kExprData);
 			put_expr_data(r.code.insn[i], et[kExprData], w);
 			w.nest_end(d);

@@ -662,6 +662,13 @@ TEST_CASE("nft set expressions: elements count the lookups that find them", "[nf
 	send(e, 3);
 	send(e, 4);	// not in the set
 	CHECK(e.packets("t", "c", 0) == 3);	// the rule goes on after the lookup
+	// the rule's counter came without start values (nft sends them only
+	// when not 0): its dump still carries both, as nft_counter_do_dump's
+	xnft::RulesetModel model;
+	dump_into(e.rs, model);
+	CHECK(xnft::print_ruleset(model, xnft::PrintOptions{}).find(
+		      "@s counter packets 3 bytes " + std::to_string(3 * len) + " accept") !=
+	      std::string::npos);
 	auto l = dumped(e, "s");
 	REQUIRE(l.size() == 3);
 	REQUIRE(l[1].exprs.size() == 1);
