@@ -167,18 +167,17 @@ int check_family(uint32_t family, bool any_ok, Extack *ack)
 struct BuildContext final : Resolver {
 	TableObj *table;
 
+	/* nft_set_lookup_global: the set by name, else by the id a set of
+	 * this batch was given (nft sends an id of 0 for a set an earlier
+	 * batch made, which must not find one). */
 	void *set(const char *name, const uint32_t *id) override
 	{
-		for (SetObj &s : table->sets) {
-			if (id && s.batch_id == *id)
+		for (SetObj &s : table->sets)
+			if (cstr_equal(s.name, name))
 				return &s;
-			if (!id && cstr_equal(s.name, name))
-				return &s;
-		}
-		/* nft names the set and gives its id: accept either. */
-		if (id)
+		if (id && *id)
 			for (SetObj &s : table->sets)
-				if (cstr_equal(s.name, name))
+				if (s.batch_id == *id)
 					return &s;
 		return nullptr;
 	}
