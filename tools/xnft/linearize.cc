@@ -1814,10 +1814,49 @@ nftnl_expr *Linearizer::stateful_expr(const Stmt &s)
 		nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, s.key.c_str());
 		return e;
 	}
+	const std::string err = stateful_kernel_error(s);
+	if (!err.empty())
+		throw LangError(s.loc, "Could not process rule: " + err);
+	// A rule's counter keeps its start values when they are 0, which nft
+	// 1.0.6 leaves out: the core dumps a counter's live values into the
+	// attributes it was given only (Linux's nft_counter_dump writes both
+	// whatever came), so a rule's counter without them would list 0.
+	return anonymous_stateful_expr(s, true);
+}
+
+const char *stateful_name(const Stmt &s)
+{
+	switch (s.kind) {
+	case StmtKind::Counter: return "counter";
+	case StmtKind::Quota: return "quota";
+	case StmtKind::Limit: return "limit";
+	default: return "connlimit";
+	}
+}
+
+// A limit's burst as nft sends it: a packet limit's default 5, a byte
+// limit's 0 (not sent then).
+static uint64_t limit_burst(const Stmt &s)
+{
+	return s.burst_given ? s.burst : (s.limit_bytes ? 0 : 5);
+}
+
+std::string stateful_kernel_error(const Stmt &s)
+{
+	if (s.kind != StmtKind::Limit)
+		return "";
+	return limit_kernel_error(s.rate, s.unit, limit_burst(s), s.limit_bytes);
+}
+
+nftnl_expr *anonymous_stateful_expr(const Stmt &s, bool zero_counts)
+{
 	if (s.kind == StmtKind::Counter) {
+		// netlink_gen_counter_stmt: start values only when not 0
 		nftnl_expr *e = new_expr("counter");
-		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, s.counter_packets);
-		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, s.counter_bytes);
+		if (s.counter_packets || zero_counts)
+			nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, s.counter_packets);
+		if (s.counter_bytes || zero_counts)
+			nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, s.counter_bytes);
 		return e;
 	}
 	if (s.kind == StmtKind::Connlimit) {
@@ -1834,14 +1873,13 @@ nftnl_expr *Linearizer::stateful_expr(const Stmt &s)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_QUOTA_FLAGS, s.quota_flags);
 		return e;
 	}
-	const uint64_t burst = s.burst_given ? s.burst : (s.limit_bytes ? 0 : 5);
-	const std::string err = limit_kernel_error(s.rate, s.unit, burst, s.limit_bytes);
-	if (!err.empty())
-		throw LangError(s.loc, "Could not process rule: " + err);
+	// netlink_gen_limit_stmt: the burst only when not 0
+	const uint64_t burst = limit_burst(s);
 	nftnl_expr *e = new_expr("limit");
 	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, s.rate);
 	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, s.unit);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST, static_cast<uint32_t>(burst));
+	if (burst)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST, static_cast<uint32_t>(burst));
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, s.limit_bytes ? NFT_LIMIT_PKT_BYTES : NFT_LIMIT_PKTS);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_FLAGS, s.limit_over ? NFT_LIMIT_F_INV : 0);
 	return e;

@@ -28,6 +28,19 @@ namespace xnft {
 // the bucket overflows. @burst as sent (a packet limit's 0 is 5 there).
 std::string limit_kernel_error(uint64_t rate, uint64_t unit, uint64_t burst, bool bytes);
 
+// An anonymous counter, quota, limit or `ct count` statement (a rule's,
+// a set's or an element's) as nft 1.0.6 sends it (netlink_gen_stmt_stateful:
+// a counter's start values and a limit's burst only when not 0), but with
+// ZERO_COUNTS a counter's start values even when 0 (a rule's: see
+// Linearizer::stateful_expr).
+nftnl_expr *anonymous_stateful_expr(const Stmt &s, bool zero_counts = false);
+// nft's name of its kind, as its errors and libnftnl name it: "counter",
+// "quota", "limit", "connlimit".
+const char *stateful_name(const Stmt &s);
+// What the kernel's init of S refuses, as nft reports it ("" when it takes
+// it): a limit's rate and burst (limit_kernel_error).
+std::string stateful_kernel_error(const Stmt &s);
+
 // A set element after typing: key bytes, flags, and the data it maps to.
 struct Element {
 	Bytes key;
