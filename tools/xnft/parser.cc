@@ -1991,13 +1991,14 @@ bool Parser::parse_statement(Rule &r)
 			r.stmts.push_back(std::move(s));
 			return true;
 		}
-		// "counter packets N bytes N": the values it starts from
-		if (peek().is("packets")) {
-			take();
-			s.counter_packets = parse_u64(take());
-			expect("bytes", "bytes");
-			s.counter_bytes = parse_u64(take());
+		// nft's counter_args: `packets N`, `bytes N`, the values it
+		// starts from, in any order, each optional (the last one given
+		// counts)
+		while (peek().is("packets") || peek().is("bytes")) {
+			const bool packets = take().text == "packets";
+			(packets ? s.counter_packets : s.counter_bytes) = parse_u64(take());
 		}
+		s.loc = span(t.loc, last_loc_);
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
