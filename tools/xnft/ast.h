@@ -16,6 +16,7 @@ namespace xnft {
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
+struct Stmt;
 
 enum class ExprKind {
 	Value,    // a word or string constant, typed later by its context
@@ -71,6 +72,9 @@ struct Expr {
 	// element's kernel errors.
 	uint64_t elem_timeout_ms = 0, elem_expires_ms = 0;
 	Location elem_loc;
+	// A set element's stateful statements (`10.0.0.1 counter limit rate
+	// 1/second`): anonymous counters, limits and `ct count`s, in order.
+	std::vector<Stmt> elem_stmts;
 };
 
 ExprPtr make_expr(ExprKind k, const Location &loc);
@@ -206,7 +210,9 @@ struct SetDecl {
 	std::optional<std::string> comment;
 	std::optional<std::string> policy;
 	ExprPtr elements;                    // SetLit or null
-	bool counter = false;
+	// `counter`, `limit rate ...`, `quota ...`, `ct count N` in the
+	// block: the statements every element gets (nft's set->stmt_list)
+	std::vector<Stmt> stmts;
 };
 
 struct FlowtableDecl {

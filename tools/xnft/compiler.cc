@@ -4,6 +4,7 @@
 #include "ruleset_model.h"
 
 #include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
 #include <libnftnl/flowtable.h>
 #include <libnftnl/object.h>
 #include <libnftnl/rule.h>
@@ -101,6 +102,11 @@ void Compiler::learn(const RulesetModel &m)
 			nftnl_set_elems_iter_destroy(it);
 			if (nftnl_set_is_set(s, NFTNL_SET_TIMEOUT))
 				si.timeout_ms = nftnl_set_get_u64(s, NFTNL_SET_TIMEOUT);
+			// its statements, as nft's cache knows them from the dump
+			nftnl_set_expr_foreach(s, [](nftnl_expr *e, void *to) {
+				static_cast<SetInfo *>(to)->stmts.push_back(nftnl_expr_get_str(e, NFTNL_EXPR_NAME));
+				return 0;
+			}, &si);
 			if (si.is_map) {
 				const uint32_t dt = nftnl_set_get_u32(s, NFTNL_SET_DATA_TYPE);
 				si.verdict_map = dt == NFT_DATA_VERDICT;
@@ -482,6 +488,18 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	}
 	if (si.key.size() > 1 && (si.flags & NFT_SET_INTERVAL))
 		si.flags |= NFT_SET_CONCAT;
+	for (const Stmt &st : d.stmts)
+		si.stmts.push_back(stateful_name(st));
+	// set_evaluate: more than one statement makes the set NFT_SET_EXPR
+	// (the kernel wants it with NFTA_SET_EXPRESSIONS)
+	if (d.stmts.size() > 1)
+		si.flags |= NFT_SET_EXPR;
+	si.id = ++set_id_;
+	// its elements typed as nft evaluates the declaration, before the
+	// rules that make the set dynamic
+	std::vector<Element> elems;
+	if (d.elements)
+		elems = type_elements(si, *d.elements, false, t);
 	if (dynamic_sets_.count(family + " " + table + " " + d.name)) {
 		// a set statement updates it; the kernel has no interval set
 		// that the packet path may update
@@ -489,10 +507,6 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		if (si.flags & NFT_SET_INTERVAL)
 			throw LangError(d.cmd_loc, "Could not process rule: Operation not supported");
 	}
-	si.id = ++set_id_;
-	std::vector<Element> elems;
-	if (d.elements)
-		elems = type_elements(si, *d.elements, false, t);
 	// nf_tables_newset: no timeouts in a constant set; a default timeout
 	// and a GC interval only with the timeout flag, which nft sets for a
 	// timeout alone, not for a GC interval
@@ -502,7 +516,19 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		throw LangError(d.cmd_loc, "Could not process rule: Invalid argument");
 	if (d.timeout_ms >= kMaxTimeoutMs)
 		throw LangError(d.cmd_loc, "Could not process rule: Numerical result out of range");
-	check_element_timeouts(si, elems);
+	// its statements as nf_tables_newset takes them (nft_set_elem_expr_alloc):
+	// at most NFT_SET_EXPR_MAX, each as the kernel's init takes it, no
+	// ct count (it collects garbage) in a set with timeouts
+	for (size_t i = 0; i < d.stmts.size(); i++) {
+		if (i == 2)
+			throw LangError(d.cmd_loc, "Could not process rule: Argument list too long");
+		const std::string err = stateful_kernel_error(d.stmts[i]);
+		if (!err.empty())
+			throw LangError(d.cmd_loc, "Could not process rule: " + err);
+		if (d.stmts[i].kind == StmtKind::Connlimit && (si.flags & NFT_SET_TIMEOUT))
+			throw LangError(d.cmd_loc, "Could not process rule: Operation not supported");
+	}
+	check_new_elements(si, elems);
 	uint32_t fam = family_number(family);
 	nftnl_set *s = nftnl_set_alloc();
 	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, fam);
@@ -531,6 +557,10 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		nftnl_set_set_u32(s, NFTNL_SET_DESC_SIZE, (si.flags & NFT_SET_INTERVAL) ?
 				  interval_desc_size(elems) : static_cast<uint32_t>(elems.size()));
 	set_concat_desc(s, si);
+	// mnl_nft_set_add: one statement as NFTA_SET_EXPR, more in
+	// NFTA_SET_EXPRESSIONS (libnftnl picks by their number)
+	for (const Stmt &st : d.stmts)
+		nftnl_set_add_expr(s, anonymous_stateful_expr(st));
 	const Bytes ud = build_set_userdata({&d, key_byteorder, si.is_map, si.verdict_map, data_byteorder, false,
 					     si.objtype != 0});
 	nftnl_set_set_data(s, NFTNL_SET_USERDATA, ud.data(), static_cast<uint32_t>(ud.size()));
@@ -558,7 +588,7 @@ void Compiler::elements(const std::string &family, const std::string &table, con
 	SetInfo si = si_in;
 	std::vector<Element> elems = type_elements(si, lit, false, t, !add);
 	if (add)
-		check_element_timeouts(si, elems);
+		check_new_elements(si, elems);
 	// what the object map's elements name, in use from now on or no more
 	if (auto named = t.sets.find(si.name); named != t.sets.end() && si.objtype) {
 		if (add) {

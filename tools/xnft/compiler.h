@@ -46,6 +46,9 @@ struct SetInfo {
 	// the NFT_OBJECT_* its elements name (NFTA_SET_OBJ_TYPE), 0 otherwise.
 	uint32_t objtype = 0;
 	std::map<Bytes, std::string> objrefs;  // its elements' keys -> the objects they name
+	// the kinds of its own statements (`set s { ...; counter; }`), in
+	// order, as nft names them: "counter", "limit", "quota", "connlimit"
+	std::vector<std::string> stmts;
 };
 
 struct TableInfo {

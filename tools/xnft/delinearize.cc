@@ -96,11 +96,9 @@ std::string verdict_text(int32_t code, const char *chain)
 	}
 }
 
-// What nft prints of an anonymous counter, quota, limit or connlimit
-// (counter_stmt_print, quota_stmt_print, limit_stmt_print,
-// connlimit_stmt_print and their JSON): a counter's values and a quota's
-// use not with STATELESS.
-static void stateful_print(nftnl_expr *e, bool stateless, std::string &text, Json &json)
+} // namespace
+
+void stateful_print(nftnl_expr *e, bool stateless, std::string &text, Json &json)
 {
 	const std::string n = str(nftnl_expr_get_str(e, NFTNL_EXPR_NAME));
 	if (n == "connlimit") {
@@ -192,6 +190,8 @@ static void stateful_print(nftnl_expr *e, bool stateless, std::string &text, Jso
 	text = t;
 	json = Json::wrap("limit", std::move(lj));
 }
+
+namespace {
 
 // What a register holds.
 struct RegVal {
@@ -1216,8 +1216,9 @@ void Delinearizer::lookup(nftnl_expr *e)
 			data = datapart_of_set(s);
 			has_data = true;
 		}
-		rhs = format_elements(s, keys, has_data ? &data : nullptr, verdict, opt_.numeric);
-		rhs_json = Json::wrap("set", elements_json(s, keys, has_data ? &data : nullptr, verdict, opt_.numeric));
+		rhs = format_elements(s, keys, has_data ? &data : nullptr, verdict, opt_.numeric, opt_.stateless);
+		rhs_json = Json::wrap("set", elements_json(s, keys, has_data ? &data : nullptr, verdict, opt_.numeric,
+							   opt_.stateless));
 	} else {
 		rhs = "@" + name;
 		rhs_json = Json::string(rhs);
@@ -1266,8 +1267,8 @@ void Delinearizer::objref_map(nftnl_expr *e)
 		std::vector<KeyPart> keys;
 		for (auto &p : parts)
 			keys.push_back(p.part);
-		rhs = format_elements(s, keys, nullptr, false, opt_.numeric);
-		rhs_json = Json::wrap("set", elements_json(s, keys, nullptr, false, opt_.numeric));
+		rhs = format_elements(s, keys, nullptr, false, opt_.numeric, opt_.stateless);
+		rhs_json = Json::wrap("set", elements_json(s, keys, nullptr, false, opt_.numeric, opt_.stateless));
 	} else {
 		rhs = "@" + name;
 		rhs_json = Json::string(rhs);
@@ -1352,6 +1353,16 @@ void Delinearizer::dynset(nftnl_expr *e)
 		static_cast<std::vector<Stateful> *>(data)->push_back(std::move(st));
 		return 0;
 	}, &stmts);
+	// nft_dynset_dump: the statements only of a set that has none of its
+	// own (the set's are what the kernel gave the dynset then)
+	bool set_stmts = false;
+	if (s)
+		nftnl_set_expr_foreach(s, [](nftnl_expr *, void *has) {
+			*static_cast<bool *>(has) = true;
+			return 0;
+		}, &set_stmts);
+	if (set_stmts)
+		stmts.clear();
 	if (s && !nftnl_expr_is_set(e, NFTNL_EXPR_DYNSET_SREG_DATA) && !stmts.empty() &&
 	    (nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS)) {
 		// netlink_parse_dynset: a set statement with a statement on an
@@ -2151,7 +2162,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set_elem *> &elems, bool interval,
 				       const std::vector<KeyPart> &keys, const KeyPart *data, bool verdict_map,
-				       bool numeric, bool stateless, bool singles)
+				       bool numeric, bool stateless, bool singles, bool stmts)
 {
 	(void)s;
 	struct El {
@@ -2190,7 +2201,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 		el.expiration = nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_EXPIRATION) ?
 				nftnl_set_elem_get_u64(e, NFTNL_SET_ELEM_EXPIRATION) : 0;
 		el.stateless = stateless;
-		nftnl_set_elem_expr_foreach(e, [](nftnl_expr *x, void *data) {
+		auto add_stmt = [](nftnl_expr *x, void *data) {
 			El &to = *static_cast<El *>(data);
 			std::string t;
 			Json j;
@@ -2204,7 +2215,9 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 				to.stmt_json = std::move(j);
 			}
 			return 0;
-		}, &el);
+		};
+		if (stmts)
+			nftnl_set_elem_expr_foreach(e, add_stmt, &el);
 		uint32_t ul = 0;
 		const uint8_t *u = static_cast<const uint8_t *>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_USERDATA, &ul));
 		if (u && ul >= 6 && u[0] == 1)
@@ -2470,11 +2483,11 @@ std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys_in,
 }
 
 Json elements_json(nftnl_set *s, const std::vector<KeyPart> &keys_in, const KeyPart *data, bool verdict_map,
-		   bool numeric)
+		   bool numeric, bool stateless)
 {
 	std::vector<KeyPart> keys = keys_in.empty() ? keyparts_of_set(s) : keys_in;
 	Json out = Json::array();
-	for (auto &i : element_items(s, keys, data, verdict_map, numeric))
+	for (auto &i : element_items(s, keys, data, verdict_map, numeric, stateless))
 		out.push(std::move(i.json));
 	return out;
 }

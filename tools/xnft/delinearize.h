@@ -13,6 +13,7 @@
 #include "json.h"
 #include "ruleset_model.h"
 
+struct nftnl_expr;
 struct nftnl_rule;
 struct nftnl_set;
 struct nftnl_set_elem;
@@ -32,6 +33,12 @@ uint64_t data_rate(uint64_t bytes, std::string &unit);
 // nft's get_unit: a limit's unit of time, in seconds, by its name
 // ("error" for one nft does not name).
 const char *time_unit_name(uint64_t seconds);
+
+// What nft prints of an anonymous counter, quota, limit or connlimit
+// (counter_stmt_print, quota_stmt_print, limit_stmt_print,
+// connlimit_stmt_print and their JSON): a counter's values and a quota's
+// use not with STATELESS.
+void stateful_print(nftnl_expr *e, bool stateless, std::string &text, Json &json);
 
 // The rule's statements as nft prints them, space-joined (no handle).
 std::string delinearize_rule(nftnl_rule *r, const ModelTable &table, const PrintOptions &o);
@@ -58,9 +65,10 @@ std::string format_elements(nftnl_set *s, const std::vector<KeyPart> &keys,
 			    const KeyPart *data, bool verdict_map, bool numeric = false,
 			    bool stateless = false);
 // The same elements as `-j` prints them: values, {"range": [a, b]},
-// {"prefix": {...}}, {"concat": [...]}, [key, data] for maps.
+// {"prefix": {...}}, {"concat": [...]}, [key, data] for maps; elements'
+// statements without their state with STATELESS.
 Json elements_json(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data, bool verdict_map,
-		   bool numeric);
+		   bool numeric, bool stateless = false);
 // Each element (an interval's start and end joined) as text and as JSON:
 // what format_elements and elements_json list.
 struct ElementItem {
@@ -73,9 +81,13 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 // whether @s is an interval set, whose starts and ends pair (a lone start
 // then reaches the key's maximum) unless SINGLES: then each start is one
 // value (and its data), its interval end not listed.
+// STMTS false: without the elements' statements (nft's answers to `get
+// element` and its monitor lose them where they rebuild a single field's
+// intervals).
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set_elem *> &elems, bool interval,
 				       const std::vector<KeyPart> &keys, const KeyPart *data, bool verdict_map,
-				       bool numeric, bool stateless = false, bool singles = false);
+				       bool numeric, bool stateless = false, bool singles = false,
+				       bool stmts = true);
 // The key parts a set's KEY_TYPE (concatenation of 6-bit type ids) means,
 // each expression's length and byte order taken from its typeof when its
 // USERDATA has one (a 12-bit big-endian `vlan id` in an integer key).

@@ -326,9 +326,11 @@ std::string print_get_element(const RulesetModel &m, const Command &c, const Pri
 		for (auto &it : element_items(s, found, false, keys, dp, verdict, o.numeric, o.stateless))
 			texts.push_back(it.text);
 	} else {
+		// nft's get_set_decompose rebuilds a single field's intervals
+		// without the elements' statements
 		for (auto &elems : items)
 			for (auto &it : element_items(s, elems, interval, keys, dp, verdict, o.numeric, o.stateless,
-						      as_is))
+						      as_is, concat))
 				texts.push_back(it.text);
 	}
 	return "table " + family_name(table->family) + " " + table->name + " {\n" + print_set(s, o, texts) + "}\n";

@@ -262,6 +262,38 @@ bool is_interval_value(const KeyPart &p, const Expr &e)
 
 // ---- set elements ----
 
+// nft's __expr_evaluate_set_elem: an element's statements are the set's,
+// as many and of the same kinds in the same order; a set declaring none
+// takes them only when it is dynamic (declared so: nft evaluates a set
+// before the rules that make it dynamic). The errors point at the key for
+// a count, at the element's statement otherwise. nft 1.0.6 checks named
+// sets and maps and anonymous maps (`vmap { ... }`, `map { ... }`), not a
+// rule's anonymous sets.
+static void check_elem_stmts(const SetInfo &si, const Expr &k)
+{
+	if (k.elem_stmts.empty())
+		return;
+	const bool map = si.is_map || si.objtype;
+	if ((si.flags & NFT_SET_ANONYMOUS) && !map)
+		return;
+	const char *what = map ? "map" : "set";
+	if (si.stmts.empty()) {
+		if (!(si.flags & NFT_SET_EVAL))
+			throw LangError(k.elem_stmts[0].loc, std::string("missing statement in ") + what +
+					" declaration");
+		return;
+	}
+	if (k.elem_stmts.size() != si.stmts.size())
+		throw LangError(k.loc, "number of statements mismatch, set expects " +
+				std::to_string(si.stmts.size()) + " but element has " +
+				std::to_string(k.elem_stmts.size()));
+	for (size_t i = 0; i < k.elem_stmts.size(); i++)
+		if (stateful_name(k.elem_stmts[i]) != si.stmts[i])
+			throw LangError(k.elem_stmts[i].loc, std::string("statement mismatch, element expects ") +
+					stateful_name(k.elem_stmts[i]) + ", but " + what + " has type " +
+					si.stmts[i]);
+}
+
 std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_interval_flag,
 				   const TableInfo &table, bool deleting)
 {
@@ -277,6 +309,9 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 		const Expr *d = lit.data[i].get();
 		Raw r;
 		r.loc = &k;
+		check_elem_stmts(si, k);
+		for (const Stmt &st : k.elem_stmts)
+			r.el.stmts.push_back(&st);
 		r.el.timeout_ms = k.elem_timeout_ms;
 		r.el.expiration_ms = k.elem_expires_ms;
 		r.el.loc = si.is_map ? k.elem_loc : k.loc;
@@ -438,22 +473,40 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 	return out;
 }
 
-void check_element_timeouts(const SetInfo &si, const std::vector<Element> &elems)
+// nft_add_set_elem's checks of a new element's timeout and expiration.
+static void check_element_timeouts(const SetInfo &si, const Element &e)
+{
+	if (!e.timeout_ms && !e.expiration_ms)
+		return;
+	if (!(si.flags & NFT_SET_TIMEOUT))
+		throw LangError(e.loc, "Could not process rule: Invalid argument");
+	if (e.timeout_ms >= kMaxTimeoutMs)
+		throw LangError(e.loc, "Could not process rule: Numerical result out of range");
+	const uint64_t timeout = e.timeout_ms ? e.timeout_ms : si.timeout_ms;
+	if (!e.expiration_ms)
+		return;
+	if (!timeout)
+		throw LangError(e.loc, "Could not process rule: Operation not supported");
+	if (e.expiration_ms >= kMaxTimeoutMs || e.expiration_ms > timeout)
+		throw LangError(e.loc, "Could not process rule: Numerical result out of range");
+}
+
+void check_new_elements(const SetInfo &si, const std::vector<Element> &elems)
 {
 	for (const Element &e : elems) {
-		if (!e.timeout_ms && !e.expiration_ms)
-			continue;
-		if (!(si.flags & NFT_SET_TIMEOUT))
-			throw LangError(e.loc, "Could not process rule: Invalid argument");
-		if (e.timeout_ms >= kMaxTimeoutMs)
-			throw LangError(e.loc, "Could not process rule: Numerical result out of range");
-		const uint64_t timeout = e.timeout_ms ? e.timeout_ms : si.timeout_ms;
-		if (!e.expiration_ms)
-			continue;
-		if (!timeout)
-			throw LangError(e.loc, "Could not process rule: Operation not supported");
-		if (e.expiration_ms >= kMaxTimeoutMs || e.expiration_ms > timeout)
-			throw LangError(e.loc, "Could not process rule: Numerical result out of range");
+		check_element_timeouts(si, e);
+		// its statements as nft_set_elem_expr_alloc takes them: at most
+		// NFT_SET_EXPR_MAX, none that collects garbage (ct count) in a
+		// set with timeouts, each as the kernel's init of it takes it
+		for (size_t i = 0; i < e.stmts.size(); i++) {
+			if (i == 2)
+				throw LangError(e.loc, "Could not process rule: Argument list too long");
+			const std::string err = stateful_kernel_error(*e.stmts[i]);
+			if (!err.empty())
+				throw LangError(e.loc, "Could not process rule: " + err);
+			if (e.stmts[i]->kind == StmtKind::Connlimit && (si.flags & NFT_SET_TIMEOUT))
+				throw LangError(e.loc, "Could not process rule: Operation not supported");
+		}
 	}
 }
 
@@ -493,6 +546,10 @@ void add_elements(nftnl_set *s, const std::vector<Element> &elems)
 			nftnl_set_elem_set_u64(se, NFTNL_SET_ELEM_TIMEOUT, e.timeout_ms);
 		if (e.expiration_ms)
 			nftnl_set_elem_set_u64(se, NFTNL_SET_ELEM_EXPIRATION, e.expiration_ms);
+		// nft's alloc_nftnl_setelem: one as NFTA_SET_ELEM_EXPR, more in
+		// NFTA_SET_ELEM_EXPRESSIONS (libnftnl picks by their number)
+		for (const Stmt *st : e.stmts)
+			nftnl_set_elem_add_expr(se, anonymous_stateful_expr(*st));
 		if (e.interval_open) {
 			nftnl_udata_buf *ud = nftnl_udata_buf_alloc(256);
 			nftnl_udata_put_u32(ud, XNFT_UDATA_SET_ELEM_FLAGS, XNFT_SET_ELEM_F_INTERVAL_OPEN);
@@ -1434,7 +1491,7 @@ std::string Linearizer::anonymous_set(SetInfo &si, const Expr &lit)
 		for (Element &e : elems)
 			key_transfer_(e.key);
 	}
-	check_element_timeouts(si, elems);
+	check_new_elements(si, elems);
 	table_.use_objects(si, elems);
 	uint32_t key_type = 0, key_len = 0;
 	for (auto &k : si.key) {
@@ -1814,10 +1871,49 @@ nftnl_expr *Linearizer::stateful_expr(const Stmt &s)
 		nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, s.key.c_str());
 		return e;
 	}
+	const std::string err = stateful_kernel_error(s);
+	if (!err.empty())
+		throw LangError(s.loc, "Could not process rule: " + err);
+	// A rule's counter keeps its start values when they are 0, which nft
+	// 1.0.6 leaves out: the core dumps a counter's live values into the
+	// attributes it was given only (Linux's nft_counter_dump writes both
+	// whatever came), so a rule's counter without them would list 0.
+	return anonymous_stateful_expr(s, true);
+}
+
+const char *stateful_name(const Stmt &s)
+{
+	switch (s.kind) {
+	case StmtKind::Counter: return "counter";
+	case StmtKind::Quota: return "quota";
+	case StmtKind::Limit: return "limit";
+	default: return "connlimit";
+	}
+}
+
+// A limit's burst as nft sends it: a packet limit's default 5, a byte
+// limit's 0 (not sent then).
+static uint64_t limit_burst(const Stmt &s)
+{
+	return s.burst_given ? s.burst : (s.limit_bytes ? 0 : 5);
+}
+
+std::string stateful_kernel_error(const Stmt &s)
+{
+	if (s.kind != StmtKind::Limit)
+		return "";
+	return limit_kernel_error(s.rate, s.unit, limit_burst(s), s.limit_bytes);
+}
+
+nftnl_expr *anonymous_stateful_expr(const Stmt &s, bool zero_counts)
+{
 	if (s.kind == StmtKind::Counter) {
+		// netlink_gen_counter_stmt: start values only when not 0
 		nftnl_expr *e = new_expr("counter");
-		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, s.counter_packets);
-		nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, s.counter_bytes);
+		if (s.counter_packets || zero_counts)
+			nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, s.counter_packets);
+		if (s.counter_bytes || zero_counts)
+			nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, s.counter_bytes);
 		return e;
 	}
 	if (s.kind == StmtKind::Connlimit) {
@@ -1834,14 +1930,13 @@ nftnl_expr *Linearizer::stateful_expr(const Stmt &s)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_QUOTA_FLAGS, s.quota_flags);
 		return e;
 	}
-	const uint64_t burst = s.burst_given ? s.burst : (s.limit_bytes ? 0 : 5);
-	const std::string err = limit_kernel_error(s.rate, s.unit, burst, s.limit_bytes);
-	if (!err.empty())
-		throw LangError(s.loc, "Could not process rule: " + err);
+	// netlink_gen_limit_stmt: the burst only when not 0
+	const uint64_t burst = limit_burst(s);
 	nftnl_expr *e = new_expr("limit");
 	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, s.rate);
 	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, s.unit);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST, static_cast<uint32_t>(burst));
+	if (burst)
+		nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST, static_cast<uint32_t>(burst));
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, s.limit_bytes ? NFT_LIMIT_PKT_BYTES : NFT_LIMIT_PKTS);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_FLAGS, s.limit_over ? NFT_LIMIT_F_INV : 0);
 	return e;
@@ -1913,13 +2008,27 @@ void Linearizer::dynset(const Stmt &s)
 	if (!s.stateful.empty() && !(si.flags & NFT_SET_EVAL))
 		kernel("Invalid argument");
 	// each expression as nft_set_elem_expr_alloc takes it, the third
-	// one not (NFT_SET_EXPR_MAX)
-	for (size_t i = 0; i < s.stateful.size(); i++) {
+	// one not (NFT_SET_EXPR_MAX); when the set has statements of its
+	// own, each of the kind of the set's at its place, as many
+	// (nft_dynset_init: EINVAL for one beyond the set's, EOPNOTSUPP
+	// otherwise)
+	const size_t n = s.stateful.size();
+	for (size_t i = 0; i < n; i++) {
 		if (i == 2)
 			kernel("Argument list too long");
 		if (gc_expr_refused(s.stateful[i], si))
 			kernel("Operation not supported");
+		if (si.stmts.empty())
+			continue;
+		if (n == 1 && (si.stmts.size() > 1 || stateful_name(s.stateful[0]) != si.stmts[0]))
+			kernel("Operation not supported");
+		if (n > 1 && i >= si.stmts.size())
+			kernel("Invalid argument");
+		if (n > 1 && stateful_name(s.stateful[i]) != si.stmts[i])
+			kernel("Operation not supported");
 	}
+	if (n > 1 && !si.stmts.empty() && si.stmts.size() != n)
+		kernel("Operation not supported");
 	emit_dynset(s, si, parts, s.set_op);
 }
 

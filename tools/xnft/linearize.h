@@ -28,6 +28,19 @@ namespace xnft {
 // the bucket overflows. @burst as sent (a packet limit's 0 is 5 there).
 std::string limit_kernel_error(uint64_t rate, uint64_t unit, uint64_t burst, bool bytes);
 
+// An anonymous counter, quota, limit or `ct count` statement (a rule's,
+// a set's or an element's) as nft 1.0.6 sends it (netlink_gen_stmt_stateful:
+// a counter's start values and a limit's burst only when not 0), but with
+// ZERO_COUNTS a counter's start values even when 0 (a rule's: see
+// Linearizer::stateful_expr).
+nftnl_expr *anonymous_stateful_expr(const Stmt &s, bool zero_counts = false);
+// nft's name of its kind, as its errors and libnftnl name it: "counter",
+// "quota", "limit", "connlimit".
+const char *stateful_name(const Stmt &s);
+// What the kernel's init of S refuses, as nft reports it ("" when it takes
+// it): a limit's rate and burst (limit_kernel_error).
+std::string stateful_kernel_error(const Stmt &s);
+
 // A set element after typing: key bytes, flags, and the data it maps to.
 struct Element {
 	Bytes key;
@@ -43,6 +56,9 @@ struct Element {
 	// complaints about them point: the key, a map element's key and options
 	uint64_t timeout_ms = 0, expiration_ms = 0;
 	Location loc;
+	// its own stateful statements (NFTA_SET_ELEM_EXPR[ESSIONS]); an
+	// interval's end has none
+	std::vector<const Stmt *> stmts;
 };
 
 // The size nft declares for a constant interval set: every segment counts
@@ -54,12 +70,14 @@ uint32_t interval_desc_size(const std::vector<Element> &elems);
 // nf_msecs_to_jiffies64's limit: a timeout this long or longer is ERANGE.
 constexpr uint64_t kMaxTimeoutMs = UINT64_MAX / 1000000u;
 
-// nft_add_set_elem's checks of new elements' timeouts and expirations in
-// SI (nft sends neither when 0): both need a set with timeouts (EINVAL),
-// an expiration needs a timeout, the element's or the set's (EOPNOTSUPP),
-// no longer than it (ERANGE, as Linux checks since 6.11). Throws the
-// kernel's error at the element.
-void check_element_timeouts(const SetInfo &si, const std::vector<Element> &elems);
+// nft_add_set_elem's checks of new elements in SI, element by element:
+// timeouts and expirations (nft sends neither when 0): both need a set
+// with timeouts (EINVAL), an expiration needs a timeout, the element's or
+// the set's (EOPNOTSUPP), no longer than it (ERANGE, as Linux checks since
+// 6.11); then its statements (nft_set_elem_expr_alloc): at most two
+// (E2BIG), no ct count in a set with timeouts (EOPNOTSUPP), a limit the
+// kernel takes. Throws the kernel's error at the element.
+void check_new_elements(const SetInfo &si, const std::vector<Element> &elems);
 
 // Types the elements of LIT (a SetLit) against SI's key and data; interval
 // sets get nft's segment form. Sets SI.flags |= NFT_SET_INTERVAL when an

@@ -910,11 +910,87 @@ static uint32_t object_type(const std::string &w)
 	return w == "counter" ? kObjectCounter : w == "quota" ? kObjectQuota : w == "limit" ? kObjectLimit : 0;
 }
 
+// nft's stateful_stmt: counter, limit, quota, ct count.
+bool Parser::stateful_start()
+{
+	const Token &t = peek();
+	return t.is("counter") || t.is("limit") || t.is("quota") || (t.is("ct") && peek(1).is("count"));
+}
+
+// A set or map block's stateful_stmt_list: one or more counters, limits,
+// quotas and ct counts, each as a rule's (counter_args in any order, a
+// limit's burst as the rule's limit takes it), up to the block's next
+// separator. Named objects parse too (`counter name "c"`), which nft 1.0.6
+// then aborts on (netlink_gen_stmt_stateful's "BUG: unknown stateful
+// statement type objref"): xnft refuses them here.
+void Parser::parse_set_stmts(std::vector<Stmt> &out)
+{
+	while (stateful_start()) {
+		Rule one;
+		parse_statement(one);
+		Stmt &st = one.stmts.back();
+		if (!st.key.empty() || st.rhs)
+			throw LangError(span(st.loc, last_loc_), "nft 1.0.6 aborts on a named object in a "
+					"set declaration (BUG: unknown stateful statement type objref)");
+		out.push_back(std::move(st));
+	}
+}
+
+// nft's set_elem_stmt_list after an element's key, before its options
+// (timeout, expires) and its data: `counter [packets N bytes N]`, `limit
+// rate ...`, `ct count [over] N`, as many as given. A quota or a named
+// object is a syntax error there, and so is a counter's `bytes N` alone.
+// A limit's burst must be above 0: nft 1.0.6 takes a byte limit's missing
+// burst as 0 there, and reports it at the token before the burst would
+// stand (an empty rule's location).
+void Parser::parse_elem_stmts(Expr &key)
+{
+	for (;;) {
+		const Token &t = peek();
+		Stmt s;
+		s.loc = t.loc;
+		if (t.is("counter")) {
+			take();
+			s.kind = StmtKind::Counter;
+			if (accept("packets")) {
+				s.counter_packets = parse_number_u64();
+				expect("bytes", "bytes");
+				s.counter_bytes = parse_number_u64();
+			}
+		} else if (t.is("limit")) {
+			take();
+			s.kind = StmtKind::Limit;
+			expect("rate", "rate");
+			Location burst_loc;
+			parse_limit_rate(s.rate, s.unit, s.limit_bytes, s.limit_over, s.burst, s.burst_given,
+					 &burst_loc);
+			if (!s.limit_bytes && s.burst_given && s.burst == 0)
+				throw LangError(span(burst_loc, last_loc_), "limit burst must be > 0");
+			if (s.limit_bytes && s.burst == 0) {
+				Location at = last_loc_;
+				at.first_col = at.last_col;
+				throw LangError(at, "limit burst must be > 0");
+			}
+		} else if (t.is("ct") && peek(1).is("count")) {
+			parse_connlimit_stmt(s);
+		} else {
+			return;
+		}
+		s.loc = span(s.loc, last_loc_);
+		key.elem_stmts.push_back(std::move(s));
+	}
+}
+
 void Parser::parse_set_body(SetDecl &s)
 {
 	const char *separator = nullptr;
 	while (block_continues(separator)) {
 		separator = kSeparator;
+		if (stateful_start()) {
+			parse_set_stmts(s.stmts);
+			separator = "";		// bison lists no expectation there
+			continue;
+		}
 		Token w = take();
 		if (w.text == "typeof" || w.text == "type")
 			separator = "newline or semicolon or .";	// a concatenation may go on
@@ -983,9 +1059,6 @@ void Parser::parse_set_body(SetDecl &s)
 			s.policy = p.text;
 		} else if (w.text == "comment") {
 			s.comment = comment_string();
-		} else if (w.text == "counter") {
-			s.counter = true;
-			separator = "";		// bison lists no expectation there
 		} else {
 			unexpected(w, "type, flags, elements, size, timeout, gc-interval, policy or comment");
 		}
@@ -1616,8 +1689,9 @@ ExprPtr Parser::parse_set_literal(bool allow_map)
 		if (peek().punct("}"))
 			break;
 		auto key = parse_rhs(false);
+		parse_elem_stmts(*key);
 		// set_elem_options: timeout T, expires T, the last one given
-		key->elem_loc = key->loc;
+		key->elem_loc = key->elem_stmts.empty() ? key->loc : span(key->loc, last_loc_);
 		while (peek().is("timeout") || peek().is("expires")) {
 			const bool timeout = take().text == "timeout";
 			(timeout ? key->elem_timeout_ms : key->elem_expires_ms) =
@@ -1663,6 +1737,16 @@ static uint64_t parse_u64(const Token &t)
 	} catch (const std::logic_error &) {
 	}
 	throw LangError(t.loc, "syntax error, unexpected " + t.text + ", expecting number");
+}
+
+// A NUM token's value (`counter packets NUM bytes NUM` in an element):
+// anything else is a syntax error expecting a number.
+uint64_t Parser::parse_number_u64()
+{
+	const Token &t = peek();
+	if (t.kind != Tok::Word || !is_number_word(t.text))
+		unexpected(t, "number");
+	return parse_u64(take());
 }
 
 // After `limit rate` (a statement's or an object's): [over] N/TIME or
@@ -1991,13 +2075,14 @@ bool Parser::parse_statement(Rule &r)
 			r.stmts.push_back(std::move(s));
 			return true;
 		}
-		// "counter packets N bytes N": the values it starts from
-		if (peek().is("packets")) {
-			take();
-			s.counter_packets = parse_u64(take());
-			expect("bytes", "bytes");
-			s.counter_bytes = parse_u64(take());
+		// nft's counter_args: `packets N`, `bytes N`, the values it
+		// starts from, in any order, each optional (the last one given
+		// counts)
+		while (peek().is("packets") || peek().is("bytes")) {
+			const bool packets = take().text == "packets";
+			(packets ? s.counter_packets : s.counter_bytes) = parse_u64(take());
 		}
+		s.loc = span(t.loc, last_loc_);
 		r.stmts.push_back(std::move(s));
 		return true;
 	}

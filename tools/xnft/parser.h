@@ -91,6 +91,10 @@ private:
 	void parse_object_name(Stmt &s);
 	void parse_meter_stmt(Stmt &s);
 	void parse_connlimit_stmt(Stmt &s);
+	bool stateful_start();
+	void parse_set_stmts(std::vector<Stmt> &out);
+	void parse_elem_stmts(Expr &key);
+	uint64_t parse_number_u64();
 	ExprPtr parse_set_stmt_expr();
 	ExprPtr parse_set_literal(bool allow_map);
 	ExprPtr parse_verdict_expr();

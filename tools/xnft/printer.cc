@@ -5,6 +5,7 @@
 #include "set_userdata.h"
 
 #include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
 #include <libnftnl/flowtable.h>
 #include <libnftnl/object.h>
 #include <libnftnl/rule.h>
@@ -116,6 +117,37 @@ static const char *object_map_type(nftnl_set *s)
 
 static std::string print_set_block(nftnl_set *s, const PrintOptions &o, const std::vector<std::string> *elements);
 
+// A set's own statements (NFTA_SET_EXPR[ESSIONS]) as nft's set_print_plain
+// and set_print_json show them: stateless whatever the options (the
+// templates the kernel gives each new element), as text space-joined, as
+// JSON the "stmt" array.
+static std::string set_stmts_text(nftnl_set *s)
+{
+	std::string out;
+	nftnl_set_expr_foreach(s, [](nftnl_expr *e, void *to) {
+		std::string t;
+		Json j;
+		stateful_print(e, true, t, j);
+		std::string &line = *static_cast<std::string *>(to);
+		line += (line.empty() ? "" : " ") + t;
+		return 0;
+	}, &out);
+	return out;
+}
+
+static Json set_stmts_json(nftnl_set *s)
+{
+	Json out = Json::array();
+	nftnl_set_expr_foreach(s, [](nftnl_expr *e, void *to) {
+		std::string t;
+		Json j;
+		stateful_print(e, true, t, j);
+		static_cast<Json *>(to)->push(std::move(j));
+		return 0;
+	}, &out);
+	return out;
+}
+
 std::string print_set(nftnl_set *s, const PrintOptions &o)
 {
 	return print_set_block(s, o, nullptr);
@@ -195,6 +227,13 @@ static std::string print_set_block(nftnl_set *s, const PrintOptions &o, const st
 		if (flags & NFT_SET_EVAL) fl += ",dynamic";
 		if (flags & NFT_SET_TIMEOUT) fl += ",timeout";
 		out += "\t\tflags " + fl.substr(1) + "\n";
+	}
+	// the set's statements, not `get element`'s copy of it (nft makes a
+	// new set for its answer, without them)
+	if (!elements) {
+		const std::string stmts = set_stmts_text(s);
+		if (!stmts.empty())
+			out += "\t\t" + stmts + "\n";
 	}
 	auto time_text = [&](uint64_t ms) {
 		Bytes b(8);
@@ -555,7 +594,11 @@ Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
 	bool any = nftnl_set_elems_iter_next(it) != nullptr;
 	nftnl_set_elems_iter_destroy(it);
 	if (any)
-		j.set("elem", elements_json(s, {}, map && !verdict ? &data : nullptr, verdict, o.numeric));
+		j.set("elem", elements_json(s, {}, map && !verdict ? &data : nullptr, verdict, o.numeric,
+					    o.stateless));
+	Json stmts = set_stmts_json(s);
+	if (stmts.size())
+		j.set("stmt", std::move(stmts));
 	return Json::wrap(map || objtype ? "map" : "set", std::move(j));
 }
 

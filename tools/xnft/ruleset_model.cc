@@ -196,6 +196,20 @@ void add_elements_as_dumped(nftnl_set *from, nftnl_set *set)
 			expiration = nftnl_set_elem_get_u64(c, NFTNL_SET_ELEM_EXPIRATION);
 		nftnl_set_elem_unset(c, NFTNL_SET_ELEM_TIMEOUT);
 		nftnl_set_elem_unset(c, NFTNL_SET_ELEM_EXPIRATION);
+		// nft_add_set_elem: an element without statements of its own
+		// gets clones of the set's (nft_set_elem_expr_clone: a counter's
+		// and a quota's state as the set's template holds it), an
+		// interval's end none
+		bool own = false;
+		nftnl_set_elem_expr_foreach(c, [](nftnl_expr *, void *o) {
+			*static_cast<bool *>(o) = true;
+			return 0;
+		}, &own);
+		if (!own && !end)
+			nftnl_set_expr_foreach(set, [](nftnl_expr *x, void *to) {
+				nftnl_set_elem_add_expr(static_cast<nftnl_set_elem *>(to), clone_expr(x));
+				return 0;
+			}, c);
 		if (timeout) {
 			if (timeout != set_timeout)
 				nftnl_set_elem_set_u64(c, NFTNL_SET_ELEM_TIMEOUT, timeout);

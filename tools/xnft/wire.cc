@@ -111,10 +111,19 @@ std::vector<WireMsg> encode_batch(const Batch &batch)
 {
 	std::vector<WireMsg> out;
 	std::vector<char> buf(kMsgBuf);
+	const nlmsghdr *last = nullptr;
 	for (const BatchItem &i : batch.items()) {
 		const uint16_t fam = static_cast<uint16_t>(i.family);
+		// The buffer is zeroed again where the previous message was: libmnl
+		// leaves an attribute's padding as it finds it, where nft's batch
+		// pages hold zeros (a "limit" name's padding would carry the end
+		// of an earlier message's attribute).
 		auto hdr = [&](uint16_t type) {
-			return nftnl_nlmsg_build_hdr(buf.data(), type, fam, i.nlflags, 0);
+			if (last)
+				std::fill(buf.begin(), buf.begin() + std::min<size_t>(last->nlmsg_len, buf.size()), 0);
+			nlmsghdr *h = nftnl_nlmsg_build_hdr(buf.data(), type, fam, i.nlflags, 0);
+			last = h;
+			return h;
 		};
 		nlmsghdr *h;
 		uint16_t type;
