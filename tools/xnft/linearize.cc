@@ -1874,11 +1874,7 @@ nftnl_expr *Linearizer::stateful_expr(const Stmt &s)
 	const std::string err = stateful_kernel_error(s);
 	if (!err.empty())
 		throw LangError(s.loc, "Could not process rule: " + err);
-	// A rule's counter keeps its start values when they are 0, which nft
-	// 1.0.6 leaves out: the core dumps a counter's live values into the
-	// attributes it was given only (Linux's nft_counter_dump writes both
-	// whatever came), so a rule's counter without them would list 0.
-	return anonymous_stateful_expr(s, true);
+	return anonymous_stateful_expr(s);
 }
 
 const char *stateful_name(const Stmt &s)
@@ -1905,14 +1901,14 @@ std::string stateful_kernel_error(const Stmt &s)
 	return limit_kernel_error(s.rate, s.unit, limit_burst(s), s.limit_bytes);
 }
 
-nftnl_expr *anonymous_stateful_expr(const Stmt &s, bool zero_counts)
+nftnl_expr *anonymous_stateful_expr(const Stmt &s)
 {
 	if (s.kind == StmtKind::Counter) {
 		// netlink_gen_counter_stmt: start values only when not 0
 		nftnl_expr *e = new_expr("counter");
-		if (s.counter_packets || zero_counts)
+		if (s.counter_packets)
 			nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, s.counter_packets);
-		if (s.counter_bytes || zero_counts)
+		if (s.counter_bytes)
 			nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, s.counter_bytes);
 		return e;
 	}

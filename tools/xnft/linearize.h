@@ -30,10 +30,8 @@ std::string limit_kernel_error(uint64_t rate, uint64_t unit, uint64_t burst, boo
 
 // An anonymous counter, quota, limit or `ct count` statement (a rule's,
 // a set's or an element's) as nft 1.0.6 sends it (netlink_gen_stmt_stateful:
-// a counter's start values and a limit's burst only when not 0), but with
-// ZERO_COUNTS a counter's start values even when 0 (a rule's: see
-// Linearizer::stateful_expr).
-nftnl_expr *anonymous_stateful_expr(const Stmt &s, bool zero_counts = false);
+// a counter's start values and a limit's burst only when not 0).
+nftnl_expr *anonymous_stateful_expr(const Stmt &s);
 // nft's name of its kind, as its errors and libnftnl name it: "counter",
 // "quota", "limit", "connlimit".
 const char *stateful_name(const Stmt &s);
