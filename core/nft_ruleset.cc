@@ -11,6 +11,7 @@
 #include <new>
 
 #include "compiler.h"
+#include "kernel_version.h"
 #include "nft_dynset.h"
 #include "platform.h"
 
@@ -1287,7 +1288,9 @@ found:
  * or NFTA_SET_EXPRESSIONS (a list, with NFT_SET_EXPR among the flags).
  * nft_set_elem_expr_alloc keeps a ct count (an NFT_EXPR_GC expression) out
  * of a set whose elements time out, and out of the set kinds that collect
- * nothing: only nft_set_rhash and nft_set_pipapo have a gc_init.
+ * nothing: nft_set_rhash and nft_set_pipapo have a gc_init, and from 6.12
+ * (of the two kernels read) nft_set_rbtree too; the fixed nft_set_hash and
+ * nft_set_bitmap never.
  */
 static int parse_set_exprs(const Attr *tb, uint32_t sflags, const SetLayout &l, uint32_t size,
 			   ElemExprs &out, Extack *ack)
@@ -1319,12 +1322,14 @@ static int parse_set_exprs(const Attr *tb, uint32_t sflags, const SetLayout &l, 
 	const bool rhash = !(sflags & kSetFInterval) &&
 			   ((sflags & (kSetFEval | kSetFTimeout)) || (!size && l.key_len > 2));
 	const bool pipapo = l.interval && l.concat;
+	/* nft_set_rbtree has a gc_init since the GC transaction API (6.5) */
+	const bool rbtree = l.interval && !l.concat && !kLinuxBefore612;
 	for (unsigned i = 0; i < out.count; i++) {
 		if (out.expr[i].kind != ElemExprKind::Connlimit)
 			continue;
 		if (sflags & kSetFTimeout)
 			return fail(ack, kEOPNOTSUPP, "ct count in the elements of a set with timeouts");
-		if (!rhash && !pipapo)
+		if (!rhash && !pipapo && !rbtree)
 			return fail(ack, kEOPNOTSUPP, "this set's kind cannot hold a ct count");
 	}
 	return 0;
