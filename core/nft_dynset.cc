@@ -134,6 +134,34 @@ int parse_elem_expr(const Attr &nest, ElemExpr &out, Extack *ack)
 	return fail(ack, kENOENT, "unknown expression");
 }
 
+int parse_elem_expr_list(const Attr &list, const ElemExprs *set, int past_set, ElemExprs &out,
+			 Extack *ack)
+{
+	const bool match = set && set->count;
+	AttrWalker w(list);
+	uint16_t type;
+	Attr a;
+	out = ElemExprs{};
+	while (w.next(type, a)) {
+		if (out.count == kElemExprMax)
+			return fail(ack, kE2BIG, "at most two stateful expressions");
+		if (match && out.count == set->count)
+			return fail(ack, past_set, "more expressions than the set's");
+		if (type != kListElem)
+			return invalid(ack, "expression list holds a non-element");
+		if (int err = parse_elem_expr(a, out.expr[out.count], ack))
+			return err;
+		if (match && out.expr[out.count].kind != set->expr[out.count].kind)
+			return fail(ack, kEOPNOTSUPP, "the expressions are not the set's kinds");
+		out.count++;
+	}
+	if (w.malformed())
+		return invalid(ack, "malformed expression list");
+	if (match && out.count != set->count)
+		return fail(ack, kEOPNOTSUPP, "fewer expressions than the set's");
+	return 0;
+}
+
 void elem_exprs_instantiate(ElemExprs &dst, const ElemExprs &tmpl, uint64_t now_ns)
 {
 	dst = tmpl;
@@ -476,26 +504,8 @@ int parse_dynset(const Attr *tb, Resolver &res, Insn &in, ParsedRule &out, Extac
 	} else if (tb[kDynsetExpressions].present()) {
 		if (!(flags & kDynsetFExpr))
 			return invalid(ack, "expressions without their flag");
-		AttrWalker w(tb[kDynsetExpressions]);
-		uint16_t type;
-		Attr a;
-		while (w.next(type, a)) {
-			if (ex.count == kElemExprMax)
-				return fail(ack, kE2BIG, "at most two expressions per element");
-			if (type != kListElem)
-				return invalid(ack, "expression list holds a non-element");
-			if ((err = parse_elem_expr(a, ex.expr[ex.count], ack)))
-				return err;
-			if (set_exprs.count && ex.count >= set_exprs.count)
-				return invalid(ack, "more expressions than the set's");
-			if (set_exprs.count && ex.expr[ex.count].kind != set_exprs.expr[ex.count].kind)
-				return fail(ack, kEOPNOTSUPP, "the statement's expressions are not the set's");
-			ex.count++;
-		}
-		if (w.malformed())
-			return invalid(ack, "malformed expression list");
-		if (set_exprs.count && set_exprs.count != ex.count)
-			return fail(ack, kEOPNOTSUPP, "the statement's expressions are not the set's");
+		if ((err = parse_elem_expr_list(tb[kDynsetExpressions], &set_exprs, kEINVAL, ex, ack)))
+			return err;
 	} else {
 		ex = set_exprs;
 	}

@@ -116,6 +116,13 @@ struct ElemExprs {
 /* Control: parse one stateful expression (an NFTA_LIST_ELEM or
  * NFTA_*_EXPR nest) as nft_set_elem_expr_alloc does. */
 int parse_elem_expr(const Attr &nest, ElemExpr &out, Extack *ack);
+/* Control: parse a list of them (NFTA_*_EXPRESSIONS): NFTA_LIST_ELEMs, at
+ * most NFT_SET_EXPR_MAX (E2BIG). With @set (a set's own; none if its
+ * count is 0) the list must be the set's kinds in the set's order
+ * (EOPNOTSUPP), and one past the set's count fails with @past_set, the
+ * error nf_tables gives there. */
+int parse_elem_expr_list(const Attr &list, const ElemExprs *set, int past_set, ElemExprs &out,
+			 Extack *ack);
 /* Control: a new element's expressions from @tmpl: the parameters and
  * zero state (a limit's bucket full from @now_ns, an empty ct count). */
 void elem_exprs_instantiate(ElemExprs &dst, const ElemExprs &tmpl, uint64_t now_ns);

@@ -1304,20 +1304,8 @@ static int parse_set_exprs(const Attr *tb, uint32_t sflags, const SetLayout &l, 
 	} else if (tb[kSetExpressions].present()) {
 		if (!(sflags & kSetFExpr))
 			return fail(ack, kEINVAL, "set expressions without their flag");
-		AttrWalker w(tb[kSetExpressions]);
-		uint16_t type;
-		Attr a;
-		while (w.next(type, a)) {
-			if (out.count == kElemExprMax)
-				return fail(ack, kE2BIG, "at most two expressions per set");
-			if (type != kListElem)
-				return fail(ack, kEINVAL, "expression list holds a non-element");
-			if ((err = parse_elem_expr(a, out.expr[out.count], ack)))
-				return err;
-			out.count++;
-		}
-		if (w.malformed())
-			return fail(ack, kEINVAL, "malformed expression list");
+		if ((err = parse_elem_expr_list(tb[kSetExpressions], nullptr, 0, out, ack)))
+			return err;
 	}
 	const bool rhash = !(sflags & kSetFInterval) &&
 			   ((sflags & (kSetFEval | kSetFTimeout)) || (!size && l.key_len > 2));
@@ -1577,24 +1565,8 @@ static int parse_elem_exprs(const SetObj *s, const Attr *et, uint32_t eflags, El
 		if (set.count && set.expr[0].kind != out.expr[0].kind)
 			return fail(ack, kEOPNOTSUPP, "the element's expression is not the set's");
 	} else if (et[kSetElemExpressions].present()) {
-		AttrWalker w(et[kSetElemExpressions]);
-		uint16_t type;
-		Attr a;
-		while (w.next(type, a)) {
-			if (out.count == kElemExprMax || (set.count && set.count == out.count))
-				return fail(ack, kE2BIG, "more expressions than the set's");
-			if (type != kListElem)
-				return fail(ack, kEINVAL, "expression list holds a non-element");
-			if ((err = parse_elem_expr(a, out.expr[out.count], ack)))
-				return err;
-			if (set.count && out.expr[out.count].kind != set.expr[out.count].kind)
-				return fail(ack, kEOPNOTSUPP, "the element's expressions are not the set's");
-			out.count++;
-		}
-		if (w.malformed())
-			return fail(ack, kEINVAL, "malformed expression list");
-		if (set.count && set.count != out.count)
-			return fail(ack, kEOPNOTSUPP, "the element's expressions are not the set's");
+		if ((err = parse_elem_expr_list(et[kSetElemExpressions], &set, kE2BIG, out, ack)))
+			return err;
 	} else if (!(eflags & kSetElemFIntervalEnd)) {
 		out = set;
 	}
