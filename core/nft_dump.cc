@@ -430,6 +430,8 @@ static void put_elem(const SetObj &s, const ElemView &e, AttrWriter &w,
 		const uint64_t now = xb_now_ns();
 		w.be64(kSetElemExpiration, now < e.expires_ns ? (e.expires_ns - now) / 1000000u : 0);
 	}
+	if (e.userdata)
+		w.put(kSetElemUserdata, e.userdata + 1, e.userdata[0]);
 	w.nest_end(elem);
 }
 

@@ -1577,6 +1577,34 @@ static int parse_elem_exprs(const SetObj *s, const Attr *et, uint32_t eflags, El
 	return 0;
 }
 
+/*
+ * What a new element of @s owns (ElemView.exprs, .userdata): its
+ * expressions made from @exprs, and a copy of @udata (its length byte,
+ * then the bytes; none if empty, as nft_add_set_elem keeps none). On
+ * failure @e owns what was made so far.
+ */
+static int element_owned(SetObj *s, const ElemExprs &exprs, const Attr &udata, ElemView &e,
+			 Extack *ack)
+{
+	if (exprs.count) {
+		if (!s->exprs_lock && !(s->exprs_lock = xb_lock_create()))
+			return fail(ack, kENOMEM, "out of memory for the element's expressions");
+		e.exprs = static_cast<ElemExprs *>(xb_alloc(sizeof(ElemExprs), XB_ALLOC_SLEEP));
+		if (!e.exprs)
+			return fail(ack, kENOMEM, "out of memory for the element's expressions");
+		elem_exprs_instantiate(*e.exprs, exprs, xb_now_ns());
+	}
+	if (udata.present() && udata.len) {
+		auto *u = static_cast<uint8_t *>(xb_alloc(1 + udata.len, XB_ALLOC_SLEEP));
+		if (!u)
+			return fail(ack, kENOMEM, "out of memory for the element's userdata");
+		u[0] = uint8_t(udata.len);
+		__builtin_memcpy(u + 1, udata.data, udata.len);
+		e.userdata = u;
+	}
+	return 0;
+}
+
 int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Extack *ack)
 {
 	Attr et[kSetElemExpressions + 1];
@@ -1591,6 +1619,20 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 		return fail(ack, kEINVAL, "interval end in a set without intervals");
 	if ((eflags & kSetElemFIntervalEnd) && (eflags & kSetElemFCatchall))
 		return fail(ack, kEINVAL, "a catch-all element is no interval end");
+	/* nft_add_set_elem: an interval's end is its key alone */
+	if (add && (eflags & kSetElemFIntervalEnd) &&
+	    (et[kSetElemData].present() || et[kSetElemObjref].present() ||
+	     et[kSetElemTimeout].present() || et[kSetElemExpiration].present() ||
+	     et[kSetElemUserdata].present() || et[kSetElemExpr].present() ||
+	     et[kSetElemKeyEnd].present() || et[kSetElemExpressions].present()))
+		return fail(ack, kEINVAL, "an interval end carries nothing but its key");
+	/* nft_set_elem_policy: at most NFT_USERDATA_MAXLEN bytes (ERANGE);
+	 * the extension with its length byte fits in 255 (EINVAL) */
+	const Attr &udata = et[kSetElemUserdata];
+	if (add && udata.present() && udata.len > kUserdataMax)
+		return fail(ack, kERANGE, "element userdata is at most 256 bytes");
+	if (add && udata.present() && udata.len > 254)
+		return fail(ack, kEINVAL, "element userdata does not fit the element");
 	/* nft_setelem_valid_key_end(): a concatenated interval set's element
 	 * is one range (KEY to KEY_END), never an interval end; KEY_END
 	 * belongs to such sets only. */
@@ -1769,15 +1811,9 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 	}
 	if (s->size && s->elems.live_count() + (s->dyn ? s->dyn->count() : 0) >= s->size)
 		return fail(ack, kENFILE, "set is full");
-	if (exprs.count) {
-		if (!s->exprs_lock && !(s->exprs_lock = xb_lock_create()))
-			return fail(ack, kENOMEM, "out of memory for the element's expressions");
-		e.exprs = static_cast<ElemExprs *>(xb_alloc(sizeof(ElemExprs), XB_ALLOC_SLEEP));
-		if (!e.exprs)
-			return fail(ack, kENOMEM, "out of memory for the element's expressions");
-		elem_exprs_instantiate(*e.exprs, exprs, xb_now_ns());
-	}
-	int err = log({UndoKind::AddElem, s, nullptr, s->elems.count()}, ack);
+	int err = element_owned(s, exprs, udata, e, ack);
+	if (!err)
+		err = log({UndoKind::AddElem, s, nullptr, s->elems.count()}, ack);
 	if (!err && (err = s->elems.append(e, ack)))
 		undo_count_--;
 	if (err) {
@@ -1785,6 +1821,8 @@ int Ruleset::set_elem(SetObj *s, const Attr &elem, bool add, uint16_t flags, Ext
 			elem_exprs_release(*e.exprs);
 			xb_free(e.exprs);
 		}
+		if (e.userdata)
+			xb_free(const_cast<uint8_t *>(e.userdata));
 		return err;
 	}
 	for (unsigned i = 0; i < exprs.count; i++)

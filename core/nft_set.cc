@@ -7,12 +7,13 @@
  *   data (data_len rounded up to 4; verdict maps: code at 0, chain at 8) |
  *   flags (4 bytes) | expires, timeout (sets with timeouts, 8 bytes each) |
  *   the ElemExprs pointer (8 bytes; always in an ElemStore, in a SetIndex
- *   only when one of its elements has expressions)
+ *   only when one of its elements has expressions) | the userdata pointer
+ *   (8 bytes; an ElemStore's only)
  *
- * An element's expressions are the ElemStore's: allocated when the element
- * is added, freed when it leaves the store (an abort's undo, a commit's
- * compaction after the grace period, the set's end). Generations only
- * point at them.
+ * An element's expressions and userdata are the ElemStore's: allocated when
+ * the element is added, freed when it leaves the store (an abort's undo, a
+ * commit's compaction after the grace period, the set's end). Generations
+ * only point at the expressions.
  *
  * ElemStore: control context (XB_ALLOC_SLEEP), under the ruleset lock.
  * SetIndex: built in control context, then read-only and lock-free.
@@ -39,6 +40,7 @@ struct Offsets {
 	uint32_t expires;	/* sets with timeouts: ElemView.expires_ns, */
 	uint32_t timeout;	/* ... and .timeout_ns */
 	uint32_t exprs;		/* layouts with expressions: ElemView.exprs */
+	uint32_t userdata;	/* layouts with userdata: ElemView.userdata */
 	uint32_t stride;
 };
 
@@ -53,7 +55,8 @@ Offsets offsets_of(const SetLayout &l)
 	o.expires = (o.flags + 4 + 7) & ~7u;
 	o.timeout = o.expires + 8;
 	o.exprs = l.timeout ? o.timeout + 8 : o.expires;
-	o.stride = l.exprs ? o.exprs + 8 : o.exprs;
+	o.userdata = l.exprs ? o.exprs + 8 : o.exprs;
+	o.stride = l.userdata ? o.userdata + 8 : o.userdata;
 	return o;
 }
 
@@ -81,15 +84,19 @@ void write_slot(uint8_t *s, const SetLayout &l, const Offsets &o, const ElemView
 	}
 	if (l.exprs)
 		copy(s + o.exprs, reinterpret_cast<const uint8_t *>(&e.exprs), sizeof(e.exprs));
+	if (l.userdata)
+		copy(s + o.userdata, reinterpret_cast<const uint8_t *>(&e.userdata), sizeof(e.userdata));
 }
 
-/* An element's expressions, as the ElemStore frees them. */
-void free_exprs(ElemExprs *x)
+/* What an element owns in the ElemStore, freed when it leaves it. */
+void free_owned(const ElemView &e)
 {
-	if (!x)
-		return;
-	elem_exprs_release(*x);
-	xb_free(x);
+	if (e.exprs) {
+		elem_exprs_release(*e.exprs);
+		xb_free(e.exprs);
+	}
+	if (e.userdata)
+		xb_free(const_cast<uint8_t *>(e.userdata));
 }
 
 uint32_t read_u32(const uint8_t *p)
@@ -180,6 +187,7 @@ int ElemStore::init(const SetLayout &layout, Extack *ack)
 		return fail(ack, kEINVAL, "set key or data length out of range");
 	layout_ = layout;
 	layout_.exprs = true;
+	layout_.userdata = true;
 	stride_ = offsets_of(layout_).stride;
 	count_ = dead_ = capacity_ = 0;
 	items_ = nullptr;
@@ -195,7 +203,7 @@ int ElemStore::init(const SetLayout &layout, Extack *ack)
 void ElemStore::fini()
 {
 	for (uint32_t i = 0; i < count_; i++)
-		free_exprs(at(i).exprs);
+		free_owned(at(i));
 	if (items_)
 		xb_free(items_);
 	if (index_)
@@ -227,6 +235,7 @@ ElemView ElemStore::at(uint32_t i) const
 		__builtin_memcpy(&e.timeout_ns, s + o.timeout, 8);
 	}
 	__builtin_memcpy(&e.exprs, s + o.exprs, sizeof(e.exprs));
+	__builtin_memcpy(&e.userdata, s + o.userdata, sizeof(e.userdata));
 	return e;
 }
 
@@ -470,7 +479,7 @@ void ElemStore::compact()
 	uint32_t out = 0;
 	for (uint32_t i = 0; i < count_; i++) {
 		if (flags_at(i) & kDead) {
-			free_exprs(at(i).exprs);
+			free_owned(at(i));
 			continue;
 		}
 		if (out != i)
@@ -553,7 +562,7 @@ void ElemStore::remove_last()
 		ranges_erase(i);
 	if (flags_at(i) & kDead)
 		dead_--;
-	free_exprs(at(i).exprs);
+	free_owned(at(i));
 	count_--;
 }
 
@@ -568,6 +577,7 @@ SetIndex *SetIndex::build(const SetLayout &layout, const ElemStore &elems, uint3
 	/* Room for the expressions' pointer only if an element has some. */
 	SetLayout l = layout;
 	l.exprs = false;
+	l.userdata = false;
 	for (uint32_t i = 0; i < elems.count() && !l.exprs; i++)
 		l.exprs = elems.at(i).exprs != nullptr;
 	const Offsets o = offsets_of(l);

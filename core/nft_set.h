@@ -55,6 +55,10 @@ struct ElemView {
 	/* Its stateful expressions (NFT_SET_EXT_EXPRESSIONS), or nullptr;
 	 * the ElemStore owns them. */
 	ElemExprs *exprs;
+	/* NFTA_SET_ELEM_USERDATA as given (nft's comment and flags TLVs),
+	 * or nullptr: its length byte, then the bytes. The ElemStore owns
+	 * it; frames never read it. */
+	const uint8_t *userdata;
 };
 
 /* Whether an element that expires at @expires_ns has at @now_ns
@@ -75,6 +79,7 @@ struct SetLayout {
 	uint8_t field_count;	/* concatenation: the fields' lengths */
 	uint8_t field_len[kSetFieldsMax];
 	bool exprs;		/* slots carry an ElemExprs pointer */
+	bool userdata;		/* slots carry a userdata pointer (an ElemStore's) */
 };
 
 /*

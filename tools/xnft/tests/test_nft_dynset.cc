@@ -776,3 +776,74 @@ TEST_CASE("nft set expressions: nf_tables' errors, nothing added", "[nft][setexp
 	      -xb::kEINVAL);
 	CHECK(e.chain("t", "c").rules.empty());
 }
+
+namespace {
+
+// Element 10.0.0.@last of set @name with @udata as NFTA_SET_ELEM_USERDATA
+// (and @flags).
+int add_elem_udata(Engine &e, const char *name, uint8_t last, const std::string &udata,
+		   uint32_t flags = 0)
+{
+	return apply_raw(e, kMsgNewSetElem, [&](nlmsghdr *h) {
+		nftnl_set *s = nftnl_set_alloc();
+		nftnl_set_set_str(s, NFTNL_SET_TABLE, "t");
+		nftnl_set_set_str(s, NFTNL_SET_NAME, name);
+		nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_BRIDGE);
+		nftnl_set_elem *el = nftnl_set_elem_alloc();
+		const uint8_t key[4] = {10, 0, 0, last};
+		nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, key, 4);
+		nftnl_set_elem_set(el, NFTNL_SET_ELEM_USERDATA, udata.data(), uint32_t(udata.size()));
+		if (flags)
+			nftnl_set_elem_set_u32(el, NFTNL_SET_ELEM_FLAGS, flags);
+		nftnl_set_elem_add(s, el);
+		nftnl_set_elems_nlmsg_build_payload(h, s);
+		nftnl_set_free(s);
+	});
+}
+
+// The NFTA_SET_ELEM_USERDATA of each element a dump of set @name lists:
+// last octet of the key -> the bytes.
+std::map<uint8_t, std::string> dumped_udata(Engine &e, const char *name)
+{
+	std::map<uint8_t, std::string> out;
+	for_each_dumped_elem(e.rs, "t", name, [&](const Attr *et) {
+		Attr kt[2];
+		REQUIRE(parse_nested(et[kSetElemKey], kt, 1));
+		if (et[kSetElemUserdata].present())
+			out[kt[1].data[3]] = std::string(reinterpret_cast<const char *>(
+								 et[kSetElemUserdata].data),
+							 et[kSetElemUserdata].len);
+	});
+	return out;
+}
+
+} // namespace
+
+// nft keeps an element's comment (and an open interval's flag) in its
+// userdata; nf_tables stores it as given and dumps it back.
+TEST_CASE("nft set elements: userdata kept as given, within nf_tables' bounds", "[nft][setexpr]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t {\n"
+		       "  set s { type ipv4_addr; }\n"
+		       "  set iv { type ipv4_addr; flags interval; }\n"
+		       "  chain c { type filter hook forward priority 0; }\n"
+		       "}\n") == 0);
+	const std::string comment("\x00\x07office\x00", 9);	// NFTNL_UDATA_SET_ELEM_COMMENT
+	REQUIRE(add_elem_udata(e, "s", 1, comment) == 0);
+	REQUIRE(add_elem_udata(e, "s", 2, std::string(254, 'x')) == 0);
+	// NFT_USERDATA_MAXLEN is the policy's bound; the extension's length
+	// byte makes 255 bytes the most an element holds
+	CHECK(add_elem_udata(e, "s", 3, std::string(255, 'x')) == -xb::kEINVAL);
+	CHECK(add_elem_udata(e, "s", 3, std::string(257, 'x')) == -xb::kERANGE);
+	// an interval's end carries nothing but its key
+	CHECK(add_elem_udata(e, "iv", 4, comment, NFT_SET_ELEM_INTERVAL_END) == -xb::kEINVAL);
+	auto u = dumped_udata(e, "s");
+	REQUIRE(u.size() == 2);
+	CHECK(u[1] == comment);
+	CHECK(u[2] == std::string(254, 'x'));
+	CHECK(dumped(e, "s").size() == 2);
+	// freed with the element (ASan)
+	REQUIRE(del_elem(e, "s", 1) == 0);
+	CHECK(dumped_udata(e, "s").size() == 1);
+}
