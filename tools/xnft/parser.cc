@@ -891,13 +891,27 @@ uint64_t Parser::parse_time_spec(const char *expecting)
 	return time_string_ms(w, t.loc);
 }
 
-// A comment's string, quoted or a word: at most 128 characters, as nft
-// allows.
+static bool is_number_word(const std::string &w);
+
+// nft's comment_spec: COMMENT string, its `string` a quoted string or a
+// word that is no keyword (nor a number, nor a `$variable`: nft's
+// grammar takes none there), at most 128 characters (NFTNL_UDATA_COMMENT_MAXLEN).
 std::string Parser::comment_string()
 {
+	static const char *const kExpecting =
+		"string or quoted string or string with a trailing asterisk";
+	if (!toks_.empty() && toks_.front().kind == Tok::Variable) {
+		// nft's scanner hands its grammar the '$' alone
+		Location at = toks_.front().loc;
+		at.last_col = at.first_col;
+		throw LangError(at, std::string("syntax error, unexpected '$', expecting ") + kExpecting);
+	}
+	const Token &t = peek();
+	if (t.kind == Tok::Word && is_number_word(t.text))
+		throw LangError(t.loc, std::string("syntax error, unexpected number, expecting ") + kExpecting);
+	if ((t.kind != Tok::String && t.kind != Tok::Word) || kReservedNames.count(t.text))
+		unexpected(t, kExpecting);
 	Token c = take();
-	if (c.kind != Tok::String && c.kind != Tok::Word)
-		unexpected(c, "string");
 	if (c.text.size() > 128)
 		throw LangError(c.loc, "comment too long, 128 characters maximum allowed");
 	return c.text;
@@ -1089,7 +1103,6 @@ void Parser::parse_flowtable_body(FlowtableDecl &f)
 }
 
 static uint64_t parse_u64(const Token &t);
-static bool is_number_word(const std::string &w);
 
 // The body of a counter object: `packets N bytes N` and a comment, each
 // optional, as nft's counter_block; a quota's: its limit and a comment
