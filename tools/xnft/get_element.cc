@@ -37,6 +37,7 @@ ExprPtr clone(const Expr &e)
 	c->exthdr_present = e.exthdr_present;
 	c->elem_timeout_ms = e.elem_timeout_ms;
 	c->elem_expires_ms = e.elem_expires_ms;
+	c->elem_comment = e.elem_comment;
 	c->elem_loc = e.elem_loc;
 	for (auto &i : e.items)
 		c->items.push_back(clone(*i));

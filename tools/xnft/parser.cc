@@ -1703,12 +1703,26 @@ ExprPtr Parser::parse_set_literal(bool allow_map)
 			break;
 		auto key = parse_rhs(false);
 		parse_elem_stmts(*key);
-		// set_elem_options: timeout T, expires T, the last one given
+		// set_elem_expr_options: timeout T, expires T and comment "..."
+		// in any order after the statements, the last timeout or
+		// expiration given, one comment (set_elem_expr_option's
+		// already_set, after comment_spec's length check)
 		key->elem_loc = key->elem_stmts.empty() ? key->loc : span(key->loc, last_loc_);
-		while (peek().is("timeout") || peek().is("expires")) {
-			const bool timeout = take().text == "timeout";
-			(timeout ? key->elem_timeout_ms : key->elem_expires_ms) =
-				parse_time_spec("comma or '}'");
+		for (;;) {
+			if (peek().is("timeout") || peek().is("expires")) {
+				const bool timeout = take().text == "timeout";
+				(timeout ? key->elem_timeout_ms : key->elem_expires_ms) =
+					parse_time_spec("comma or '}'");
+			} else if (peek().is("comment")) {
+				const Location kw = take().loc;
+				std::string text = comment_string();
+				if (key->elem_comment)
+					throw LangError(span(kw, last_loc_), "You can only specify this once. "
+							"This statement is duplicated.");
+				key->elem_comment = std::move(text);
+			} else {
+				break;
+			}
 			key->elem_loc = span(key->loc, last_loc_);
 		}
 		ExprPtr data;

@@ -22,6 +22,8 @@ enum : uint8_t {
 	kSetDataInterval = 6,
 	kSetComment = 7,
 };
+// A set element's records (libnftnl/udata.h).
+enum : uint8_t { kElemComment = 0, kElemFlags = 1 };
 // Inside a typeof record: the expression's kind and its own data.
 enum : uint8_t { kTypeofExpr = 0, kTypeofData = 1 };
 // nftables' enum expr_types.
@@ -284,6 +286,19 @@ SetUserdataOut parse_set_userdata(const void *data, uint32_t len)
 	}
 	if (out.data_typeof.empty() || out.data_typeof == "verdict")
 		out.data_parts.clear();
+	return out;
+}
+
+Bytes build_elem_userdata(const std::optional<std::string> &comment, bool interval_open)
+{
+	Bytes out;
+	if (comment) {
+		Bytes c(comment->begin(), comment->end());
+		c.push_back(0);
+		put_nest(out, kElemComment, c);
+	}
+	if (interval_open)
+		put_u32(out, kElemFlags, 1 /* NFTNL_SET_ELEM_F_INTERVAL_OPEN */);
 	return out;
 }
 
