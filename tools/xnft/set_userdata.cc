@@ -302,4 +302,31 @@ Bytes build_elem_userdata(const std::optional<std::string> &comment, bool interv
 	return out;
 }
 
+ElemUserdataOut parse_elem_userdata(const void *data, uint32_t len)
+{
+	ElemUserdataOut out;
+	if (!data)
+		return out;
+	bool valid = true;
+	std::optional<std::string> comment;
+	uint32_t flags = 0;
+	const bool whole = each_record(static_cast<const uint8_t *>(data), len,
+				       [&](uint8_t t, const uint8_t *v, uint8_t l) {
+		const char *text = reinterpret_cast<const char *>(v);
+		if (t == kElemComment) {
+			if (l == 0 || v[l - 1] != 0)
+				valid = false;
+			else
+				comment.emplace(text, strnlen(text, l));
+		} else if (t == kElemFlags && !get_u32(v, l, flags)) {
+			valid = false;
+		}
+	});
+	if (!whole || !valid)
+		return out;
+	out.comment = std::move(comment);
+	out.flags = flags;
+	return out;
+}
+
 } // namespace xnft

@@ -65,5 +65,14 @@ SetUserdataOut parse_set_userdata(const void *data, uint32_t len);
 // empty when it has neither (nft sends no USERDATA then).
 Bytes build_elem_userdata(const std::optional<std::string> &comment, bool interval_open);
 
+// What nft's set_elem_parse_udata reads of it: nothing at all when a
+// comment is not NUL-terminated or the flags are not 4 bytes (its parse
+// fails), the last record of each kind otherwise; the comment up to its
+// first NUL.
+struct ElemUserdataOut {
+	std::optional<std::string> comment;
+	uint32_t flags = 0;		// NFTNL_SET_ELEM_F_*
+};
+ElemUserdataOut parse_elem_userdata(const void *data, uint32_t len);
 
 } // namespace xnft
