@@ -72,6 +72,9 @@ struct Expr {
 	// element's kernel errors.
 	uint64_t elem_timeout_ms = 0, elem_expires_ms = 0;
 	Location elem_loc;
+	// `comment "..."` among its options: what nft sends in the element's
+	// NFTA_SET_ELEM_USERDATA (NFTNL_UDATA_SET_ELEM_COMMENT); "" is one
+	std::optional<std::string> elem_comment;
 	// A set element's stateful statements (`10.0.0.1 counter limit rate
 	// 1/second`): anonymous counters, limits and `ct count`s, in order.
 	std::vector<Stmt> elem_stmts;

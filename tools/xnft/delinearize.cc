@@ -2162,7 +2162,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> 
 
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set_elem *> &elems, bool interval,
 				       const std::vector<KeyPart> &keys, const KeyPart *data, bool verdict_map,
-				       bool numeric, bool stateless, bool singles, bool stmts)
+				       bool numeric, bool stateless, bool singles, ElemShow show)
 {
 	(void)s;
 	struct El {
@@ -2174,6 +2174,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 		bool open;
 		Bytes sort_key;	// concatenations: nft's order
 		uint64_t timeout, expiration;	// ms as dumped (0: none)
+		std::optional<std::string> comment;	// from its USERDATA
 		// its stateful expressions (NFTA_SET_ELEM_EXPR[ESSIONS]):
 		// each as text, the first as JSON (nft 1.0.6 shows one)
 		std::string stmts;
@@ -2216,12 +2217,18 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 			}
 			return 0;
 		};
-		if (stmts)
-			nftnl_set_elem_expr_foreach(e, add_stmt, &el);
 		uint32_t ul = 0;
-		const uint8_t *u = static_cast<const uint8_t *>(nftnl_set_elem_get(e, NFTNL_SET_ELEM_USERDATA, &ul));
-		if (u && ul >= 6 && u[0] == 1)
-			el.open = true;
+		const void *u = nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_USERDATA) ?
+				nftnl_set_elem_get(e, NFTNL_SET_ELEM_USERDATA, &ul) : nullptr;
+		const ElemUserdataOut ud = parse_elem_userdata(u, ul);
+		el.open = ud.flags & NFTNL_SET_ELEM_F_INTERVAL_OPEN;
+		el.comment = ud.comment;
+		if (show == ElemShow::KeyOnly) {
+			el.timeout = el.expiration = 0;
+			el.comment.reset();
+		}
+		if (show == ElemShow::All || (show == ElemShow::RangeCache && el.open))
+			nftnl_set_elem_expr_foreach(e, add_stmt, &el);
 		if (verdict_map && nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_VERDICT)) {
 			el.data = verdict_text(static_cast<int32_t>(nftnl_set_elem_get_u32(e, NFTNL_SET_ELEM_VERDICT)),
 					       nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN));
@@ -2346,12 +2353,13 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 	};
 	// set_elem_expr_print: the key, its stateful statements (counter,
 	// limit, quota as a rule's, the values not with -s), `timeout T` when
-	// the element has its own, `expires T` (not with -s); JSON wraps such
-	// a key in {"elem": {"val": KEY, "timeout": S, "expires": S}}, whole
-	// seconds, and adds the first statement's member ("counter": ...),
-	// as nft 1.0.6's set_elem_expr_json shows only one.
+	// the element has its own, `expires T` (not with -s), `comment "C"`
+	// (as it is, nft's scanner has no escapes); JSON wraps such a key in
+	// {"elem": {"val": KEY, "timeout": S, "expires": S, "comment": C}},
+	// whole seconds, and adds the first statement's member ("counter":
+	// ...), as nft 1.0.6's set_elem_expr_json shows only one.
 	auto with_options = [&](Json key, const El &e) {
-		if (!e.timeout && !e.expiration && e.stmts.empty())
+		if (!e.timeout && !e.expiration && !e.comment && e.stmts.empty())
 			return key;
 		Json o = Json::object();
 		o.set("val", std::move(key));
@@ -2359,6 +2367,8 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 			o.set("timeout", Json::uinteger(e.timeout / 1000));
 		if (e.expiration)
 			o.set("expires", Json::uinteger(e.expiration / 1000));
+		if (e.comment)
+			o.set("comment", Json::string(*e.comment));
 		if (const Json *v = e.stmt_name.empty() ? nullptr : e.stmt_json.get(e.stmt_name))
 			o.set(e.stmt_name, *v);
 		return Json::wrap("elem", std::move(o));
@@ -2369,6 +2379,8 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 			t += " timeout " + time_text(e.timeout, numeric);
 		if (e.expiration && !stateless)
 			t += " expires " + time_text(e.expiration, numeric);
+		if (e.comment)
+			t += " comment \"" + *e.comment + "\"";
 		return t;
 	};
 	auto with_data = [&](Json key, const El &e) {

@@ -77,17 +77,26 @@ struct ElementItem {
 };
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<KeyPart> &keys, const KeyPart *data,
 				       bool verdict_map, bool numeric, bool stateless = false);
+// What of an element element_items shows beside its key and its data.
+enum class ElemShow {
+	All,		// its statements, timeout, expires, comment: `list`
+	Clone,		// all but its statements, which nft's set_elem_expr_clone
+			// drops (`get element`'s single values, an interval map's)
+	RangeCache,	// a Clone but for an open interval: nft's monitor keeps a
+			// range's start as a clone until its end comes
+			// (netlink_event_range_cache), not an open one's
+	KeyOnly,	// nothing: `get element` answers a range found in its
+			// cache with the range alone (get_set_interval_find)
+};
 // The same of ELEMS, elements of @s, in place of all of @s's; INTERVAL:
 // whether @s is an interval set, whose starts and ends pair (a lone start
 // then reaches the key's maximum) unless SINGLES: then each start is one
-// value (and its data), its interval end not listed.
-// STMTS false: without the elements' statements (nft's answers to `get
-// element` and its monitor lose them where they rebuild a single field's
-// intervals).
+// value (and its data), its interval end not listed. SHOW: what else of
+// each element is shown.
 std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set_elem *> &elems, bool interval,
 				       const std::vector<KeyPart> &keys, const KeyPart *data, bool verdict_map,
 				       bool numeric, bool stateless = false, bool singles = false,
-				       bool stmts = true);
+				       ElemShow show = ElemShow::All);
 // The key parts a set's KEY_TYPE (concatenation of 6-bit type ids) means,
 // each expression's length and byte order taken from its typeof when its
 // USERDATA has one (a 12-bit big-endian `vlan id` in an integer key).

@@ -37,6 +37,7 @@ ExprPtr clone(const Expr &e)
 	c->exthdr_present = e.exthdr_present;
 	c->elem_timeout_ms = e.elem_timeout_ms;
 	c->elem_expires_ms = e.elem_expires_ms;
+	c->elem_comment = e.elem_comment;
 	c->elem_loc = e.elem_loc;
 	for (auto &i : e.items)
 		c->items.push_back(clone(*i));
@@ -225,8 +226,9 @@ std::string print_get_element(const RulesetModel &m, const Command &c, const Pri
 	const std::vector<Seg> segs = segments(s);
 	const std::vector<Range> ranges = interval && !concat ? ranges_of(segs) : std::vector<Range>{};
 	// what is printed, in order: each a set of elements element_items
-	// writes as one (a range's start and end, or one element)
-	std::vector<std::vector<nftnl_set_elem *>> items;
+	// writes as one (a range's start and end, or one element) and what
+	// it shows of them
+	std::vector<std::pair<std::vector<nftnl_set_elem *>, ElemShow>> items;
 	std::vector<nftnl_set_elem *> found;  // without intervals: listed sorted
 	bool as_is = false;                   // interval maps: the start alone
 	const Expr &lit = *c.elements;
@@ -257,7 +259,7 @@ std::string print_get_element(const RulesetModel &m, const Command &c, const Pri
 					hit = &g;
 			if (!hit)
 				not_found(c);
-			items.push_back({hit->e});
+			items.push_back({{hit->e}, ElemShow::All});
 			continue;
 		}
 		// a single-field interval set: what nft sends (a value's start;
@@ -305,7 +307,7 @@ std::string print_get_element(const RulesetModel &m, const Command &c, const Pri
 				not_found(c);
 			if (is_map) {
 				as_is = true;
-				items.push_back({left.e});
+				items.push_back({{left.e}, ElemShow::Clone});
 				continue;
 			}
 			for (const Range &x : ranges)
@@ -317,7 +319,9 @@ std::string print_get_element(const RulesetModel &m, const Command &c, const Pri
 		std::vector<nftnl_set_elem *> pair{segs[size_t(r->start)].e};
 		if (r->end >= 0)
 			pair.push_back(segs[size_t(r->end)].e);
-		items.push_back(std::move(pair));
+		// a range of nft's cache answers as the range alone; a single
+		// value is the kernel's answer cloned
+		items.push_back({std::move(pair), r->lo == r->hi ? ElemShow::Clone : ElemShow::KeyOnly});
 	}
 
 	std::vector<std::string> texts;
@@ -327,10 +331,9 @@ std::string print_get_element(const RulesetModel &m, const Command &c, const Pri
 			texts.push_back(it.text);
 	} else {
 		// nft's get_set_decompose rebuilds a single field's intervals
-		// without the elements' statements
-		for (auto &elems : items)
+		for (auto &[elems, show] : items)
 			for (auto &it : element_items(s, elems, interval, keys, dp, verdict, o.numeric, o.stateless,
-						      as_is, concat))
+						      as_is, show))
 				texts.push_back(it.text);
 	}
 	return "table " + family_name(table->family) + " " + table->name + " {\n" + print_set(s, o, texts) + "}\n";

@@ -8,15 +8,10 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
-#include <libnftnl/udata.h>
 
 #include "protocols.h"
 #include "raw_payload.h"
 #include "set_userdata.h"
-
-// nftables' own set element user data (include/rule.h)
-#define XNFT_UDATA_SET_ELEM_FLAGS 1
-#define XNFT_SET_ELEM_F_INTERVAL_OPEN 0x1
 
 namespace xnft {
 
@@ -314,6 +309,7 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 			r.el.stmts.push_back(&st);
 		r.el.timeout_ms = k.elem_timeout_ms;
 		r.el.expiration_ms = k.elem_expires_ms;
+		r.el.comment = k.elem_comment;
 		r.el.loc = si.is_map ? k.elem_loc : k.loc;
 		if (si.key.size() > 1) {
 			if (k.kind != ExprKind::Concat || k.items.size() != si.key.size())
@@ -550,13 +546,9 @@ void add_elements(nftnl_set *s, const std::vector<Element> &elems)
 		// NFTA_SET_ELEM_EXPRESSIONS (libnftnl picks by their number)
 		for (const Stmt *st : e.stmts)
 			nftnl_set_elem_add_expr(se, anonymous_stateful_expr(*st));
-		if (e.interval_open) {
-			nftnl_udata_buf *ud = nftnl_udata_buf_alloc(256);
-			nftnl_udata_put_u32(ud, XNFT_UDATA_SET_ELEM_FLAGS, XNFT_SET_ELEM_F_INTERVAL_OPEN);
-			nftnl_set_elem_set(se, NFTNL_SET_ELEM_USERDATA, nftnl_udata_buf_data(ud),
-					   nftnl_udata_buf_len(ud));
-			nftnl_udata_buf_free(ud);
-		}
+		const Bytes ud = build_elem_userdata(e.comment, e.interval_open);
+		if (!ud.empty())
+			nftnl_set_elem_set(se, NFTNL_SET_ELEM_USERDATA, ud.data(), static_cast<uint32_t>(ud.size()));
 		nftnl_set_elem_add(s, se);
 	}
 }

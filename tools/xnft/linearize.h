@@ -10,6 +10,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,8 @@ struct Element {
 	// its own stateful statements (NFTA_SET_ELEM_EXPR[ESSIONS]); an
 	// interval's end has none
 	std::vector<const Stmt *> stmts;
+	// its comment, in NFTA_SET_ELEM_USERDATA; an interval's end has none
+	std::optional<std::string> comment;
 };
 
 // The size nft declares for a constant interval set: every segment counts

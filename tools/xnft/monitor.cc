@@ -333,7 +333,8 @@ std::string Monitor::flush()
 	const std::string name = str(nftnl_set_get_str(s, NFTNL_SET_NAME));
 	std::string out;
 	// nft 1.0.6's monitor rebuilds a single field's intervals without the
-	// elements' statements; other elements keep theirs
+	// elements' statements (but an open interval's); other elements keep
+	// theirs
 	const std::vector<KeyPart> keys = keyparts_of_set(s);
 	std::vector<nftnl_set_elem *> elems;
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
@@ -342,7 +343,8 @@ std::string Monitor::flush()
 	nftnl_set_elems_iter_destroy(it);
 	const bool interval = flags & NFT_SET_INTERVAL;
 	for (auto &item : element_items(s, elems, interval, keys, has_data ? &data : nullptr, verdict,
-					 o_.numeric, false, false, !interval || keys.size() > 1)) {
+					 o_.numeric, false, false,
+					 interval && keys.size() == 1 ? ElemShow::RangeCache : ElemShow::All)) {
 		Json j = Json::object();
 		j.set("family", Json::string(family_name(held_family_)));
 		j.set("table", Json::string(held_table_));

@@ -891,13 +891,27 @@ uint64_t Parser::parse_time_spec(const char *expecting)
 	return time_string_ms(w, t.loc);
 }
 
-// A comment's string, quoted or a word: at most 128 characters, as nft
-// allows.
+static bool is_number_word(const std::string &w);
+
+// nft's comment_spec: COMMENT string, its `string` a quoted string or a
+// word that is no keyword (nor a number, nor a `$variable`: nft's
+// grammar takes none there), at most 128 characters (NFTNL_UDATA_COMMENT_MAXLEN).
 std::string Parser::comment_string()
 {
+	static const char *const kExpecting =
+		"string or quoted string or string with a trailing asterisk";
+	if (!toks_.empty() && toks_.front().kind == Tok::Variable) {
+		// nft's scanner hands its grammar the '$' alone
+		Location at = toks_.front().loc;
+		at.last_col = at.first_col;
+		throw LangError(at, std::string("syntax error, unexpected '$', expecting ") + kExpecting);
+	}
+	const Token &t = peek();
+	if (t.kind == Tok::Word && is_number_word(t.text))
+		throw LangError(t.loc, std::string("syntax error, unexpected number, expecting ") + kExpecting);
+	if ((t.kind != Tok::String && t.kind != Tok::Word) || kReservedNames.count(t.text))
+		unexpected(t, kExpecting);
 	Token c = take();
-	if (c.kind != Tok::String && c.kind != Tok::Word)
-		unexpected(c, "string");
 	if (c.text.size() > 128)
 		throw LangError(c.loc, "comment too long, 128 characters maximum allowed");
 	return c.text;
@@ -1089,7 +1103,6 @@ void Parser::parse_flowtable_body(FlowtableDecl &f)
 }
 
 static uint64_t parse_u64(const Token &t);
-static bool is_number_word(const std::string &w);
 
 // The body of a counter object: `packets N bytes N` and a comment, each
 // optional, as nft's counter_block; a quota's: its limit and a comment
@@ -1690,12 +1703,26 @@ ExprPtr Parser::parse_set_literal(bool allow_map)
 			break;
 		auto key = parse_rhs(false);
 		parse_elem_stmts(*key);
-		// set_elem_options: timeout T, expires T, the last one given
+		// set_elem_expr_options: timeout T, expires T and comment "..."
+		// in any order after the statements, the last timeout or
+		// expiration given, one comment (set_elem_expr_option's
+		// already_set, after comment_spec's length check)
 		key->elem_loc = key->elem_stmts.empty() ? key->loc : span(key->loc, last_loc_);
-		while (peek().is("timeout") || peek().is("expires")) {
-			const bool timeout = take().text == "timeout";
-			(timeout ? key->elem_timeout_ms : key->elem_expires_ms) =
-				parse_time_spec("comma or '}'");
+		for (;;) {
+			if (peek().is("timeout") || peek().is("expires")) {
+				const bool timeout = take().text == "timeout";
+				(timeout ? key->elem_timeout_ms : key->elem_expires_ms) =
+					parse_time_spec("comma or '}'");
+			} else if (peek().is("comment")) {
+				const Location kw = take().loc;
+				std::string text = comment_string();
+				if (key->elem_comment)
+					throw LangError(span(kw, last_loc_), "You can only specify this once. "
+							"This statement is duplicated.");
+				key->elem_comment = std::move(text);
+			} else {
+				break;
+			}
 			key->elem_loc = span(key->loc, last_loc_);
 		}
 		ExprPtr data;

@@ -22,6 +22,8 @@ enum : uint8_t {
 	kSetDataInterval = 6,
 	kSetComment = 7,
 };
+// A set element's records (libnftnl/udata.h).
+enum : uint8_t { kElemComment = 0, kElemFlags = 1 };
 // Inside a typeof record: the expression's kind and its own data.
 enum : uint8_t { kTypeofExpr = 0, kTypeofData = 1 };
 // nftables' enum expr_types.
@@ -284,6 +286,46 @@ SetUserdataOut parse_set_userdata(const void *data, uint32_t len)
 	}
 	if (out.data_typeof.empty() || out.data_typeof == "verdict")
 		out.data_parts.clear();
+	return out;
+}
+
+Bytes build_elem_userdata(const std::optional<std::string> &comment, bool interval_open)
+{
+	Bytes out;
+	if (comment) {
+		Bytes c(comment->begin(), comment->end());
+		c.push_back(0);
+		put_nest(out, kElemComment, c);
+	}
+	if (interval_open)
+		put_u32(out, kElemFlags, 1 /* NFTNL_SET_ELEM_F_INTERVAL_OPEN */);
+	return out;
+}
+
+ElemUserdataOut parse_elem_userdata(const void *data, uint32_t len)
+{
+	ElemUserdataOut out;
+	if (!data)
+		return out;
+	bool valid = true;
+	std::optional<std::string> comment;
+	uint32_t flags = 0;
+	const bool whole = each_record(static_cast<const uint8_t *>(data), len,
+				       [&](uint8_t t, const uint8_t *v, uint8_t l) {
+		const char *text = reinterpret_cast<const char *>(v);
+		if (t == kElemComment) {
+			if (l == 0 || v[l - 1] != 0)
+				valid = false;
+			else
+				comment.emplace(text, strnlen(text, l));
+		} else if (t == kElemFlags && !get_u32(v, l, flags)) {
+			valid = false;
+		}
+	});
+	if (!whole || !valid)
+		return out;
+	out.comment = std::move(comment);
+	out.flags = flags;
 	return out;
 }
 

@@ -2,12 +2,14 @@
 // it: libnftnl's type-length-value records (NFTNL_UDATA_SET_*) giving the
 // byte order of the key and of the data, the `typeof` expressions of the
 // key and of the data (payload fields by nft's protocol and template ids,
-// meta and ct keys, concatenations, verdicts), and the comment. The kernel
-// stores the bytes and never reads them; `list` prints from them.
+// meta and ct keys, concatenations, verdicts), and the comment; and a set
+// element's (its comment, its open interval). The kernel stores the bytes
+// and never reads them; `list` prints from them.
 //
 // Ownership: plain values; no state. Thread-safe.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,5 +57,22 @@ struct SetUserdataOut {
 	std::string comment;
 };
 SetUserdataOut parse_set_userdata(const void *data, uint32_t len);
+
+// A set element's NFTA_SET_ELEM_USERDATA as nft 1.0.6's
+// alloc_nftnl_setelem writes it: the comment (NFTNL_UDATA_SET_ELEM_COMMENT,
+// NUL-terminated), then the flags (NFTNL_UDATA_SET_ELEM_FLAGS,
+// NFTNL_SET_ELEM_F_INTERVAL_OPEN for a range up to the key's maximum);
+// empty when it has neither (nft sends no USERDATA then).
+Bytes build_elem_userdata(const std::optional<std::string> &comment, bool interval_open);
+
+// What nft's set_elem_parse_udata reads of it: nothing at all when a
+// comment is not NUL-terminated or the flags are not 4 bytes (its parse
+// fails), the last record of each kind otherwise; the comment up to its
+// first NUL.
+struct ElemUserdataOut {
+	std::optional<std::string> comment;
+	uint32_t flags = 0;		// NFTNL_SET_ELEM_F_*
+};
+ElemUserdataOut parse_elem_userdata(const void *data, uint32_t len);
 
 } // namespace xnft
