@@ -309,10 +309,9 @@ TEST_CASE("xnft: an element's comment is parsed as nft 1.0.6 parses it", "[xnft]
 }
 
 // Through the core: the comments loaded into xb::nft::Ruleset and listed
-// from its dumps, as `xnft list` lists them from xbridge. The core keeps
-// an element's NFTA_SET_ELEM_USERDATA as it was sent only from the change
-// that teaches it to; until then this may fail.
-TEST_CASE("xnft: element comments listed from the core's dumps", "[xnft][elemcomment][!mayfail]")
+// from its dumps, as `xnft list` lists them from xbridge (the core keeps an
+// element's NFTA_SET_ELEM_USERDATA as it was sent).
+TEST_CASE("xnft: element comments listed from the core's dumps", "[xnft][elemcomment]")
 {
 	xnft::test::Engine e;
 	REQUIRE(e.load("table bridge t {\n"
