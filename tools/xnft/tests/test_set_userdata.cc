@@ -25,6 +25,7 @@
 #include "ruleset_model.h"
 #include "set_userdata.h"
 #include "wire.h"
+#include "wire_bytes.h"
 
 namespace {
 
@@ -201,16 +202,7 @@ const Recorded kNftSets[] = {
 	{"map g { typeof ip daddr : verdict; }", 0x7, 4, "0004020000000104000000000314000407000000010c00040c00000001040c00000004080004010000000100060400000000"},
 };
 
-std::string hex(const uint8_t *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	std::string s;
-	for (size_t i = 0; i < n; i++) {
-		s += digits[p[i] >> 4];
-		s += digits[p[i] & 15];
-	}
-	return s;
-}
+using xnft::test::hex;
 
 struct SetAttrs {
 	uint32_t key_type = 0, key_len = 0;

@@ -22,6 +22,7 @@
 #include "printer.h"
 #include "ruleset_model.h"
 #include "wire.h"
+#include "wire_bytes.h"
 
 namespace {
 
@@ -75,42 +76,9 @@ const struct {
 	 "440001800a0001006c696d6974000000340002800c00010000000000000000030c0002000000000000000001080003000000000508000400000000000800050000000000"},
 };
 
-std::string hex(const uint8_t *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	std::string s;
-	for (size_t i = 0; i < n; i++) {
-		s += digits[p[i] >> 4];
-		s += digits[p[i] & 15];
-	}
-	return s;
-}
-
-// The payload of @m's first attribute of @type, hex ("" when none).
-std::string attr_hex(const xnft::WireMsg &m, uint16_t type)
-{
-	const uint8_t *p = m.attrs.data();
-	for (size_t off = 0; off + 4 <= m.attrs.size();) {
-		uint16_t len, t;
-		memcpy(&len, p + off, 2);
-		memcpy(&t, p + off + 2, 2);
-		if (len < 4 || off + len > m.attrs.size())
-			break;
-		if ((t & NLA_TYPE_MASK) == type)
-			return hex(p + off + 4, len - 4u);
-		off += (len + 3u) & ~3u;
-	}
-	return "";
-}
-
-std::vector<xnft::WireMsg> compile(const std::string &text, xnft::Batch &batch)
-{
-	xnft::Parser parser;
-	xnft::Compiler compiler(batch);
-	for (auto &cmd : parser.parse_text(text))
-		compiler.compile(cmd);
-	return xnft::encode_batch(batch);
-}
+using xnft::test::attr_hex;
+using xnft::test::compile;
+using xnft::test::hex;
 
 } // namespace
 
