@@ -787,7 +787,7 @@ constexpr int32_t kGoOn = INT32_MIN;
 /* nft_lookup_eval: the found element's stateful expressions
  * (nft_set_elem_update_expr); a limit or quota past its bound breaks the
  * rule, a ct count without a connection drops the frame. */
-__attribute__((noinline)) int32_t eval_hit_exprs(const SetHit &hit, const Pkt &p)
+xb_noinline int32_t eval_hit_exprs(const SetHit &hit, const Pkt &p)
 {
 	switch (eval_elem_exprs(*hit.exprs, hit.exprs_lock, p)) {
 	case DynsetResult::Match:
