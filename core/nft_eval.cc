@@ -771,13 +771,46 @@ void eval_byteorder(const Insn &in, const uint32_t *src, uint32_t *dst)
 	}
 }
 
-/* The CmpEq a load carries (fuse_rule): its first word under the mask. */
+/* The CmpEq a load carries (lower_rule): its first word under the mask. */
 inline bool fused_cmp(const Insn &in, const uint32_t *reg)
 {
 	uint32_t value, mask;
 	__builtin_memcpy(&value, in.data, 4);
 	__builtin_memcpy(&mask, in.data + 16, 4);
 	return (((reg[0] ^ value) & mask) == 0) != bool(in.flags & kInsnFCmpNeq);
+}
+
+/*
+ * A word load's end (nft_expr.h, "Word loads"): @w through the mask and
+ * xor into the register, then the compare. Returns false to break.
+ */
+inline bool word_test(const Insn &in, uint32_t w, uint32_t *reg)
+{
+	uint32_t value, mask, cmask, x;
+	__builtin_memcpy(&value, in.data, 4);
+	__builtin_memcpy(&mask, in.data + 4, 4);
+	__builtin_memcpy(&cmask, in.data + 16, 4);
+	__builtin_memcpy(&x, in.data + 20, 4);
+	w = (w & mask) ^ x;
+	*reg = w;
+	return (((w ^ value) & cmask) == 0) != bool(in.flags & kInsnFCmpNeq);
+}
+
+/*
+ * @in.len (1..4) bytes at @off of the frame as one word (copy_bytes), or
+ * false past its end. When four bytes are there the word is one load;
+ * the mask word_test applies (lower_rule folds the length into it) clears
+ * what lies past @in.len.
+ */
+inline bool frame_word(const Pkt &p, uint64_t off, const Insn &in, uint32_t &w)
+{
+	if (xb_unlikely(off + in.len > p.len))
+		return false;
+	if (xb_likely(off + 4 <= p.len))
+		__builtin_memcpy(&w, p.frame + off, 4);
+	else
+		w = short_word(p.frame + off, in.len);
+	return true;
 }
 
 /* A rule's run so far: on to the next expression, or the rule ends with
@@ -908,6 +941,63 @@ int32_t eval_rule(const RuleCode &rule, Pkt &p, uint32_t *regs, const Chain *&ta
 	for (; in < end; in++) {
 		bool ok;
 		switch (in->op) {
+		case Op::LoadIif:
+			if (!word_test(*in, p.in ? p.in->ifindex : 0, &regs[in->dreg]))
+				return kNftBreak;
+			continue;
+		case Op::LoadOif:
+			if (!word_test(*in, p.out ? p.out->ifindex : 0, &regs[in->dreg]))
+				return kNftBreak;
+			continue;
+		case Op::LoadProtocol: {
+			const uint16_t be = uint16_t(p.protocol >> 8 | p.protocol << 8);
+			if (!word_test(*in, kLittleEndian ? be : uint32_t(be) << 16,
+				       &regs[in->dreg]))
+				return kNftBreak;
+			continue;
+		}
+		case Op::LoadL4proto:
+			if (!p.tprot_set ||
+			    !word_test(*in, kLittleEndian ? p.l4proto : uint32_t(p.l4proto) << 24,
+				       &regs[in->dreg]))
+				return kNftBreak;
+			continue;
+		case Op::LoadMark:
+			if (!word_test(*in, p.mark, &regs[in->dreg]))
+				return kNftBreak;
+			continue;
+		case Op::LoadCtState: {
+			const uint32_t state = p.notrack ? uint32_t(kCtStateUntracked)
+					       : p.ct ? uint32_t(p.ct->state) : uint32_t(kCtStateInvalid);
+			if (!word_test(*in, state, &regs[in->dreg]))
+				return kNftBreak;
+			continue;
+		}
+		case Op::LoadCtZone: {
+			const CtResult *r = p.ct;
+			if (!r || !r->entry)
+				return kNftBreak;
+			const uint16_t zone = r->entry->tuple.zone;
+			if (!word_test(*in, kLittleEndian ? zone : uint32_t(zone) << 16,
+				       &regs[in->dreg]))
+				return kNftBreak;
+			continue;
+		}
+		case Op::LoadNetwork: {
+			uint32_t w;
+			if (!frame_word(p, uint64_t(p.nhoff) + in->offset, *in, w) ||
+			    !word_test(*in, w, &regs[in->dreg]))
+				return kNftBreak;
+			continue;
+		}
+		case Op::LoadTransport: {
+			uint32_t w;
+			if (!p.tprot_set || p.fragoff ||
+			    !frame_word(p, uint64_t(p.thoff) + in->offset, *in, w) ||
+			    !word_test(*in, w, &regs[in->dreg]))
+				return kNftBreak;
+			continue;
+		}
 		case Op::Meta:
 			ok = eval_meta(*in, p, &regs[in->dreg]);
 			break;
@@ -985,7 +1075,6 @@ int32_t eval_rule(const RuleCode &rule, Pkt &p, uint32_t *regs, const Chain *&ta
 			}
 			if (!fused_cmp(*in, reg))
 				return kNftBreak;
-			in += 1 + bool(in->flags & kInsnFBitwise);
 		}
 	}
 	return kNftContinue;
@@ -1059,31 +1148,131 @@ bool rule_reads_unwritten(const Insn *insn, uint32_t count)
 	return false;
 }
 
-void fuse_rule(Insn *insn, uint32_t count)
+namespace {
+
+/* The mask of a load of @len (1..4) bytes in its word: its bytes, in
+ * memory order. */
+uint32_t len_mask(uint32_t len)
 {
-	for (uint32_t i = 0; i + 1 < count; i++) {
-		Insn &load = insn[i];
-		if (load.op != Op::Payload && load.op != Op::Meta && load.op != Op::CtGet)
-			continue;
-		if (load.dreg == kDregVerdict)
-			continue;
-		/* a word-sized Bitwise on the loaded register in between */
-		const Insn &bw = insn[i + 1];
-		const bool bitwise = bw.op == Op::Bitwise && bw.len <= 4 &&
-				     bw.sreg == load.dreg && bw.dreg == load.dreg && i + 2 < count;
-		const Insn &cmp = insn[i + 1 + bitwise];
-		if (cmp.op != Op::CmpEq || cmp.sreg != load.dreg || cmp.len > 4)
-			continue;
-		__builtin_memcpy(load.data, cmp.data, 4);
-		__builtin_memcpy(load.data + 16, cmp.data + 16, 4);
-		load.flags = uint8_t(kInsnFCmpNext | (cmp.sub == kCmpEq ? 0 : kInsnFCmpNeq));
-		if (bitwise) {
-			__builtin_memcpy(load.data + 4, bw.data, 4);
-			__builtin_memcpy(load.data + 20, bw.data + 16, 4);
-			load.flags |= kInsnFBitwise;
+	uint8_t bytes[4] = {0, 0, 0, 0};
+	for (uint32_t i = 0; i < len && i < 4; i++)
+		bytes[i] = 0xff;
+	uint32_t mask;
+	__builtin_memcpy(&mask, bytes, 4);
+	return mask;
+}
+
+/* The word load (nft_expr.h) that runs @in, if there is one. */
+bool word_load_op(const Insn &in, Op &op)
+{
+	if (in.dreg == kDregVerdict || in.len == 0 || in.len > 4)
+		return false;
+	switch (in.op) {
+	case Op::Meta:
+		switch (in.sub) {
+		case kMetaIif:
+			op = Op::LoadIif;
+			return true;
+		case kMetaOif:
+			op = Op::LoadOif;
+			return true;
+		case kMetaProtocol:
+			op = Op::LoadProtocol;
+			return true;
+		case kMetaL4proto:
+			op = Op::LoadL4proto;
+			return true;
+		case kMetaMark:
+			op = Op::LoadMark;
+			return true;
+		default:
+			return false;
 		}
-		i += 1 + bitwise;	/* the Insns it took */
+	case Op::CtGet:
+		if (in.sub == kCtState) {
+			op = Op::LoadCtState;
+			return true;
+		}
+		if (in.sub == kCtZone) {
+			op = Op::LoadCtZone;
+			return true;
+		}
+		return false;
+	case Op::Payload:
+		if (in.sub == kPayloadNetwork) {
+			op = Op::LoadNetwork;
+			return true;
+		}
+		if (in.sub == kPayloadTransport) {
+			op = Op::LoadTransport;
+			return true;
+		}
+		return false;
+	default:
+		return false;
 	}
+}
+
+/* Fuse @insn[0], a load, with the CmpEq (and the word Bitwise before it)
+ * that tests it; returns how many of the Insns after it it took. */
+uint32_t fuse_load(Insn *insn, uint32_t count)
+{
+	Insn &load = insn[0];
+	if (count < 2 || load.dreg == kDregVerdict)
+		return 0;
+	const Insn &bw = insn[1];
+	const bool bitwise = bw.op == Op::Bitwise && bw.len <= 4 && bw.sreg == load.dreg &&
+			     bw.dreg == load.dreg && count > 2;
+	const Insn &cmp = insn[1 + bitwise];
+	if (cmp.op != Op::CmpEq || cmp.sreg != load.dreg || cmp.len > 4)
+		return 0;
+	__builtin_memcpy(load.data, cmp.data, 4);
+	__builtin_memcpy(load.data + 16, cmp.data + 16, 4);
+	load.flags = uint8_t(kInsnFCmpNext | (cmp.sub == kCmpEq ? 0 : kInsnFCmpNeq));
+	if (bitwise) {
+		__builtin_memcpy(load.data + 4, bw.data, 4);
+		__builtin_memcpy(load.data + 20, bw.data + 16, 4);
+		load.flags |= kInsnFBitwise;
+	}
+	return 1 + bitwise;
+}
+
+} // namespace
+
+uint32_t lower_rule(Insn *insn, uint32_t count)
+{
+	uint32_t out = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		Insn in = insn[i];
+		uint32_t took = 0;
+		if (in.op == Op::Payload || in.op == Op::Meta || in.op == Op::CtGet)
+			took = fuse_load(&insn[i], count - i);
+		in = insn[i];
+		Op op;
+		if (word_load_op(in, op)) {
+			uint32_t mask = ~0u, x = 0, value = 0, cmask = 0;
+			if (in.flags & kInsnFBitwise) {
+				__builtin_memcpy(&mask, in.data + 4, 4);
+				__builtin_memcpy(&x, in.data + 20, 4);
+			}
+			if (in.flags & kInsnFCmpNext) {
+				__builtin_memcpy(&value, in.data, 4);
+				__builtin_memcpy(&cmask, in.data + 16, 4);
+			}
+			/* a payload's word holds @len bytes (copy_bytes);
+			 * the keys' loads write the whole word */
+			if (op == Op::LoadNetwork || op == Op::LoadTransport)
+				mask &= len_mask(in.len);
+			__builtin_memcpy(in.data, &value, 4);
+			__builtin_memcpy(in.data + 4, &mask, 4);
+			__builtin_memcpy(in.data + 16, &cmask, 4);
+			__builtin_memcpy(in.data + 20, &x, 4);
+			in.op = op;
+		}
+		insn[out++] = in;
+		i += took;
+	}
+	return out;
 }
 
 void pkt_init(Pkt &p)

@@ -132,11 +132,14 @@ struct Pkt {
 bool rule_reads_unwritten(const Insn *insn, uint32_t count);
 
 /*
- * Control, when a generation is built: fuse each load with the CmpEq that
- * tests it (nft_expr.h kInsnFCmpNext), in place. The rule's Insns keep
- * their number and order; only the evaluator's path through them shrinks.
+ * Control, when a generation is built: lower a rule's Insns, in place, into
+ * the form the evaluator runs fastest. Each load is fused with the CmpEq
+ * (and the word Bitwise before it) that tests it (nft_expr.h, "Fused
+ * compare"), which leave the array; the loads rulesets are made of become
+ * word loads (nft_expr.h, "Word loads"). Returns the rule's new count.
+ * What a frame sees - verdicts, registers, counters - is unchanged.
  */
-void fuse_rule(Insn *insn, uint32_t count);
+uint32_t lower_rule(Insn *insn, uint32_t count);
 
 /* Fill the derived fields (nft_do_chain_bridge's pktinfo). */
 void pkt_init(Pkt &p);

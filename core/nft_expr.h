@@ -78,6 +78,23 @@ enum class Op : uint8_t {
 	Connlimit,	/* ct count [over] N: the rule's connections against a
 			 * bound, else break; no connection drops (ref:
 			 * ConnLimit, nft_connlimit.h) */
+
+	/*
+	 * Word loads: never parsed, made by lower_rule() when a generation
+	 * is built from the loads rulesets are made of. Each reads a word
+	 * of at most 4 bytes from one place known at commit, so the
+	 * evaluator needs no second switch on a key or base, and carries
+	 * the mask and compare that test it (see "Word loads" below).
+	 */
+	LoadIif,	/* meta iif: the input's ifindex, 0 without one */
+	LoadOif,	/* meta oif */
+	LoadProtocol,	/* meta protocol */
+	LoadL4proto,	/* meta l4proto, else break */
+	LoadMark,	/* meta mark */
+	LoadCtState,	/* ct state */
+	LoadCtZone,	/* ct zone, else break (no connection) */
+	LoadNetwork,	/* @len (1..4) bytes at the network header + offset */
+	LoadTransport,	/* ... at the transport header + offset */
 };
 
 /* A counter: per-CPU, summed for dumps. */
@@ -198,21 +215,30 @@ inline uint32_t short_word(const uint8_t *src, uint32_t len)
 }
 
 /*
- * Fused compare (fuse_rule()): a Payload, Meta or CtGet whose result the
+ * Fused compare (lower_rule()): a Payload, Meta or CtGet whose result the
  * next Insn, a CmpEq of at most 4 bytes, tests at once carries that test
- * in its own data (value at 0, mask at 16) and flags, and the evaluator
- * skips the CmpEq. The register is still written, so later reads of it
- * see what they would have seen.
+ * in its own data (value at 0, mask at 16) and flags, and the CmpEq is
+ * left out of the generation's copy of the rule. The register is still
+ * written, so later reads of it see what they would have seen.
  *
  * A Bitwise of at most 4 bytes between the load and the CmpEq, on the
  * load's own register (ct state & (established|related) != 0: the shape
  * of every flag test), is fused too: its mask at 4 and xor at 20 are
  * applied to the loaded word before it is stored and compared, and both
- * the Bitwise and the CmpEq are skipped.
+ * the Bitwise and the CmpEq are left out.
  */
-constexpr uint8_t kInsnFCmpNext = 0x80;	/* compare, then skip the next Insn */
+constexpr uint8_t kInsnFCmpNext = 0x80;	/* carries the compare */
 constexpr uint8_t kInsnFCmpNeq = 0x40;	/* ... the compare is != */
-constexpr uint8_t kInsnFBitwise = 0x20;	/* mask and xor first; skip two */
+constexpr uint8_t kInsnFBitwise = 0x20;	/* mask and xor first */
+
+/*
+ * Word loads (Op::LoadIif .. Op::LoadTransport): the loaded word w, as the
+ * register would hold it, goes through w = (w & mask) ^ xor (data at 4
+ * and 20: a fused Bitwise's, else all ones and zero; a payload's length
+ * is folded into the mask), is stored in dreg, and the rule breaks unless
+ * ((w ^ value) & cmask) == 0 (data at 0 and 16; cmask 0 when no compare
+ * was fused), or != 0 with kInsnFCmpNeq.
+ */
 
 struct DynsetTarget;	/* nft_dynset.h */
 struct ConnLimit;	/* nft_connlimit.h */

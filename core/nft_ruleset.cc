@@ -2448,7 +2448,8 @@ int Ruleset::build(Generation *&out, Extack *ack)
 						in.ref = &static_cast<ObjObj *>(in.ref)->limit;
 				}
 				zero_regs |= rule_reads_unwritten(rc.insn, rc.count);
-				fuse_rule(&g->insns[ii - rc.count], rc.count);
+				rc.count = lower_rule(&g->insns[ii - rc.count], rc.count);
+				ii = uint32_t(rc.insn - g->insns) + rc.count;
 				g->uses_ct |= r.code.has_ct;
 				g->has_offload |= r.code.has_offload;
 				g->has_payload_write |= r.code.has_payload_write;
