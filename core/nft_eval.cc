@@ -929,157 +929,6 @@ xb_noinline int32_t eval_other(const Insn &in, Pkt &p, uint32_t *regs)
 	return ok ? kGoOn : kNftBreak;
 }
 
-/*
- * Run one rule's expressions. Returns kNftContinue when the last one ran,
- * kNftBreak when one failed, else the verdict code (for jump and goto,
- * the chain in @target).
- */
-int32_t eval_rule(const RuleCode &rule, Pkt &p, uint32_t *regs, const Chain *&target)
-{
-	const Insn *in = rule.insn;
-	const Insn *const end = in + rule.count;
-	for (; in < end; in++) {
-		bool ok;
-		switch (in->op) {
-		case Op::LoadIif:
-			if (!word_test(*in, p.in ? p.in->ifindex : 0, &regs[in->dreg]))
-				return kNftBreak;
-			continue;
-		case Op::LoadOif:
-			if (!word_test(*in, p.out ? p.out->ifindex : 0, &regs[in->dreg]))
-				return kNftBreak;
-			continue;
-		case Op::LoadProtocol: {
-			const uint16_t be = uint16_t(p.protocol >> 8 | p.protocol << 8);
-			if (!word_test(*in, kLittleEndian ? be : uint32_t(be) << 16,
-				       &regs[in->dreg]))
-				return kNftBreak;
-			continue;
-		}
-		case Op::LoadL4proto:
-			if (!p.tprot_set ||
-			    !word_test(*in, kLittleEndian ? p.l4proto : uint32_t(p.l4proto) << 24,
-				       &regs[in->dreg]))
-				return kNftBreak;
-			continue;
-		case Op::LoadMark:
-			if (!word_test(*in, p.mark, &regs[in->dreg]))
-				return kNftBreak;
-			continue;
-		case Op::LoadCtState: {
-			const uint32_t state = p.notrack ? uint32_t(kCtStateUntracked)
-					       : p.ct ? uint32_t(p.ct->state) : uint32_t(kCtStateInvalid);
-			if (!word_test(*in, state, &regs[in->dreg]))
-				return kNftBreak;
-			continue;
-		}
-		case Op::LoadCtZone: {
-			const CtResult *r = p.ct;
-			if (!r || !r->entry)
-				return kNftBreak;
-			const uint16_t zone = r->entry->tuple.zone;
-			if (!word_test(*in, kLittleEndian ? zone : uint32_t(zone) << 16,
-				       &regs[in->dreg]))
-				return kNftBreak;
-			continue;
-		}
-		case Op::LoadNetwork: {
-			uint32_t w;
-			if (!frame_word(p, uint64_t(p.nhoff) + in->offset, *in, w) ||
-			    !word_test(*in, w, &regs[in->dreg]))
-				return kNftBreak;
-			continue;
-		}
-		case Op::LoadTransport: {
-			uint32_t w;
-			if (!p.tprot_set || p.fragoff ||
-			    !frame_word(p, uint64_t(p.thoff) + in->offset, *in, w) ||
-			    !word_test(*in, w, &regs[in->dreg]))
-				return kNftBreak;
-			continue;
-		}
-		case Op::Meta:
-			ok = eval_meta(*in, p, &regs[in->dreg]);
-			break;
-		case Op::Payload:
-			ok = eval_payload(*in, p, &regs[in->dreg]);
-			break;
-		case Op::CtGet:
-			ok = eval_ct_get(*in, p, &regs[in->dreg]);
-			break;
-		case Op::CmpEq:
-			if (!eval_cmp_eq(*in, &regs[in->sreg]))
-				return kNftBreak;
-			continue;
-		case Op::Bitwise:
-			eval_bitwise(*in, &regs[in->sreg], &regs[in->dreg]);
-			continue;
-		case Op::Immediate:
-			copy_to_reg(&regs[in->dreg], in->data, in->len);
-			continue;
-		case Op::Counter:
-		case Op::ObjCounter:
-			count_frame(*static_cast<Counter *>(in->ref), p);
-			continue;
-		case Op::Verdict:
-			/* nft_do_chain: NFT_CONTINUE goes on to the next one */
-			if (in->code == kNftContinue)
-				continue;
-			target = static_cast<const Chain *>(in->ref);
-			return in->code;
-		case Op::FlowOffload:
-			p.offload = in->ref;
-			continue;
-		case Op::Lookup: {
-			SetHit hit;
-			const SetIndex *set = static_cast<const SetIndex *>(in->ref);
-			bool found = set->lookup(reinterpret_cast<const uint8_t *>(&regs[in->sreg]),
-						 hit, p.now_ns);
-			if (in->flags & kLookupFInv)
-				found = !found;
-			if (!found)
-				return kNftBreak;
-			if (!(in->flags & kLookupFInv) && xb_unlikely(hit.exprs != nullptr)) {
-				const int32_t r = eval_hit_exprs(hit, p);
-				if (r != kGoOn)
-					return r;
-			}
-			if (!in->size)
-				continue;
-			if (in->dreg != kDregVerdict) {
-				copy_to_reg(&regs[in->dreg], hit.data, in->size);
-				continue;
-			}
-			if (hit.verdict == kNftContinue)
-				continue;
-			target = hit.chain;
-			return hit.verdict;
-		}
-		default: {
-			const int32_t r = eval_other(*in, p, regs);
-			if (r != kGoOn)
-				return r;
-			continue;
-		}
-		}
-		/* a load: the CmpEq fused into it (fuse_rule) */
-		if (xb_unlikely(!ok))
-			return kNftBreak;
-		if (in->flags & kInsnFCmpNext) {
-			uint32_t *reg = &regs[in->dreg];
-			if (in->flags & kInsnFBitwise) {
-				uint32_t mask, x;
-				__builtin_memcpy(&mask, in->data + 4, 4);
-				__builtin_memcpy(&x, in->data + 20, 4);
-				reg[0] = (reg[0] & mask) ^ x;
-			}
-			if (!fused_cmp(*in, reg))
-				return kNftBreak;
-		}
-	}
-	return kNftContinue;
-}
-
 } // namespace
 
 bool rule_reads_unwritten(const Insn *insn, uint32_t count)
@@ -1241,6 +1090,7 @@ uint32_t fuse_load(Insn *insn, uint32_t count)
 
 uint32_t lower_rule(Insn *insn, uint32_t count)
 {
+	static_assert(kRuleMaxExprs < 256, "Insn::to_next_rule is a byte");
 	uint32_t out = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		Insn in = insn[i];
@@ -1272,6 +1122,8 @@ uint32_t lower_rule(Insn *insn, uint32_t count)
 		insn[out++] = in;
 		i += took;
 	}
+	for (uint32_t i = 0; i < out; i++)
+		insn[i].to_next_rule = uint8_t(out - i);
 	return out;
 }
 
@@ -1342,45 +1194,210 @@ void pkt_init(Pkt &p)
 	}
 }
 
+/*
+ * nft_do_chain over a chain's code (Chain::code): the rules one after the
+ * other, each Insn either going on to the next or ending its rule with a
+ * break (on to the next rule, Insn::to_next_rule on) or a verdict. A rule
+ * that runs to its end runs into the next one: NFT_CONTINUE. Jumps keep
+ * where to come back (the rule after the jumping one) on a stack of 16,
+ * as NFT_JUMP_STACK_SIZE.
+ */
 int32_t run_chain(const Chain &base, Pkt &p)
 {
-	struct Frame {
-		const Chain *chain;
-		uint32_t rule;
-	} stack[kJumpStackSize];
+	const Insn *stack[kJumpStackSize];
 	unsigned depth = 0;
-	const Chain *chain = &base;
-	uint32_t ri = 0;
 	uint32_t regs[kRegDataWords];
 	if (base.zero_regs)
 		__builtin_memset(regs, 0, sizeof(regs));
 
+	const Insn *in = base.code;
 	for (;;) {
+		/* What ended the rule: kNftBreak or a verdict code. */
+		int32_t code;
 		const Chain *target = nullptr;
-		int32_t code = kNftContinue;
-		for (; ri < chain->count; ri++) {
-			code = eval_rule(chain->rules[ri], p, regs, target);
-			if (code != kNftContinue && code != kNftBreak)
-				break;
+		bool ok;
+		switch (in->op) {
+		case Op::ChainEnd:
+			code = kNftReturn;
+			break;
+		case Op::LoadIif:
+			if (!word_test(*in, p.in ? p.in->ifindex : 0, &regs[in->dreg]))
+				goto next;
+			in++;
+			continue;
+		case Op::LoadOif:
+			if (!word_test(*in, p.out ? p.out->ifindex : 0, &regs[in->dreg]))
+				goto next;
+			in++;
+			continue;
+		case Op::LoadProtocol: {
+			const uint16_t be = uint16_t(p.protocol >> 8 | p.protocol << 8);
+			if (!word_test(*in, kLittleEndian ? be : uint32_t(be) << 16,
+				       &regs[in->dreg]))
+				goto next;
+			in++;
+			continue;
 		}
+		case Op::LoadL4proto:
+			if (!p.tprot_set ||
+			    !word_test(*in, kLittleEndian ? p.l4proto : uint32_t(p.l4proto) << 24,
+				       &regs[in->dreg]))
+				goto next;
+			in++;
+			continue;
+		case Op::LoadMark:
+			if (!word_test(*in, p.mark, &regs[in->dreg]))
+				goto next;
+			in++;
+			continue;
+		case Op::LoadCtState: {
+			const uint32_t state = p.notrack ? uint32_t(kCtStateUntracked)
+					       : p.ct ? uint32_t(p.ct->state) : uint32_t(kCtStateInvalid);
+			if (!word_test(*in, state, &regs[in->dreg]))
+				goto next;
+			in++;
+			continue;
+		}
+		case Op::LoadCtZone: {
+			const CtResult *r = p.ct;
+			if (!r || !r->entry)
+				goto next;
+			const uint16_t zone = r->entry->tuple.zone;
+			if (!word_test(*in, kLittleEndian ? zone : uint32_t(zone) << 16,
+				       &regs[in->dreg]))
+				goto next;
+			in++;
+			continue;
+		}
+		case Op::LoadNetwork: {
+			uint32_t w;
+			if (!frame_word(p, uint64_t(p.nhoff) + in->offset, *in, w) ||
+			    !word_test(*in, w, &regs[in->dreg]))
+				goto next;
+			in++;
+			continue;
+		}
+		case Op::LoadTransport: {
+			uint32_t w;
+			if (!p.tprot_set || p.fragoff ||
+			    !frame_word(p, uint64_t(p.thoff) + in->offset, *in, w) ||
+			    !word_test(*in, w, &regs[in->dreg]))
+				goto next;
+			in++;
+			continue;
+		}
+		case Op::Meta:
+			ok = eval_meta(*in, p, &regs[in->dreg]);
+			goto loaded;
+		case Op::Payload:
+			ok = eval_payload(*in, p, &regs[in->dreg]);
+			goto loaded;
+		case Op::CtGet:
+			ok = eval_ct_get(*in, p, &regs[in->dreg]);
+			goto loaded;
+		case Op::CmpEq:
+			if (!eval_cmp_eq(*in, &regs[in->sreg]))
+				goto next;
+			in++;
+			continue;
+		case Op::Bitwise:
+			eval_bitwise(*in, &regs[in->sreg], &regs[in->dreg]);
+			in++;
+			continue;
+		case Op::Immediate:
+			copy_to_reg(&regs[in->dreg], in->data, in->len);
+			in++;
+			continue;
+		case Op::Counter:
+		case Op::ObjCounter:
+			count_frame(*static_cast<Counter *>(in->ref), p);
+			in++;
+			continue;
+		case Op::Verdict:
+			/* nft_do_chain: NFT_CONTINUE goes on to the next one */
+			if (in->code == kNftContinue) {
+				in++;
+				continue;
+			}
+			code = in->code;
+			target = static_cast<const Chain *>(in->ref);
+			break;
+		case Op::FlowOffload:
+			p.offload = in->ref;
+			in++;
+			continue;
+		case Op::Lookup: {
+			SetHit hit;
+			const SetIndex *set = static_cast<const SetIndex *>(in->ref);
+			bool found = set->lookup(reinterpret_cast<const uint8_t *>(&regs[in->sreg]),
+						 hit, p.now_ns);
+			if (in->flags & kLookupFInv)
+				found = !found;
+			if (!found)
+				goto next;
+			if (!(in->flags & kLookupFInv) && xb_unlikely(hit.exprs != nullptr)) {
+				code = eval_hit_exprs(hit, p);
+				if (code != kGoOn)
+					break;
+			}
+			if (in->size && in->dreg != kDregVerdict)
+				copy_to_reg(&regs[in->dreg], hit.data, in->size);
+			if (!in->size || in->dreg != kDregVerdict || hit.verdict == kNftContinue) {
+				in++;
+				continue;
+			}
+			code = hit.verdict;
+			target = hit.chain;
+			break;
+		}
+		default:
+			code = eval_other(*in, p, regs);
+			if (code == kGoOn) {
+				in++;
+				continue;
+			}
+			break;
+		}
+
+		/* The rule ended with @code. */
+		if (code == kNftBreak)
+			goto next;
 		if (code == kNfAccept || code == kNfDrop)
 			return code;
 		if (code == kNftJump) {
 			if (xb_unlikely(depth >= kJumpStackSize))
 				return kNfDrop;
-			stack[depth++] = Frame{chain, ri + 1};
+			stack[depth++] = in + in->to_next_rule;
 		}
 		if (code == kNftJump || code == kNftGoto) {
-			chain = target;
-			ri = 0;
+			in = target->code;
 			continue;
 		}
 		/* return, or the chain's end */
 		if (depth == 0)
 			return base.policy;
-		depth--;
-		chain = stack[depth].chain;
-		ri = stack[depth].rule;
+		in = stack[--depth];
+		continue;
+
+loaded:		/* a load, and the CmpEq fused into it (lower_rule) */
+		if (xb_unlikely(!ok))
+			goto next;
+		if (in->flags & kInsnFCmpNext) {
+			uint32_t *reg = &regs[in->dreg];
+			if (in->flags & kInsnFBitwise) {
+				uint32_t mask, x;
+				__builtin_memcpy(&mask, in->data + 4, 4);
+				__builtin_memcpy(&x, in->data + 20, 4);
+				reg[0] = (reg[0] & mask) ^ x;
+			}
+			if (!fused_cmp(*in, reg))
+				goto next;
+		}
+		in++;
+		continue;
+
+next:		/* the rule broke: on to the next one */
+		in += in->to_next_rule;
 	}
 }
 

@@ -32,7 +32,14 @@ struct RuleCode {
 	uint32_t count;
 };
 
+/*
+ * A chain as the evaluator runs it: @code is its rules' Insns one rule
+ * after the other, each Insn knowing how far the next rule starts
+ * (Insn::to_next_rule), then an Op::ChainEnd. @rules and @count describe
+ * the same rules one by one.
+ */
 struct Chain {
+	const Insn *code;
 	const RuleCode *rules;
 	uint32_t count;
 	int32_t policy;		/* base chains: kNfAccept or kNfDrop */
@@ -137,7 +144,8 @@ bool rule_reads_unwritten(const Insn *insn, uint32_t count);
  * (and the word Bitwise before it) that tests it (nft_expr.h, "Fused
  * compare"), which leave the array; the loads rulesets are made of become
  * word loads (nft_expr.h, "Word loads"). Returns the rule's new count.
- * What a frame sees - verdicts, registers, counters - is unchanged.
+ * Each Insn's to_next_rule is set. What a frame sees - verdicts,
+ * registers, counters - is unchanged.
  */
 uint32_t lower_rule(Insn *insn, uint32_t count);
 

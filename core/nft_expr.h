@@ -95,6 +95,9 @@ enum class Op : uint8_t {
 	LoadCtZone,	/* ct zone, else break (no connection) */
 	LoadNetwork,	/* @len (1..4) bytes at the network header + offset */
 	LoadTransport,	/* ... at the transport header + offset */
+
+	ChainEnd,	/* made when a generation is built: a chain's end,
+			 * return (or the base chain's policy) */
 };
 
 /* A counter: per-CPU, summed for dumps. */
@@ -174,7 +177,9 @@ struct Insn {
 	uint8_t len;		/* operand length in bytes */
 	uint8_t size;		/* byteorder element size; ct direction + 1 (0: none) */
 	uint8_t flags;		/* lookup/limit invert */
-	uint8_t pad;
+	uint8_t to_next_rule;	/* in a generation: Insns on to the next rule
+				 * (where a break goes); a rule holds at most
+				 * kRuleMaxExprs */
 	uint32_t offset;	/* payload offset; shift amount */
 	int32_t code;		/* Verdict: the code */
 	void *ref;		/* Lookup: set; Verdict: chain; Counter; Limit;

@@ -2392,7 +2392,9 @@ int Ruleset::build(Generation *&out, Extack *ack)
 	g->chains = static_cast<Chain *>(xb_alloc(chains * sizeof(Chain), XB_ALLOC_SLEEP));
 	g->rules = static_cast<RuleCode *>(xb_alloc((rules ? rules : 1) * sizeof(RuleCode),
 						    XB_ALLOC_SLEEP));
-	g->insns = static_cast<Insn *>(xb_alloc((insns ? insns : 1) * sizeof(Insn), XB_ALLOC_SLEEP));
+	/* each chain closed by a ChainEnd */
+	g->insns = static_cast<Insn *>(xb_alloc((insns + chains) * sizeof(Insn),
+						XB_ALLOC_SLEEP));
 	g->hook_chains = static_cast<HookChain *>(xb_alloc(base * sizeof(HookChain), XB_ALLOC_SLEEP));
 	g->sets = static_cast<SetIndex **>(xb_alloc((sets ? sets : 1) * sizeof(void *),
 						    XB_ALLOC_SLEEP));
@@ -2422,6 +2424,7 @@ int Ruleset::build(Generation *&out, Extack *ack)
 			Chain &cc = g->chains[c.build_index];
 			cc.rules = &g->rules[ri];
 			cc.policy = c.policy;
+			cc.code = &g->insns[ii];
 			for (RuleObj &r : c.rules) {
 				RuleCode &rc = g->rules[ri++];
 				rc.insn = &g->insns[ii];
@@ -2455,6 +2458,8 @@ int Ruleset::build(Generation *&out, Extack *ack)
 				g->has_payload_write |= r.code.has_payload_write;
 				cc.count++;
 			}
+			g->insns[ii] = Insn{};
+			g->insns[ii++].op = Op::ChainEnd;
 		}
 
 	for (uint32_t c = 0; c < chains; c++)

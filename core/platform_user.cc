@@ -386,7 +386,11 @@ void *xb_percpu_cpu(void *pcpu, unsigned int cpu)
  * in the kernel); else sched_getcpu(). Either may be stale by the time it
  * is used, as the comment above allows.
  */
-unsigned int xb_this_cpu_id(void)
+namespace {
+
+/* xb_this_cpu_id's work, inline in xb_percpu_this: a per-CPU counter pays
+ * one call here, as this_cpu_ptr's few instructions in the kernel. */
+inline unsigned int this_cpu_id(void)
 {
 #if defined(__x86_64__)
 	if (xb_likely(__rseq_size > 0)) {
@@ -402,10 +406,18 @@ unsigned int xb_this_cpu_id(void)
 	return cpu < 0 ? 0 : static_cast<unsigned int>(cpu);
 }
 
+} // namespace
+
+unsigned int xb_this_cpu_id(void)
+{
+	return this_cpu_id();
+}
+
 void *xb_percpu_this(void *pcpu)
 {
-	unsigned int nr = xb_percpu_nr_ids();
-	unsigned int idx = xb_this_cpu_id();
+	/* every copy was allocated after xb_percpu_nr_ids() cached the count */
+	const unsigned int nr = g_nr_cpus.load(std::memory_order_relaxed);
+	unsigned int idx = this_cpu_id();
 	if (xb_unlikely(idx >= nr))	/* a CPU brought up later: share */
 		idx %= nr;
 	return static_cast<unsigned char *>(pcpu) + idx * header_of(pcpu)->size;

@@ -179,6 +179,24 @@ std::vector<Insn> random_rule(std::mt19937 &rng, const Bytes &sample)
 	return r;
 }
 
+// A chain's code as a generation holds it (Chain::code): the rules one
+// after the other, each Insn knowing where the next rule starts, then a
+// ChainEnd.
+std::vector<Insn> chain_code(const std::vector<std::vector<Insn>> &rules)
+{
+	std::vector<Insn> code;
+	for (const std::vector<Insn> &r : rules) {
+		for (size_t i = 0; i < r.size(); i++) {
+			code.push_back(r[i]);
+			code.back().to_next_rule = uint8_t(r.size() - i);
+		}
+	}
+	Insn end{};
+	end.op = Op::ChainEnd;
+	code.push_back(end);
+	return code;
+}
+
 } // namespace
 
 TEST_CASE("nft lower: lowered rules decide and load what the parsed ones do", "[nft]")
@@ -205,11 +223,12 @@ TEST_CASE("nft lower: lowered rules decide and load what the parsed ones do", "[
 		fused += unsigned(parsed.size() - n1);
 		word_loads += lowered[0].op >= Op::LoadIif;
 
-		const RuleCode a[2] = {{parsed.data(), uint32_t(parsed.size())},
-				       {second.data(), uint32_t(second.size())}};
-		const RuleCode b[2] = {{lowered.data(), n1}, {lowered2.data(), n2}};
-		const Chain ca{a, 2, kNfDrop, true};
-		const Chain cb{b, 2, kNfDrop, true};
+		lowered.resize(n1);
+		lowered2.resize(n2);
+		const std::vector<Insn> code_a = chain_code({parsed, second});
+		const std::vector<Insn> code_b = chain_code({lowered, lowered2});
+		const Chain ca{code_a.data(), nullptr, 2, kNfDrop, true};
+		const Chain cb{code_b.data(), nullptr, 2, kNfDrop, true};
 
 		for (const Bytes &f : fs) {
 			Pkt p{};
