@@ -155,16 +155,31 @@ bool is_binop(const std::string &key)
 	return key == "&" || key == "|" || key == "^" || key == "<<" || key == ">>";
 }
 
-std::string operand_text(const Json &j, bool right)
+// nft's grammar: << and >> bind tighter than &, & than ^, ^ than |.
+int binop_precedence(const std::string &op)
+{
+	if (op == "<<" || op == ">>")
+		return 4;
+	if (op == "&")
+		return 3;
+	if (op == "^")
+		return 2;
+	return 1;
+}
+
+// An operand of OUTER (a binary operator, "" for none): a list of flags
+// is OR-ed; an operation binding less tightly than OUTER, or any on the
+// right, is put in parentheses.
+std::string operand_text(const Json &j, const std::string &outer, bool right)
 {
 	if (j.is_array()) {
-		// a list of flags, OR-ed: (syn | ack)
 		std::string s;
 		for (auto &v : j.items())
 			s += (s.empty() ? "" : " | ") + expr_text(v);
 		return j.size() > 1 ? "(" + s + ")" : s;
 	}
-	if (right && j.is_object() && j.size() == 1 && is_binop(j.members()[0].first))
+	if (j.is_object() && j.size() == 1 && is_binop(j.members()[0].first) && !outer.empty() &&
+	    (right || binop_precedence(j.members()[0].first) < binop_precedence(outer)))
 		return "(" + expr_text(j) + ")";
 	return expr_text(j);
 }
@@ -285,7 +300,7 @@ std::string expr_text(const Json &j)
 			fail("Invalid concat expression, expected array.");
 		std::string s;
 		for (auto &p : v.items())
-			s += (s.empty() ? "" : " . ") + operand_text(p, false);
+			s += (s.empty() ? "" : " . ") + operand_text(p, "", false);
 		return s;
 	}
 	if (key == "elem")
@@ -299,7 +314,7 @@ std::string expr_text(const Json &j)
 	if (is_binop(key)) {
 		if (!v.is_array() || v.size() != 2)
 			fail("Invalid binary expression, expected array of two values.");
-		return operand_text(v.items()[0], false) + " " + key + " " + operand_text(v.items()[1], true);
+		return operand_text(v.items()[0], key, false) + " " + key + " " + operand_text(v.items()[1], key, true);
 	}
 	if (key == "numgen") {
 		int64_t mod = 0, off = 0;
@@ -336,6 +351,10 @@ std::string expr_text(const Json &j)
 			       std::to_string(len);
 		}
 		std::string field = string_member(v, "field", false);
+		// xnft lists a field of a kind nft has no template for as
+		// "unknown"; nft's JSON parser knows no field of that name
+		if (field == "unknown")
+			fail("Unknown tcp option field '" + field + "'.");
 		return "tcp option " + string_member(v, "name") + (field.empty() ? "" : " " + field);
 	}
 	if (key == "ip option") {
@@ -358,7 +377,7 @@ std::string match_text(const Json &m)
 	if (!l || !r)
 		fail("Invalid match statement, expected 'left' and 'right'.");
 	const std::string op = string_member(m, "op", false);
-	std::string left = expr_text(*l);
+	std::string left = within("Invalid LHS of relational.", [&] { return expr_text(*l); });
 	std::string right;
 	// an interface name may be any word, nft's keywords too
 	if (r->is_string() && l->is_object() && l->get("meta") && l->get("meta")->get("key")) {
@@ -367,7 +386,9 @@ std::string match_text(const Json &m)
 			right = quoted(r->str());
 	}
 	if (right.empty())
-		right = r->is_array() ? operand_text(*r, true) : expr_text(*r);
+		right = within("Invalid RHS of relational.", [&] {
+			return r->is_array() ? operand_text(*r, "|", true) : expr_text(*r);
+		});
 	if (op.empty() || op == "in" || op == "==")
 		return op == "==" && !(r->is_object() && (r->get("set") || r->get("range") || r->get("prefix"))) &&
 				       !(r->is_string() && r->str()[0] == '@')
@@ -507,7 +528,14 @@ std::string mangle_text(const Json &v)
 	const Json *k = v.get("key"), *val = v.get("value");
 	if (!k || !val)
 		fail("Invalid mangle statement, expected 'key' and 'value'.");
-	return expr_text(*k) + " set " + expr_text(*val);
+	std::string key = within("Invalid mangle statement key", [&] { return expr_text(*k); });
+	return key + " set " + within("Invalid mangle statement value", [&] {
+		// nft's JSON parser takes a statement's value in its STMT
+		// context, where it has no IP options
+		if (val->is_object() && val->get("ip option"))
+			fail("Expression type ip option not allowed in context (STMT).");
+		return expr_text(*val);
+	});
 }
 
 std::string set_stmt_text(const Json &v)
