@@ -16,6 +16,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -24,6 +25,8 @@
 #include "batch.h"
 #include "compiler.h"
 #include "family.h"
+#include "json.h"
+#include "json_input.h"
 #include "monitor.h"
 #include "parser.h"
 #include "printer.h"
@@ -49,7 +52,8 @@ static const char usage_text[] =
 	"  -a, --handle                    Output rule handle.\n"
 	"  -s, --stateless                 Omit stateful information of ruleset.\n"
 	"  -n, --numeric                   Print fully numerical output.\n"
-	"  -j, --json                      Format output in JSON (nft 1.0.6's schema; output only)\n"
+	"  -j, --json                      Format output in JSON; with -f, read JSON input too\n"
+	"                                  (nft 1.0.6's schema, libnftables-json(5))\n"
 	"\n"
 	"  --list-offline[=COMMAND]        Answer the input's `list` commands, then COMMAND\n"
 	"                                  (default: `list ruleset`), from the ruleset the input\n"
@@ -67,7 +71,7 @@ static const char usage_text[] =
 	"intervals, concatenations, flowtables, define and include. Listings as\n"
 	"nft 1.0.6's:\n"
 	"list ruleset|tables|chains|sets|maps|flowtables [bridge], list table|chain|\n"
-	"set|map|flowtable bridge NAME..., in text or (-j) JSON; -j reads no JSON;\n"
+	"set|map|flowtable bridge NAME..., in text or (-j) JSON; -j -f FILE|- reads JSON input;\n"
 	"get element bridge TABLE SET { ELEMENT, ... }.\n"
 	"\n"
 	"xnft monitor [new|destroy] [tables|chains|rules|sets|elements|flowtables|ruleset]\n"
@@ -169,18 +173,40 @@ static int run_monitor(const Options &o)
 	return 0;
 }
 
-// nft -j -f reads JSON when the file holds JSON: its first character
-// that is not white space opens an object or an array.
-static bool looks_like_json(const std::string &path)
+// The input of -f PATH ("-": stdin); false when it cannot be read.
+static bool read_input(const std::string &path, std::string &text)
 {
-	FILE *f = fopen(path.c_str(), "r");
-	if (!f)
+	if (path == "-") {
+		text.assign(std::istreambuf_iterator<char>(std::cin), {});
+		return true;
+	}
+	std::ifstream in(path);
+	if (!in)
 		return false;
-	int c;
-	while ((c = fgetc(f)) != EOF && isspace(c))
-		;
-	fclose(f);
-	return c == '{' || c == '[';
+	text.assign(std::istreambuf_iterator<char>(in), {});
+	return true;
+}
+
+// nft -j -f reads JSON when the input is JSON: when jansson cannot read
+// it, nft hands the input to its own language's parser instead (whose
+// syntax error then names it). Each JSON command becomes a line of nft
+// text, parsed on its own so that its errors name the command.
+static bool parse_json_input(Parser &parser, const std::string &path, const std::string &text,
+			     std::vector<Command> &cmds)
+{
+	Json root;
+	try {
+		root = Json::parse(text);
+	} catch (const JsonSyntaxError &) {
+		return false;
+	}
+	for (auto &line : json_to_nft_text(root)) {
+		auto more = parser.parse_named_text(path + " (JSON command " + std::to_string(line.index) + ")",
+						    line.text);
+		for (auto &c : more)
+			cmds.push_back(std::move(c));
+	}
+	return true;
 }
 
 static bool parse_options(int argc, char **argv, Options &o)
@@ -256,11 +282,6 @@ int main(int argc, char **argv)
 	Options o;
 	if (!parse_options(argc, argv, o))
 		return 1;
-	if (o.json && !o.file.empty() && looks_like_json(o.file)) {
-		fprintf(stderr, "Error: xnft reads nft's language only: JSON input (-j -f FILE with JSON in it) "
-				"is not supported; -j formats `list` output\n");
-		return 1;
-	}
 	if (o.file.empty() && o.words.empty()) {
 		fputs(usage_text, stderr);
 		return 1;
@@ -283,7 +304,11 @@ int main(int argc, char **argv)
 		}
 		if (!prelude.empty())
 			parser.parse_text(prelude);
-		if (!o.file.empty()) {
+		std::string text;
+		if (!o.file.empty() && o.json && read_input(o.file, text)) {
+			if (!parse_json_input(parser, o.file, text, cmds))
+				cmds = parser.parse_named_text(o.file, text);
+		} else if (!o.file.empty()) {
 			cmds = parser.parse_file(o.file);
 		} else {
 			std::string text;
@@ -293,6 +318,9 @@ int main(int argc, char **argv)
 		}
 	} catch (const LangError &e) {
 		fputs(format_error(e).c_str(), stderr);
+		return 1;
+	} catch (const JsonInputError &e) {
+		fputs(format_json_error(e).c_str(), stderr);
 		return 1;
 	}
 	// Kernel mode reads the kernel's ruleset first, as nft fills its cache.

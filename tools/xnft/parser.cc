@@ -82,6 +82,11 @@ std::vector<Command> Parser::parse_text(const std::string &text)
 	return parse_source(add_source("", text));
 }
 
+std::vector<Command> Parser::parse_named_text(const std::string &name, const std::string &text)
+{
+	return parse_source(add_source(name, text));
+}
+
 std::vector<Command> Parser::parse_source(const SourceFile &f)
 {
 	auto toks = tokenize(f);

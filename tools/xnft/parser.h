@@ -24,6 +24,8 @@ public:
 	std::vector<Command> parse_file(const std::string &path);
 	// Parses TEXT given on the command line.
 	std::vector<Command> parse_text(const std::string &text);
+	// Parses TEXT read from elsewhere, errors naming it NAME.
+	std::vector<Command> parse_named_text(const std::string &name, const std::string &text);
 	std::vector<std::string> include_dirs;
 
 private:
