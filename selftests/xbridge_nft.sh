@@ -97,7 +97,8 @@ nft_empty() {
 }
 
 # 2. A ruleset through xnft and through nft (Linux's nf_tables, same
-#    kernel): both list it the same way.
+#    kernel): both list it the same way; nft's JSON of it loads back
+#    through xnft -j -f.
 nft_same_as_nft() {
 	cat > "$TMPDIR/fw.nft" <<'EOF'
 table bridge filter {
@@ -155,6 +156,13 @@ EOF
 			"$(nft -j list ruleset | sed "$tablehandle")"
 		same "-j list chain = nft -j list chain" "$(xnft -j list chain bridge filter forward)" \
 			"$(nft -j list chain bridge filter forward)"
+		# JSON input: nft's JSON of the ruleset, loaded into an emptied
+		# xbridge through xnft -j -f, lists as the text did.
+		nft -j list ruleset > "$TMPDIR/fw.json"
+		text=$(xnft list ruleset)
+		check "flush before the JSON load" xnft flush ruleset
+		check "xnft -j -f: nft's JSON of the ruleset" xnft -j -f "$TMPDIR/fw.json"
+		same "loaded from JSON, listed as loaded from text" "$(xnft list ruleset)" "$text"
 		nft flush ruleset
 	else
 		log_test "nft -f ruleset (Linux's nf_tables)" 1 "$(cat "$TMPDIR/nft.err")"

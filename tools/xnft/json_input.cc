@@ -634,8 +634,10 @@ std::string rule_text(const std::string &verb, const Json &r)
 			return s;
 	} else if (int_member(r, "index", index)) {
 		s += " index " + unsigned_text(index);
-	} else if (has_handle) {
-		// add/insert: the rule to append to, prepend to (nft's position)
+	} else if (has_handle && verb == "insert") {
+		// nft 1.0.6: an insert goes before the rule whose handle it
+		// names; an add's handle (and "position", for both) is ignored:
+		// the rule is appended, as a listing read back must be
 		s += " position " + unsigned_text(handle);
 	}
 	const Json *expr = r.get("expr");
