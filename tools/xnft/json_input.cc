@@ -92,37 +92,83 @@ std::string unsigned_text(int64_t v)
 	return std::to_string(static_cast<uint64_t>(v));
 }
 
+// JSON strings go into the text as words or as quoted strings, and each
+// must stay what it is there: a string that would read as more than one
+// word, or that could end its quotes (a quote, a control character), is
+// refused - nft's language cannot say it, and the line must not say
+// something else (a name "t; flush ruleset" would be two commands).
+
+// Whether the lexer reads S back as exactly the one word S.
+bool one_word(const std::string &s)
+{
+	if (s.empty() || s.find('"') != std::string::npos)
+		return false;
+	try {
+		SourceFile f{"", s};
+		auto toks = tokenize(f);
+		return toks.size() == 2 && toks[0].kind == Tok::Word && toks[0].text == s;
+	} catch (const LangError &) {
+		return false;
+	}
+}
+
+std::string quoted(const std::string &s)
+{
+	for (unsigned char c : s)
+		if (c == '"' || c < 0x20 || c == 0x7f)
+			fail("String '" + s + "' cannot be written in nft's language (a quote or a "
+			     "control character in it).");
+	return "\"" + s + "\"";
+}
+
 // A string in nft's grammar: as a word where the lexer reads it back as
 // that one word, else quoted. A JSON string is a symbol (nft's
 // SYMBOL_VALUE), which an unquoted word is too.
 std::string word_or_quoted(const std::string &s)
 {
-	if (!s.empty() && s[0] != '@' && s[0] != '$' && s.find('"') == std::string::npos) {
-		try {
-			SourceFile f{"", s};
-			auto toks = tokenize(f);
-			if (toks.size() == 2 && toks[0].kind == Tok::Word && toks[0].text == s)
-				return s;
-		} catch (const LangError &) {
-		}
-	}
-	return "\"" + s + "\"";
+	return one_word(s) ? s : quoted(s);
 }
 
-std::string quoted(const std::string &s)
+// A keyword, unit, flag or type name, or a set's "@name": one word (or
+// "@"/"$" and one word); "" (an optional member left out) as it is.
+std::string word(const std::string &s)
 {
-	return "\"" + s + "\"";
+	if (s.empty())
+		return s;
+	const std::string rest = s[0] == '@' || s[0] == '$' ? s.substr(1) : s;
+	if (!one_word(rest))
+		fail("'" + s + "' cannot be written in nft's language (not one word).");
+	return s;
 }
 
-// A table's, chain's, set's name: nft's grammar takes names unquoted.
+// A name of a few words (arp's "saddr ip", log's "tcp sequence"): each
+// one word, one space between.
+std::string words(const std::string &s)
+{
+	size_t at = 0;
+	while (at <= s.size()) {
+		const size_t end = s.find(' ', at);
+		const std::string w = s.substr(at, end == std::string::npos ? std::string::npos : end - at);
+		if (!s.empty() && !one_word(w))
+			fail("'" + s + "' cannot be written in nft's language (not words).");
+		if (end == std::string::npos)
+			break;
+		at = end + 1;
+	}
+	return s;
+}
+
+// A table's, chain's, set's name: nft's grammar takes names as words.
 std::string name_text(const std::string &s)
 {
+	if (!one_word(s))
+		fail("Name '" + s + "' cannot be written in nft's language (not one word).");
 	return s;
 }
 
 std::string family_of(const Json &obj)
 {
-	std::string f = string_member(obj, "family", false);
+	std::string f = word(string_member(obj, "family", false));
 	if (f.empty())
 		f = "ip";	// nft's JSON default
 	return f;
@@ -238,7 +284,7 @@ std::string expr_text(const Json &j)
 	switch (j.kind()) {
 	case Json::Kind::String:
 		if (!j.str().empty() && (j.str()[0] == '@' || j.str()[0] == '$'))
-			return j.str();
+			return j.str()[0] + name_text(j.str().substr(1));
 		return word_or_quoted(j.str());
 	case Json::Kind::Int:
 		return unsigned_text(j.int_value());
@@ -263,21 +309,21 @@ std::string expr_text(const Json &j)
 			int64_t off = 0, len = 0;
 			int_member(v, "offset", off);
 			int_member(v, "len", len);
-			return "@" + string_member(v, "base") + "," + std::to_string(off) + "," + std::to_string(len);
+			return "@" + word(string_member(v, "base")) + "," + std::to_string(off) + "," + std::to_string(len);
 		}
-		return string_member(v, "protocol") + " " + string_member(v, "field");
+		return word(string_member(v, "protocol")) + " " + words(string_member(v, "field"));
 	}
 	if (key == "meta")
-		return "meta " + string_member(v, "key");
+		return "meta " + word(string_member(v, "key"));
 	if (key == "ct") {
 		std::string s = "ct ";
-		std::string dir = string_member(v, "dir", false);
+		std::string dir = word(string_member(v, "dir", false));
 		if (!dir.empty())
 			s += dir + " ";
-		std::string fam = string_member(v, "family", false);
+		std::string fam = word(string_member(v, "family", false));
 		if (!fam.empty())
 			s += fam + " ";
-		return s + string_member(v, "key");
+		return s + word(string_member(v, "key"));
 	}
 	if (key == "prefix") {
 		const Json *addr = v.get("addr");
@@ -319,7 +365,7 @@ std::string expr_text(const Json &j)
 	if (key == "numgen") {
 		int64_t mod = 0, off = 0;
 		int_member(v, "mod", mod);
-		std::string s = "numgen " + string_member(v, "mode") + " mod " + std::to_string(mod);
+		std::string s = "numgen " + word(string_member(v, "mode")) + " mod " + std::to_string(mod);
 		if (int_member(v, "offset", off))
 			s += " offset " + std::to_string(off);
 		return s;
@@ -350,20 +396,20 @@ std::string expr_text(const Json &j)
 			return "tcp option @" + std::to_string(base) + "," + std::to_string(off) + "," +
 			       std::to_string(len);
 		}
-		std::string field = string_member(v, "field", false);
+		std::string field = word(string_member(v, "field", false));
 		// xnft lists a field of a kind nft has no template for as
 		// "unknown"; nft's JSON parser knows no field of that name
 		if (field == "unknown")
 			fail("Unknown tcp option field '" + field + "'.");
-		return "tcp option " + string_member(v, "name") + (field.empty() ? "" : " " + field);
+		return "tcp option " + word(string_member(v, "name")) + (field.empty() ? "" : " " + field);
 	}
 	if (key == "ip option") {
-		std::string field = string_member(v, "field", false);
-		return "ip option " + string_member(v, "name") + (field.empty() ? "" : " " + field);
+		std::string field = word(string_member(v, "field", false));
+		return "ip option " + word(string_member(v, "name")) + (field.empty() ? "" : " " + field);
 	}
 	if (key == "exthdr") {
-		std::string field = string_member(v, "field", false);
-		const std::string name = string_member(v, "name");
+		std::string field = word(string_member(v, "field", false));
+		const std::string name = word(string_member(v, "name"));
 		return field.empty() ? "exthdr " + name : name + " " + field;
 	}
 	fail("Unknown expression type '" + key + "'.");
@@ -424,17 +470,17 @@ std::string limit_text(const Json &v)
 	int_member(v, "rate", rate);
 	bool have_burst = int_member(v, "burst", burst);
 	const Json *inv = v.get("inv");
-	std::string per = string_member(v, "per", false);
+	std::string per = word(string_member(v, "per", false));
 	if (per.empty())
 		per = "second";
-	const std::string rate_unit = string_member(v, "rate_unit", false);
+	const std::string rate_unit = word(string_member(v, "rate_unit", false));
 	const bool bytes = !rate_unit.empty() && rate_unit != "packets";
 	std::string s = "limit rate ";
 	if (inv && inv->is_bool() && inv->bool_value())
 		s += "over ";
 	s += unsigned_text(rate) + (bytes ? " " + rate_unit : "") + "/" + per;
 	if (have_burst && (burst != 0 || !bytes)) {
-		std::string bu = string_member(v, "burst_unit", false);
+		std::string bu = word(string_member(v, "burst_unit", false));
 		s += " burst " + unsigned_text(burst) + " " + (bytes ? (bu.empty() ? "bytes" : bu) : "packets");
 	}
 	return s;
@@ -452,10 +498,10 @@ std::string quota_text(const Json &v)
 	std::string s = "quota ";
 	if (inv && inv->is_bool() && inv->bool_value())
 		s += "over ";
-	std::string unit = string_member(v, "val_unit", false);
+	std::string unit = word(string_member(v, "val_unit", false));
 	s += unsigned_text(val) + " " + (unit.empty() ? "bytes" : unit);
 	if (int_member(v, "used", used)) {
-		std::string uu = string_member(v, "used_unit", false);
+		std::string uu = word(string_member(v, "used_unit", false));
 		s += " used " + unsigned_text(used) + " " + (uu.empty() ? "bytes" : uu);
 	}
 	return s;
@@ -476,14 +522,14 @@ std::string log_text(const Json &v)
 	if (int_member(v, "queue-threshold", n))
 		s += " queue-threshold " + std::to_string(n);
 	if (v.get("level"))
-		s += " level " + string_member(v, "level");
+		s += " level " + word(string_member(v, "level"));
 	if (const Json *f = v.get("flags")) {
 		std::vector<std::string> flags;
 		if (f->is_string())
-			flags.push_back(f->str());
+			flags.push_back(words(f->str()));
 		else if (f->is_array())
 			for (auto &x : f->items())
-				flags.push_back(x.is_string() ? x.str() : "");
+				flags.push_back(x.is_string() ? words(x.str()) : "");
 		std::string list;
 		for (auto &x : flags) {
 			if (x == "ether")
@@ -511,7 +557,7 @@ std::string reject_text(const Json &v)
 {
 	if (v.is_null())
 		return "reject";
-	std::string type = string_member(v, "type", false);
+	std::string type = word(string_member(v, "type", false));
 	const Json *e = v.get("expr");
 	if (type == "tcp reset")
 		return "reject with tcp reset";
@@ -540,11 +586,11 @@ std::string mangle_text(const Json &v)
 
 std::string set_stmt_text(const Json &v)
 {
-	const std::string op = string_member(v, "op");
+	const std::string op = word(string_member(v, "op"));
 	const Json *e = v.get("elem");
 	if (!e)
 		fail("Missing 'elem' property.");
-	std::string s = op + " " + string_member(v, "set") + " { " + expr_text(*e);
+	std::string s = op + " " + word(string_member(v, "set")) + " { " + expr_text(*e);
 	if (const Json *st = v.get("stmt")) {
 		if (!st->is_array())
 			fail("Unexpected stmt, expected array.");
@@ -600,7 +646,7 @@ std::string stmt_text(const Json &j)
 		return expr_text(*k) + " vmap " + expr_text(*d);
 	}
 	if (key == "flow") {
-		return "flow " + string_member(v, "op") + " " + string_member(v, "flowtable");
+		return "flow " + word(string_member(v, "op")) + " " + word(string_member(v, "flowtable"));
 	}
 	if (key == "ct count") {
 		int64_t n = 0;
@@ -654,13 +700,13 @@ std::string rule_text(const std::string &verb, const Json &r)
 std::string type_text(const Json &t)
 {
 	if (t.is_string())
-		return t.str();
+		return word(t.str());
 	if (t.is_array()) {
 		std::string s;
 		for (auto &x : t.items()) {
 			if (!x.is_string())
 				fail("Invalid set type.");
-			s += (s.empty() ? "" : " . ") + x.str();
+			s += (s.empty() ? "" : " . ") + word(x.str());
 		}
 		return s;
 	}
@@ -690,7 +736,7 @@ std::string set_text(const std::string &verb, const std::string &kind, const Jso
 			list = f->str();
 		else if (f->is_array())
 			for (auto &x : f->items())
-				list += (list.empty() ? "" : ", ") + (x.is_string() ? x.str() : "");
+				list += (list.empty() ? "" : ", ") + (x.is_string() ? word(x.str()) : "");
 		if (!list.empty())
 			body += "flags " + list + "; ";
 	}
@@ -702,7 +748,7 @@ std::string set_text(const std::string &verb, const std::string &kind, const Jso
 	if (int_member(s, "size", n))
 		body += "size " + unsigned_text(n) + "; ";
 	if (s.get("policy"))
-		body += "policy " + string_member(s, "policy") + "; ";
+		body += "policy " + word(string_member(s, "policy")) + "; ";
 	if (s.get("comment"))
 		body += "comment " + quoted(string_member(s, "comment")) + "; ";
 	if (const Json *st = s.get("stmt")) {
@@ -742,7 +788,7 @@ std::string table_text(const std::string &verb, const Json &t)
 			list = f->str();
 		else if (f->is_array())
 			for (auto &x : f->items())
-				list += (list.empty() ? "" : ",") + (x.is_string() ? x.str() : "");
+				list += (list.empty() ? "" : ",") + (x.is_string() ? word(x.str()) : "");
 		if (!list.empty())
 			body += " flags " + list + ";";
 	}
@@ -765,8 +811,8 @@ std::string chain_text(const std::string &verb, const Json &c)
 		int64_t prio = 0;
 		if (!int_member(c, "prio", prio))
 			fail("Invalid chain, 'prio' is missing.");
-		std::string type = string_member(c, "type", false);
-		body += " type " + (type.empty() ? std::string("filter") : type) + " hook " + string_member(c, "hook") +
+		std::string type = word(string_member(c, "type", false));
+		body += " type " + (type.empty() ? std::string("filter") : type) + " hook " + word(string_member(c, "hook")) +
 			" priority " + std::to_string(prio) + ";";
 		if (const Json *dev = c.get("dev")) {
 			std::string list;
@@ -778,7 +824,7 @@ std::string chain_text(const std::string &verb, const Json &c)
 			body += " devices = { " + list + " };";
 		}
 		if (c.get("policy"))
-			body += " policy " + string_member(c, "policy") + ";";
+			body += " policy " + word(string_member(c, "policy")) + ";";
 	}
 	if (c.get("comment"))
 		body += " comment " + quoted(string_member(c, "comment")) + ";";
@@ -793,7 +839,7 @@ std::string flowtable_text(const std::string &verb, const Json &f)
 		return s;
 	int64_t prio = 0;
 	int_member(f, "prio", prio);
-	std::string body = " hook " + string_member(f, "hook") + " priority " + std::to_string(prio) + ";";
+	std::string body = " hook " + word(string_member(f, "hook")) + " priority " + std::to_string(prio) + ";";
 	if (const Json *dev = f.get("dev")) {
 		std::string list;
 		if (dev->is_string())
@@ -843,12 +889,12 @@ std::string object_text(const std::string &verb, const std::string &kind, const 
 std::string list_text(const std::string &verb, const std::string &what, const Json &o)
 {
 	if (what == "ruleset") {
-		std::string f = o.is_object() ? string_member(o, "family", false) : "";
+		std::string f = o.is_object() ? word(string_member(o, "family", false)) : "";
 		return verb + " ruleset" + (f.empty() ? "" : " " + f);
 	}
 	if (what.back() == 's' && what != "flowtables" ? true : what == "flowtables") {
-		std::string f = o.is_object() ? string_member(o, "family", false) : "";
-		std::string t = o.is_object() ? string_member(o, "table", false) : "";
+		std::string f = o.is_object() ? word(string_member(o, "family", false)) : "";
+		std::string t = o.is_object() ? word(string_member(o, "table", false)) : "";
 		return verb + " " + what + (f.empty() ? "" : " " + f) + (t.empty() ? "" : " " + t);
 	}
 	if (what == "table")
@@ -874,7 +920,7 @@ std::string command_text(const std::string &verb, const Json &obj)
 		fail("Unknown object passed to " + verb + " command.");
 	}
 	if (what == "ruleset" && verb == "flush")
-		return "flush ruleset" + (v.is_object() && v.get("family") ? " " + string_member(v, "family") : "");
+		return "flush ruleset" + (v.is_object() && v.get("family") ? " " + word(string_member(v, "family")) : "");
 	if (!v.is_object())
 		fail("Unknown object passed to " + verb + " command.");
 	if (what == "table")

@@ -200,6 +200,25 @@ def main():
                 out.append(f"ok   json/{name}: {want}")
                 counts["errors"] += 1
             failures += judge("json/" + name, 1 if problems else 0, out, counts)
+        elif kind.startswith("# xnft refuses: "):
+            # nft's JSON takes any string, xnft's text cannot say every one:
+            # a string that would read as other words is refused, never
+            # turned into another command (nft's answer does not matter)
+            want = kind[len("# xnft refuses: "):]
+            x = xnft_load(xnft, text)
+            problems = []
+            if x.returncode != 1:
+                problems.append(f"xnft exit status {x.returncode}")
+            if x.stdout:
+                problems.append("xnft printed: " + x.stdout[:200])
+            if want not in x.stderr:
+                problems.append(f"xnft's stderr lacks {want!r}: {x.stderr!r}")
+            if problems:
+                out.append(f"FAIL json/{name}: " + "; ".join(problems))
+            else:
+                out.append(f"ok   json/{name}: refused: {want}")
+                counts["errors"] += 1
+            failures += judge("json/" + name, 1 if problems else 0, out, counts)
         else:
             failures += judge("json/" + name, compare_load(xnft, "json/" + name, text, out, counts),
                               out, counts)
