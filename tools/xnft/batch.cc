@@ -52,7 +52,8 @@ void Batch::add_chain(ItemKind k, nftnl_chain *c, uint32_t family, uint16_t flag
 	items_.push_back(i);
 }
 
-void Batch::add_rule(ItemKind k, nftnl_rule *r, uint32_t family, uint16_t flags)
+void Batch::add_rule(ItemKind k, nftnl_rule *r, uint32_t family, uint16_t flags,
+		     const Location &cmd_loc, const Location &ref_loc)
 {
 	if (debug && k == ItemKind::NewRule) {
 		nftnl_rule_fprintf(debug, r, 0, 0);
@@ -60,6 +61,8 @@ void Batch::add_rule(ItemKind k, nftnl_rule *r, uint32_t family, uint16_t flags)
 	}
 	BatchItem i{k, flags, family};
 	i.rule = r;
+	i.cmd_loc = cmd_loc;
+	i.ref_loc = ref_loc;
 	items_.push_back(i);
 }
 
