@@ -480,7 +480,10 @@ void Parser::parse_line(std::vector<Command> &out)
 			r.ref_loc = ref_loc;
 			cmd.rule = std::move(r);
 		}
+		// up to its newline, semicolon or the end, as nft's location of it
 		cmd.whole_loc = span(cmd.loc, last_loc_);
+		if (peek().kind == Tok::Newline || peek().kind == Tok::End || peek().punct(";"))
+			cmd.whole_loc = span(cmd.whole_loc, peek().loc);
 	} else if (o == "set" || o == "map") {
 		cmd.obj = o == "set" ? Obj::Set : Obj::Map;
 		cmd.family = parse_family_opt();

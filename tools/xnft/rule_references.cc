@@ -15,13 +15,20 @@ static std::string chain_key(const std::string &family, const std::string &table
 	return family + " " + table + " " + chain;
 }
 
+// nft_cache_evaluate's NFT_CACHE_UPDATE: an add or insert with a position
+// or an index sets it, and a replace (which sets the flags to
+// NFT_CACHE_FULL, not or-ing them) clears what came before it.
 bool references_rules(const std::vector<Command> &cmds)
 {
-	for (const Command &c : cmds)
-		if (c.obj == Obj::Rule && (c.verb == Verb::Add || c.verb == Verb::Insert) && c.rule &&
-		    (c.rule->handle || c.rule->has_index))
-			return true;
-	return false;
+	bool update = false;
+	for (const Command &c : cmds) {
+		if (c.verb == Verb::Replace)
+			update = false;
+		else if (c.obj == Obj::Rule && (c.verb == Verb::Add || c.verb == Verb::Insert) && c.rule &&
+			 (c.rule->handle || c.rule->has_index))
+			update = true;
+	}
+	return update;
 }
 
 void RuleReferences::learn(const RulesetModel &m)

@@ -3,7 +3,9 @@
 // link_rules).
 //
 // When an input's `add rule` or `insert rule` names a position (`position
-// H`, `handle H`) or an index (`index N`), nft reads the kernel's rules
+// H`, `handle H`) or an index (`index N`), and no `replace` follows it
+// (nft_cache_evaluate sets the cache flags of a replace, not adds them,
+// and loses the update flag), nft reads the kernel's rules
 // and then keeps, in input order, every chain's rules as the input
 // changes them: the rules of chain blocks, appended; each added or
 // inserted rule where it goes; a replaced rule's new one in its place.
@@ -17,8 +19,10 @@
 //    kernel's, and a replace's new rule (which takes the old one's), are
 //    found. Those are nft's own "Could not process rule: No such file or
 //    directory", before anything is sent.
-// Without such a command nft keeps no rule cache and the kernel alone
-// judges positions and handles (RulesetModel does, offline).
+// Without such a command nft keeps no rule cache: an index is ignored (the
+// rule is added at the chain's end, inserted at its start), and the kernel
+// alone judges positions and handles (RulesetModel does, offline), a
+// rule of the same batch included.
 //
 // Ownership: a RuleReferences keeps pointers to the Rules of the commands
 // it resolved; they must outlive it. Not thread-safe.

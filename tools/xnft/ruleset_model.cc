@@ -767,7 +767,7 @@ std::vector<nftnl_rule *>::iterator RulesetModel::chain_end(ModelTable &t, const
 
 // nf_tables_newrule: @r (item @i's rule, its expressions bound already)
 // into @t's chain, or an errno (@at_reference: the kernel names the
-// handle or position attribute). @batch_rules: the handles of this
+// handle attribute; nft points a missing position at the command). @batch_rules: the handles of this
 // batch's rules by their NFTA_RULE_ID, for NFTA_RULE_POSITION_ID (a
 // handle is the table's, the id the batch's).
 int RulesetModel::place_rule(ModelTable &t, const BatchItem &i, nftnl_rule *r,
@@ -798,10 +798,12 @@ int RulesetModel::place_rule(ModelTable &t, const BatchItem &i, nftnl_rule *r,
 		removed_.insert(*old);
 		t.rules.insert(old, r);
 	} else {
+		// the handle is taken before the position is looked up: a
+		// refused rule uses one up
+		nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, t.next_handle++);
 		auto ref = t.rules.end();
 		if (has_position) {
 			ref = rule_by_handle(t, chain, position);
-			at_reference = true;
 			if (ref == t.rules.end())
 				return ENOENT;
 		} else if (has_position_id) {
@@ -811,7 +813,6 @@ int RulesetModel::place_rule(ModelTable &t, const BatchItem &i, nftnl_rule *r,
 			if (ref == t.rules.end())
 				return ENOENT;
 		}
-		nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, t.next_handle++);
 		if (i.nlflags & NLM_F_APPEND)
 			t.rules.insert(ref != t.rules.end() ? ref + 1 : chain_end(t, chain), r);
 		else

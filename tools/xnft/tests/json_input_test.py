@@ -58,12 +58,6 @@ KNOWN = {
                              "says the address does not parse",
     "json/bad-json-syntax.json": "both refuse it; nft's language parser (the fallback for input "
                                  "that is not JSON) stops at the first '{', xnft's at the '['",
-    # xnft --list-offline's ruleset model, not JSON: it ignores a rule's
-    # position and a replace's handle, and deletes no handle it lacks
-    # (the kernel does all three, which is where xnft's batch goes)
-    "json/insert-add-position.json": "--list-offline: rule positions are not modelled",
-    "json/replace-delete-handle.json": "--list-offline: replace by handle is not modelled",
-    "json/delete-missing-handle.json": "--list-offline: a missing handle's delete is not refused",
 }
 EXPIRES_TEXT = re.compile(r"(?<= expires )(?:[0-9]+(?:ms|d|h|m|s))+(?=[ ,:\n}])")
 EXPIRES_JSON = re.compile(r'(?<="expires": )[0-9]+(?=[,}])')
