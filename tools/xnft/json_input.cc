@@ -634,8 +634,9 @@ std::string rule_text(const std::string &verb, const Json &r)
 			return s;
 	} else if (int_member(r, "index", index)) {
 		s += " index " + unsigned_text(index);
-	} else if (has_handle) {
-		// add/insert: the rule to append to, prepend to (nft's position)
+	} else if (has_handle && verb == "insert") {
+		// insert: the rule to insert before (nft's position); nft 1.0.6
+		// ignores an add's handle (the rule is appended)
 		s += " position " + unsigned_text(handle);
 	}
 	const Json *expr = r.get("expr");

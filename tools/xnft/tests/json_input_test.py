@@ -9,10 +9,11 @@ refuse it; when both accept it, nft's `nft -j list ruleset` after the load
 must equal xnft's listing byte for byte (elements' remaining `expires`
 normalised, as corpus_test.py does; JSON because xnft's -j makes its
 listing JSON too, and it holds all the text listing says). nft
-1.0.6's JSON is not always loadable by nft itself (a rule's "handle"
-means "after this rule" on input; set types printed for typeof sets are
-refused; map statements print as strings): those files must be refused by
-both, with the same first error message.
+1.0.6's JSON is not always loadable by nft itself (set types printed for
+typeof sets are refused; map statements print as strings): those files
+must be refused by both, with the same first error message. (A listed
+rule's "handle" is no obstacle: nft 1.0.6 ignores it in an add, and
+takes it as the rule to insert before only in an insert.)
 
 Hand-written cases, tests/json/*.json: the first line is "# " + what
 `nft -j -f` and `xnft -j -f --list-offline` are compared on, nothing in
