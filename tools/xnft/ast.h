@@ -174,9 +174,12 @@ struct Rule {
 	Location loc;
 	std::vector<Stmt> stmts;
 	std::optional<std::string> comment;
-	uint64_t handle = 0;  // insert/add position
+	uint64_t handle = 0;  // insert/add: the position; replace: the rule replaced
 	uint64_t index = 0;
 	bool has_index = false;
+	// Where nft points a missing reference's ENOENT: `position N` and
+	// `index N` whole, the number alone after `handle`.
+	Location ref_loc;
 };
 
 struct ChainDecl {
@@ -275,6 +278,10 @@ struct Command {
 	Location name_loc;                    // set, map, flowtable, counter, quota or limit name
 	uint64_t handle = 0;
 	bool has_handle = false;
+	// Rule commands: the handle's number (where nft points the kernel's
+	// complaint about it), and the command up to its last token (where
+	// it points a complaint about the command).
+	Location handle_loc, whole_loc;
 	TableDecl table_decl;                 // Table
 	std::optional<ChainDecl> chain_decl;  // Chain
 	std::optional<Rule> rule;             // Rule

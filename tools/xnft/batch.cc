@@ -7,6 +7,7 @@
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
+#include <linux/netlink.h>
 
 namespace xnft {
 
@@ -52,14 +53,25 @@ void Batch::add_chain(ItemKind k, nftnl_chain *c, uint32_t family, uint16_t flag
 	items_.push_back(i);
 }
 
-void Batch::add_rule(ItemKind k, nftnl_rule *r, uint32_t family, uint16_t flags)
+void Batch::add_rule(ItemKind k, nftnl_rule *r, uint32_t family, uint16_t flags,
+		     const Location &cmd_loc, const Location &ref_loc)
 {
 	if (debug && k == ItemKind::NewRule) {
+		// nft puts a replace's handle straight into the message
+		// (mnl_nft_rule_replace): its dump has none
+		const bool replace = (flags & NLM_F_REPLACE) && nftnl_rule_is_set(r, NFTNL_RULE_HANDLE);
+		const uint64_t handle = replace ? nftnl_rule_get_u64(r, NFTNL_RULE_HANDLE) : 0;
+		if (replace)
+			nftnl_rule_unset(r, NFTNL_RULE_HANDLE);
 		nftnl_rule_fprintf(debug, r, 0, 0);
 		fprintf(debug, "\n");
+		if (replace)
+			nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, handle);
 	}
 	BatchItem i{k, flags, family};
 	i.rule = r;
+	i.cmd_loc = cmd_loc;
+	i.ref_loc = ref_loc;
 	items_.push_back(i);
 }
 

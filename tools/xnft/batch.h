@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "diagnostics.h"
+
 struct nftnl_table;
 struct nftnl_chain;
 struct nftnl_rule;
@@ -40,6 +42,9 @@ struct BatchItem {
 	nftnl_set *set = nullptr;
 	nftnl_flowtable *flowtable = nullptr;
 	nftnl_obj *obj = nullptr;
+	// A rule item's command, and its handle or position (where nft points
+	// the kernel's complaints about them); invalid for other items.
+	Location cmd_loc{}, ref_loc{};
 };
 
 class Batch {
@@ -58,7 +63,8 @@ public:
 	// puts those straight into the netlink message).
 	void add_chain(ItemKind k, nftnl_chain *c, uint32_t family, uint16_t flags,
 		       const std::string &table, const std::string &name, int policy);
-	void add_rule(ItemKind k, nftnl_rule *r, uint32_t family, uint16_t flags);
+	void add_rule(ItemKind k, nftnl_rule *r, uint32_t family, uint16_t flags,
+		      const Location &cmd_loc = {}, const Location &ref_loc = {});
 	void add_set(ItemKind k, nftnl_set *s, uint32_t family, uint16_t flags);
 	void add_flowtable(ItemKind k, nftnl_flowtable *f, uint32_t family, uint16_t flags,
 			   const std::string &table, const std::string &name);

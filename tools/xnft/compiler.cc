@@ -62,6 +62,7 @@ void TableInfo::use_objects(SetInfo &set, const std::vector<Element> &elems)
 
 void Compiler::learn(const RulesetModel &m)
 {
+	references_.learn(m);
 	for (const ModelTable &t : m.tables) {
 		if (t.family != NFPROTO_BRIDGE)
 			continue;
@@ -138,6 +139,7 @@ void Compiler::note_set_statements(const Command &c)
 
 void Compiler::prepare(const std::vector<Command> &cmds)
 {
+	references_.resolve(cmds);
 	for (const Command &c : cmds)
 		note_set_statements(c);
 }
@@ -201,10 +203,11 @@ void Compiler::compile(const Command &cmd)
 			nftnl_rule_set_str(r, NFTNL_RULE_TABLE, cmd.table.c_str());
 			nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, cmd.chain.c_str());
 			nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, cmd.handle);
-			batch_->add_rule(ItemKind::DelRule, r, family_number(cmd.family), 0);
+			batch_->add_rule(ItemKind::DelRule, r, family_number(cmd.family), 0, cmd.whole_loc,
+					 cmd.handle_loc);
 			return;
 		}
-		rule(cmd.family, cmd.table, cmd.chain, *cmd.rule, cmd.verb, cmd.chain_loc);
+		rule(cmd.family, cmd.table, cmd.chain, *cmd.rule, cmd.verb, cmd.chain_loc, cmd.whole_loc);
 		return;
 	}
 	case Obj::Set:
@@ -725,7 +728,7 @@ void Compiler::object(const std::string &family, const std::string &table, const
 }
 
 void Compiler::rule(const std::string &family, const std::string &table, const std::string &chain,
-		    const Rule &r, Verb verb, const Location &chain_loc)
+		    const Rule &r, Verb verb, const Location &chain_loc, const Location &cmd_loc)
 {
 	TableInfo &t = table_info(family, table, chain_loc);
 	uint32_t fam = family_number(family);
@@ -733,8 +736,15 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 	nftnl_rule_set_u32(nr, NFTNL_RULE_FAMILY, fam);
 	nftnl_rule_set_str(nr, NFTNL_RULE_TABLE, table.c_str());
 	nftnl_rule_set_str(nr, NFTNL_RULE_CHAIN, chain.c_str());
+	const RuleReferences::Link link = references_.link(r);
 	if (r.handle)
 		nftnl_rule_set_u64(nr, verb == Verb::Replace ? NFTNL_RULE_HANDLE : NFTNL_RULE_POSITION, r.handle);
+	else if (link.position)
+		nftnl_rule_set_u64(nr, NFTNL_RULE_POSITION, link.position);
+	if (link.rule_id)
+		nftnl_rule_set_u32(nr, NFTNL_RULE_ID, link.rule_id);
+	if (link.position_id)
+		nftnl_rule_set_u32(nr, NFTNL_RULE_POSITION_ID, link.position_id);
 	try {
 		Linearizer lin(nr, t, table, fam, set_id_, [&](nftnl_set *s, nftnl_set *es) {
 			batch_->add_set(ItemKind::NewSet, s, fam, NLM_F_CREATE);
@@ -742,6 +752,10 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 		});
 		for (auto &s : r.stmts)
 			lin.statement(s);
+		// nft's rule cache has no rule the position, index or handle
+		// names (rule_cache_update, after the statements' evaluation)
+		if (link.missing)
+			throw LangError(r.ref_loc, "Could not process rule: No such file or directory");
 	} catch (...) {
 		nftnl_rule_free(nr);
 		throw;
@@ -755,7 +769,7 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 	}
 	uint16_t flags = verb == Verb::Insert ? NLM_F_CREATE :
 			 verb == Verb::Replace ? NLM_F_REPLACE : NLM_F_CREATE | NLM_F_APPEND;
-	batch_->add_rule(ItemKind::NewRule, nr, fam, flags);
+	batch_->add_rule(ItemKind::NewRule, nr, fam, flags, cmd_loc, r.ref_loc);
 }
 
 } // namespace xnft

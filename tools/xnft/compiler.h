@@ -15,6 +15,7 @@
 #include "ast.h"
 #include "batch.h"
 #include "datatypes.h"
+#include "rule_references.h"
 
 struct nftnl_rule;
 struct nftnl_set;
@@ -90,7 +91,8 @@ public:
 	// Compile the next commands into @b, keeping what earlier ones declared
 	// (the tables, chains and sets a later batch may refer to).
 	void retarget(Batch &b) { batch_ = &b; }
-	// Learn, before compiling them, which sets CMDS' set statements
+	// Learn, before compiling them, where CMDS' rules that name another
+	// go (RuleReferences), and which sets CMDS' set statements
 	// (`add @s { ... }` without data) update: nft marks every set the
 	// input declares and a set statement refers to with NFT_SET_EVAL
 	// (`flags dynamic`) before it sends the set (stmt_evaluate_set).
@@ -112,8 +114,10 @@ private:
 	void set(const std::string &family, const std::string &table, const SetDecl &s, Verb verb);
 	void flowtable(const std::string &family, const std::string &table,
 		       const FlowtableDecl &f, Verb verb);
+	// @cmd_loc: a rule command's whole (where nft points the kernel's
+	// complaints), invalid for a block's rules
 	void rule(const std::string &family, const std::string &table, const std::string &chain,
-		  const Rule &r, Verb verb, const Location &chain_loc);
+		  const Rule &r, Verb verb, const Location &chain_loc, const Location &cmd_loc = {});
 	void object(const std::string &family, const std::string &table, const ObjectDecl &c,
 		    Verb verb);
 	void elements(const std::string &family, const std::string &table, const SetInfo &si,
@@ -126,6 +130,7 @@ private:
 	std::map<std::string, TableInfo> tables_;  // key: family + " " + name
 	std::set<std::string> dynamic_sets_;       // family + " " + table + " " + set
 	uint32_t set_id_ = 0;
+	RuleReferences references_;  // nft's rule cache: positions, indexes, replaces
 };
 
 uint32_t family_number(const std::string &family);

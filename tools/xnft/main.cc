@@ -330,8 +330,9 @@ int main(int argc, char **argv)
 	if (kernel) {
 		try {
 			fam = std::make_unique<Family>();
+			// the rules too when nft's cache holds them (RuleReferences)
 			if (needs_cache(cmds))
-				load_kernel(*fam, cache, true);
+				load_kernel(*fam, cache, !references_rules(cmds));
 		} catch (const KernelError &e) {
 			fprintf(stderr, "Error: %s\n", e.what());
 			return 1;
@@ -384,7 +385,14 @@ int main(int argc, char **argv)
 	po.json = o.json;
 	if (o.list_offline) {
 		RulesetModel model;
-		model.apply(batch);
+		// what the kernel would refuse, reported as nft reports it: every
+		// refused item, and nothing listed (nothing was committed)
+		const std::vector<RefusedItem> refused = model.apply(batch);
+		for (const RefusedItem &r : refused)
+			fputs(format_error(LangError(r.where, std::string("Could not process rule: ") +
+								 strerror(r.err))).c_str(), stderr);
+		if (!refused.empty())
+			return 1;
 		// the input's own list commands, then --list-offline=COMMAND;
 		// `list ruleset` when there are none
 		std::vector<Command> extra;

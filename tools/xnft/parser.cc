@@ -455,12 +455,18 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.chain = expect_identifier();
 		uint64_t handle = 0, index = 0;
 		bool has_index = false;
-		if (accept("position") || accept("handle")) {
+		Location ref_loc;
+		if (peek().is("position") || peek().is("handle")) {
+			const Token keyword = take();
+			cmd.handle_loc = peek().loc;
 			handle = std::stoull(expect_name("number"));
 			cmd.has_handle = true;
-		} else if (accept("index")) {
+			ref_loc = keyword.is("position") ? span(keyword.loc, last_loc_) : cmd.handle_loc;
+		} else if (peek().is("index")) {
+			const Token keyword = take();
 			index = std::stoull(expect_name("number"));
 			has_index = true;
+			ref_loc = span(keyword.loc, last_loc_);
 		}
 		cmd.handle = handle;
 		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy || cmd.verb == Verb::Reset) {
@@ -471,8 +477,13 @@ void Parser::parse_line(std::vector<Command> &out)
 			r.handle = handle;
 			r.index = index;
 			r.has_index = has_index;
+			r.ref_loc = ref_loc;
 			cmd.rule = std::move(r);
 		}
+		// up to its newline, semicolon or the end, as nft's location of it
+		cmd.whole_loc = span(cmd.loc, last_loc_);
+		if (peek().kind == Tok::Newline || peek().kind == Tok::End || peek().punct(";"))
+			cmd.whole_loc = span(cmd.whole_loc, peek().loc);
 	} else if (o == "set" || o == "map") {
 		cmd.obj = o == "set" ? Obj::Set : Obj::Map;
 		cmd.family = parse_family_opt();

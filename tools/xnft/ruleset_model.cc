@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <libmnl/libmnl.h>
@@ -269,8 +270,10 @@ void RulesetModel::clear_table(ModelTable &t)
 		nftnl_flowtable_free(f);
 	for (auto *o : t.objs)
 		nftnl_obj_free(o);
-	for (auto *r : t.rules)
+	for (auto *r : t.rules) {
+		removed_.erase(r);
 		nftnl_rule_free(r);
+	}
 	t = ModelTable{};
 }
 
@@ -436,11 +439,15 @@ static std::string anonymous_name(const ModelTable &t, const std::string &patter
 	return prefix + std::to_string(n);
 }
 
-void RulesetModel::apply(const Batch &b)
+std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 {
+	std::vector<RefusedItem> refused;
 	// set id -> kernel name, per batch (lookups name anonymous sets by id)
 	std::map<uint32_t, std::string> id_names;
-	for (auto &i : b.items()) {
+	// rule id -> this batch's rule's handle (NFTA_RULE_POSITION_ID names one)
+	std::map<uint32_t, uint64_t> batch_rules;
+	for (size_t n = 0; n < b.items().size(); n++) {
+		const BatchItem &i = b.items()[n];
 		switch (i.kind) {
 		case ItemKind::FlushRuleset:
 			for (auto it = tables.begin(); it != tables.end();) {
@@ -477,11 +484,8 @@ void RulesetModel::apply(const Batch &b)
 		}
 		case ItemKind::FlushTable: {
 			ModelTable *t = find_table(i.family, str(nftnl_table_get_str(i.table, NFTNL_TABLE_NAME)));
-			if (t) {
-				for (auto *r : t->rules)
-					nftnl_rule_free(r);
-				t->rules.clear();
-			}
+			if (t)
+				removed_.insert(t->rules.begin(), t->rules.end());
 			break;
 		}
 		case ItemKind::NewChain: {
@@ -508,12 +512,17 @@ void RulesetModel::apply(const Batch &b)
 			if (!t)
 				break;
 			std::string name = str(nftnl_chain_get_str(i.chain, NFTNL_CHAIN_NAME));
+			// a flushed chain's rules stay until the commit, a deleted
+			// chain's go with it
 			for (auto it = t->rules.begin(); it != t->rules.end();) {
-				if (str(nftnl_rule_get_str(*it, NFTNL_RULE_CHAIN)) == name) {
+				if (str(nftnl_rule_get_str(*it, NFTNL_RULE_CHAIN)) != name) {
+					++it;
+				} else if (i.kind == ItemKind::FlushChain) {
+					removed_.insert(*it++);
+				} else {
+					removed_.erase(*it);
 					nftnl_rule_free(*it);
 					it = t->rules.erase(it);
-				} else {
-					++it;
 				}
 			}
 			if (i.kind == ItemKind::DelChain)
@@ -709,17 +718,10 @@ void RulesetModel::apply(const Batch &b)
 				}
 			}
 			nftnl_expr_iter_destroy(it);
-			std::string chain = str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN));
-			nftnl_rule_unset(r, NFTNL_RULE_POSITION);
-			nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, t->next_handle++);
-			bool insert = !(i.nlflags & NLM_F_APPEND) && !(i.nlflags & NLM_F_REPLACE);
-			if (insert) {
-				auto pos = t->rules.begin();
-				while (pos != t->rules.end() && str(nftnl_rule_get_str(*pos, NFTNL_RULE_CHAIN)) != chain)
-					++pos;
-				t->rules.insert(pos, r);
-			} else {
-				t->rules.push_back(r);
+			bool at_reference = false;
+			if (int err = place_rule(*t, i, r, batch_rules, at_reference)) {
+				nftnl_rule_free(r);
+				refused.push_back({n, err, at_reference ? i.ref_loc : i.cmd_loc});
 			}
 			break;
 		}
@@ -727,17 +729,122 @@ void RulesetModel::apply(const Batch &b)
 			ModelTable *t = find_table(i.family, str(nftnl_rule_get_str(i.rule, NFTNL_RULE_TABLE)));
 			if (!t)
 				break;
-			uint64_t h = nftnl_rule_get_u64(i.rule, NFTNL_RULE_HANDLE);
-			for (auto it = t->rules.begin(); it != t->rules.end(); ++it)
-				if (nftnl_rule_get_u64(*it, NFTNL_RULE_HANDLE) == h) {
-					nftnl_rule_free(*it);
-					t->rules.erase(it);
-					break;
-				}
+			bool at_reference = false;
+			if (int err = delete_rule(*t, i, at_reference))
+				refused.push_back({n, err, at_reference ? i.ref_loc : i.cmd_loc});
 			break;
 		}
 		}
 	}
+	purge_removed_rules();
+	return refused;
+}
+
+std::vector<nftnl_rule *>::iterator RulesetModel::rule_by_handle(ModelTable &t, const std::string &chain,
+								 uint64_t handle)
+{
+	return std::find_if(t.rules.begin(), t.rules.end(), [&](nftnl_rule *r) {
+		return nftnl_rule_get_u64(r, NFTNL_RULE_HANDLE) == handle &&
+		       str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN)) == chain;
+	});
+}
+
+std::vector<nftnl_rule *>::iterator RulesetModel::chain_start(ModelTable &t, const std::string &chain)
+{
+	auto first = std::find_if(t.rules.begin(), t.rules.end(), [&](nftnl_rule *r) {
+		return str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN)) == chain;
+	});
+	return first;
+}
+
+std::vector<nftnl_rule *>::iterator RulesetModel::chain_end(ModelTable &t, const std::string &chain)
+{
+	auto last = std::find_if(t.rules.rbegin(), t.rules.rend(), [&](nftnl_rule *r) {
+		return str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN)) == chain;
+	});
+	return last.base();  // after the chain's last rule; the end when it has none
+}
+
+// nf_tables_newrule: @r (item @i's rule, its expressions bound already)
+// into @t's chain, or an errno (@at_reference: the kernel names the
+// handle attribute; nft points a missing position at the command). @batch_rules: the handles of this
+// batch's rules by their NFTA_RULE_ID, for NFTA_RULE_POSITION_ID (a
+// handle is the table's, the id the batch's).
+int RulesetModel::place_rule(ModelTable &t, const BatchItem &i, nftnl_rule *r,
+			     std::map<uint32_t, uint64_t> &batch_rules, bool &at_reference)
+{
+	const std::string chain = str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN));
+	const uint32_t id = nftnl_rule_is_set(r, NFTNL_RULE_ID) ? nftnl_rule_get_u32(r, NFTNL_RULE_ID) : 0;
+	const bool has_position_id = nftnl_rule_is_set(r, NFTNL_RULE_POSITION_ID);
+	const uint32_t position_id = has_position_id ? nftnl_rule_get_u32(r, NFTNL_RULE_POSITION_ID) : 0;
+	const bool has_position = nftnl_rule_is_set(r, NFTNL_RULE_POSITION);
+	const uint64_t position = has_position ? nftnl_rule_get_u64(r, NFTNL_RULE_POSITION) : 0;
+	// what nf_tables keeps of a rule: no position, no batch id
+	nftnl_rule_unset(r, NFTNL_RULE_POSITION);
+	nftnl_rule_unset(r, NFTNL_RULE_POSITION_ID);
+	nftnl_rule_unset(r, NFTNL_RULE_ID);
+
+	if (nftnl_rule_is_set(i.rule, NFTNL_RULE_HANDLE)) {
+		// a replace: the rule it names, which the new one takes the place
+		// and the handle of
+		const uint64_t handle = nftnl_rule_get_u64(i.rule, NFTNL_RULE_HANDLE);
+		auto old = rule_by_handle(t, chain, handle);
+		at_reference = old == t.rules.end();
+		if (old == t.rules.end() || removed_in_batch(*old))
+			return ENOENT;
+		if (!(i.nlflags & NLM_F_REPLACE))
+			return EOPNOTSUPP;
+		nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, handle);
+		removed_.insert(*old);
+		t.rules.insert(old, r);
+	} else {
+		// the handle is taken before the position is looked up: a
+		// refused rule uses one up
+		nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, t.next_handle++);
+		auto ref = t.rules.end();
+		if (has_position) {
+			ref = rule_by_handle(t, chain, position);
+			if (ref == t.rules.end())
+				return ENOENT;
+		} else if (has_position_id) {
+			auto found = batch_rules.find(position_id);
+			if (found != batch_rules.end())
+				ref = rule_by_handle(t, chain, found->second);
+			if (ref == t.rules.end())
+				return ENOENT;
+		}
+		if (i.nlflags & NLM_F_APPEND)
+			t.rules.insert(ref != t.rules.end() ? ref + 1 : chain_end(t, chain), r);
+		else
+			t.rules.insert(ref != t.rules.end() ? ref : chain_start(t, chain), r);
+	}
+	if (id)
+		batch_rules[id] = nftnl_rule_get_u64(r, NFTNL_RULE_HANDLE);
+	return 0;
+}
+
+// nf_tables_delrule of item @i in @t: 0 or an errno, as place_rule.
+int RulesetModel::delete_rule(ModelTable &t, const BatchItem &i, bool &at_reference)
+{
+	const std::string chain = str(nftnl_rule_get_str(i.rule, NFTNL_RULE_CHAIN));
+	auto it = rule_by_handle(t, chain, nftnl_rule_get_u64(i.rule, NFTNL_RULE_HANDLE));
+	at_reference = it == t.rules.end();
+	if (it == t.rules.end() || removed_in_batch(*it))
+		return ENOENT;
+	removed_.insert(*it);
+	return 0;
+}
+
+void RulesetModel::purge_removed_rules()
+{
+	for (auto &t : tables)
+		t.rules.erase(std::remove_if(t.rules.begin(), t.rules.end(), [&](nftnl_rule *r) {
+			if (!removed_in_batch(r))
+				return false;
+			nftnl_rule_free(r);
+			return true;
+		}), t.rules.end());
+	removed_.clear();
 }
 
 } // namespace xnft

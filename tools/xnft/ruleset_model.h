@@ -11,6 +11,8 @@
 #include <linux/netlink.h>
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,16 @@ struct ModelTable {
 nftnl_set *set_header_copy(nftnl_set *s, uint32_t family);
 void set_elements_copy(nftnl_set *from, nftnl_set *to);
 
+// A batch item nf_tables refuses: its index in the batch's items, the
+// errno, and where nft points its "Could not process rule: ..." (the
+// item's command, or its handle or position when the kernel names that
+// attribute).
+struct RefusedItem {
+	size_t item;
+	int err;
+	Location where;
+};
+
 class RulesetModel {
 public:
 	RulesetModel() = default;
@@ -51,8 +63,20 @@ public:
 	RulesetModel &operator=(const RulesetModel &) = delete;
 	~RulesetModel();
 
-	// Applies a batch as the kernel would commit it.
-	void apply(const Batch &b);
+	// Applies a batch as the kernel would commit it, and returns what the
+	// kernel would refuse in it (every such item, as nfnetlink reports
+	// each). When something is refused the kernel commits nothing, but
+	// the model is left as the batch made it: the caller discards it.
+	//
+	// Rules as nf_tables places them (nf_tables_newrule): an add after
+	// the rule its position (NFTA_RULE_POSITION, a handle, or
+	// NFTA_RULE_POSITION_ID, a rule of this batch) names, else at the
+	// chain's end; an insert before it, else at the chain's start; a
+	// replace (NLM_F_REPLACE with a handle) in its rule's place, keeping
+	// its handle. A rule deleted by the batch stays in its chain until the
+	// commit, as in the kernel: a position may still name it, a delete or
+	// replace of it is ENOENT.
+	std::vector<RefusedItem> apply(const Batch &b);
 	// Adds one object of a dump (a NEWTABLE, NEWCHAIN, NEWRULE, NEWSET,
 	// NEWSETELEM, NEWFLOWTABLE or NEWOBJ message's attributes, as nf_tables or the
 	// xbridge family sends them), in dump order: tables first, then each
@@ -68,7 +92,20 @@ public:
 private:
 	ModelTable *find_table(uint32_t family, const std::string &name);
 	void clear_table(ModelTable &t);
+	// A rule command of a batch (NEWRULE, DELRULE) applied to @t.
+	int place_rule(ModelTable &t, const BatchItem &i, nftnl_rule *r,
+		       std::map<uint32_t, uint64_t> &batch_rules, bool &at_reference);
+	int delete_rule(ModelTable &t, const BatchItem &i, bool &at_reference);
+	// The first rule of @chain with @handle, deleted by this batch or not.
+	std::vector<nftnl_rule *>::iterator rule_by_handle(ModelTable &t, const std::string &chain,
+							   uint64_t handle);
+	std::vector<nftnl_rule *>::iterator chain_start(ModelTable &t, const std::string &chain);
+	std::vector<nftnl_rule *>::iterator chain_end(ModelTable &t, const std::string &chain);
+	bool removed_in_batch(const nftnl_rule *r) const { return removed_.count(r) != 0; }
+	// Frees the rules this batch deleted (at its end, as the commit does).
+	void purge_removed_rules();
 	uint64_t next_table_handle_ = 1;
+	std::set<const nftnl_rule *> removed_;  // rules deleted by the batch being applied
 };
 
 } // namespace xnft

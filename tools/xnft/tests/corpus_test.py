@@ -28,6 +28,12 @@ stdout, and print an nft-style error ("FILE:LINE:COL-COL: Error: ...", the
 source line, carets) containing the text of the file's first-line comment
 "# error: TEXT"; nft must reject the file too.
 
+For every tests/load-errors/*.nft (what the kernel, or nft's own rule
+cache, refuses when the file is loaded: handles and positions of rules
+that are not there): `nft -f FILE` in a fresh namespace must fail, and
+`xnft -f FILE --list-offline` must fail with the same exit status, print
+nothing on stdout and print on stderr byte for byte what nft prints.
+
 Both run inside one private network namespace (unshare -n) holding veth21
 and veth22, so `iif "veth21"` resolves to the same ifindex for both.
 Exit 77 (skip) without nft or without the right to make a namespace.
@@ -258,10 +264,35 @@ def main():
         else:
             print(f"ok   error/{name}")
 
+    load_errors = 0
+    loaddir = os.path.join(testdir, "load-errors")
+    for name in sorted(os.listdir(loaddir)) if os.path.isdir(loaddir) else []:
+        if not name.endswith(".nft"):
+            continue
+        nft = subprocess.run(["unshare", "-n", "nft", "-f", name], capture_output=True, text=True,
+                             cwd=loaddir)
+        got = subprocess.run([xnft, "-f", name, "--list-offline"], capture_output=True, text=True,
+                             cwd=loaddir)
+        problems = []
+        if nft.returncode == 0:
+            problems.append("nft loads this file: not an error case")
+        if got.returncode != nft.returncode:
+            problems.append(f"xnft exit status {got.returncode}, nft's {nft.returncode}")
+        if got.stdout:
+            problems.append("xnft printed: " + got.stdout[:200])
+        if got.stderr != nft.stderr:
+            problems.append(f"stderr differs:\n--- nft\n{nft.stderr}--- xnft\n{got.stderr}")
+        if problems:
+            failures += 1
+            print(f"FAIL load-errors/{name}: " + "; ".join(problems))
+        else:
+            load_errors += 1
+            print(f"ok   load-errors/{name}")
+
     print(f"{rules} rules compared; {counts['round_trip']} files round-tripped through "
           f"`nft -f` + {len(LISTINGS)} listings ({counts['listings']} listings compared; "
           f"{counts['not_loadable']} files not loadable by this kernel; {counts['gets']} get element "
-          f"answers compared); {failures} failure(s)")
+          f"answers compared); {load_errors} load errors compared; {failures} failure(s)")
     return 1 if failures else 0
 
 

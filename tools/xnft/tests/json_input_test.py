@@ -9,10 +9,11 @@ refuse it; when both accept it, nft's `nft -j list ruleset` after the load
 must equal xnft's listing byte for byte (elements' remaining `expires`
 normalised, as corpus_test.py does; JSON because xnft's -j makes its
 listing JSON too, and it holds all the text listing says). nft
-1.0.6's JSON is not always loadable by nft itself (a rule's "handle"
-means "after this rule" on input; set types printed for typeof sets are
-refused; map statements print as strings): those files must be refused by
-both, with the same first error message.
+1.0.6's JSON is not always loadable by nft itself (set types printed for
+typeof sets are refused; map statements print as strings): those files
+must be refused by both, with the same first error message. (A listed
+rule's "handle" is no obstacle: nft 1.0.6 ignores it in an add, and
+takes it as the rule to insert before only in an insert.)
 
 Hand-written cases, tests/json/*.json: the first line is "# " + what
 `nft -j -f` and `xnft -j -f --list-offline` are compared on, nothing in
@@ -58,12 +59,6 @@ KNOWN = {
                              "says the address does not parse",
     "json/bad-json-syntax.json": "both refuse it; nft's language parser (the fallback for input "
                                  "that is not JSON) stops at the first '{', xnft's at the '['",
-    # xnft --list-offline's ruleset model, not JSON: it ignores a rule's
-    # position and a replace's handle, and deletes no handle it lacks
-    # (the kernel does all three, which is where xnft's batch goes)
-    "json/insert-add-position.json": "--list-offline: rule positions are not modelled",
-    "json/replace-delete-handle.json": "--list-offline: replace by handle is not modelled",
-    "json/delete-missing-handle.json": "--list-offline: a missing handle's delete is not refused",
 }
 EXPIRES_TEXT = re.compile(r"(?<= expires )(?:[0-9]+(?:ms|d|h|m|s))+(?=[ ,:\n}])")
 EXPIRES_JSON = re.compile(r'(?<="expires": )[0-9]+(?=[,}])')
