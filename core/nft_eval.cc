@@ -771,18 +771,10 @@ void eval_byteorder(const Insn &in, const uint32_t *src, uint32_t *dst)
 	}
 }
 
-/* The CmpEq a load carries (lower_rule): its first word under the mask. */
-inline bool fused_cmp(const Insn &in, const uint32_t *reg)
-{
-	uint32_t value, mask;
-	__builtin_memcpy(&value, in.data, 4);
-	__builtin_memcpy(&mask, in.data + 16, 4);
-	return (((reg[0] ^ value) & mask) == 0) != bool(in.flags & kInsnFCmpNeq);
-}
-
 /*
- * A word load's end (nft_expr.h, "Word loads"): @w through the mask and
- * xor into the register, then the compare. Returns false to break.
+ * The end of a word load, and of any load with a fused compare (nft_expr.h,
+ * "Word loads"): @w through the mask and xor into the register, then the
+ * compare. Returns false to break.
  */
 inline bool word_test(const Insn &in, uint32_t w, uint32_t *reg)
 {
@@ -1093,13 +1085,15 @@ uint32_t lower_rule(Insn *insn, uint32_t count)
 	static_assert(kRuleMaxExprs < 256, "Insn::to_next_rule is a byte");
 	uint32_t out = 0;
 	for (uint32_t i = 0; i < count; i++) {
-		Insn in = insn[i];
 		uint32_t took = 0;
-		if (in.op == Op::Payload || in.op == Op::Meta || in.op == Op::CtGet)
+		if (insn[i].op == Op::Payload || insn[i].op == Op::Meta || insn[i].op == Op::CtGet)
 			took = fuse_load(&insn[i], count - i);
-		in = insn[i];
+		Insn in = insn[i];
 		Op op;
-		if (word_load_op(in, op)) {
+		const bool word = word_load_op(in, op);
+		/* every word load and every fused load ends in word_test(): its
+		 * mask, xor, value and compare mask all set */
+		if (word || (in.flags & kInsnFCmpNext)) {
 			uint32_t mask = ~0u, x = 0, value = 0, cmask = 0;
 			if (in.flags & kInsnFBitwise) {
 				__builtin_memcpy(&mask, in.data + 4, 4);
@@ -1111,13 +1105,14 @@ uint32_t lower_rule(Insn *insn, uint32_t count)
 			}
 			/* a payload's word holds @len bytes (copy_bytes);
 			 * the keys' loads write the whole word */
-			if (op == Op::LoadNetwork || op == Op::LoadTransport)
+			if (word && (op == Op::LoadNetwork || op == Op::LoadTransport))
 				mask &= len_mask(in.len);
 			__builtin_memcpy(in.data, &value, 4);
 			__builtin_memcpy(in.data + 4, &mask, 4);
 			__builtin_memcpy(in.data + 16, &cmask, 4);
 			__builtin_memcpy(in.data + 20, &x, 4);
-			in.op = op;
+			if (word)
+				in.op = op;
 		}
 		insn[out++] = in;
 		i += took;
@@ -1382,17 +1377,9 @@ int32_t run_chain(const Chain &base, Pkt &p)
 loaded:		/* a load, and the CmpEq fused into it (lower_rule) */
 		if (xb_unlikely(!ok))
 			goto next;
-		if (in->flags & kInsnFCmpNext) {
-			uint32_t *reg = &regs[in->dreg];
-			if (in->flags & kInsnFBitwise) {
-				uint32_t mask, x;
-				__builtin_memcpy(&mask, in->data + 4, 4);
-				__builtin_memcpy(&x, in->data + 20, 4);
-				reg[0] = (reg[0] & mask) ^ x;
-			}
-			if (!fused_cmp(*in, reg))
-				goto next;
-		}
+		if ((in->flags & kInsnFCmpNext) &&
+		    !word_test(*in, regs[in->dreg], &regs[in->dreg]))
+			goto next;
 		in++;
 		continue;
 

@@ -237,12 +237,13 @@ constexpr uint8_t kInsnFCmpNeq = 0x40;	/* ... the compare is != */
 constexpr uint8_t kInsnFBitwise = 0x20;	/* mask and xor first */
 
 /*
- * Word loads (Op::LoadIif .. Op::LoadTransport): the loaded word w, as the
- * register would hold it, goes through w = (w & mask) ^ xor (data at 4
- * and 20: a fused Bitwise's, else all ones and zero; a payload's length
- * is folded into the mask), is stored in dreg, and the rule breaks unless
+ * Word loads (Op::LoadIif .. Op::LoadTransport), and the first word of any
+ * other load with kInsnFCmpNext: the loaded word w, as the register would
+ * hold it, goes through w = (w & mask) ^ xor (data at 4 and 20: a fused
+ * Bitwise's, else all ones and zero; a payload's length is folded into a
+ * word load's mask), is stored in dreg, and the rule breaks unless
  * ((w ^ value) & cmask) == 0 (data at 0 and 16; cmask 0 when no compare
- * was fused), or != 0 with kInsnFCmpNeq.
+ * was fused), or != 0 with kInsnFCmpNeq. lower_rule() sets all four.
  */
 
 struct DynsetTarget;	/* nft_dynset.h */

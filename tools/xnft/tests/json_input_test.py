@@ -148,6 +148,28 @@ def judge(name, bad, out, counts):
     return 1
 
 
+def refusal_problems(x, want):
+    """What is wrong with xnft's run X of an input it must refuse saying WANT."""
+    problems = []
+    if x.returncode != 1:
+        problems.append(f"xnft exit status {x.returncode}")
+    if x.stdout:
+        problems.append("xnft printed: " + x.stdout[:200])
+    if want is None or want not in x.stderr:
+        problems.append(f"xnft's stderr lacks {want!r}: {x.stderr!r}")
+    return problems
+
+
+def report_refusal(name, problems, ok_text, out, counts):
+    """One line for a refusal case; 1 if it failed."""
+    if problems:
+        out.append(f"FAIL json/{name}: " + "; ".join(problems))
+        return 1
+    out.append(f"ok   json/{name}: {ok_text}")
+    counts["errors"] += 1
+    return 0
+
+
 def main():
     xnft, testdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if shutil.which("nft") is None:
@@ -178,42 +200,20 @@ def main():
         counts["cases"] += 1
         if kind == "# error":
             nrc, nerr, _, _ = nft_load(text)
-            x = xnft_load(xnft, text)
-            want, got = first_error(nerr), x.stderr
-            problems = []
-            if nrc == 0:
-                problems.append("nft accepts it: not an error case")
-            if x.returncode != 1:
-                problems.append(f"xnft exit status {x.returncode}")
-            if x.stdout:
-                problems.append("xnft printed: " + x.stdout[:200])
-            if want is None or want not in got:
-                problems.append(f"xnft's stderr lacks nft's {want!r}: {got!r}")
-            if problems:
-                out.append(f"FAIL json/{name}: " + "; ".join(problems))
-            else:
-                out.append(f"ok   json/{name}: {want}")
-                counts["errors"] += 1
-            failures += judge("json/" + name, 1 if problems else 0, out, counts)
+            want = first_error(nerr)
+            problems = ["nft accepts it: not an error case"] if nrc == 0 else []
+            problems += refusal_problems(xnft_load(xnft, text), want)
+            failures += judge("json/" + name, report_refusal(name, problems, want, out, counts),
+                              out, counts)
         elif kind.startswith("# xnft refuses: "):
             # nft's JSON takes any string, xnft's text cannot say every one:
             # a string that would read as other words is refused, never
             # turned into another command (nft's answer does not matter)
             want = kind[len("# xnft refuses: "):]
-            x = xnft_load(xnft, text)
-            problems = []
-            if x.returncode != 1:
-                problems.append(f"xnft exit status {x.returncode}")
-            if x.stdout:
-                problems.append("xnft printed: " + x.stdout[:200])
-            if want not in x.stderr:
-                problems.append(f"xnft's stderr lacks {want!r}: {x.stderr!r}")
-            if problems:
-                out.append(f"FAIL json/{name}: " + "; ".join(problems))
-            else:
-                out.append(f"ok   json/{name}: refused: {want}")
-                counts["errors"] += 1
-            failures += judge("json/" + name, 1 if problems else 0, out, counts)
+            problems = refusal_problems(xnft_load(xnft, text), want)
+            failures += judge("json/" + name,
+                              report_refusal(name, problems, "refused: " + want, out, counts),
+                              out, counts)
         else:
             failures += judge("json/" + name, compare_load(xnft, "json/" + name, text, out, counts),
                               out, counts)
