@@ -157,6 +157,22 @@ fi
 rc=$?
 if ((rc == 124)); then pass "timeout"; else fail "timeout" "status $rc, expected 124"; fi
 
+# --- a boot that hangs before the command ------------------------------------
+# The watchdog kills a boot that has not started the command in time, boots
+# once more, and fails the run when the second boot hangs too.
+XBRIDGE_VM_BOOT_LIMIT=3 "$here/run.sh" -q --log "$tmp/hang.log" -- true 2>"$tmp/hang.err"
+rc=$?
+if ((rc != 124)); then
+	fail "boot watchdog" "status $rc, expected 124"
+elif (($(grep -c '^vm: the boot did not reach the command in 3s and printed no kernel report' "$tmp/hang.err") != 1)) ||
+	! grep -q '^vm: FAIL: the boot did not reach the command in 3s' "$tmp/hang.err"; then
+	fail "boot watchdog" "expected one reboot and a FAIL: $(tr '\n' ' ' <"$tmp/hang.err")"
+elif [[ ! -s $tmp/hang.log.hung ]]; then
+	fail "boot watchdog" "the hung boot's log was not kept"
+else
+	pass "boot watchdog (status $rc)"
+fi
+
 # --- the debug kernel's checkers fail the run ----------------------------------
 if ! ddir=$("$here/build-debug-kernel.sh" --print-dir); then
 	echo "SKIP: debug-kasan, debug-ubsan, debug-kmemleak (the debug kernel is not built: tools/vm/build-debug-kernel.sh)"
