@@ -34,6 +34,9 @@ constexpr int kEAFNOSUPPORT = 97;
 
 struct Extack {
 	const char *msg = nullptr;
+	/* The attribute at fault, as nf_tables names it with NL_SET_BAD_ATTR
+	 * (its payload, inside the request); nullptr: the request. */
+	const void *attr = nullptr;
 };
 
 /* Record @msg (if the caller asked for one) and return -@err. */
@@ -42,6 +45,25 @@ inline int fail(Extack *ack, int err, const char *msg)
 	if (ack)
 		ack->msg = msg;
 	return -err;
+}
+
+/* As fail(), naming the attribute whose payload is @attr as at fault. */
+inline int fail_at(Extack *ack, int err, const void *attr, const char *msg)
+{
+	if (ack) {
+		ack->msg = msg;
+		ack->attr = attr;
+	}
+	return -err;
+}
+
+/* When a request failed for one of its parts (@attr: an element of a list
+ * the request holds) and nothing nearer was named, name the part. */
+inline int blame_part(Extack *ack, int err, const void *attr)
+{
+	if (err && ack && !ack->attr)
+		ack->attr = attr;
+	return err;
 }
 
 } // namespace xb

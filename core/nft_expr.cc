@@ -1146,7 +1146,7 @@ int parse_rule_exprs(const Attr &list, Resolver &res, ParsedRule &out, Extack *a
 		int err = parse_one(a, res, in, out, ack);
 		if (err) {
 			free_parsed_rule(out);
-			return err;
+			return blame_part(ack, err, a.data);	/* NL_SET_BAD_ATTR(tmp) */
 		}
 		out.count++;
 	}

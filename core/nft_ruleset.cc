@@ -751,7 +751,7 @@ int Ruleset::new_table(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "a table needs a name");
 	if (TableObj *t = find_table(tb[kTableName])) {
 		if (flags & kNlmFExcl)
-			return fail(ack, kEEXIST, "table exists");
+			return fail_at(ack, kEEXIST, tb[kTableName].data, "table exists");
 		if (flags & kNlmFReplace)
 			return fail(ack, kEOPNOTSUPP, "tables cannot be replaced");
 		if (!tb[kTableFlags].present() || tflags == t->flags)
@@ -844,7 +844,9 @@ int Ruleset::del_table(uint16_t, const Attr *tb, Extack *ack)
 		t = find_table(tb[kTableName]);
 	}
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kTableHandle].present() ? tb[kTableHandle].data
+									: tb[kTableName].data,
+			       "no such table");
 	return remove_table(t, ack);
 }
 
@@ -856,7 +858,7 @@ int Ruleset::new_chain(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "a chain needs a table");
 	TableObj *t = find_table(tb[kChainTable]);
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kChainTable].data, "no such table");
 	uint32_t cflags = 0, policy = kNfAccept, id = 0;
 	if (!be32_or(tb[kChainFlags], 0, cflags) || !be32_or(tb[kChainId], 0, id))
 		return fail(ack, kEINVAL, "chain flags and id are 32-bit values");
@@ -904,7 +906,7 @@ int Ruleset::new_chain(uint16_t flags, const Attr *tb, Extack *ack)
 			if (c.handle == h)
 				existing = &c;
 		if (!existing)
-			return fail(ack, kENOENT, "no such chain");
+			return fail_at(ack, kENOENT, tb[kChainHandle].data, "no such chain");
 	} else if (tb[kChainName].present()) {
 		for (ChainObj &c : t->chains)
 			if (name_is(c.name, tb[kChainName]))
@@ -914,14 +916,16 @@ int Ruleset::new_chain(uint16_t flags, const Attr *tb, Extack *ack)
 	}
 
 	if (existing) {
+		const void *id = tb[kChainHandle].present() ? tb[kChainHandle].data
+							   : tb[kChainName].data;
 		if (flags & kNlmFExcl)
-			return fail(ack, kEEXIST, "chain exists");
+			return fail_at(ack, kEEXIST, id, "chain exists");
 		if (flags & kNlmFReplace)
 			return fail(ack, kEOPNOTSUPP, "chains cannot be replaced");
 		if (base != existing->base && tb[kChainHook].present())
-			return fail(ack, kEEXIST, "chain exists with another hook");
+			return fail_at(ack, kEEXIST, id, "chain exists with another hook");
 		if (base && (hooknum != existing->hooknum || priority != existing->priority))
-			return fail(ack, kEEXIST, "chain exists with another hook or priority");
+			return fail_at(ack, kEEXIST, id, "chain exists with another hook or priority");
 		if (has_policy) {
 			if (!existing->base)
 				return fail(ack, kEOPNOTSUPP, "only base chains have a policy");
@@ -981,7 +985,7 @@ int Ruleset::del_chain(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "a chain needs a table");
 	TableObj *t = find_table(tb[kChainTable]);
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kChainTable].data, "no such table");
 	ChainObj *c = nullptr;
 	if (tb[kChainHandle].present()) {
 		uint64_t h;
@@ -997,11 +1001,13 @@ int Ruleset::del_chain(uint16_t flags, const Attr *tb, Extack *ack)
 	} else {
 		return fail(ack, kEINVAL, "a chain needs a name or a handle");
 	}
+	const void *id = tb[kChainHandle].present() ? tb[kChainHandle].data : tb[kChainName].data;
 	if (!c)
-		return fail(ack, kENOENT, "no such chain");
+		return fail_at(ack, kENOENT, id, "no such chain");
 	if ((flags & kNlmFNonrec) && !c->rules.empty())
-		return fail(ack, kEBUSY, "chain is not empty");
-	return remove_chain(c, ack);
+		return fail_at(ack, kEBUSY, id, "chain is not empty");
+	int err = remove_chain(c, ack);
+	return err == -kEBUSY ? blame_part(ack, err, id) : err;
 }
 
 /* ---- rules -------------------------------------------------------------- */
@@ -1023,7 +1029,9 @@ static ChainObj *rule_chain(TableObj *t, const Attr *tb, Extack *ack, int &err)
 		err = fail(ack, kEINVAL, "a rule needs a chain");
 		return nullptr;
 	}
-	err = fail(ack, kENOENT, "no such chain");
+	err = fail_at(ack, kENOENT, tb[kRuleChain].present() ? tb[kRuleChain].data
+							     : tb[kRuleChainId].data,
+		      "no such chain");
 	return nullptr;
 }
 
@@ -1044,7 +1052,7 @@ int Ruleset::new_rule(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "a rule needs a table");
 	TableObj *t = find_table(tb[kRuleTable]);
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kRuleTable].data, "no such table");
 	int err;
 	ChainObj *c = rule_chain(t, tb, ack, err);
 	if (!c)
@@ -1054,9 +1062,9 @@ int Ruleset::new_rule(uint16_t flags, const Attr *tb, Extack *ack)
 	if (tb[kRuleHandle].present()) {
 		old = rule_by_handle(c, tb[kRuleHandle]);
 		if (!old)
-			return fail(ack, kENOENT, "no such rule");
+			return fail_at(ack, kENOENT, tb[kRuleHandle].data, "no such rule");
 		if (flags & kNlmFExcl)
-			return fail(ack, kEEXIST, "rule exists");
+			return fail_at(ack, kEEXIST, tb[kRuleHandle].data, "rule exists");
 		if (!(flags & kNlmFReplace))
 			return fail(ack, kEOPNOTSUPP, "a rule handle is only for replace");
 	} else {
@@ -1065,7 +1073,8 @@ int Ruleset::new_rule(uint16_t flags, const Attr *tb, Extack *ack)
 		if (tb[kRulePosition].present()) {
 			old = rule_by_handle(c, tb[kRulePosition]);
 			if (!old)
-				return fail(ack, kENOENT, "no rule at that position");
+				return fail_at(ack, kENOENT, tb[kRulePosition].data,
+					       "no rule at that position");
 		} else if (tb[kRulePositionId].present()) {
 			uint32_t id;
 			if (!attr_be32(tb[kRulePositionId], id))
@@ -1074,7 +1083,8 @@ int Ruleset::new_rule(uint16_t flags, const Attr *tb, Extack *ack)
 				if (r.batch_id && r.batch_id == id)
 					old = &r;
 			if (!old)
-				return fail(ack, kENOENT, "no rule at that position");
+				return fail_at(ack, kENOENT, tb[kRulePositionId].data,
+					       "no rule at that position");
 		}
 	}
 
@@ -1163,7 +1173,7 @@ int Ruleset::del_rule(uint16_t, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "a rule needs a table");
 	TableObj *t = find_table(tb[kRuleTable]);
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kRuleTable].data, "no such table");
 	if (!tb[kRuleChain].present() && !tb[kRuleChainId].present()) {
 		/* flush table: every rule of every chain */
 		for (ChainObj &c : t->chains)
@@ -1181,7 +1191,7 @@ int Ruleset::del_rule(uint16_t, const Attr *tb, Extack *ack)
 	if (tb[kRuleHandle].present()) {
 		RuleObj *r = rule_by_handle(c, tb[kRuleHandle]);
 		if (!r)
-			return fail(ack, kENOENT, "no such rule");
+			return fail_at(ack, kENOENT, tb[kRuleHandle].data, "no such rule");
 		return remove_rule(r, ack);
 	}
 	if (tb[kRuleId].present()) {
@@ -1191,7 +1201,7 @@ int Ruleset::del_rule(uint16_t, const Attr *tb, Extack *ack)
 		for (RuleObj &r : c->rules)
 			if (r.batch_id && r.batch_id == id)
 				return remove_rule(&r, ack);
-		return fail(ack, kENOENT, "no such rule");
+		return fail_at(ack, kENOENT, tb[kRuleId].data, "no such rule");
 	}
 	while (!c->rules.empty())
 		if ((err = remove_rule(&c->rules.front(), ack)))
@@ -1331,7 +1341,7 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "a set needs a table");
 	TableObj *t = find_table(tb[kSetTable]);
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kSetTable].data, "no such table");
 	if (!tb[kSetName].present() || !tb[kSetKeyLen].present())
 		return fail(ack, kEINVAL, "a set needs a name and a key length");
 	uint32_t sflags = 0, key_type = 0, key_len, data_type = 0, data_len = 0, policy = 0, id = 0;
@@ -1448,13 +1458,13 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 		if (pattern || !cstr_equal(s.name, name))
 			continue;
 		if (flags & kNlmFExcl)
-			return fail(ack, kEEXIST, "set exists");
+			return fail_at(ack, kEEXIST, tb[kSetName].data, "set exists");
 		if (flags & kNlmFReplace)
 			return fail(ack, kEOPNOTSUPP, "sets cannot be replaced");
 		if (s.flags != sflags || s.layout.key_len != key_len ||
 		    s.layout.data_len != data_len || s.data_type != data_type ||
 		    s.obj_type != obj_type || !elem_exprs_same_kinds(s.exprs, exprs))
-			return fail(ack, kEEXIST, "set exists with another type");
+			return fail_at(ack, kEEXIST, tb[kSetName].data, "set exists with another type");
 		return 0;
 	}
 	/* "__set%d": the kernel picks the lowest free number. */
@@ -1526,7 +1536,7 @@ int Ruleset::del_set(uint16_t, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "a set needs a table");
 	TableObj *t = find_table(tb[kSetTable]);
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kSetTable].data, "no such table");
 	SetObj *s = nullptr;
 	if (tb[kSetHandle].present()) {
 		uint64_t h;
@@ -1538,9 +1548,11 @@ int Ruleset::del_set(uint16_t, const Attr *tb, Extack *ack)
 	} else {
 		s = find_set(t, tb[kSetName], Attr{});
 	}
+	const void *id = tb[kSetHandle].present() ? tb[kSetHandle].data : tb[kSetName].data;
 	if (!s)
-		return fail(ack, kENOENT, "no such set");
-	return remove_set(s, ack);
+		return fail_at(ack, kENOENT, id, "no such set");
+	int err = remove_set(s, ack);
+	return err == -kEBUSY ? blame_part(ack, err, id) : err;
 }
 
 /*
@@ -1936,7 +1948,7 @@ static int elem_request(TableObj *&t, SetObj *&s, const Attr *tb, const TableObj
 		if (name_is(o.name, tb[kSetElemListTable]))
 			t = const_cast<TableObj *>(&o);
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kSetElemListTable].data, "no such table");
 	s = find_set(t, tb[kSetElemListSet], tb[kSetElemListSetId]);
 	if (!s)
 		return fail(ack, kENOENT, "no such set");
@@ -1959,7 +1971,7 @@ int Ruleset::new_setelem(uint16_t flags, const Attr *tb, Extack *ack)
 	Attr a;
 	while (w.next(type, a))
 		if ((err = set_elem(s, a, true, flags, ack)))
-			return err;
+			return blame_part(ack, err, a.data);
 	return w.malformed() ? fail(ack, kEINVAL, "malformed element list") : 0;
 }
 
@@ -1989,7 +2001,7 @@ int Ruleset::del_setelem(uint16_t flags, const Attr *tb, Extack *ack)
 	Attr a;
 	while (w.next(type, a))
 		if ((err = set_elem(s, a, false, flags, ack)))
-			return err;
+			return blame_part(ack, err, a.data);
 	return w.malformed() ? fail(ack, kEINVAL, "malformed element list") : 0;
 }
 
@@ -2009,7 +2021,7 @@ int Ruleset::new_flowtable(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "a flowtable needs a table and a name");
 	TableObj *t = find_table(tb[kFlowtableTable]);
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kFlowtableTable].data, "no such table");
 	uint32_t fflags = 0;
 	if (!be32_or(tb[kFlowtableFlags], 0, fflags))
 		return fail(ack, kEINVAL, "flowtable flags are a 32-bit value");
@@ -2021,7 +2033,7 @@ int Ruleset::new_flowtable(uint16_t flags, const Attr *tb, Extack *ack)
 		if (!name_is(f.name, tb[kFlowtableName]))
 			continue;
 		if (flags & kNlmFExcl)
-			return fail(ack, kEEXIST, "flowtable exists");
+			return fail_at(ack, kEEXIST, tb[kFlowtableName].data, "flowtable exists");
 		if (flags & kNlmFReplace)
 			return fail(ack, kEOPNOTSUPP, "flowtables cannot be replaced");
 		return 0;
@@ -2073,11 +2085,13 @@ int Ruleset::del_flowtable(uint16_t, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "a flowtable needs a table");
 	TableObj *t = find_table(tb[kFlowtableTable]);
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kFlowtableTable].data, "no such table");
 	for (FlowtableObj &f : t->flowtables)
-		if (name_is(f.name, tb[kFlowtableName]))
-			return remove_flowtable(&f, ack);
-	return fail(ack, kENOENT, "no such flowtable");
+		if (name_is(f.name, tb[kFlowtableName])) {
+			int err = remove_flowtable(&f, ack);
+			return err == -kEBUSY ? blame_part(ack, err, tb[kFlowtableName].data) : err;
+		}
+	return fail_at(ack, kENOENT, tb[kFlowtableName].data, "no such flowtable");
 }
 
 /* ---- stateful objects ---------------------------------------------------- */
@@ -2107,10 +2121,10 @@ int Ruleset::new_obj(uint16_t flags, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "object type is a 32-bit value");
 	TableObj *t = find_table(tb[kObjTable]);
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kObjTable].data, "no such table");
 	if (find_obj(t, tb[kObjName], type)) {
 		if (flags & kNlmFExcl)
-			return fail(ack, kEEXIST, "object exists");
+			return fail_at(ack, kEEXIST, tb[kObjName].data, "object exists");
 		if (flags & kNlmFReplace)
 			return fail(ack, kEOPNOTSUPP, "objects cannot be replaced");
 		return 0;
@@ -2191,18 +2205,23 @@ int Ruleset::del_obj(uint16_t, const Attr *tb, Extack *ack)
 		return fail(ack, kEINVAL, "object type is a 32-bit value");
 	TableObj *t = find_table(tb[kObjTable]);
 	if (!t)
-		return fail(ack, kENOENT, "no such table");
+		return fail_at(ack, kENOENT, tb[kObjTable].data, "no such table");
 	if (tb[kObjHandle].present()) {
 		uint64_t h;
 		if (!attr_be64(tb[kObjHandle], h))
 			return fail(ack, kEINVAL, "object handle is a 64-bit value");
 		for (ObjObj &o : t->objs)
-			if (o.type == type && o.handle == h)
-				return remove_obj(&o, ack);
-		return fail(ack, kENOENT, "no such object");
+			if (o.type == type && o.handle == h) {
+				int err = remove_obj(&o, ack);
+				return err == -kEBUSY ? blame_part(ack, err, tb[kObjHandle].data) : err;
+			}
+		return fail_at(ack, kENOENT, tb[kObjHandle].data, "no such object");
 	}
 	ObjObj *o = find_obj(t, tb[kObjName], type);
-	return o ? remove_obj(o, ack) : fail(ack, kENOENT, "no such object");
+	if (!o)
+		return fail_at(ack, kENOENT, tb[kObjName].data, "no such object");
+	int err = remove_obj(o, ack);
+	return err == -kEBUSY ? blame_part(ack, err, tb[kObjName].data) : err;
 }
 
 /* ---- generations -------------------------------------------------------- */

@@ -191,15 +191,62 @@ static int xbr_nft_msg_parse(const struct nlattr *nest, struct xbr_nft_msg *m,
 	return 0;
 }
 
+/*
+ * The refusals of one batch, as nfnetlink collects them (nfnl_err_add):
+ * each goes into one reply, sent before the error ack. A refusal that no
+ * longer fits is left out of the reply; the ack still names the first.
+ */
+struct xbr_nft_refusals {
+	struct sk_buff *skb;	/* NULL: none yet, or no memory for the reply */
+	void *hdr;
+	unsigned int count;
+	bool no_room;
+};
+
+static void xbr_nft_refusal_add(struct xbr_nft_refusals *r, struct genl_info *info,
+				unsigned int index, int err, const struct nlattr *bad,
+				const char *msg)
+{
+	struct nlattr *nest;
+
+	if (!r->count++)
+		r->skb = xbr_nl_reply_new(info, XBRIDGE_CMD_NFT_BATCH, &r->hdr);
+	if (!r->skb || r->no_room)
+		return;
+	nest = nla_nest_start(r->skb, XBRIDGE_A_NFT_ERROR);
+	if (!nest ||
+	    nla_put_u32(r->skb, XBRIDGE_NFT_ERROR_INDEX, index) ||
+	    nla_put_u32(r->skb, XBRIDGE_NFT_ERROR_ERRNO, -err) ||
+	    nla_put_u32(r->skb, XBRIDGE_NFT_ERROR_OFFSET,
+			(const u8 *)bad - (const u8 *)info->nlhdr) ||
+	    (msg && nla_put_string(r->skb, XBRIDGE_NFT_ERROR_MSG, msg))) {
+		if (nest)
+			nla_nest_cancel(r->skb, nest);
+		r->no_room = true;
+		return;
+	}
+	nla_nest_end(r->skb, nest);
+}
+
+/*
+ * Every message is applied in order. A refused one leaves the batch as it
+ * was before it (core Ruleset::apply), so the rest are still tried against
+ * the batch so far, and every refusal is reported, as nfnetlink_rcv_batch
+ * does; then the batch is aborted. The error ack names the first refusal:
+ * its errno, its message and the attribute at fault.
+ */
 int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct xbg_nft *rs = xbr_nft_ruleset(genl_info_net(info));
-	const struct nlattr *a;
-	const char *msg = NULL;
+	struct xbr_nft_refusals refused = {};
+	const struct nlattr *a, *first_bad = NULL;
+	const char *msg = NULL, *first_msg = NULL;
 	unsigned int n = 0;
-	int rem, err = 0;
+	int rem, err = 0, first_err = 0;
 
 	nlmsg_for_each_attr(a, info->nlhdr, GENL_HDRLEN, rem) {
+		const struct nlattr *bad;
+		const void *bad_attr;
 		struct xbr_nft_msg m;
 
 		if (nla_type(a) != XBRIDGE_A_NFT_MSG)
@@ -207,17 +254,31 @@ int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
 		n++;
 		err = xbr_nft_msg_parse(a, &m, info->extack);
 		if (err)
-			break;
-		err = xbg_nft_apply(rs, m.type, m.flags, m.family, m.attrs, m.len, &msg);
-		if (err) {
-			NL_SET_BAD_ATTR(info->extack, a);
-			xbr_nl_core_err(info->extack, err, msg);
-			break;
+			break;	/* a malformed request, not a refusal: stop */
+		err = xbg_nft_apply(rs, m.type, m.flags, m.family, m.attrs, m.len, &msg, &bad_attr);
+		if (!err)
+			continue;
+		bad = bad_attr ? (const struct nlattr *)((const u8 *)bad_attr - NLA_HDRLEN) : a;
+		xbr_nft_refusal_add(&refused, info, n - 1, err, bad, msg);
+		if (!first_err) {
+			first_err = err;
+			first_bad = bad;
+			first_msg = msg;
 		}
+		err = 0;
 	}
-	if (err) {
+	if (err || first_err) {
 		xbg_nft_abort(rs);
-		return err;
+		if (refused.skb) {
+			if (!err)
+				xbr_nl_reply_send(refused.skb, refused.hdr, info, 0);
+			else
+				nlmsg_free(refused.skb);
+		}
+		if (err)
+			return err;
+		NL_SET_BAD_ATTR(info->extack, first_bad);
+		return xbr_nl_core_err(info->extack, first_err, first_msg);
 	}
 	if (!n)
 		return xbr_nl_set_missing(info->extack, NULL, XBRIDGE_A_NFT_MSG, "an empty batch");

@@ -59,11 +59,12 @@ void xbg_nft_destroy(struct xbg_nft *n)
 }
 
 int xbg_nft_apply(struct xbg_nft *n, uint16_t type, uint16_t nlflags, uint32_t family,
-		  const void *attrs, size_t len, const char **msg)
+		  const void *attrs, size_t len, const char **msg, const void **bad_attr)
 {
 	Extack ack;
 	int err = n->rs.apply(type, nlflags, family, static_cast<const uint8_t *>(attrs), len, &ack);
 	*msg = msg_of(ack);
+	*bad_attr = ack.attr;
 	return err;
 }
 

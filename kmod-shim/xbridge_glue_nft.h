@@ -26,9 +26,13 @@ struct xbg_nft *xbg_nft_create(void);
 /* The datapath no longer reads it (its namespace is going away). */
 void xbg_nft_destroy(struct xbg_nft *rs);
 
-/* One request of the current batch (core Ruleset::apply). */
+/*
+ * One request of the current batch (core Ruleset::apply). On failure *@msg
+ * is the extack message and *@bad_attr the payload of the attribute at
+ * fault (inside @attrs), as nf_tables names it; NULL: the request.
+ */
 int xbg_nft_apply(struct xbg_nft *rs, uint16_t type, uint16_t nlflags, uint32_t family,
-		  const void *attrs, size_t len, const char **msg);
+		  const void *attrs, size_t len, const char **msg, const void **bad_attr);
 /*
  * Commit the batch. With @events, once the new generation is published
  * (never for a failed or aborted batch), @events(@ctx, ev) is called for

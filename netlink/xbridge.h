@@ -97,9 +97,22 @@ enum xbridge_attr {
 	XBRIDGE_A_CT = 8,	/* nest: enum xbridge_ct_attr */
 	XBRIDGE_A_CT_STATS = 9,	/* nest: enum xbridge_ct_stats_attr; read-only */
 	XBRIDGE_A_NFT_MSG = 10,	/* nest: enum xbridge_nft_attr; One nf_tables message: a request of an NFT_BATCH (repeated, in batch order) or an object of an NFT_GET dump. */
+	XBRIDGE_A_NFT_ERROR = 11,	/* nest: enum xbridge_nft_error_attr; read-only; One refused message of an NFT_BATCH (repeated, in batch order), in the reply sent before the batch's error ack. */
 
 	__XBRIDGE_A_MAX,
 	XBRIDGE_A_MAX = __XBRIDGE_A_MAX - 1,
+};
+
+/* A message of an NFT_BATCH the ruleset refused, as nfnetlink reports each refused message of a batch: every message is tried, each refusal is reported, and nothing is committed. */
+enum xbridge_nft_error_attr {
+	XBRIDGE_NFT_ERROR_UNSPEC,
+	XBRIDGE_NFT_ERROR_INDEX = 1,	/* u32; The message's position among the request's nft-msg attributes (from 0). */
+	XBRIDGE_NFT_ERROR_ERRNO = 2,	/* u32; The positive errno value. */
+	XBRIDGE_NFT_ERROR_OFFSET = 3,	/* u32; The offset from the request's netlink header of the attribute at fault, as the extack's NLMSGERR_ATTR_OFFS (the nft-msg itself when nothing inside it was named). */
+	XBRIDGE_NFT_ERROR_MSG = 4,	/* string; The extack message. */
+
+	__XBRIDGE_NFT_ERROR_MAX,
+	XBRIDGE_NFT_ERROR_MAX = __XBRIDGE_NFT_ERROR_MAX - 1,
 };
 
 /* An nf_tables message carried whole: its NFT_MSG_* type, netlink request flags and nfgen family, and its NFTA_* attributes exactly as libnftnl builds them for nf_tables (the core parses and validates them as nf_tables does). */

@@ -42,9 +42,14 @@ struct BatchItem {
 	nftnl_set *set = nullptr;
 	nftnl_flowtable *flowtable = nullptr;
 	nftnl_obj *obj = nullptr;
-	// A rule item's command, and its handle or position (where nft points
-	// the kernel's complaints about them); invalid for other items.
+	// Where nft points the kernel's complaints (tools/xnft/refusal.h):
+	// at the attribute the kernel names, where nft recorded one for it
+	// (cmd_add_loc) - the item's table, its name (a rule's: its chain),
+	// its handle, a rule's handle or position (ref_loc), each element in
+	// message order - and else at the command (cmd_loc). Invalid: none.
 	Location cmd_loc{}, ref_loc{};
+	Location table_loc{}, name_loc{}, handle_loc{};
+	std::vector<Location> elem_locs{};
 };
 
 class Batch {
@@ -75,6 +80,8 @@ public:
 	void add_flush_ruleset(uint32_t family);
 
 	const std::vector<BatchItem> &items() const { return items_; }
+	// The item added last, to record where its parts stand.
+	BatchItem &last() { return items_.back(); }
 
 private:
 	std::vector<BatchItem> items_;

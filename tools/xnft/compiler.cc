@@ -185,6 +185,7 @@ void Compiler::compile(const Command &cmd)
 				t.chains.erase(cmd.chain);
 			batch_->add_chain(cmd.verb == Verb::Flush ? ItemKind::FlushChain : ItemKind::DelChain, c,
 					 family_number(cmd.family), 0, cmd.table, cmd.chain, -1);
+			locate(cmd, cmd.chain_loc);
 			return;
 		}
 		chain(cmd.family, cmd.table, *cmd.chain_decl, cmd.verb);
@@ -205,6 +206,7 @@ void Compiler::compile(const Command &cmd)
 			nftnl_rule_set_u64(r, NFTNL_RULE_HANDLE, cmd.handle);
 			batch_->add_rule(ItemKind::DelRule, r, family_number(cmd.family), 0, cmd.whole_loc,
 					 cmd.handle_loc);
+			locate(cmd, cmd.chain_loc);
 			return;
 		}
 		rule(cmd.family, cmd.table, cmd.chain, *cmd.rule, cmd.verb, cmd.chain_loc, cmd.whole_loc);
@@ -228,6 +230,7 @@ void Compiler::compile(const Command &cmd)
 				t.sets.erase(cmd.set);
 			batch_->add_set(cmd.verb == Verb::Flush ? ItemKind::FlushSet : ItemKind::DelSet, s,
 				       family_number(cmd.family), 0);
+			locate(cmd, cmd.name_loc);
 			return;
 		}
 		if (!cmd.set_decl)
@@ -244,6 +247,7 @@ void Compiler::compile(const Command &cmd)
 		elements(cmd.family, cmd.table, it->second, *cmd.elements,
 			 cmd.verb != Verb::Delete && cmd.verb != Verb::Destroy,
 			 cmd.verb == Verb::Create);
+		locate(cmd, cmd.name_loc);
 		return;
 	}
 	case Obj::Flowtable: {
@@ -255,6 +259,7 @@ void Compiler::compile(const Command &cmd)
 			t.flowtables.erase(cmd.flowtable);
 			batch_->add_flowtable(ItemKind::DelFlowtable, f, family_number(cmd.family), 0,
 					     cmd.table, cmd.flowtable);
+			locate(cmd, cmd.name_loc);
 			return;
 		}
 		if (!cmd.ft_decl)
@@ -287,6 +292,7 @@ void Compiler::compile(const Command &cmd)
 				names.erase(cmd.object);
 			batch_->add_obj(ItemKind::DelObj, o, family_number(cmd.family), 0, cmd.table,
 					cmd.has_handle ? "" : cmd.object);
+			locate(cmd, cmd.name_loc);
 			return;
 		}
 		if (!cmd.object_decl)
@@ -297,6 +303,21 @@ void Compiler::compile(const Command &cmd)
 	default:
 		throw LangError(cmd.loc, "list commands are not part of a batch");
 	}
+}
+
+// Where nft points the kernel's complaints about the item added last, for
+// a command that names its object: @name (the object's name, or a rule's
+// chain), the table, the handle, else the whole command. A command that
+// the compiler turned into several items locates the last.
+void Compiler::locate(const Command &cmd, const Location &name)
+{
+	BatchItem &i = batch_->last();
+	i.table_loc = cmd.table_loc;
+	i.name_loc = name;
+	if (cmd.has_handle)
+		i.handle_loc = cmd.handle_loc;
+	if (!i.cmd_loc.valid())
+		i.cmd_loc = cmd.whole_loc;
 }
 
 void Compiler::table(const Command &cmd)
@@ -319,6 +340,7 @@ void Compiler::table(const Command &cmd)
 			tables_.erase(key);
 		}
 		batch_->add_table(cmd.verb == Verb::Flush ? ItemKind::FlushTable : ItemKind::DelTable, t, fam, 0);
+		locate(cmd, cmd.table_loc);
 		return;
 	}
 	require_bridge(cmd.family, cmd.loc);
@@ -339,6 +361,7 @@ void Compiler::table(const Command &cmd)
 	nftnl_table_set_str(t, NFTNL_TABLE_NAME, cmd.table.c_str());
 	batch_->add_table(ItemKind::NewTable, t, fam,
 			 cmd.verb == Verb::Create ? NLM_F_CREATE | NLM_F_EXCL : NLM_F_CREATE);
+	locate(cmd, cmd.table_loc);
 	// nft_cmd_expand order: chains, objects (counters, quotas, limits), sets, flowtables,
 	// then every chain's rules. Names are known up front so rules may jump
 	// to later chains.
@@ -400,6 +423,8 @@ void Compiler::chain(const std::string &family, const std::string &table, const 
 	}
 	batch_->add_chain(ItemKind::NewChain, ch, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert),
 			 table, c.name, policy);
+	batch_->last().name_loc = c.loc;
+	batch_->last().cmd_loc = c.loc;
 }
 
 // A `type NAME` of a set's key or a map's data, as nft types it: a
@@ -573,6 +598,8 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	t.use_objects(si, elems);
 	t.sets[d.name] = si;
 	batch_->add_set(ItemKind::NewSet, s, fam, add_flags(verb == Verb::Create ? verb : Verb::Insert));
+	batch_->last().name_loc = d.loc;
+	batch_->last().cmd_loc = d.cmd_loc;
 	if (!elems.empty()) {
 		nftnl_set *es = nftnl_set_alloc();
 		nftnl_set_set_u32(es, NFTNL_SET_FAMILY, fam);
@@ -581,6 +608,10 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		nftnl_set_set_u32(es, NFTNL_SET_ID, si.id);
 		add_elements(es, elems);
 		batch_->add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
+		batch_->last().name_loc = d.loc;
+		batch_->last().cmd_loc = d.cmd_loc;
+		for (const Element &e : elems)
+			batch_->last().elem_locs.push_back(e.loc);
 	}
 }
 
@@ -622,6 +653,8 @@ void Compiler::elements(const std::string &family, const std::string &table, con
 	// `create element` fails on an existing element, as nft asks with EXCL.
 	batch_->add_set(add ? ItemKind::NewSetElems : ItemKind::DelSetElems, es, fam,
 		       add ? NLM_F_CREATE | (exclusive ? NLM_F_EXCL : 0) : 0);
+	for (const Element &e : elems)
+		batch_->last().elem_locs.push_back(e.loc);
 }
 
 std::vector<Element> Compiler::get_request(const Command &cmd, const Expr &lit, SetInfo &si)
@@ -671,6 +704,8 @@ void Compiler::flowtable(const std::string &family, const std::string &table,
 	nftnl_flowtable_set_u32(ft, NFTNL_FLOWTABLE_FLAGS, f.counter ? NFT_FLOWTABLE_COUNTER : 0);
 	batch_->add_flowtable(ItemKind::NewFlowtable, ft, fam,
 			     add_flags(verb == Verb::Create ? verb : Verb::Insert), table, f.name);
+	batch_->last().name_loc = f.loc;
+	batch_->last().cmd_loc = f.loc;
 }
 
 // A new limit object as the kernel checks it (an existing one that `add`
@@ -725,6 +760,8 @@ void Compiler::object(const std::string &family, const std::string &table, const
 	}
 	batch_->add_obj(ItemKind::NewObj, o, fam,
 			verb == Verb::Create ? NLM_F_CREATE | NLM_F_EXCL : NLM_F_CREATE, table, c.name);
+	batch_->last().name_loc = c.loc;
+	batch_->last().cmd_loc = c.cmd_loc;
 }
 
 void Compiler::rule(const std::string &family, const std::string &table, const std::string &chain,
@@ -770,6 +807,7 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 	uint16_t flags = verb == Verb::Insert ? NLM_F_CREATE :
 			 verb == Verb::Replace ? NLM_F_REPLACE : NLM_F_CREATE | NLM_F_APPEND;
 	batch_->add_rule(ItemKind::NewRule, nr, fam, flags, cmd_loc, r.ref_loc);
+	batch_->last().name_loc = chain_loc;
 }
 
 } // namespace xnft

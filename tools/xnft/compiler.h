@@ -123,6 +123,7 @@ private:
 	void elements(const std::string &family, const std::string &table, const SetInfo &si,
 		      const Expr &lit, bool add, bool exclusive);
 	void note_set_statements(const Command &c);
+	void locate(const Command &cmd, const Location &name);
 	TableInfo &table_info(const std::string &family, const std::string &table,
 			      const Location &loc);
 

@@ -166,7 +166,7 @@ Family::~Family()
 		mnl_socket_close(sock_);
 }
 
-void Family::run(std::vector<char> &req, const ObjFn *fn)
+void Family::run(std::vector<char> &req, const ObjFn *fn, const MsgFn *raw)
 {
 	auto *nlh = reinterpret_cast<nlmsghdr *>(req.data());
 	// A batch is one message: let the socket send it whole (nft raises its
@@ -197,9 +197,12 @@ void Family::run(std::vector<char> &req, const ObjFn *fn)
 				std::string msg = kernel_message(h, &off);
 				throw KernelError(-e->error, msg, off);
 			}
-			if (!fn || h->nlmsg_type != family_id_)
+			if (h->nlmsg_type != family_id_)
 				continue;
-			deliver(h, *fn);
+			if (raw)
+				(*raw)(h);
+			else if (fn)
+				deliver(h, *fn);
 		}
 	}
 }
@@ -268,23 +271,70 @@ void Family::batch(const std::vector<WireMsg> &msgs)
 	Request r(family_id_, XBRIDGE_CMD_NFT_BATCH, NLM_F_ACK, seq_++, total);
 	for (const WireMsg &m : msgs)
 		r.nft_msg(m);
+	// The refusals the module lists before its error ack (one
+	// XBRIDGE_A_NFT_ERROR each, offsets into the request).
+	struct Listed {
+		int err, offset;
+		std::string msg;
+	};
+	std::vector<Listed> listed;
+	const MsgFn collect = [&](const nlmsghdr *h) {
+		each_attr(h, sizeof(genlmsghdr), [&](const nlattr *a) {
+			if (mnl_attr_get_type(a) != XBRIDGE_A_NFT_ERROR)
+				return;
+			Listed l{0, -1, {}};
+			each_nested(a, [&](const nlattr *f) {
+				switch (mnl_attr_get_type(f)) {
+				case XBRIDGE_NFT_ERROR_ERRNO:
+					l.err = static_cast<int>(mnl_attr_get_u32(f));
+					break;
+				case XBRIDGE_NFT_ERROR_OFFSET:
+					l.offset = static_cast<int>(mnl_attr_get_u32(f));
+					break;
+				case XBRIDGE_NFT_ERROR_MSG:
+					l.msg = mnl_attr_get_str(f);
+					break;
+				}
+			});
+			listed.push_back(std::move(l));
+		});
+	};
 	try {
-		run(r.buf(), nullptr);
+		run(r.buf(), nullptr, &collect);
 	} catch (KernelError &e) {
-		// The offset the kernel names points into the request: find the
-		// message it falls in.
-		int index = -1;
-		if (e.failed_msg >= 0) {
+		// An offset the kernel names points into the request: find the
+		// message it falls in, and the attribute of that message's own.
+		auto refusal = [&](int err, int offset, const std::string &msg) {
+			Refusal f{-1, err, -1, msg};
+			if (offset < 0)
+				return f;
 			int i = 0;
 			each_attr(r.nlh(), sizeof(genlmsghdr), [&](const nlattr *a) {
-				const int start = static_cast<int>(reinterpret_cast<const char *>(a) -
-								   r.buf().data());
-				if (e.failed_msg >= start && e.failed_msg < start + a->nla_len)
-					index = i;
+				const char *base = r.buf().data();
+				const int start = static_cast<int>(reinterpret_cast<const char *>(a) - base);
+				if (offset >= start && offset < start + a->nla_len) {
+					f.index = i;
+					each_nested(a, [&](const nlattr *inner) {
+						if (mnl_attr_get_type(inner) != XBRIDGE_NFT_ATTRS)
+							return;
+						const int p = static_cast<int>(
+							static_cast<const char *>(mnl_attr_get_payload(inner)) - base);
+						const int len = static_cast<int>(mnl_attr_get_payload_len(inner));
+						if (offset >= p && offset < p + len)
+							f.attr_offset = offset - p;
+					});
+				}
 				i++;
 			});
-		}
-		throw KernelError(e.err, e.what(), index);
+			return f;
+		};
+		const Refusal first = refusal(e.err, e.failed_msg, e.what());
+		KernelError out(e.err, e.what(), first.index);
+		for (const Listed &l : listed)
+			out.refusals.push_back(refusal(l.err, l.offset, l.msg));
+		if (out.refusals.empty())	// a module that lists none
+			out.refusals.push_back(first);
+		throw out;
 	}
 }
 

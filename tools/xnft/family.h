@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "refusal.h"
 #include "wire.h"
 
 struct mnl_socket;
@@ -26,6 +27,9 @@ public:
 		: std::runtime_error(what), err(err), failed_msg(failed_msg) {}
 	int err;
 	int failed_msg;   // index of the batch message the kernel named, or -1
+	// A batch: every message the kernel refused, in batch order (the
+	// first is the one err and what() describe).
+	std::vector<Refusal> refusals;
 };
 
 class Family {
@@ -54,7 +58,10 @@ public:
 
 private:
 	void deliver(const nlmsghdr *h, const ObjFn &fn);
-	void run(std::vector<char> &req, const ObjFn *fn);
+	// Send @req and read until its ack: each family message to @fn's
+	// nft-msg objects, or whole to @raw.
+	using MsgFn = std::function<void(const nlmsghdr *h)>;
+	void run(std::vector<char> &req, const ObjFn *fn, const MsgFn *raw = nullptr);
 
 	mnl_socket *sock_ = nullptr;
 	uint16_t family_id_ = 0;

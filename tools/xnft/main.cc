@@ -30,6 +30,7 @@
 #include "monitor.h"
 #include "parser.h"
 #include "printer.h"
+#include "refusal.h"
 #include "ruleset_model.h"
 #include "wire.h"
 
@@ -415,8 +416,28 @@ int main(int argc, char **argv)
 	if (o.check)
 		return 0;
 	try {
-		if (!batch.items().empty())
-			fam->batch(encode_batch(batch));
+		if (!batch.items().empty()) {
+			const std::vector<WireMsg> wire = encode_batch(batch);
+			try {
+				fam->batch(wire);
+			} catch (const KernelError &e) {
+				if (e.refusals.empty())
+					throw;
+				// As nft reports a refused batch: each refused
+				// command at the attribute the kernel named.
+				for (const Refusal &r : e.refusals) {
+					const bool known = r.index >= 0 &&
+							   size_t(r.index) < batch.items().size() &&
+							   size_t(r.index) < wire.size();
+					const Location at = known ? refusal_location(batch.items()[size_t(r.index)],
+										     wire[size_t(r.index)],
+										     r.attr_offset)
+								  : Location{};
+					fputs(format_refusal(r, at).c_str(), stderr);
+				}
+				return 1;
+			}
+		}
 		for (const Command *c : lists) {
 			RulesetModel model;
 			if (c->verb == Verb::Reset &&

@@ -588,6 +588,13 @@ void Parser::parse_line(std::vector<Command> &out)
 	}
 	if (!at_end_of_stmt())
 		unexpected(peek(), "end of command");
+	// the whole command, up to its newline or semicolon: where nft points
+	// a kernel's complaint that names no attribute of it
+	if (!cmd.whole_loc.valid()) {
+		cmd.whole_loc = span(cmd.loc, last_loc_);
+		if (peek().kind == Tok::Newline || peek().kind == Tok::End || peek().punct(";"))
+			cmd.whole_loc = span(cmd.whole_loc, peek().loc);
+	}
 	out.push_back(std::move(cmd));
 }
 
