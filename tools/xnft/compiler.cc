@@ -153,6 +153,40 @@ TableInfo &Compiler::table_info(const std::string &family, const std::string &ta
 	return it->second;
 }
 
+namespace {
+// Thrown through compile(cmd, errors) when nft stops evaluating.
+struct StopEvaluation {};
+} // namespace
+
+bool Compiler::compile(const Command &cmd, EvaluationErrors &errors)
+{
+	errors_ = &errors;
+	bool go_on = true;
+	try {
+		compile(cmd);
+	} catch (const LangError &e) {
+		go_on = errors.note(e);
+	} catch (const StopEvaluation &) {
+		go_on = false;
+	}
+	errors_ = nullptr;
+	return go_on;
+}
+
+template <class Compile> void Compiler::expanded_item(Compile &&compile_item)
+{
+	if (!errors_) {
+		compile_item();
+		return;
+	}
+	try {
+		compile_item();
+	} catch (const LangError &e) {
+		if (!errors_->note(e))
+			throw StopEvaluation{};
+	}
+}
+
 void Compiler::compile(const Command &cmd)
 {
 	note_set_statements(cmd);
@@ -187,9 +221,9 @@ void Compiler::compile(const Command &cmd)
 					 family_number(cmd.family), 0, cmd.table, cmd.chain, -1);
 			return;
 		}
-		chain(cmd.family, cmd.table, *cmd.chain_decl, cmd.verb);
+		expanded_item([&] { chain(cmd.family, cmd.table, *cmd.chain_decl, cmd.verb); });
 		for (auto &r : cmd.chain_decl->rules)
-			rule(cmd.family, cmd.table, cmd.chain, r, Verb::Add, cmd.chain_loc);
+			expanded_item([&] { rule(cmd.family, cmd.table, cmd.chain, r, Verb::Add, cmd.chain_loc); });
 		return;
 	}
 	case Obj::Rule: {
@@ -345,17 +379,19 @@ void Compiler::table(const Command &cmd)
 	TableInfo &ti = tables_[key];
 	for (auto &c : d.chains)
 		ti.chains[c.name] = true;
+	// Each is a command of its own to nft's evaluation (an error in one
+	// does not stop the others).
 	for (auto &c : d.chains)
-		chain(cmd.family, cmd.table, c, Verb::Add);
+		expanded_item([&] { chain(cmd.family, cmd.table, c, Verb::Add); });
 	for (auto &c : d.objects)
-		object(cmd.family, cmd.table, c, Verb::Add);
+		expanded_item([&] { object(cmd.family, cmd.table, c, Verb::Add); });
 	for (auto &s : d.sets)
-		set(cmd.family, cmd.table, s, Verb::Add);
+		expanded_item([&] { set(cmd.family, cmd.table, s, Verb::Add); });
 	for (auto &f : d.flowtables)
-		flowtable(cmd.family, cmd.table, f, Verb::Add);
+		expanded_item([&] { flowtable(cmd.family, cmd.table, f, Verb::Add); });
 	for (auto &c : d.chains)
 		for (auto &r : c.rules)
-			rule(cmd.family, cmd.table, c.name, r, Verb::Add, c.loc);
+			expanded_item([&] { rule(cmd.family, cmd.table, c.name, r, Verb::Add, c.loc); });
 }
 
 static uint32_t bridge_hook(const std::string &h, const Location &loc)

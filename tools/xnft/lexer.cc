@@ -134,6 +134,12 @@ std::vector<Token> tokenize(const SourceFile &file)
 				std::string("syntax error, unexpected character '") + c + "'");
 	}
 	push(Tok::End, "", i, i);
+	// nft shows the end of a file that ends a line with the line before
+	// (its scanner has not moved on to the empty line yet)
+	if (line_start == s.size() && !s.empty()) {
+		const size_t newline = s.rfind('\n', s.size() - 2);
+		out.back().loc.line_offset = s.size() < 2 || newline == std::string::npos ? 0 : newline + 1;
+	}
 	return out;
 }
 

@@ -87,19 +87,96 @@ std::vector<Command> Parser::parse_named_text(const std::string &name, const std
 	return parse_source(add_source(name, text));
 }
 
+namespace {
+// Ends the parse as bison's YYABORT does: the end of the input was reached
+// while recovering, or too many errors.
+struct ParseAborted {};
+} // namespace
+
 std::vector<Command> Parser::parse_source(const SourceFile &f)
 {
 	auto toks = tokenize(f);
 	toks_.assign(toks.begin(), toks.end());
 	end_tok_ = toks_.back();
+	errors_.clear();
+	recovered_ = 0;
 	std::vector<Command> out;
+	try {
+		while (true) {
+			skip_separators();
+			if (peek().kind == Tok::End)
+				break;
+			try {
+				parse_line(out);
+			} catch (const LangError &e) {
+				recover(e);
+			}
+		}
+	} catch (const ParseAborted &) {
+	}
+	if (!keep_errors && !errors_.empty())
+		throw errors_.front();
+	return out;
+}
+
+void Parser::recover(const LangError &err)
+{
+	errors_.push_back(err);
+	stmt_expr_ = false;
+	// The token the error is about was bison's lookahead: when the parser
+	// took it already and it is a separator, recovery ends right there.
+	const Location &at = err.where();
+	const bool lookahead_taken = last_taken_.loc.file == at.file && last_taken_.loc.line == at.line &&
+				     last_taken_.loc.first_col == at.first_col;
+	if (!(lookahead_taken && (last_taken_.kind == Tok::Newline || last_taken_.punct(";")))) {
+		while (true) {
+			// raw tokens: a $variable dropped is not looked up
+			if (toks_.empty() || toks_.front().kind == Tok::End)
+				throw ParseAborted{};
+			const Token t = toks_.front();
+			toks_.pop_front();
+			if (t.kind == Tok::Newline || t.punct(";"))
+				break;
+		}
+	}
+	last_taken_ = Token{Tok::End, "", {}};
+	if (++recovered_ == kMaxErrors)
+		throw ParseAborted{};
+}
+
+static constexpr const char *kSeparator = "newline or semicolon";
+
+template <class Body> void Parser::parse_block_rest(Body &&body)
+{
+	while (true) {
+		body();
+		expect("}", "'}'");
+		if (peek().kind == Tok::Newline || peek().punct(";") || peek().kind == Tok::End)
+			return;
+		try {
+			unexpected(peek(), kSeparator);
+		} catch (const LangError &e) {
+			recover(e);
+		}
+	}
+}
+
+template <class ParseItem> void Parser::parse_block_items(ParseItem &&parse_item)
+{
 	while (true) {
 		skip_separators();
-		if (peek().kind == Tok::End)
-			break;
-		parse_line(out);
+		if (peek().punct("}"))
+			return;
+		try {
+			if (peek().kind == Tok::End)
+				unexpected(peek());	// too many expectations to list
+			const char *separator = parse_item();
+			if (separator && peek().kind != Tok::Newline && !peek().punct(";"))
+				unexpected(peek(), separator);
+		} catch (const LangError &e) {
+			recover(e);
+		}
 	}
-	return out;
 }
 
 // ---- token stream ----
@@ -145,6 +222,7 @@ Token Parser::take()
 	if (t.kind != Tok::End)
 		toks_.pop_front();
 	last_loc_ = t.loc;
+	last_taken_ = t;
 	return t;
 }
 
@@ -591,29 +669,9 @@ void Parser::parse_line(std::vector<Command> &out)
 	out.push_back(std::move(cmd));
 }
 
-// Inside a declaration's { } block: false at its closing brace (left for
-// the caller to take), true when another item follows. @separator: what
-// bison's error would expect if the item before does not end with a
-// newline or ';' (nft's stmt_separator), as every item of a table, chain,
-// set, map or flowtable block must but a set's elements, a flowtable's
-// counter and what an object's block holds (nullptr: nothing needed;
-// "": nft's error names no expectation). `chain c { counter }` is nft's
-// "unexpected '}', expecting newline or semicolon".
-bool Parser::block_continues(const char *separator)
-{
-	if (separator && peek().kind != Tok::Newline && !peek().punct(";"))
-		unexpected(peek(), separator);
-	skip_separators();
-	return !peek().punct("}");
-}
-
-static constexpr const char *kSeparator = "newline or semicolon";
-
 void Parser::parse_table_body(TableDecl &t)
 {
-	const char *separator = nullptr;
-	while (block_continues(separator)) {
-		separator = kSeparator;
+	parse_block_items([&]() -> const char * {
 		const Token &tk = peek();
 		if (tk.kind != Tok::Word)
 			unexpected(tk, "chain, set, map, flowtable, flags or comment");
@@ -623,8 +681,7 @@ void Parser::parse_table_body(TableDecl &t)
 			c.loc = peek().loc;
 			c.name = expect_identifier();
 			expect("{", "'{'");
-			parse_chain_body(c);
-			expect("}", "'}'");
+			parse_block_rest([&] { parse_chain_body(c); });
 			t.chains.push_back(std::move(c));
 		} else if (w.text == "set" || w.text == "map") {
 			SetDecl s;
@@ -632,16 +689,14 @@ void Parser::parse_table_body(TableDecl &t)
 			s.name = expect_identifier();
 			s.is_map = w.text == "map";
 			expect("{", "'{'");
-			parse_set_body(s);
-			expect("}", "'}'");
+			parse_block_rest([&] { parse_set_body(s); });
 			t.sets.push_back(std::move(s));
 		} else if (w.text == "flowtable") {
 			FlowtableDecl f;
 			f.loc = peek().loc;
 			f.name = expect_identifier();
 			expect("{", "'{'");
-			parse_flowtable_body(f);
-			expect("}", "'}'");
+			parse_block_rest([&] { parse_flowtable_body(f); });
 			t.flowtables.push_back(std::move(f));
 		} else if (w.text == "counter" || w.text == "quota" || w.text == "limit") {
 			ObjectDecl c;
@@ -650,8 +705,7 @@ void Parser::parse_table_body(TableDecl &t)
 				 w.text == "quota" ? kObjectQuota : kObjectLimit;
 			c.name = expect_identifier();
 			const Location open = expect("{", "'{'").loc;
-			parse_object_body(c, open);
-			expect("}", "'}'");
+			parse_block_rest([&] { parse_object_body(c, open); });
 			t.objects.push_back(std::move(c));
 		} else if (w.text == "flags") {
 			Token f = take();
@@ -664,7 +718,8 @@ void Parser::parse_table_body(TableDecl &t)
 		} else {
 			unexpected(w, "chain, set, map, flowtable, flags or comment");
 		}
-	}
+		return kSeparator;
+	});
 }
 
 int32_t Parser::parse_priority(const std::string &family, bool flowtable, Location &loc,
@@ -749,9 +804,7 @@ std::vector<std::string> Parser::parse_devices()
 
 void Parser::parse_chain_body(ChainDecl &c)
 {
-	const char *separator = nullptr;
-	while (block_continues(separator)) {
-		separator = kSeparator;
+	parse_block_items([&]() -> const char * {
 		const Token &t = peek();
 		if (t.is("type")) {
 			take();
@@ -770,7 +823,7 @@ void Parser::parse_chain_body(ChainDecl &c)
 			const Location prio_kw = peek().loc;
 			expect("priority", "priority");
 			c.prio = parse_priority("bridge", false, c.prio_loc, c.hook, prio_kw);
-			continue;
+			return kSeparator;
 		}
 		if (t.is("policy")) {
 			take();
@@ -779,15 +832,16 @@ void Parser::parse_chain_body(ChainDecl &c)
 				throw LangError(p.loc, "syntax error, unexpected " + describe(p) +
 						   ", expecting accept or drop");
 			c.policy = p.text;
-			continue;
+			return kSeparator;
 		}
 		if (t.is("comment") && peek(1).kind == Tok::String) {
 			take();
 			c.comment = comment_string();
-			continue;
+			return kSeparator;
 		}
 		c.rules.push_back(parse_rule());
-	}
+		return kSeparator;
+	});
 }
 
 static uint32_t set_flag(const Token &t)
@@ -1013,48 +1067,67 @@ void Parser::parse_elem_stmts(Expr &key)
 
 void Parser::parse_set_body(SetDecl &s)
 {
-	const char *separator = nullptr;
-	while (block_continues(separator)) {
-		separator = kSeparator;
+	parse_block_items([&]() -> const char * {
+		const char *separator = kSeparator;
 		if (stateful_start()) {
 			parse_set_stmts(s.stmts);
-			separator = "";		// bison lists no expectation there
-			continue;
+			return "";		// bison lists no expectation there
 		}
 		Token w = take();
 		if (w.text == "typeof" || w.text == "type")
 			separator = "newline or semicolon or .";	// a concatenation may go on
-		if (w.text == "typeof") {
-			s.type_loc = peek().loc;
-			s.key_typeof = parse_typeof_expr();
-			s.type_loc = s.key_typeof->loc;
-			if (s.is_map) {
-				expect(":", "':'");
-				// nft 1.0.6 has no typeof for object maps
-				if (peek().kind == Tok::Word && object_type(peek().text))
-					throw LangError(peek().loc, "syntax error, unexpected " + peek().text);
-				if (peek().text == "verdict")
-					s.data_type = take().text;
-				else
-					s.data_typeof = parse_typeof_expr();
-				separator = kSeparator;	// typeof data: a primary expression
-			} else if (peek().punct(":")) {
-				throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
-			}
-		} else if (w.text == "type") {
-			s.type_loc = peek().loc;
-			s.key_types.push_back(expect_name("data type"));
-			while (accept("."))
-				s.key_types.push_back(expect_name("data type"));
-			s.type_loc = span(s.type_loc, toks_.empty() ? s.type_loc : s.type_loc);
-			if (s.is_map) {
-				expect(":", "':'");
-				if (peek().kind == Tok::Word && object_type(peek().text))
-					s.obj_type = object_type(take().text);
-				else
-					s.data_type = expect_name("data type");
-			} else if (peek().punct(":")) {
-				throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
+		if (w.text == "typeof" || w.text == "type") {
+			// bison takes the item whole or not at all: one with an
+			// error leaves the key and data as they were
+			const Location type_loc = s.type_loc;
+			const size_t key_types = s.key_types.size();
+			const bool key_typeof = s.key_typeof != nullptr, data_typeof = s.data_typeof != nullptr;
+			const std::string data_type = s.data_type;
+			const uint32_t obj_type = s.obj_type;
+			try {
+				if (w.text == "typeof") {
+					s.type_loc = peek().loc;
+					s.key_typeof = parse_typeof_expr();
+					s.type_loc = s.key_typeof->loc;
+					if (s.is_map) {
+						expect(":", "':'");
+						// nft 1.0.6 has no typeof for object maps
+						if (peek().kind == Tok::Word && object_type(peek().text))
+							throw LangError(peek().loc, "syntax error, unexpected " + peek().text);
+						if (peek().text == "verdict")
+							s.data_type = take().text;
+						else
+							s.data_typeof = parse_typeof_expr();
+						separator = kSeparator;	// typeof data: a primary expression
+					} else if (peek().punct(":")) {
+						throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
+					}
+				} else if (w.text == "type") {
+					s.type_loc = peek().loc;
+					s.key_types.push_back(expect_name("data type"));
+					while (accept("."))
+						s.key_types.push_back(expect_name("data type"));
+					s.type_loc = span(s.type_loc, toks_.empty() ? s.type_loc : s.type_loc);
+					if (s.is_map) {
+						expect(":", "':'");
+						if (peek().kind == Tok::Word && object_type(peek().text))
+							s.obj_type = object_type(take().text);
+						else
+							s.data_type = expect_name("data type");
+					} else if (peek().punct(":")) {
+						throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
+					}
+				}
+			} catch (const LangError &) {
+				s.type_loc = type_loc;
+				s.key_types.resize(key_types);
+				if (!key_typeof)
+					s.key_typeof.reset();
+				if (!data_typeof)
+					s.data_typeof.reset();
+				s.data_type = data_type;
+				s.obj_type = obj_type;
+				throw;
 			}
 		} else if (w.text == "flags") {
 			s.flags_given = true;
@@ -1092,14 +1165,14 @@ void Parser::parse_set_body(SetDecl &s)
 		} else {
 			unexpected(w, "type, flags, elements, size, timeout, gc-interval, policy or comment");
 		}
-	}
+		return separator;
+	});
 }
 
 void Parser::parse_flowtable_body(FlowtableDecl &f)
 {
-	const char *separator = nullptr;
-	while (block_continues(separator)) {
-		separator = kSeparator;
+	parse_block_items([&]() -> const char * {
+		const char *separator = kSeparator;
 		Token w = take();
 		if (w.text == "hook") {
 			f.hook = expect_name("hook name");
@@ -1115,7 +1188,8 @@ void Parser::parse_flowtable_body(FlowtableDecl &f)
 		} else {
 			unexpected(w, "hook, devices or counter");
 		}
-	}
+		return separator;
+	});
 }
 
 static uint64_t parse_u64(const Token &t);
@@ -1128,7 +1202,7 @@ static uint64_t parse_u64(const Token &t);
 void Parser::parse_object_body(ObjectDecl &c, const Location &open)
 {
 	bool quota_given = false;
-	while (block_continues(nullptr)) {
+	parse_block_items([&]() -> const char * {
 		if (c.type == kObjectLimit) {
 			Token w = take();
 			if (w.is("rate"))
@@ -1137,13 +1211,13 @@ void Parser::parse_object_body(ObjectDecl &c, const Location &open)
 				c.comment = comment_string();
 			else
 				unexpected(w, "rate or comment");
-			continue;
+			return nullptr;
 		}
 		if (c.type == kObjectQuota && !peek().is("comment")) {
 			// nft's error for a unit spans from the block's brace
 			parse_quota_value(c.quota_bytes, c.quota_flags, c.quota_used, open);
 			quota_given = true;
-			continue;
+			return nullptr;
 		}
 		Token w = take();
 		if (w.text == "packets") {
@@ -1157,7 +1231,8 @@ void Parser::parse_object_body(ObjectDecl &c, const Location &open)
 		} else {
 			unexpected(w, "packets or comment");
 		}
-	}
+		return nullptr;
+	});
 	if (c.type == kObjectQuota && !quota_given)
 		unexpected(peek(), "number");
 }
