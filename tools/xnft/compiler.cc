@@ -16,6 +16,8 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netlink.h>
 
+#include <optional>
+
 #include "linearize.h"
 #include "set_userdata.h"
 
@@ -185,6 +187,13 @@ template <class Compile> void Compiler::expanded_item(Compile &&compile_item)
 		if (!errors_->note(e))
 			throw StopEvaluation{};
 	}
+}
+
+void Compiler::kernel_refusal(const LangError &err)
+{
+	if (!errors_)
+		throw err;
+	errors_->kernel_refusals.push_back(err);
 }
 
 void Compiler::compile(const Command &cmd)
@@ -537,37 +546,65 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	// its elements typed as nft evaluates the declaration, before the
 	// rules that make the set dynamic
 	std::vector<Element> elems;
-	if (d.elements)
-		elems = type_elements(si, *d.elements, false, t);
+	// what the kernel would refuse of the elements (a separate message:
+	// the set is made all the same)
+	std::optional<LangError> elements_refusal;
+	if (d.elements) {
+		try {
+			elems = type_elements(si, *d.elements, false, t);
+		} catch (const LangError &e) {
+			if (!is_kernel_refusal(e))
+				throw;
+			elements_refusal = e;
+		}
+	}
+	// the first of the kernel's objections to the set (nf_tables_newset)
+	std::optional<LangError> refusal;
+	auto refuse = [&](const char *err) {
+		if (!refusal)
+			refusal = LangError(d.cmd_loc, std::string("Could not process rule: ") + err);
+	};
 	if (dynamic_sets_.count(family + " " + table + " " + d.name)) {
 		// a set statement updates it; the kernel has no interval set
 		// that the packet path may update
 		si.flags |= NFT_SET_EVAL;
 		if (si.flags & NFT_SET_INTERVAL)
-			throw LangError(d.cmd_loc, "Could not process rule: Operation not supported");
+			refuse("Operation not supported");
 	}
 	// nf_tables_newset: no timeouts in a constant set; a default timeout
 	// and a GC interval only with the timeout flag, which nft sets for a
 	// timeout alone, not for a GC interval
 	if ((si.flags & (NFT_SET_CONSTANT | NFT_SET_TIMEOUT)) == (NFT_SET_CONSTANT | NFT_SET_TIMEOUT))
-		throw LangError(d.cmd_loc, "Could not process rule: Operation not supported");
+		refuse("Operation not supported");
 	if (d.gc_interval_ms && !(si.flags & NFT_SET_TIMEOUT))
-		throw LangError(d.cmd_loc, "Could not process rule: Invalid argument");
+		refuse("Invalid argument");
 	if (d.timeout_ms >= kMaxTimeoutMs)
-		throw LangError(d.cmd_loc, "Could not process rule: Numerical result out of range");
+		refuse("Numerical result out of range");
 	// its statements as nf_tables_newset takes them (nft_set_elem_expr_alloc):
 	// at most NFT_SET_EXPR_MAX, each as the kernel's init takes it, no
 	// ct count (it collects garbage) in a set with timeouts
 	for (size_t i = 0; i < d.stmts.size(); i++) {
-		if (i == 2)
-			throw LangError(d.cmd_loc, "Could not process rule: Argument list too long");
+		if (i == 2) {
+			refuse("Argument list too long");
+			break;
+		}
 		const std::string err = stateful_kernel_error(d.stmts[i]);
 		if (!err.empty())
-			throw LangError(d.cmd_loc, "Could not process rule: " + err);
+			refuse(err.c_str());
 		if (d.stmts[i].kind == StmtKind::Connlimit && (si.flags & NFT_SET_TIMEOUT))
-			throw LangError(d.cmd_loc, "Could not process rule: Operation not supported");
+			refuse("Operation not supported");
 	}
 	check_new_elements(si, elems);
+	if (refusal) {
+		// the set is not made, its elements are not added to it; rules
+		// find no set (SetInfo::refused)
+		si.refused = true;
+		t.sets[d.name] = si;
+		kernel_refusal(*refusal);
+		if (!elems.empty() || elements_refusal)
+			kernel_refusal(LangError(d.cmd_loc, "Could not process rule: No such file or directory"));
+		return;
+	}
 	uint32_t fam = family_number(family);
 	nftnl_set *s = nftnl_set_alloc();
 	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, fam);
@@ -618,6 +655,8 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		add_elements(es, elems);
 		batch_->add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
 	}
+	if (elements_refusal)
+		kernel_refusal(*elements_refusal);
 }
 
 void Compiler::elements(const std::string &family, const std::string &table, const SetInfo &si_in,

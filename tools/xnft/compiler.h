@@ -50,6 +50,9 @@ struct SetInfo {
 	// the kinds of its own statements (`set s { ...; counter; }`), in
 	// order, as nft names them: "counter", "limit", "quota", "connlimit"
 	std::vector<std::string> stmts;
+	// The kernel refuses the set itself: nft's evaluation knows it all
+	// the same, the kernel's lookups of it find nothing (ENOENT).
+	bool refused = false;
 };
 
 struct TableInfo {
@@ -154,6 +157,9 @@ private:
 	void elements(const std::string &family, const std::string &table, const SetInfo &si,
 		      const Expr &lit, bool add, bool exclusive);
 	void note_set_statements(const Command &c);
+	// What the kernel refuses: noted as such when compile(cmd, errors)
+	// runs (the kernel answers every message of the batch), else thrown.
+	void kernel_refusal(const LangError &err);
 	TableInfo &table_info(const std::string &family, const std::string &table,
 			      const Location &loc);
 

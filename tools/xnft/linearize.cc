@@ -1981,6 +1981,8 @@ void Linearizer::dynset(const Stmt &s)
 	auto kernel = [&](const char *err) {
 		throw LangError(s.loc, std::string("Could not process rule: ") + err);
 	};
+	if (si.refused)
+		kernel("No such file or directory");	// the kernel has no such set
 	if (si.flags & NFT_SET_INTERVAL)
 		kernel("Operation not supported");	// no backend with an update
 	if (si.flags & NFT_SET_CONSTANT)

@@ -292,10 +292,7 @@ int main(int argc, char **argv)
 	parser.include_dirs = o.include_dirs;
 	parser.include_dirs.push_back("/etc/nftables");
 	std::vector<Command> cmds;
-	// nft reports every syntax error it recovers from, then evaluates the
-	// commands read whole all the same (reporting their errors too), and
-	// applies nothing
-	parser.keep_errors = true;
+
 	try {
 		std::string prelude;
 		for (auto &d : o.defines) {
@@ -309,15 +306,22 @@ int main(int argc, char **argv)
 		if (!prelude.empty())
 			parser.parse_text(prelude);
 		std::string text;
+		// nft reports every syntax error it recovers from, then evaluates
+		// the commands read whole all the same (reporting their errors
+		// too), and applies nothing; its JSON parser stops at the first
 		if (!o.file.empty() && o.json && read_input(o.file, text)) {
-			if (!parse_json_input(parser, o.file, text, cmds))
+			if (!parse_json_input(parser, o.file, text, cmds)) {
+				parser.keep_errors = true;
 				cmds = parser.parse_named_text(o.file, text);
+			}
 		} else if (!o.file.empty()) {
+			parser.keep_errors = true;
 			cmds = parser.parse_file(o.file);
 		} else {
 			std::string text;
 			for (auto &w : o.words)
 				text += (text.empty() ? "" : " ") + w;
+			parser.keep_errors = true;
 			cmds = parser.parse_text(text);
 		}
 	} catch (const LangError &e) {

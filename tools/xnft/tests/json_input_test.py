@@ -96,8 +96,10 @@ def nft_load(json_text):
 
 
 def xnft_load(xnft, json_text):
-    return subprocess.run([xnft, "-j", "-f", "-", "--list-offline"], input=json_text,
-                          capture_output=True, text=True)
+    """xnft's load of JSON_TEXT in a namespace like nft's: interface names
+    resolve alike (xnft evaluates every command, as nft does, so an
+    interface it cannot find is an error even after a kernel refusal)."""
+    return netns('"$1" -j -f - --list-offline', xnft, stdin=json_text)
 
 
 def compare_load(xnft, name, json_text, out, counts, want_text=True):
