@@ -831,6 +831,16 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 		// names (rule_cache_update, after the statements' evaluation)
 		if (link.missing)
 			throw LangError(r.ref_loc, "Could not process rule: No such file or directory");
+	} catch (const LangError &e) {
+		nftnl_rule_free(nr);
+		// a priority's second colon is where nft's scanner ends the
+		// value: its grammar wants the rule to end there, a rule
+		// command's (@cmd_loc) perhaps with the file
+		if (std::string(e.what()) == kPriorityColonError)
+			throw LangError(e.where(), std::string(kPriorityColonError) +
+						   (cmd_loc.valid() ? ", expecting end of file or newline or semicolon"
+								    : ", expecting newline or semicolon"));
+		throw;
 	} catch (...) {
 		nftnl_rule_free(nr);
 		throw;
