@@ -16,6 +16,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netlink.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "linearize.h"
@@ -26,6 +27,77 @@
 #endif
 
 namespace xnft {
+
+// nft's misspelling distance (misspell.c): Wagner's string-to-string
+// correction, computed as nft computes it, which matters for the
+// suggestions it makes: characters compare one place further on (the
+// last against the string's end), and the table's rows are one cell
+// short, so a row's last cell is the next row's first.
+static unsigned misspelling_distance(const std::string &a, const std::string &b)
+{
+	const size_t len_a = a.size(), len_b = b.size();
+	std::vector<unsigned> cells((len_a + 1) * (len_b + 1), 0);
+	auto cell = [&](size_t i, size_t j) -> unsigned & { return cells[i * len_b + j]; };
+	auto at = [](const std::string &s, size_t i) { return i < s.size() ? s[i] : '\0'; };
+	for (size_t i = 0; i <= len_a; i++)
+		cell(i, 0) = static_cast<unsigned>(i);
+	for (size_t j = 0; j <= len_b; j++)
+		cell(0, j) = static_cast<unsigned>(j);
+	for (size_t i = 1; i <= len_a; i++) {
+		for (size_t j = 1; j <= len_b; j++) {
+			const unsigned substitution = at(a, i) == at(b, j) ? 0 : 1;
+			unsigned d = std::min({cell(i - 1, j) + 1, cell(i, j - 1) + 1,
+					       cell(i - 1, j - 1) + substitution});
+			if (i > 1 && j > 1 && at(a, i) == at(b, j - 1) && at(a, i - 1) == at(b, j))
+				d = std::min(d, cell(i - 2, j - 2) + substitution);
+			cell(i, j) = d;
+		}
+	}
+	return cell(len_a, len_b);
+}
+
+// Whether nft would take CANDIDATE for a misspelling of WANTED, and how
+// far it is (string_misspell_update's threshold).
+static std::optional<unsigned> misspelling(const std::string &candidate, const std::string &wanted)
+{
+	const size_t longer = std::max(candidate.size(), wanted.size());
+	const size_t shorter = std::min(candidate.size(), wanted.size());
+	if (longer <= 1)
+		return std::nullopt;
+	const size_t threshold = longer - shorter <= 1 ? std::max<size_t>((longer + 2) / 3, 1)
+						       : (longer + 2 + 2) / 3;
+	const unsigned d = misspelling_distance(candidate, wanted);
+	if (d > threshold)
+		return std::nullopt;
+	return d;
+}
+
+std::string set_not_found(const std::map<std::string, TableInfo> &tables, const std::string &name)
+{
+	std::string message = "No such file or directory";
+	unsigned best = ~0u;
+	for (const auto &[key, table] : tables) {
+		// the table's sets in the order they were made, as nft's cache
+		// holds them
+		std::vector<const SetInfo *> sets;
+		for (const auto &[set_name, set] : table.sets)
+			sets.push_back(&set);
+		std::stable_sort(sets.begin(), sets.end(),
+				 [](const SetInfo *x, const SetInfo *y) { return x->id < y->id; });
+		for (const SetInfo *set : sets) {
+			const std::optional<unsigned> d = misspelling(set->name, name);
+			if (!d || *d >= best)
+				continue;
+			best = *d;
+			const size_t space = key.find(' ');
+			message = "No such file or directory; did you mean " +
+				  std::string(set->is_map || set->objtype ? "map" : "set") + " \u2018" + set->name +
+				  "\u2019 in table " + key.substr(0, space) + " \u2018" + key.substr(space + 1) +
+				  "\u2019?";
+		}
+	}
+	return message;
+}
 
 uint32_t family_number(const std::string &f)
 {
@@ -825,6 +897,7 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 			batch_->add_set(ItemKind::NewSet, s, fam, NLM_F_CREATE);
 			batch_->add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
 		});
+		lin.all_tables = &tables_;
 		for (auto &s : r.stmts)
 			lin.statement(s);
 		// nft's rule cache has no rule the position, index or handle

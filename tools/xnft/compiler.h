@@ -173,4 +173,10 @@ private:
 
 uint32_t family_number(const std::string &family);
 
+// nft's complaint about a set or map NAME that TABLES (key: family + " " +
+// name) do not hold where a rule names it (set_not_found): ENOENT, and
+// the named set or map closest to NAME by nft's misspelling distance, if
+// one is close enough.
+std::string set_not_found(const std::map<std::string, TableInfo> &tables, const std::string &name);
+
 } // namespace xnft

@@ -1598,8 +1598,7 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 	} else if (set.kind == ExprKind::SetRef) {
 		auto it = table_.sets.find(set.text);
 		if (it == table_.sets.end())
-			throw LangError(set.loc, objtype ? "No such file or directory" :
-						 "Set '" + set.text + "' does not exist");
+			throw LangError(set.loc, unknown_set(set.text));
 		const SetInfo &ns = it->second;
 		// nft compares the types, part by part, not their lengths.
 		bool same = ns.key.size() == si.key.size();
@@ -1959,7 +1958,7 @@ void Linearizer::dynset(const Stmt &s)
 {
 	auto it = table_.sets.find(s.key);
 	if (it == table_.sets.end())
-		throw LangError(s.name_loc, "No such file or directory");
+		throw LangError(s.name_loc, unknown_set(s.key));
 	const SetInfo &si = it->second;
 	const Expr &key = *s.lhs;
 	std::vector<const Expr *> parts;
@@ -2560,6 +2559,11 @@ void Linearizer::payload_set(const Stmt &s)
 	if (csum.pseudohdr)
 		nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_FLAGS, NFT_PAYLOAD_L4CSUM_PSEUDOHDR);
 	nftnl_rule_add_expr(rule_, e);
+}
+
+std::string Linearizer::unknown_set(const std::string &name) const
+{
+	return all_tables ? set_not_found(*all_tables, name) : "No such file or directory";
 }
 
 void Linearizer::statement(const Stmt &s)

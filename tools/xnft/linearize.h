@@ -117,8 +117,13 @@ public:
 		: rule_(r), table_(t), table_name_(table), family_(family), set_id_(set_id),
 		  sink_(std::move(sink)) {}
 	void statement(const Stmt &s);
+	// Every table the run knows, for the suggestion in an unknown set's
+	// error (set_not_found); none when null.
+	const std::map<std::string, TableInfo> *all_tables = nullptr;
 
 private:
+	// The error for a set NAME the table does not hold.
+	std::string unknown_set(const std::string &name) const;
 	struct Load;
 	Load load(const Expr &e, unsigned reg);
 	void load_generated(const Expr &e, unsigned reg);

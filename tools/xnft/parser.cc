@@ -1394,6 +1394,9 @@ ExprPtr Parser::parse_generated()
 	e->text = t.text;
 	if (numgen) {
 		Token m = take();
+		// a word that is no keyword of nft's is its scanner's string
+		if (m.kind == Tok::Word && !m.is("inc") && !m.is("random") && !kReservedNames.count(m.text))
+			m.text = "string";
 		if (!m.is("inc") && !m.is("random"))
 			unexpected(m, "random or inc");
 		e->text = m.text;
@@ -1757,6 +1760,10 @@ ExprPtr Parser::parse_rhs(bool allow_list)
 		return parse_set_literal(false);
 	if (peek().punct("@")) {
 		Token at = take();
+		const Token &name = peek();
+		// nft's set reference names an identifier: no keyword
+		if (name.kind == Tok::Word && kReservedNames.count(name.text))
+			expect_identifier();
 		Token n = take();
 		if (n.kind != Tok::Word && n.kind != Tok::String)
 			unexpected(n, "set name");
