@@ -1654,6 +1654,14 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 
 void Linearizer::match(const Stmt &s)
 {
+	// a symbol the match starts with has no type to be read by
+	// (expr_evaluate_symbol); one within a concatenation no type at all
+	if (s.lhs->kind == ExprKind::Value)
+		throw LangError(s.lhs->loc, "No symbol type information");
+	if (s.lhs->kind == ExprKind::Concat)
+		for (const auto &item : s.lhs->items)
+			if (item->kind == ExprKind::Value)
+				throw LangError(item->loc, "Can't parse symbolic invalid expressions");
 	const Expr &lhs = *s.lhs;
 	const Expr &rhs = *s.rhs;
 	if (s.op == Op::Neg) {

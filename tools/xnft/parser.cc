@@ -44,6 +44,17 @@ static bool names_field(const std::string &proto, const std::string &word)
 	}
 	return false;
 }
+// A word nft's scanner reads as a NUM: decimal or 0x hex digits.
+static bool is_number_word(const std::string &w)
+{
+	size_t at = w.size() > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X') ? 2 : 0;
+	if (at == w.size())
+		return false;
+	for (size_t i = at; i < w.size(); i++)
+		if (!(at ? isxdigit(static_cast<unsigned char>(w[i])) : isdigit(static_cast<unsigned char>(w[i]))))
+			return false;
+	return true;
+}
 // Meta keys nft accepts without the `meta` keyword.
 static const std::set<std::string> bare_meta_keys = {
 	"mark", "iif", "iifname", "iiftype", "oif", "oifname", "oiftype",
@@ -260,6 +271,35 @@ static const std::set<std::string> kReservedNames = {
 	"type", "typeof", "udp", "udplite", "undefine", "update", "vlan", "vmap", "xt"
 };
 
+// The other words nft 1.0.6's scanner makes keywords, in some scanner
+// state or in all (scanner.l): an error about one names it, an error
+// about any other word calls it a string (describe()).
+static const std::set<std::string> kOtherScannerKeywords = {
+	"a-rwnd", "abort", "ackseq", "addr", "asconf", "asconf-ack", "avgpkt", "burst", "bypass",
+	"bytes", "cfi", "cgroupv2", "chains", "checksum", "chunk", "classid", "code",
+	"cookie-ack", "cookie-echo", "count", "counters", "cpi", "cum-tsn-ack", "cwr", "daddr",
+	"data", "dei", "direction", "doff", "dport", "dscp", "echo", "ecne", "eol", "error",
+	"event", "expectation", "expiration", "fanout", "fastopen", "flowlabel", "flowtables",
+	"forward-tsn", "frag-off", "fully-random", "gateway", "group", "hdrlength", "heartbeat",
+	"heartbeat-ack", "helper", "helpers", "hlen", "hooks", "hoplimit", "htype", "icmpx", "id",
+	"in", "inc", "init", "init-ack", "init-tag", "initial-tsn", "json", "l3proto", "label",
+	"last-entry", "left", "length", "level", "limits", "ll", "lowest-tsn", "lsrr", "maps",
+	"max-delay", "maxseg", "md5sig", "memory", "meters", "minute", "mod", "more-fragments",
+	"mptcp", "mrt", "mss", "mtu", "name", "new-cum-tsn", "nexthdr", "nexthop", "nh", "noop",
+	"nop", "num", "num-dup-tsns", "num-gap-ack-blocks", "num-inbound-streams",
+	"num-outbound-streams", "offset", "operation", "option", "options", "original", "out",
+	"over", "packets", "param-problem", "pcp", "performance", "persistent", "plen", "port",
+	"ppid", "prefix", "proto-dst", "proto-src", "protocol", "ptr", "ptype", "queue-threshold",
+	"quotas", "ra", "rate", "reply", "reqid", "reserved", "reserved2", "right", "rr", "rules",
+	"sack", "sack-perm", "sack-permitted", "sack0", "sack1", "sack2", "sack3", "saddr",
+	"secmarks", "second", "seed", "seg-left", "seqno", "sequence", "sets", "shutdown",
+	"shutdown-ack", "shutdown-complete", "sid", "snaplen", "spi", "spnum", "sport", "ssn",
+	"ssrr", "state", "status", "stream", "subtype", "synproxys", "tables", "tag", "timestamp",
+	"to", "trace", "transparent", "tsecr", "tsn", "tsval", "ttl", "until", "urgptr", "used",
+	"value", "version", "vm", "vtag", "week", "wildcard", "window", "with", "wscale", "xml",
+	"zone"
+};
+
 static std::string describe(const Token &t)
 {
 	switch (t.kind) {
@@ -274,6 +314,12 @@ static std::string describe(const Token &t)
 		if (t.text == ";")	// nft's SEMICOLON token
 			return "semicolon";
 		return t.text;
+	case Tok::Word:
+		// nft's scanner: a keyword is its own token, any other word
+		// a number or a plain string
+		if (is_number_word(t.text))
+			return "number";
+		return kReservedNames.count(t.text) || kOtherScannerKeywords.count(t.text) ? t.text : "string";
 	default: return t.text;
 	}
 }
@@ -1287,8 +1333,12 @@ ExprPtr Parser::parse_verdict_expr()
 	e->text = t.text;
 	if (t.text == "jump" || t.text == "goto") {
 		Token c = take();
+		// what nft 1.0.6's grammar lists there (its chain names are
+		// no number)
+		if (c.kind == Tok::Word && is_number_word(c.text))
+			throw LangError(c.loc, "syntax error, unexpected number, expecting '{'");
 		if (c.kind != Tok::Word && c.kind != Tok::String)
-			unexpected(c, "chain name");
+			unexpected(c, "'{'");
 		e->chain = c.text;
 		e->loc = c.loc;  // errors point at the chain name, as nft's do
 	}
@@ -1318,12 +1368,22 @@ ExprPtr Parser::parse_primary_lhs()
 		Token f = take();
 		if (f.kind != Tok::Word)
 			unexpected(f, "field name");
+		// a word that names no field of the protocol is no token nft's
+		// scanner knows there: its plain string (or number); the grammar
+		// lists ether's few fields
+		if (!names_field(t.text, f.text)) {
+			const std::string what = is_number_word(f.text) ? "number" : "string";
+			throw LangError(f.loc, "syntax error, unexpected " + what +
+					       (t.text == "ether" ? ", expecting saddr or daddr or type" : ""));
+		}
 		auto e = make_expr(ExprKind::Payload, span(t.loc, f.loc));
 		e->proto = t.text;
 		e->text = f.text;
 		// arp's addresses: `arp saddr ether`, `arp daddr ip`
 		if (t.text == "arp" && (f.text == "saddr" || f.text == "daddr")) {
 			Token k = take();
+			if (k.kind == Tok::Word && !k.is("ether") && !k.is("ip") && !kReservedNames.count(k.text))
+				k.text = is_number_word(k.text) ? "number" : "string";
 			if (!k.is("ether") && !k.is("ip"))
 				unexpected(k, "ether or ip");
 			e->text += " " + k.text;
@@ -1364,6 +1424,14 @@ ExprPtr Parser::parse_primary_lhs()
 			unexpected(k, "ct key");
 		e->text = k.text;
 		e->loc = span(t.loc, k.loc);
+		return e;
+	}
+	// a word that is no keyword is a symbol to nft's grammar, which may
+	// start a match (`foo bar`): its evaluation refuses it (Linearizer)
+	if (t.kind == Tok::Word && !kReservedNames.count(t.text)) {
+		take();
+		auto e = make_expr(ExprKind::Value, t.loc);
+		e->text = t.text;
 		return e;
 	}
 	unexpected(t);
@@ -1693,18 +1761,6 @@ ExprPtr Parser::parse_lhs()
 	return parse_binop_tail(parse_typeof_expr(), 1);
 }
 
-// A word nft's scanner reads as a NUM: decimal or 0x hex digits.
-static bool is_number_word(const std::string &w)
-{
-	size_t at = w.size() > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X') ? 2 : 0;
-	if (at == w.size())
-		return false;
-	for (size_t i = at; i < w.size(); i++)
-		if (!(at ? isxdigit(static_cast<unsigned char>(w[i])) : isdigit(static_cast<unsigned char>(w[i]))))
-			return false;
-	return true;
-}
-
 // One value with its operators: `a | b`, `a & b ^ c`, `a << 2` ...
 ExprPtr Parser::parse_rhs_atom()
 {
@@ -1791,7 +1847,7 @@ ExprPtr Parser::parse_rhs(bool allow_list)
 	return e;
 }
 
-ExprPtr Parser::parse_set_literal(bool allow_map)
+ExprPtr Parser::parse_set_literal(bool allow_map, bool verdicts_only)
 {
 	Token open = expect("{", "'{'");
 	auto s = make_expr(ExprKind::SetLit, open.loc);
@@ -1825,6 +1881,15 @@ ExprPtr Parser::parse_set_literal(bool allow_map)
 		}
 		ExprPtr data;
 		if (accept(":")) {
+			// a verdict map's element (verdict_map_list_member_expr)
+			// maps to a verdict: nothing else is nft's grammar there
+			const Token &d = peek();
+			if (verdicts_only && d.kind == Tok::Word && !is_verdict_word(d.text)) {
+				const bool number = std::all_of(d.text.begin(), d.text.end(),
+								[](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+				throw LangError(d.loc, "syntax error, unexpected " +
+						       std::string(number ? "number" : kReservedNames.count(d.text) ? d.text : "string"));
+			}
 			if (peek().kind == Tok::Word && is_verdict_word(peek().text))
 				data = parse_verdict_expr();
 			else
@@ -2359,7 +2424,7 @@ bool Parser::parse_statement(Rule &r)
 		s.kind = StmtKind::VerdictMap;
 		s.lhs = std::move(lhs);
 		if (peek().punct("{")) {
-			s.rhs = parse_set_literal(true);
+			s.rhs = parse_set_literal(true, true);
 		} else {
 			s.rhs = parse_rhs(false);
 			if (s.rhs->kind != ExprKind::SetRef)
@@ -2374,7 +2439,7 @@ bool Parser::parse_statement(Rule &r)
 		take();
 	s.op = op;
 	if (at_end_of_stmt())
-		unexpected(peek(), "value");
+		unexpected(peek());	// too many expectations for bison to list
 	s.lhs = std::move(lhs);
 	s.rhs = parse_rhs(true);
 	if (peek().punct("/"))

@@ -133,7 +133,8 @@ private:
 	void parse_elem_stmts(Expr &key);
 	uint64_t parse_number_u64();
 	ExprPtr parse_set_stmt_expr();
-	ExprPtr parse_set_literal(bool allow_map);
+	// @verdicts_only: a verdict map's literal, whose data are verdicts
+	ExprPtr parse_set_literal(bool allow_map, bool verdicts_only = false);
 	ExprPtr parse_verdict_expr();
 
 	std::list<SourceFile> files_;
