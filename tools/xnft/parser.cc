@@ -305,6 +305,7 @@ static std::string describe(const Token &t)
 	switch (t.kind) {
 	case Tok::End: return "end of file";
 	case Tok::Newline: return "newline";
+	case Tok::Junk: return "junk";
 	case Tok::String: return "quoted string";
 	case Tok::Variable: return "variable";
 	// bison names a character token quoted
@@ -597,7 +598,7 @@ void Parser::parse_line(std::vector<Command> &out)
 			if (!cmd.has_handle)
 				unexpected(peek(), "handle");
 		} else {
-			Rule r = parse_rule();
+			Rule r = parse_rule("end of file or newline or semicolon");
 			r.handle = handle;
 			r.index = index;
 			r.has_index = has_index;
@@ -880,7 +881,7 @@ void Parser::parse_chain_body(ChainDecl &c)
 			c.policy = p.text;
 			return kSeparator;
 		}
-		if (t.is("comment") && peek(1).kind == Tok::String) {
+		if (t.is("comment")) {	// a rule's comment ends it, never starts it
 			take();
 			c.comment = comment_string();
 			return kSeparator;
@@ -1285,11 +1286,13 @@ void Parser::parse_object_body(ObjectDecl &c, const Location &open)
 
 // ---- rules ----
 
-Rule Parser::parse_rule()
+Rule Parser::parse_rule(const char *end)
 {
 	Rule r;
 	r.loc = peek().loc;
 	while (!at_end_of_stmt()) {
+		if (peek().kind == Tok::Junk && !r.stmts.empty())
+			unexpected(peek(), end);
 		if (peek().is("comment") && peek(1).kind == Tok::String) {
 			take();
 			r.comment = comment_string();

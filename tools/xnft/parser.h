@@ -105,7 +105,10 @@ private:
 	std::vector<std::string> parse_devices();
 
 	// rules
-	Rule parse_rule();
+	// @end: what nft's grammar expects after a whole statement, where a
+	// token no statement starts with stands (a block's rule: newline or
+	// semicolon; a rule command's: the end of the file too)
+	Rule parse_rule(const char *end = "newline or semicolon");
 	bool parse_statement(Rule &r);
 	ExprPtr parse_primary_lhs();
 	ExprPtr parse_lhs();
