@@ -310,10 +310,17 @@ static std::string describe(const Token &t)
 	case Tok::Variable: return "variable";
 	// bison names a character token quoted
 	case Tok::Punct:
-		if (t.text == "|" || t.text == "{" || t.text == "}")
+		if (t.text == "|" || t.text == "{" || t.text == "}" || t.text == "(" || t.text == ")" ||
+		    t.text == "=" || t.text == "$")
 			return "'" + t.text + "'";
-		if (t.text == ";")	// nft's SEMICOLON token
+		// nft's SEMICOLON, COMMA and COLON tokens; the others are
+		// named as written
+		if (t.text == ";")
 			return "semicolon";
+		if (t.text == ",")
+			return "comma";
+		if (t.text == ":")
+			return "colon";
 		return t.text;
 	case Tok::Word:
 		// nft's scanner: a keyword is its own token, any other word
@@ -325,10 +332,22 @@ static std::string describe(const Token &t)
 	}
 }
 
+// How many tokens EXPECTING names ("a, b or c": 3).
+static size_t expected_tokens(const std::string &expecting)
+{
+	size_t n = 1;
+	for (size_t at = 0; (at = expecting.find_first_of(",", at)) != std::string::npos; at++)
+		n++;
+	for (size_t at = 0; (at = expecting.find(" or ", at)) != std::string::npos; at += 4)
+		n++;
+	return n;
+}
+
 void Parser::unexpected(const Token &t, const std::string &expecting)
 {
 	std::string msg = "syntax error, unexpected " + describe(t);
-	if (!expecting.empty())
+	// bison names four expected tokens at most, none when there are more
+	if (!expecting.empty() && expected_tokens(expecting) <= 4)
 		msg += ", expecting " + expecting;
 	throw LangError(t.loc, msg);
 }
@@ -711,8 +730,9 @@ void Parser::parse_line(std::vector<Command> &out)
 	} else {
 		unexpected(objt, "table, chain, rule, set, map, element or flowtable");
 	}
-	if (!at_end_of_stmt())
-		unexpected(peek(), "end of command");
+	// nft's line: the command, then a newline, a ';' or the file's end
+	if (peek().kind != Tok::Newline && peek().kind != Tok::End && !peek().punct(";"))
+		unexpected(peek(), "end of file or newline or semicolon");
 	out.push_back(std::move(cmd));
 }
 
@@ -1162,7 +1182,9 @@ void Parser::parse_set_body(SetDecl &s)
 						else
 							s.data_type = expect_name("data type");
 					} else if (peek().punct(":")) {
-						throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
+						// a set's type may go on with a '.'
+						throw LangError(peek().loc, "syntax error, unexpected colon, "
+									    "expecting newline or semicolon or .");
 					}
 				}
 			} catch (const LangError &) {
@@ -1298,6 +1320,22 @@ Rule Parser::parse_rule(const char *end)
 			r.comment = comment_string();
 			continue;
 		}
+		if (!r.stmts.empty()) {
+			// after a whole statement, a token no statement starts
+			// with is where bison ends the rule: it expects END there
+			const Location start = peek().loc;
+			try {
+				parse_statement(r);
+			} catch (const LangError &e) {
+				const std::string what = e.what();
+				const Location &at = e.where();
+				if (at.file == start.file && at.line == start.line && at.first_col == start.first_col &&
+				    what.rfind("syntax error, unexpected ", 0) == 0 && what.find(", expecting") == std::string::npos)
+					throw LangError(at, what + ", expecting " + end);
+				throw;
+			}
+			continue;
+		}
 		parse_statement(r);
 	}
 	if (r.stmts.empty() && !r.comment)
@@ -1374,11 +1412,9 @@ ExprPtr Parser::parse_primary_lhs()
 		// a word that names no field of the protocol is no token nft's
 		// scanner knows there: its plain string (or number); the grammar
 		// lists ether's few fields
-		if (!names_field(t.text, f.text)) {
-			const std::string what = is_number_word(f.text) ? "number" : "string";
-			throw LangError(f.loc, "syntax error, unexpected " + what +
+		if (!names_field(t.text, f.text))
+			throw LangError(f.loc, "syntax error, unexpected " + describe(f) +
 					       (t.text == "ether" ? ", expecting saddr or daddr or type" : ""));
-		}
 		auto e = make_expr(ExprKind::Payload, span(t.loc, f.loc));
 		e->proto = t.text;
 		e->text = f.text;
@@ -2089,8 +2125,6 @@ void Parser::parse_meter_stmt(Stmt &s)
 	Token m = take();
 	s.kind = StmtKind::Meter;
 	const Token &n = peek();
-	if (n.kind == Tok::Punct)	// bison names a one-character token quoted
-		throw LangError(n.loc, "syntax error, unexpected '" + n.text + "', expecting string");
 	if (n.kind != Tok::Word || kReservedNames.count(n.text))
 		unexpected(n, "string");
 	s.name_loc = n.loc;
@@ -2467,8 +2501,9 @@ void Parser::parse_log_options(Stmt &s)
 	for (;;) {
 		if (accept("prefix")) {
 			Token p = take();
-			if (p.kind != Tok::String)
-				unexpected(p, "quoted string");
+			// nft's string: a quoted one or a word that is no keyword
+			if (p.kind != Tok::String && (p.kind != Tok::Word || kReservedNames.count(p.text)))
+				unexpected(p, "string or quoted string or string with a trailing asterisk");
 			s.prefix = p.text;
 			s.has_prefix = true;
 		} else if (peek().is("level")) {
