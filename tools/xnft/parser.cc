@@ -519,6 +519,16 @@ void Parser::parse_line(std::vector<Command> &out)
 		 first.text != "limit")
 		unexpected(first);
 	Token objt = take();
+	// nft's add_cmd takes a rule without the word `rule` (`add bridge t c
+	// counter`); insert and replace do not
+	if (is_verb && objt.kind == Tok::Word && families.count(objt.text)) {
+		if (cmd.verb == Verb::Insert || cmd.verb == Verb::Replace)
+			unexpected(objt, "rule");
+		if (cmd.verb == Verb::Add) {
+			toks_.push_front(objt);
+			objt.text = "rule";
+		}
+	}
 	const std::string &o = objt.text;
 	// nft's get_cmd: `get element` only
 	if (cmd.verb == Verb::Get && !objt.is("element"))
@@ -877,9 +887,13 @@ void Parser::parse_chain_body(ChainDecl &c)
 			take();
 			c.base = true;
 			c.type_loc = peek().loc;
+			if (peek().kind == Tok::Word && kReservedNames.count(peek().text))
+				unexpected(peek(), "string");	// nft's hook_spec: TYPE STRING
 			c.type = expect_name("chain type");
 			expect("hook", "hook");
 			c.hook_loc = peek().loc;
+			if (peek().kind == Tok::Word && kReservedNames.count(peek().text))
+				unexpected(peek(), "string");	// HOOK STRING
 			c.hook = expect_name("hook name");
 			if (accept("device")) {
 				c.devices = parse_devices();
@@ -906,7 +920,11 @@ void Parser::parse_chain_body(ChainDecl &c)
 			c.comment = comment_string();
 			return kSeparator;
 		}
-		c.rules.push_back(parse_rule());
+		Rule r = parse_rule();
+		// bison takes the rule into the chain with its separator only
+		if (peek().kind != Tok::Newline && !peek().punct(";"))
+			unexpected(peek(), kSeparator);
+		c.rules.push_back(std::move(r));
 		return kSeparator;
 	});
 }
@@ -1176,7 +1194,7 @@ void Parser::parse_set_body(SetDecl &s)
 						s.key_types.push_back(expect_name("data type"));
 					s.type_loc = span(s.type_loc, toks_.empty() ? s.type_loc : s.type_loc);
 					if (s.is_map) {
-						expect(":", "':'");
+						expect(":", "colon or .");	// the key may go on with a '.'
 						if (peek().kind == Tok::Word && object_type(peek().text))
 							s.obj_type = object_type(take().text);
 						else
