@@ -16,6 +16,9 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netlink.h>
 
+#include <algorithm>
+#include <optional>
+
 #include "linearize.h"
 #include "set_userdata.h"
 
@@ -24,6 +27,77 @@
 #endif
 
 namespace xnft {
+
+// nft's misspelling distance (misspell.c): Wagner's string-to-string
+// correction, computed as nft computes it, which matters for the
+// suggestions it makes: characters compare one place further on (the
+// last against the string's end), and the table's rows are one cell
+// short, so a row's last cell is the next row's first.
+static unsigned misspelling_distance(const std::string &a, const std::string &b)
+{
+	const size_t len_a = a.size(), len_b = b.size();
+	std::vector<unsigned> cells((len_a + 1) * (len_b + 1), 0);
+	auto cell = [&](size_t i, size_t j) -> unsigned & { return cells[i * len_b + j]; };
+	auto at = [](const std::string &s, size_t i) { return i < s.size() ? s[i] : '\0'; };
+	for (size_t i = 0; i <= len_a; i++)
+		cell(i, 0) = static_cast<unsigned>(i);
+	for (size_t j = 0; j <= len_b; j++)
+		cell(0, j) = static_cast<unsigned>(j);
+	for (size_t i = 1; i <= len_a; i++) {
+		for (size_t j = 1; j <= len_b; j++) {
+			const unsigned substitution = at(a, i) == at(b, j) ? 0 : 1;
+			unsigned d = std::min({cell(i - 1, j) + 1, cell(i, j - 1) + 1,
+					       cell(i - 1, j - 1) + substitution});
+			if (i > 1 && j > 1 && at(a, i) == at(b, j - 1) && at(a, i - 1) == at(b, j))
+				d = std::min(d, cell(i - 2, j - 2) + substitution);
+			cell(i, j) = d;
+		}
+	}
+	return cell(len_a, len_b);
+}
+
+// Whether nft would take CANDIDATE for a misspelling of WANTED, and how
+// far it is (string_misspell_update's threshold).
+static std::optional<unsigned> misspelling(const std::string &candidate, const std::string &wanted)
+{
+	const size_t longer = std::max(candidate.size(), wanted.size());
+	const size_t shorter = std::min(candidate.size(), wanted.size());
+	if (longer <= 1)
+		return std::nullopt;
+	const size_t threshold = longer - shorter <= 1 ? std::max<size_t>((longer + 2) / 3, 1)
+						       : (longer + 2 + 2) / 3;
+	const unsigned d = misspelling_distance(candidate, wanted);
+	if (d > threshold)
+		return std::nullopt;
+	return d;
+}
+
+std::string set_not_found(const std::map<std::string, TableInfo> &tables, const std::string &name)
+{
+	std::string message = "No such file or directory";
+	unsigned best = ~0u;
+	for (const auto &[key, table] : tables) {
+		// the table's sets in the order they were made, as nft's cache
+		// holds them
+		std::vector<const SetInfo *> sets;
+		for (const auto &[set_name, set] : table.sets)
+			sets.push_back(&set);
+		std::stable_sort(sets.begin(), sets.end(),
+				 [](const SetInfo *x, const SetInfo *y) { return x->id < y->id; });
+		for (const SetInfo *set : sets) {
+			const std::optional<unsigned> d = misspelling(set->name, name);
+			if (!d || *d >= best)
+				continue;
+			best = *d;
+			const size_t space = key.find(' ');
+			message = "No such file or directory; did you mean " +
+				  std::string(set->is_map || set->objtype ? "map" : "set") + " \u2018" + set->name +
+				  "\u2019 in table " + key.substr(0, space) + " \u2018" + key.substr(space + 1) +
+				  "\u2019?";
+		}
+	}
+	return message;
+}
 
 uint32_t family_number(const std::string &f)
 {
@@ -153,6 +227,47 @@ TableInfo &Compiler::table_info(const std::string &family, const std::string &ta
 	return it->second;
 }
 
+namespace {
+// Thrown through compile(cmd, errors) when nft stops evaluating.
+struct StopEvaluation {};
+} // namespace
+
+bool Compiler::compile(const Command &cmd, EvaluationErrors &errors)
+{
+	errors_ = &errors;
+	bool go_on = true;
+	try {
+		compile(cmd);
+	} catch (const LangError &e) {
+		go_on = errors.note(e);
+	} catch (const StopEvaluation &) {
+		go_on = false;
+	}
+	errors_ = nullptr;
+	return go_on;
+}
+
+template <class Compile> void Compiler::expanded_item(Compile &&compile_item)
+{
+	if (!errors_) {
+		compile_item();
+		return;
+	}
+	try {
+		compile_item();
+	} catch (const LangError &e) {
+		if (!errors_->note(e))
+			throw StopEvaluation{};
+	}
+}
+
+void Compiler::kernel_refusal(const LangError &err)
+{
+	if (!errors_)
+		throw err;
+	errors_->kernel_refusals.push_back(err);
+}
+
 void Compiler::compile(const Command &cmd)
 {
 	note_set_statements(cmd);
@@ -188,9 +303,9 @@ void Compiler::compile(const Command &cmd)
 			locate(cmd, cmd.chain_loc);
 			return;
 		}
-		chain(cmd.family, cmd.table, *cmd.chain_decl, cmd.verb);
+		expanded_item([&] { chain(cmd.family, cmd.table, *cmd.chain_decl, cmd.verb); });
 		for (auto &r : cmd.chain_decl->rules)
-			rule(cmd.family, cmd.table, cmd.chain, r, Verb::Add, cmd.chain_loc);
+			expanded_item([&] { rule(cmd.family, cmd.table, cmd.chain, r, Verb::Add, cmd.chain_loc); });
 		return;
 	}
 	case Obj::Rule: {
@@ -368,17 +483,19 @@ void Compiler::table(const Command &cmd)
 	TableInfo &ti = tables_[key];
 	for (auto &c : d.chains)
 		ti.chains[c.name] = true;
+	// Each is a command of its own to nft's evaluation (an error in one
+	// does not stop the others).
 	for (auto &c : d.chains)
-		chain(cmd.family, cmd.table, c, Verb::Add);
+		expanded_item([&] { chain(cmd.family, cmd.table, c, Verb::Add); });
 	for (auto &c : d.objects)
-		object(cmd.family, cmd.table, c, Verb::Add);
+		expanded_item([&] { object(cmd.family, cmd.table, c, Verb::Add); });
 	for (auto &s : d.sets)
-		set(cmd.family, cmd.table, s, Verb::Add);
+		expanded_item([&] { set(cmd.family, cmd.table, s, Verb::Add); });
 	for (auto &f : d.flowtables)
-		flowtable(cmd.family, cmd.table, f, Verb::Add);
+		expanded_item([&] { flowtable(cmd.family, cmd.table, f, Verb::Add); });
 	for (auto &c : d.chains)
 		for (auto &r : c.rules)
-			rule(cmd.family, cmd.table, c.name, r, Verb::Add, c.loc);
+			expanded_item([&] { rule(cmd.family, cmd.table, c.name, r, Verb::Add, c.loc); });
 }
 
 static uint32_t bridge_hook(const std::string &h, const Location &loc)
@@ -526,37 +643,65 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 	// its elements typed as nft evaluates the declaration, before the
 	// rules that make the set dynamic
 	std::vector<Element> elems;
-	if (d.elements)
-		elems = type_elements(si, *d.elements, false, t);
+	// what the kernel would refuse of the elements (a separate message:
+	// the set is made all the same)
+	std::optional<LangError> elements_refusal;
+	if (d.elements) {
+		try {
+			elems = type_elements(si, *d.elements, false, t);
+		} catch (const LangError &e) {
+			if (!is_kernel_refusal(e))
+				throw;
+			elements_refusal = e;
+		}
+	}
+	// the first of the kernel's objections to the set (nf_tables_newset)
+	std::optional<LangError> refusal;
+	auto refuse = [&](const char *err) {
+		if (!refusal)
+			refusal = LangError(d.cmd_loc, std::string("Could not process rule: ") + err);
+	};
 	if (dynamic_sets_.count(family + " " + table + " " + d.name)) {
 		// a set statement updates it; the kernel has no interval set
 		// that the packet path may update
 		si.flags |= NFT_SET_EVAL;
 		if (si.flags & NFT_SET_INTERVAL)
-			throw LangError(d.cmd_loc, "Could not process rule: Operation not supported");
+			refuse("Operation not supported");
 	}
 	// nf_tables_newset: no timeouts in a constant set; a default timeout
 	// and a GC interval only with the timeout flag, which nft sets for a
 	// timeout alone, not for a GC interval
 	if ((si.flags & (NFT_SET_CONSTANT | NFT_SET_TIMEOUT)) == (NFT_SET_CONSTANT | NFT_SET_TIMEOUT))
-		throw LangError(d.cmd_loc, "Could not process rule: Operation not supported");
+		refuse("Operation not supported");
 	if (d.gc_interval_ms && !(si.flags & NFT_SET_TIMEOUT))
-		throw LangError(d.cmd_loc, "Could not process rule: Invalid argument");
+		refuse("Invalid argument");
 	if (d.timeout_ms >= kMaxTimeoutMs)
-		throw LangError(d.cmd_loc, "Could not process rule: Numerical result out of range");
+		refuse("Numerical result out of range");
 	// its statements as nf_tables_newset takes them (nft_set_elem_expr_alloc):
 	// at most NFT_SET_EXPR_MAX, each as the kernel's init takes it, no
 	// ct count (it collects garbage) in a set with timeouts
 	for (size_t i = 0; i < d.stmts.size(); i++) {
-		if (i == 2)
-			throw LangError(d.cmd_loc, "Could not process rule: Argument list too long");
+		if (i == 2) {
+			refuse("Argument list too long");
+			break;
+		}
 		const std::string err = stateful_kernel_error(d.stmts[i]);
 		if (!err.empty())
-			throw LangError(d.cmd_loc, "Could not process rule: " + err);
+			refuse(err.c_str());
 		if (d.stmts[i].kind == StmtKind::Connlimit && (si.flags & NFT_SET_TIMEOUT))
-			throw LangError(d.cmd_loc, "Could not process rule: Operation not supported");
+			refuse("Operation not supported");
 	}
 	check_new_elements(si, elems);
+	if (refusal) {
+		// the set is not made, its elements are not added to it; rules
+		// find no set (SetInfo::refused)
+		si.refused = true;
+		t.sets[d.name] = si;
+		kernel_refusal(*refusal);
+		if (!elems.empty() || elements_refusal)
+			kernel_refusal(LangError(d.cmd_loc, "Could not process rule: No such file or directory"));
+		return;
+	}
 	uint32_t fam = family_number(family);
 	nftnl_set *s = nftnl_set_alloc();
 	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, fam);
@@ -613,6 +758,8 @@ void Compiler::set(const std::string &family, const std::string &table, const Se
 		for (const Element &e : elems)
 			batch_->last().elem_locs.push_back(e.loc);
 	}
+	if (elements_refusal)
+		kernel_refusal(*elements_refusal);
 }
 
 void Compiler::elements(const std::string &family, const std::string &table, const SetInfo &si_in,
@@ -787,12 +934,23 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 			batch_->add_set(ItemKind::NewSet, s, fam, NLM_F_CREATE);
 			batch_->add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
 		});
+		lin.all_tables = &tables_;
 		for (auto &s : r.stmts)
 			lin.statement(s);
 		// nft's rule cache has no rule the position, index or handle
 		// names (rule_cache_update, after the statements' evaluation)
 		if (link.missing)
 			throw LangError(r.ref_loc, "Could not process rule: No such file or directory");
+	} catch (const LangError &e) {
+		nftnl_rule_free(nr);
+		// a priority's second colon is where nft's scanner ends the
+		// value: its grammar wants the rule to end there, a rule
+		// command's (@cmd_loc) perhaps with the file
+		if (std::string(e.what()) == kPriorityColonError)
+			throw LangError(e.where(), std::string(kPriorityColonError) +
+						   (cmd_loc.valid() ? ", expecting end of file or newline or semicolon"
+								    : ", expecting newline or semicolon"));
+		throw;
 	} catch (...) {
 		nftnl_rule_free(nr);
 		throw;

@@ -50,6 +50,9 @@ struct SetInfo {
 	// the kinds of its own statements (`set s { ...; counter; }`), in
 	// order, as nft names them: "counter", "limit", "quota", "connlimit"
 	std::vector<std::string> stmts;
+	// The kernel refuses the set itself: nft's evaluation knows it all
+	// the same, the kernel's lookups of it find nothing (ENOENT).
+	bool refused = false;
 };
 
 struct TableInfo {
@@ -82,6 +85,30 @@ struct TableInfo {
 	}
 };
 
+// Where evaluation errors go when compiling goes on after them, as nft's
+// evaluation does (nft_evaluate): every failing command adds one (a table
+// or chain block's chains, objects, sets, flowtables and rules count one
+// each, as nft expands them into commands before evaluating), and
+// evaluation stops once the count reaches nft's limit. What the kernel
+// would refuse is kept apart: nft learns it only from a batch it sends,
+// after an evaluation without errors.
+struct EvaluationErrors {
+	std::vector<LangError> errors;
+	std::vector<LangError> kernel_refusals;
+	unsigned count = 0;   // nft's nerrs: it starts at the parser's count
+	unsigned limit = 10;  // nft's parser_max_errors
+	// Notes ERR; false once evaluation must stop.
+	bool note(const LangError &err)
+	{
+		if (is_kernel_refusal(err)) {
+			kernel_refusals.push_back(err);
+			return true;
+		}
+		errors.push_back(err);
+		return ++count != limit;
+	}
+};
+
 class Compiler {
 public:
 	explicit Compiler(Batch &b) : batch_(&b) {}
@@ -101,6 +128,9 @@ public:
 	void prepare(const std::vector<Command> &cmds);
 	// Compiles CMD into the batch; throws LangError with nft's message.
 	void compile(const Command &cmd);
+	// Compiles CMD into the batch, noting its errors in ERRORS, a block's
+	// items each on its own; false once nft would evaluate no further.
+	bool compile(const Command &cmd, EvaluationErrors &errors);
 	// `get element`: LIT's elements typed as the set CMD names wants
 	// them (nft's segments for an interval set), as `delete element`
 	// types them; @si gets the set's description. The table and set
@@ -109,6 +139,10 @@ public:
 
 private:
 	void table(const Command &cmd);
+	// Compiles one item of an expanded block: with an EvaluationErrors
+	// at hand its error is noted there (StopEvaluation once nft would
+	// stop), else thrown.
+	template <class Compile> void expanded_item(Compile &&compile_item);
 	void chain(const std::string &family, const std::string &table, const ChainDecl &c,
 		   Verb verb);
 	void set(const std::string &family, const std::string &table, const SetDecl &s, Verb verb);
@@ -124,6 +158,9 @@ private:
 		      const Expr &lit, bool add, bool exclusive);
 	void note_set_statements(const Command &c);
 	void locate(const Command &cmd, const Location &name);
+	// What the kernel refuses: noted as such when compile(cmd, errors)
+	// runs (the kernel answers every message of the batch), else thrown.
+	void kernel_refusal(const LangError &err);
 	TableInfo &table_info(const std::string &family, const std::string &table,
 			      const Location &loc);
 
@@ -132,8 +169,15 @@ private:
 	std::set<std::string> dynamic_sets_;       // family + " " + table + " " + set
 	uint32_t set_id_ = 0;
 	RuleReferences references_;  // nft's rule cache: positions, indexes, replaces
+	EvaluationErrors *errors_ = nullptr;  // compile(cmd, errors)'s, while it runs
 };
 
 uint32_t family_number(const std::string &family);
+
+// nft's complaint about a set or map NAME that TABLES (key: family + " " +
+// name) do not hold where a rule names it (set_not_found): ENOENT, and
+// the named set or map closest to NAME by nft's misspelling distance, if
+// one is close enough.
+std::string set_not_found(const std::map<std::string, TableInfo> &tables, const std::string &name);
 
 } // namespace xnft

@@ -961,7 +961,7 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 			at = two;
 		Location l = e.loc;
 		l.first_col = l.last_col = e.loc.first_col + static_cast<unsigned>(at);
-		throw LangError(l, "syntax error, unexpected colon");
+		throw LangError(l, kPriorityColonError);
 	}
 	uint64_t v;
 	// inet_service_type_parse's own words for a port past 16 bits
@@ -972,10 +972,23 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 				std::to_string(bits >= 64 ? ~0ull : (1ull << bits) - 1));
 	if (t.id == TYPE_IFNAME)
 		throw LangError(e.loc, "Data exceeds valid length: " + e.text);
-	if (e.quoted)
-		throw LangError(e.loc, std::string("Could not parse ") + t.name + " expression");
-	throw LangError(e.loc, std::string("Could not parse ") + t.name + " expression: " +
-			"'" + e.text + "' is not a valid " + t.name);
+	if (t.id == TYPE_ETHERADDR || t.id == TYPE_LLADDR)
+		throw LangError(e.loc, "Invalid LL address");
+	// nft looks an address up as a host name, its complaint is the
+	// resolver's (getaddrinfo): xnft resolves no names, and says so
+	if (t.id == TYPE_IPADDR || t.id == TYPE_IP6ADDR) {
+		if (e.quoted)
+			throw LangError(e.loc, std::string("Could not parse ") + t.name + " expression");
+		throw LangError(e.loc, std::string("Could not parse ") + t.name + " expression: " +
+				"'" + e.text + "' is not a valid " + t.name);
+	}
+	// inet_service_type_parse: getaddrinfo's EAI_SERVICE
+	if (t.id == TYPE_INET_SERVICE)
+		throw LangError(e.loc, "Could not resolve service: Servname not supported for ai_socktype");
+	if (t.id == TYPE_INET_PROTOCOL)
+		throw LangError(e.loc, "Could not resolve protocol name");
+	// integer_type_parse, symbolic_constant_parse
+	throw LangError(e.loc, std::string("Could not parse ") + t.desc);
 }
 
 } // namespace xnft

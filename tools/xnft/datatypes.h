@@ -83,6 +83,11 @@ uint64_t bytes_value(const Bytes &bytes, ByteOrder order);
 // How many elements nft prints per line in a named set of TYPE.
 unsigned elements_per_line(const DataType &type);
 
+// What encoding a priority ("1:2:3") with a colon too many throws: nft's
+// scanner ends the value at it, so it is a syntax error there (the rule
+// compiler adds what nft's grammar expects instead).
+inline constexpr const char *kPriorityColonError = "syntax error, unexpected colon";
+
 // Interface names are resolved to ifindex when TYPE_IFINDEX values are
 // encoded, as nft does (if_nametoindex); an unknown name is an error.
 } // namespace xnft

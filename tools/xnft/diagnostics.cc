@@ -13,6 +13,11 @@ Location span(const Location &a, const Location &b)
 	return l;
 }
 
+bool is_kernel_refusal(const LangError &err)
+{
+	return std::string(err.what()).rfind("Could not process rule: ", 0) == 0;
+}
+
 std::string format_error(const LangError &err)
 {
 	const Location &l = err.where();

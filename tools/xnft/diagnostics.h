@@ -47,6 +47,12 @@ private:
 	Location loc_, outer_;
 };
 
+// Whether ERR is what the kernel would answer to the batch ("Could not
+// process rule: ..."), which xnft finds while compiling: nft reports those
+// only when the input parsed and evaluated without an error, as only then
+// does it send the batch.
+bool is_kernel_refusal(const LangError &err);
+
 // Formats ERR as nft does: location line, source line, caret line.
 std::string format_error(const LangError &err);
 

@@ -80,8 +80,13 @@ std::vector<Token> tokenize(const SourceFile &file)
 			size_t j = i + 1;
 			while (j < s.size() && s[j] != '"' && s[j] != '\n')
 				j++;
-			if (j >= s.size() || s[j] != '"')
-				throw LangError(loc_at(i, j), "syntax error, unterminated string");
+			if (j >= s.size() || s[j] != '"') {
+				// nft's scanner: the quote alone is junk, what follows
+				// is scanned on
+				push(Tok::Junk, "\"", i, i + 1);
+				i++;
+				continue;
+			}
 			push(Tok::String, s.substr(i + 1, j - i - 1), i, j + 1);
 			i = j + 1;
 			continue;
@@ -130,10 +135,16 @@ std::vector<Token> tokenize(const SourceFile &file)
 			i++;
 			continue;
 		}
-		throw LangError(loc_at(i, i + 1),
-				std::string("syntax error, unexpected character '") + c + "'");
+		push(Tok::Junk, std::string(1, c), i, i + 1);
+		i++;
 	}
 	push(Tok::End, "", i, i);
+	// nft shows the end of a file that ends a line with the line before
+	// (its scanner has not moved on to the empty line yet)
+	if (line_start == s.size() && !s.empty()) {
+		const size_t newline = s.rfind('\n', s.size() - 2);
+		out.back().loc.line_offset = s.size() < 2 || newline == std::string::npos ? 0 : newline + 1;
+	}
 	return out;
 }
 

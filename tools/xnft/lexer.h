@@ -22,6 +22,8 @@ enum class Tok {
 	           // nft's operator words (and or xor lshift rshift eq ne lt gt
 	           // le ge not) are these with the symbol as text
 	Newline,
+	Junk,      // a character nft's scanner has no token for (its JUNK): a
+	           // stray character, the '"' of a string that does not end
 	End,
 };
 
@@ -33,8 +35,8 @@ struct Token {
 	bool punct(const char *p) const { return kind == Tok::Punct && text == p; }
 };
 
-// Splits FILE into tokens; throws LangError on an unterminated string or a
-// character nft does not accept.
+// Splits FILE into tokens; what nft's scanner cannot read is a Junk token
+// for the parser to refuse where it stands.
 std::vector<Token> tokenize(const SourceFile &file);
 
 } // namespace xnft

@@ -441,7 +441,7 @@ std::vector<Element> type_elements(SetInfo &si, const Expr &lit, bool allow_inte
 	}
 	for (size_t i = 1; i < raw.size(); i++)
 		if (!(raw[i - 1].iv.hi < raw[i].iv.lo))
-			throw LangError(raw[i].loc->loc, "conflicting intervals specified");
+			throw LangError(raw[i].loc->loc, "conflicting intervals specified", raw[i - 1].loc->loc);
 	if (!raw.empty() && !all_zero(raw[0].iv.lo)) {
 		Element z;
 		z.key = Bytes(raw[0].iv.lo.size(), 0);
@@ -802,6 +802,7 @@ void Linearizer::dependency(const Expr &e)
 		else
 			emit_dep_eq_meta(NFT_META_PROTOCOL, be16(ethertype_of(want)));
 		net_ = want;
+		net_loc_ = e.loc;
 	};
 	auto transport = [&](const std::string &want, uint8_t proto) {
 		if (l4_ == want)
@@ -810,6 +811,7 @@ void Linearizer::dependency(const Expr &e)
 			throw LangError(e.loc, "conflicting protocols specified: " + l4_ + " vs. " + want);
 		emit_dep_eq_meta(NFT_META_L4PROTO, Bytes{proto});
 		l4_ = want;
+		l4_loc_ = e.loc;
 	};
 	if (p == "ether") {
 		return;
@@ -1106,20 +1108,25 @@ void Linearizer::learn_context(const Load &l, Op op, const Bytes &v)
 		}
 	};
 	uint64_t x = bytes_to_u64_be(v);
+	// the match statement tells the context (nft: the relational's location)
 	if ((l.is_meta && l.key == NFT_META_PROTOCOL) ||
 	    (l.is_payload && l.proto == "vlan" && l.field == "type")) {
 		net_ = net_of(x);
+		net_loc_ = stmt_loc_;
 	} else if (l.is_payload && l.proto == "ether" && l.field == "type") {
-		if (x == 0x8100)
+		if (x == 0x8100) {
 			link_ = "vlan";
-		else
+		} else {
 			net_ = net_of(x);
+			net_loc_ = stmt_loc_;
+		}
 	} else if (l.is_payload && (l.proto == "icmp" || l.proto == "icmpv6") && l.field == "type") {
 		icmp_type_ = static_cast<int>(x);
 	} else if ((l.is_meta && l.key == NFT_META_L4PROTO) ||
 		   (l.is_payload && ((l.proto == "ip" && l.field == "protocol") ||
 				     (l.proto == "ip6" && l.field == "nexthdr")))) {
 		l4_ = l4_of(x);
+		l4_loc_ = stmt_loc_;
 	}
 }
 
@@ -1591,8 +1598,7 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 	} else if (set.kind == ExprKind::SetRef) {
 		auto it = table_.sets.find(set.text);
 		if (it == table_.sets.end())
-			throw LangError(set.loc, objtype ? "No such file or directory" :
-						 "Set '" + set.text + "' does not exist");
+			throw LangError(set.loc, unknown_set(set.text));
 		const SetInfo &ns = it->second;
 		// nft compares the types, part by part, not their lengths.
 		bool same = ns.key.size() == si.key.size();
@@ -1610,7 +1616,7 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 			throw LangError(set.loc, "Expression is not a map");
 		if (!same)
 			throw LangError(set.loc, "datatype mismatch, expected " + type_text(si.key) +
-					", expression has type " + type_text(ns.key));
+					", expression has type " + type_text(ns.key), lhs.loc);
 		if (verdict && !ns.verdict_map)
 			throw LangError(set.loc, "datatype mismatch, map @" + set.text + " is not a verdict map");
 		if (!verdict && data && (!ns.is_map || ns.verdict_map))
@@ -1648,6 +1654,14 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 
 void Linearizer::match(const Stmt &s)
 {
+	// a symbol the match starts with has no type to be read by
+	// (expr_evaluate_symbol); one within a concatenation no type at all
+	if (s.lhs->kind == ExprKind::Value)
+		throw LangError(s.lhs->loc, "No symbol type information");
+	if (s.lhs->kind == ExprKind::Concat)
+		for (const auto &item : s.lhs->items)
+			if (item->kind == ExprKind::Value)
+				throw LangError(item->loc, "Can't parse symbolic invalid expressions");
 	const Expr &lhs = *s.lhs;
 	const Expr &rhs = *s.rhs;
 	if (s.op == Op::Neg) {
@@ -1952,7 +1966,7 @@ void Linearizer::dynset(const Stmt &s)
 {
 	auto it = table_.sets.find(s.key);
 	if (it == table_.sets.end())
-		throw LangError(s.name_loc, "No such file or directory");
+		throw LangError(s.name_loc, unknown_set(s.key));
 	const SetInfo &si = it->second;
 	const Expr &key = *s.lhs;
 	std::vector<const Expr *> parts;
@@ -1972,15 +1986,17 @@ void Linearizer::dynset(const Stmt &s)
 		same = types[i].type->id == si.key[i].type->id;
 	if (!same)
 		throw LangError(key.loc, "datatype mismatch: expected " + type_text(si.key) +
-				", expression has type " + type_text(types));
+				", expression has type " + type_text(types), s.loc);
 	if (s.rhs && si.is_map && !si.verdict_map && s.rhs->kind != ExprKind::Value &&
 	    keypart_of_expr(*s.rhs).type->id != si.data.type->id)
 		throw LangError(s.rhs->loc, std::string("datatype mismatch: expected ") + si.data.type->desc +
-				", expression has type " + keypart_of_expr(*s.rhs).type->desc);
+				", expression has type " + keypart_of_expr(*s.rhs).type->desc, s.loc);
 	// nft_dynset_init's checks, in its order
 	auto kernel = [&](const char *err) {
 		throw LangError(s.loc, std::string("Could not process rule: ") + err);
 	};
+	if (si.refused)
+		kernel("No such file or directory");	// the kernel has no such set
 	if (si.flags & NFT_SET_INTERVAL)
 		kernel("Operation not supported");	// no backend with an update
 	if (si.flags & NFT_SET_CONSTANT)
@@ -2279,7 +2295,7 @@ void Linearizer::reject(const Stmt &s)
 		type = NFT_REJECT_TCP_RST;
 		code = 0;
 		if (!l4_.empty() && l4_ != "tcp" && l4_.rfind("other-", 0) != 0)
-			throw LangError(s.loc, "you cannot use tcp reset with this protocol");
+			throw LangError(s.loc, "you cannot use tcp reset with this protocol", l4_loc_);
 	} else {
 		const bool icmpx = s.reject_with == "icmpx";
 		type = icmpx ? NFT_REJECT_ICMPX_UNREACH : NFT_REJECT_ICMP_UNREACH;
@@ -2299,9 +2315,9 @@ void Linearizer::reject(const Stmt &s)
 	if (!net_.empty()) {
 		const bool ip_family = net_ == "ip" || net_ == "ip6";
 		if (type == NFT_REJECT_ICMP_UNREACH && ip_family && family != net_)
-			throw LangError(s.name_loc, "conflicting protocols specified: ip vs ip6");
+			throw LangError(s.name_loc, "conflicting protocols specified: ip vs ip6", net_loc_);
 		if (!ip_family)
-			throw LangError(s.loc, "cannot reject this network family");
+			throw LangError(s.loc, "cannot reject this network family", net_loc_);
 	}
 	if (type == NFT_REJECT_TCP_RST && l4_.empty()) {
 		Expr tcp;
@@ -2553,13 +2569,20 @@ void Linearizer::payload_set(const Stmt &s)
 	nftnl_rule_add_expr(rule_, e);
 }
 
+std::string Linearizer::unknown_set(const std::string &name) const
+{
+	return all_tables ? set_not_found(*all_tables, name) : "No such file or directory";
+}
+
 void Linearizer::statement(const Stmt &s)
 {
 	stmt_loc_ = s.loc;
 	if (terminal_)
-		throw LangError(s.loc, "Statement after terminal statement has no effect");
+		throw LangError(s.loc, "Statement after terminal statement has no effect", terminal_loc_);
 	terminal_ = s.kind == StmtKind::Reject ||
 		    (s.kind == StmtKind::Verdict && s.key != "continue");
+	if (terminal_)
+		terminal_loc_ = s.loc;
 	bool after_match = merge_ok_;
 	merge_ok_ = false;
 	switch (s.kind) {

@@ -117,8 +117,13 @@ public:
 		: rule_(r), table_(t), table_name_(table), family_(family), set_id_(set_id),
 		  sink_(std::move(sink)) {}
 	void statement(const Stmt &s);
+	// Every table the run knows, for the suggestion in an unknown set's
+	// error (set_not_found); none when null.
+	const std::map<std::string, TableInfo> *all_tables = nullptr;
 
 private:
+	// The error for a set NAME the table does not hold.
+	std::string unknown_set(const std::string &name) const;
 	struct Load;
 	Load load(const Expr &e, unsigned reg);
 	void load_generated(const Expr &e, unsigned reg);
@@ -187,9 +192,13 @@ private:
 	SetSink sink_;
 	// protocol context
 	std::string link_ = "ether", net_, l4_;
+	// the payload expressions that told net_ and l4_ (nft's protocol
+	// context locations, marked '~' in errors about them)
+	Location net_loc_, l4_loc_;
 	int icmp_type_ = -1;     // the ICMP/ICMPv6 type matched so far (-1: none)
 	bool merge_ok_ = false;  // the previous statement was a match
 	bool terminal_ = false;  // a verdict or reject came before: nothing may follow
+	Location terminal_loc_;  // where that verdict or reject stands
 	Location stmt_loc_;      // the statement being linearized: where the kernel's
 				 // complaints about its expressions point
 	// an anonymous set's keys after typing, when a match's operator moved

@@ -293,6 +293,7 @@ int main(int argc, char **argv)
 	parser.include_dirs = o.include_dirs;
 	parser.include_dirs.push_back("/etc/nftables");
 	std::vector<Command> cmds;
+
 	try {
 		std::string prelude;
 		for (auto &d : o.defines) {
@@ -306,15 +307,22 @@ int main(int argc, char **argv)
 		if (!prelude.empty())
 			parser.parse_text(prelude);
 		std::string text;
+		// nft reports every syntax error it recovers from, then evaluates
+		// the commands read whole all the same (reporting their errors
+		// too), and applies nothing; its JSON parser stops at the first
 		if (!o.file.empty() && o.json && read_input(o.file, text)) {
-			if (!parse_json_input(parser, o.file, text, cmds))
+			if (!parse_json_input(parser, o.file, text, cmds)) {
+				parser.keep_errors = true;
 				cmds = parser.parse_named_text(o.file, text);
+			}
 		} else if (!o.file.empty()) {
+			parser.keep_errors = true;
 			cmds = parser.parse_file(o.file);
 		} else {
 			std::string text;
 			for (auto &w : o.words)
 				text += (text.empty() ? "" : " ") + w;
+			parser.keep_errors = true;
 			cmds = parser.parse_text(text);
 		}
 	} catch (const LangError &e) {
@@ -353,29 +361,36 @@ int main(int argc, char **argv)
 	Compiler compiler(batch);
 	compiler.learn(cache);
 	compiler.prepare(cmds);
-	int rc = 0;
-	std::string errors;
+	// nft's error count goes on from the parser's (nft_evaluate)
+	EvaluationErrors evaluation;
+	evaluation.count = parser.recovered_errors();
+	evaluation.limit = Parser::kMaxErrors;
 	std::vector<const Command *> lists;
 	for (auto &c : cmds) {
 		if (c.verb == Verb::List || c.verb == Verb::Reset || c.verb == Verb::Get) {
 			lists.push_back(&c);
 			continue;
 		}
-		try {
-			compiler.compile(c);
-		} catch (const LangError &e) {
-			errors += format_error(e);
-			rc = 1;
-		}
+		if (!compiler.compile(c, evaluation))
+			break;
 	}
 	if (mem) {
 		fclose(mem);
 		dump.assign(buf, len);
 		free(buf);
 	}
-	if (rc != 0) {
-		fputs(errors.c_str(), stderr);
-		return rc;
+	if (!parser.syntax_errors().empty() || !evaluation.errors.empty()) {
+		// the parser's errors first, as nft queues them; nothing is sent
+		for (const LangError &e : parser.syntax_errors())
+			fputs(format_error(e).c_str(), stderr);
+		for (const LangError &e : evaluation.errors)
+			fputs(format_error(e).c_str(), stderr);
+		return 1;
+	}
+	if (!evaluation.kernel_refusals.empty()) {
+		for (const LangError &e : evaluation.kernel_refusals)
+			fputs(format_error(e).c_str(), stderr);
+		return 1;
 	}
 	fputs(dump.c_str(), stdout);
 	fflush(stdout);

@@ -44,6 +44,17 @@ static bool names_field(const std::string &proto, const std::string &word)
 	}
 	return false;
 }
+// A word nft's scanner reads as a NUM: decimal or 0x hex digits.
+static bool is_number_word(const std::string &w)
+{
+	size_t at = w.size() > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X') ? 2 : 0;
+	if (at == w.size())
+		return false;
+	for (size_t i = at; i < w.size(); i++)
+		if (!(at ? isxdigit(static_cast<unsigned char>(w[i])) : isdigit(static_cast<unsigned char>(w[i]))))
+			return false;
+	return true;
+}
 // Meta keys nft accepts without the `meta` keyword.
 static const std::set<std::string> bare_meta_keys = {
 	"mark", "iif", "iifname", "iiftype", "oif", "oifname", "oiftype",
@@ -87,19 +98,96 @@ std::vector<Command> Parser::parse_named_text(const std::string &name, const std
 	return parse_source(add_source(name, text));
 }
 
+namespace {
+// Ends the parse as bison's YYABORT does: the end of the input was reached
+// while recovering, or too many errors.
+struct ParseAborted {};
+} // namespace
+
 std::vector<Command> Parser::parse_source(const SourceFile &f)
 {
 	auto toks = tokenize(f);
 	toks_.assign(toks.begin(), toks.end());
 	end_tok_ = toks_.back();
+	errors_.clear();
+	recovered_ = 0;
 	std::vector<Command> out;
+	try {
+		while (true) {
+			skip_separators();
+			if (peek().kind == Tok::End)
+				break;
+			try {
+				parse_line(out);
+			} catch (const LangError &e) {
+				recover(e);
+			}
+		}
+	} catch (const ParseAborted &) {
+	}
+	if (!keep_errors && !errors_.empty())
+		throw errors_.front();
+	return out;
+}
+
+void Parser::recover(const LangError &err)
+{
+	errors_.push_back(err);
+	stmt_expr_ = false;
+	// The token the error is about was bison's lookahead: when the parser
+	// took it already and it is a separator, recovery ends right there.
+	const Location &at = err.where();
+	const bool lookahead_taken = last_taken_.loc.file == at.file && last_taken_.loc.line == at.line &&
+				     last_taken_.loc.first_col == at.first_col;
+	if (!(lookahead_taken && (last_taken_.kind == Tok::Newline || last_taken_.punct(";")))) {
+		while (true) {
+			// raw tokens: a $variable dropped is not looked up
+			if (toks_.empty() || toks_.front().kind == Tok::End)
+				throw ParseAborted{};
+			const Token t = toks_.front();
+			toks_.pop_front();
+			if (t.kind == Tok::Newline || t.punct(";"))
+				break;
+		}
+	}
+	last_taken_ = Token{Tok::End, "", {}};
+	if (++recovered_ == kMaxErrors)
+		throw ParseAborted{};
+}
+
+static constexpr const char *kSeparator = "newline or semicolon";
+
+template <class Body> void Parser::parse_block_rest(Body &&body)
+{
+	while (true) {
+		body();
+		expect("}", "'}'");
+		if (peek().kind == Tok::Newline || peek().punct(";") || peek().kind == Tok::End)
+			return;
+		try {
+			unexpected(peek(), kSeparator);
+		} catch (const LangError &e) {
+			recover(e);
+		}
+	}
+}
+
+template <class ParseItem> void Parser::parse_block_items(ParseItem &&parse_item)
+{
 	while (true) {
 		skip_separators();
-		if (peek().kind == Tok::End)
-			break;
-		parse_line(out);
+		if (peek().punct("}"))
+			return;
+		try {
+			if (peek().kind == Tok::End)
+				unexpected(peek());	// too many expectations to list
+			const char *separator = parse_item();
+			if (separator && peek().kind != Tok::Newline && !peek().punct(";"))
+				unexpected(peek(), separator);
+		} catch (const LangError &e) {
+			recover(e);
+		}
 	}
-	return out;
 }
 
 // ---- token stream ----
@@ -145,6 +233,7 @@ Token Parser::take()
 	if (t.kind != Tok::End)
 		toks_.pop_front();
 	last_loc_ = t.loc;
+	last_taken_ = t;
 	return t;
 }
 
@@ -182,28 +271,83 @@ static const std::set<std::string> kReservedNames = {
 	"type", "typeof", "udp", "udplite", "undefine", "update", "vlan", "vmap", "xt"
 };
 
+// The other words nft 1.0.6's scanner makes keywords, in some scanner
+// state or in all (scanner.l): an error about one names it, an error
+// about any other word calls it a string (describe()).
+static const std::set<std::string> kOtherScannerKeywords = {
+	"a-rwnd", "abort", "ackseq", "addr", "asconf", "asconf-ack", "avgpkt", "burst", "bypass",
+	"bytes", "cfi", "cgroupv2", "chains", "checksum", "chunk", "classid", "code",
+	"cookie-ack", "cookie-echo", "count", "counters", "cpi", "cum-tsn-ack", "cwr", "daddr",
+	"data", "dei", "direction", "doff", "dport", "dscp", "echo", "ecne", "eol", "error",
+	"event", "expectation", "expiration", "fanout", "fastopen", "flowlabel", "flowtables",
+	"forward-tsn", "frag-off", "fully-random", "gateway", "group", "hdrlength", "heartbeat",
+	"heartbeat-ack", "helper", "helpers", "hlen", "hooks", "hoplimit", "htype", "icmpx", "id",
+	"in", "inc", "init", "init-ack", "init-tag", "initial-tsn", "json", "l3proto", "label",
+	"last-entry", "left", "length", "level", "limits", "ll", "lowest-tsn", "lsrr", "maps",
+	"max-delay", "maxseg", "md5sig", "memory", "meters", "minute", "mod", "more-fragments",
+	"mptcp", "mrt", "mss", "mtu", "name", "new-cum-tsn", "nexthdr", "nexthop", "nh", "noop",
+	"nop", "num", "num-dup-tsns", "num-gap-ack-blocks", "num-inbound-streams",
+	"num-outbound-streams", "offset", "operation", "option", "options", "original", "out",
+	"over", "packets", "param-problem", "pcp", "performance", "persistent", "plen", "port",
+	"ppid", "prefix", "proto-dst", "proto-src", "protocol", "ptr", "ptype", "queue-threshold",
+	"quotas", "ra", "rate", "reply", "reqid", "reserved", "reserved2", "right", "rr", "rules",
+	"sack", "sack-perm", "sack-permitted", "sack0", "sack1", "sack2", "sack3", "saddr",
+	"secmarks", "second", "seed", "seg-left", "seqno", "sequence", "sets", "shutdown",
+	"shutdown-ack", "shutdown-complete", "sid", "snaplen", "spi", "spnum", "sport", "ssn",
+	"ssrr", "state", "status", "stream", "subtype", "synproxys", "tables", "tag", "timestamp",
+	"to", "trace", "transparent", "tsecr", "tsn", "tsval", "ttl", "until", "urgptr", "used",
+	"value", "version", "vm", "vtag", "week", "wildcard", "window", "with", "wscale", "xml",
+	"zone"
+};
+
 static std::string describe(const Token &t)
 {
 	switch (t.kind) {
 	case Tok::End: return "end of file";
 	case Tok::Newline: return "newline";
+	case Tok::Junk: return "junk";
 	case Tok::String: return "quoted string";
 	case Tok::Variable: return "variable";
 	// bison names a character token quoted
 	case Tok::Punct:
-		if (t.text == "|" || t.text == "{" || t.text == "}")
+		if (t.text == "|" || t.text == "{" || t.text == "}" || t.text == "(" || t.text == ")" ||
+		    t.text == "=" || t.text == "$")
 			return "'" + t.text + "'";
-		if (t.text == ";")	// nft's SEMICOLON token
+		// nft's SEMICOLON, COMMA and COLON tokens; the others are
+		// named as written
+		if (t.text == ";")
 			return "semicolon";
+		if (t.text == ",")
+			return "comma";
+		if (t.text == ":")
+			return "colon";
 		return t.text;
+	case Tok::Word:
+		// nft's scanner: a keyword is its own token, any other word
+		// a number or a plain string
+		if (is_number_word(t.text))
+			return "number";
+		return kReservedNames.count(t.text) || kOtherScannerKeywords.count(t.text) ? t.text : "string";
 	default: return t.text;
 	}
+}
+
+// How many tokens EXPECTING names ("a, b or c": 3).
+static size_t expected_tokens(const std::string &expecting)
+{
+	size_t n = 1;
+	for (size_t at = 0; (at = expecting.find_first_of(",", at)) != std::string::npos; at++)
+		n++;
+	for (size_t at = 0; (at = expecting.find(" or ", at)) != std::string::npos; at += 4)
+		n++;
+	return n;
 }
 
 void Parser::unexpected(const Token &t, const std::string &expecting)
 {
 	std::string msg = "syntax error, unexpected " + describe(t);
-	if (!expecting.empty())
+	// bison names four expected tokens at most, none when there are more
+	if (!expecting.empty() && expected_tokens(expecting) <= 4)
 		msg += ", expecting " + expecting;
 	throw LangError(t.loc, msg);
 }
@@ -375,6 +519,16 @@ void Parser::parse_line(std::vector<Command> &out)
 		 first.text != "limit")
 		unexpected(first);
 	Token objt = take();
+	// nft's add_cmd takes a rule without the word `rule` (`add bridge t c
+	// counter`); insert and replace do not
+	if (is_verb && objt.kind == Tok::Word && families.count(objt.text)) {
+		if (cmd.verb == Verb::Insert || cmd.verb == Verb::Replace)
+			unexpected(objt, "rule");
+		if (cmd.verb == Verb::Add) {
+			toks_.push_front(objt);
+			objt.text = "rule";
+		}
+	}
 	const std::string &o = objt.text;
 	// nft's get_cmd: `get element` only
 	if (cmd.verb == Verb::Get && !objt.is("element"))
@@ -473,7 +627,7 @@ void Parser::parse_line(std::vector<Command> &out)
 			if (!cmd.has_handle)
 				unexpected(peek(), "handle");
 		} else {
-			Rule r = parse_rule();
+			Rule r = parse_rule("end of file or newline or semicolon");
 			r.handle = handle;
 			r.index = index;
 			r.has_index = has_index;
@@ -586,41 +740,19 @@ void Parser::parse_line(std::vector<Command> &out)
 	} else {
 		unexpected(objt, "table, chain, rule, set, map, element or flowtable");
 	}
-	if (!at_end_of_stmt())
-		unexpected(peek(), "end of command");
+	// nft's line: the command, then a newline, a ';' or the file's end
+	if (peek().kind != Tok::Newline && peek().kind != Tok::End && !peek().punct(";"))
+		unexpected(peek(), "end of file or newline or semicolon");
 	// the whole command, up to its newline or semicolon: where nft points
 	// a kernel's complaint that names no attribute of it
-	if (!cmd.whole_loc.valid()) {
-		cmd.whole_loc = span(cmd.loc, last_loc_);
-		if (peek().kind == Tok::Newline || peek().kind == Tok::End || peek().punct(";"))
-			cmd.whole_loc = span(cmd.whole_loc, peek().loc);
-	}
+	if (!cmd.whole_loc.valid())
+		cmd.whole_loc = span(span(cmd.loc, last_loc_), peek().loc);
 	out.push_back(std::move(cmd));
 }
 
-// Inside a declaration's { } block: false at its closing brace (left for
-// the caller to take), true when another item follows. @separator: what
-// bison's error would expect if the item before does not end with a
-// newline or ';' (nft's stmt_separator), as every item of a table, chain,
-// set, map or flowtable block must but a set's elements, a flowtable's
-// counter and what an object's block holds (nullptr: nothing needed;
-// "": nft's error names no expectation). `chain c { counter }` is nft's
-// "unexpected '}', expecting newline or semicolon".
-bool Parser::block_continues(const char *separator)
-{
-	if (separator && peek().kind != Tok::Newline && !peek().punct(";"))
-		unexpected(peek(), separator);
-	skip_separators();
-	return !peek().punct("}");
-}
-
-static constexpr const char *kSeparator = "newline or semicolon";
-
 void Parser::parse_table_body(TableDecl &t)
 {
-	const char *separator = nullptr;
-	while (block_continues(separator)) {
-		separator = kSeparator;
+	parse_block_items([&]() -> const char * {
 		const Token &tk = peek();
 		if (tk.kind != Tok::Word)
 			unexpected(tk, "chain, set, map, flowtable, flags or comment");
@@ -630,8 +762,7 @@ void Parser::parse_table_body(TableDecl &t)
 			c.loc = peek().loc;
 			c.name = expect_identifier();
 			expect("{", "'{'");
-			parse_chain_body(c);
-			expect("}", "'}'");
+			parse_block_rest([&] { parse_chain_body(c); });
 			t.chains.push_back(std::move(c));
 		} else if (w.text == "set" || w.text == "map") {
 			SetDecl s;
@@ -639,16 +770,14 @@ void Parser::parse_table_body(TableDecl &t)
 			s.name = expect_identifier();
 			s.is_map = w.text == "map";
 			expect("{", "'{'");
-			parse_set_body(s);
-			expect("}", "'}'");
+			parse_block_rest([&] { parse_set_body(s); });
 			t.sets.push_back(std::move(s));
 		} else if (w.text == "flowtable") {
 			FlowtableDecl f;
 			f.loc = peek().loc;
 			f.name = expect_identifier();
 			expect("{", "'{'");
-			parse_flowtable_body(f);
-			expect("}", "'}'");
+			parse_block_rest([&] { parse_flowtable_body(f); });
 			t.flowtables.push_back(std::move(f));
 		} else if (w.text == "counter" || w.text == "quota" || w.text == "limit") {
 			ObjectDecl c;
@@ -657,8 +786,7 @@ void Parser::parse_table_body(TableDecl &t)
 				 w.text == "quota" ? kObjectQuota : kObjectLimit;
 			c.name = expect_identifier();
 			const Location open = expect("{", "'{'").loc;
-			parse_object_body(c, open);
-			expect("}", "'}'");
+			parse_block_rest([&] { parse_object_body(c, open); });
 			t.objects.push_back(std::move(c));
 		} else if (w.text == "flags") {
 			Token f = take();
@@ -671,7 +799,8 @@ void Parser::parse_table_body(TableDecl &t)
 		} else {
 			unexpected(w, "chain, set, map, flowtable, flags or comment");
 		}
-	}
+		return kSeparator;
+	});
 }
 
 int32_t Parser::parse_priority(const std::string &family, bool flowtable, Location &loc,
@@ -756,17 +885,19 @@ std::vector<std::string> Parser::parse_devices()
 
 void Parser::parse_chain_body(ChainDecl &c)
 {
-	const char *separator = nullptr;
-	while (block_continues(separator)) {
-		separator = kSeparator;
+	parse_block_items([&]() -> const char * {
 		const Token &t = peek();
 		if (t.is("type")) {
 			take();
 			c.base = true;
 			c.type_loc = peek().loc;
+			if (peek().kind == Tok::Word && kReservedNames.count(peek().text))
+				unexpected(peek(), "string");	// nft's hook_spec: TYPE STRING
 			c.type = expect_name("chain type");
 			expect("hook", "hook");
 			c.hook_loc = peek().loc;
+			if (peek().kind == Tok::Word && kReservedNames.count(peek().text))
+				unexpected(peek(), "string");	// HOOK STRING
 			c.hook = expect_name("hook name");
 			if (accept("device")) {
 				c.devices = parse_devices();
@@ -777,7 +908,7 @@ void Parser::parse_chain_body(ChainDecl &c)
 			const Location prio_kw = peek().loc;
 			expect("priority", "priority");
 			c.prio = parse_priority("bridge", false, c.prio_loc, c.hook, prio_kw);
-			continue;
+			return kSeparator;
 		}
 		if (t.is("policy")) {
 			take();
@@ -786,15 +917,20 @@ void Parser::parse_chain_body(ChainDecl &c)
 				throw LangError(p.loc, "syntax error, unexpected " + describe(p) +
 						   ", expecting accept or drop");
 			c.policy = p.text;
-			continue;
+			return kSeparator;
 		}
-		if (t.is("comment") && peek(1).kind == Tok::String) {
+		if (t.is("comment")) {	// a rule's comment ends it, never starts it
 			take();
 			c.comment = comment_string();
-			continue;
+			return kSeparator;
 		}
-		c.rules.push_back(parse_rule());
-	}
+		Rule r = parse_rule();
+		// bison takes the rule into the chain with its separator only
+		if (peek().kind != Tok::Newline && !peek().punct(";"))
+			unexpected(peek(), kSeparator);
+		c.rules.push_back(std::move(r));
+		return kSeparator;
+	});
 }
 
 static uint32_t set_flag(const Token &t)
@@ -1020,48 +1156,69 @@ void Parser::parse_elem_stmts(Expr &key)
 
 void Parser::parse_set_body(SetDecl &s)
 {
-	const char *separator = nullptr;
-	while (block_continues(separator)) {
-		separator = kSeparator;
+	parse_block_items([&]() -> const char * {
+		const char *separator = kSeparator;
 		if (stateful_start()) {
 			parse_set_stmts(s.stmts);
-			separator = "";		// bison lists no expectation there
-			continue;
+			return "";		// bison lists no expectation there
 		}
 		Token w = take();
 		if (w.text == "typeof" || w.text == "type")
 			separator = "newline or semicolon or .";	// a concatenation may go on
-		if (w.text == "typeof") {
-			s.type_loc = peek().loc;
-			s.key_typeof = parse_typeof_expr();
-			s.type_loc = s.key_typeof->loc;
-			if (s.is_map) {
-				expect(":", "':'");
-				// nft 1.0.6 has no typeof for object maps
-				if (peek().kind == Tok::Word && object_type(peek().text))
-					throw LangError(peek().loc, "syntax error, unexpected " + peek().text);
-				if (peek().text == "verdict")
-					s.data_type = take().text;
-				else
-					s.data_typeof = parse_typeof_expr();
-				separator = kSeparator;	// typeof data: a primary expression
-			} else if (peek().punct(":")) {
-				throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
-			}
-		} else if (w.text == "type") {
-			s.type_loc = peek().loc;
-			s.key_types.push_back(expect_name("data type"));
-			while (accept("."))
-				s.key_types.push_back(expect_name("data type"));
-			s.type_loc = span(s.type_loc, toks_.empty() ? s.type_loc : s.type_loc);
-			if (s.is_map) {
-				expect(":", "':'");
-				if (peek().kind == Tok::Word && object_type(peek().text))
-					s.obj_type = object_type(take().text);
-				else
-					s.data_type = expect_name("data type");
-			} else if (peek().punct(":")) {
-				throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
+		if (w.text == "typeof" || w.text == "type") {
+			// bison takes the item whole or not at all: one with an
+			// error leaves the key and data as they were
+			const Location type_loc = s.type_loc;
+			const size_t key_types = s.key_types.size();
+			const bool key_typeof = s.key_typeof != nullptr, data_typeof = s.data_typeof != nullptr;
+			const std::string data_type = s.data_type;
+			const uint32_t obj_type = s.obj_type;
+			try {
+				if (w.text == "typeof") {
+					s.type_loc = peek().loc;
+					s.key_typeof = parse_typeof_expr();
+					s.type_loc = s.key_typeof->loc;
+					if (s.is_map) {
+						expect(":", "':'");
+						// nft 1.0.6 has no typeof for object maps
+						if (peek().kind == Tok::Word && object_type(peek().text))
+							throw LangError(peek().loc, "syntax error, unexpected " + peek().text);
+						if (peek().text == "verdict")
+							s.data_type = take().text;
+						else
+							s.data_typeof = parse_typeof_expr();
+						separator = kSeparator;	// typeof data: a primary expression
+					} else if (peek().punct(":")) {
+						throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
+					}
+				} else if (w.text == "type") {
+					s.type_loc = peek().loc;
+					s.key_types.push_back(expect_name("data type"));
+					while (accept("."))
+						s.key_types.push_back(expect_name("data type"));
+					s.type_loc = span(s.type_loc, toks_.empty() ? s.type_loc : s.type_loc);
+					if (s.is_map) {
+						expect(":", "colon or .");	// the key may go on with a '.'
+						if (peek().kind == Tok::Word && object_type(peek().text))
+							s.obj_type = object_type(take().text);
+						else
+							s.data_type = expect_name("data type");
+					} else if (peek().punct(":")) {
+						// a set's type may go on with a '.'
+						throw LangError(peek().loc, "syntax error, unexpected colon, "
+									    "expecting newline or semicolon or .");
+					}
+				}
+			} catch (const LangError &) {
+				s.type_loc = type_loc;
+				s.key_types.resize(key_types);
+				if (!key_typeof)
+					s.key_typeof.reset();
+				if (!data_typeof)
+					s.data_typeof.reset();
+				s.data_type = data_type;
+				s.obj_type = obj_type;
+				throw;
 			}
 		} else if (w.text == "flags") {
 			s.flags_given = true;
@@ -1099,14 +1256,14 @@ void Parser::parse_set_body(SetDecl &s)
 		} else {
 			unexpected(w, "type, flags, elements, size, timeout, gc-interval, policy or comment");
 		}
-	}
+		return separator;
+	});
 }
 
 void Parser::parse_flowtable_body(FlowtableDecl &f)
 {
-	const char *separator = nullptr;
-	while (block_continues(separator)) {
-		separator = kSeparator;
+	parse_block_items([&]() -> const char * {
+		const char *separator = kSeparator;
 		Token w = take();
 		if (w.text == "hook") {
 			f.hook = expect_name("hook name");
@@ -1122,7 +1279,8 @@ void Parser::parse_flowtable_body(FlowtableDecl &f)
 		} else {
 			unexpected(w, "hook, devices or counter");
 		}
-	}
+		return separator;
+	});
 }
 
 static uint64_t parse_u64(const Token &t);
@@ -1135,7 +1293,7 @@ static uint64_t parse_u64(const Token &t);
 void Parser::parse_object_body(ObjectDecl &c, const Location &open)
 {
 	bool quota_given = false;
-	while (block_continues(nullptr)) {
+	parse_block_items([&]() -> const char * {
 		if (c.type == kObjectLimit) {
 			Token w = take();
 			if (w.is("rate"))
@@ -1144,13 +1302,13 @@ void Parser::parse_object_body(ObjectDecl &c, const Location &open)
 				c.comment = comment_string();
 			else
 				unexpected(w, "rate or comment");
-			continue;
+			return nullptr;
 		}
 		if (c.type == kObjectQuota && !peek().is("comment")) {
 			// nft's error for a unit spans from the block's brace
 			parse_quota_value(c.quota_bytes, c.quota_flags, c.quota_used, open);
 			quota_given = true;
-			continue;
+			return nullptr;
 		}
 		Token w = take();
 		if (w.text == "packets") {
@@ -1164,21 +1322,40 @@ void Parser::parse_object_body(ObjectDecl &c, const Location &open)
 		} else {
 			unexpected(w, "packets or comment");
 		}
-	}
+		return nullptr;
+	});
 	if (c.type == kObjectQuota && !quota_given)
 		unexpected(peek(), "number");
 }
 
 // ---- rules ----
 
-Rule Parser::parse_rule()
+Rule Parser::parse_rule(const char *end)
 {
 	Rule r;
 	r.loc = peek().loc;
 	while (!at_end_of_stmt()) {
+		if (peek().kind == Tok::Junk && !r.stmts.empty())
+			unexpected(peek(), end);
 		if (peek().is("comment") && peek(1).kind == Tok::String) {
 			take();
 			r.comment = comment_string();
+			continue;
+		}
+		if (!r.stmts.empty()) {
+			// after a whole statement, a token no statement starts
+			// with is where bison ends the rule: it expects END there
+			const Location start = peek().loc;
+			try {
+				parse_statement(r);
+			} catch (const LangError &e) {
+				const std::string what = e.what();
+				const Location &at = e.where();
+				if (at.file == start.file && at.line == start.line && at.first_col == start.first_col &&
+				    what.rfind("syntax error, unexpected ", 0) == 0 && what.find(", expecting") == std::string::npos)
+					throw LangError(at, what + ", expecting " + end);
+				throw;
+			}
 			continue;
 		}
 		parse_statement(r);
@@ -1219,8 +1396,12 @@ ExprPtr Parser::parse_verdict_expr()
 	e->text = t.text;
 	if (t.text == "jump" || t.text == "goto") {
 		Token c = take();
+		// what nft 1.0.6's grammar lists there (its chain names are
+		// no number)
+		if (c.kind == Tok::Word && is_number_word(c.text))
+			throw LangError(c.loc, "syntax error, unexpected number, expecting '{'");
 		if (c.kind != Tok::Word && c.kind != Tok::String)
-			unexpected(c, "chain name");
+			unexpected(c, "'{'");
 		e->chain = c.text;
 		e->loc = c.loc;  // errors point at the chain name, as nft's do
 	}
@@ -1250,12 +1431,20 @@ ExprPtr Parser::parse_primary_lhs()
 		Token f = take();
 		if (f.kind != Tok::Word)
 			unexpected(f, "field name");
+		// a word that names no field of the protocol is no token nft's
+		// scanner knows there: its plain string (or number); the grammar
+		// lists ether's few fields
+		if (!names_field(t.text, f.text))
+			throw LangError(f.loc, "syntax error, unexpected " + describe(f) +
+					       (t.text == "ether" ? ", expecting saddr or daddr or type" : ""));
 		auto e = make_expr(ExprKind::Payload, span(t.loc, f.loc));
 		e->proto = t.text;
 		e->text = f.text;
 		// arp's addresses: `arp saddr ether`, `arp daddr ip`
 		if (t.text == "arp" && (f.text == "saddr" || f.text == "daddr")) {
 			Token k = take();
+			if (k.kind == Tok::Word && !k.is("ether") && !k.is("ip") && !kReservedNames.count(k.text))
+				k.text = is_number_word(k.text) ? "number" : "string";
 			if (!k.is("ether") && !k.is("ip"))
 				unexpected(k, "ether or ip");
 			e->text += " " + k.text;
@@ -1298,6 +1487,14 @@ ExprPtr Parser::parse_primary_lhs()
 		e->loc = span(t.loc, k.loc);
 		return e;
 	}
+	// a word that is no keyword is a symbol to nft's grammar, which may
+	// start a match (`foo bar`): its evaluation refuses it (Linearizer)
+	if (t.kind == Tok::Word && !kReservedNames.count(t.text)) {
+		take();
+		auto e = make_expr(ExprKind::Value, t.loc);
+		e->text = t.text;
+		return e;
+	}
 	unexpected(t);
 }
 
@@ -1326,6 +1523,9 @@ ExprPtr Parser::parse_generated()
 	e->text = t.text;
 	if (numgen) {
 		Token m = take();
+		// a word that is no keyword of nft's is its scanner's string
+		if (m.kind == Tok::Word && !m.is("inc") && !m.is("random") && !kReservedNames.count(m.text))
+			m.text = "string";
 		if (!m.is("inc") && !m.is("random"))
 			unexpected(m, "random or inc");
 		e->text = m.text;
@@ -1622,18 +1822,6 @@ ExprPtr Parser::parse_lhs()
 	return parse_binop_tail(parse_typeof_expr(), 1);
 }
 
-// A word nft's scanner reads as a NUM: decimal or 0x hex digits.
-static bool is_number_word(const std::string &w)
-{
-	size_t at = w.size() > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X') ? 2 : 0;
-	if (at == w.size())
-		return false;
-	for (size_t i = at; i < w.size(); i++)
-		if (!(at ? isxdigit(static_cast<unsigned char>(w[i])) : isdigit(static_cast<unsigned char>(w[i]))))
-			return false;
-	return true;
-}
-
 // One value with its operators: `a | b`, `a & b ^ c`, `a << 2` ...
 ExprPtr Parser::parse_rhs_atom()
 {
@@ -1689,6 +1877,10 @@ ExprPtr Parser::parse_rhs(bool allow_list)
 		return parse_set_literal(false);
 	if (peek().punct("@")) {
 		Token at = take();
+		const Token &name = peek();
+		// nft's set reference names an identifier: no keyword
+		if (name.kind == Tok::Word && kReservedNames.count(name.text))
+			expect_identifier();
 		Token n = take();
 		if (n.kind != Tok::Word && n.kind != Tok::String)
 			unexpected(n, "set name");
@@ -1716,7 +1908,7 @@ ExprPtr Parser::parse_rhs(bool allow_list)
 	return e;
 }
 
-ExprPtr Parser::parse_set_literal(bool allow_map)
+ExprPtr Parser::parse_set_literal(bool allow_map, bool verdicts_only)
 {
 	Token open = expect("{", "'{'");
 	auto s = make_expr(ExprKind::SetLit, open.loc);
@@ -1750,6 +1942,15 @@ ExprPtr Parser::parse_set_literal(bool allow_map)
 		}
 		ExprPtr data;
 		if (accept(":")) {
+			// a verdict map's element (verdict_map_list_member_expr)
+			// maps to a verdict: nothing else is nft's grammar there
+			const Token &d = peek();
+			if (verdicts_only && d.kind == Tok::Word && !is_verdict_word(d.text)) {
+				const bool number = std::all_of(d.text.begin(), d.text.end(),
+								[](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+				throw LangError(d.loc, "syntax error, unexpected " +
+						       std::string(number ? "number" : kReservedNames.count(d.text) ? d.text : "string"));
+			}
 			if (peek().kind == Tok::Word && is_verdict_word(peek().text))
 				data = parse_verdict_expr();
 			else
@@ -1946,8 +2147,6 @@ void Parser::parse_meter_stmt(Stmt &s)
 	Token m = take();
 	s.kind = StmtKind::Meter;
 	const Token &n = peek();
-	if (n.kind == Tok::Punct)	// bison names a one-character token quoted
-		throw LangError(n.loc, "syntax error, unexpected '" + n.text + "', expecting string");
 	if (n.kind != Tok::Word || kReservedNames.count(n.text))
 		unexpected(n, "string");
 	s.name_loc = n.loc;
@@ -2284,7 +2483,7 @@ bool Parser::parse_statement(Rule &r)
 		s.kind = StmtKind::VerdictMap;
 		s.lhs = std::move(lhs);
 		if (peek().punct("{")) {
-			s.rhs = parse_set_literal(true);
+			s.rhs = parse_set_literal(true, true);
 		} else {
 			s.rhs = parse_rhs(false);
 			if (s.rhs->kind != ExprKind::SetRef)
@@ -2299,7 +2498,7 @@ bool Parser::parse_statement(Rule &r)
 		take();
 	s.op = op;
 	if (at_end_of_stmt())
-		unexpected(peek(), "value");
+		unexpected(peek());	// too many expectations for bison to list
 	s.lhs = std::move(lhs);
 	s.rhs = parse_rhs(true);
 	if (peek().punct("/"))
@@ -2324,8 +2523,9 @@ void Parser::parse_log_options(Stmt &s)
 	for (;;) {
 		if (accept("prefix")) {
 			Token p = take();
-			if (p.kind != Tok::String)
-				unexpected(p, "quoted string");
+			// nft's string: a quoted one or a word that is no keyword
+			if (p.kind != Tok::String && (p.kind != Tok::Word || kReservedNames.count(p.text)))
+				unexpected(p, "string or quoted string or string with a trailing asterisk");
 			s.prefix = p.text;
 			s.has_prefix = true;
 		} else if (peek().is("level")) {

@@ -6,6 +6,14 @@
 // -f files, includes) for its whole life, so Locations stay valid.
 // Variables (`define`) are expanded at the token level, as nft's scanner
 // would see the definition's text in place of $name.
+//
+// Errors: like nft's bison parser, a syntax error does not end the parse.
+// The block the error happened in (the file's top level, a table, chain,
+// set, map, flowtable or object block: nft's `common_block: error
+// stmt_separator`) drops the item it was reading and every token up to the
+// next newline or ';', and goes on; the end of the file while dropping, or
+// the tenth recovered error, ends the parse (YYABORT). The errors, in the
+// order found, and the commands read whole stay for the caller.
 #pragma once
 #include <deque>
 #include <list>
@@ -27,6 +35,17 @@ public:
 	// Parses TEXT read from elsewhere, errors naming it NAME.
 	std::vector<Command> parse_named_text(const std::string &name, const std::string &text);
 	std::vector<std::string> include_dirs;
+	// When false (the default) the parse functions throw the first syntax
+	// error, after reading on as nft does; when true they return the
+	// commands read whole and leave the errors in syntax_errors().
+	bool keep_errors = false;
+	const std::vector<LangError> &syntax_errors() const { return errors_; }
+	// nft's parser error count (state->nerrs): the errors recovered from,
+	// which is one fewer than those reported when the file ended while
+	// dropping tokens. nft's evaluation counts on from it.
+	unsigned recovered_errors() const { return recovered_; }
+	// nft's parser_max_errors: the parse and the evaluation stop at it.
+	static constexpr unsigned kMaxErrors = 10;
 
 private:
 	std::vector<Command> parse_source(const SourceFile &f);
@@ -41,7 +60,23 @@ private:
 	std::string expect_identifier(const char *expecting = "string");
 	bool at_end_of_stmt();
 	void skip_separators();
-	bool block_continues(const char *separator);
+	// Reads the items of a { } block up to its closing brace (left for
+	// the caller): PARSE_ITEM reads one and returns what bison would
+	// expect after it when no newline or ';' follows (nullptr: nothing
+	// needed; "": nft names no expectation). An error within an item is
+	// recovered from in this block (see recover()).
+	template <class ParseItem> void parse_block_items(ParseItem &&parse_item);
+	// The rest of a table block's item after its '{': BODY reads the
+	// block's items; then its '}' and the newline or ';' that must follow
+	// it. Another token there is an error bison recovers from inside the
+	// block just closed (the item's grammar rule ends with the separator,
+	// so the block's state is still on bison's stack): its items go on
+	// after the next newline or ';', up to another '}'.
+	template <class Body> void parse_block_rest(Body &&body);
+	// Notes ERR and drops tokens up to and including the next newline or
+	// ';' (nft's error recovery); throws ParseAborted at the end of the
+	// input or at the kMaxErrors-th error.
+	void recover(const LangError &err);
 	[[noreturn]] void unexpected(const Token &t, const std::string &expecting = "");
 	void expand_variable();
 
@@ -70,7 +105,10 @@ private:
 	std::vector<std::string> parse_devices();
 
 	// rules
-	Rule parse_rule();
+	// @end: what nft's grammar expects after a whole statement, where a
+	// token no statement starts with stands (a block's rule: newline or
+	// semicolon; a rule command's: the end of the file too)
+	Rule parse_rule(const char *end = "newline or semicolon");
 	bool parse_statement(Rule &r);
 	ExprPtr parse_primary_lhs();
 	ExprPtr parse_lhs();
@@ -98,7 +136,8 @@ private:
 	void parse_elem_stmts(Expr &key);
 	uint64_t parse_number_u64();
 	ExprPtr parse_set_stmt_expr();
-	ExprPtr parse_set_literal(bool allow_map);
+	// @verdicts_only: a verdict map's literal, whose data are verdicts
+	ExprPtr parse_set_literal(bool allow_map, bool verdicts_only = false);
 	ExprPtr parse_verdict_expr();
 
 	std::list<SourceFile> files_;
@@ -108,6 +147,9 @@ private:
 	Token end_tok_;
 	Location last_loc_;   // the last token taken (a command's end)
 	bool stmt_expr_ = false;  // parsing a meta/ct set statement's value
+	Token last_taken_{Tok::End, "", {}};  // the last token taken: an error's lookahead
+	std::vector<LangError> errors_;
+	unsigned recovered_ = 0;
 };
 
 } // namespace xnft
