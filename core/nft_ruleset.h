@@ -252,6 +252,10 @@ public:
 	/* Publish the batch; then, if @events, notify its objects
 	 * (CommitSink). On failure the batch is aborted, nothing notified. */
 	int commit(Extack *ack, const CommitSink *events = nullptr);
+	/* nft --check (nfnetlink's NFNL_ABORT_VALIDATE): the batch validated
+	 * as commit() validates it (jump loops and depth, hooks), then
+	 * aborted whether it passed or not. Nothing is published. */
+	int check(Extack *ack);
 	void abort();
 
 	/* ---- datapath ---- */

@@ -88,9 +88,11 @@ check "add the offload rule" xnft add rule bridge t c ip protocol tcp flow offlo
 big="ip daddr != 10.9.0.1"
 for i in $(seq 2 60); do big+=" ip daddr != 10.9.0.$i"; done
 check "add a big rule" xnft add rule bridge t c $big counter
-# Refused at commit: a jump loop (ELOOP) - the batch is not committed.
+# Refused at commit: a jump loop the base chain c reaches (EMLINK) - the
+# batch is not committed.
 xnft add chain bridge t loopa \; add chain bridge t loopb \; \
-	add rule bridge t loopa jump loopb \; add rule bridge t loopb jump loopa > "$TMPDIR/loop.err" 2>&1
+	add rule bridge t loopa jump loopb \; add rule bridge t loopb jump loopa \; \
+	add rule bridge t c jump loopa > "$TMPDIR/loop.err" 2>&1
 st=$?
 ((st != 0))
 log_test "a batch with a jump loop is refused" $? "$(cat "$TMPDIR/loop.err")"
