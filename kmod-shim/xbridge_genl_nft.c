@@ -233,7 +233,8 @@ static void xbr_nft_refusal_add(struct xbr_nft_refusals *r, struct genl_info *in
  * was before it (core Ruleset::apply), so the rest are still tried against
  * the batch so far, and every refusal is reported, as nfnetlink_rcv_batch
  * does; then the batch is aborted. The error ack names the first refusal:
- * its errno, its message and the attribute at fault.
+ * its errno, its message and the attribute at fault. With NFT_CHECK (nft
+ * --check) a batch nothing refused is validated, then aborted too.
  */
 int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
 {
@@ -282,6 +283,8 @@ int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (!n)
 		return xbr_nl_set_missing(info->extack, NULL, XBRIDGE_A_NFT_MSG, "an empty batch");
+	if (info->attrs[XBRIDGE_A_NFT_CHECK])
+		return xbr_nl_core_err(info->extack, xbg_nft_check(rs, &msg), msg);
 	/* Events only when someone listens: a commit without a monitor
 	 * builds no message. */
 	err = xbg_nft_commit(rs,

@@ -98,6 +98,14 @@ int xbg_nft_commit(struct xbg_nft *n, xbg_nft_event_fn events, void *ctx, const 
 	return err;
 }
 
+int xbg_nft_check(struct xbg_nft *n, const char **msg)
+{
+	Extack ack;
+	int err = n->rs.check(&ack);
+	*msg = msg_of(ack);
+	return err;
+}
+
 uint16_t xbg_nft_event_type(const struct xbg_nft_event *ev)
 {
 	return ev->ev->type;

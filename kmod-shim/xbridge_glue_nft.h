@@ -40,6 +40,8 @@ int xbg_nft_apply(struct xbg_nft *rs, uint16_t type, uint16_t nlflags, uint32_t 
  * nf_tables_commit notifies them (core/nft_ruleset.h CommitEvent); inside
  * the call xbg_nft_event_fill() writes the event's message.
  */
+/* nft --check: validate the batch as a commit would, then abort it. */
+int xbg_nft_check(struct xbg_nft *rs, const char **msg);
 struct xbg_nft_event;
 typedef void (*xbg_nft_event_fn)(void *ctx, const struct xbg_nft_event *ev);
 int xbg_nft_commit(struct xbg_nft *rs, xbg_nft_event_fn events, void *ctx, const char **msg);

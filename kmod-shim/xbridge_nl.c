@@ -198,8 +198,9 @@ static const struct nla_policy xbridge_vlan_set_nl_policy[XBRIDGE_A_VLAN + 1] = 
 };
 
 /* XBRIDGE_CMD_NFT_BATCH - do */
-static const struct nla_policy xbridge_nft_batch_nl_policy[XBRIDGE_A_NFT_MSG + 1] = {
+static const struct nla_policy xbridge_nft_batch_nl_policy[XBRIDGE_A_NFT_CHECK + 1] = {
 	[XBRIDGE_A_NFT_MSG] = NLA_POLICY_NESTED(xbridge_nft_msg_nl_policy),
+	[XBRIDGE_A_NFT_CHECK] = { .type = NLA_FLAG },
 };
 
 /* XBRIDGE_CMD_NFT_GET - dump */
@@ -326,7 +327,7 @@ static const struct genl_ops xbridge_nl_ops[] = {
 		.cmd		= XBRIDGE_CMD_NFT_BATCH,
 		.doit		= xbr_nl_nft_batch_doit,
 		.policy		= xbridge_nft_batch_nl_policy,
-		.maxattr	= XBRIDGE_A_NFT_MSG,
+		.maxattr	= XBRIDGE_A_NFT_CHECK,
 		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{

@@ -98,6 +98,7 @@ enum xbridge_attr {
 	XBRIDGE_A_CT_STATS = 9,	/* nest: enum xbridge_ct_stats_attr; read-only */
 	XBRIDGE_A_NFT_MSG = 10,	/* nest: enum xbridge_nft_attr; One nf_tables message: a request of an NFT_BATCH (repeated, in batch order) or an object of an NFT_GET dump. */
 	XBRIDGE_A_NFT_ERROR = 11,	/* nest: enum xbridge_nft_error_attr; read-only; One refused message of an NFT_BATCH (repeated, in batch order), in the reply sent before the batch's error ack. */
+	XBRIDGE_A_NFT_CHECK = 12,	/* flag; NFT_BATCH: check the batch (nft --check) - every message applied and the result validated as a commit validates it, then aborted: the answer says whether it would commit, and nothing changes. */
 
 	__XBRIDGE_A_MAX,
 	XBRIDGE_A_MAX = __XBRIDGE_A_MAX - 1,

@@ -181,8 +181,10 @@ nft_existing() {
 # 4. Bad batches: nf_tables' error, nothing changed.
 nft_bad_batches() {
 	before=$(xnft -a list ruleset)
-	printf 'add chain bridge filter a\nadd chain bridge filter b\nadd rule bridge filter a jump b\nadd rule bridge filter b jump a\n' > "$TMPDIR/loop.nft"
-	check_fails "jump loop: ELOOP" "Too many levels of symbolic links" xnft -f "$TMPDIR/loop.nft"
+	# Linux 6.1 has no ELOOP: a loop a base chain reaches runs into
+	# nft_chain_validate's depth (EMLINK); one no base chain reaches is taken
+	printf 'add chain bridge filter a\nadd chain bridge filter b\nadd rule bridge filter a jump b\nadd rule bridge filter b jump a\nadd rule bridge filter forward jump a\n' > "$TMPDIR/loop.nft"
+	check_fails "jump loop a base chain reaches: EMLINK" "Too many links" xnft -f "$TMPDIR/loop.nft"
 	same "jump loop: ruleset unchanged" "$(xnft -a list ruleset)" "$before"
 	check_fails "delete a chain in use: EBUSY" "Device or resource busy" \
 		xnft delete chain bridge filter web
@@ -219,6 +221,16 @@ nft_netns() {
 # the refusals only the kernel finds go unreported: its lines must then be
 # the first of nft's.
 NFT_REFUSALS_PREFIX_ONLY="several.nft"
+# Known difference: a refusal found when the batch is validated (a jump
+# loop a base chain reaches) names no message in xbridge; Linux 6.1 finds it
+# on its replay at the rule that closes the loop, which nft points at. The
+# same status and reason are required.
+NFT_REFUSALS_REASON_ONLY="jump-loop.nft"
+
+# refusal_reason FILE - the first "Could not process rule: REASON" of FILE.
+refusal_reason() {
+	grep -o -m1 'Could not process rule: .*' "$1"
+}
 nft_refusals() {
 	local dir=$SELFTESTS_DIR/../tools/xnft/tests/kernel-errors f name nrc xrc
 	local nerr=$TMPDIR/refusal.nft.err xerr=$TMPDIR/refusal.xnft.err
@@ -241,13 +253,41 @@ nft_refusals() {
 			[[ $nrc == "$xrc" && -s $xerr ]] && cmp -s "$xerr" "$nerr.head"
 			log_test "$name: nft's first errors (known difference)" $? \
 				"nft $nrc: $(cat "$nerr") / xnft $xrc: $(cat "$xerr")"
+		elif [[ " $NFT_REFUSALS_REASON_ONLY " == *" $f "* ]]; then
+			[[ $nrc == 1 && $xrc == 1 && -n $(refusal_reason "$nerr") &&
+				$(refusal_reason "$nerr") == "$(refusal_reason "$xerr")" ]]
+			log_test "$name: nft's reason (known difference: no place)" $? \
+				"nft $nrc: $(cat "$nerr") / xnft $xrc: $(cat "$xerr")"
 		else
 			[[ $nrc == 1 && $xrc == 1 ]] && cmp -s "$nerr" "$xerr"
 			log_test "$name: nft's errors, byte for byte" $? \
 				"nft $nrc: $(cat "$nerr") / xnft $xrc: $(cat "$xerr")"
 		fi
 		same "$name: nothing changed" "$(xnft list ruleset)" "$(nft list ruleset)"
+		# nft --check asks the kernel too: the same answer, nothing changed
+		nft -c -f "$f" 2>"$nerr"
+		nrc=$?
+		xnft -c -f "$f" 2>"$xerr"
+		xrc=$?
+		if [[ " $NFT_REFUSALS_PREFIX_ONLY " == *" $f "* ]]; then
+			head -c "$(stat -c %s "$xerr")" "$nerr" >"$nerr.head"
+			[[ $nrc == "$xrc" && -s $xerr ]] && cmp -s "$xerr" "$nerr.head"
+		elif [[ " $NFT_REFUSALS_REASON_ONLY " == *" $f "* ]]; then
+			[[ $nrc == 1 && $xrc == 1 && -n $(refusal_reason "$nerr") &&
+				$(refusal_reason "$nerr") == "$(refusal_reason "$xerr")" ]]
+		else
+			[[ $nrc == 1 && $xrc == 1 ]] && cmp -s "$nerr" "$xerr"
+		fi
+		log_test "$name: checked (-c) as nft checks it" $? \
+			"nft $nrc: $(cat "$nerr") / xnft $xrc: $(cat "$xerr")"
+		same "$name: nothing changed by the check" "$(xnft list ruleset)" "$(nft list ruleset)"
 	done
+	# a batch the kernel takes passes the check and changes nothing
+	printf 'add chain bridge t e\nadd rule bridge t e meta mark 1 accept\n' >"$TMPDIR/fine.nft"
+	check "a batch the kernel takes: checked (-c)" xnft -c -f "$TMPDIR/fine.nft"
+	check "... nft checks it alike" nft -c -f "$TMPDIR/fine.nft"
+	same "... nothing changed" "$(xnft list ruleset)" "$(nft list ruleset)"
+	check "... and loads" xnft -f "$TMPDIR/fine.nft"
 	popd >/dev/null
 	nft flush ruleset
 	xnft flush ruleset

@@ -72,6 +72,7 @@ public:
 		mnl_attr_put(nlh_, XBRIDGE_NFT_ATTRS, m.attrs.size(), m.attrs.data());
 		mnl_attr_nest_end(nlh_, n);
 	}
+	void flag(uint16_t type) { mnl_attr_put(nlh_, type, 0, nullptr); }
 	nlmsghdr *nlh() { return nlh_; }
 	std::vector<char> &buf() { return buf_; }
 
@@ -263,7 +264,7 @@ void Family::listen(const ObjFn &fn, const volatile int &stop)
 	}
 }
 
-void Family::batch(const std::vector<WireMsg> &msgs)
+void Family::batch(const std::vector<WireMsg> &msgs, bool check)
 {
 	size_t total = 0;
 	for (const WireMsg &m : msgs)
@@ -271,6 +272,8 @@ void Family::batch(const std::vector<WireMsg> &msgs)
 	Request r(family_id_, XBRIDGE_CMD_NFT_BATCH, NLM_F_ACK, seq_++, total);
 	for (const WireMsg &m : msgs)
 		r.nft_msg(m);
+	if (check)
+		r.flag(XBRIDGE_A_NFT_CHECK);
 	// The refusals the module lists before its error ack (one
 	// XBRIDGE_A_NFT_ERROR each, offsets into the request).
 	struct Listed {
@@ -310,6 +313,8 @@ void Family::batch(const std::vector<WireMsg> &msgs)
 				return f;
 			int i = 0;
 			each_attr(r.nlh(), sizeof(genlmsghdr), [&](const nlattr *a) {
+				if (mnl_attr_get_type(a) != XBRIDGE_A_NFT_MSG)
+					return;
 				const char *base = r.buf().data();
 				const int start = static_cast<int>(reinterpret_cast<const char *>(a) - base);
 				if (offset >= start && offset < start + a->nla_len) {

@@ -39,8 +39,9 @@ public:
 	Family &operator=(const Family &) = delete;
 	~Family();
 
-	// Apply @msgs as one batch (all or nothing).
-	void batch(const std::vector<WireMsg> &msgs);
+	// Apply @msgs as one batch (all or nothing); with @check only validate
+	// it, as a commit would, and change nothing (nft --check).
+	void batch(const std::vector<WireMsg> &msgs, bool check = false);
 	// Dump the objects of @get_type (NFT_MSG_GET*), of @table if not empty.
 	using ObjFn = std::function<void(uint16_t type, uint32_t family, const uint8_t *attrs,
 					 size_t len)>;

@@ -333,12 +333,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	// Kernel mode reads the kernel's ruleset first, as nft fills its cache.
-	const bool kernel = !o.check && !o.list_offline;
+	// So does --check when the module is loaded: nft --check has the
+	// kernel validate its batch (and abort it); without the module only
+	// the input itself is checked.
 	std::unique_ptr<Family> fam;
+	if (o.check && !o.list_offline) {
+		try {
+			fam = std::make_unique<Family>();
+		} catch (const KernelError &) {
+		}
+	}
+	const bool kernel = !o.list_offline && (!o.check || fam);
 	RulesetModel cache;
 	if (kernel) {
 		try {
-			fam = std::make_unique<Family>();
+			if (!fam)
+				fam = std::make_unique<Family>();
 			// the rules too when nft's cache holds them (RuleReferences)
 			if (needs_cache(cmds))
 				load_kernel(*fam, cache, !references_rules(cmds));
@@ -428,13 +438,15 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (o.check)
+	if (o.check && (!fam || batch.items().empty()))
 		return 0;
 	try {
 		if (!batch.items().empty()) {
 			const std::vector<WireMsg> wire = encode_batch(batch);
 			try {
-				fam->batch(wire);
+				fam->batch(wire, o.check);
+				if (o.check)
+					return 0;
 			} catch (const KernelError &e) {
 				if (e.refusals.empty())
 					throw;
