@@ -497,16 +497,25 @@ int Ruleset::apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8
 	default:
 		return fail(ack, kEOPNOTSUPP, "unsupported nf_tables request");
 	}
-	if (err)
+	if (err) {
 		/* Undo this request's own records: the batch is as before it. */
 		while (undo_count_ > mark)
 			undo_one(undo_[--undo_count_]);
-	return err;
+		return err;
+	}
+	if (validate_each_ && (type == kMsgNewRule || type == kMsgNewSetElem)) {
+		/* nf_tables' replay: the request stays, its table is checked */
+		TableObj *t = find_table(type == kMsgNewRule ? tb[kRuleTable] : tb[kSetElemListTable]);
+		if (t)
+			return validate_table(t, ack);
+	}
+	return 0;
 }
 
 void Ruleset::abort()
 {
 	change_seq_++;
+	validate_each_ = false;
 	while (undo_count_)
 		undo_one(undo_[--undo_count_]);
 }
@@ -668,6 +677,7 @@ void Ruleset::notify(const CommitSink &events) const
 int Ruleset::commit(Extack *ack, const CommitSink *events)
 {
 	change_seq_++;
+	validate_each_ = false;
 	Generation *next = nullptr;
 	int err = build(next, ack);
 	if (err) {
@@ -2332,7 +2342,7 @@ void mark_hooks(ChainGraph &g, ChainObj *c, uint32_t bit)
  * base chain reaches is left alone (it never runs); `flow offload` only where
  * the forward hook alone reaches, `reject` only where prerouting and input
  * alone do, `meta pkttype set` only where prerouting alone does. */
-int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
+int check_graph(TableObjList &tables, TableObj *only, uint32_t chains, Extack *ack)
 {
 	ChainGraph g{};
 	g.chains = static_cast<ChainObj **>(xb_alloc(chains * sizeof(void *), XB_ALLOC_SLEEP));
@@ -2343,8 +2353,9 @@ int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 		  fail(ack, kENOMEM, "out of memory for the commit");
 	if (!err)
 		for (TableObj &t : tables)
-			for (ChainObj &c : t.chains)
-				g.chains[c.build_index] = &c;
+			if (!only || &t == only)
+				for (ChainObj &c : t.chains)
+					g.chains[c.build_index] = &c;
 	for (uint32_t i = 0; i < chains && !err; i++)
 		if (g.chains[i]->base)
 			err = check_loops(g, g.chains[i], 0, ack);
@@ -2392,6 +2403,29 @@ int check_graph(TableObjList &tables, uint32_t chains, Extack *ack)
 
 } // namespace
 
+/* Number the chains (of @only, or of every table) for check_graph(). */
+uint32_t Ruleset::index_chains(TableObj *only)
+{
+	uint32_t chains = 0;
+	for (TableObj &t : tables_)
+		if (!only || &t == only)
+			for (ChainObj &c : t.chains)
+				c.build_index = chains++;
+	return chains;
+}
+
+int Ruleset::validate(Extack *ack)
+{
+	const uint32_t chains = index_chains(nullptr);
+	return chains ? check_graph(tables_, nullptr, chains, ack) : 0;
+}
+
+int Ruleset::validate_table(TableObj *t, Extack *ack)
+{
+	const uint32_t chains = index_chains(t);
+	return chains ? check_graph(tables_, t, chains, ack) : 0;
+}
+
 int Ruleset::build(Generation *&out, Extack *ack)
 {
 	out = nullptr;
@@ -2411,7 +2445,7 @@ int Ruleset::build(Generation *&out, Extack *ack)
 
 	/* Checks first: loops, depth, where flow offload runs. */
 	if (chains) {
-		int err = check_graph(tables_, chains, ack);
+		int err = check_graph(tables_, nullptr, chains, ack);
 		if (err)
 			return err;
 	}

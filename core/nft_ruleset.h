@@ -257,6 +257,19 @@ public:
 	 * aborted whether it passed or not. Nothing is published. */
 	int check(Extack *ack);
 	void abort();
+	/* The batch's validation alone, as commit() runs it first
+	 * (nf_tables_validate: nft_table_validate of every table). */
+	int validate(Extack *ack);
+	/*
+	 * nf_tables' replay of a batch whose validation failed (validate
+	 * state DO): until the next commit or abort, a NEWRULE or NEWSETELEM
+	 * request that applies is followed by its table's validation, and
+	 * fails with its error when that fails - keeping what it applied, as
+	 * nf_tables_newrule and nf_tables_newsetelem do (the exception to
+	 * apply()'s rule; the batch is then aborted). Every later such
+	 * request of that table fails the same way, as on Linux.
+	 */
+	void validate_each_request() { validate_each_ = true; }
 
 	/* ---- datapath ---- */
 	const Generation *generation() const { return gen_.rcu(); }
@@ -318,6 +331,8 @@ private:
 	void free_object(ObjObj *o);
 
 	int build(Generation *&out, Extack *ack);
+	uint32_t index_chains(TableObj *only);
+	int validate_table(TableObj *t, Extack *ack);
 	void notify(const CommitSink &events) const;
 	static void free_generation(Generation *g);
 
@@ -330,6 +345,7 @@ private:
 	UndoRecord *undo_ = nullptr;	/* the batch's records */
 	uint32_t undo_count_ = 0;
 	uint32_t undo_cap_ = 0;
+	bool validate_each_ = false;	/* validate_each_request() */
 };
 
 } // namespace xb::nft

@@ -229,44 +229,84 @@ static void xbr_nft_refusal_add(struct xbr_nft_refusals *r, struct genl_info *in
 }
 
 /*
- * Every message is applied in order. A refused one leaves the batch as it
- * was before it (core Ruleset::apply), so the rest are still tried against
- * the batch so far, and every refusal is reported, as nfnetlink_rcv_batch
- * does; then the batch is aborted. The error ack names the first refusal:
- * its errno, its message and the attribute at fault. With NFT_CHECK (nft
- * --check) a batch nothing refused is validated, then aborted too.
+ * Apply every message of the request in order; each refusal goes to
+ * @refused, the first also to @first_*. A refused message leaves the
+ * batch as it was before it (core Ruleset::apply), so the rest are still
+ * tried against the batch so far, as nfnetlink_rcv_batch tries them.
+ * Returns a malformed request's error (which stops it), else 0; *@n counts
+ * the messages.
+ */
+static int xbr_nft_apply_all(struct xbg_nft *rs, struct genl_info *info,
+			     struct xbr_nft_refusals *refused, int *first_err,
+			     const struct nlattr **first_bad, const char **first_msg,
+			     unsigned int *n)
+{
+	const struct nlattr *a;
+	int rem, err;
+
+	*n = 0;
+	nlmsg_for_each_attr(a, info->nlhdr, GENL_HDRLEN, rem) {
+		const struct nlattr *bad;
+		const void *bad_attr;
+		struct xbr_nft_msg m;
+		const char *msg;
+
+		if (nla_type(a) != XBRIDGE_A_NFT_MSG)
+			continue;
+		(*n)++;
+		err = xbr_nft_msg_parse(a, &m, info->extack);
+		if (err)
+			return err;	/* a malformed request, not a refusal: stop */
+		err = xbg_nft_apply(rs, m.type, m.flags, m.family, m.attrs, m.len, &msg, &bad_attr);
+		if (!err)
+			continue;
+		bad = bad_attr ? (const struct nlattr *)((const u8 *)bad_attr - NLA_HDRLEN) : a;
+		xbr_nft_refusal_add(refused, info, *n - 1, err, bad, msg);
+		if (!*first_err) {
+			*first_err = err;
+			*first_bad = bad;
+			*first_msg = msg;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Every message is applied and every refusal reported (above); then the
+ * batch is aborted, and the error ack names the first refusal: its errno,
+ * its message and the attribute at fault. A batch nothing refused is
+ * validated first (nf_tables_validate); when that fails, it is aborted and
+ * applied once more with each NEWRULE/NEWSETELEM validating its table, as
+ * nf_tables replays it (validate state DO), so the refusals are the
+ * messages Linux refuses. With NFT_CHECK (nft --check) a batch that passes
+ * is aborted too.
  */
 int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct xbg_nft *rs = xbr_nft_ruleset(genl_info_net(info));
 	struct xbr_nft_refusals refused = {};
-	const struct nlattr *a, *first_bad = NULL;
+	const struct nlattr *first_bad = NULL;
 	const char *msg = NULL, *first_msg = NULL;
-	unsigned int n = 0;
-	int rem, err = 0, first_err = 0;
+	int err, first_err = 0;
+	unsigned int n;
 
-	nlmsg_for_each_attr(a, info->nlhdr, GENL_HDRLEN, rem) {
-		const struct nlattr *bad;
-		const void *bad_attr;
-		struct xbr_nft_msg m;
+	err = xbr_nft_apply_all(rs, info, &refused, &first_err, &first_bad, &first_msg, &n);
+	if (!err && !first_err && n) {
+		int invalid = xbg_nft_validate(rs, &msg);
 
-		if (nla_type(a) != XBRIDGE_A_NFT_MSG)
-			continue;
-		n++;
-		err = xbr_nft_msg_parse(a, &m, info->extack);
-		if (err)
-			break;	/* a malformed request, not a refusal: stop */
-		err = xbg_nft_apply(rs, m.type, m.flags, m.family, m.attrs, m.len, &msg, &bad_attr);
-		if (!err)
-			continue;
-		bad = bad_attr ? (const struct nlattr *)((const u8 *)bad_attr - NLA_HDRLEN) : a;
-		xbr_nft_refusal_add(&refused, info, n - 1, err, bad, msg);
-		if (!first_err) {
-			first_err = err;
-			first_bad = bad;
-			first_msg = msg;
+		if (invalid) {
+			const char *why = msg;
+
+			xbg_nft_abort(rs);
+			xbg_nft_validate_each_request(rs);
+			err = xbr_nft_apply_all(rs, info, &refused, &first_err, &first_bad,
+						&first_msg, &n);
+			if (!err && !first_err) {
+				/* no message to name: the validation's error */
+				xbg_nft_abort(rs);
+				return xbr_nl_core_err(info->extack, invalid, why);
+			}
 		}
-		err = 0;
 	}
 	if (err || first_err) {
 		xbg_nft_abort(rs);

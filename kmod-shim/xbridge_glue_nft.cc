@@ -106,6 +106,19 @@ int xbg_nft_check(struct xbg_nft *n, const char **msg)
 	return err;
 }
 
+int xbg_nft_validate(struct xbg_nft *n, const char **msg)
+{
+	Extack ack;
+	int err = n->rs.validate(&ack);
+	*msg = msg_of(ack);
+	return err;
+}
+
+void xbg_nft_validate_each_request(struct xbg_nft *n)
+{
+	n->rs.validate_each_request();
+}
+
 uint16_t xbg_nft_event_type(const struct xbg_nft_event *ev)
 {
 	return ev->ev->type;

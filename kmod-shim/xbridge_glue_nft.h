@@ -42,6 +42,11 @@ int xbg_nft_apply(struct xbg_nft *rs, uint16_t type, uint16_t nlflags, uint32_t 
  */
 /* nft --check: validate the batch as a commit would, then abort it. */
 int xbg_nft_check(struct xbg_nft *rs, const char **msg);
+/* The batch's validation alone (core Ruleset::validate). */
+int xbg_nft_validate(struct xbg_nft *rs, const char **msg);
+/* nf_tables' replay after a failed validation: each NEWRULE/NEWSETELEM
+ * applied from now on validates its table (core validate_each_request). */
+void xbg_nft_validate_each_request(struct xbg_nft *rs);
 struct xbg_nft_event;
 typedef void (*xbg_nft_event_fn)(void *ctx, const struct xbg_nft_event *ev);
 int xbg_nft_commit(struct xbg_nft *rs, xbg_nft_event_fn events, void *ctx, const char **msg);

@@ -221,11 +221,7 @@ nft_netns() {
 # the refusals only the kernel finds go unreported: its lines must then be
 # the first of nft's.
 NFT_REFUSALS_PREFIX_ONLY="several.nft"
-# Known difference: a refusal found when the batch is validated (a jump
-# loop a base chain reaches) names no message in xbridge; Linux 6.1 finds it
-# on its replay at the rule that closes the loop, which nft points at. The
-# same status and reason are required.
-NFT_REFUSALS_REASON_ONLY="jump-loop.nft"
+NFT_REFUSALS_REASON_ONLY=""
 
 # refusal_reason FILE - the first "Could not process rule: REASON" of FILE.
 refusal_reason() {
