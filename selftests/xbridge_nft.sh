@@ -216,11 +216,10 @@ nft_netns() {
 # and from xnft on xbridge, for each file of tools/xnft/tests/kernel-errors
 # loaded on state.nft (every refusal of a batch, each at the attribute the
 # kernel names: a name, a handle, one element); nothing changed after.
-# Known difference: when xnft's own check of the kernel's ruleset (nft's
-# cache) already finds a refusal, it reports those and sends nothing, so
-# the refusals only the kernel finds go unreported: its lines must then be
-# the first of nft's.
-NFT_REFUSALS_PREFIX_ONLY="several.nft"
+# Known differences: none now. A file listed in NFT_REFUSALS_PREFIX_ONLY
+# must print the first of nft's lines; one in NFT_REFUSALS_REASON_ONLY the
+# same status and reason.
+NFT_REFUSALS_PREFIX_ONLY=""
 NFT_REFUSALS_REASON_ONLY=""
 
 # refusal_reason FILE - the first "Could not process rule: REASON" of FILE.

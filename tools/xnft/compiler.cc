@@ -235,6 +235,7 @@ struct StopEvaluation {};
 bool Compiler::compile(const Command &cmd, EvaluationErrors &errors)
 {
 	errors_ = &errors;
+	errors.items_so_far = batch_->items().size();
 	bool go_on = true;
 	try {
 		compile(cmd);
@@ -254,6 +255,7 @@ template <class Compile> void Compiler::expanded_item(Compile &&compile_item)
 		return;
 	}
 	try {
+		errors_->items_so_far = batch_->items().size();
 		compile_item();
 	} catch (const LangError &e) {
 		if (!errors_->note(e))
@@ -265,7 +267,7 @@ void Compiler::kernel_refusal(const LangError &err)
 {
 	if (!errors_)
 		throw err;
-	errors_->kernel_refusals.push_back(err);
+	errors_->kernel_refusals.push_back({err, batch_->items().size()});
 }
 
 void Compiler::compile(const Command &cmd)

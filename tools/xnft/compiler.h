@@ -94,14 +94,22 @@ struct TableInfo {
 // after an evaluation without errors.
 struct EvaluationErrors {
 	std::vector<LangError> errors;
-	std::vector<LangError> kernel_refusals;
+	// A refusal found here that the kernel would make: the error, and how
+	// many batch items came before the command (where the kernel's
+	// refusals of the other items fall around it).
+	struct KernelRefusal {
+		LangError error;
+		size_t at_item;
+	};
+	std::vector<KernelRefusal> kernel_refusals;
+	size_t items_so_far = 0;  // the batch's items when the command started
 	unsigned count = 0;   // nft's nerrs: it starts at the parser's count
 	unsigned limit = 10;  // nft's parser_max_errors
 	// Notes ERR; false once evaluation must stop.
 	bool note(const LangError &err)
 	{
 		if (is_kernel_refusal(err)) {
-			kernel_refusals.push_back(err);
+			kernel_refusals.push_back({err, items_so_far});
 			return true;
 		}
 		errors.push_back(err);

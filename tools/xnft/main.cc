@@ -14,6 +14,7 @@
 
 #include <csignal>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -398,8 +399,40 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!evaluation.kernel_refusals.empty()) {
-		for (const LangError &e : evaluation.kernel_refusals)
-			fputs(format_error(e).c_str(), stderr);
+		// nft finds these only in the kernel's answer to its batch, with
+		// the kernel's other refusals. With the module, the rest of the
+		// batch goes to it to be checked (never committed), and the two
+		// are printed in batch order.
+		std::vector<Refusal> from_kernel;
+		std::vector<WireMsg> wire;
+		if (fam && !batch.items().empty()) {
+			try {
+				wire = encode_batch(batch);
+				fam->batch(wire, true);
+			} catch (const KernelError &e) {
+				from_kernel = e.refusals;
+			}
+		}
+		size_t k = 0;
+		auto print_kernel_before = [&](size_t item) {
+			for (; k < from_kernel.size() &&
+			       (item == SIZE_MAX || size_t(from_kernel[k].index) < item);
+			     k++) {
+				const Refusal &r = from_kernel[k];
+				const bool known = r.index >= 0 && size_t(r.index) < batch.items().size() &&
+						   size_t(r.index) < wire.size();
+				fputs(format_refusal(r, known ? refusal_location(batch.items()[size_t(r.index)],
+										 wire[size_t(r.index)],
+										 r.attr_offset)
+							      : Location{}).c_str(),
+				      stderr);
+			}
+		};
+		for (const EvaluationErrors::KernelRefusal &e : evaluation.kernel_refusals) {
+			print_kernel_before(e.at_item);
+			fputs(format_error(e.error).c_str(), stderr);
+		}
+		print_kernel_before(SIZE_MAX);
 		return 1;
 	}
 	fputs(dump.c_str(), stdout);
