@@ -103,6 +103,21 @@ std::string kernel_message(const nlmsghdr *nlh, int *offset)
 Family::Family()
 {
 	sock_ = mnl_socket_open(NETLINK_GENERIC);
+	// A constructor that throws runs no destructor: the socket is closed
+	// here (xnft -c without the module constructs one and goes on).
+	try {
+		resolve();
+	} catch (...) {
+		if (sock_)
+			mnl_socket_close(sock_);
+		sock_ = nullptr;
+		throw;
+	}
+}
+
+// Bind the socket and look the family and its nft group up.
+void Family::resolve()
+{
 	if (!sock_ || mnl_socket_bind(sock_, 0, MNL_SOCKET_AUTOPID) < 0)
 		throw KernelError(errno, std::string("netlink: ") + strerror(errno));
 	portid_ = mnl_socket_get_portid(sock_);

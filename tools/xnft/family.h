@@ -58,6 +58,7 @@ public:
 	void listen(const ObjFn &fn, const volatile int &stop);
 
 private:
+	void resolve();
 	void deliver(const nlmsghdr *h, const ObjFn &fn);
 	// Send @req and read until its ack: each family message to @fn's
 	// nft-msg objects, or whole to @raw.

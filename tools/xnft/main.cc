@@ -401,38 +401,43 @@ int main(int argc, char **argv)
 	if (!evaluation.kernel_refusals.empty()) {
 		// nft finds these only in the kernel's answer to its batch, with
 		// the kernel's other refusals. With the module, the rest of the
-		// batch goes to it to be checked (never committed), and the two
-		// are printed in batch order.
-		std::vector<Refusal> from_kernel;
-		std::vector<WireMsg> wire;
+		// batch goes to it to be checked (never committed); offline, to
+		// the ruleset model; and the two are printed in batch order.
+		std::vector<std::pair<size_t, std::string>> others;  // item, report
 		if (fam && !batch.items().empty()) {
+			std::vector<WireMsg> wire;
 			try {
 				wire = encode_batch(batch);
 				fam->batch(wire, true);
 			} catch (const KernelError &e) {
-				from_kernel = e.refusals;
+				for (const Refusal &r : e.refusals) {
+					const bool known = r.index >= 0 &&
+							   size_t(r.index) < batch.items().size() &&
+							   size_t(r.index) < wire.size();
+					const Location at = known ? refusal_location(batch.items()[size_t(r.index)],
+										     wire[size_t(r.index)],
+										     r.attr_offset)
+								  : Location{};
+					others.emplace_back(known ? size_t(r.index) : SIZE_MAX,
+							    format_refusal(r, at));
+				}
 			}
+		} else if (o.list_offline) {
+			RulesetModel model;
+			for (const RefusedItem &r : model.commit(batch))
+				others.emplace_back(r.item, format_error(LangError(
+					r.where, std::string("Could not process rule: ") + strerror(r.err))));
 		}
 		size_t k = 0;
-		auto print_kernel_before = [&](size_t item) {
-			for (; k < from_kernel.size() &&
-			       (item == SIZE_MAX || size_t(from_kernel[k].index) < item);
-			     k++) {
-				const Refusal &r = from_kernel[k];
-				const bool known = r.index >= 0 && size_t(r.index) < batch.items().size() &&
-						   size_t(r.index) < wire.size();
-				fputs(format_refusal(r, known ? refusal_location(batch.items()[size_t(r.index)],
-										 wire[size_t(r.index)],
-										 r.attr_offset)
-							      : Location{}).c_str(),
-				      stderr);
-			}
+		auto print_others_before = [&](size_t item) {
+			for (; k < others.size() && (item == SIZE_MAX || others[k].first < item); k++)
+				fputs(others[k].second.c_str(), stderr);
 		};
 		for (const EvaluationErrors::KernelRefusal &e : evaluation.kernel_refusals) {
-			print_kernel_before(e.at_item);
+			print_others_before(e.at_item);
 			fputs(format_error(e.error).c_str(), stderr);
 		}
-		print_kernel_before(SIZE_MAX);
+		print_others_before(SIZE_MAX);
 		return 1;
 	}
 	fputs(dump.c_str(), stdout);
@@ -446,7 +451,7 @@ int main(int argc, char **argv)
 		RulesetModel model;
 		// what the kernel would refuse, reported as nft reports it: every
 		// refused item, and nothing listed (nothing was committed)
-		const std::vector<RefusedItem> refused = model.apply(batch);
+		const std::vector<RefusedItem> refused = model.commit(batch);
 		for (const RefusedItem &r : refused)
 			fputs(format_error(LangError(r.where, std::string("Could not process rule: ") +
 								 strerror(r.err))).c_str(), stderr);

@@ -17,6 +17,7 @@
 #include <libnftnl/table.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <functional>
 #include <map>
 #include <set>
 #include <vector>
@@ -231,6 +232,58 @@ void copy_elements(nftnl_set *from, nftnl_set *to)
 
 std::string str(const char *s) { return s ? s : ""; }
 
+// What a rule holds a reference to, as nf_tables counts uses: the chains
+// it jumps or goes to, the sets it looks up, updates or maps objects with,
+// the objects it names.
+struct RuleUses {
+	std::vector<std::string> chains, sets;
+	std::vector<std::pair<uint32_t, std::string>> objects;  // type, name
+};
+
+RuleUses rule_uses(nftnl_rule *r)
+{
+	RuleUses u;
+	nftnl_expr_iter *it = nftnl_expr_iter_create(r);
+	for (nftnl_expr *e = nftnl_expr_iter_next(it); e; e = nftnl_expr_iter_next(it)) {
+		const std::string name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+		if (name == "immediate" && nftnl_expr_is_set(e, NFTNL_EXPR_IMM_CHAIN))
+			u.chains.push_back(nftnl_expr_get_str(e, NFTNL_EXPR_IMM_CHAIN));
+		else if (name == "lookup" && nftnl_expr_is_set(e, NFTNL_EXPR_LOOKUP_SET))
+			u.sets.push_back(nftnl_expr_get_str(e, NFTNL_EXPR_LOOKUP_SET));
+		else if (name == "dynset" && nftnl_expr_is_set(e, NFTNL_EXPR_DYNSET_SET_NAME))
+			u.sets.push_back(nftnl_expr_get_str(e, NFTNL_EXPR_DYNSET_SET_NAME));
+		else if (name == "objref" && nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_SET_NAME))
+			u.sets.push_back(nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_SET_NAME));
+		else if (name == "objref" && nftnl_expr_is_set(e, NFTNL_EXPR_OBJREF_IMM_NAME))
+			u.objects.emplace_back(nftnl_expr_get_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE),
+					       nftnl_expr_get_str(e, NFTNL_EXPR_OBJREF_IMM_NAME));
+	}
+	nftnl_expr_iter_destroy(it);
+	return u;
+}
+
+bool holds(const std::vector<std::string> &names, const std::string &name)
+{
+	return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The elements of @s (a set the model holds): whether one has @e's key.
+bool has_key(nftnl_set *s, nftnl_set_elem *e)
+{
+	uint32_t len;
+	const void *key = nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &len);
+	bool found = false;
+	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
+	for (nftnl_set_elem *x = nftnl_set_elems_iter_next(it); x && !found;
+	     x = nftnl_set_elems_iter_next(it)) {
+		uint32_t xl;
+		const void *xk = nftnl_set_elem_get(x, NFTNL_SET_ELEM_KEY, &xl);
+		found = xl == len && memcmp(xk, key, len) == 0;
+	}
+	nftnl_set_elems_iter_destroy(it);
+	return found;
+}
+
 } // namespace
 
 ReceivedMsg::ReceivedMsg(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len)
@@ -439,6 +492,129 @@ static std::string anonymous_name(const ModelTable &t, const std::string &patter
 	return prefix + std::to_string(n);
 }
 
+// nf_tables' use counts, from what the model holds: the rules the batch
+// has not removed, and (for chains) the verdict maps' elements.
+bool RulesetModel::chain_in_use(ModelTable &t, const std::string &chain) const
+{
+	for (nftnl_rule *r : t.rules)
+		if (!removed_in_batch(r) && str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN)) != chain &&
+		    holds(rule_uses(r).chains, chain))
+			return true;
+	for (nftnl_set *s : t.sets) {
+		bool used = false;
+		nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
+		for (nftnl_set_elem *e = nftnl_set_elems_iter_next(it); e && !used;
+		     e = nftnl_set_elems_iter_next(it))
+			used = nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_CHAIN) &&
+			       str(nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN)) == chain;
+		nftnl_set_elems_iter_destroy(it);
+		if (used)
+			return true;
+	}
+	return false;
+}
+
+bool RulesetModel::set_in_use(ModelTable &t, const std::string &set) const
+{
+	for (nftnl_rule *r : t.rules)
+		if (!removed_in_batch(r) && holds(rule_uses(r).sets, set))
+			return true;
+	return false;
+}
+
+bool RulesetModel::obj_in_use(ModelTable &t, uint32_t type, const std::string &name) const
+{
+	for (nftnl_rule *r : t.rules) {
+		if (removed_in_batch(r))
+			continue;
+		for (const auto &o : rule_uses(r).objects)
+			if (o.first == type && o.second == name)
+				return true;
+	}
+	return false;
+}
+
+// nft_table_validate: from each base chain, the jumps (rules' and verdict
+// maps') may not reach level 16 (NFT_JUMP_STACK_SIZE); a loop they reach
+// does. Heights are found once per chain (0 new, 1 on the path, 2 done).
+bool RulesetModel::table_valid(ModelTable &t) const
+{
+	std::map<std::string, std::vector<std::string>> edges;
+	std::map<std::string, std::vector<std::string>> map_chains;  // set -> chains
+	for (nftnl_set *s : t.sets) {
+		auto &to = map_chains[str(nftnl_set_get_str(s, NFTNL_SET_NAME))];
+		nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
+		for (nftnl_set_elem *e = nftnl_set_elems_iter_next(it); e; e = nftnl_set_elems_iter_next(it))
+			if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_CHAIN))
+				to.push_back(nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN));
+		nftnl_set_elems_iter_destroy(it);
+	}
+	for (nftnl_rule *r : t.rules) {
+		if (removed_in_batch(r))
+			continue;
+		auto &to = edges[str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN))];
+		const RuleUses u = rule_uses(r);
+		to.insert(to.end(), u.chains.begin(), u.chains.end());
+		for (const std::string &set : u.sets) {
+			auto m = map_chains.find(set);
+			if (m != map_chains.end())
+				to.insert(to.end(), m->second.begin(), m->second.end());
+		}
+	}
+	constexpr unsigned kJumpStackSize = 16;
+	std::map<std::string, int> color;
+	std::map<std::string, unsigned> height;
+	std::function<bool(const std::string &)> visit = [&](const std::string &c) {
+		int &col = color[c];
+		if (col == 1)
+			return false;
+		if (col == 2)
+			return true;
+		col = 1;
+		unsigned h = 0;
+		for (const std::string &next : edges[c]) {
+			if (!visit(next))
+				return false;
+			h = std::max(h, height[next] + 1);
+		}
+		color[c] = 2;
+		height[c] = h;
+		return h < kJumpStackSize;
+	};
+	for (nftnl_chain *c : t.chains)
+		if (nftnl_chain_is_set(c, NFTNL_CHAIN_HOOKNUM) &&
+		    !visit(str(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME))))
+			return false;
+	return true;
+}
+
+std::vector<RefusedItem> RulesetModel::commit(const Batch &b)
+{
+	std::vector<RefusedItem> refused = apply(b);
+	if (!refused.empty())
+		return refused;
+	bool valid = true;
+	for (ModelTable &t : tables)
+		valid = valid && table_valid(t);
+	if (valid)
+		return refused;
+	for (ModelTable &t : tables)
+		clear_table(t);
+	tables.clear();
+	removed_.clear();
+	next_table_handle_ = 1;
+	validate_each_ = true;
+	refused = apply(b);
+	validate_each_ = false;
+	return refused;
+}
+
+// Where nft points a refusal of @i's name: the name, else the command.
+static const Location &name_or_command(const BatchItem &i)
+{
+	return i.name_loc.valid() ? i.name_loc : i.cmd_loc;
+}
+
 std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 {
 	std::vector<RefusedItem> refused;
@@ -474,12 +650,17 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 		}
 		case ItemKind::DelTable: {
 			std::string name = str(nftnl_table_get_str(i.table, NFTNL_TABLE_NAME));
+			bool found = false;
 			for (auto it = tables.begin(); it != tables.end(); ++it)
 				if (it->family == i.family && it->name == name) {
 					clear_table(*it);
 					tables.erase(it);
+					found = true;
 					break;
 				}
+			// a table named by handle is left to the kernel
+			if (!found && nftnl_table_is_set(i.table, NFTNL_TABLE_NAME))
+				refused.push_back({n, ENOENT, name_or_command(i)});
 			break;
 		}
 		case ItemKind::FlushTable: {
@@ -512,6 +693,10 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 			if (!t)
 				break;
 			std::string name = str(nftnl_chain_get_str(i.chain, NFTNL_CHAIN_NAME));
+			if (i.kind == ItemKind::DelChain && chain_in_use(*t, name)) {
+				refused.push_back({n, EBUSY, name_or_command(i)});
+				break;
+			}
 			// a flushed chain's rules stay until the commit, a deleted
 			// chain's go with it
 			for (auto it = t->rules.begin(); it != t->rules.end();) {
@@ -556,9 +741,31 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 			std::string name = str(nftnl_set_get_str(i.set, NFTNL_SET_NAME));
 			if (nftnl_set_is_set(i.set, NFTNL_SET_ID) && id_names.count(nftnl_set_get_u32(i.set, NFTNL_SET_ID)))
 				name = id_names[nftnl_set_get_u32(i.set, NFTNL_SET_ID)];
-			for (auto *s : t->sets)
-				if (str(nftnl_set_get_str(s, NFTNL_SET_NAME)) == name)
-					add_elements_as_dumped(i.set, s);
+			for (auto *s : t->sets) {
+				if (str(nftnl_set_get_str(s, NFTNL_SET_NAME)) != name)
+					continue;
+				// `create element`: an element with the same key
+				// (intervals are the kernel's to compare)
+				if (i.nlflags & NLM_F_EXCL && !(nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & NFT_SET_INTERVAL)) {
+					size_t k = 0;
+					bool exists = false;
+					nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(i.set);
+					for (nftnl_set_elem *e = nftnl_set_elems_iter_next(it); e && !exists;
+					     e = nftnl_set_elems_iter_next(it), k++)
+						exists = has_key(s, e);
+					nftnl_set_elems_iter_destroy(it);
+					if (exists) {
+						k--;
+						refused.push_back({n, EEXIST, k < i.elem_locs.size() &&
+									    i.elem_locs[k].valid()
+									    ? i.elem_locs[k] : i.cmd_loc});
+						break;
+					}
+				}
+				add_elements_as_dumped(i.set, s);
+				if (validate_each_ && !table_valid(*t))
+					refused.push_back({n, EMLINK, i.cmd_loc});
+			}
 			break;
 		}
 		case ItemKind::DelSet:
@@ -571,6 +778,29 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 			for (auto it = t->sets.begin(); it != t->sets.end(); ++it) {
 				if (str(nftnl_set_get_str(*it, NFTNL_SET_NAME)) != name)
 					continue;
+				if (i.kind == ItemKind::DelSet && set_in_use(*t, name)) {
+					refused.push_back({n, EBUSY, name_or_command(i)});
+					break;
+				}
+				// `delete element`: each must be there (intervals are
+				// the kernel's to compare)
+				if (i.kind == ItemKind::DelSetElems &&
+				    !(nftnl_set_get_u32(*it, NFTNL_SET_FLAGS) & NFT_SET_INTERVAL)) {
+					size_t k = 0;
+					bool missing = false;
+					nftnl_set_elems_iter *ei = nftnl_set_elems_iter_create(i.set);
+					for (nftnl_set_elem *e = nftnl_set_elems_iter_next(ei); e && !missing;
+					     e = nftnl_set_elems_iter_next(ei), k++)
+						missing = !has_key(*it, e);
+					nftnl_set_elems_iter_destroy(ei);
+					if (missing) {
+						k--;
+						refused.push_back({n, ENOENT, k < i.elem_locs.size() &&
+									    i.elem_locs[k].valid()
+									    ? i.elem_locs[k] : i.cmd_loc});
+						break;
+					}
+				}
 				if (i.kind == ItemKind::DelSet) {
 					nftnl_set_free(*it);
 					t->sets.erase(it);
@@ -656,8 +886,13 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 			if (!t)
 				break;
 			if (nftnl_obj_is_set(i.obj, NFTNL_OBJ_NAME)) {
-				remove_obj(*t, nftnl_obj_get_u32(i.obj, NFTNL_OBJ_TYPE),
-					   str(nftnl_obj_get_str(i.obj, NFTNL_OBJ_NAME)));
+				const uint32_t type = nftnl_obj_get_u32(i.obj, NFTNL_OBJ_TYPE);
+				const std::string name = str(nftnl_obj_get_str(i.obj, NFTNL_OBJ_NAME));
+				if (obj_in_use(*t, type, name)) {
+					refused.push_back({n, EBUSY, name_or_command(i)});
+					break;
+				}
+				remove_obj(*t, type, name);
 			} else {
 				const uint64_t h = nftnl_obj_get_u64(i.obj, NFTNL_OBJ_HANDLE);
 				for (auto it = t->objs.begin(); it != t->objs.end(); ++it)
@@ -722,6 +957,8 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 			if (int err = place_rule(*t, i, r, batch_rules, at_reference)) {
 				nftnl_rule_free(r);
 				refused.push_back({n, err, at_reference ? i.ref_loc : i.cmd_loc});
+			} else if (validate_each_ && !table_valid(*t)) {
+				refused.push_back({n, EMLINK, i.cmd_loc});
 			}
 			break;
 		}

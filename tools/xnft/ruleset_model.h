@@ -77,6 +77,15 @@ public:
 	// commit, as in the kernel: a position may still name it, a delete or
 	// replace of it is ENOENT.
 	std::vector<RefusedItem> apply(const Batch &b);
+	// apply() as nf_tables commits: when nothing is refused, the result
+	// is validated (nf_tables_validate: jumps from a base chain may not
+	// nest 16 deep, so a loop one reaches is EMLINK); when that fails the
+	// batch is applied again to an empty model, as nf_tables replays it,
+	// each rule and element item then validating its table and keeping
+	// what it applied, so that the rule closing a loop and every later
+	// rule or element item of its table are refused. For a model that
+	// starts empty (--list-offline).
+	std::vector<RefusedItem> commit(const Batch &b);
 	// Adds one object of a dump (a NEWTABLE, NEWCHAIN, NEWRULE, NEWSET,
 	// NEWSETELEM, NEWFLOWTABLE or NEWOBJ message's attributes, as nf_tables or the
 	// xbridge family sends them), in dump order: tables first, then each
@@ -102,6 +111,11 @@ private:
 	std::vector<nftnl_rule *>::iterator chain_start(ModelTable &t, const std::string &chain);
 	std::vector<nftnl_rule *>::iterator chain_end(ModelTable &t, const std::string &chain);
 	bool removed_in_batch(const nftnl_rule *r) const { return removed_.count(r) != 0; }
+	bool chain_in_use(ModelTable &t, const std::string &chain) const;
+	bool table_valid(ModelTable &t) const;
+	bool validate_each_ = false;  // commit()'s replay
+	bool set_in_use(ModelTable &t, const std::string &set) const;
+	bool obj_in_use(ModelTable &t, uint32_t type, const std::string &name) const;
 	// Frees the rules this batch deleted (at its end, as the commit does).
 	void purge_removed_rules();
 	uint64_t next_table_handle_ = 1;
