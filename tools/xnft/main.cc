@@ -410,17 +410,10 @@ int main(int argc, char **argv)
 				wire = encode_batch(batch);
 				fam->batch(wire, true);
 			} catch (const KernelError &e) {
-				for (const Refusal &r : e.refusals) {
-					const bool known = r.index >= 0 &&
-							   size_t(r.index) < batch.items().size() &&
-							   size_t(r.index) < wire.size();
-					const Location at = known ? refusal_location(batch.items()[size_t(r.index)],
-										     wire[size_t(r.index)],
-										     r.attr_offset)
-								  : Location{};
-					others.emplace_back(known ? size_t(r.index) : SIZE_MAX,
-							    format_refusal(r, at));
-				}
+				for (const Refusal &r : e.refusals)
+					others.emplace_back(r.index >= 0 && size_t(r.index) < wire.size()
+								    ? size_t(r.index) : SIZE_MAX,
+							    report_refusal(r, batch, wire));
 			}
 		} else if (o.list_offline) {
 			RulesetModel model;
@@ -490,16 +483,8 @@ int main(int argc, char **argv)
 					throw;
 				// As nft reports a refused batch: each refused
 				// command at the attribute the kernel named.
-				for (const Refusal &r : e.refusals) {
-					const bool known = r.index >= 0 &&
-							   size_t(r.index) < batch.items().size() &&
-							   size_t(r.index) < wire.size();
-					const Location at = known ? refusal_location(batch.items()[size_t(r.index)],
-										     wire[size_t(r.index)],
-										     r.attr_offset)
-								  : Location{};
-					fputs(format_refusal(r, at).c_str(), stderr);
-				}
+				for (const Refusal &r : e.refusals)
+					fputs(report_refusal(r, batch, wire).c_str(), stderr);
 				return 1;
 			}
 		}

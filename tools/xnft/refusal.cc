@@ -145,4 +145,13 @@ std::string format_refusal(const Refusal &r, const Location &where)
 	return out;
 }
 
+std::string report_refusal(const Refusal &r, const Batch &batch, const std::vector<WireMsg> &wire)
+{
+	const bool known = r.index >= 0 && size_t(r.index) < batch.items().size() &&
+			   size_t(r.index) < wire.size();
+	return format_refusal(r, known ? refusal_location(batch.items()[size_t(r.index)],
+							  wire[size_t(r.index)], r.attr_offset)
+				       : Location{});
+}
+
 } // namespace xnft

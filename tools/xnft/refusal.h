@@ -13,6 +13,7 @@
 // Ownership: plain values. Stateless; thread-compatible.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "batch.h"
 #include "diagnostics.h"
@@ -36,5 +37,9 @@ Location refusal_location(const BatchItem &item, const WireMsg &msg, int attr_of
 // location, with the source line and carets; without a location, the bare
 // line and the kernel's message under it.
 std::string format_refusal(const Refusal &r, const Location &where);
+
+// format_refusal() of @r, a refusal of @batch sent as @wire (one message
+// per item), at refusal_location() of its item when it names one.
+std::string report_refusal(const Refusal &r, const Batch &batch, const std::vector<WireMsg> &wire);
 
 } // namespace xnft
