@@ -428,6 +428,107 @@ static std::string time_text(const DataType &t, uint64_t v)
 	return buf;
 }
 
+// The word nft's parser hands a type's parse function: its scanner turns
+// a number (decimal, 0x hex, 0 octal, all of the word) into NUM, and the
+// grammar makes a NUM a symbol of its decimal digits; any other word, and
+// a quoted string's contents, as written.
+static std::string nft_identifier(const std::string &w, bool quoted)
+{
+	uint64_t v;
+	if (!quoted && parse_number(w, v))
+		return std::to_string(v);
+	return w;
+}
+
+static bool is_number_token(const std::string &w)
+{
+	uint64_t v;
+	return parse_number(w, v);
+}
+
+// nft's scanner's ip4addr: four groups of one to three digits.
+static bool is_ip4addr_token(const std::string &w)
+{
+	unsigned groups = 0, digits = 0;
+	for (char c : w) {
+		if (std::isdigit(static_cast<unsigned char>(c))) {
+			if (++digits > 3)
+				return false;
+		} else if (c == '.' && digits) {
+			groups++;
+			digits = 0;
+		} else {
+			return false;
+		}
+	}
+	return groups == 3 && digits;
+}
+
+// lladdr_type_parse: hex bytes of at most 0xff, each after any one
+// separator, a number of as many bytes as were written: `1` is
+// 00:00:00:00:00:01 and `1:2` 00:00:00:00:01:02. Returns nft's complaint,
+// or "" with @out the @bits-wide value.
+static std::string parse_lladdr(const std::string &id, unsigned bits, Bytes &out)
+{
+	Bytes raw;
+	const char *s = id.c_str();
+	for (;;) {
+		char *end;
+		const unsigned long n = strtoul(s, &end, 16);
+		if (end == s || n > 0xff)
+			return "Invalid LL address";
+		raw.push_back(static_cast<uint8_t>(n));
+		if (*end == '\0')
+			break;
+		s = end + 1;
+	}
+	const size_t width = bits / 8;
+	size_t lead = 0;
+	while (lead < raw.size() && raw[lead] == 0)
+		lead++;
+	if (raw.size() - lead > width) {
+		// constant_expr's range check, for the values it can print
+		if (raw.size() - lead > 8)
+			return "Invalid LL address";
+		uint64_t v = 0;
+		for (size_t i = lead; i < raw.size(); i++)
+			v = v << 8 | raw[i];
+		return "Value " + std::to_string(v) + " exceeds valid range 0-" +
+		       std::to_string((1ull << bits) - 1);
+	}
+	out.assign(width, 0);
+	std::copy(raw.begin() + static_cast<long>(lead), raw.end(),
+		  out.end() - static_cast<long>(raw.size() - lead));
+	return "";
+}
+
+// ipaddr_type_parse, ip6addr_type_parse: getaddrinfo of the word, a name
+// too (/etc/hosts, DNS), as nft resolves it. Returns nft's complaint, or
+// "" with @out the address.
+static std::string resolve_address(const DataType &t, const std::string &id, Bytes &out)
+{
+	addrinfo hints{};
+	hints.ai_family = t.id == TYPE_IPADDR ? AF_INET : AF_INET6;
+	hints.ai_socktype = SOCK_DGRAM;
+	addrinfo *ai = nullptr;
+	const int err = getaddrinfo(id.c_str(), nullptr, &hints, &ai);
+	if (err != 0)
+		return std::string("Could not resolve hostname: ") + gai_strerror(err);
+	std::string complaint;
+	if (ai->ai_next) {
+		complaint = "Hostname resolves to multiple addresses";
+	} else if (t.id == TYPE_IPADDR) {
+		const auto *sin = reinterpret_cast<const sockaddr_in *>(ai->ai_addr);
+		const auto *b = reinterpret_cast<const uint8_t *>(&sin->sin_addr);
+		out.assign(b, b + 4);
+	} else {
+		const auto *sin6 = reinterpret_cast<const sockaddr_in6 *>(ai->ai_addr);
+		out.assign(sin6->sin6_addr.s6_addr, sin6->sin6_addr.s6_addr + 16);
+	}
+	freeaddrinfo(ai);
+	return complaint;
+}
+
 bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::string &w,
 		bool quoted, Bytes &out)
 {
@@ -440,33 +541,31 @@ bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::st
 			return false;
 		break;
 	case TYPE_IPADDR: {
+		// the numeric forms of getaddrinfo (inet_aton: "1", "0x0a000001",
+		// "012.1.1.1"); names are resolved only once nothing else
+		// parses (resolve_address), never for a guess at a range
 		in_addr a;
-		if (quoted || inet_pton(AF_INET, w.c_str(), &a) != 1)
+		if (!quoted && !is_number_token(w) && !is_ip4addr_token(w) &&
+		    inet_pton(AF_INET, w.c_str(), &a) != 1)
+			return false;
+		if (inet_aton(nft_identifier(w, quoted).c_str(), &a) == 0)
 			return false;
 		out.assign(reinterpret_cast<uint8_t *>(&a), reinterpret_cast<uint8_t *>(&a) + 4);
 		return true;
 	}
 	case TYPE_IP6ADDR: {
 		in6_addr a;
-		if (quoted || inet_pton(AF_INET6, w.c_str(), &a) != 1)
+		if (inet_pton(AF_INET6, w.c_str(), &a) != 1)
 			return false;
 		out.assign(a.s6_addr, a.s6_addr + 16);
 		return true;
 	}
-	case TYPE_ETHERADDR: {
-		unsigned m[6];
-		char tail;
-		if (quoted || sscanf(w.c_str(), "%x:%x:%x:%x:%x:%x%c", &m[0], &m[1], &m[2], &m[3],
-				     &m[4], &m[5], &tail) != 6)
-			return false;
-		out.clear();
-		for (unsigned x : m) {
-			if (x > 255)
-				return false;
-			out.push_back(static_cast<uint8_t>(x));
-		}
-		return true;
-	}
+	case TYPE_ETHERADDR:
+	case TYPE_LLADDR:
+		if (!quoted && std::isdigit(static_cast<unsigned char>(w[0])) &&
+		    w.find_first_of("-./") != std::string::npos)
+			return false;	/* nft's scanner splits it: a range, a prefix */
+		return parse_lladdr(nft_identifier(w, quoted), bits, out).empty();
 	case TYPE_IFNAME:
 	case TYPE_STRING: {
 		unsigned n = bits / 8;
@@ -963,6 +1062,26 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 		l.first_col = l.last_col = e.loc.first_col + static_cast<unsigned>(at);
 		throw LangError(l, kPriorityColonError);
 	}
+	if (t.id == TYPE_IPADDR || t.id == TYPE_IP6ADDR) {
+		// a word of digits and dots nft's scanner does not take whole
+		// ("10.1") is its syntax error: not resolved here
+		const bool scanned = e.quoted || e.text.find('.') == std::string::npos ||
+				     is_ip4addr_token(e.text) ||
+				     e.text.find_first_not_of("0123456789.") != std::string::npos;
+		if (!scanned)
+			throw LangError(e.loc, std::string("Could not parse ") + t.name + " expression: " +
+					"'" + e.text + "' is not a valid " + t.name);
+		Bytes addr;
+		const std::string complaint = resolve_address(t, nft_identifier(e.text, e.quoted), addr);
+		if (!complaint.empty())
+			throw LangError(e.loc, complaint);
+		return addr;
+	}
+	if (t.id == TYPE_ETHERADDR || t.id == TYPE_LLADDR) {
+		Bytes addr;
+		const std::string complaint = parse_lladdr(nft_identifier(e.text, e.quoted), bits, addr);
+		throw LangError(e.loc, complaint.empty() ? "Invalid LL address" : complaint);
+	}
 	uint64_t v;
 	// inet_service_type_parse's own words for a port past 16 bits
 	if (t.id == TYPE_INET_SERVICE && parse_number(e.text, v))
@@ -972,16 +1091,6 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 				std::to_string(bits >= 64 ? ~0ull : (1ull << bits) - 1));
 	if (t.id == TYPE_IFNAME)
 		throw LangError(e.loc, "Data exceeds valid length: " + e.text);
-	if (t.id == TYPE_ETHERADDR || t.id == TYPE_LLADDR)
-		throw LangError(e.loc, "Invalid LL address");
-	// nft looks an address up as a host name, its complaint is the
-	// resolver's (getaddrinfo): xnft resolves no names, and says so
-	if (t.id == TYPE_IPADDR || t.id == TYPE_IP6ADDR) {
-		if (e.quoted)
-			throw LangError(e.loc, std::string("Could not parse ") + t.name + " expression");
-		throw LangError(e.loc, std::string("Could not parse ") + t.name + " expression: " +
-				"'" + e.text + "' is not a valid " + t.name);
-	}
 	// inet_service_type_parse: getaddrinfo's EAI_SERVICE
 	if (t.id == TYPE_INET_SERVICE)
 		throw LangError(e.loc, "Could not resolve service: Servname not supported for ai_socktype");

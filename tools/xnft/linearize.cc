@@ -246,7 +246,8 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 			}
 		}
 	}
-	encode_part(p, e);  // throws the type's error
+	// the type's own parse: a host name resolved, or its error
+	iv.lo = iv.hi = encode_part(p, e);
 	return iv;
 }
 

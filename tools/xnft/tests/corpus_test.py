@@ -95,8 +95,6 @@ EXPIRES_JSON = re.compile(r'(?<="expires": )[0-9]+(?=[,}])')
 # tests/errors files whose errors xnft cannot print as nft 1.0.6 on this
 # host does, and why.
 KNOWN_ERROR_DIFFERENCES = {
-    "bad-address.nft": "nft looks a word that is no address up as a host name: its error is "
-                       "the resolver's, which depends on the host; xnft resolves no names",
     "ct-count-meter-timeout.nft": "this kernel, without bridge conntrack, answers EPROTO; xnft models "
                                   "the refusal of a kernel with it (EOPNOTSUPP)",
     "ct-count-set-stmt-timeout.nft": "as ct-count-meter-timeout.nft",

@@ -55,8 +55,6 @@ KNOWN = {
                           "`expected mark, expression has type integer`)",
     "typeof-sets.nft": "both refuse it: nft says `unqualified type integer`, xnft's grammar "
                        "stops at `integer .` first",
-    "json/bad-address.json": "both refuse it: nft's JSON path tries a host name lookup, xnft "
-                             "says the address does not parse",
 }
 EXPIRES_TEXT = re.compile(r"(?<= expires )(?:[0-9]+(?:ms|d|h|m|s))+(?=[ ,:\n}])")
 EXPIRES_JSON = re.compile(r'(?<="expires": )[0-9]+(?=[,}])')
