@@ -20,6 +20,7 @@
 #include <optional>
 
 #include "linearize.h"
+#include "not_found.h"
 #include "set_userdata.h"
 
 #ifndef NFT_USERDATA_MAXLEN
@@ -27,77 +28,6 @@
 #endif
 
 namespace xnft {
-
-// nft's misspelling distance (misspell.c): Wagner's string-to-string
-// correction, computed as nft computes it, which matters for the
-// suggestions it makes: characters compare one place further on (the
-// last against the string's end), and the table's rows are one cell
-// short, so a row's last cell is the next row's first.
-static unsigned misspelling_distance(const std::string &a, const std::string &b)
-{
-	const size_t len_a = a.size(), len_b = b.size();
-	std::vector<unsigned> cells((len_a + 1) * (len_b + 1), 0);
-	auto cell = [&](size_t i, size_t j) -> unsigned & { return cells[i * len_b + j]; };
-	auto at = [](const std::string &s, size_t i) { return i < s.size() ? s[i] : '\0'; };
-	for (size_t i = 0; i <= len_a; i++)
-		cell(i, 0) = static_cast<unsigned>(i);
-	for (size_t j = 0; j <= len_b; j++)
-		cell(0, j) = static_cast<unsigned>(j);
-	for (size_t i = 1; i <= len_a; i++) {
-		for (size_t j = 1; j <= len_b; j++) {
-			const unsigned substitution = at(a, i) == at(b, j) ? 0 : 1;
-			unsigned d = std::min({cell(i - 1, j) + 1, cell(i, j - 1) + 1,
-					       cell(i - 1, j - 1) + substitution});
-			if (i > 1 && j > 1 && at(a, i) == at(b, j - 1) && at(a, i - 1) == at(b, j))
-				d = std::min(d, cell(i - 2, j - 2) + substitution);
-			cell(i, j) = d;
-		}
-	}
-	return cell(len_a, len_b);
-}
-
-// Whether nft would take CANDIDATE for a misspelling of WANTED, and how
-// far it is (string_misspell_update's threshold).
-static std::optional<unsigned> misspelling(const std::string &candidate, const std::string &wanted)
-{
-	const size_t longer = std::max(candidate.size(), wanted.size());
-	const size_t shorter = std::min(candidate.size(), wanted.size());
-	if (longer <= 1)
-		return std::nullopt;
-	const size_t threshold = longer - shorter <= 1 ? std::max<size_t>((longer + 2) / 3, 1)
-						       : (longer + 2 + 2) / 3;
-	const unsigned d = misspelling_distance(candidate, wanted);
-	if (d > threshold)
-		return std::nullopt;
-	return d;
-}
-
-std::string set_not_found(const std::map<std::string, TableInfo> &tables, const std::string &name)
-{
-	std::string message = "No such file or directory";
-	unsigned best = ~0u;
-	for (const auto &[key, table] : tables) {
-		// the table's sets in the order they were made, as nft's cache
-		// holds them
-		std::vector<const SetInfo *> sets;
-		for (const auto &[set_name, set] : table.sets)
-			sets.push_back(&set);
-		std::stable_sort(sets.begin(), sets.end(),
-				 [](const SetInfo *x, const SetInfo *y) { return x->id < y->id; });
-		for (const SetInfo *set : sets) {
-			const std::optional<unsigned> d = misspelling(set->name, name);
-			if (!d || *d >= best)
-				continue;
-			best = *d;
-			const size_t space = key.find(' ');
-			message = "No such file or directory; did you mean " +
-				  std::string(set->is_map || set->objtype ? "map" : "set") + " \u2018" + set->name +
-				  "\u2019 in table " + key.substr(0, space) + " \u2018" + key.substr(space + 1) +
-				  "\u2019?";
-		}
-	}
-	return message;
-}
 
 uint32_t family_number(const std::string &f)
 {
@@ -227,6 +157,28 @@ TableInfo &Compiler::table_info(const std::string &family, const std::string &ta
 	return it->second;
 }
 
+TableInfo &Compiler::evaluated_table(const Command &cmd)
+{
+	auto it = tables_.find(cmd.family + " " + cmd.table);
+	if (it == tables_.end())
+		throw LangError(cmd.table_loc, table_not_found(CacheNames::of(tables_), cmd.table));
+	return it->second;
+}
+
+void Compiler::kernel_enoent(const Command &cmd, Obj obj, const std::string &name, const Location &at)
+{
+	const KernelNotFound k = kernel_not_found(CacheNames::of(tables_), obj, cmd.family, cmd.table, name);
+	throw LangError::kernel(k.at_table ? cmd.table_loc : at, k.message);
+}
+
+TableInfo &Compiler::kernel_table(const Command &cmd, Obj obj, const std::string &name)
+{
+	auto it = tables_.find(cmd.family + " " + cmd.table);
+	if (it == tables_.end())
+		kernel_enoent(cmd, obj, name, cmd.table_loc);
+	return it->second;
+}
+
 namespace {
 // Thrown through compile(cmd, errors) when nft stops evaluating.
 struct StopEvaluation {};
@@ -290,14 +242,16 @@ void Compiler::compile(const Command &cmd)
 		return;
 	case Obj::Chain: {
 		require_bridge(cmd.family, cmd.loc);
-		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
-		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy || cmd.verb == Verb::Flush) {
+		const bool removes = cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy ||
+				     cmd.verb == Verb::Flush;
+		TableInfo &t = removes ? kernel_table(cmd, Obj::Chain, cmd.chain) : evaluated_table(cmd);
+		if (removes) {
 			nftnl_chain *c = nftnl_chain_alloc();
 			nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, family_number(cmd.family));
 			if (cmd.has_handle)
 				nftnl_chain_set_u64(c, NFTNL_CHAIN_HANDLE, cmd.handle);
 			else if (cmd.verb != Verb::Destroy && !t.chains.count(cmd.chain))
-				throw LangError(cmd.chain_loc, "Could not process rule: No such file or directory");
+				kernel_enoent(cmd, Obj::Chain, cmd.chain, cmd.chain_loc);
 			if (cmd.verb != Verb::Flush)
 				t.chains.erase(cmd.chain);
 			batch_->add_chain(cmd.verb == Verb::Flush ? ItemKind::FlushChain : ItemKind::DelChain, c,
@@ -312,9 +266,9 @@ void Compiler::compile(const Command &cmd)
 	}
 	case Obj::Rule: {
 		require_bridge(cmd.family, cmd.loc);
-		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
+		TableInfo &t = kernel_table(cmd, Obj::Rule, cmd.chain);
 		if (!t.chains.count(cmd.chain))
-			throw LangError(cmd.chain_loc, "Could not process rule: No such file or directory");
+			kernel_enoent(cmd, Obj::Rule, cmd.chain, cmd.chain_loc);
 		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) {
 			nftnl_rule *r = nftnl_rule_alloc();
 			nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, family_number(cmd.family));
@@ -332,11 +286,16 @@ void Compiler::compile(const Command &cmd)
 	case Obj::Set:
 	case Obj::Map: {
 		require_bridge(cmd.family, cmd.loc);
-		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
-		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy || cmd.verb == Verb::Flush) {
+		// nft's evaluation looks a set to add or flush up; the kernel
+		// one to delete
+		const bool deletes = cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy;
+		TableInfo &t = deletes ? kernel_table(cmd, cmd.obj, cmd.set) : evaluated_table(cmd);
+		if (deletes || cmd.verb == Verb::Flush) {
 			auto it = t.sets.find(cmd.set);
+			if (it == t.sets.end() && cmd.verb == Verb::Flush)
+				throw LangError(cmd.name_loc, set_not_found(CacheNames::of(tables_), cmd.set));
 			if (it == t.sets.end() && cmd.verb != Verb::Destroy)
-				throw LangError(cmd.loc, "Could not process rule: No such file or directory");
+				kernel_enoent(cmd, cmd.obj, cmd.set, cmd.name_loc);
 			nftnl_set *s = nftnl_set_alloc();
 			nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family_number(cmd.family));
 			nftnl_set_set_str(s, NFTNL_SET_TABLE, cmd.table.c_str());
@@ -357,10 +316,10 @@ void Compiler::compile(const Command &cmd)
 	}
 	case Obj::Element: {
 		require_bridge(cmd.family, cmd.loc);
-		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
+		TableInfo &t = evaluated_table(cmd);
 		auto it = t.sets.find(cmd.set);
 		if (it == t.sets.end())
-			throw LangError(cmd.loc, "Could not process rule: No such file or directory");
+			throw LangError(cmd.name_loc, set_not_found(CacheNames::of(tables_), cmd.set));
 		elements(cmd.family, cmd.table, it->second, *cmd.elements,
 			 cmd.verb != Verb::Delete && cmd.verb != Verb::Destroy,
 			 cmd.verb == Verb::Create);
@@ -369,8 +328,10 @@ void Compiler::compile(const Command &cmd)
 	}
 	case Obj::Flowtable: {
 		require_bridge(cmd.family, cmd.loc);
-		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
-		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) {
+		const bool deletes = cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy;
+		TableInfo &t = deletes ? kernel_table(cmd, Obj::Flowtable, cmd.flowtable)
+				       : evaluated_table(cmd);
+		if (deletes) {
 			nftnl_flowtable *f = nftnl_flowtable_alloc();
 			nftnl_flowtable_set_u32(f, NFTNL_FLOWTABLE_FAMILY, family_number(cmd.family));
 			t.flowtables.erase(cmd.flowtable);
@@ -388,14 +349,14 @@ void Compiler::compile(const Command &cmd)
 	case Obj::Quota:
 	case Obj::Limit: {
 		require_bridge(cmd.family, cmd.loc);
-		TableInfo &t = table_info(cmd.family, cmd.table, cmd.table_loc);
+		const bool deletes = cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy;
+		TableInfo &t = deletes ? kernel_table(cmd, cmd.obj, cmd.object) : evaluated_table(cmd);
 		const uint32_t type = cmd.obj == Obj::Quota ? NFT_OBJECT_QUOTA :
 				      cmd.obj == Obj::Limit ? NFT_OBJECT_LIMIT : NFT_OBJECT_COUNTER;
 		std::map<std::string, bool> &names = t.objects(type);
-		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) {
+		if (deletes) {
 			if (!cmd.has_handle && cmd.verb == Verb::Delete && !names.count(cmd.object))
-				throw LangError(cmd.name_loc,
-						"Could not process rule: No such file or directory");
+				kernel_enoent(cmd, cmd.obj, cmd.object, cmd.name_loc);
 			// an object a map's element names stays (nf_tables_delobj)
 			if (!cmd.has_handle && names.count(cmd.object) &&
 			    t.obj_use[TableInfo::obj_key(type, cmd.object)] > 0)

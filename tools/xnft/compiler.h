@@ -144,6 +144,8 @@ public:
 	// types them; @si gets the set's description. The table and set
 	// must be known (learn()).
 	std::vector<Element> get_request(const Command &cmd, const Expr &lit, SetInfo &si);
+	// The tables as nft's cache holds them after the commands so far.
+	const std::map<std::string, TableInfo> &tables() const { return tables_; }
 
 private:
 	void table(const Command &cmd);
@@ -171,6 +173,15 @@ private:
 	void kernel_refusal(const LangError &err);
 	TableInfo &table_info(const std::string &family, const std::string &table,
 			      const Location &loc);
+	// @cmd's table, which nft's evaluation looks up in its cache
+	// (table_not_found when it is not there).
+	TableInfo &evaluated_table(const Command &cmd);
+	// @cmd's table, which only the kernel looks up: its ENOENT as nft
+	// words it for a command about @obj named @name.
+	TableInfo &kernel_table(const Command &cmd, Obj obj, const std::string &name);
+	// The kernel's ENOENT for @cmd's @obj named @name, at @at.
+	[[noreturn]] void kernel_enoent(const Command &cmd, Obj obj, const std::string &name,
+					const Location &at);
 
 	Batch *batch_;
 	std::map<std::string, TableInfo> tables_;  // key: family + " " + name
@@ -181,11 +192,5 @@ private:
 };
 
 uint32_t family_number(const std::string &family);
-
-// nft's complaint about a set or map NAME that TABLES (key: family + " " +
-// name) do not hold where a rule names it (set_not_found): ENOENT, and
-// the named set or map closest to NAME by nft's misspelling distance, if
-// one is close enough.
-std::string set_not_found(const std::map<std::string, TableInfo> &tables, const std::string &name);
 
 } // namespace xnft

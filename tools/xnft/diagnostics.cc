@@ -15,7 +15,7 @@ Location span(const Location &a, const Location &b)
 
 bool is_kernel_refusal(const LangError &err)
 {
-	return std::string(err.what()).rfind("Could not process rule: ", 0) == 0;
+	return err.from_kernel() || std::string(err.what()).rfind("Could not process rule: ", 0) == 0;
 }
 
 std::string format_error(const LangError &err)

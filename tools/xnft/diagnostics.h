@@ -40,11 +40,22 @@ public:
 	// LOC's carets (erec's secondary location, stmt_binary_error).
 	LangError(const Location &loc, const std::string &msg, const Location &outer)
 		: std::runtime_error(msg), loc_(loc), outer_(outer) {}
+	// What the kernel answers, in the words nft gives it (nft_cmd_error
+	// may give ENOENT a suggestion instead of "Could not process rule"):
+	// kept apart from evaluation errors whatever the words.
+	static LangError kernel(const Location &loc, const std::string &msg)
+	{
+		LangError e(loc, msg);
+		e.kernel_ = true;
+		return e;
+	}
 	const Location &where() const { return loc_; }
 	const Location &outer() const { return outer_; }
+	bool from_kernel() const { return kernel_; }
 
 private:
 	Location loc_, outer_;
+	bool kernel_ = false;
 };
 
 // Whether ERR is what the kernel would answer to the batch ("Could not

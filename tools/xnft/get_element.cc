@@ -1,5 +1,6 @@
 // get_element.cc - `get element` (see get_element.h).
 #include "get_element.h"
+#include "not_found.h"
 
 #include <libnftnl/set.h>
 #include <linux/netfilter.h>
@@ -200,13 +201,13 @@ std::string print_get_element(const RulesetModel &m, const Command &c, const Pri
 		if (t.name == c.table && family_name(t.family) == (c.family.empty() ? "ip" : c.family))
 			table = &t;
 	if (!table)
-		throw LangError(c.table_loc, "No such file or directory");
+		throw LangError(c.table_loc, table_not_found(CacheNames::of(m), c.table));
 	nftnl_set *s = nullptr;
 	for (nftnl_set *x : table->sets)
 		if (str(nftnl_set_get_str(x, NFTNL_SET_NAME)) == c.set)
 			s = x;
 	if (!s)
-		throw LangError(c.name_loc, "No such file or directory");
+		throw LangError(c.name_loc, set_not_found(CacheNames::of(m), c.set));
 
 	// the elements as nft sends them: each asked for typed alone, so
 	// that none merges with another and their order stays

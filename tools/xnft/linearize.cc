@@ -1,5 +1,6 @@
 // linearize.cc - rule statements to libnftnl expressions (see linearize.h).
 #include "linearize.h"
+#include "not_found.h"
 
 #include <algorithm>
 #include <libnftnl/expr.h>
@@ -2572,7 +2573,7 @@ void Linearizer::payload_set(const Stmt &s)
 
 std::string Linearizer::unknown_set(const std::string &name) const
 {
-	return all_tables ? set_not_found(*all_tables, name) : "No such file or directory";
+	return all_tables ? set_not_found(CacheNames::of(*all_tables), name) : "No such file or directory";
 }
 
 void Linearizer::statement(const Stmt &s)

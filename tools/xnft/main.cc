@@ -404,6 +404,7 @@ int main(int argc, char **argv)
 		// batch goes to it to be checked (never committed); offline, to
 		// the ruleset model; and the two are printed in batch order.
 		std::vector<std::pair<size_t, std::string>> others;  // item, report
+		const CacheNames names = CacheNames::of(compiler.tables());
 		if (fam && !batch.items().empty()) {
 			std::vector<WireMsg> wire;
 			try {
@@ -413,13 +414,13 @@ int main(int argc, char **argv)
 				for (const Refusal &r : e.refusals)
 					others.emplace_back(r.index >= 0 && size_t(r.index) < wire.size()
 								    ? size_t(r.index) : SIZE_MAX,
-							    report_refusal(r, batch, wire));
+							    report_refusal(r, batch, wire, &names));
 			}
 		} else if (o.list_offline) {
 			RulesetModel model;
 			for (const RefusedItem &r : model.commit(batch))
-				others.emplace_back(r.item, format_error(LangError(
-					r.where, std::string("Could not process rule: ") + strerror(r.err))));
+				others.emplace_back(r.item, report_item_refusal(batch.items()[r.item], r.err,
+										r.where, "", &names));
 		}
 		size_t k = 0;
 		auto print_others_before = [&](size_t item) {
@@ -445,9 +446,10 @@ int main(int argc, char **argv)
 		// what the kernel would refuse, reported as nft reports it: every
 		// refused item, and nothing listed (nothing was committed)
 		const std::vector<RefusedItem> refused = model.commit(batch);
+		const CacheNames names = CacheNames::of(compiler.tables());
 		for (const RefusedItem &r : refused)
-			fputs(format_error(LangError(r.where, std::string("Could not process rule: ") +
-								 strerror(r.err))).c_str(), stderr);
+			fputs(report_item_refusal(batch.items()[r.item], r.err, r.where, "", &names).c_str(),
+			      stderr);
 		if (!refused.empty())
 			return 1;
 		// the input's own list commands, then --list-offline=COMMAND;
@@ -483,8 +485,9 @@ int main(int argc, char **argv)
 					throw;
 				// As nft reports a refused batch: each refused
 				// command at the attribute the kernel named.
+				const CacheNames names = CacheNames::of(compiler.tables());
 				for (const Refusal &r : e.refusals)
-					fputs(report_refusal(r, batch, wire).c_str(), stderr);
+					fputs(report_refusal(r, batch, wire, &names).c_str(), stderr);
 				return 1;
 			}
 		}

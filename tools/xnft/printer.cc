@@ -2,6 +2,7 @@
 #include "printer.h"
 
 #include "get_element.h"
+#include "not_found.h"
 #include "set_userdata.h"
 
 #include <libnftnl/chain.h>
@@ -773,11 +774,6 @@ static T *find_named(const std::vector<T *> &v, const std::string &name, NameOf 
 	return nullptr;
 }
 
-static LangError no_such(const Location &at)
-{
-	return LangError(at, "No such file or directory");
-}
-
 std::string print_list(const RulesetModel &m, const Command &c, const PrintOptions &o)
 {
 	if (c.verb == Verb::Get)
@@ -789,7 +785,7 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 	if (named_table) {
 		table = find_table(m, c);
 		if (!table)
-			throw no_such(c.table_loc);
+			throw LangError(c.table_loc, table_not_found(CacheNames::of(m), c.table));
 	} else if (c.obj == Obj::Table || c.obj == Obj::Chain || c.obj == Obj::Set || c.obj == Obj::Map ||
 		   c.obj == Obj::Flowtable || c.obj == Obj::Counter || c.obj == Obj::Quota ||
 		   c.obj == Obj::Limit) {
@@ -829,7 +825,7 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 	case Obj::Chain: {
 		nftnl_chain *ch = find_named(table->chains, c.chain, chain_name);
 		if (!ch)
-			throw no_such(c.chain_loc);
+			throw LangError(c.chain_loc, chain_not_found(CacheNames::of(m), c.chain));
 		if (o.json) {
 			items.push(chain_json(ch, *table));
 			for (auto *r : table->rules)
@@ -859,8 +855,12 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 	case Obj::Set:
 	case Obj::Map: {
 		nftnl_set *st = find_named(table->sets, c.set, set_name);
-		if (!st || is_anonymous(st) || is_map(st) != (c.obj == Obj::Map))
-			throw no_such(c.name_loc);
+		// a set of the other kind (or anonymous) is found, and wrong:
+		// no suggestion
+		if (!st)
+			throw LangError(c.name_loc, set_not_found(CacheNames::of(m), c.set));
+		if (is_anonymous(st) || is_map(st) != (c.obj == Obj::Map))
+			throw LangError(c.name_loc, "No such file or directory");
 		if (o.json)
 			items.push(set_json(st, *table, o));
 		else
@@ -889,7 +889,7 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 	case Obj::Flowtable: {
 		nftnl_flowtable *f = find_named(table->flowtables, c.flowtable, ft_name);
 		if (!f)
-			throw no_such(c.name_loc);
+			throw LangError(c.name_loc, flowtable_not_found(CacheNames::of(m), c.flowtable));
 		if (o.json)
 			items.push(flowtable_json(f, *table));
 		else
@@ -920,8 +920,12 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 		for (auto *x : table->objs)
 			if (of_kind(x) && str(nftnl_obj_get_str(x, NFTNL_OBJ_NAME)) == c.object)
 				ob = x;
+		// a reset is the kernel's GETOBJ_RESET, its ENOENT nft's
+		// "Could not process rule" at the command
+		if (!ob && c.verb == Verb::Reset)
+			throw LangError(c.whole_loc, "Could not process rule: No such file or directory");
 		if (!ob)
-			throw no_such(c.name_loc);
+			throw LangError(c.name_loc, object_not_found(CacheNames::of(m), c.object));
 		if (o.json)
 			items.push(object_json(ob, *table));
 		else

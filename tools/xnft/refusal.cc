@@ -1,8 +1,17 @@
 // refusal.cc - see refusal.h.
 #include "refusal.h"
 
+#include <cerrno>
 #include <cstring>
 #include <linux/netfilter/nf_tables.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/flowtable.h>
+#include <libnftnl/object.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/table.h>
+
+#include "printer.h"
 
 namespace xnft {
 
@@ -145,13 +154,90 @@ std::string format_refusal(const Refusal &r, const Location &where)
 	return out;
 }
 
-std::string report_refusal(const Refusal &r, const Batch &batch, const std::vector<WireMsg> &wire)
+namespace {
+
+bool same_place(const Location &a, const Location &b)
+{
+	return a.file == b.file && a.line == b.line && a.first_col == b.first_col &&
+	       a.last_col == b.last_col;
+}
+
+std::string nul_safe(const char *s)
+{
+	return s ? s : "";
+}
+
+} // namespace
+
+std::string report_item_refusal(const BatchItem &item, int err, const Location &where,
+				const std::string &kernel_msg, const CacheNames *cache)
+{
+	// nft_cmd_error: an ENOENT at an attribute it recorded (not the
+	// command's own place) goes to nft_cmd_enoent
+	if (err != ENOENT || !cache || !where.valid() || same_place(where, item.cmd_loc))
+		return format_refusal({-1, err, -1, kernel_msg}, where);
+	Obj obj;
+	std::string table, name;
+	switch (item.kind) {
+	case ItemKind::NewTable:
+	case ItemKind::DelTable:
+	case ItemKind::FlushTable:
+		obj = Obj::Table;
+		table = nul_safe(nftnl_table_get_str(item.table, NFTNL_TABLE_NAME));
+		break;
+	case ItemKind::NewChain:
+	case ItemKind::DelChain:
+	case ItemKind::FlushChain:
+		obj = Obj::Chain;
+		table = nul_safe(nftnl_chain_get_str(item.chain, NFTNL_CHAIN_TABLE));
+		name = nul_safe(nftnl_chain_get_str(item.chain, NFTNL_CHAIN_NAME));
+		break;
+	case ItemKind::NewRule:
+	case ItemKind::DelRule:
+		obj = Obj::Rule;
+		table = nul_safe(nftnl_rule_get_str(item.rule, NFTNL_RULE_TABLE));
+		name = nul_safe(nftnl_rule_get_str(item.rule, NFTNL_RULE_CHAIN));
+		break;
+	case ItemKind::NewSet:
+	case ItemKind::DelSet:
+	case ItemKind::FlushSet:
+		obj = Obj::Set;
+		table = nul_safe(nftnl_set_get_str(item.set, NFTNL_SET_TABLE));
+		name = nul_safe(nftnl_set_get_str(item.set, NFTNL_SET_NAME));
+		break;
+	case ItemKind::NewObj:
+	case ItemKind::DelObj:
+		obj = Obj::Counter;
+		table = nul_safe(nftnl_obj_get_str(item.obj, NFTNL_OBJ_TABLE));
+		name = nul_safe(nftnl_obj_get_str(item.obj, NFTNL_OBJ_NAME));
+		break;
+	case ItemKind::NewFlowtable:
+	case ItemKind::DelFlowtable:
+		obj = Obj::Flowtable;
+		table = nul_safe(nftnl_flowtable_get_str(item.flowtable, NFTNL_FLOWTABLE_TABLE));
+		name = nul_safe(nftnl_flowtable_get_str(item.flowtable, NFTNL_FLOWTABLE_NAME));
+		break;
+	default:	/* elements: nft_cmd_enoent has no words of its own */
+		return format_refusal({-1, err, -1, kernel_msg}, where);
+	}
+	if (obj == Obj::Table ? table.empty() : name.empty())
+		return format_refusal({-1, err, -1, kernel_msg}, where);
+	const KernelNotFound k = kernel_not_found(*cache, obj, family_name(item.family), table, name);
+	return format_error(LangError(k.at_table && item.table_loc.valid() ? item.table_loc : where,
+				      k.message));
+}
+
+std::string report_refusal(const Refusal &r, const Batch &batch, const std::vector<WireMsg> &wire,
+			   const CacheNames *cache)
 {
 	const bool known = r.index >= 0 && size_t(r.index) < batch.items().size() &&
 			   size_t(r.index) < wire.size();
-	return format_refusal(r, known ? refusal_location(batch.items()[size_t(r.index)],
-							  wire[size_t(r.index)], r.attr_offset)
-				       : Location{});
+	if (!known)
+		return format_refusal(r, Location{});
+	const BatchItem &item = batch.items()[size_t(r.index)];
+	return report_item_refusal(item, r.err,
+				   refusal_location(item, wire[size_t(r.index)], r.attr_offset), r.msg,
+				   cache);
 }
 
 } // namespace xnft

@@ -17,6 +17,7 @@
 
 #include "batch.h"
 #include "diagnostics.h"
+#include "not_found.h"
 #include "wire.h"
 
 namespace xnft {
@@ -38,8 +39,17 @@ Location refusal_location(const BatchItem &item, const WireMsg &msg, int attr_of
 // line and the kernel's message under it.
 std::string format_refusal(const Refusal &r, const Location &where);
 
-// format_refusal() of @r, a refusal of @batch sent as @wire (one message
-// per item), at refusal_location() of its item when it names one.
-std::string report_refusal(const Refusal &r, const Batch &batch, const std::vector<WireMsg> &wire);
+// nft's report of the kernel's @err for @item at @where: as
+// format_refusal(), but an ENOENT at an attribute nft recorded a place
+// for is worded by nft_cmd_enoent - a close name in @cache (nft's cache,
+// or null) suggested instead of "Could not process rule", at the table
+// when the suggestion is another table.
+std::string report_item_refusal(const BatchItem &item, int err, const Location &where,
+				const std::string &kernel_msg, const CacheNames *cache);
+
+// report_item_refusal() of @r, a refusal of @batch sent as @wire (one
+// message per item), at refusal_location() of its item when it names one.
+std::string report_refusal(const Refusal &r, const Batch &batch, const std::vector<WireMsg> &wire,
+			   const CacheNames *cache = nullptr);
 
 } // namespace xnft

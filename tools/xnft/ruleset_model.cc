@@ -667,6 +667,8 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 			ModelTable *t = find_table(i.family, str(nftnl_table_get_str(i.table, NFTNL_TABLE_NAME)));
 			if (t)
 				removed_.insert(t->rules.begin(), t->rules.end());
+			else if (nftnl_table_is_set(i.table, NFTNL_TABLE_NAME))
+				refused.push_back({n, ENOENT, name_or_command(i)});
 			break;
 		}
 		case ItemKind::NewChain: {

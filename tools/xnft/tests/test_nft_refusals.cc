@@ -66,7 +66,8 @@ std::string refusals_of(xb::nft::Ruleset &rs, const std::string &text, int &refu
 			Refusal r{int(n), -err, bad ? int(bad - 4 - attrs) : -1, ack.msg ? ack.msg : ""};
 			if (bad)
 				CHECK((bad > attrs && bad <= attrs + m.attrs.size()));
-			out += format_refusal(r, refusal_location(batch.items()[n], m, r.attr_offset));
+			const CacheNames names = CacheNames::of(compiler.tables());
+			out += report_refusal(r, batch, wire, &names);
 		}
 	};
 	apply_all();
@@ -115,6 +116,20 @@ TEST_CASE("nft refusals: each at the attribute nf_tables names, where nft points
 		      "Error: Could not process rule: No such file or directory\n"
 		      "delete table bridge nosuch\n"
 		      "                    ^^^^^^\n");
+	}
+	SECTION("an ENOENT at a name nft recorded: a close name suggested (nft_cmd_enoent)") {
+		// one letter off the state's table t
+		CHECK(refusals_of(rs, "delete table bridge tt", refused) ==
+		      "Error: No such file or directory; did you mean table \u2018t\u2019 in family "
+		      "bridge?\n"
+		      "delete table bridge tt\n"
+		      "                    ^^\n");
+		CHECK(refusals_of(rs, "flush table bridge tt", refused) ==
+		      "Error: No such file or directory; did you mean table \u2018t\u2019 in family "
+		      "bridge?\n"
+		      "flush table bridge tt\n"
+		      "                   ^^\n");
+		CHECK(refused == 1);
 	}
 	SECTION("every message is tried: each refusal reported, in batch order") {
 		const std::string out = refusals_of(rs,
