@@ -104,7 +104,9 @@ bool one_word(const std::string &s)
 	if (s.empty() || s.find('"') != std::string::npos)
 		return false;
 	try {
-		SourceFile f{"", s};
+		// followed by a blank, as in the line (a classid "1:2" is one
+		// word only before one of the characters nft's scanner wants)
+		SourceFile f{"", s + " "};
 		auto toks = tokenize(f);
 		return toks.size() == 2 && toks[0].kind == Tok::Word && toks[0].text == s;
 	} catch (const LangError &) {

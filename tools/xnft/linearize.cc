@@ -214,38 +214,6 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 		iv.lo = iv.hi = out;
 		return iv;
 	}
-	if (!e.quoted) {
-		size_t slash = e.text.find('/');
-		if (slash != std::string::npos) {
-			Expr pe;
-			pe.kind = ExprKind::Prefix;
-			pe.loc = e.loc;
-			auto a = make_expr(ExprKind::Value, e.loc);
-			a->text = e.text.substr(0, slash);
-			auto b = make_expr(ExprKind::Value, e.loc);
-			b->text = e.text.substr(slash + 1);
-			pe.items.push_back(std::move(a));
-			pe.items.push_back(std::move(b));
-			return encode_interval(p, pe);
-		}
-		for (size_t dash = e.text.find('-'); dash != std::string::npos;
-		     dash = e.text.find('-', dash + 1)) {
-			Bytes lo, hi;
-			if (try_encode(*p.type, p.bits, p.order, e.text.substr(0, dash), false, lo) &&
-			    try_encode(*p.type, p.bits, p.order, e.text.substr(dash + 1), false, hi)) {
-				Expr re;
-				re.kind = ExprKind::Range;
-				re.loc = e.loc;
-				auto a = make_expr(ExprKind::Value, e.loc);
-				a->text = e.text.substr(0, dash);
-				auto b = make_expr(ExprKind::Value, e.loc);
-				b->text = e.text.substr(dash + 1);
-				re.items.push_back(std::move(a));
-				re.items.push_back(std::move(b));
-				return encode_interval(p, re);
-			}
-		}
-	}
 	// the type's own parse: a host name resolved, or its error
 	iv.lo = iv.hi = encode_part(p, e);
 	return iv;
