@@ -4,8 +4,11 @@
 #include <algorithm>
 
 #include <arpa/inet.h>
+#include <cerrno>
+#include <cinttypes>
 #include <cstring>
 #include <ctime>
+#include <vector>
 #include <net/if.h>
 #include <netdb.h>
 
@@ -224,6 +227,137 @@ static bool parse_number(const std::string &w, uint64_t &v)
 	} catch (const std::logic_error &) {
 		return false;
 	}
+}
+
+// integer_type_parse: the symbol read as GMP's mpz_set_str reads it in
+// base 0 (blanks anywhere after the first digit ignored, a leading '-',
+// 0x hex, 0b binary, 0 octal), any size. Returns false when it is no
+// number; else V is its magnitude cut to BITS bits (a negative number
+// goes to the bytes as its magnitude, as nft exports it), and COMPLAINT
+// the range check's error for a positive one past BITS bits.
+static bool integer_value(const std::string &id, unsigned bits, uint64_t &v, std::string &complaint)
+{
+	complaint.clear();
+	auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+	size_t i = 0;
+	while (i < id.size() && space(id[i]))
+		i++;
+	bool negative = false;
+	if (i < id.size() && id[i] == '-') {
+		negative = true;
+		i++;
+	}
+	auto digit = [](char c) {
+		if (c >= '0' && c <= '9')
+			return c - '0';
+		if (std::isalpha(static_cast<unsigned char>(c)))
+			return std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
+		return 99;
+	};
+	if (i >= id.size() || digit(id[i]) >= 10)
+		return false;
+	unsigned base = 10;
+	if (id[i] == '0') {
+		base = 8;
+		i++;
+		if (i < id.size() && (id[i] == 'x' || id[i] == 'X'))
+			base = 16, i++;
+		else if (i < id.size() && (id[i] == 'b' || id[i] == 'B'))
+			base = 2, i++;
+	}
+	// the value in base 1e9 limbs (least significant first), for the
+	// decimal a complaint prints
+	std::vector<uint32_t> limbs{0};
+	for (; i < id.size(); i++) {
+		if (space(id[i]))
+			continue;
+		const int d = digit(id[i]);
+		if (d >= static_cast<int>(base))
+			return false;
+		uint64_t carry = static_cast<uint64_t>(d);
+		for (auto &l : limbs) {
+			const uint64_t x = static_cast<uint64_t>(l) * base + carry;
+			l = static_cast<uint32_t>(x % 1000000000);
+			carry = x / 1000000000;
+		}
+		if (carry)
+			limbs.push_back(static_cast<uint32_t>(carry));
+	}
+	// the low 64 bits, and whether anything is above them or above BITS
+	uint64_t low = 0;
+	bool wide = false;
+	{
+		std::vector<uint32_t> n = limbs;	// divided by 2^32 twice
+		for (int word = 0; word < 2; word++) {
+			uint64_t rem = 0;
+			for (size_t k = n.size(); k-- > 0;) {
+				const uint64_t x = rem * 1000000000 + n[k];
+				n[k] = static_cast<uint32_t>(x >> 32);
+				rem = x & 0xffffffff;
+			}
+			low |= rem << (32 * word);
+		}
+		// what is left (over 1e9 limbs, not normalised) must be zero
+		wide = std::any_of(n.begin(), n.end(), [](uint32_t x) { return x != 0; });
+	}
+	const bool too_big = wide || (bits < 64 && low >> bits);
+	v = bits < 64 ? low & ((1ull << bits) - 1) : low;
+	if (too_big && !negative) {
+		std::string dec = std::to_string(limbs.back());
+		for (size_t k = limbs.size() - 1; k-- > 0;) {
+			char buf[16];
+			snprintf(buf, sizeof buf, "%09u", limbs[k]);
+			dec += buf;
+		}
+		complaint = "Value " + dec + " exceeds valid range 0-" +
+			    std::to_string(bits >= 64 ? ~0ull : (1ull << bits) - 1);
+	}
+	return true;
+}
+
+// inet_protocol_type_parse: a number as strtoumax reads it, else a
+// protocol name (/etc/protocols). Returns its complaint, or "" with V.
+static std::string protocol_value(const std::string &id, uint64_t &v)
+{
+	errno = 0;
+	char *end = nullptr;
+	const uintmax_t n = strtoumax(id.c_str(), &end, 0);
+	if (end != id.c_str() && *end == '\0') {
+		if (errno == ERANGE || n > 0xff)
+			return "Protocol out of range";
+		v = n;
+		return "";
+	}
+	if (lookup(proto_syms, id, v))
+		return "";
+	const protoent *p = getprotobyname(id.c_str());
+	if (!p)
+		return "Could not resolve protocol name";
+	v = static_cast<uint64_t>(p->p_proto);
+	return "";
+}
+
+// inet_service_type_parse: a number as strtoumax reads it (blanks first,
+// a sign), else a service name through getaddrinfo. Returns its complaint,
+// or "" with V the port.
+static std::string service_value(const std::string &id, uint64_t &v)
+{
+	errno = 0;
+	char *end = nullptr;
+	const uintmax_t n = strtoumax(id.c_str(), &end, 0);
+	if (end != id.c_str() && *end == '\0') {
+		if (errno == ERANGE || n > 0xffff)
+			return "Service out of range";
+		v = n;
+		return "";
+	}
+	addrinfo *ai = nullptr;
+	const int err = getaddrinfo(nullptr, id.c_str(), nullptr, &ai);
+	if (err != 0)
+		return std::string("Could not resolve service: ") + gai_strerror(err);
+	v = ntohs(reinterpret_cast<const sockaddr_in *>(ai->ai_addr)->sin_port);
+	freeaddrinfo(ai);
+	return "";
 }
 
 static Bytes int_bytes(uint64_t v, unsigned bits, ByteOrder order)
@@ -645,20 +779,27 @@ bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::st
 		v = idx;
 		break;
 	}
-	default:
-		if (quoted)
-			return false;
-		// Numbers first where the symbols come from the system's databases:
-		// getservbyname()/getprotobyname() read /etc/services or
-		// /etc/protocols on every call (a 10,000-rule file spent most of
-		// its time there).
-		if ((t.id == TYPE_INET_SERVICE || t.id == TYPE_INET_PROTOCOL) && parse_number(w, v))
-			break;
+	default: {
+		// the type's parse of nft's symbol: a quoted string's contents
+		// or the word, a number's decimal digits; numbers first where the
+		// names come from the system's databases (/etc/services and
+		// /etc/protocols are read on every look-up)
+		const std::string id = nft_identifier(w, quoted);
+		if (t.id == TYPE_INET_SERVICE)
+			return service_value(id, v).empty() && (out = int_bytes(v, bits, order), true);
+		if (t.id == TYPE_INET_PROTOCOL)
+			return protocol_value(id, v).empty() && (out = int_bytes(v, bits, order), true);
 		if (t.id == TYPE_INTEGER && bits > 64 && order == ByteOrder::Big && wide_hex(w, bits, out))
 			return true;
-		if (!symbolic(t, w, v) && !parse_number(w, v))
+		if (symbolic(t, id, v))
+			break;
+		// the integer base type's parse, its range check
+		std::string complaint;
+		if (!integer_value(id, bits, v, complaint) || !complaint.empty())
 			return false;
-		break;
+		out = int_bytes(v, bits, order);
+		return true;
+	}
 	}
 	if (bits < 64 && v >> bits)
 		return false;
@@ -1083,19 +1224,17 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 		throw LangError(e.loc, complaint.empty() ? "Invalid LL address" : complaint);
 	}
 	uint64_t v;
-	// inet_service_type_parse's own words for a port past 16 bits
-	if (t.id == TYPE_INET_SERVICE && parse_number(e.text, v))
-		throw LangError(e.loc, "Service out of range");
-	if ((t.id != TYPE_IFNAME && t.id != TYPE_STRING) && parse_number(e.text, v))
-		throw LangError(e.loc, "Value " + std::to_string(v) + " exceeds valid range 0-" +
-				std::to_string(bits >= 64 ? ~0ull : (1ull << bits) - 1));
+	const std::string id = nft_identifier(e.text, e.quoted);
+	if (t.id == TYPE_INET_SERVICE)
+		throw LangError(e.loc, service_value(id, v));
+	if (t.id == TYPE_INET_PROTOCOL)
+		throw LangError(e.loc, protocol_value(id, v));
+	std::string complaint;
+	if (t.id != TYPE_IFNAME && t.id != TYPE_STRING && integer_value(id, bits, v, complaint) &&
+	    !complaint.empty())
+		throw LangError(e.loc, complaint);
 	if (t.id == TYPE_IFNAME)
 		throw LangError(e.loc, "Data exceeds valid length: " + e.text);
-	// inet_service_type_parse: getaddrinfo's EAI_SERVICE
-	if (t.id == TYPE_INET_SERVICE)
-		throw LangError(e.loc, "Could not resolve service: Servname not supported for ai_socktype");
-	if (t.id == TYPE_INET_PROTOCOL)
-		throw LangError(e.loc, "Could not resolve protocol name");
 	// integer_type_parse, symbolic_constant_parse
 	throw LangError(e.loc, std::string("Could not parse ") + t.desc);
 }
