@@ -906,6 +906,16 @@ static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
 	return true;
 }
 
+std::string format_range_end(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b)
+{
+	if (t.bitmask && b.size() <= 8) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(bytes_value(b, order)));
+		return buf;
+	}
+	return format_value(t, bits, order, b, true);
+}
+
 std::string format_value(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b, bool numeric)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
