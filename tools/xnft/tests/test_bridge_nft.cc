@@ -319,10 +319,12 @@ TEST_CASE("bridge nft: meta priority set travels with the copies as the mark doe
 	REQUIRE(o.v.kind == VerdictKind::Forward);
 	CHECK(o.v.priority == 0x00010001);
 	CHECK(o.v.local_priority == 0x00010001);
+	// a classid is one token of nft's scanner only before a blank, ":", "-",
+	// "}" or ",": not before ";"
 	REQUIRE(load(b.rs, "table bridge f {\n"
-			   "  chain pre { type filter hook prerouting priority 0; meta priority 1:1 meta priority set 1:2; }\n"
-			   "  chain forward { type filter hook forward priority 0; meta priority 1:2 meta priority set 2:1; }\n"
-			   "  chain in { type filter hook input priority 0; meta priority set 3:3; }\n"
+			   "  chain pre { type filter hook prerouting priority 0; meta priority 1:1 meta priority set 1:2 ; }\n"
+			   "  chain forward { type filter hook forward priority 0; meta priority 1:2 meta priority set 2:1 ; }\n"
+			   "  chain in { type filter hook input priority 0; meta priority set 3:3 ; }\n"
 			   "}\n") == 0);
 	o = b.send_marked(b.p(1), make_frame(host_mac(2), host_mac(1)), 0, 0x00010001);
 	REQUIRE(o.v.kind == VerdictKind::Forward);
