@@ -8,6 +8,8 @@
 #include <cinttypes>
 #include <cstring>
 #include <ctime>
+#include <grp.h>
+#include <pwd.h>
 #include <vector>
 #include <net/if.h>
 #include <netdb.h>
@@ -663,6 +665,43 @@ static std::string resolve_address(const DataType &t, const std::string &id, Byt
 	return complaint;
 }
 
+// expr_evaluate_string: W with its terminating zero must fit BITS; not
+// empty, not the wildcard alone. Returns nft's complaint or "".
+static std::string string_complaint(const std::string &w, unsigned bits)
+{
+	if (w.size() + 1 > bits / 8)
+		return "String exceeds maximum length of " + std::to_string(bits / 8);
+	if (w.empty())
+		return "Empty string is not allowed";
+	if (w == "*")
+		return "All-wildcard strings are not supported";
+	return "";
+}
+
+// uid_type_parse, gid_type_parse: a user or group name, else a decimal
+// number of at most 32 bits. Returns nft's complaint or "" with V.
+static std::string id_complaint(const DataType &t, const std::string &id, uint64_t &v)
+{
+	if (t.id == TYPE_UID) {
+		if (const passwd *pw = getpwnam(id.c_str())) {
+			v = pw->pw_uid;
+			return "";
+		}
+	} else if (const group *gr = getgrnam(id.c_str())) {
+		v = gr->gr_gid;
+		return "";
+	}
+	errno = 0;
+	char *end = nullptr;
+	const unsigned long long n = strtoull(id.c_str(), &end, 10);
+	if (n > 0xffffffffull)
+		return "Value too large";
+	if (*end || errno)
+		return t.id == TYPE_UID ? "User does not exist" : "Group does not exist";
+	v = n;
+	return "";
+}
+
 bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::string &w,
 		bool quoted, Bytes &out)
 {
@@ -702,20 +741,27 @@ bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::st
 		return parse_lladdr(nft_identifier(w, quoted), bits, out).empty();
 	case TYPE_IFNAME:
 	case TYPE_STRING: {
-		unsigned n = bits / 8;
-		if (w.size() >= n + (t.id == TYPE_IFNAME ? 0 : 1) && w.size() > n)
+		if (!string_complaint(w, bits).empty())
 			return false;
+		const unsigned n = bits / 8;
 		std::string s = w;
-		if (!s.empty() && s.back() == '*' && !(s.size() >= 2 && s[s.size() - 2] == '\\')) {
+		if (s.back() == '*' && s[s.size() - 2] != '\\') {
 			// wildcard: prefix match, no terminating zero
 			s.pop_back();
 			out.assign(s.begin(), s.end());
 			return true;
 		}
+		if (s.back() == '*')	// "eth\*": every backslash dropped, an exact match
+			s.erase(std::remove(s.begin(), s.end(), '\\'), s.end());
 		out.assign(n, 0);
 		std::memcpy(out.data(), s.data(), std::min<size_t>(s.size(), n));
 		return true;
 	}
+	case TYPE_UID:
+	case TYPE_GID:
+		if (!id_complaint(t, nft_identifier(w, quoted), v).empty())
+			return false;
+		break;
 	case TYPE_TIME: {
 		// 1d2h3m4s5ms; a bare number is seconds
 		if (quoted || w.empty())
@@ -955,6 +1001,9 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 		bool wildcard = z == std::string::npos && b.size() < bits / 8;
 		if (z != std::string::npos)
 			s.resize(z);
+		// an exact name that ends in '*' prints it escaped, as written
+		if (!wildcard && !s.empty() && s.back() == '*')
+			s.insert(s.size() - 1, "\\");
 		return "\"" + s + (wildcard ? "*" : "") + "\"";
 	}
 	case TYPE_IFINDEX: {
@@ -1239,12 +1288,15 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 		throw LangError(e.loc, service_value(id, v));
 	if (t.id == TYPE_INET_PROTOCOL)
 		throw LangError(e.loc, protocol_value(id, v));
+	if (t.id == TYPE_UID || t.id == TYPE_GID)
+		throw LangError(e.loc, id_complaint(t, id, v));
 	std::string complaint;
 	if (t.id != TYPE_IFNAME && t.id != TYPE_STRING && integer_value(id, bits, v, complaint) &&
 	    !complaint.empty())
 		throw LangError(e.loc, complaint);
-	if (t.id == TYPE_IFNAME)
-		throw LangError(e.loc, "Data exceeds valid length: " + e.text);
+	if (t.id == TYPE_IFNAME || t.id == TYPE_STRING)
+		throw LangError(e.loc, string_complaint(e.text, bits));
+
 	// integer_type_parse, symbolic_constant_parse
 	throw LangError(e.loc, std::string("Could not parse ") + t.desc);
 }

@@ -183,9 +183,10 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 		} catch (const std::logic_error &) {
 			throw LangError(e.items[1]->loc, "invalid prefix length");
 		}
-		if (len > base.size() * 8)
+		// expr_evaluate_prefix: against the field's width (a bit field's too)
+		if (len > p.bits)
 			throw LangError(e.loc, "Prefix length " + std::to_string(len) +
-					" exceeds address length " + std::to_string(base.size() * 8));
+					" is invalid for type of " + std::to_string(p.bits) + " bits width");
 		Bytes m = prefix_mask(static_cast<unsigned>(base.size()), len);
 		if (p.order == ByteOrder::Host)
 			m = reversed(m);	// the value's leading bits: `meta mark 0x10000/16`
