@@ -4,8 +4,13 @@
 #include <algorithm>
 
 #include <arpa/inet.h>
+#include <cerrno>
+#include <cinttypes>
 #include <cstring>
 #include <ctime>
+#include <grp.h>
+#include <pwd.h>
+#include <vector>
 #include <net/if.h>
 #include <netdb.h>
 
@@ -224,6 +229,137 @@ static bool parse_number(const std::string &w, uint64_t &v)
 	} catch (const std::logic_error &) {
 		return false;
 	}
+}
+
+// integer_type_parse: the symbol read as GMP's mpz_set_str reads it in
+// base 0 (blanks anywhere after the first digit ignored, a leading '-',
+// 0x hex, 0b binary, 0 octal), any size. Returns false when it is no
+// number; else V is its magnitude cut to BITS bits (a negative number
+// goes to the bytes as its magnitude, as nft exports it), and COMPLAINT
+// the range check's error for a positive one past BITS bits.
+static bool integer_value(const std::string &id, unsigned bits, uint64_t &v, std::string &complaint)
+{
+	complaint.clear();
+	auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+	size_t i = 0;
+	while (i < id.size() && space(id[i]))
+		i++;
+	bool negative = false;
+	if (i < id.size() && id[i] == '-') {
+		negative = true;
+		i++;
+	}
+	auto digit = [](char c) {
+		if (c >= '0' && c <= '9')
+			return c - '0';
+		if (std::isalpha(static_cast<unsigned char>(c)))
+			return std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
+		return 99;
+	};
+	if (i >= id.size() || digit(id[i]) >= 10)
+		return false;
+	unsigned base = 10;
+	if (id[i] == '0') {
+		base = 8;
+		i++;
+		if (i < id.size() && (id[i] == 'x' || id[i] == 'X'))
+			base = 16, i++;
+		else if (i < id.size() && (id[i] == 'b' || id[i] == 'B'))
+			base = 2, i++;
+	}
+	// the value in base 1e9 limbs (least significant first), for the
+	// decimal a complaint prints
+	std::vector<uint32_t> limbs{0};
+	for (; i < id.size(); i++) {
+		if (space(id[i]))
+			continue;
+		const int d = digit(id[i]);
+		if (d >= static_cast<int>(base))
+			return false;
+		uint64_t carry = static_cast<uint64_t>(d);
+		for (auto &l : limbs) {
+			const uint64_t x = static_cast<uint64_t>(l) * base + carry;
+			l = static_cast<uint32_t>(x % 1000000000);
+			carry = x / 1000000000;
+		}
+		if (carry)
+			limbs.push_back(static_cast<uint32_t>(carry));
+	}
+	// the low 64 bits, and whether anything is above them or above BITS
+	uint64_t low = 0;
+	bool wide = false;
+	{
+		std::vector<uint32_t> n = limbs;	// divided by 2^32 twice
+		for (int word = 0; word < 2; word++) {
+			uint64_t rem = 0;
+			for (size_t k = n.size(); k-- > 0;) {
+				const uint64_t x = rem * 1000000000 + n[k];
+				n[k] = static_cast<uint32_t>(x >> 32);
+				rem = x & 0xffffffff;
+			}
+			low |= rem << (32 * word);
+		}
+		// what is left (over 1e9 limbs, not normalised) must be zero
+		wide = std::any_of(n.begin(), n.end(), [](uint32_t x) { return x != 0; });
+	}
+	const bool too_big = wide || (bits < 64 && low >> bits);
+	v = bits < 64 ? low & ((1ull << bits) - 1) : low;
+	if (too_big && !negative) {
+		std::string dec = std::to_string(limbs.back());
+		for (size_t k = limbs.size() - 1; k-- > 0;) {
+			char buf[16];
+			snprintf(buf, sizeof buf, "%09u", limbs[k]);
+			dec += buf;
+		}
+		complaint = "Value " + dec + " exceeds valid range 0-" +
+			    std::to_string(bits >= 64 ? ~0ull : (1ull << bits) - 1);
+	}
+	return true;
+}
+
+// inet_protocol_type_parse: a number as strtoumax reads it, else a
+// protocol name (/etc/protocols). Returns its complaint, or "" with V.
+static std::string protocol_value(const std::string &id, uint64_t &v)
+{
+	errno = 0;
+	char *end = nullptr;
+	const uintmax_t n = strtoumax(id.c_str(), &end, 0);
+	if (end != id.c_str() && *end == '\0') {
+		if (errno == ERANGE || n > 0xff)
+			return "Protocol out of range";
+		v = n;
+		return "";
+	}
+	if (lookup(proto_syms, id, v))
+		return "";
+	const protoent *p = getprotobyname(id.c_str());
+	if (!p)
+		return "Could not resolve protocol name";
+	v = static_cast<uint64_t>(p->p_proto);
+	return "";
+}
+
+// inet_service_type_parse: a number as strtoumax reads it (blanks first,
+// a sign), else a service name through getaddrinfo. Returns its complaint,
+// or "" with V the port.
+static std::string service_value(const std::string &id, uint64_t &v)
+{
+	errno = 0;
+	char *end = nullptr;
+	const uintmax_t n = strtoumax(id.c_str(), &end, 0);
+	if (end != id.c_str() && *end == '\0') {
+		if (errno == ERANGE || n > 0xffff)
+			return "Service out of range";
+		v = n;
+		return "";
+	}
+	addrinfo *ai = nullptr;
+	const int err = getaddrinfo(nullptr, id.c_str(), nullptr, &ai);
+	if (err != 0)
+		return std::string("Could not resolve service: ") + gai_strerror(err);
+	v = ntohs(reinterpret_cast<const sockaddr_in *>(ai->ai_addr)->sin_port);
+	freeaddrinfo(ai);
+	return "";
 }
 
 static Bytes int_bytes(uint64_t v, unsigned bits, ByteOrder order)
@@ -529,6 +665,43 @@ static std::string resolve_address(const DataType &t, const std::string &id, Byt
 	return complaint;
 }
 
+// expr_evaluate_string: W with its terminating zero must fit BITS; not
+// empty, not the wildcard alone. Returns nft's complaint or "".
+static std::string string_complaint(const std::string &w, unsigned bits)
+{
+	if (w.size() + 1 > bits / 8)
+		return "String exceeds maximum length of " + std::to_string(bits / 8);
+	if (w.empty())
+		return "Empty string is not allowed";
+	if (w == "*")
+		return "All-wildcard strings are not supported";
+	return "";
+}
+
+// uid_type_parse, gid_type_parse: a user or group name, else a decimal
+// number of at most 32 bits. Returns nft's complaint or "" with V.
+static std::string id_complaint(const DataType &t, const std::string &id, uint64_t &v)
+{
+	if (t.id == TYPE_UID) {
+		if (const passwd *pw = getpwnam(id.c_str())) {
+			v = pw->pw_uid;
+			return "";
+		}
+	} else if (const group *gr = getgrnam(id.c_str())) {
+		v = gr->gr_gid;
+		return "";
+	}
+	errno = 0;
+	char *end = nullptr;
+	const unsigned long long n = strtoull(id.c_str(), &end, 10);
+	if (n > 0xffffffffull)
+		return "Value too large";
+	if (*end || errno)
+		return t.id == TYPE_UID ? "User does not exist" : "Group does not exist";
+	v = n;
+	return "";
+}
+
 bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::string &w,
 		bool quoted, Bytes &out)
 {
@@ -568,20 +741,27 @@ bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::st
 		return parse_lladdr(nft_identifier(w, quoted), bits, out).empty();
 	case TYPE_IFNAME:
 	case TYPE_STRING: {
-		unsigned n = bits / 8;
-		if (w.size() >= n + (t.id == TYPE_IFNAME ? 0 : 1) && w.size() > n)
+		if (!string_complaint(w, bits).empty())
 			return false;
+		const unsigned n = bits / 8;
 		std::string s = w;
-		if (!s.empty() && s.back() == '*' && !(s.size() >= 2 && s[s.size() - 2] == '\\')) {
+		if (s.back() == '*' && s[s.size() - 2] != '\\') {
 			// wildcard: prefix match, no terminating zero
 			s.pop_back();
 			out.assign(s.begin(), s.end());
 			return true;
 		}
+		if (s.back() == '*')	// "eth\*": every backslash dropped, an exact match
+			s.erase(std::remove(s.begin(), s.end(), '\\'), s.end());
 		out.assign(n, 0);
 		std::memcpy(out.data(), s.data(), std::min<size_t>(s.size(), n));
 		return true;
 	}
+	case TYPE_UID:
+	case TYPE_GID:
+		if (!id_complaint(t, nft_identifier(w, quoted), v).empty())
+			return false;
+		break;
 	case TYPE_TIME: {
 		// 1d2h3m4s5ms; a bare number is seconds
 		if (quoted || w.empty())
@@ -645,20 +825,27 @@ bool try_encode(const DataType &t, unsigned bits, ByteOrder order, const std::st
 		v = idx;
 		break;
 	}
-	default:
-		if (quoted)
-			return false;
-		// Numbers first where the symbols come from the system's databases:
-		// getservbyname()/getprotobyname() read /etc/services or
-		// /etc/protocols on every call (a 10,000-rule file spent most of
-		// its time there).
-		if ((t.id == TYPE_INET_SERVICE || t.id == TYPE_INET_PROTOCOL) && parse_number(w, v))
-			break;
+	default: {
+		// the type's parse of nft's symbol: a quoted string's contents
+		// or the word, a number's decimal digits; numbers first where the
+		// names come from the system's databases (/etc/services and
+		// /etc/protocols are read on every look-up)
+		const std::string id = nft_identifier(w, quoted);
+		if (t.id == TYPE_INET_SERVICE)
+			return service_value(id, v).empty() && (out = int_bytes(v, bits, order), true);
+		if (t.id == TYPE_INET_PROTOCOL)
+			return protocol_value(id, v).empty() && (out = int_bytes(v, bits, order), true);
 		if (t.id == TYPE_INTEGER && bits > 64 && order == ByteOrder::Big && wide_hex(w, bits, out))
 			return true;
-		if (!symbolic(t, w, v) && !parse_number(w, v))
+		if (symbolic(t, id, v))
+			break;
+		// the integer base type's parse, its range check
+		std::string complaint;
+		if (!integer_value(id, bits, v, complaint) || !complaint.empty())
 			return false;
-		break;
+		out = int_bytes(v, bits, order);
+		return true;
+	}
 	}
 	if (bits < 64 && v >> bits)
 		return false;
@@ -765,6 +952,16 @@ static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
 	return true;
 }
 
+std::string format_range_end(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b)
+{
+	if (t.bitmask && b.size() <= 8) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(bytes_value(b, order)));
+		return buf;
+	}
+	return format_value(t, bits, order, b, true);
+}
+
 std::string format_value(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b, bool numeric)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
@@ -804,6 +1001,9 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 		bool wildcard = z == std::string::npos && b.size() < bits / 8;
 		if (z != std::string::npos)
 			s.resize(z);
+		// an exact name that ends in '*' prints it escaped, as written
+		if (!wildcard && !s.empty() && s.back() == '*')
+			s.insert(s.size() - 1, "\\");
 		return "\"" + s + (wildcard ? "*" : "") + "\"";
 	}
 	case TYPE_IFINDEX: {
@@ -1083,19 +1283,20 @@ Bytes encode_value(const DataType &t, unsigned bits, ByteOrder order, const Expr
 		throw LangError(e.loc, complaint.empty() ? "Invalid LL address" : complaint);
 	}
 	uint64_t v;
-	// inet_service_type_parse's own words for a port past 16 bits
-	if (t.id == TYPE_INET_SERVICE && parse_number(e.text, v))
-		throw LangError(e.loc, "Service out of range");
-	if ((t.id != TYPE_IFNAME && t.id != TYPE_STRING) && parse_number(e.text, v))
-		throw LangError(e.loc, "Value " + std::to_string(v) + " exceeds valid range 0-" +
-				std::to_string(bits >= 64 ? ~0ull : (1ull << bits) - 1));
-	if (t.id == TYPE_IFNAME)
-		throw LangError(e.loc, "Data exceeds valid length: " + e.text);
-	// inet_service_type_parse: getaddrinfo's EAI_SERVICE
+	const std::string id = nft_identifier(e.text, e.quoted);
 	if (t.id == TYPE_INET_SERVICE)
-		throw LangError(e.loc, "Could not resolve service: Servname not supported for ai_socktype");
+		throw LangError(e.loc, service_value(id, v));
 	if (t.id == TYPE_INET_PROTOCOL)
-		throw LangError(e.loc, "Could not resolve protocol name");
+		throw LangError(e.loc, protocol_value(id, v));
+	if (t.id == TYPE_UID || t.id == TYPE_GID)
+		throw LangError(e.loc, id_complaint(t, id, v));
+	std::string complaint;
+	if (t.id != TYPE_IFNAME && t.id != TYPE_STRING && integer_value(id, bits, v, complaint) &&
+	    !complaint.empty())
+		throw LangError(e.loc, complaint);
+	if (t.id == TYPE_IFNAME || t.id == TYPE_STRING)
+		throw LangError(e.loc, string_complaint(e.text, bits));
+
 	// integer_type_parse, symbolic_constant_parse
 	throw LangError(e.loc, std::string("Could not parse ") + t.desc);
 }

@@ -69,6 +69,9 @@ bool try_encode(const DataType &type, unsigned bits, ByteOrder order, const std:
 // and ether types in hex, protocols, ICMP types and the like in decimal).
 std::string format_value(const DataType &type, unsigned bits, ByteOrder order, const Bytes &bytes,
 			 bool numeric = false);
+// An end of a range, as nft prints it (range_expr_print: numerically, a
+// flag type's value as one hex number): `icmp type 1-5`, `tcp flags 0x1-0x5`.
+std::string format_range_end(const DataType &type, unsigned bits, ByteOrder order, const Bytes &bytes);
 // BYTES as nft's `-j` output prints a value of TYPE (json.c datatype_json):
 // addresses and interface names as strings, symbolic types by name (a
 // number when the value has none), integers, marks and ports as numbers,

@@ -491,8 +491,11 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 			if (pos + f.bits <= end && (!best || f.bits > best->bits))
 				best = &f;
 			if (pos + f.bits > end && out.empty() && pos == start && v.mask.empty() &&
-			    (f.type == TYPE_IPADDR || f.type == TYPE_IP6ADDR || f.type == TYPE_ETHERADDR)) {
-				// shortened load: a byte-aligned prefix
+			    f.type != TYPE_ETHERTYPE) {
+				// shortened load: a byte-aligned prefix of the field,
+				// whatever its type (`tcp dport 0/8`, `tcp sequence
+				// 16777216/8`); nft 1.0.6 crashes listing an ether type's
+				// (`ether type 0x800/8`)
 				prefix = true;
 				plen = end - start;
 				Field o;
@@ -1070,11 +1073,11 @@ void Delinearizer::range(const RegVal &v, const Bytes &lo_in, const Bytes &hi_in
 	Json r = Json::array();
 	r.push(range_value_json(f.part, lo));
 	r.push(range_value_json(f.part, hi));
-	// ranges print protocols as numbers (expression.c range_expr_print)
+	// a range prints its ends numerically (expression.c range_expr_print
+	// lists them with NFT_CTX_OUTPUT_NUMERIC_ALL): `icmp type 1-5`, `ether
+	// type 0x0800-0x0806`, as `-n` prints them
 	auto end_text = [&](const Bytes &b) {
-		if (f.part.type->id == TYPE_INET_PROTOCOL)
-			return std::to_string(bytes_value(unshifted(f.part, b), f.part.order));
-		return value_text(f.part, b);
+		return format_range_end(*f.part.type, f.part.bits, f.part.order, unshifted(f.part, b));
 	};
 	// nft writes `==` before a raw payload's masked range
 	// (`@th,8,8 & 0x7 == 0x1-0x5`), which it does not for a field's
@@ -2111,10 +2114,9 @@ static ElementItem concat_range_item(const std::vector<KeyPart> &keys, const Byt
 			pj.set("len", Json::integer(plen));
 			j = Json::wrap("prefix", std::move(pj));
 		} else {
+			// numerically, as a range's ends print (range_expr_print)
 			auto end_text = [&](const Bytes &v) {
-				if (p.type->id == TYPE_INET_PROTOCOL)
-					return std::to_string(bytes_value(v, p.order));
-				return format_value(*p.type, p.bits, p.order, v, numeric);
+				return format_range_end(*p.type, p.bits, p.order, v);
 			};
 			auto end_json = [&](const Bytes &v) {
 				if (p.type->id == TYPE_INET_PROTOCOL)
@@ -2300,25 +2302,29 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 	const bool concat_ranges = keys.size() > 1 && interval;
 	if (!concat_ranges)
 		std::stable_sort(els.begin(), els.end(), num_less);
-	auto one = [&](const Bytes &k) {
+	// RANGE_END: a range's end, which nft prints numerically
+	auto one = [&](const Bytes &k, bool range_end = false) {
+		const bool num = range_end || numeric;
+		if (range_end && keys.size() == 1 && !keys[0].shift)
+			return format_range_end(*keys[0].type, keys[0].bits, keys[0].order, host(k));
 		if (flag_elements && popcount(k) > 1)
-			return flags_or_text(keys[0], k, numeric);
+			return flags_or_text(keys[0], k, num);
 		if (keys.size() == 1 && keys[0].shift) {
 			const KeyPart &p = keys[0];
 			uint64_t x = bytes_value(k, ByteOrder::Big) >> p.shift;
 			Bytes v(p.bytes, 0);
 			for (unsigned i = 0; i < p.bytes; i++)
 				v[p.bytes - 1 - i] = static_cast<uint8_t>(x >> (8 * i));
-			return format_value(*p.type, p.bits, p.order, v, numeric);
+			return format_value(*p.type, p.bits, p.order, v, num);
 		}
 		if (keys.size() == 1)
-			return format_value(*keys[0].type, keys[0].bits, keys[0].order, host(k), numeric);
+			return format_value(*keys[0].type, keys[0].bits, keys[0].order, host(k), num);
 		std::string t;
 		size_t at = 0;
 		for (auto &p : keys) {
 			Bytes part(k.begin() + static_cast<long>(at), k.begin() + static_cast<long>(std::min(k.size(), at + p.bytes)));
 			at += (p.bytes + 3) / 4 * 4;
-			t += (t.empty() ? "" : " . ") + format_value(*p.type, p.bits, p.order, part, numeric);
+			t += (t.empty() ? "" : " . ") + format_value(*p.type, p.bits, p.order, part, num);
 		}
 		return t;
 	};
@@ -2458,11 +2464,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 					pj.set("len", Json::integer(plen));
 					j = Json::wrap("prefix", std::move(pj));
 				} else {
-					auto end_text = [&](const Bytes &b) {
-						if (keys.size() == 1 && keys[0].type->id == TYPE_INET_PROTOCOL)
-							return std::to_string(bytes_value(host(b), keys[0].order));
-						return one(b);
-					};
+					auto end_text = [&](const Bytes &b) { return one(b, true); };
 					t = end_text(e.key) + "-" + end_text(hi);
 					Json r = Json::array();
 					r.push(one_json(e.key, true));

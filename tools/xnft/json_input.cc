@@ -104,7 +104,9 @@ bool one_word(const std::string &s)
 	if (s.empty() || s.find('"') != std::string::npos)
 		return false;
 	try {
-		SourceFile f{"", s};
+		// followed by a blank, as in the line (a classid "1:2" is one
+		// word only before one of the characters nft's scanner wants)
+		SourceFile f{"", s + " "};
 		auto toks = tokenize(f);
 		return toks.size() == 2 && toks[0].kind == Tok::Word && toks[0].text == s;
 	} catch (const LangError &) {
@@ -332,12 +334,14 @@ std::string expr_text(const Json &j)
 		int64_t len = 0;
 		if (!int_member(v, "len", len))
 			fail("Missing 'len' property.");
-		return expr_text(*addr) + "/" + std::to_string(len);
+		// blanks around the operator: a name before it would take it
+		// in (nft's scanner reads "echo-reply-redirect" as one name)
+		return expr_text(*addr) + " / " + std::to_string(len);
 	}
 	if (key == "range") {
 		if (!v.is_array() || v.size() != 2)
 			fail("Invalid range expression, expected array of two values.");
-		return expr_text(v.items()[0]) + "-" + expr_text(v.items()[1]);
+		return expr_text(v.items()[0]) + " - " + expr_text(v.items()[1]);
 	}
 	if (key == "set")
 		return set_literal_text(v);

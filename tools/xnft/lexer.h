@@ -1,11 +1,12 @@
 // lexer.h - turns nft source text into tokens.
 //
 // Ownership: the Lexer reads a SourceFile it does not own; Tokens copy their
-// text. Words follow nft's scanner loosely: a word may hold the characters of
-// names, numbers, addresses, prefixes and ranges ("rule-200-ingress",
-// "10.0.0.0/8", "00:11:22:33:44:55", "::1", "1-1024"); the parser splits
-// ranges and prefixes by the type it expects. Newlines are tokens because
-// they end commands and statements, as in nft.
+// text. Words end where nft's scanner ends its tokens: a name keeps its
+// '-', '/' and '.' ("rule-200-ingress", "ssh-http"), a word that starts with
+// a digit is a number, an address or a time ("10.0.0.0/8" is 10.0.0.0, '/'
+// and 8; "1-1024" is 1, '-' and 1024; "00:11:22:33:44:55", "::1" and the
+// classid "1:2" are one word each). Newlines are tokens because they end
+// commands and statements, as in nft.
 #pragma once
 #include <string>
 #include <vector>

@@ -184,9 +184,10 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 		} catch (const std::logic_error &) {
 			throw LangError(e.items[1]->loc, "invalid prefix length");
 		}
-		if (len > base.size() * 8)
+		// expr_evaluate_prefix: against the field's width (a bit field's too)
+		if (len > p.bits)
 			throw LangError(e.loc, "Prefix length " + std::to_string(len) +
-					" exceeds address length " + std::to_string(base.size() * 8));
+					" is invalid for type of " + std::to_string(p.bits) + " bits width");
 		Bytes m = prefix_mask(static_cast<unsigned>(base.size()), len);
 		if (p.order == ByteOrder::Host)
 			m = reversed(m);	// the value's leading bits: `meta mark 0x10000/16`
@@ -214,38 +215,6 @@ static Interval encode_interval(const KeyPart &p, const Expr &e)
 			out = encode_part(p, e);
 		iv.lo = iv.hi = out;
 		return iv;
-	}
-	if (!e.quoted) {
-		size_t slash = e.text.find('/');
-		if (slash != std::string::npos) {
-			Expr pe;
-			pe.kind = ExprKind::Prefix;
-			pe.loc = e.loc;
-			auto a = make_expr(ExprKind::Value, e.loc);
-			a->text = e.text.substr(0, slash);
-			auto b = make_expr(ExprKind::Value, e.loc);
-			b->text = e.text.substr(slash + 1);
-			pe.items.push_back(std::move(a));
-			pe.items.push_back(std::move(b));
-			return encode_interval(p, pe);
-		}
-		for (size_t dash = e.text.find('-'); dash != std::string::npos;
-		     dash = e.text.find('-', dash + 1)) {
-			Bytes lo, hi;
-			if (try_encode(*p.type, p.bits, p.order, e.text.substr(0, dash), false, lo) &&
-			    try_encode(*p.type, p.bits, p.order, e.text.substr(dash + 1), false, hi)) {
-				Expr re;
-				re.kind = ExprKind::Range;
-				re.loc = e.loc;
-				auto a = make_expr(ExprKind::Value, e.loc);
-				a->text = e.text.substr(0, dash);
-				auto b = make_expr(ExprKind::Value, e.loc);
-				b->text = e.text.substr(dash + 1);
-				re.items.push_back(std::move(a));
-				re.items.push_back(std::move(b));
-				return encode_interval(p, re);
-			}
-		}
 	}
 	// the type's own parse: a host name resolved, or its error
 	iv.lo = iv.hi = encode_part(p, e);

@@ -203,8 +203,10 @@ static bool parse_json_input(Parser &parser, const std::string &path, const std:
 		return false;
 	}
 	for (auto &line : json_to_nft_text(root)) {
+		// a newline after the line, as after a command line: a classid
+		// (`1:2`) is a word only before one of the characters nft wants
 		auto more = parser.parse_named_text(path + " (JSON command " + std::to_string(line.index) + ")",
-						    line.text);
+						    line.text + "\n");
 		for (auto &c : more)
 			cmds.push_back(std::move(c));
 	}
@@ -324,7 +326,8 @@ int main(int argc, char **argv)
 			for (auto &w : o.words)
 				text += (text.empty() ? "" : " ") + w;
 			parser.keep_errors = true;
-			cmds = parser.parse_text(text);
+			// nft's command line is scanned with a newline after it
+			cmds = parser.parse_text(text + "\n");
 		}
 	} catch (const LangError &e) {
 		fputs(format_error(e).c_str(), stderr);

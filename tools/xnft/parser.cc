@@ -397,12 +397,9 @@ void Parser::skip_separators()
 std::string Parser::parse_family_opt()
 {
 	const Token &t = peek();
-	if (t.kind == Tok::Word && families.count(t.text)) {
-		// "table ip" alone would be a table named ip: a family needs a name after it.
-		const Token &n = peek(1);
-		if (n.kind == Tok::Word || n.kind == Tok::String)
-			return take().text;
-	}
+	// a family is a keyword, never a name: `add table bridge` lacks the name
+	if (t.kind == Tok::Word && families.count(t.text))
+		return take().text;
 	return "ip";
 }
 
@@ -1828,6 +1825,19 @@ ExprPtr Parser::parse_rhs_atom()
 	return parse_binop_tail(parse_rhs_primary(), 1);
 }
 
+// nft's keywords that its grammar takes as values (primary_rhs_expr:
+// keyword_expr, boolean_expr, the protocols, `redirect`); any other
+// keyword where a value stands is its syntax error (`meta mark counter`).
+static bool keyword_refused_as_value(const Token &t)
+{
+	static const std::set<std::string> values = {
+		"ah", "arp", "comp", "dccp", "dnat", "ecn", "esp", "ether", "exists", "icmp", "icmpv6",
+		"igmp", "ip", "ip6", "missing", "redirect", "reset", "sctp", "snat", "tcp", "udp",
+		"udplite", "vlan",
+	};
+	return t.kind == Tok::Word && kReservedNames.count(t.text) && !values.count(t.text);
+}
+
 // One value: word, string, (expr), a - b, a / len
 ExprPtr Parser::parse_rhs_primary()
 {
@@ -1838,15 +1848,19 @@ ExprPtr Parser::parse_rhs_primary()
 		e = parse_rhs(false);
 		expect(")", "')'");
 	} else if (t.kind == Tok::Word || t.kind == Tok::String) {
+		if (keyword_refused_as_value(t))
+			unexpected(t);
 		take();
 		e = make_expr(ExprKind::Value, t.loc);
 		e->text = t.text;
 		e->quoted = t.kind == Tok::String;
 	} else {
-		unexpected(t, "value");
+		unexpected(t);	// bison lists no expectations: too many
 	}
 	if (peek().punct("-") && (peek(1).kind == Tok::Word || peek(1).kind == Tok::String)) {
 		take();
+		if (keyword_refused_as_value(peek()))
+			unexpected(peek());
 		Token hi = take();
 		auto r = make_expr(ExprKind::Range, span(e->loc, hi.loc));
 		auto h = make_expr(ExprKind::Value, hi.loc);
@@ -2455,7 +2469,7 @@ bool Parser::parse_statement(Rule &r)
 		static const std::set<std::string> keywords = {"ether", "vlan", "arp", "ip", "ip6"};
 		const bool keyword_value = peek().kind == Tok::Word && keywords.count(peek().text) &&
 					   !(peek(1).kind == Tok::Word && names_field(peek().text, peek(1).text));
-		if (keyword_value ||
+		if (keyword_value || peek().kind == Tok::String ||
 		    (peek().kind == Tok::Word && !bare_meta_keys.count(peek().text) &&
 		     peek().text != "meta" && peek().text != "ct" && !payload_protos.count(peek().text) &&
 		     !generated.count(peek().text))) {
@@ -2485,6 +2499,9 @@ bool Parser::parse_statement(Rule &r)
 		if (peek().punct("{")) {
 			s.rhs = parse_set_literal(true, true);
 		} else {
+			// nft's grammar: VMAP set_ref_expr ('@' or '$') or a set
+			if (!peek().punct("@") && peek().kind != Tok::Variable)
+				unexpected(peek(), "@ or '{' or '$'");
 			s.rhs = parse_rhs(false);
 			if (s.rhs->kind != ExprKind::SetRef)
 				throw LangError(s.rhs->loc, "syntax error, expecting '{' or '@'");
