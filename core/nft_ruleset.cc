@@ -23,7 +23,8 @@ enum class UndoKind : uint8_t {
 	AddTable, DelTable, UpdTable,
 	AddChain, DelChain, UpdChain,
 	AddRule, DelRule,
-	AddSet, DelSet,
+	AddSet, DelSet, UpdSet,	/* UpdSet: old_u32 the gc interval, next the
+				 * timeout (ns, in the pointer's bits) */
 	AddElem, DelElem,
 	DelDynElem,	/* obj: the set; next: its DynElemCopy */
 	AddFlowtable, DelFlowtable,
@@ -34,7 +35,8 @@ struct UndoRecord {
 	UndoKind kind;
 	void *obj;
 	void *next;		/* Del*: the sibling it was before (nullptr: last) */
-	uint32_t old_u32;	/* UpdTable: flags; UpdChain: policy; *Elem: index */
+	uint32_t old_u32;	/* UpdTable: flags; UpdChain: policy; *Elem: index;
+				 * AddRule: its notification's NLM_F_* flags */
 };
 
 namespace {
@@ -237,7 +239,7 @@ struct BuildContext final : Resolver {
 int Ruleset::init(Extack *)
 {
 	gen_.init(nullptr);
-	gen_id_ = 0;
+	gen_id_ = 1;	/* nf_tables_init_net's base_seq: the first commit is 2 */
 	return 0;
 }
 
@@ -559,6 +561,12 @@ void Ruleset::undo_one(const UndoRecord &rec)
 	case UndoKind::UpdChain:
 		static_cast<ChainObj *>(rec.obj)->policy = int32_t(rec.old_u32);
 		break;
+	case UndoKind::UpdSet: {
+		auto *set = static_cast<SetObj *>(rec.obj);
+		set->timeout_ns = uint64_t(reinterpret_cast<uintptr_t>(rec.next));
+		set->gc_interval = rec.old_u32;
+		break;
+	}
 	case UndoKind::AddRule: {
 		auto *r = static_cast<RuleObj *>(rec.obj);
 		r->chain->rules.erase(r->chain->rules.iterator_to(*r));
@@ -632,18 +640,18 @@ void Ruleset::notify(const CommitSink &events) const
 {
 	for (uint32_t i = 0; i < undo_count_; i++) {
 		const UndoRecord &rec = undo_[i];
-		CommitEvent ev{0, rec.obj, 0, nullptr};
+		CommitEvent ev{0, rec.obj, 0, nullptr, 0};
 		if (rec.kind == UndoKind::DelSet &&
 		    (static_cast<const SetObj *>(rec.obj)->flags & kSetFAnonymous))
 			continue;
 		if (rec.kind == UndoKind::DelRule) {
 			const auto *r = static_cast<const RuleObj *>(rec.obj);
-			events.fn(events.ctx, *this, CommitEvent{kMsgDelRule, r, 0, nullptr});
+			events.fn(events.ctx, *this, CommitEvent{kMsgDelRule, r, 0, nullptr, 0});
 			for (uint32_t k = 0; k < r->code.count; k++) {
 				const SetObj *s = bound_set(r->code.insn[k]);
 				if (s && (s->flags & kSetFAnonymous) &&
 				    !s->link.is_linked())
-					events.fn(events.ctx, *this, CommitEvent{kMsgDelSet, s, 0, nullptr});
+					events.fn(events.ctx, *this, CommitEvent{kMsgDelSet, s, 0, nullptr, 0});
 			}
 			continue;
 		}
@@ -654,9 +662,13 @@ void Ruleset::notify(const CommitSink &events) const
 		case UndoKind::AddChain:
 		case UndoKind::UpdChain: ev.type = kMsgNewChain; break;
 		case UndoKind::DelChain: ev.type = kMsgDelChain; break;
-		case UndoKind::AddRule: ev.type = kMsgNewRule; break;
+		case UndoKind::AddRule:
+			ev.type = kMsgNewRule;
+			ev.flags = uint16_t(rec.old_u32);
+			break;
 		case UndoKind::DelRule: ev.type = kMsgDelRule; break;
-		case UndoKind::AddSet: ev.type = kMsgNewSet; break;
+		case UndoKind::AddSet:
+		case UndoKind::UpdSet: ev.type = kMsgNewSet; break;
 		case UndoKind::DelSet: ev.type = kMsgDelSet; break;
 		case UndoKind::AddElem: ev.type = kMsgNewSetElem; ev.elem = rec.old_u32; break;
 		case UndoKind::DelElem: ev.type = kMsgDelSetElem; ev.elem = rec.old_u32; break;
@@ -671,20 +683,26 @@ void Ruleset::notify(const CommitSink &events) const
 		}
 		events.fn(events.ctx, *this, ev);
 	}
-	events.fn(events.ctx, *this, CommitEvent{kMsgNewGen, nullptr, 0, nullptr});
+	events.fn(events.ctx, *this, CommitEvent{kMsgNewGen, nullptr, 0, nullptr, 0});
 }
 
 int Ruleset::commit(Extack *ack, const CommitSink *events)
 {
 	change_seq_++;
 	validate_each_ = false;
+	/* nf_tables_commit: a batch that changed nothing publishes nothing,
+	 * notifies nothing and keeps the generation */
+	if (undo_count_ == 0)
+		return 0;
 	Generation *next = nullptr;
 	int err = build(next, ack);
 	if (err) {
 		abort();
 		return err;
 	}
-	gen_id_++;
+	/* nf_tables' base_seq: 1 at the start, never 0 */
+	if (++gen_id_ == 0)
+		gen_id_ = 1;
 	if (next)
 		next->id = gen_id_;
 	Generation *old = gen_.writer();
@@ -946,17 +964,16 @@ int Ruleset::new_chain(uint16_t flags, const Attr *tb, Extack *ack)
 			return fail_at(ack, kEEXIST, id, "chain exists with another hook");
 		if (base && (hooknum != existing->hooknum || priority != existing->priority))
 			return fail_at(ack, kEEXIST, id, "chain exists with another hook or priority");
-		if (has_policy) {
-			if (!existing->base)
-				return fail(ack, kEOPNOTSUPP, "only base chains have a policy");
-			if (int32_t(policy) != existing->policy) {
-				int err = log({UndoKind::UpdChain, existing, nullptr,
-					       uint32_t(existing->policy)}, ack);
-				if (err)
-					return err;
-				existing->policy = int32_t(policy);
-			}
-		}
+		if (has_policy && !existing->base)
+			return fail(ack, kEOPNOTSUPP, "only base chains have a policy");
+		/* nf_tables_updchain: an update whatever it changes (a
+		 * NEWCHAIN notification and a new generation) */
+		int err = log({UndoKind::UpdChain, existing, nullptr, uint32_t(existing->policy)},
+			      ack);
+		if (err)
+			return err;
+		if (has_policy)
+			existing->policy = int32_t(policy);
 		return 0;
 	}
 	if (has_policy && !base)
@@ -1133,18 +1150,28 @@ int Ruleset::new_rule(uint16_t flags, const Attr *tb, Extack *ack)
 	}
 	r->chain = c;
 	r->batch_id = id;
+	/* nf_tables_rule_notify's message flags: APPEND for an append or a
+	 * replace (else the rule was inserted), CREATE and EXCL as asked */
+	const uint32_t notify_flags = ((flags & (kNlmFAppend | kNlmFReplace)) ? kNlmFAppend : 0) |
+				      (flags & (kNlmFCreate | kNlmFExcl));
 	if ((flags & kNlmFReplace) && old) {
+		/* nf_tables_newrule: the old rule's deletion is logged (and
+		 * notified) before the new rule that takes its place */
 		r->handle = old->handle;
-		err = log({UndoKind::AddRule, r, nullptr, 0}, ack);
+		auto at = c->rules.iterator_to(*old);
+		++at;
+		err = remove_rule(old, ack);
+		if (!err)
+			err = log({UndoKind::AddRule, r, nullptr, notify_flags}, ack);
 		if (err) {
 			free_rule(r);
 			return err;
 		}
-		c->rules.insert(c->rules.iterator_to(*old), *r);
+		c->rules.insert(at, *r);
 		count_set_uses(r, +1);
-		return remove_rule(old, ack);
+		return 0;
 	}
-	err = log({UndoKind::AddRule, r, nullptr, 0}, ack);
+	err = log({UndoKind::AddRule, r, nullptr, notify_flags}, ack);
 	if (err) {
 		free_rule(r);
 		return err;
@@ -1481,10 +1508,22 @@ int Ruleset::new_set(uint16_t flags, const Attr *tb, Extack *ack)
 			return fail_at(ack, kEEXIST, tb[kSetName].data, "set exists");
 		if (flags & kNlmFReplace)
 			return fail(ack, kEOPNOTSUPP, "sets cannot be replaced");
+		if (s.flags & kSetFAnonymous)
+			return fail(ack, kEOPNOTSUPP, "an anonymous set cannot be updated");
 		if (s.flags != sflags || s.layout.key_len != key_len ||
 		    s.layout.data_len != data_len || s.data_type != data_type ||
 		    s.obj_type != obj_type || !elem_exprs_same_kinds(s.exprs, exprs))
 			return fail_at(ack, kEEXIST, tb[kSetName].data, "set exists with another type");
+		/* nf_tables_newset: an update (a NEWSET notification, a new
+		 * generation) that takes the request's timeout and gc
+		 * interval, none given being 0 */
+		static_assert(sizeof(void *) >= sizeof(uint64_t), "UpdSet keeps a timeout in next");
+		err = log({UndoKind::UpdSet, &s, reinterpret_cast<void *>(uintptr_t(s.timeout_ns)),
+			   s.gc_interval}, ack);
+		if (err)
+			return err;
+		s.timeout_ns = timeout_ns;
+		s.gc_interval = gc_interval;
 		return 0;
 	}
 	/* "__set%d": the kernel picks the lowest free number. */

@@ -222,6 +222,8 @@ struct CommitEvent {
 	uint32_t elem;		/* *SETELEM: the element's index in the set */
 	const DynElemCopy *dyn;	/* DELSETELEM of an element frames added
 				 * (then elem is unused) */
+	uint16_t flags;		/* the message's NLM_F_* (NEWRULE: APPEND
+				 * unless the rule was inserted) */
 };
 
 /* Called by commit() after the new generation is published (so never for

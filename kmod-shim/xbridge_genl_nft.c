@@ -125,6 +125,7 @@ static int xbr_nft_event_try(struct net *net, const struct xbg_nft_event *ev, si
 		goto too_big;
 	nest = nla_nest_start(skb, XBRIDGE_A_NFT_MSG);
 	if (!nest || nla_put_u16(skb, XBRIDGE_NFT_TYPE, xbg_nft_event_type(ev)) ||
+	    nla_put_u16(skb, XBRIDGE_NFT_FLAGS, xbg_nft_event_flags(ev)) ||
 	    nla_put_u8(skb, XBRIDGE_NFT_FAMILY, NFPROTO_BRIDGE))
 		goto too_big;
 	/* What the nest's 16-bit length leaves for ATTRS. */

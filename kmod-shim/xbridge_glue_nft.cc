@@ -124,6 +124,11 @@ uint16_t xbg_nft_event_type(const struct xbg_nft_event *ev)
 	return ev->ev->type;
 }
 
+uint16_t xbg_nft_event_flags(const struct xbg_nft_event *ev)
+{
+	return ev->ev->flags;
+}
+
 long xbg_nft_event_fill(const struct xbg_nft_event *ev, uint32_t pid, const char *comm,
 			void *buf, size_t cap)
 {

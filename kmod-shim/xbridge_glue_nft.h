@@ -52,6 +52,8 @@ typedef void (*xbg_nft_event_fn)(void *ctx, const struct xbg_nft_event *ev);
 int xbg_nft_commit(struct xbg_nft *rs, xbg_nft_event_fn events, void *ctx, const char **msg);
 /* The event's NFT_MSG_* type. */
 uint16_t xbg_nft_event_type(const struct xbg_nft_event *ev);
+/* The event message's NLM_F_* flags (a rule's: APPEND unless inserted). */
+uint16_t xbg_nft_event_flags(const struct xbg_nft_event *ev);
 /*
  * Write the event's NFTA_* attributes into @buf (@cap bytes); NEWGEN also
  * carries @pid and @comm (the committer). Returns the length, or -EMSGSIZE

@@ -218,18 +218,21 @@ void Family::run(std::vector<char> &req, const ObjFn *fn, const MsgFn *raw)
 			if (raw)
 				(*raw)(h);
 			else if (fn)
-				deliver(h, *fn);
+				deliver(h, [fn](uint16_t type, uint16_t, uint32_t family,
+						const uint8_t *attrs, size_t len) {
+					(*fn)(type, family, attrs, len);
+				});
 		}
 	}
 }
 
 // Each XBRIDGE_A_NFT_MSG of a family message (a dump's or a notification).
-void Family::deliver(const nlmsghdr *h, const ObjFn &fn)
+void Family::deliver(const nlmsghdr *h, const EventFn &fn)
 {
 	each_attr(h, sizeof(genlmsghdr), [&](const nlattr *a) {
 		if (mnl_attr_get_type(a) != XBRIDGE_A_NFT_MSG)
 			return;
-		uint16_t type = 0;
+		uint16_t type = 0, flags = 0;
 		uint32_t family = 0;
 		const uint8_t *attrs = nullptr;
 		size_t len = 0;
@@ -237,6 +240,9 @@ void Family::deliver(const nlmsghdr *h, const ObjFn &fn)
 			switch (mnl_attr_get_type(f)) {
 			case XBRIDGE_NFT_TYPE:
 				type = mnl_attr_get_u16(f);
+				break;
+			case XBRIDGE_NFT_FLAGS:
+				flags = mnl_attr_get_u16(f);
 				break;
 			case XBRIDGE_NFT_FAMILY:
 				family = mnl_attr_get_u8(f);
@@ -247,7 +253,7 @@ void Family::deliver(const nlmsghdr *h, const ObjFn &fn)
 				break;
 			}
 		});
-		fn(type, family, attrs, len);
+		fn(type, flags, family, attrs, len);
 	});
 }
 
@@ -261,7 +267,7 @@ void Family::subscribe()
 		throw KernelError(errno, std::string("netlink: ") + strerror(errno));
 }
 
-void Family::listen(const ObjFn &fn, const volatile int &stop)
+void Family::listen(const EventFn &fn, const volatile int &stop)
 {
 	std::vector<char> buf(kRecvBuf);
 	while (!stop) {

@@ -52,14 +52,17 @@ public:
 	// Join the `nft` multicast group (the commit notifications); from then
 	// on the socket queues them. Throws KernelError.
 	void subscribe();
-	// Deliver each queued or arriving notification to @fn until @stop is
-	// set (a signal interrupts the wait) or the socket fails (throws;
+	// Deliver each queued or arriving notification to @fn (with its
+	// NLM_F_* flags, as nf_tables sets them on a notification) until @stop
+	// is set (a signal interrupts the wait) or the socket fails (throws;
 	// ENOBUFS: notifications were lost).
-	void listen(const ObjFn &fn, const volatile int &stop);
+	using EventFn = std::function<void(uint16_t type, uint16_t flags, uint32_t family,
+					   const uint8_t *attrs, size_t len)>;
+	void listen(const EventFn &fn, const volatile int &stop);
 
 private:
 	void resolve();
-	void deliver(const nlmsghdr *h, const ObjFn &fn);
+	void deliver(const nlmsghdr *h, const EventFn &fn);
 	// Send @req and read until its ack: each family message to @fn's
 	// nft-msg objects, or whole to @raw.
 	using MsgFn = std::function<void(const nlmsghdr *h)>;

@@ -110,18 +110,20 @@ static void load_kernel(Family &fam, RulesetModel &model, bool objects_only = fa
 }
 
 // Does any command compile to a batch item that may name existing
-// objects? Not `flush ruleset` (nft's cache for it is empty), and not
-// `list`/`reset`, which read the kernel afresh after the batch.
+// objects? Not `list`/`reset`, which read the kernel afresh after the
+// batch. And none when the input flushes the ruleset anywhere in it:
+// nft then fetches no cache at all (NFT_CACHE_FLUSHED), so its other
+// commands see only what the input itself adds.
 static bool needs_cache(const std::vector<Command> &cmds)
 {
+	bool names_objects = false;
 	for (const Command &c : cmds) {
-		if (c.verb == Verb::List || c.verb == Verb::Reset || c.verb == Verb::Get)
-			continue;
 		if (c.verb == Verb::Flush && c.obj == Obj::Ruleset)
-			continue;
-		return true;
+			return false;
+		if (c.verb != Verb::List && c.verb != Verb::Reset && c.verb != Verb::Get)
+			names_objects = true;
 	}
-	return false;
+	return names_objects;
 }
 
 // `xnft monitor ...`: the family's commit notifications, printed as nft
@@ -163,8 +165,9 @@ static int run_monitor(const Options &o)
 			load_kernel(dumper, mon.model());
 		}
 		setvbuf(stdout, nullptr, _IOLBF, 0);
-		events.listen([&](uint16_t type, uint32_t family, const uint8_t *attrs, size_t len) {
-			fputs(mon.event(type, family, attrs, len).c_str(), stdout);
+		events.listen([&](uint16_t type, uint16_t flags, uint32_t family, const uint8_t *attrs,
+				  size_t len) {
+			fputs(mon.event(type, family, attrs, len, flags).c_str(), stdout);
 			fflush(stdout);
 		}, monitor_stop);
 	} catch (const KernelError &e) {

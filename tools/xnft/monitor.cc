@@ -123,14 +123,16 @@ ModelTable *Monitor::table(uint32_t family, const std::string &name)
 	return nullptr;
 }
 
-std::string Monitor::line(bool add, const std::string &text, Json json)
+std::string Monitor::line(bool add, const std::string &text, Json json, bool insert)
 {
+	const char *verb = insert ? "insert" : add ? "add" : "delete";
 	if (o_.json)
-		return Json::wrap(add ? "add" : "delete", std::move(json)).dump() + "\n";
-	return (add ? "add " : "delete ") + text + "\n";
+		return Json::wrap(verb, std::move(json)).dump() + "\n";
+	return verb + (" " + text) + "\n";
 }
 
-std::string Monitor::event(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len)
+std::string Monitor::event(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len,
+			   uint16_t flags)
 {
 	std::string out;
 	if (held_ && type != NFT_MSG_NEWSETELEM && type != NFT_MSG_DELSETELEM)
@@ -144,7 +146,9 @@ std::string Monitor::event(uint16_t type, uint32_t family, const uint8_t *attrs,
 		return out + chain_event(type == NFT_MSG_NEWCHAIN, family, attrs, len);
 	case NFT_MSG_NEWRULE:
 	case NFT_MSG_DELRULE:
-		return out + rule_event(type == NFT_MSG_NEWRULE, family, attrs, len);
+		return out + rule_event(type == NFT_MSG_NEWRULE,
+					type == NFT_MSG_NEWRULE && !(flags & NLM_F_APPEND), family, attrs,
+					len);
 	case NFT_MSG_NEWSET:
 	case NFT_MSG_DELSET:
 		return out + set_event(type == NFT_MSG_NEWSET, family, attrs, len);
@@ -220,7 +224,8 @@ std::string Monitor::chain_event(bool add, uint32_t family, const uint8_t *attrs
 	return out;
 }
 
-std::string Monitor::rule_event(bool add, uint32_t family, const uint8_t *attrs, size_t len)
+std::string Monitor::rule_event(bool add, bool insert, uint32_t family, const uint8_t *attrs,
+			       size_t len)
 {
 	if (!(add ? what_.add : what_.del) || !what_.rules)
 		return "";
@@ -243,7 +248,7 @@ std::string Monitor::rule_event(bool add, uint32_t family, const uint8_t *attrs,
 		} else {
 			text += "handle " + std::to_string(handle);
 		}
-		out = line(add, text, rule_json(r, *t, o_));
+		out = line(add, text, rule_json(r, *t, o_), insert);
 	}
 	nftnl_rule_free(r);
 	return out;
@@ -258,8 +263,9 @@ std::string Monitor::set_event(bool add, uint32_t family, const uint8_t *attrs, 
 	if (nftnl_set_nlmsg_parse(m.h, s) >= 0)
 		t = table(family, str(nftnl_set_get_str(s, NFTNL_SET_TABLE)));
 	const std::string name = str(nftnl_set_get_str(s, NFTNL_SET_NAME));
-	// nft shows no anonymous set being added, but shows it deleted
-	if (t && (add ? what_.add : what_.del) && what_.sets && !(add && is_anonymous(s))) {
+	// nft shows no anonymous set, added or deleted (its flags say so in
+	// both: Linux 6.1's DELSET carries the whole set)
+	if (t && (add ? what_.add : what_.del) && what_.sets && !is_anonymous(s)) {
 		const bool map = nftnl_set_get_u32(s, NFTNL_SET_FLAGS) & (NFT_SET_MAP | NFT_SET_OBJECT);
 		std::string text = (add && map ? "map " : "set ") + family_name(family) + " " +
 				   t->name + " " + name;
@@ -430,25 +436,12 @@ std::string Monitor::obj_event(bool add, uint32_t family, const uint8_t *attrs, 
 					flat += l.substr(b) + " ";
 				at = nl;
 			}
-			text += " { " + flat + "} ";
-		}
-		// nft 1.0.6's monitor prints a deleted object's JSON without
-		// its comment and with its values 0 (Linux 6.1 sends a deletion's
-		// key only)
-		if (!add && quota) {
-			nftnl_obj_set_u64(ob, NFTNL_OBJ_QUOTA_BYTES, 0);
-			nftnl_obj_set_u64(ob, NFTNL_OBJ_QUOTA_CONSUMED, 0);
-			nftnl_obj_set_u32(ob, NFTNL_OBJ_QUOTA_FLAGS, 0);
-		} else if (!add && limit) {
-			// its rate 0 and its unit 0: "per": "error", as nft prints it
-			nftnl_obj_set_u64(ob, NFTNL_OBJ_LIMIT_RATE, 0);
-			nftnl_obj_set_u64(ob, NFTNL_OBJ_LIMIT_UNIT, 0);
-			nftnl_obj_set_u32(ob, NFTNL_OBJ_LIMIT_BURST, 0);
-			nftnl_obj_set_u32(ob, NFTNL_OBJ_LIMIT_TYPE, NFT_LIMIT_PKTS);
-			nftnl_obj_set_u32(ob, NFTNL_OBJ_LIMIT_FLAGS, 0);
-		} else if (!add) {
-			nftnl_obj_set_u64(ob, NFTNL_OBJ_CTR_PKTS, 0);
-			nftnl_obj_set_u64(ob, NFTNL_OBJ_CTR_BYTES, 0);
+			// with -a, the handle inside the braces, as nft prints it
+			// ("{ # handle 15 packets 0 bytes 0 }")
+			const std::string handle = o_.handles
+				? "# handle " + std::to_string(nftnl_obj_get_u64(ob, NFTNL_OBJ_HANDLE)) + " "
+				: "";
+			text += " { " + handle + flat + "} ";
 		}
 		out = line(add, text, quota ? quota_json(ob, *t, add) : limit ? limit_json(ob, *t, add)
 									: counter_json(ob, *t, add));

@@ -15,6 +15,7 @@
 //
 // Ownership: the Monitor owns its model. Not thread-safe.
 #pragma once
+#include <linux/netlink.h>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,20 +57,24 @@ public:
 	// a filtered or silent one, e.g. an anonymous set). Elements of an
 	// interval set are held until the next notification of another kind,
 	// so that a range's two ends print as one element, as nft prints them.
-	std::string event(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len);
+	// @flags: the notification's NLM_F_* (a new rule without NLM_F_APPEND
+	// was inserted: "insert rule").
+	std::string event(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len,
+			  uint16_t flags = NLM_F_APPEND);
 	// What is still held (call before exiting).
 	std::string flush();
 
 private:
 	std::string table_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
 	std::string chain_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
-	std::string rule_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
+	std::string rule_event(bool add, bool insert, uint32_t family, const uint8_t *attrs,
+			       size_t len);
 	std::string set_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
 	std::string elem_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
 	std::string flowtable_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
 	std::string obj_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
 	std::string gen_event(const uint8_t *attrs, size_t len);
-	std::string line(bool add, const std::string &text, Json json);
+	std::string line(bool add, const std::string &text, Json json, bool insert = false);
 	ModelTable *table(uint32_t family, const std::string &name);
 
 	MonitorWhat what_;

@@ -27,6 +27,7 @@ struct Recorder {
 	struct Msg {
 		uint16_t type;
 		std::vector<uint8_t> attrs;
+		uint16_t flags;
 	};
 	std::vector<Msg> msgs;
 	size_t cap = 65536;	/* the message buffer */
@@ -42,7 +43,7 @@ struct Recorder {
 			return;
 		}
 		buf.resize(w.len());
-		r->msgs.push_back({ev.type, std::move(buf)});
+		r->msgs.push_back({ev.type, std::move(buf), ev.flags});
 	}
 	CommitSink sink() { return CommitSink{fn, this}; }
 	std::vector<uint16_t> types() const
@@ -76,7 +77,8 @@ struct Events {
 	{
 		std::string out;
 		for (const auto &msg : rec.msgs)
-			out += m.event(msg.type, NFPROTO_BRIDGE, msg.attrs.data(), msg.attrs.size());
+			out += m.event(msg.type, NFPROTO_BRIDGE, msg.attrs.data(), msg.attrs.size(),
+				       msg.flags);
 		return out + m.flush();
 	}
 };
@@ -121,7 +123,7 @@ TEST_CASE("nft events: a committed batch notifies its objects, then the generati
 	      "add rule bridge t c ip saddr @s counter packets 0 bytes 0 accept\n"
 	      "add rule bridge t c handle 5 ip daddr 10.0.0.1 jump c2\n"
 	      "add rule bridge t c meta l4proto { tcp, udp } accept\n"
-	      "# new generation 1 by process 4242 (nft)\n");
+	      "# new generation 2 by process 4242 (nft)\n");
 
 	// More elements, a flowtable, a policy change (NEWCHAIN), deletes.
 	REQUIRE(e.load("add element bridge t m { 10.0.0.9 : jump c2 }\n"
@@ -130,7 +132,7 @@ TEST_CASE("nft events: a committed batch notifies its objects, then the generati
 	CHECK(e.printed(m) == "add element bridge t m { 10.0.0.9 : jump c2 }\n"
 			      "add flowtable bridge t ft { hook ingress priority 0; devices = { lo }; }\n"
 			      "delete element bridge t s { 10.1.0.1 }\n"
-			      "# new generation 2 by process 4242 (nft)\n");
+			      "# new generation 3 by process 4242 (nft)\n");
 
 	// Deleting the table: its rules, sets, flowtables, chains, then it
 	// (nft_flush_table's order), each notified; an anonymous set right
@@ -139,14 +141,14 @@ TEST_CASE("nft events: a committed batch notifies its objects, then the generati
 	CHECK(e.printed(m) == "delete rule bridge t c handle 5\n"
 			      "delete rule bridge t c handle 6\n"
 			      "delete rule bridge t c handle 8\n"
-			      "delete set bridge t __set0\n"
+			      
 			      "delete set bridge t s\n"
 			      "delete set bridge t m\n"
 			      "delete flowtable bridge t ft\n"
 			      "delete chain bridge t c2\n"
 			      "delete chain bridge t c\n"
 			      "delete table bridge t\n"
-			      "# new generation 3 by process 4242 (nft)\n");
+			      "# new generation 4 by process 4242 (nft)\n");
 }
 
 TEST_CASE("nft events: monitor filters and -a, -j", "[nft][events]")
@@ -175,7 +177,7 @@ TEST_CASE("nft events: monitor filters and -a, -j", "[nft][events]")
 		      "add table bridge t # handle 1\n"
 		      "add chain bridge t c { type filter hook forward priority 0; policy accept; } # handle 1\n"
 		      "add rule bridge t c ip saddr 10.0.0.1 counter packets 0 bytes 0 accept # handle 2\n"
-		      "# new generation 1 by process 4242 (nft)\n");
+		      "# new generation 2 by process 4242 (nft)\n");
 	}
 	SECTION("-j: one object a line")
 	{
@@ -188,6 +190,38 @@ TEST_CASE("nft events: monitor filters and -a, -j", "[nft][events]")
 	}
 	CHECK_THROWS(xnft::parse_monitor_words({"bogus"}));
 	CHECK_THROWS(xnft::parse_monitor_words({"rules", "new"}));
+}
+
+TEST_CASE("nft events: an inserted rule is `insert rule`, a counter object's handle in its braces",
+	  "[nft][events]")
+{
+	// nf_tables_rule_notify: NLM_F_APPEND only for an append or a
+	// replace; nft monitor prints "insert" without it (compared with nft
+	// 1.0.6 on Linux 6.1 by selftests/xbridge_nft.sh nft_monitor)
+	Events e;
+	xnft::PrintOptions o;
+	o.handles = true;
+	xnft::Monitor m(xnft::MonitorWhat{}, o);
+	xnft::PrintOptions j;
+	j.json = true;
+	xnft::Monitor mj(xnft::parse_monitor_words({"rules"}), j);
+	REQUIRE(e.load("add table bridge t\n"
+		       "add chain bridge t c { type filter hook forward priority 0; policy accept; }\n"
+		       "add rule bridge t c ip saddr 10.0.0.1 accept\n") == 0);
+	e.printed(m);	/* the monitors learn the table */
+	e.printed(mj);
+	REQUIRE(e.load("insert rule bridge t c ip saddr 10.0.0.2 accept\n"
+		       "add rule bridge t c ip saddr 10.0.0.3 accept\n"
+		       "replace rule bridge t c handle 2 ip saddr 10.0.0.4 accept\n"
+		       "add counter bridge t k\n") == 0);
+	CHECK(e.printed(m) ==
+	      "insert rule bridge t c ip saddr 10.0.0.2 accept # handle 3\n"
+	      "add rule bridge t c ip saddr 10.0.0.3 accept # handle 4\n"
+	      "delete rule bridge t c handle 2\n"
+	      "add rule bridge t c handle 3 ip saddr 10.0.0.4 accept # handle 2\n"
+	      "add counter bridge t k { # handle 5 packets 0 bytes 0 } \n"
+	      "# new generation 3 by process 4242 (nft)\n");
+	CHECK(e.printed(mj).rfind(R"({"insert": {"rule": )", 0) == 0);
 }
 
 TEST_CASE("nft events: a refused or failed batch notifies nothing", "[nft][events]")
@@ -203,7 +237,8 @@ TEST_CASE("nft events: a refused or failed batch notifies nothing", "[nft][event
 		     "add rule bridge t h jump a\n"
 		     "add rule bridge t a jump b\nadd rule bridge t b jump a\n") == -xb::kEMLINK);
 	CHECK(e.rec.msgs.empty());
-	CHECK(e.rs.generation_id() == 1);
+	/* nf_tables: 1 at the start, 2 after the first commit */
+	CHECK(e.rs.generation_id() == 2);
 }
 
 TEST_CASE("nft events: a message that does not fit is refused whole", "[nft][events]")
@@ -242,10 +277,10 @@ TEST_CASE("nft events: counter objects, as nft monitor prints them", "[nft][even
 	      "add counter bridge t c1 { packets 5 bytes 100 } \n"
 	      "add counter bridge t c0 { comment \"hello\" packets 0 bytes 0 } \n"
 	      "add rule bridge t f counter name \"c1\" accept\n"
-	      "# new generation 1 by process 4242 (nft)\n");
+	      "# new generation 2 by process 4242 (nft)\n");
 	REQUIRE(e.load("delete counter bridge t c0\n") == 0);
 	CHECK(e.printed(m) == "delete counter bridge t c0\n"
-			      "# new generation 2 by process 4242 (nft)\n");
+			      "# new generation 3 by process 4242 (nft)\n");
 	CHECK(e.printed(mj) ==
 	      R"({"delete": {"counter": {"family": "bridge", "name": "c0", "table": "t", "handle": 3, "packets": 0, "bytes": 0}}})"
 	      "\n");
@@ -260,5 +295,5 @@ TEST_CASE("nft events: counter objects, as nft monitor prints them", "[nft][even
 			      "delete counter bridge t c2\n"
 			      "delete chain bridge t f\n"
 			      "delete table bridge t\n"
-			      "# new generation 4 by process 4242 (nft)\n");
+			      "# new generation 5 by process 4242 (nft)\n");
 }
