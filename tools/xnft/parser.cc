@@ -561,7 +561,10 @@ void Parser::parse_line(std::vector<Command> &out)
 			cmd.family = take().text;
 		else
 			cmd.family = "";
-		if (peek().kind == Tok::Word && (cmd.obj != Obj::Tables) && peek().text == "table") {
+		// nft's list_cmd and reset_cmd take `table` after these only
+		const bool of_table = cmd.obj == Obj::Sets || cmd.obj == Obj::Counters ||
+				      cmd.obj == Obj::Quotas || cmd.obj == Obj::Limits;
+		if (peek().kind == Tok::Word && of_table && peek().text == "table") {
 			take();
 			cmd.family = parse_family_opt();
 			cmd.table_loc = peek().loc;
@@ -570,7 +573,9 @@ void Parser::parse_line(std::vector<Command> &out)
 	} else if (o == "table") {
 		cmd.obj = Obj::Table;
 		cmd.family = parse_family_opt();
-		if (accept("handle")) {
+		// a handle names a table to delete only (table_or_id_spec)
+		if (cmd.verb == Verb::Delete && accept("handle")) {
+			cmd.handle_loc = peek().loc;
 			cmd.handle = std::stoull(expect_name("number"));
 			cmd.has_handle = true;
 		} else {
@@ -590,7 +595,8 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
 		cmd.table = expect_identifier();
-		if (accept("handle")) {
+		if (cmd.verb == Verb::Delete && accept("handle")) {
+			cmd.handle_loc = peek().loc;
 			cmd.handle = std::stoull(expect_name("number"));
 			cmd.has_handle = true;
 		} else {

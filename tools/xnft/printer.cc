@@ -452,7 +452,8 @@ std::string print_table(const ModelTable &t, const PrintOptions &o)
 		out += "\tflags dormant\n";
 	if (!comment.empty())
 		out += "\tcomment \"" + comment + "\"\n";
-	bool first = true;
+	// table_print: a blank line before the first item after flags
+	bool first = !(nftnl_table_get_u32(t.table, NFTNL_TABLE_FLAGS) & NFT_TABLE_F_DORMANT);
 	auto block = [&](const std::string &b) {
 		if (!first)
 			out += "\n";
@@ -872,8 +873,10 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 	}
 	case Obj::Sets:
 	case Obj::Maps:
+		// do_list_sets: every table of the family, whatever table
+		// `list sets table F T` names (it must exist)
 		for (auto &t : m.tables) {
-			if (!family_matches(t, c.family) || (named_table && &t != table))
+			if (!family_matches(t, c.family))
 				continue;
 			if (!o.json)
 				out += table_header(t);
