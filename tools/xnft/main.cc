@@ -575,6 +575,26 @@ int main(int argc, char **argv)
 			      stderr);
 		if (!refused.empty())
 			return 1;
+		// The input's `reset counter|quota` and `get element`: nft asks
+		// the kernel as it meets them, before it sends its batch (last),
+		// here an empty ruleset: what the input adds is not there yet,
+		// the kernel's ENOENT at the command, which stops nft before its
+		// batch. (A plural reset prints nft's cache, as a list does; a
+		// table or set nobody adds is nft's evaluation error,
+		// print_list's.)
+		for (const Command *c : lists) {
+			if ((c->verb != Verb::Reset && c->verb != Verb::Get) || c->table.empty())
+				continue;
+			auto t = compiler.tables().find((c->family.empty() ? "ip" : c->family) + " " + c->table);
+			if (t == compiler.tables().end() || c->obj == Obj::Counters || c->obj == Obj::Quotas ||
+			    (c->verb == Verb::Get && !t->second.sets.count(c->set)))
+				continue;
+			fflush(stdout);
+			fputs(format_error(LangError(c->verb == Verb::Get ? c->loc : c->whole_loc,
+						     "Could not process rule: No such file or directory")).c_str(),
+			      stderr);
+			return 1;
+		}
 		// the input's own list commands, then --list-offline=COMMAND;
 		// `list ruleset` when there are none
 		std::vector<Command> extra;
