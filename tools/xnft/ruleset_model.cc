@@ -629,6 +629,8 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 	std::map<uint32_t, std::string> id_names;
 	// rule id -> this batch's rule's handle (NFTA_RULE_POSITION_ID names one)
 	std::map<uint32_t, uint64_t> batch_rules;
+	// tables whose flags this batch changed (__NFT_TABLE_F_UPDATE)
+	std::set<std::pair<uint32_t, std::string>> flags_updated;
 	for (size_t n = 0; n < b.items().size(); n++) {
 		const BatchItem &i = b.items()[n];
 		switch (i.kind) {
@@ -648,9 +650,17 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 				// nf_tables_updtable: the flags given replace the
 				// table's (`add table bridge t` wakes a dormant one);
 				// its comment stays
-				if (nftnl_table_is_set(i.table, NFTNL_TABLE_FLAGS))
-					nftnl_table_set_u32(old->table, NFTNL_TABLE_FLAGS,
-							    nftnl_table_get_u32(i.table, NFTNL_TABLE_FLAGS));
+				// "No dormant off/on/off/on games in single
+				// transaction": a second change is EINVAL
+				const uint32_t flags = nftnl_table_get_u32(i.table, NFTNL_TABLE_FLAGS);
+				if (!nftnl_table_is_set(i.table, NFTNL_TABLE_FLAGS) ||
+				    flags == nftnl_table_get_u32(old->table, NFTNL_TABLE_FLAGS))
+					break;
+				if (!flags_updated.insert({i.family, name}).second) {
+					refused.push_back({n, EINVAL, i.cmd_loc});
+					break;
+				}
+				nftnl_table_set_u32(old->table, NFTNL_TABLE_FLAGS, flags);
 				break;
 			}
 			ModelTable t;
