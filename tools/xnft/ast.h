@@ -264,7 +264,7 @@ struct TableDecl {
 };
 
 // Get: `get element FAMILY TABLE SET { ... }`, answered as a listing.
-enum class Verb { Add, Create, Insert, Replace, Delete, Destroy, Flush, List, Reset, Rename, Get };
+enum class Verb { Add, Create, Insert, Replace, Delete, Flush, List, Reset, Rename, Get };
 enum class Obj { Ruleset, Table, Chain, Rule, Set, Map, Element, Flowtable, Tables, Chains, Sets, Maps, Flowtables,
 		 Counter, Counters, Quota, Quotas, Limit, Limits };
 

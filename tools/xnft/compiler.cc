@@ -242,7 +242,7 @@ void Compiler::compile(const Command &cmd)
 		return;
 	case Obj::Chain: {
 		require_bridge(cmd.family, cmd.loc);
-		const bool removes = cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy ||
+		const bool removes = cmd.verb == Verb::Delete ||
 				     cmd.verb == Verb::Flush;
 		TableInfo &t = removes ? kernel_table(cmd, Obj::Chain, cmd.chain) : evaluated_table(cmd);
 		if (removes) {
@@ -250,7 +250,7 @@ void Compiler::compile(const Command &cmd)
 			nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, family_number(cmd.family));
 			if (cmd.has_handle)
 				nftnl_chain_set_u64(c, NFTNL_CHAIN_HANDLE, cmd.handle);
-			else if (cmd.verb != Verb::Destroy && !t.chains.count(cmd.chain))
+			else if (!t.chains.count(cmd.chain))
 				kernel_enoent(cmd, Obj::Chain, cmd.chain, cmd.chain_loc);
 			if (cmd.verb != Verb::Flush)
 				t.chains.erase(cmd.chain);
@@ -269,7 +269,7 @@ void Compiler::compile(const Command &cmd)
 		TableInfo &t = kernel_table(cmd, Obj::Rule, cmd.chain);
 		if (!t.chains.count(cmd.chain))
 			kernel_enoent(cmd, Obj::Rule, cmd.chain, cmd.chain_loc);
-		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) {
+		if (cmd.verb == Verb::Delete) {
 			nftnl_rule *r = nftnl_rule_alloc();
 			nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, family_number(cmd.family));
 			nftnl_rule_set_str(r, NFTNL_RULE_TABLE, cmd.table.c_str());
@@ -288,13 +288,13 @@ void Compiler::compile(const Command &cmd)
 		require_bridge(cmd.family, cmd.loc);
 		// nft's evaluation looks a set to add or flush up; the kernel
 		// one to delete
-		const bool deletes = cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy;
+		const bool deletes = cmd.verb == Verb::Delete;
 		TableInfo &t = deletes ? kernel_table(cmd, cmd.obj, cmd.set) : evaluated_table(cmd);
 		if (deletes || cmd.verb == Verb::Flush) {
 			auto it = t.sets.find(cmd.set);
 			if (it == t.sets.end() && cmd.verb == Verb::Flush)
 				throw LangError(cmd.name_loc, set_not_found(CacheNames::of(tables_), cmd.set));
-			if (it == t.sets.end() && cmd.verb != Verb::Destroy)
+			if (it == t.sets.end())
 				kernel_enoent(cmd, cmd.obj, cmd.set, cmd.name_loc);
 			nftnl_set *s = nftnl_set_alloc();
 			nftnl_set_set_u32(s, NFTNL_SET_FAMILY, family_number(cmd.family));
@@ -321,14 +321,14 @@ void Compiler::compile(const Command &cmd)
 		if (it == t.sets.end())
 			throw LangError(cmd.name_loc, set_not_found(CacheNames::of(tables_), cmd.set));
 		elements(cmd.family, cmd.table, it->second, *cmd.elements,
-			 cmd.verb != Verb::Delete && cmd.verb != Verb::Destroy,
+			 cmd.verb != Verb::Delete,
 			 cmd.verb == Verb::Create);
 		locate(cmd, cmd.name_loc);
 		return;
 	}
 	case Obj::Flowtable: {
 		require_bridge(cmd.family, cmd.loc);
-		const bool deletes = cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy;
+		const bool deletes = cmd.verb == Verb::Delete;
 		TableInfo &t = deletes ? kernel_table(cmd, Obj::Flowtable, cmd.flowtable)
 				       : evaluated_table(cmd);
 		if (deletes) {
@@ -349,7 +349,7 @@ void Compiler::compile(const Command &cmd)
 	case Obj::Quota:
 	case Obj::Limit: {
 		require_bridge(cmd.family, cmd.loc);
-		const bool deletes = cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy;
+		const bool deletes = cmd.verb == Verb::Delete;
 		TableInfo &t = deletes ? kernel_table(cmd, cmd.obj, cmd.object) : evaluated_table(cmd);
 		const uint32_t type = cmd.obj == Obj::Quota ? NFT_OBJECT_QUOTA :
 				      cmd.obj == Obj::Limit ? NFT_OBJECT_LIMIT : NFT_OBJECT_COUNTER;
@@ -402,7 +402,7 @@ void Compiler::table(const Command &cmd)
 {
 	const std::string key = cmd.family + " " + cmd.table;
 	uint32_t fam = family_number(cmd.family);
-	if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy || cmd.verb == Verb::Flush) {
+	if (cmd.verb == Verb::Delete || cmd.verb == Verb::Flush) {
 		nftnl_table *t = nftnl_table_alloc();
 		nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, fam);
 		if (!cmd.table.empty())

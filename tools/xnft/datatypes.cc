@@ -962,6 +962,59 @@ std::string format_range_end(const DataType &t, unsigned bits, ByteOrder order, 
 	return format_value(t, bits, order, b, true);
 }
 
+OutputFlags &output_flags()
+{
+	static OutputFlags flags;
+	return flags;
+}
+
+// -S, -N, -u: a port's service name ("ssh", quoted), an address's host
+// name (getnameinfo, unquoted), a user's or group's name (quoted), as
+// inet_service_type_print, ipaddr_type_print, ip6addr_type_print,
+// uid_type_print and gid_type_print print them; false when there is none.
+static bool format_name(const DataType &t, const Bytes &b, uint64_t v, std::string &out)
+{
+	const OutputFlags &of = output_flags();
+	char host[NI_MAXHOST];
+	if (t.id == TYPE_INET_SERVICE && of.service && b.size() == 2) {
+		const servent *s = getservbyport(htons(static_cast<uint16_t>(v)), nullptr);
+		if (!s)
+			return false;
+		out = "\"" + std::string(s->s_name) + "\"";
+		return true;
+	}
+	if ((t.id == TYPE_IPADDR && b.size() == 4) || (t.id == TYPE_IP6ADDR && b.size() == 16)) {
+		if (!of.reversedns)
+			return false;
+		sockaddr_in sin = {};
+		sockaddr_in6 sin6 = {};
+		sin.sin_family = AF_INET;
+		sin6.sin6_family = AF_INET6;
+		const bool v4 = t.id == TYPE_IPADDR;
+		memcpy(v4 ? static_cast<void *>(&sin.sin_addr) : static_cast<void *>(&sin6.sin6_addr), b.data(), b.size());
+		if (getnameinfo(v4 ? reinterpret_cast<sockaddr *>(&sin) : reinterpret_cast<sockaddr *>(&sin6),
+				v4 ? sizeof sin : sizeof sin6, host, sizeof host, nullptr, 0, 0) != 0)
+			return false;
+		out = host;
+		return true;
+	}
+	if ((t.id == TYPE_UID || t.id == TYPE_GID) && of.guid) {
+		if (t.id == TYPE_UID) {
+			const passwd *pw = getpwuid(static_cast<uid_t>(v));
+			if (!pw)
+				return false;
+			out = "\"" + std::string(pw->pw_name) + "\"";
+		} else {
+			const group *gr = getgrgid(static_cast<gid_t>(v));
+			if (!gr)
+				return false;
+			out = "\"" + std::string(gr->gr_name) + "\"";
+		}
+		return true;
+	}
+	return false;
+}
+
 std::string format_value(const DataType &t, unsigned bits, ByteOrder order, const Bytes &b, bool numeric)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
@@ -972,6 +1025,14 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 	const char *n = nullptr;
 	std::string num;
 	if (numeric && b.size() <= 8 && format_numeric(t, v, num))
+		return num;
+	// -T and -p alone: times in seconds, protocols as numbers
+	if (!numeric && t.id == TYPE_TIME && output_flags().numeric_time)
+		return std::to_string(v / 1000) + "s";
+	if (!numeric && t.id == TYPE_INET_PROTOCOL && output_flags().numeric_proto)
+		return std::to_string(v);
+	// a range's ends (NUMERIC) print numbers, as range_expr_print has them
+	if (!numeric && format_name(t, b, v, num))
 		return num;
 	switch (t.id) {
 	case TYPE_TIME_DAY:
@@ -1148,9 +1209,18 @@ Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &
 	}
 	case TYPE_BOOLEAN:
 		return Json::boolean(v != 0);
+	case TYPE_INET_SERVICE:
+	case TYPE_UID:
+	case TYPE_GID: {
+		// -S, -u: a name when there is one
+		std::string s;
+		if (!numeric && format_name(t, b, v, s))
+			return Json::string(unquoted(s));
+		return Json::uinteger(v);
+	}
 	case TYPE_INET_PROTOCOL: {
 		std::string s = format_value(t, bits, order, b);
-		if (!numeric && is_symbol_name(s))
+		if (!numeric && !output_flags().numeric_proto && is_symbol_name(s))
 			return Json::string(s);
 		return Json::uinteger(v);
 	}

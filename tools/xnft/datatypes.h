@@ -62,6 +62,17 @@ Bytes encode_value(const DataType &type, unsigned bits, ByteOrder order, const E
 bool try_encode(const DataType &type, unsigned bits, ByteOrder order, const std::string &word,
 		bool quoted, Bytes &out);
 
+// nft's output flags that reach the printing of values (its output_ctx),
+// set once from the command line: -T (times in seconds), -p (protocols as
+// numbers), -S (ports as service names), -N (addresses as host names) and
+// -u (user and group ids as names). -n includes -T and -p, and is passed
+// to the functions below as NUMERIC.
+struct OutputFlags {
+	bool numeric_time = false, numeric_proto = false;
+	bool service = false, reversedns = false, guid = false;
+};
+OutputFlags &output_flags();
+
 // Formats BYTES (a value of TYPE, BITS wide, in ORDER) as nft's `list`
 // prints it: names for symbolic types, comma lists for flag types, quoted
 // interface names, 0x%08x marks, decimal integers.

@@ -314,7 +314,8 @@ Json Delinearizer::value_js(const KeyPart &p, const Bytes &b)
 
 Json Delinearizer::range_value_json(const KeyPart &p, const Bytes &b)
 {
-	if (p.type->id == TYPE_INET_PROTOCOL)
+	// json.c range_expr_json: protocols numeric, no service names (-S)
+	if (p.type->id == TYPE_INET_PROTOCOL || p.type->id == TYPE_INET_SERVICE)
 		return Json::uinteger(bytes_value(unshifted(p, b), p.order));
 	return value_js(p, b);
 }
@@ -2119,7 +2120,7 @@ static ElementItem concat_range_item(const std::vector<KeyPart> &keys, const Byt
 				return format_range_end(*p.type, p.bits, p.order, v);
 			};
 			auto end_json = [&](const Bytes &v) {
-				if (p.type->id == TYPE_INET_PROTOCOL)
+				if (p.type->id == TYPE_INET_PROTOCOL || p.type->id == TYPE_INET_SERVICE)
 					return Json::uinteger(bytes_value(v, p.order));
 				return value_json(*p.type, p.bits, p.order, v, numeric);
 			};
@@ -2340,7 +2341,7 @@ std::vector<ElementItem> element_items(nftnl_set *s, const std::vector<nftnl_set
 	// RANGE_END: an end of a range (protocols print as numbers there)
 	auto one_json = [&](const Bytes &k, bool range_end) {
 		auto part_json = [&](const KeyPart &p, const Bytes &b) {
-			if (range_end && p.type->id == TYPE_INET_PROTOCOL)
+			if (range_end && (p.type->id == TYPE_INET_PROTOCOL || p.type->id == TYPE_INET_SERVICE))
 				return Json::uinteger(bytes_value(b, p.order));
 			return value_json(*p.type, p.bits, p.order, b, numeric);
 		};

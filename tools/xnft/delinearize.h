@@ -25,6 +25,8 @@ struct PrintOptions {
 	bool stateless = false;  // -s
 	bool numeric = false;    // -n: symbols as numbers (JSON); priorities as numbers
 	bool json = false;       // -j
+	bool terse = false;      // -t: named sets and maps without their elements
+	bool numeric_prio = false;  // -y: priorities as numbers (-n includes it)
 };
 
 // nft's get_rate: BYTES in the largest of bytes, kbytes and mbytes it is a

@@ -14,10 +14,12 @@
 
 #include <csignal>
 #include <cctype>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <getopt.h>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -53,7 +55,14 @@ static const char usage_text[] =
 	"Options (ruleset list formatting):\n"
 	"  -a, --handle                    Output rule handle.\n"
 	"  -s, --stateless                 Omit stateful information of ruleset.\n"
+	"  -t, --terse                     Omit contents of sets.\n"
+	"  -S, --service                   Translate ports to service names as described in /etc/services.\n"
+	"  -N, --reversedns                Translate IP addresses to names.\n"
+	"  -u, --guid                      Print UID/GID as defined in /etc/passwd and /etc/group.\n"
 	"  -n, --numeric                   Print fully numerical output.\n"
+	"  -y, --numeric-priority          Print chain priority numerically.\n"
+	"  -p, --numeric-protocol          Print layer 4 protocols numerically.\n"
+	"  -T, --numeric-time              Print time values numerically.\n"
 	"  -j, --json                      Format output in JSON; with -f, read JSON input too\n"
 	"                                  (nft 1.0.6's schema, libnftables-json(5))\n"
 	"\n"
@@ -85,6 +94,7 @@ struct Options {
 	std::string offline_list;  // --list-offline=COMMAND
 	bool check = false, debug_netlink = false, handle = false, json = false;
 	bool numeric = false, stateless = false, list_offline = false;
+	bool terse = false, numeric_prio = false;
 	std::vector<std::string> include_dirs;
 	std::vector<std::string> defines;
 	std::vector<std::string> words;
@@ -149,6 +159,8 @@ static int run_monitor(const Options &o)
 	po.stateless = o.stateless;
 	po.numeric = o.numeric;
 	po.json = o.json;
+	po.terse = o.terse;
+	po.numeric_prio = o.numeric_prio;
 	Monitor mon(what, po);
 	struct sigaction sa = {};
 	sa.sa_handler = monitor_signal;	/* no SA_RESTART: the wait returns */
@@ -216,70 +228,166 @@ static bool parse_json_input(Parser &parser, const std::string &path, const std:
 	return true;
 }
 
-static bool parse_options(int argc, char **argv, Options &o)
+// nft_options_check: an option after the first command word is nft's
+// error, its caret line on stdout (nft prints it there); words after a
+// '{' are the command's (`priority -10`), and the argument of -d, -I and
+// -f is skipped.
+static bool options_before_commands(int argc, char **argv)
 {
+	bool skip = false, nonoption = false;
+	int pos = 0;
 	for (int i = 1; i < argc; i++) {
-		std::string a = argv[i];
-		auto value = [&](const char *opt) -> std::string {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "xnft: option requires an argument -- '%s'\n", opt);
-				exit(1);
-			}
-			return argv[++i];
-		};
-		if (!o.words.empty()) {
-			o.words.push_back(a);
+		pos += static_cast<int>(strlen(argv[i - 1])) + 1;
+		if (argv[i][0] == '{')
+			break;
+		if (skip) {
+			skip = false;
 			continue;
 		}
-		if (a == "-h" || a == "--help") {
+		if (argv[i][0] == '-') {
+			if (nonoption) {
+				fprintf(stderr, "Error: syntax error, options must be specified before commands\n");
+				for (int j = 0; j < argc; j++)
+					fprintf(stderr, "%s ", argv[j]);
+				printf("\n%4c%*s\n", '^', pos - 2, "~~");
+				return false;
+			}
+			if (argv[i][1] == 'd' || argv[i][1] == 'I' || argv[i][1] == 'f' ||
+			    !strcmp(argv[i], "--debug") || !strcmp(argv[i], "--includepath") ||
+			    !strcmp(argv[i], "--file"))
+				skip = true;
+		} else {
+			nonoption = true;
+		}
+	}
+	return true;
+}
+
+// nft's debug levels (its debug_param); xnft prints only netlink's.
+static bool debug_levels(const char *arg, Options &o)
+{
+	static const char *const known[] = {"scanner", "parser", "eval", "netlink", "mnl",
+					    "proto-ctx", "segtree", "all"};
+	std::string list = arg;
+	size_t at = 0;
+	while (at <= list.size()) {
+		size_t comma = list.find(',', at);
+		std::string level = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+		bool valid = false;
+		for (const char *k : known)
+			valid |= level == k;
+		if (!valid) {
+			fprintf(stderr, "invalid debug parameter `%s'\n", level.c_str());
+			return false;
+		}
+		if (level != "netlink") {
+			fprintf(stderr, "xnft: debug level `%s' is not supported (xnft knows netlink)\n",
+				level.c_str());
+			return false;
+		}
+		o.debug_netlink = true;
+		if (comma == std::string::npos)
+			break;
+		at = comma + 1;
+	}
+	return true;
+}
+
+// nft's command line (getopt_long with nft 1.0.6's options, in its
+// order, stopping at the first command word), and xnft's --list-offline.
+// Exits as nft does for -h, -v and what getopt refuses.
+static bool parse_options(int argc, char **argv, Options &o)
+{
+	if (!options_before_commands(argc, argv))
+		exit(1);
+	enum { OPT_LIST_OFFLINE = 256 };
+	static const struct option longopts[] = {
+		{"help", no_argument, nullptr, 'h'},
+		{"version", no_argument, nullptr, 'v'},
+		{"file", required_argument, nullptr, 'f'},
+		{"define", required_argument, nullptr, 'D'},
+		{"interactive", no_argument, nullptr, 'i'},
+		{"includepath", required_argument, nullptr, 'I'},
+		{"check", no_argument, nullptr, 'c'},
+		{"optimize", no_argument, nullptr, 'o'},
+		{"handle", no_argument, nullptr, 'a'},
+		{"stateless", no_argument, nullptr, 's'},
+		{"terse", no_argument, nullptr, 't'},
+		{"service", no_argument, nullptr, 'S'},
+		{"reversedns", no_argument, nullptr, 'N'},
+		{"guid", no_argument, nullptr, 'u'},
+		{"numeric", no_argument, nullptr, 'n'},
+		{"numeric-priority", no_argument, nullptr, 'y'},
+		{"numeric-protocol", no_argument, nullptr, 'p'},
+		{"numeric-time", no_argument, nullptr, 'T'},
+		{"echo", no_argument, nullptr, 'e'},
+		{"json", no_argument, nullptr, 'j'},
+		{"debug", required_argument, nullptr, 'd'},
+		{"list-offline", optional_argument, nullptr, OPT_LIST_OFFLINE},
+		{nullptr, 0, nullptr, 0},
+	};
+	bool interactive = false;
+	int c;
+	while ((c = getopt_long(argc, argv, "+hvVf:D:iI:coastSNunypTejd:", longopts, nullptr)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(usage_text, stdout);
 			exit(0);
-		} else if (a == "-v" || a == "--version") {
+		case 'v':
+		case 'V':
 			puts("xnft v0.1 (nftables v1.0.6 language subset, bridge family)");
 			exit(0);
-		} else if (a == "-f" || a == "--file") {
-			o.file = value("f");
-		} else if (a.rfind("--file=", 0) == 0) {
-			o.file = a.substr(7);
-		} else if (a == "--list-offline") {
-			o.list_offline = true;
-		} else if (a.rfind("--list-offline=", 0) == 0) {
-			o.list_offline = true;
-			o.offline_list = a.substr(15);
-		} else if (a == "-c" || a == "--check") {
-			o.check = true;
-		} else if (a == "-a" || a == "--handle") {
-			o.handle = true;
-		} else if (a == "-j" || a == "--json") {
-			o.json = true;
-		} else if (a == "-n" || a == "--numeric") {
+		case 'f': o.file = optarg; break;
+		case 'D': o.defines.push_back(optarg); break;
+		case 'I': o.include_dirs.push_back(optarg); break;
+		case 'c': o.check = true; break;
+		case 'a': o.handle = true; break;
+		case 's': o.stateless = true; break;
+		case 't': o.terse = true; break;
+		case 'S': output_flags().service = true; break;
+		case 'N': output_flags().reversedns = true; break;
+		case 'u': output_flags().guid = true; break;
+		case 'n':
+			// NFT_CTX_OUTPUT_NUMERIC_ALL: symbols, protocols,
+			// priorities and times
 			o.numeric = true;
-		} else if (a == "-s" || a == "--stateless") {
-			o.stateless = true;
-		} else if (a == "-I" || a == "--includepath") {
-			o.include_dirs.push_back(value("I"));
-		} else if (a == "-D" || a == "--define") {
-			o.defines.push_back(value("D"));
-		} else if (a == "-d" || a == "--debug") {
-			std::string v = value("d");
-			if (v != "netlink") {
-				fprintf(stderr, "xnft: invalid debug level `%s' (xnft knows netlink)\n", v.c_str());
-				return false;
-			}
-			o.debug_netlink = true;
-		} else if (a.rfind("--debug=", 0) == 0) {
-			std::string v = a.substr(8);
-			if (v != "netlink") {
-				fprintf(stderr, "xnft: invalid debug level `%s' (xnft knows netlink)\n", v.c_str());
-				return false;
-			}
-			o.debug_netlink = true;
-		} else if (a.size() > 1 && a[0] == '-' && a != "-") {
-			fprintf(stderr, "xnft: unrecognized option '%s'\n", a.c_str());
-			return false;
-		} else {
-			o.words.push_back(a);
+			break;
+		case 'y': o.numeric_prio = true; break;
+		case 'p': output_flags().numeric_proto = true; break;
+		case 'T': output_flags().numeric_time = true; break;
+		case 'j': o.json = true; break;
+		case 'd':
+			if (!debug_levels(optarg, o))
+				exit(1);
+			break;
+		case 'i': interactive = true; break;
+		case 'o':
+			fprintf(stderr, "xnft: -o (--optimize) is not supported\n");
+			exit(1);
+		case 'e':
+			fprintf(stderr, "xnft: -e (--echo) is not supported\n");
+			exit(1);
+		case OPT_LIST_OFFLINE:
+			o.list_offline = true;
+			if (optarg)
+				o.offline_list = optarg;
+			break;
+		default:	/* getopt said why */
+			exit(1);
 		}
+	}
+	for (int i = optind; i < argc; i++)
+		o.words.push_back(argv[i]);
+	// nft runs the command words, else the file, else the interactive
+	// prompt (which xnft has not)
+	if (!o.words.empty())
+		o.file.clear();
+	else if (o.file.empty() && interactive) {
+		fprintf(stderr, "xnft: -i (--interactive) is not supported\n");
+		exit(1);
+	} else if (o.file.empty()) {
+		fprintf(stderr, "%s: no command specified\n", argv[0]);
+		exit(1);
 	}
 	return true;
 }
@@ -289,12 +397,19 @@ int main(int argc, char **argv)
 	Options o;
 	if (!parse_options(argc, argv, o))
 		return 1;
-	if (o.file.empty() && o.words.empty()) {
-		fputs(usage_text, stderr);
-		return 1;
-	}
 	if (o.file.empty() && o.words[0] == "monitor")
 		return run_monitor(o);
+	if (!o.file.empty() && o.file != "-") {
+		// nft's error for a file it cannot open, at its internal location
+		FILE *f = fopen(o.file.c_str(), "r");
+		if (!f) {
+			const int err = errno;
+			fprintf(stderr, "internal:0:0-0: Error: Could not open file \"%s\": %s\n\n\n", o.file.c_str(),
+				strerror(err));
+			return 1;
+		}
+		fclose(f);
+	}
 	Parser parser;
 	parser.include_dirs = o.include_dirs;
 	parser.include_dirs.push_back("/etc/nftables");
@@ -447,6 +562,8 @@ int main(int argc, char **argv)
 	po.stateless = o.stateless;
 	po.numeric = o.numeric;
 	po.json = o.json;
+	po.terse = o.terse;
+	po.numeric_prio = o.numeric_prio;
 	if (o.list_offline) {
 		RulesetModel model;
 		// what the kernel would refuse, reported as nft reports it: every
@@ -458,13 +575,34 @@ int main(int argc, char **argv)
 			      stderr);
 		if (!refused.empty())
 			return 1;
+		// The input's `reset counter|quota` and `get element`: nft asks
+		// the kernel as it meets them, before it sends its batch (last),
+		// here an empty ruleset: what the input adds is not there yet,
+		// the kernel's ENOENT at the command, which stops nft before its
+		// batch. (A plural reset prints nft's cache, as a list does; a
+		// table or set nobody adds is nft's evaluation error,
+		// print_list's.)
+		for (const Command *c : lists) {
+			if ((c->verb != Verb::Reset && c->verb != Verb::Get) || c->table.empty())
+				continue;
+			auto t = compiler.tables().find((c->family.empty() ? "ip" : c->family) + " " + c->table);
+			if (t == compiler.tables().end() || c->obj == Obj::Counters || c->obj == Obj::Quotas ||
+			    (c->verb == Verb::Get && !t->second.sets.count(c->set)))
+				continue;
+			fflush(stdout);
+			fputs(format_error(LangError(c->verb == Verb::Get ? c->loc : c->whole_loc,
+						     "Could not process rule: No such file or directory")).c_str(),
+			      stderr);
+			return 1;
+		}
 		// the input's own list commands, then --list-offline=COMMAND;
 		// `list ruleset` when there are none
 		std::vector<Command> extra;
 		Parser p2;  // owns the locations errors point into
 		try {
 			if (!o.offline_list.empty())
-				extra = p2.parse_text(o.offline_list);
+				// a command line, scanned with a newline after it
+				extra = p2.parse_text(o.offline_list + "\n");
 			else if (lists.empty())
 				extra = p2.parse_text("list ruleset");
 			for (auto &c : extra)

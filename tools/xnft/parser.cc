@@ -474,7 +474,6 @@ static Verb verb_of(const std::string &w, bool &ok)
 	if (w == "insert") return Verb::Insert;
 	if (w == "replace") return Verb::Replace;
 	if (w == "delete") return Verb::Delete;
-	if (w == "destroy") return Verb::Destroy;
 	if (w == "flush") return Verb::Flush;
 	if (w == "list") return Verb::List;
 	if (w == "reset") return Verb::Reset;
@@ -508,14 +507,24 @@ void Parser::parse_line(std::vector<Command> &out)
 	cmd.loc = first.loc;
 	bool is_verb;
 	cmd.verb = verb_of(first.text, is_verb);
+	// nft's base_cmd takes an add_cmd without `add`: an object word, or a
+	// rule (`bridge t c counter`, `t c counter`: its rule_position), so
+	// a line's first word that is neither is a table's name (nft 1.0.6
+	// has no `destroy` either: `destroy table ...` is a rule's table)
+	bool implicit_rule = false;
 	if (is_verb)
 		take();
 	else if (first.text != "table" && first.text != "chain" && first.text != "rule" &&
 		 first.text != "set" && first.text != "map" && first.text != "flowtable" &&
 		 first.text != "element" && first.text != "counter" && first.text != "quota" &&
 		 first.text != "limit")
+		implicit_rule = true;
+	// a keyword is no table's name: nothing was expected of it
+	if (implicit_rule && !families.count(first.text) && kReservedNames.count(first.text))
 		unexpected(first);
-	Token objt = take();
+	Token objt = implicit_rule ? first : take();
+	if (implicit_rule)
+		objt.text = "rule";
 	// nft's add_cmd takes a rule without the word `rule` (`add bridge t c
 	// counter`); insert and replace do not
 	if (is_verb && objt.kind == Tok::Word && families.count(objt.text)) {
@@ -552,7 +561,10 @@ void Parser::parse_line(std::vector<Command> &out)
 			cmd.family = take().text;
 		else
 			cmd.family = "";
-		if (peek().kind == Tok::Word && (cmd.obj != Obj::Tables) && peek().text == "table") {
+		// nft's list_cmd and reset_cmd take `table` after these only
+		const bool of_table = cmd.obj == Obj::Sets || cmd.obj == Obj::Counters ||
+				      cmd.obj == Obj::Quotas || cmd.obj == Obj::Limits;
+		if (peek().kind == Tok::Word && of_table && peek().text == "table") {
 			take();
 			cmd.family = parse_family_opt();
 			cmd.table_loc = peek().loc;
@@ -561,7 +573,9 @@ void Parser::parse_line(std::vector<Command> &out)
 	} else if (o == "table") {
 		cmd.obj = Obj::Table;
 		cmd.family = parse_family_opt();
-		if (accept("handle")) {
+		// a handle names a table to delete only (table_or_id_spec)
+		if (cmd.verb == Verb::Delete && accept("handle")) {
+			cmd.handle_loc = peek().loc;
 			cmd.handle = std::stoull(expect_name("number"));
 			cmd.has_handle = true;
 		} else {
@@ -581,12 +595,13 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
 		cmd.table = expect_identifier();
-		if (accept("handle")) {
+		if (cmd.verb == Verb::Delete && accept("handle")) {
+			cmd.handle_loc = peek().loc;
 			cmd.handle = std::stoull(expect_name("number"));
 			cmd.has_handle = true;
 		} else {
 			cmd.chain_loc = peek().loc;
-			cmd.chain = expect_identifier(cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy
+			cmd.chain = expect_identifier(cmd.verb == Verb::Delete
 						      ? "handle or string" : "string");
 		}
 		ChainDecl c;
@@ -620,7 +635,7 @@ void Parser::parse_line(std::vector<Command> &out)
 			ref_loc = span(keyword.loc, last_loc_);
 		}
 		cmd.handle = handle;
-		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy || cmd.verb == Verb::Reset) {
+		if (cmd.verb == Verb::Delete || cmd.verb == Verb::Reset) {
 			if (!cmd.has_handle)
 				unexpected(peek(), "handle");
 		} else {
@@ -696,7 +711,7 @@ void Parser::parse_line(std::vector<Command> &out)
 		cmd.family = parse_family_opt();
 		cmd.table_loc = peek().loc;
 		cmd.table = expect_identifier();
-		if ((cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy) && accept("handle")) {
+		if ((cmd.verb == Verb::Delete) && accept("handle")) {
 			cmd.name_loc = peek().loc;
 			cmd.handle = std::stoull(expect_name("number"));
 			cmd.has_handle = true;

@@ -264,7 +264,8 @@ static std::string print_set_block(nftnl_set *s, const PrintOptions &o, const st
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
 	bool any = nftnl_set_elems_iter_next(it) != nullptr;
 	nftnl_set_elems_iter_destroy(it);
-	if (any)
+	// -t: the declaration alone
+	if (any && !o.terse)
 		out += "\t\telements = " + format_elements(s, {}, is_map && !verdict ? &data : nullptr, verdict, o.numeric,
 								     o.stateless) + "\n";
 	return out + "\t}\n";
@@ -289,7 +290,8 @@ std::string print_flowtable(nftnl_flowtable *f, const PrintOptions &o)
 	std::string out = "\tflowtable " + str(nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME)) + " {" +
 			  handle_comment(o, nftnl_flowtable_get_u64(f, NFTNL_FLOWTABLE_HANDLE)) + "\n";
 	out += "\t\thook ingress priority " +
-	       priority_text(static_cast<int32_t>(nftnl_flowtable_get_u32(f, NFTNL_FLOWTABLE_PRIO)), false, o.numeric) + "\n";
+	       priority_text(static_cast<int32_t>(nftnl_flowtable_get_u32(f, NFTNL_FLOWTABLE_PRIO)), false,
+			     o.numeric || o.numeric_prio) + "\n";
 	std::vector<std::string> names = flowtable_devices(f);
 	if (!names.empty()) {
 		std::string d;
@@ -425,7 +427,8 @@ std::string print_chain(nftnl_chain *c, const ModelTable &t, const PrintOptions 
 	if (nftnl_chain_is_set(c, NFTNL_CHAIN_HOOKNUM)) {
 		out += "\t\ttype " + str(nftnl_chain_get_str(c, NFTNL_CHAIN_TYPE)) + " hook " +
 		       hook_name(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM)) + " priority " +
-		       priority_text(nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO), t.family == NFPROTO_BRIDGE, o.numeric,
+		       priority_text(nftnl_chain_get_s32(c, NFTNL_CHAIN_PRIO), t.family == NFPROTO_BRIDGE,
+				     o.numeric || o.numeric_prio,
 				     static_cast<int>(nftnl_chain_get_u32(c, NFTNL_CHAIN_HOOKNUM))) +
 		       "; policy " + (nftnl_chain_get_u32(c, NFTNL_CHAIN_POLICY) == NF_DROP ? "drop" : "accept") +
 		       ";\n";
@@ -449,7 +452,8 @@ std::string print_table(const ModelTable &t, const PrintOptions &o)
 		out += "\tflags dormant\n";
 	if (!comment.empty())
 		out += "\tcomment \"" + comment + "\"\n";
-	bool first = true;
+	// table_print: a blank line before the first item after flags
+	bool first = !(nftnl_table_get_u32(t.table, NFTNL_TABLE_FLAGS) & NFT_TABLE_F_DORMANT);
 	auto block = [&](const std::string &b) {
 		if (!first)
 			out += "\n";
@@ -594,7 +598,7 @@ Json set_json(nftnl_set *s, const ModelTable &t, const PrintOptions &o)
 	nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
 	bool any = nftnl_set_elems_iter_next(it) != nullptr;
 	nftnl_set_elems_iter_destroy(it);
-	if (any)
+	if (any && !o.terse)
 		j.set("elem", elements_json(s, {}, map && !verdict ? &data : nullptr, verdict, o.numeric,
 					    o.stateless));
 	Json stmts = set_stmts_json(s);
@@ -869,8 +873,10 @@ std::string print_list(const RulesetModel &m, const Command &c, const PrintOptio
 	}
 	case Obj::Sets:
 	case Obj::Maps:
+		// do_list_sets: every table of the family, whatever table
+		// `list sets table F T` names (it must exist)
 		for (auto &t : m.tables) {
-			if (!family_matches(t, c.family) || (named_table && &t != table))
+			if (!family_matches(t, c.family))
 				continue;
 			if (!o.json)
 				out += table_header(t);

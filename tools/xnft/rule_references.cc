@@ -56,14 +56,14 @@ void RuleReferences::resolve(const std::vector<Command> &cmds)
 				forget_table(cmd.family, "");
 			break;
 		case Obj::Table:
-			if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy)
+			if (cmd.verb == Verb::Delete)
 				forget_table(cmd.family, cmd.table);
 			else if (adds)
 				for (const ChainDecl &c : cmd.table_decl.chains)
 					add_block_rules(cmd.family, cmd.table, c);
 			break;
 		case Obj::Chain:
-			if (cmd.verb == Verb::Delete || cmd.verb == Verb::Destroy)
+			if (cmd.verb == Verb::Delete)
 				chains_.erase(chain_key(cmd.family, cmd.table, cmd.chain));
 			else if (adds && cmd.chain_decl)
 				add_block_rules(cmd.family, cmd.table, *cmd.chain_decl);

@@ -615,6 +615,13 @@ static const Location &name_or_command(const BatchItem &i)
 	return i.name_loc.valid() ? i.name_loc : i.cmd_loc;
 }
 
+// Where nft points a refusal of an object @i names by its handle: the
+// handle's number, else the command.
+static const Location &handle_or_command(const BatchItem &i)
+{
+	return i.handle_loc.valid() ? i.handle_loc : i.cmd_loc;
+}
+
 std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 {
 	std::vector<RefusedItem> refused;
@@ -622,6 +629,8 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 	std::map<uint32_t, std::string> id_names;
 	// rule id -> this batch's rule's handle (NFTA_RULE_POSITION_ID names one)
 	std::map<uint32_t, uint64_t> batch_rules;
+	// tables whose flags this batch changed (__NFT_TABLE_F_UPDATE)
+	std::set<std::pair<uint32_t, std::string>> flags_updated;
 	for (size_t n = 0; n < b.items().size(); n++) {
 		const BatchItem &i = b.items()[n];
 		switch (i.kind) {
@@ -637,8 +646,23 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 			break;
 		case ItemKind::NewTable: {
 			std::string name = str(nftnl_table_get_str(i.table, NFTNL_TABLE_NAME));
-			if (find_table(i.family, name))
+			if (ModelTable *old = find_table(i.family, name)) {
+				// nf_tables_updtable: the flags given replace the
+				// table's (`add table bridge t` wakes a dormant one);
+				// its comment stays
+				// "No dormant off/on/off/on games in single
+				// transaction": a second change is EINVAL
+				const uint32_t flags = nftnl_table_get_u32(i.table, NFTNL_TABLE_FLAGS);
+				if (!nftnl_table_is_set(i.table, NFTNL_TABLE_FLAGS) ||
+				    flags == nftnl_table_get_u32(old->table, NFTNL_TABLE_FLAGS))
+					break;
+				if (!flags_updated.insert({i.family, name}).second) {
+					refused.push_back({n, EINVAL, i.cmd_loc});
+					break;
+				}
+				nftnl_table_set_u32(old->table, NFTNL_TABLE_FLAGS, flags);
 				break;
+			}
 			ModelTable t;
 			t.family = i.family;
 			t.name = name;
@@ -650,17 +674,18 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 		}
 		case ItemKind::DelTable: {
 			std::string name = str(nftnl_table_get_str(i.table, NFTNL_TABLE_NAME));
+			const bool by_handle = !nftnl_table_is_set(i.table, NFTNL_TABLE_NAME);
+			const uint64_t handle = by_handle ? nftnl_table_get_u64(i.table, NFTNL_TABLE_HANDLE) : 0;
 			bool found = false;
 			for (auto it = tables.begin(); it != tables.end(); ++it)
-				if (it->family == i.family && it->name == name) {
+				if (it->family == i.family && (by_handle ? it->handle == handle : it->name == name)) {
 					clear_table(*it);
 					tables.erase(it);
 					found = true;
 					break;
 				}
-			// a table named by handle is left to the kernel
-			if (!found && nftnl_table_is_set(i.table, NFTNL_TABLE_NAME))
-				refused.push_back({n, ENOENT, name_or_command(i)});
+			if (!found)
+				refused.push_back({n, ENOENT, by_handle ? handle_or_command(i) : name_or_command(i)});
 			break;
 		}
 		case ItemKind::FlushTable: {
@@ -695,6 +720,18 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 			if (!t)
 				break;
 			std::string name = str(nftnl_chain_get_str(i.chain, NFTNL_CHAIN_NAME));
+			if (!nftnl_chain_is_set(i.chain, NFTNL_CHAIN_NAME)) {
+				// `delete chain bridge t handle N`: the chain of
+				// that handle, ENOENT when there is none
+				const uint64_t h = nftnl_chain_get_u64(i.chain, NFTNL_CHAIN_HANDLE);
+				for (auto *c : t->chains)
+					if (nftnl_chain_get_u64(c, NFTNL_CHAIN_HANDLE) == h)
+						name = str(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
+				if (name.empty()) {
+					refused.push_back({n, ENOENT, handle_or_command(i)});
+					break;
+				}
+			}
 			if (i.kind == ItemKind::DelChain && chain_in_use(*t, name)) {
 				refused.push_back({n, EBUSY, name_or_command(i)});
 				break;
@@ -896,13 +933,26 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 				}
 				remove_obj(*t, type, name);
 			} else {
+				// the object of that handle and type, ENOENT when
+				// there is none
 				const uint64_t h = nftnl_obj_get_u64(i.obj, NFTNL_OBJ_HANDLE);
+				const uint32_t type = nftnl_obj_get_u32(i.obj, NFTNL_OBJ_TYPE);
+				bool found = false;
 				for (auto it = t->objs.begin(); it != t->objs.end(); ++it)
-					if (nftnl_obj_get_u64(*it, NFTNL_OBJ_HANDLE) == h) {
-						nftnl_obj_free(*it);
-						t->objs.erase(it);
+					if (nftnl_obj_get_u64(*it, NFTNL_OBJ_HANDLE) == h &&
+					    nftnl_obj_get_u32(*it, NFTNL_OBJ_TYPE) == type) {
+						const std::string name = str(nftnl_obj_get_str(*it, NFTNL_OBJ_NAME));
+						if (obj_in_use(*t, type, name)) {
+							refused.push_back({n, EBUSY, name_or_command(i)});
+						} else {
+							nftnl_obj_free(*it);
+							t->objs.erase(it);
+						}
+						found = true;
 						break;
 					}
+				if (!found)
+					refused.push_back({n, ENOENT, name_or_command(i)});
 			}
 			break;
 		}

@@ -18,6 +18,11 @@ comparing (see normalise_expires). Everything else, the element's `timeout`
 included, is compared exactly: the kernel keeps timeouts in jiffies, so the
 corpus writes them in multiples of 20ms, which every HZ keeps as they are.
 
+A corpus file may ask for more listings with comment lines "# list: [OPTIONS]
+COMMAND" (`# list: -t -y list ruleset`): once nft has loaded the file, the
+output, error and exit status of `nft OPTIONS COMMAND` must equal xnft's
+OPTIONS --list-offline=COMMAND (expires normalised as in listings).
+
 A corpus file may ask for `get element` answers with comment lines
 "# get: get element bridge TABLE SET { ... }": once nft has loaded the
 file, each such command's output, error and exit status from nft must
@@ -159,6 +164,18 @@ def get_commands(path):
         return [line.split("# get:", 1)[1].strip() for line in f if line.startswith("# get:")]
 
 
+def list_commands(path):
+    """The file's "# list: [OPTIONS] COMMAND" lines, as (options, command)."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# list:"):
+                words = line.split("# list:", 1)[1].split()
+                opts = [w for w in words if w.startswith("-")]
+                out.append((opts, " ".join(words[len(opts):])))
+    return out
+
+
 def round_trip(xnft, path, name, counts, out):
     """Every listing in LISTINGS that xnft prints from --list-offline equals,
     byte for byte, what nft prints after loading the file into a fresh
@@ -170,11 +187,14 @@ def round_trip(xnft, path, name, counts, out):
     for _, nft_args, _ in LISTINGS:
         script += " && echo " + sep + " && nft " + " ".join(nft_args)
     gets = get_commands(path)
-    # each get's output, error and status, whatever it is (after the
-    # listings, whose failure is the file's)
+    lists = list_commands(path)
+    # each get's and list's output, error and status, whatever it is
+    # (after the listings, whose failure is the file's)
     script += " && { true"
     for i in range(len(gets)):
         script += f"; echo {sep}; nft \"$(sed -n '{i + 1}p' \"$2\")\" 2>&1; echo rc=$?"
+    for opts, command in lists:
+        script += f"; echo {sep}; nft {' '.join(opts)} {command} 2>&1; echo rc=$?"
     script += "; }"
     import tempfile
     with tempfile.NamedTemporaryFile("w", suffix=".gets") as f:
@@ -187,7 +207,8 @@ def round_trip(xnft, path, name, counts, out):
         out.append(f"     {name}: kernel cannot load it, round trip not checked here")
         return 0
     wants = load.stdout.split(sep + "\n")[1:]
-    get_wants = wants[len(LISTINGS):]
+    list_wants = wants[len(LISTINGS) + len(gets):]
+    get_wants = wants[len(LISTINGS):len(LISTINGS) + len(gets)]
     wants = wants[:len(LISTINGS)]
     bad = 0
     for (what, _, extra), want in zip(LISTINGS, wants):
@@ -219,6 +240,18 @@ def round_trip(xnft, path, name, counts, out):
         if got_all != normalise_expires(want):
             bad = 1
             out.append(f"FAIL {name}: {command} differs")
+            import difflib
+            for line in difflib.unified_diff(want.splitlines(), got_all.splitlines(), "nft", "xnft",
+                                             lineterm="", n=1):
+                out.append(line)
+    for (opts, command), want in zip(lists, list_wants):
+        got = subprocess.run([xnft] + opts + ["-f", path, "--list-offline=" + command],
+                             capture_output=True, text=True, cwd=os.path.dirname(path))
+        counts["listings"] += 1
+        got_all = normalise_expires(got.stdout + got.stderr + f"rc={got.returncode}\n")
+        if got_all != normalise_expires(want):
+            bad = 1
+            out.append(f"FAIL {name}: {' '.join(opts)} {command} differs")
             import difflib
             for line in difflib.unified_diff(want.splitlines(), got_all.splitlines(), "nft", "xnft",
                                              lineterm="", n=1):
