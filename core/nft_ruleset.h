@@ -278,6 +278,9 @@ public:
 
 	/* ---- reading (control) ---- */
 	uint32_t generation_id() const { return gen_id_; }
+	/* Whether the batch so far changes anything (a commit of one that
+	 * does not keeps the generation, as nf_tables_commit). */
+	bool batch_changes() const { return undo_count_ != 0; }
 	/* Changes with every request, commit and abort: a dump's saved object
 	 * pointer is good while this is what it was (nft_dump.h). */
 	uint64_t change_seq() const { return change_seq_; }

@@ -431,8 +431,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 2: {
 			Extack ack;
 			const uint32_t before = ruleset.generation_id();
+			const bool changes = ruleset.batch_changes();
 			const int err = ruleset.commit(&ack);
-			if (err ? ruleset.generation_id() != before : ruleset.generation_id() != before + 1)
+			const uint32_t want = err || !changes ? before : before + 1;
+			if (ruleset.generation_id() != want || ruleset.batch_changes())
 				abort();
 			break;
 		}
