@@ -317,18 +317,33 @@ static bool integer_value(const std::string &id, unsigned bits, uint64_t &v, std
 	return true;
 }
 
-// inet_protocol_type_parse: a number as strtoumax reads it, else a
-// protocol name (/etc/protocols). Returns its complaint, or "" with V.
-static std::string protocol_value(const std::string &id, uint64_t &v)
+// @id whole as strtoumax reads it (blanks first, a sign): Whole::Number
+// with @v, Whole::TooBig past @max, Whole::None for anything else.
+enum class Whole { Number, TooBig, None };
+static Whole whole_number(const std::string &id, uint64_t max, uint64_t &v)
 {
 	errno = 0;
 	char *end = nullptr;
 	const uintmax_t n = strtoumax(id.c_str(), &end, 0);
-	if (end != id.c_str() && *end == '\0') {
-		if (errno == ERANGE || n > 0xff)
-			return "Protocol out of range";
-		v = n;
+	if (end == id.c_str() || *end != '\0')
+		return Whole::None;
+	if (errno == ERANGE || n > max)
+		return Whole::TooBig;
+	v = n;
+	return Whole::Number;
+}
+
+// inet_protocol_type_parse: a number as strtoumax reads it, else a
+// protocol name (/etc/protocols). Returns its complaint, or "" with V.
+static std::string protocol_value(const std::string &id, uint64_t &v)
+{
+	switch (whole_number(id, 0xff, v)) {
+	case Whole::Number:
 		return "";
+	case Whole::TooBig:
+		return "Protocol out of range";
+	case Whole::None:
+		break;
 	}
 	if (lookup(proto_syms, id, v))
 		return "";
@@ -344,14 +359,13 @@ static std::string protocol_value(const std::string &id, uint64_t &v)
 // or "" with V the port.
 static std::string service_value(const std::string &id, uint64_t &v)
 {
-	errno = 0;
-	char *end = nullptr;
-	const uintmax_t n = strtoumax(id.c_str(), &end, 0);
-	if (end != id.c_str() && *end == '\0') {
-		if (errno == ERANGE || n > 0xffff)
-			return "Service out of range";
-		v = n;
+	switch (whole_number(id, 0xffff, v)) {
+	case Whole::Number:
 		return "";
+	case Whole::TooBig:
+		return "Service out of range";
+	case Whole::None:
+		break;
 	}
 	addrinfo *ai = nullptr;
 	const int err = getaddrinfo(nullptr, id.c_str(), nullptr, &ai);

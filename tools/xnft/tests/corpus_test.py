@@ -232,30 +232,24 @@ def round_trip(xnft, path, name, counts, out):
                     pass
             for line in difflib.unified_diff(wl, gl, "nft", "xnft", lineterm="", n=1):
                 out.append(line)
-    for command, want in zip(gets, get_wants):
-        got = subprocess.run([xnft, "-f", path, "--list-offline=" + command],
-                             capture_output=True, text=True, cwd=os.path.dirname(path))
-        counts["gets"] += 1
-        got_all = normalise_expires(got.stdout + got.stderr + f"rc={got.returncode}\n")
-        if got_all != normalise_expires(want):
-            bad = 1
-            out.append(f"FAIL {name}: {command} differs")
-            import difflib
-            for line in difflib.unified_diff(want.splitlines(), got_all.splitlines(), "nft", "xnft",
-                                             lineterm="", n=1):
-                out.append(line)
-    for (opts, command), want in zip(lists, list_wants):
+    def offline_answer_differs(opts, command, want):
+        """xnft's --list-offline=COMMAND answer (stdout, stderr, status) against nft's."""
         got = subprocess.run([xnft] + opts + ["-f", path, "--list-offline=" + command],
                              capture_output=True, text=True, cwd=os.path.dirname(path))
-        counts["listings"] += 1
         got_all = normalise_expires(got.stdout + got.stderr + f"rc={got.returncode}\n")
-        if got_all != normalise_expires(want):
-            bad = 1
-            out.append(f"FAIL {name}: {' '.join(opts)} {command} differs")
-            import difflib
-            for line in difflib.unified_diff(want.splitlines(), got_all.splitlines(), "nft", "xnft",
-                                             lineterm="", n=1):
-                out.append(line)
+        if got_all == normalise_expires(want):
+            return False
+        import difflib
+        out.append(f"FAIL {name}: {' '.join(opts + [command])} differs")
+        out.extend(difflib.unified_diff(want.splitlines(), got_all.splitlines(), "nft", "xnft",
+                                        lineterm="", n=1))
+        return True
+    for command, want in zip(gets, get_wants):
+        counts["gets"] += 1
+        bad |= offline_answer_differs([], command, want)
+    for (opts, command), want in zip(lists, list_wants):
+        counts["listings"] += 1
+        bad |= offline_answer_differs(opts, command, want)
     if not bad:
         counts["round_trip"] += 1
         out.append(f"ok   {name} ({len(LISTINGS)} listings" + (f", {len(gets)} gets" if gets else "") +
