@@ -891,8 +891,6 @@ static void xbr_gc_work(struct work_struct *work)
 	queue_delayed_work(system_long_wq, &br->gc_work, xbr_gc_delay(br));
 }
 
-/* One GC slice of the conntrack table per run, while conntrack is on; the
- * BRIDGE_SET handler starts it again when conntrack is turned on. */
 /* The FDB outgrew its table (softirq, FDB lock held): resize it now rather
  * than at the next ageing run. */
 static void xbr_fdb_grow(void *ctx)
@@ -902,6 +900,8 @@ static void xbr_fdb_grow(void *ctx)
 	mod_delayed_work(system_long_wq, &br->gc_work, 0);
 }
 
+/* One GC slice of the conntrack table per run, while conntrack is on; the
+ * BRIDGE_SET handler starts it again when conntrack is turned on. */
 static void xbr_ct_gc_work(struct work_struct *work)
 {
 	struct xbr *br = container_of(work, struct xbr, ct_gc_work.work);
@@ -945,10 +945,18 @@ static void xbr_dev_uninit(struct net_device *dev)
 	struct xbr *br = netdev_priv(dev);
 	struct xbr_port *p, *n;
 
+	/*
+	 * Conntrack's GC first: removing the ports moves the bridge's flow
+	 * generation, and a GC slice between the removals would tear the
+	 * offloaded flows down as stale; the bridge going away tears them
+	 * down as a flush (FlowTable::fini). Only RTNL holders queue it.
+	 * The FDB's work goes after the ports: a frame may queue it until
+	 * the last port is gone (xbr_fdb_grow).
+	 */
+	cancel_delayed_work_sync(&br->ct_gc_work);
 	list_for_each_entry_safe(p, n, &br->ports, list)
 		xbr_port_remove(p);
 	cancel_delayed_work_sync(&br->gc_work);
-	cancel_delayed_work_sync(&br->ct_gc_work);
 	if (br->core)
 		xbg_bridge_destroy(br->core);
 	br->core = NULL;
