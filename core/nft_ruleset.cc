@@ -37,6 +37,8 @@ struct UndoRecord {
 	void *next;		/* Del*: the sibling it was before (nullptr: last) */
 	uint32_t old_u32;	/* UpdTable: flags; UpdChain: policy; *Elem: index;
 				 * AddRule: its notification's NLM_F_* flags */
+	bool report = false;	/* its request had NLM_F_ECHO (set by log()) */
+	uint16_t nlflags = 0;	/* its request's NLM_F_* (set by log()) */
 };
 
 namespace {
@@ -349,7 +351,9 @@ int Ruleset::log(const UndoRecord &rec, Extack *ack)
 		undo_ = n;
 		undo_cap_ = cap;
 	}
-	undo_[undo_count_++] = rec;
+	undo_[undo_count_] = rec;
+	undo_[undo_count_].nlflags = req_flags_;
+	undo_[undo_count_++].report = echo_;
 	return 0;
 }
 
@@ -479,6 +483,12 @@ int Ruleset::apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8
 	if (err)
 		return err;
 	change_seq_++;
+	req_flags_ = nlflags;
+	echo_ = nlflags & kNlmFEcho;
+	if (!batch_open_) {
+		batch_open_ = true;
+		first_echo_ = echo_;
+	}
 
 	const uint32_t mark = undo_count_;
 	switch (type) {
@@ -518,6 +528,7 @@ void Ruleset::abort()
 {
 	change_seq_++;
 	validate_each_ = false;
+	batch_open_ = false;
 	while (undo_count_)
 		undo_one(undo_[--undo_count_]);
 }
@@ -640,18 +651,26 @@ void Ruleset::notify(const CommitSink &events) const
 {
 	for (uint32_t i = 0; i < undo_count_; i++) {
 		const UndoRecord &rec = undo_[i];
-		CommitEvent ev{0, rec.obj, 0, nullptr, 0};
+		/* nf_tables' notifications carry the request's CREATE and EXCL */
+		const uint16_t create_excl = rec.nlflags & (kNlmFCreate | kNlmFExcl);
+		CommitEvent ev{0, rec.obj, 0, nullptr, create_excl, rec.report};
 		if (rec.kind == UndoKind::DelSet &&
 		    (static_cast<const SetObj *>(rec.obj)->flags & kSetFAnonymous))
 			continue;
 		if (rec.kind == UndoKind::DelRule) {
 			const auto *r = static_cast<const RuleObj *>(rec.obj);
-			events.fn(events.ctx, *this, CommitEvent{kMsgDelRule, r, 0, nullptr, 0});
+			/* nf_tables_rule_notify: APPEND for a replace's old rule */
+			ev.type = kMsgDelRule;
+			if (rec.nlflags & (kNlmFAppend | kNlmFReplace))
+				ev.flags |= kNlmFAppend;
+			events.fn(events.ctx, *this, ev);
 			for (uint32_t k = 0; k < r->code.count; k++) {
 				const SetObj *s = bound_set(r->code.insn[k]);
 				if (s && (s->flags & kSetFAnonymous) &&
 				    !s->link.is_linked())
-					events.fn(events.ctx, *this, CommitEvent{kMsgDelSet, s, 0, nullptr, 0});
+					events.fn(events.ctx, *this,
+						  CommitEvent{kMsgDelSet, s, 0, nullptr,
+							      create_excl, rec.report});
 			}
 			continue;
 		}
@@ -683,13 +702,14 @@ void Ruleset::notify(const CommitSink &events) const
 		}
 		events.fn(events.ctx, *this, ev);
 	}
-	events.fn(events.ctx, *this, CommitEvent{kMsgNewGen, nullptr, 0, nullptr, 0});
+	events.fn(events.ctx, *this, CommitEvent{kMsgNewGen, nullptr, 0, nullptr, 0, first_echo_});
 }
 
 int Ruleset::commit(Extack *ack, const CommitSink *events)
 {
 	change_seq_++;
 	validate_each_ = false;
+	batch_open_ = false;
 	/* nf_tables_commit: a batch that changed nothing publishes nothing,
 	 * notifies nothing and keeps the generation */
 	if (undo_count_ == 0)

@@ -222,8 +222,13 @@ struct CommitEvent {
 	uint32_t elem;		/* *SETELEM: the element's index in the set */
 	const DynElemCopy *dyn;	/* DELSETELEM of an element frames added
 				 * (then elem is unused) */
-	uint16_t flags;		/* the message's NLM_F_* (NEWRULE: APPEND
-				 * unless the rule was inserted) */
+	uint16_t flags;		/* the notification's NLM_F_*: the request's
+				 * CREATE and EXCL (nft monitor: "create");
+				 * NEWRULE: APPEND unless the rule was inserted */
+	bool report;		/* the request that made it asked for its echo
+				 * (NLM_F_ECHO: nf_tables' ctx->report, the
+				 * requester gets it too); NEWGEN: the batch's
+				 * first request did (nlmsg_report of the batch) */
 };
 
 /* Called by commit() after the new generation is published (so never for
@@ -351,6 +356,10 @@ private:
 	uint32_t undo_count_ = 0;
 	uint32_t undo_cap_ = 0;
 	bool validate_each_ = false;	/* validate_each_request() */
+	bool batch_open_ = false;	/* a request applied since commit/abort */
+	uint16_t req_flags_ = 0;	/* the NLM_F_* of the request being applied */
+	bool echo_ = false;		/* the request being applied has NLM_F_ECHO */
+	bool first_echo_ = false;	/* the batch's first request had it */
 };
 
 } // namespace xb::nft

@@ -213,6 +213,7 @@ constexpr uint16_t kNlmFExcl = 0x200;
 constexpr uint16_t kNlmFCreate = 0x400;
 constexpr uint16_t kNlmFAppend = 0x800;
 constexpr uint16_t kNlmFNonrec = 0x100;	/* on delete requests */
+constexpr uint16_t kNlmFEcho = 0x8;	/* the requester gets the notifications */
 
 constexpr unsigned kNameMax = 256;	/* NFT_NAME_MAXLEN, with the NUL */
 constexpr unsigned kIfnameSize = 16;	/* IFNAMSIZ */

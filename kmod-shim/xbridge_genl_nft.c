@@ -22,7 +22,9 @@
  * Events: after a batch is committed (never when it fails or aborts), and
  * only when the `nft` group has listeners, each object of the batch goes
  * to the group as nf_tables_commit notifies it, then NEWGEN with the
- * committer's pid and comm: NFT_GET messages shaped as the dump's. They
+ * committer's pid and comm: NFT_GET messages shaped as the dump's. The
+ * events of a request with NLM_F_ECHO also go to the requester (nft
+ * --echo), with its sequence number, before the batch's ack. They
  * are sent from the committing process (RTNL held, GFP_KERNEL). One that
  * does not fit even a 64 KiB message (a huge rule) is dropped and counted
  * (reported at module unload), as one whose allocation fails.
@@ -107,8 +109,23 @@ long xbr_nl_nft_events_dropped(void)
 	return atomic_long_read(&xbr_nft_events_dropped);
 }
 
-/* One event in an skb of @size bytes: 0, -EMSGSIZE (too small), -ENOMEM. */
-static int xbr_nft_event_try(struct net *net, const struct xbg_nft_event *ev, size_t size)
+/*
+ * Where a commit's events go: the `nft` group when it has listeners, and
+ * the requester for the events of a request with NLM_F_ECHO (nft --echo),
+ * as nfnetlink_send() reports them to ctx->portid with its sequence.
+ */
+struct xbr_nft_notify {
+	struct net *net;
+	bool listeners;
+	u32 portid, seq;	/* the requester's, for echoed events */
+};
+
+/*
+ * One event in an skb of @size bytes, multicast to the group (@to_group)
+ * or unicast to the requester: 0, -EMSGSIZE (too small), -ENOMEM.
+ */
+static int xbr_nft_event_try(const struct xbr_nft_notify *nn,
+			     const struct xbg_nft_event *ev, size_t size, bool to_group)
 {
 	struct nlattr *nest, *data;
 	struct sk_buff *skb;
@@ -120,7 +137,8 @@ static int xbr_nft_event_try(struct net *net, const struct xbg_nft_event *ev, si
 	skb = genlmsg_new(size, GFP_KERNEL);
 	if (!skb)
 		return -ENOMEM;
-	hdr = genlmsg_put(skb, 0, 0, &xbr_nl_family, 0, XBRIDGE_CMD_NFT_GET);
+	hdr = genlmsg_put(skb, to_group ? 0 : nn->portid, to_group ? 0 : nn->seq,
+			  &xbr_nl_family, 0, XBRIDGE_CMD_NFT_GET);
 	if (!hdr)
 		goto too_big;
 	nest = nla_nest_start(skb, XBRIDGE_A_NFT_MSG);
@@ -142,23 +160,37 @@ static int xbr_nft_event_try(struct net *net, const struct xbg_nft_event *ev, si
 	skb_trim(skb, (unsigned char *)data + nla_total_size(len) - skb->data);
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
-	genlmsg_multicast_netns(&xbr_nl_family, net, skb, 0, XBRIDGE_NLGRP_NFT, GFP_KERNEL);
+	if (to_group)
+		genlmsg_multicast_netns(&xbr_nl_family, nn->net, skb, 0, XBRIDGE_NLGRP_NFT,
+					GFP_KERNEL);
+	else	/* a full receive buffer drops it; the requester sees ENOBUFS */
+		genlmsg_unicast(nn->net, skb, nn->portid);
 	return 0;
 too_big:
 	nlmsg_free(skb);
 	return -EMSGSIZE;
 }
 
-static void xbr_nft_event(void *ctx, const struct xbg_nft_event *ev)
+static void xbr_nft_event_send(const struct xbr_nft_notify *nn,
+			       const struct xbg_nft_event *ev, bool to_group)
 {
-	struct net *net = ctx;
 	int err;
 
-	err = xbr_nft_event_try(net, ev, NLMSG_GOODSIZE);
+	err = xbr_nft_event_try(nn, ev, NLMSG_GOODSIZE, to_group);
 	if (err == -EMSGSIZE)	/* a big rule or set: the largest message */
-		err = xbr_nft_event_try(net, ev, 0xffff - NLMSG_HDRLEN);
+		err = xbr_nft_event_try(nn, ev, 0xffff - NLMSG_HDRLEN, to_group);
 	if (err)
 		atomic_long_inc(&xbr_nft_events_dropped);
+}
+
+static void xbr_nft_event(void *ctx, const struct xbg_nft_event *ev)
+{
+	const struct xbr_nft_notify *nn = ctx;
+
+	if (nn->listeners)
+		xbr_nft_event_send(nn, ev, true);
+	if (xbg_nft_event_report(ev))
+		xbr_nft_event_send(nn, ev, false);
 }
 
 /* ---- NFT_BATCH ------------------------------------------------------------ */
@@ -286,6 +318,7 @@ int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct xbg_nft *rs = xbr_nft_ruleset(genl_info_net(info));
 	struct xbr_nft_refusals refused = {};
+	struct xbr_nft_notify notify;
 	const struct nlattr *first_bad = NULL;
 	const char *msg = NULL, *first_msg = NULL;
 	int err, first_err = 0;
@@ -326,12 +359,13 @@ int xbr_nl_nft_batch_doit(struct sk_buff *skb, struct genl_info *info)
 		return xbr_nl_set_missing(info->extack, NULL, XBRIDGE_A_NFT_MSG, "an empty batch");
 	if (info->attrs[XBRIDGE_A_NFT_CHECK])
 		return xbr_nl_core_err(info->extack, xbg_nft_check(rs, &msg), msg);
-	/* Events only when someone listens: a commit without a monitor
-	 * builds no message. */
-	err = xbg_nft_commit(rs,
-			     genl_has_listeners(&xbr_nl_family, genl_info_net(info),
-						XBRIDGE_NLGRP_NFT) ? xbr_nft_event : NULL,
-			     genl_info_net(info), &msg);
+	/* Messages only for listeners and echoes: a commit without a
+	 * monitor or nft --echo builds none. */
+	notify.net = genl_info_net(info);
+	notify.listeners = genl_has_listeners(&xbr_nl_family, notify.net, XBRIDGE_NLGRP_NFT);
+	notify.portid = info->snd_portid;
+	notify.seq = info->snd_seq;
+	err = xbg_nft_commit(rs, xbr_nft_event, &notify, &msg);
 	if (!err) {
 		struct net_device *dev;
 

@@ -129,6 +129,11 @@ uint16_t xbg_nft_event_flags(const struct xbg_nft_event *ev)
 	return ev->ev->flags;
 }
 
+bool xbg_nft_event_report(const struct xbg_nft_event *ev)
+{
+	return ev->ev->report;
+}
+
 long xbg_nft_event_fill(const struct xbg_nft_event *ev, uint32_t pid, const char *comm,
 			void *buf, size_t cap)
 {

@@ -33,13 +33,6 @@ void xbg_nft_destroy(struct xbg_nft *rs);
  */
 int xbg_nft_apply(struct xbg_nft *rs, uint16_t type, uint16_t nlflags, uint32_t family,
 		  const void *attrs, size_t len, const char **msg, const void **bad_attr);
-/*
- * Commit the batch. With @events, once the new generation is published
- * (never for a failed or aborted batch), @events(@ctx, ev) is called for
- * each object of the batch in order and last for the new generation, as
- * nf_tables_commit notifies them (core/nft_ruleset.h CommitEvent); inside
- * the call xbg_nft_event_fill() writes the event's message.
- */
 /* nft --check: validate the batch as a commit would, then abort it. */
 int xbg_nft_check(struct xbg_nft *rs, const char **msg);
 /* The batch's validation alone (core Ruleset::validate). */
@@ -47,6 +40,13 @@ int xbg_nft_validate(struct xbg_nft *rs, const char **msg);
 /* nf_tables' replay after a failed validation: each NEWRULE/NEWSETELEM
  * applied from now on validates its table (core validate_each_request). */
 void xbg_nft_validate_each_request(struct xbg_nft *rs);
+/*
+ * Commit the batch. With @events, once the new generation is published
+ * (never for a failed or aborted batch), @events(@ctx, ev) is called for
+ * each object of the batch in order and last for the new generation, as
+ * nf_tables_commit notifies them (core/nft_ruleset.h CommitEvent); inside
+ * the call xbg_nft_event_fill() writes the event's message.
+ */
 struct xbg_nft_event;
 typedef void (*xbg_nft_event_fn)(void *ctx, const struct xbg_nft_event *ev);
 int xbg_nft_commit(struct xbg_nft *rs, xbg_nft_event_fn events, void *ctx, const char **msg);
@@ -54,6 +54,9 @@ int xbg_nft_commit(struct xbg_nft *rs, xbg_nft_event_fn events, void *ctx, const
 uint16_t xbg_nft_event_type(const struct xbg_nft_event *ev);
 /* The event message's NLM_F_* flags (a rule's: APPEND unless inserted). */
 uint16_t xbg_nft_event_flags(const struct xbg_nft_event *ev);
+/* Whether the requester asked for the event too (NLM_F_ECHO: nft --echo);
+ * NEWGEN: the batch's first request did. */
+bool xbg_nft_event_report(const struct xbg_nft_event *ev);
 /*
  * Write the event's NFTA_* attributes into @buf (@cap bytes); NEWGEN also
  * carries @pid and @comm (the committer). Returns the length, or -EMSGSIZE

@@ -120,7 +120,7 @@ enum xbridge_nft_error_attr {
 enum xbridge_nft_attr {
 	XBRIDGE_NFT_UNSPEC,
 	XBRIDGE_NFT_TYPE = 1,	/* u16; NFT_MSG_* (NEWTABLE ... DELFLOWTABLE; GET* in a dump request). */
-	XBRIDGE_NFT_FLAGS = 2,	/* u16; NLM_F_CREATE, NLM_F_EXCL, NLM_F_APPEND, NLM_F_REPLACE, NLM_F_NONREC. In an event, the flags nf_tables gives its notification (a new rule's: NLM_F_APPEND unless it was inserted). */
+	XBRIDGE_NFT_FLAGS = 2,	/* u16; NLM_F_CREATE, NLM_F_EXCL, NLM_F_APPEND, NLM_F_REPLACE, NLM_F_NONREC; NLM_F_ECHO: the notifications of what the message changed are also sent to the requester, with the request's sequence number (nft --echo); the first message's also has NEWGEN sent. In an event, the flags nf_tables gives its notification (a new rule's: NLM_F_APPEND unless it was inserted). */
 	XBRIDGE_NFT_FAMILY = 3,	/* u8; The nfgen family (NFPROTO_BRIDGE; 0 in a flush of every table). */
 	XBRIDGE_NFT_ATTRS = 4,	/* binary; The message's NFTA_* attributes. */
 

@@ -8,6 +8,7 @@
 #include <linux/netlink.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -285,7 +286,7 @@ void Family::listen(const EventFn &fn, const volatile int &stop)
 	}
 }
 
-void Family::batch(const std::vector<WireMsg> &msgs, bool check)
+void Family::batch(const std::vector<WireMsg> &msgs, bool check, const EventFn *echo)
 {
 	size_t total = 0;
 	for (const WireMsg &m : msgs)
@@ -302,7 +303,20 @@ void Family::batch(const std::vector<WireMsg> &msgs, bool check)
 		std::string msg;
 	};
 	std::vector<Listed> listed;
+	if (echo) {
+		// The echoed notifications arrive before the ack: room for
+		// all of them (nft sizes its buffer for --echo the same way).
+		int size = static_cast<int>(std::min<size_t>(total * 4 + (1 << 20), 1u << 30));
+		setsockopt(mnl_socket_get_fd(sock_), SOL_SOCKET, SO_RCVBUFFORCE, &size,
+			   sizeof(size));
+	}
 	const MsgFn collect = [&](const nlmsghdr *h) {
+		const auto *g = static_cast<const genlmsghdr *>(mnl_nlmsg_get_payload(h));
+		if (g->cmd == XBRIDGE_CMD_NFT_GET) {
+			if (echo)
+				deliver(h, *echo);
+			return;
+		}
 		each_attr(h, sizeof(genlmsghdr), [&](const nlattr *a) {
 			if (mnl_attr_get_type(a) != XBRIDGE_A_NFT_ERROR)
 				return;

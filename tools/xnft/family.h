@@ -39,9 +39,16 @@ public:
 	Family &operator=(const Family &) = delete;
 	~Family();
 
+	// The notifications of a commit (NFT_MSG_* @type, their NLM_F_*
+	// @flags, nfgen @family, NFTA_* @attrs).
+	using EventFn = std::function<void(uint16_t type, uint16_t flags, uint32_t family,
+					   const uint8_t *attrs, size_t len)>;
 	// Apply @msgs as one batch (all or nothing); with @check only validate
-	// it, as a commit would, and change nothing (nft --check).
-	void batch(const std::vector<WireMsg> &msgs, bool check = false);
+	// it, as a commit would, and change nothing (nft --check). With @echo,
+	// the notifications the module sends back for the messages that have
+	// NLM_F_ECHO (nft --echo) go to it, in order, before this returns.
+	void batch(const std::vector<WireMsg> &msgs, bool check = false,
+		   const EventFn *echo = nullptr);
 	// Dump the objects of @get_type (NFT_MSG_GET*), of @table if not empty.
 	using ObjFn = std::function<void(uint16_t type, uint32_t family, const uint8_t *attrs,
 					 size_t len)>;
@@ -56,8 +63,6 @@ public:
 	// NLM_F_* flags, as nf_tables sets them on a notification) until @stop
 	// is set (a signal interrupts the wait) or the socket fails (throws;
 	// ENOBUFS: notifications were lost).
-	using EventFn = std::function<void(uint16_t type, uint16_t flags, uint32_t family,
-					   const uint8_t *attrs, size_t len)>;
 	void listen(const EventFn &fn, const volatile int &stop);
 
 private:

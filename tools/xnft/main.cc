@@ -51,6 +51,7 @@ static const char usage_text[] =
 	"  -D, --define <name=value>       Define variable, e.g. --define foo=1.2.3.4\n"
 	"  -I, --includepath <directory>   Add <directory> to the paths searched for include files.\n"
 	"  -c, --check                     Check commands validity without actually applying the changes.\n"
+	"  -e, --echo                      Echo what has been added, inserted or replaced.\n"
 	"\n"
 	"Options (ruleset list formatting):\n"
 	"  -a, --handle                    Output rule handle.\n"
@@ -94,7 +95,7 @@ struct Options {
 	std::string offline_list;  // --list-offline=COMMAND
 	bool check = false, debug_netlink = false, handle = false, json = false;
 	bool numeric = false, stateless = false, list_offline = false;
-	bool terse = false, numeric_prio = false;
+	bool terse = false, numeric_prio = false, echo = false;
 	std::vector<std::string> include_dirs;
 	std::vector<std::string> defines;
 	std::vector<std::string> words;
@@ -134,6 +135,48 @@ static bool needs_cache(const std::vector<Command> &cmds)
 			names_objects = true;
 	}
 	return names_objects;
+}
+
+// nft --echo: the requests that add (add, create, insert, replace: every
+// NEW* message, the anonymous sets of their rules too) ask nf_tables for
+// their notifications (NLM_F_ECHO); deletes and flushes do not.
+static void mark_echo(std::vector<WireMsg> &wire)
+{
+	for (WireMsg &m : wire)
+		switch (m.type) {
+		case NFT_MSG_NEWTABLE:
+		case NFT_MSG_NEWCHAIN:
+		case NFT_MSG_NEWRULE:
+		case NFT_MSG_NEWSET:
+		case NFT_MSG_NEWSETELEM:
+		case NFT_MSG_NEWFLOWTABLE:
+		case NFT_MSG_NEWOBJ:
+			m.flags |= NLM_F_ECHO;
+			break;
+		}
+}
+
+// What --echo prints: the monitor's lines, or with -j one document of
+// their objects ({"nftables": [{"add": ...}, ...]}, no generation), as
+// nft's json_print_echo; nothing when nothing came back.
+static std::string echo_output(const std::string &lines, bool json)
+{
+	if (!json || lines.empty())
+		return lines;
+	std::string out = "{\"nftables\": [";
+	size_t start = 0;
+	bool first = true;
+	while (start < lines.size()) {
+		size_t end = lines.find('\n', start);
+		if (end == std::string::npos)
+			end = lines.size();
+		if (end > start) {
+			out += (first ? "" : ", ") + lines.substr(start, end - start);
+			first = false;
+		}
+		start = end + 1;
+	}
+	return out + "]}\n";
 }
 
 // `xnft monitor ...`: the family's commit notifications, printed as nft
@@ -364,9 +407,7 @@ static bool parse_options(int argc, char **argv, Options &o)
 		case 'o':
 			fprintf(stderr, "xnft: -o (--optimize) is not supported\n");
 			exit(1);
-		case 'e':
-			fprintf(stderr, "xnft: -e (--echo) is not supported\n");
-			exit(1);
+		case 'e': o.echo = true; break;
 		case OPT_LIST_OFFLINE:
 			o.list_offline = true;
 			if (optarg)
@@ -619,11 +660,27 @@ int main(int argc, char **argv)
 		return 0;
 	try {
 		if (!batch.items().empty()) {
-			const std::vector<WireMsg> wire = encode_batch(batch);
+			std::vector<WireMsg> wire = encode_batch(batch);
+			// --echo: what each add, create, insert and replace
+			// changed comes back, printed as the monitor prints it
+			std::unique_ptr<Monitor> echo;
+			std::string echoed;
+			const Family::EventFn print_echo = [&](uint16_t type, uint16_t flags,
+							       uint32_t family, const uint8_t *attrs,
+							       size_t len) {
+				echoed += echo->event(type, family, attrs, len, flags);
+			};
+			if (o.echo && !o.check) {
+				mark_echo(wire);
+				echo = std::make_unique<Monitor>(MonitorWhat{}, po);
+				load_kernel(*fam, echo->model());
+			}
 			try {
-				fam->batch(wire, o.check);
+				fam->batch(wire, o.check, echo ? &print_echo : nullptr);
 				if (o.check)
 					return 0;
+				if (echo)
+					fputs(echo_output(echoed + echo->flush(), o.json).c_str(), stdout);
 			} catch (const KernelError &e) {
 				if (e.refusals.empty())
 					throw;

@@ -125,7 +125,7 @@ ModelTable *Monitor::table(uint32_t family, const std::string &name)
 
 std::string Monitor::line(bool add, const std::string &text, Json json, bool insert)
 {
-	const char *verb = insert ? "insert" : add ? "add" : "delete";
+	const char *verb = insert ? "insert" : !add ? "delete" : create_ ? "create" : "add";
 	if (o_.json)
 		return Json::wrap(verb, std::move(json)).dump() + "\n";
 	return verb + (" " + text) + "\n";
@@ -137,6 +137,9 @@ std::string Monitor::event(uint16_t type, uint32_t family, const uint8_t *attrs,
 	std::string out;
 	if (held_ && type != NFT_MSG_NEWSETELEM && type != NFT_MSG_DELSETELEM)
 		out = flush();
+	// nf_tables gives a notification its request's NLM_F_EXCL: nft
+	// prints an object added by `create` as "create"
+	create_ = type != NFT_MSG_NEWRULE && (flags & NLM_F_EXCL);
 	switch (type) {
 	case NFT_MSG_NEWTABLE:
 	case NFT_MSG_DELTABLE:
@@ -306,6 +309,7 @@ std::string Monitor::elem_event(bool add, uint32_t family, const uint8_t *attrs,
 		if (!held_) {
 			held_ = set_header_copy(s, family);
 			held_add_ = add;
+			held_create_ = create_;
 			held_family_ = family;
 			held_table_ = t->name;
 		}
@@ -324,6 +328,8 @@ std::string Monitor::flush()
 		return "";
 	nftnl_set *s = held_;
 	held_ = nullptr;
+	const bool create_now = create_;
+	create_ = held_create_;
 	const uint32_t flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
 	bool verdict = false;
 	KeyPart data{};
@@ -364,6 +370,7 @@ std::string Monitor::flush()
 			    Json::wrap("element", std::move(j)));
 	}
 	nftnl_set_free(s);
+	create_ = create_now;
 	return out;
 }
 

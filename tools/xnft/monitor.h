@@ -58,7 +58,8 @@ public:
 	// interval set are held until the next notification of another kind,
 	// so that a range's two ends print as one element, as nft prints them.
 	// @flags: the notification's NLM_F_* (a new rule without NLM_F_APPEND
-	// was inserted: "insert rule").
+	// was inserted: "insert rule"; another new object with NLM_F_EXCL was
+	// created: "create chain").
 	std::string event(uint16_t type, uint32_t family, const uint8_t *attrs, size_t len,
 			  uint16_t flags = NLM_F_APPEND);
 	// What is still held (call before exiting).
@@ -83,6 +84,9 @@ private:
 	// Held elements of one interval set: add or delete, its table, set.
 	nftnl_set *held_ = nullptr;
 	bool held_add_ = false;
+	bool held_create_ = false;
+	// The event being printed came from a `create` (NLM_F_EXCL).
+	bool create_ = false;
 	uint32_t held_family_ = 0;
 	std::string held_table_;
 };
