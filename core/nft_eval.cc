@@ -898,6 +898,13 @@ xb_noinline int32_t eval_other(const Insn &in, Pkt &p, uint32_t *regs)
 	case Op::Exthdr:
 		ok = eval_exthdr(in, p, dst);
 		break;
+	case Op::TcpOptWrite: {
+		const TcpOptResult r = eval_tcpopt_write(in, p, src);
+		if (xb_unlikely(r == TcpOptResult::Drop))
+			return kNfDrop;
+		ok = r == TcpOptResult::Done;
+		break;
+	}
 	case Op::Numgen:
 		*dst = eval_numgen(in);
 		break;
@@ -942,6 +949,9 @@ bool rule_reads_unwritten(const Insn *insn, uint32_t count)
 		case Op::CtSet:
 		case Op::PayloadWrite:
 			reads = true;
+			break;
+		case Op::TcpOptWrite:
+			reads = in.sub == kTcpOptSet;
 			break;
 		case Op::Bitwise:
 		case Op::Shift:

@@ -887,9 +887,55 @@ int parse_hash(const Attr *tb, Insn &in, Extack *ack)
 }
 
 /*
+ * nft_exthdr_tcp_set_init and nft_exthdr_tcp_strip_init: `tcp option
+ * maxseg size set 1360` writes 2 or 4 bytes of an option from a register
+ * (at offset 2 or more: past its kind and length); `reset tcp option
+ * sack-perm` (no register at all) overwrites the whole option with NOPs.
+ */
+int parse_tcpopt_write(const Attr *tb, Insn &in, Extack *ack)
+{
+	if (!tb[kExthdrSreg].present()) {
+		if (tb[kExthdrDreg].present() || tb[kExthdrFlags].present() ||
+		    tb[kExthdrOffset].present() || tb[kExthdrLen].present() ||
+		    !tb[kExthdrType].present())
+			return invalid(ack, "a TCP option reset takes the option's type alone");
+		if (tb[kExthdrType].len < 1)
+			return fail(ack, kERANGE, "exthdr type is an 8-bit value");
+		in.op = Op::TcpOptWrite;
+		in.sub = kTcpOptStrip;
+		in.data[0] = tb[kExthdrType].data[0];
+		return 0;
+	}
+	if (!tb[kExthdrType].present() || !tb[kExthdrOffset].present() ||
+	    !tb[kExthdrLen].present())
+		return invalid(ack, "a TCP option write needs a register, a type, an offset and a length");
+	if (tb[kExthdrDreg].present() || tb[kExthdrFlags].present())
+		return invalid(ack, "a TCP option write takes no destination or flags");
+	uint32_t offset, len;
+	int err = u32_check(tb[kExthdrOffset], 255, offset, ack);
+	if (!err)
+		err = u32_check(tb[kExthdrLen], 255, len, ack);
+	if (err)
+		return err;
+	if (offset < 2)
+		return fail(ack, kEOPNOTSUPP, "a TCP option write starts past the kind and length");
+	if (len != 2 && len != 4)
+		return fail(ack, kEOPNOTSUPP, "a TCP option write is 2 or 4 bytes");
+	if (tb[kExthdrType].len < 1)
+		return fail(ack, kERANGE, "exthdr type is an 8-bit value");
+	in.op = Op::TcpOptWrite;
+	in.sub = kTcpOptSet;
+	in.data[0] = tb[kExthdrType].data[0];
+	in.offset = offset;
+	in.len = uint8_t(len);
+	return load_reg(tb[kExthdrSreg], len, in.sreg, ack);
+}
+
+/*
  * nft_exthdr_select_ops and nft_exthdr_init, read side: a TCP option or an
  * IPv6 extension header (no op: IPv6), @len bytes at @offset into it or,
- * with the present flag, whether it is there. Writing options and IPv4
+ * with the present flag, whether it is there; a TCP option with no
+ * destination is a write (above). IPv4 options, SCTP chunks and DCCP
  * options are not supported by xbridge.
  */
 int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
@@ -900,8 +946,8 @@ int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
 			return fail(ack, kEOPNOTSUPP, "exthdr takes a source or a destination");
 		if (!attr_be32(tb[kExthdrOp], op))
 			return fail(ack, kERANGE, "exthdr op is a 32-bit value");
-		if (op == kExthdrOpTcpopt && tb[kExthdrSreg].present())
-			return fail(ack, kEOPNOTSUPP, "setting TCP options is not supported by xbridge");
+		if (op == kExthdrOpTcpopt && !tb[kExthdrDreg].present())
+			return parse_tcpopt_write(tb, in, ack);
 		if (op == kExthdrOpIpv4)
 			return fail(ack, kEOPNOTSUPP, "IPv4 options are not supported by xbridge");
 		if ((op != kExthdrOpTcpopt && op != kExthdrOpIpv6) || !tb[kExthdrDreg].present())
@@ -987,8 +1033,12 @@ int parse_one(const Attr &elem, Resolver &res, Insn &in, ParsedRule &out, Extack
 		return parse_quota(tb, in, out, ack);
 	if (attr_equals(name, "connlimit"))
 		return parse_connlimit(tb, in, out, ack);
-	if (attr_equals(name, "exthdr"))
-		return parse_exthdr(tb, in, ack);
+	if (attr_equals(name, "exthdr")) {
+		const int err = parse_exthdr(tb, in, ack);
+		if (!err && in.op == Op::TcpOptWrite)
+			out.has_payload_write = true;
+		return err;
+	}
 	if (attr_equals(name, "numgen"))
 		return parse_numgen(tb, in, out, ack);
 	if (attr_equals(name, "hash"))

@@ -68,6 +68,9 @@ enum class Op : uint8_t {
 			 * type), below a modulus, plus an offset -> dreg */
 	Exthdr,		/* a TCP option or IPv6 extension header (sub: op;
 			 * data[0]: its type), its bytes or presence -> dreg */
+	TcpOptWrite,	/* a TCP option's bytes at offset := sreg, or the
+			 * option reset to NOPs (sub: kTcpOptSet or
+			 * kTcpOptStrip; data[0]: its kind) */
 	Reject,		/* reject: a reply to the sender (sub: type; data[0],
 			 * data[1]: the ICMP and ICMPv6 codes), then drop */
 	Dynset,		/* add/update/delete @set: a frame writes a set (ref:

@@ -293,6 +293,87 @@ bool eval_payload_write(const Insn &in, Pkt &p, const uint32_t *src)
 	return true;
 }
 
+namespace {
+
+constexpr uint8_t kTcpOptNop = 1;
+constexpr uint8_t kTcpOptMss = 2;
+constexpr uint32_t kTcpHeaderMax = 60;	/* sizeof(tcphdr) + MAX_TCP_OPTION_SPACE */
+
+/*
+ * inet_proto_csum_replace2/4 without a pseudo-header: the TCP checksum
+ * with the words @from replaced by @to (each counted as whole 16-bit
+ * words, wherever the option put them, as the kernel counts them), left
+ * alone when the device finishes it.
+ */
+void tcp_csum_replace(Pkt &p, uint32_t from, uint32_t to)
+{
+	if (p.csum_partial)
+		return;
+	const uint32_t pos = p.thoff + 16;
+	uint8_t field[2];
+	store16(field, csum_fold(csum_add(csum_sub(~uint32_t(load16(p.wframe + pos)), from), to)));
+	put(p, pos, field, 2);
+}
+
+} // namespace
+
+TcpOptResult eval_tcpopt_write(const Insn &in, Pkt &p, const uint32_t *src)
+{
+	/* nft_tcp_header_pointer: a whole TCP header of a first fragment */
+	if (!p.tprot_set || p.l4proto != kIpProtoTcp || p.fragoff ||
+	    uint64_t(p.thoff) + 20 > p.len)
+		return TcpOptResult::Break;
+	const uint32_t hdrlen = (p.frame[p.thoff + 12] >> 4) * 4u;
+	if (hdrlen < 20 || hdrlen > kTcpHeaderMax || uint64_t(p.thoff) + hdrlen > p.len)
+		return TcpOptResult::Break;
+	const bool strip = in.sub == kTcpOptStrip;
+	if (!p.wframe)	/* skb_ensure_writable failed */
+		return strip ? TcpOptResult::Drop : TcpOptResult::Break;
+	/* the records a copy may need: the option's bytes, the checksum */
+	if (!room_for(p, (kTcpHeaderMax - 20 + kCopyWriteMax - 1) / kCopyWriteMax + 1))
+		return TcpOptResult::Break;
+
+	uint8_t *tcp = p.wframe + p.thoff;
+	uint32_t optlen;
+	for (uint32_t i = 20; i < hdrlen - 1; i += optlen) {
+		optlen = tcp[i] <= kTcpOptNop || tcp[i + 1] == 0 ? 1 : tcp[i + 1];
+		if (tcp[i] != in.data[0])
+			continue;
+		if (strip) {
+			/* can't remove it: Linux drops the frame */
+			if (i + optlen > hdrlen)
+				return TcpOptResult::Drop;
+			uint8_t nops[kTcpHeaderMax];
+			uint32_t from = 0, to = 0;
+			for (uint32_t j = 0; j < optlen; j++) {
+				const bool high = (i + j) % 2 == 0;
+				from = csum_add(from, high ? uint32_t(tcp[i + j]) << 8 : tcp[i + j]);
+				to = csum_add(to, high ? uint32_t(kTcpOptNop) << 8 : kTcpOptNop);
+				nops[j] = kTcpOptNop;
+			}
+			tcp_csum_replace(p, from, to);
+			put(p, p.thoff + i, nops, optlen);
+			p.written = true;
+			return TcpOptResult::Done;
+		}
+		if (i + optlen > hdrlen || in.len + in.offset > optlen)
+			return TcpOptResult::Break;
+		const uint32_t at = p.thoff + i + in.offset;
+		const uint8_t *value = reinterpret_cast<const uint8_t *>(src);
+		/* an MSS is only lowered: a larger one can stall the connection */
+		if (in.len == 2 && in.data[0] == kTcpOptMss &&
+		    load16(p.wframe + at) <= load16(value))
+			return TcpOptResult::Done;
+		if (__builtin_memcmp(p.wframe + at, value, in.len) == 0)
+			return TcpOptResult::Done;
+		tcp_csum_replace(p, csum_bytes(p.wframe + at, in.len), csum_bytes(value, in.len));
+		put(p, at, value, in.len);
+		p.written = true;
+		return TcpOptResult::Done;
+	}
+	return TcpOptResult::Done;	/* no such option: on to the next */
+}
+
 void copy_writes_end(Pkt &p, uint32_t first, bool keep)
 {
 	CopyWrites &w = *p.copy_writes;

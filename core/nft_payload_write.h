@@ -2,7 +2,9 @@
 /*
  * nft_payload_write.h - payload statements (`ip dscp set cs1`, `tcp dport
  * set 80`, `ether saddr set ...`, `vlan id set 10`, raw `@th,16,16 set 22`):
- * nft_payload_set_eval for the bridge family. The frame's bytes are written
+ * nft_payload_set_eval for the bridge family; and the TCP option
+ * statements (`tcp option maxseg size set 1360`, `reset tcp option
+ * sack-perm`), which write the frame the same way. The frame's bytes are written
  * in place, with the checksums nft keeps right (the header's own inet
  * checksum, the transport checksum when a pseudo-header field changes,
  * SCTP's CRC32c); a write to the outer VLAN tag that the kernel holds out
@@ -73,6 +75,20 @@ struct CopyWrites {
  * shape the kernel refuses.
  */
 bool eval_payload_write(const Insn &in, Pkt &p, const uint32_t *src);
+
+/* What a TCP option statement did to the frame's verdict. */
+enum class TcpOptResult : uint8_t { Done, Break, Drop };
+
+/*
+ * Run one TCP option statement (@in, Op::TcpOptWrite) with the value at
+ * @src, as nft_exthdr_tcp_set_eval and nft_exthdr_tcp_strip_eval: the
+ * first option of the kind gets the value (an MSS only ever lowered) or
+ * is overwritten with NOPs, the TCP checksum following (left to the
+ * device when it finishes it); a frame without the option is left alone.
+ * Break: not a whole TCP header, an option running past it, a frame that
+ * cannot be written (a reset drops it instead, as Linux does).
+ */
+TcpOptResult eval_tcpopt_write(const Insn &in, Pkt &p, const uint32_t *src);
 
 /*
  * The chains of one copy (Pkt::copy, recording from entry @first on) are

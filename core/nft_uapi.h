@@ -157,6 +157,8 @@ enum : uint16_t {
 };
 constexpr uint32_t kExthdrFPresent = 0x1;
 enum : uint32_t { kExthdrOpIpv6 = 0, kExthdrOpTcpopt = 1, kExthdrOpIpv4 = 2 };
+/* Insn::sub of a TcpOptWrite (xbridge's own: nf_tables picks the ops). */
+enum : uint8_t { kTcpOptSet = 0, kTcpOptStrip = 1 };
 /* NFTA_NG_*, nft_ng_types; NFTA_HASH_*, nft_hash_types */
 enum : uint16_t { kNgDreg = 1, kNgModulus = 2, kNgType = 3, kNgOffset = 4 };
 enum : uint32_t { kNgIncremental = 0, kNgRandom = 1 };

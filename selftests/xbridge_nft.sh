@@ -1158,6 +1158,51 @@ nft_payload_write() {
 	kill $SERVERS 2>/dev/null
 }
 
+# 13. TCP option statements in the forward chain: MSS clamping (`tcp option
+#     maxseg size set 1000`) and `reset tcp option sack-perm` rewrite the
+#     handshake both ways. Checksums are computed in software (tx offload
+#     off in h1 and h2), so the stacks at both ends check TCP's checksum:
+#     they take the rewritten SYN and SYN-ACK, and see MSS 1000 and no
+#     SACK-permitted. A clamp above the MSS leaves it (it is only lowered).
+nft_tcp_options() {
+	SERVERS=""
+	serve h2 24
+	check "tcp options: listener h2:24 is up" wait_listen h2 24
+	check "tcp options: flush ruleset" xnft flush ruleset
+	local ns seen mss
+	for ns in h1 h2; do
+		ip netns exec $ns ethtool -K eth0 tx off >/dev/null
+		ip netns exec $ns nft add table ip seen
+		ip netns exec $ns nft add chain ip seen in '{ type filter hook input priority 0 ; }'
+		ip netns exec $ns nft add rule ip seen in tcp flags syn \
+			tcp option maxseg size 1000 tcp option sack-perm missing counter
+		ip netns exec $ns nft add rule ip seen in tcp flags syn \
+			tcp option maxseg size 1460 counter
+	done
+	for mss in 1000 9000; do
+		printf '%s\n' 'table bridge to {' \
+			'	chain forward {' \
+			'		type filter hook forward priority filter; policy accept;' \
+			"		tcp flags syn tcp option maxseg size set $mss counter" \
+			'		tcp flags syn reset tcp option sack-perm' \
+			'	}' '}' > "$TMPDIR/to.nft"
+		xnft delete table bridge to 2>/dev/null
+		check "tcp options: the ruleset (set $mss)" xnft -f "$TMPDIR/to.nft"
+		check "tcp options: h1 -> h2:24 connects (set $mss)" tcp_try h1 10.0.0.8 24
+	done
+	for ns in h2 h1; do
+		seen=$(ip netns exec $ns nft list chain ip seen in)
+		[[ $seen =~ size\ 1000\ .*counter\ packets\ 1\  &&
+			$seen =~ size\ 1460\ counter\ packets\ 1\  ]]
+		log_test "tcp options: $ns took one handshake segment clamped to 1000, one left at 1460" \
+			$? "$seen"
+		ip netns exec $ns nft delete table ip seen
+		ip netns exec $ns ethtool -K eth0 tx on >/dev/null
+	done
+	check "tcp options: flush ruleset" xnft flush ruleset
+	kill $SERVERS 2>/dev/null
+}
+
 ALL_TESTS="
 	nft_empty
 	nft_same_as_nft
@@ -1180,6 +1225,7 @@ ALL_TESTS="
 	nft_objmaps
 	nft_skb_meta
 	nft_payload_write
+	nft_tcp_options
 	nft_dynset_churn
 "
 

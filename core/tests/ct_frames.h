@@ -100,6 +100,7 @@ struct Tcp {
 	uint16_t win = 0;
 	int wscale = -1;	/* >= 0: add a window-scale option */
 	bool sack_perm = false;
+	Bytes options;		/* more option bytes, after those (a multiple of 4) */
 	uint32_t payload = 0;
 };
 
@@ -168,6 +169,7 @@ inline Bytes tcp_packet(const Ip &src, const Ip &dst, const Tcp &t)
 		opt.push_back(4);
 		opt.push_back(2);
 	}
+	opt.insert(opt.end(), t.options.begin(), t.options.end());
 	Bytes l4(20 + opt.size() + t.payload, 0);
 	put16(l4, 0, t.sport);
 	put16(l4, 2, t.dport);

@@ -101,6 +101,8 @@ enum class StmtKind {
 		    // map, leaves key empty and puts the Map expression in rhs)
 	Reject,     // reject [with icmp|icmpv6|icmpx [type] CODE | with tcp reset]
 	ExthdrSet,  // tcp option NAME FIELD set VALUE (lhs the option's field)
+	ExthdrReset, // reset tcp option NAME|KIND: nft's optstrip statement, the
+		    // option overwritten with NOPs (lhs the option, no field)
 	PayloadSet, // FIELD set EXPR: nft's payload statement, which writes the
 		    // packet (lhs a Payload or RawPayload, rhs the value)
 	SetElem,    // add|update|delete @SET { KEY [timeout T] [STATEFUL...] [: DATA] }:

@@ -1713,6 +1713,23 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 			v.len = nftnl_expr_get_u32(e, NFTNL_EXPR_EXTHDR_LEN);
 			v.present = nftnl_expr_is_set(e, NFTNL_EXPR_EXTHDR_FLAGS) &&
 				    (nftnl_expr_get_u32(e, NFTNL_EXPR_EXTHDR_FLAGS) & NFT_EXTHDR_F_PRESENT);
+			if (v.base == NFT_EXTHDR_OP_TCPOPT && !nftnl_expr_is_set(e, NFTNL_EXPR_EXTHDR_SREG) &&
+			    !nftnl_expr_is_set(e, NFTNL_EXPR_EXTHDR_DREG)) {
+				// optstrip_stmt_print: `reset tcp option NAME|KIND`
+				const uint8_t kind = static_cast<uint8_t>(v.key);
+				const char *name = exthdr_name(NFT_EXTHDR_OP_TCPOPT, kind);
+				Json j = Json::object();
+				if (name) {
+					j.set("name", Json::string(name));
+				} else {
+					j.set("base", Json::integer(kind));
+					j.set("offset", Json::integer(0));
+					j.set("len", Json::integer(0));
+				}
+				emit(std::string("reset tcp option ") + (name ? name : std::to_string(kind)),
+				     Json::wrap("reset", Json::wrap("tcp option", std::move(j))));
+				continue;
+			}
 			if (nftnl_expr_is_set(e, NFTNL_EXPR_EXTHDR_SREG)) {
 				// exthdr_stmt_print: the field set to the register's value
 				const RegVal &src = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_EXTHDR_SREG))];

@@ -637,6 +637,13 @@ std::string stmt_text(const Json &j)
 		return reject_text(v);
 	if (key == "mangle")
 		return mangle_text(v);
+	if (key == "reset") {
+		// nft's optstrip statement: a TCP option, by name or raw kind
+		std::string opt = within("Invalid reset statement", [&] { return expr_text(v); });
+		if (opt.rfind("tcp option @", 0) == 0)
+			opt = "tcp option " + opt.substr(12, opt.find(',') - 12);
+		return "reset " + opt;
+	}
 	if (key == "set")
 		return set_stmt_text(v);
 	if (key == "meter")

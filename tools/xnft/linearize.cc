@@ -2338,7 +2338,7 @@ void Linearizer::exthdr_set(const Stmt &s)
 	nftnl_expr_set_u8(e, NFTNL_EXPR_EXTHDR_TYPE, target.exthdr_type);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_OFFSET, target.exthdr_offset / 8);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_LEN, p.bytes);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_FLAGS, 0);
+	// (no flags: nf_tables' tcp_set_init refuses any, and nft sends none)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_OP, target.exthdr_op);
 	nftnl_rule_add_expr(rule_, e);
 }
@@ -2621,6 +2621,14 @@ void Linearizer::statement(const Stmt &s)
 	case StmtKind::ExthdrSet:
 		exthdr_set(s);
 		return;
+	case StmtKind::ExthdrReset: {
+		// nft's optstrip statement: the option's kind alone, no register
+		nftnl_expr *e = new_expr("exthdr");
+		nftnl_expr_set_u8(e, NFTNL_EXPR_EXTHDR_TYPE, s.lhs->exthdr_type);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_EXTHDR_OP, NFT_EXTHDR_OP_TCPOPT);
+		nftnl_rule_add_expr(rule_, e);
+		return;
+	}
 	case StmtKind::PayloadSet:
 		payload_set(s);
 		return;

@@ -2370,6 +2370,31 @@ bool Parser::parse_statement(Rule &r)
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
+	if (t.is("reset") && peek(1).is("tcp") && peek(2).is("option")) {
+		// nft's optstrip_stmt: `reset tcp option NAME|KIND`, no field
+		take();
+		s.kind = StmtKind::ExthdrReset;
+		auto opt = make_expr(ExprKind::Exthdr, peek().loc);
+		take();
+		take();
+		Token k = take();
+		int kind = tcp_option_kind(k.text);
+		if (kind < 0 && k.kind == Tok::Word && is_number_word(k.text)) {
+			const unsigned long long v = std::stoull(k.text, nullptr, 0);
+			if (v > 255)
+				throw LangError(k.loc, "value too large");
+			kind = static_cast<int>(v);
+		}
+		if (kind < 0)
+			unexpected(k);
+		opt->exthdr_op = NFT_EXTHDR_OP_TCPOPT;
+		opt->exthdr_type = static_cast<uint8_t>(kind);
+		opt->loc = span(opt->loc, k.loc);
+		s.loc = span(t.loc, k.loc);
+		s.lhs = std::move(opt);
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
 	if (t.is("quota")) {
 		take();
 		s.kind = StmtKind::Quota;
