@@ -204,6 +204,14 @@ bool eval_meta(const Insn &in, const Pkt &p, uint32_t *dst)
 	case kMetaCpu:
 		*dst = xb_this_cpu_id();
 		return true;
+	/* The frame's socket (skuid, skgid, cgroup) or route (rtclassid),
+	 * which the environment reads; a frame without one - every
+	 * forwarded frame - breaks, as nft_meta_get_eval_skugid does */
+	case kMetaSkuid:
+	case kMetaSkgid:
+	case kMetaCgroup:
+	case kMetaRtclassid:
+		return xb_nft_frame_meta(p.cookie, in.sub, dst);
 	/* `meta ipsec`: whether the skb has a secpath, which only xfrm
 	 * input gives; never a frame the bridge sees */
 	case kMetaSecpath:

@@ -354,6 +354,10 @@ uint32_t meta_len(uint32_t key)
 	case kMetaTimeHour:
 	case kMetaCpu:
 	case kMetaSdif:
+	case kMetaSkuid:
+	case kMetaSkgid:
+	case kMetaRtclassid:
+	case kMetaCgroup:
 		return 4;
 	case kMetaTimeNs:
 		return 8;

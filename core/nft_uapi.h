@@ -121,10 +121,10 @@ enum : uint16_t { kMetaDreg = 1, kMetaKey = 2, kMetaSreg = 3 };
 enum : uint32_t {
 	kMetaLen = 0, kMetaProtocol = 1, kMetaPriority = 2, kMetaMark = 3, kMetaIif = 4,
 	kMetaOif = 5, kMetaIifname = 6, kMetaOifname = 7, kMetaIiftype = 8, kMetaOiftype = 9,
-	kMetaNftrace = 12,
+	kMetaSkuid = 10, kMetaSkgid = 11, kMetaNftrace = 12, kMetaRtclassid = 13,
 	kMetaNfproto = 15, kMetaL4proto = 16, kMetaBriIifname = 17, kMetaBriOifname = 18,
 	kMetaPkttype = 19, kMetaCpu = 20, kMetaIifgroup = 21, kMetaOifgroup = 22,
-	kMetaPrandom = 24, kMetaSecpath = 25, kMetaIifkind = 26, kMetaOifkind = 27, kMetaBriIifpvid = 28,
+	kMetaCgroup = 23, kMetaPrandom = 24, kMetaSecpath = 25, kMetaIifkind = 26, kMetaOifkind = 27, kMetaBriIifpvid = 28,
 	kMetaBriIifvproto = 29, kMetaTimeNs = 30, kMetaTimeDay = 31, kMetaTimeHour = 32,
 	kMetaSdif = 33, kMetaSdifname = 34,
 };

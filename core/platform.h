@@ -182,6 +182,18 @@ void xb_nft_log(const void *frame_cookie, unsigned int hook, uint32_t in_ifindex
 		uint32_t out_ifindex, const struct xb_nft_loginfo *log);
 
 /*
+ * nft's meta keys that read what a frame's skb carries besides its bytes
+ * (nft_meta_get_eval; @key the NFT_META_* number): SKUID and SKGID, the
+ * fsuid and fsgid of the file of the frame's full socket, as the socket's
+ * namespace's user namespace maps them; CGROUP, the socket's net_cls
+ * class id; RTCLASSID, its route's tclassid. False where nf_tables breaks:
+ * no such socket in the bridge's namespace (a forwarded frame has none),
+ * or no route. @frame_cookie as for xb_nft_log() (nullptr: false).
+ * Datapath, under RCU.
+ */
+bool xb_nft_frame_meta(const void *frame_cookie, unsigned int key, uint32_t *value);
+
+/*
  * nft's `reject` at the bridge's prerouting or input hook
  * (nft_reject_bridge): the environment builds the reply to the frame
  * @frame_cookie - a TCP reset, or an ICMP/ICMPv6 destination unreachable

@@ -729,6 +729,17 @@ void xb_nft_log(const void *frame_cookie, unsigned int hook, uint32_t in_ifindex
 	pthread_mutex_unlock(&g_nft_log_lock);
 }
 
+/* ---- nft's meta keys of the skb's socket and route ---------------------- */
+
+/* Userspace frames have neither a socket nor a route: nf_tables breaks. */
+bool xb_nft_frame_meta(const void *frame_cookie, unsigned int key, uint32_t *value)
+{
+	(void)frame_cookie;
+	(void)key;
+	(void)value;
+	return false;
+}
+
 /* ---- nft reject --------------------------------------------------------- */
 
 namespace {

@@ -1039,6 +1039,13 @@ static void xbr_setup(struct net_device *dev)
 	dev->netdev_ops = &xbr_netdev_ops;
 	dev->needs_free_netdev = true;
 	dev->priv_flags |= IFF_NO_QUEUE;
+	/*
+	 * What the host sends keeps its route through the bridge, as on
+	 * Linux's bridge (br_dev_setup sets priv_flags without
+	 * IFF_XMIT_DST_RELEASE): the output chains read it (meta rtclassid),
+	 * and the ports' own transmit releases it.
+	 */
+	netif_keep_dst(dev);
 	/* Ports stay in their namespace: so does the bridge (br_dev_setup). */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 	dev->lltx = true;

@@ -27,6 +27,10 @@
 #include <net/netfilter/ipv4/nf_reject.h>
 #include <net/netfilter/ipv6/nf_reject.h>
 #include <net/netfilter/nf_log.h>
+#include <net/cls_cgroup.h>
+#include <net/dst.h>
+#include <net/sock.h>
+#include <linux/netfilter/nf_tables.h>
 
 #include "platform.h"
 
@@ -295,6 +299,56 @@ void xb_nft_log(const void *frame_cookie, unsigned int hook, uint32_t in_ifindex
 			li.u.ulog.flags |= NF_LOG_F_COPY_LEN;
 	}
 	nf_log_packet(net, NFPROTO_BRIDGE, hook, skb, in, out, &li, "%s", log->prefix);
+}
+
+/* ---- nft's meta keys of the skb's socket and route ----------------------- */
+
+/*
+ * Datapath, under RCU: as nft_meta_get_eval_skugid, _cgroup and
+ * _rtclassid. The bridge's namespace is its ports' (skb->dev's).
+ */
+bool xb_nft_frame_meta(const void *frame_cookie, unsigned int key, uint32_t *value)
+{
+	const struct sk_buff *skb = frame_cookie;
+	struct socket *sock;
+	struct sock *sk;
+	bool ok = true;
+
+	if (!skb)
+		return false;
+	if (key == NFT_META_RTCLASSID) {
+#ifdef CONFIG_IP_ROUTE_CLASSID
+		const struct dst_entry *dst = skb_dst(skb);
+
+		if (!dst)
+			return false;
+		*value = dst->tclassid;
+		return true;
+#else
+		return false;
+#endif
+	}
+	sk = skb_to_full_sk(skb);
+	if (!sk || !sk_fullsock(sk) || !net_eq(dev_net(skb->dev), sock_net(sk)))
+		return false;
+	if (key == NFT_META_CGROUP) {
+#ifdef CONFIG_CGROUP_NET_CLASSID
+		*value = sock_cgroup_classid(&sk->sk_cgrp_data);
+		return true;
+#else
+		return false;
+#endif
+	}
+	read_lock_bh(&sk->sk_callback_lock);
+	sock = sk->sk_socket;
+	if (!sock || !sock->file)
+		ok = false;
+	else if (key == NFT_META_SKUID)
+		*value = from_kuid_munged(sock_net(sk)->user_ns, sock->file->f_cred->fsuid);
+	else
+		*value = from_kgid_munged(sock_net(sk)->user_ns, sock->file->f_cred->fsgid);
+	read_unlock_bh(&sk->sk_callback_lock);
+	return ok;
 }
 
 /* ---- nft's reject: nf_reject's replies, sent back out of the port -------- */

@@ -1203,6 +1203,54 @@ nft_tcp_options() {
 	kill $SERVERS 2>/dev/null
 }
 
+# 14. The meta keys of a frame's socket and route: what xbr0's own stack
+#     sends carries its socket (meta skuid, skgid, cgroup) and its route
+#     (meta rtclassid: realm 0, "cosmos", without realms) into the output
+#     chain; a forwarded frame has neither, and such a rule breaks whatever
+#     it compares.
+nft_sock_meta() {
+	ip addr add 10.0.0.1/24 dev xbr0 2>/dev/null
+	cat > "$TMPDIR/sock.nft" <<'EOF'
+table bridge sm {
+	chain out {
+		type filter hook output priority filter; policy accept;
+		oifname "veth22" udp dport 4000 meta skuid 0 meta skgid 0 counter
+		oifname "veth22" udp dport 4000 meta skuid 1234 meta skgid 1235 counter
+		oifname "veth22" udp dport 4000 meta cgroup 0 meta rtclassid cosmos counter
+	}
+	chain forward {
+		type filter hook forward priority filter; policy accept;
+		udp dport 4000 meta skuid 0 counter
+		udp dport 4000 meta skuid != 0 counter
+		udp dport 4000 counter
+	}
+}
+EOF
+	check "sock meta: flush ruleset" xnft flush ruleset
+	check "sock meta: the ruleset" xnft -f "$TMPDIR/sock.nft"
+	local send='import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(int(sys.argv[1])):
+    s.sendto(b"x", ("10.0.0.8", 4000))'
+	check "sock meta: xbr0's stack sends 3 datagrams as root" python3 -c "$send" 3
+	check "sock meta: ... and 2 as uid 1234, gid 1235" \
+		setpriv --reuid=1234 --regid=1235 --clear-groups /usr/bin/python3 -c "$send" 2
+	check "sock meta: h1 sends 1 through the bridge" ip netns exec h1 python3 -c "$send" 1
+	sleep 1
+	local out fwd
+	out=$(xnft list chain bridge sm out)
+	fwd=$(xnft list chain bridge sm forward)
+	[[ $out == *"meta skuid 0 meta skgid 0 counter packets 3 "* &&
+	   $out == *"meta skuid 1234 meta skgid 1235 counter packets 2 "* &&
+	   $out == *'meta rtclassid "cosmos" counter packets 5 '* ]]
+	log_test "sock meta: output counted root's 3, uid 1234's 2, all 5 by cgroup and realm" $? "$out"
+	[[ $fwd == *"meta skuid 0 counter packets 0 "* &&
+	   $fwd == *"meta skuid != 0 counter packets 0 "* &&
+	   $fwd == *"udp dport 4000 counter packets 1 "* ]]
+	log_test "sock meta: the forwarded datagram has no socket: both skuid rules break" $? "$fwd"
+	check "sock meta: flush ruleset" xnft flush ruleset
+}
+
 ALL_TESTS="
 	nft_empty
 	nft_same_as_nft
@@ -1226,6 +1274,7 @@ ALL_TESTS="
 	nft_skb_meta
 	nft_payload_write
 	nft_tcp_options
+	nft_sock_meta
 	nft_dynset_churn
 "
 

@@ -37,6 +37,7 @@ static const DataType types[] = {
 	{TYPE_TIME, "time", "relative time", 32, ByteOrder::Host, false},
 	{TYPE_IFINDEX, "iface_index", "network interface index", 32, ByteOrder::Host, false},
 	{TYPE_ARPHRD, "iface_type", "network interface type", 16, ByteOrder::Host, false},
+	{TYPE_REALM, "realm", "routing realm", 32, ByteOrder::Host, false},
 	{TYPE_CLASSID, "classid", "TC classid", 32, ByteOrder::Host, false},
 	{TYPE_UID, "uid", "user ID", 32, ByteOrder::Host, false},
 	{TYPE_GID, "gid", "group ID", 32, ByteOrder::Host, false},
@@ -176,6 +177,8 @@ static const Sym icmpx_code_syms[] = {
 	{"port-unreachable", 1}, {"admin-prohibited", 3}, {"no-route", 0}, {"host-unreachable", 2},
 };
 static const Sym devgroup_syms[] = {{"default", 0}};
+// /etc/iproute2/rt_realms as iproute2 installs it (nft's realm_tbl)
+static const Sym realm_syms[] = {{"cosmos", 0}};
 static const Sym day_syms[] = {
 	{"Sunday", 0}, {"Monday", 1}, {"Tuesday", 2}, {"Wednesday", 3}, {"Thursday", 4},
 	{"Friday", 5}, {"Saturday", 6},
@@ -452,6 +455,7 @@ static bool symbolic(const DataType &t, const std::string &w, uint64_t &v)
 	case TYPE_ICMPV6_CODE: return lookup(icmpv6_code_syms, w, v);
 	case TYPE_ICMPX_CODE: return lookup(icmpx_code_syms, w, v);
 	case TYPE_DEVGROUP: return lookup(devgroup_syms, w, v);
+	case TYPE_REALM: return lookup(realm_syms, w, v);
 	case TYPE_TCP_FLAG: return lookup(tcp_flag_syms, w, v);
 	case TYPE_DSCP: return lookup(dscp_syms, w, v);
 	case TYPE_ECN: return lookup(ecn_syms, w, v);
@@ -948,6 +952,7 @@ static bool format_numeric(const DataType &t, uint64_t v, std::string &out)
 	case TYPE_ICMPV6_CODE:
 	case TYPE_ICMPX_CODE:
 	case TYPE_DEVGROUP:
+	case TYPE_REALM:
 	case TYPE_NFPROTO:
 	case TYPE_TIME_DAY:
 	case TYPE_MH_TYPE:
@@ -1143,6 +1148,10 @@ std::string format_value(const DataType &t, unsigned bits, ByteOrder order, cons
 		if (v == 0)
 			return "\"default\"";
 		break;
+	case TYPE_REALM:
+		if (v == 0)
+			return "\"cosmos\"";
+		break;
 	case TYPE_DSCP: n = name_of(dscp_syms, v); break;
 	case TYPE_ECN: n = name_of(ecn_syms, v); break;
 	case TYPE_NFPROTO: n = name_of(nfproto_syms, v); break;
@@ -1241,6 +1250,9 @@ Json value_json(const DataType &t, unsigned bits, ByteOrder order, const Bytes &
 	case TYPE_CLASSID:
 		// json.c prints it as text, -n or not
 		return Json::string(format_value(t, bits, order, b));
+	case TYPE_REALM:
+		// a string too, its name or its number ("cosmos", "1"; -n "0")
+		return Json::string(numeric ? std::to_string(v) : unquoted(format_value(t, bits, order, b)));
 	case TYPE_ETHERTYPE:
 	case TYPE_ARPOP:
 	case TYPE_ARPHRD:

@@ -639,7 +639,8 @@ std::string stmt_text(const Json &j)
 		return mangle_text(v);
 	if (key == "reset") {
 		// nft's optstrip statement: a TCP option, by name or raw kind
-		std::string opt = within("Invalid reset statement", [&] { return expr_text(v); });
+		const Json &option = v;	/* (a structured binding: not captured by clang 14) */
+		std::string opt = within("Invalid reset statement", [&] { return expr_text(option); });
 		if (opt.rfind("tcp option @", 0) == 0)
 			opt = "tcp option " + opt.substr(12, opt.find(',') - 12);
 		return "reset " + opt;

@@ -122,6 +122,7 @@ static const MetaKey meta_keys[] = {
 	{"skuid", NFT_META_SKUID, TYPE_UID, 32, ByteOrder::Host},
 	{"skgid", NFT_META_SKGID, TYPE_GID, 32, ByteOrder::Host},
 	{"nftrace", NFT_META_NFTRACE, TYPE_INTEGER, 1, ByteOrder::Host},
+	{"rtclassid", NFT_META_RTCLASSID, TYPE_REALM, 32, ByteOrder::Host},
 	{"nfproto", NFT_META_NFPROTO, TYPE_NFPROTO, 8, ByteOrder::Host},
 	{"l4proto", NFT_META_L4PROTO, TYPE_INET_PROTOCOL, 8, ByteOrder::Host},
 	{"ibrname", NFT_META_BRI_IIFNAME, TYPE_IFNAME, 128, ByteOrder::Host},

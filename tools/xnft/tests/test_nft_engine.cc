@@ -2268,6 +2268,29 @@ TEST_CASE("nft engine: meta nftrace set is accepted and changes nothing else", "
 	CHECK(e.packets("t", "c", 0) == 1);
 }
 
+// meta skuid, skgid, cgroup and rtclassid read the skb's socket or route
+// (xb_nft_frame_meta): a frame without them - userspace's, and every
+// forwarded frame in the kernel - breaks, whatever the compare, as
+// nft_meta_get_eval_skugid does. (Frames a local socket sends: the
+// nft_sock_meta section of selftests/xbridge_nft.sh.)
+TEST_CASE("nft engine: meta skuid, skgid, cgroup and rtclassid break without a socket",
+	  "[nft]")
+{
+	Engine e;
+	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; policy accept; "
+		       "meta skuid 0 counter\n"
+		       "meta skuid != 0 counter\n"
+		       "meta skgid != 0 counter\n"
+		       "meta cgroup != 0 counter\n"
+		       "meta rtclassid != 0 counter\n"
+		       "counter; }; }\n") == 0);
+	Frame f(tcp(22));
+	CHECK(e.run(kHookForward, f.pkt) == kNfAccept);
+	for (unsigned i = 0; i < 5; i++)
+		CHECK(e.packets("t", "c", i) == 0);
+	CHECK(e.packets("t", "c", 5) == 1);
+}
+
 // meta iifkind/oifkind (nft_meta_get_eval_kind): the device's
 // rtnl_link_ops->kind, IFNAMSIZ bytes NUL padded; no device or no kind
 // breaks. meta sdif/sdifname read 0 and "" in the bridge family; meta cpu
