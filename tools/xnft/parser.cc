@@ -44,6 +44,23 @@ static bool names_field(const std::string &proto, const std::string &word)
 	}
 	return false;
 }
+// What nft 1.0.6's grammar expects after a protocol's keyword, as bison
+// words it: the fields in token order when there are at most four (its
+// verbose error lists no more), nothing otherwise.
+static std::string field_expectation(const std::string &proto)
+{
+	static const std::map<std::string, const char *> few = {
+		{"ether", "saddr or daddr or type"},
+		{"udp", "length or checksum or sport or dport"},
+		{"udplite", "checksum or sport or dport or csumcov"},
+		{"th", "sport or dport"},
+		{"dccp", "type or sport or dport"},
+		{"esp", "seq or spi"},
+		{"comp", "nexthdr or flags or cpi"},
+	};
+	auto it = few.find(proto);
+	return it == few.end() ? "" : std::string(", expecting ") + it->second;
+}
 // A word nft's scanner reads as a NUM: decimal or 0x hex digits.
 static bool is_number_word(const std::string &w)
 {
@@ -1441,14 +1458,11 @@ ExprPtr Parser::parse_primary_lhs()
 	if (payload_protos.count(t.text)) {
 		take();
 		Token f = take();
-		if (f.kind != Tok::Word)
-			unexpected(f, "field name");
-		// a word that names no field of the protocol is no token nft's
-		// scanner knows there: its plain string (or number); the grammar
-		// lists ether's few fields
-		if (!names_field(t.text, f.text))
+		// anything but one of the protocol's fields: bison names what it
+		// expects when there are at most four fields (field_expectation)
+		if (f.kind != Tok::Word || !names_field(t.text, f.text))
 			throw LangError(f.loc, "syntax error, unexpected " + describe(f) +
-					       (t.text == "ether" ? ", expecting saddr or daddr or type" : ""));
+					       field_expectation(t.text));
 		auto e = make_expr(ExprKind::Payload, span(t.loc, f.loc));
 		e->proto = t.text;
 		e->text = f.text;
