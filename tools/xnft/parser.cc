@@ -2440,6 +2440,9 @@ bool Parser::parse_statement(Rule &r)
 		expect("@", "'@'");
 		s.kind = StmtKind::FlowOffload;
 		s.key = expect_identifier();
+		// the kernel's ENOENT for a flowtable it lacks points at the
+		// whole statement (nft records its location for the expression)
+		s.loc = span(t.loc, last_loc_);
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
