@@ -79,6 +79,27 @@ static const std::set<std::string> bare_meta_keys = {
 	"ibrname", "obrname", "pkttype", "cpu", "iifgroup", "oifgroup", "cgroup",
 	"time", "day", "hour",
 };
+// nft 1.0.6's meta keys (meta_templates, in its order) and the old
+// names it still takes. A word its scanner has no token for is a string
+// to its grammar (META STRING), which meta_key_parse() looks up here.
+static const char *const kNftMetaKeys[] = {
+	"length", "protocol", "priority", "mark", "iif", "oif", "iifname", "oifname", "iiftype",
+	"oiftype", "skuid", "skgid", "nftrace", "rtclassid", "secmark", "nfproto", "l4proto",
+	"ibrname", "obrname", "pkttype", "cpu", "iifgroup", "oifgroup", "cgroup", "random", "ipsec",
+	"iifkind", "oifkind", "ibrpvid", "ibrvproto", "time", "day", "hour", "sdif", "sdifname",
+};
+// Whether `meta WORD` names a key for nft 1.0.6; a word its scanner makes
+// a keyword of is its grammar's business (a plain syntax error), not
+// meta_key_parse()'s, and so is a number.
+static bool nft_meta_key(const std::string &w);
+// meta_key_parse()'s error for WORD: the keys it knows.
+static std::string unknown_meta_key(const std::string &w)
+{
+	std::string known;
+	for (const char *k : kNftMetaKeys)
+		known += (known.empty() ? "" : ", ") + std::string(k);
+	return "syntax error, unexpected " + w + ", known keys are " + known;
+}
 static const std::set<std::string> families = {
 	"ip", "ip6", "inet", "arp", "bridge", "netdev",
 };
@@ -316,6 +337,14 @@ static const std::set<std::string> kOtherScannerKeywords = {
 	"value", "version", "vm", "vtag", "week", "wildcard", "window", "with", "wscale", "xml",
 	"zone"
 };
+
+static bool nft_meta_key(const std::string &w)
+{
+	if (kReservedNames.count(w) || kOtherScannerKeywords.count(w) || is_number_word(w) ||
+	    w == "ibriport" || w == "obriport" || w == "secpath")
+		return true;
+	return std::find(std::begin(kNftMetaKeys), std::end(kNftMetaKeys), w) != std::end(kNftMetaKeys);
+}
 
 static std::string describe(const Token &t)
 {
@@ -1485,6 +1514,9 @@ ExprPtr Parser::parse_primary_lhs()
 			unexpected(k, "meta key");
 		auto e = make_expr(ExprKind::Meta, span(t.loc, k.loc));
 		e->text = k.text;
+		// a set statement's: its value first (the error spans it)
+		if (!nft_meta_key(k.text) && !peek().is("set"))
+			throw LangError(e->loc, unknown_meta_key(k.text));
 		return e;
 	}
 	if (bare_meta_keys.count(t.text)) {
@@ -2521,6 +2553,10 @@ bool Parser::parse_statement(Rule &r)
 				s.rhs = std::move(src);
 			}
 		}
+		// meta_key_parse()'s complaint about a key nft does not know
+		// comes once the statement is read (META STRING SET stmt_expr)
+		if (s.kind == StmtKind::MetaSet && !nft_meta_key(s.lhs->text))
+			throw LangError(span(s.lhs->loc, s.rhs->loc), unknown_meta_key(s.lhs->text));
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
