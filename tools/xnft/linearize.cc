@@ -1726,12 +1726,37 @@ void Linearizer::match_masked(const Expr &lhs, Op op, const Expr &rhs)
 	emit_cmp(1, cmp_op(op), v);
 }
 
+// stmt_evaluate_ct of `ct secmark set VALUE`: the value typed as the key's
+// (a 32-bit integer), then no constant, which would be a number the kernel
+// takes for a security context id (nft wants `meta secmark set` to copy the
+// packet's, or a secmark object).
+void Linearizer::ct_secmark_value(const Stmt &s)
+{
+	const Expr &v = *s.rhs;
+	const Expr *base = &v;
+	while (base->kind == ExprKind::Binop)
+		base = base->items[0].get();
+	if (base->kind != ExprKind::Value) {
+		if (base->kind == ExprKind::Payload || base->kind == ExprKind::Meta || base->kind == ExprKind::Ct) {
+			const DataType &src = *keypart_of_expr(*base).type;
+			if (src.id != TYPE_INTEGER)
+				throw LangError(v.loc, std::string("datatype mismatch: expected integer, expression has type ") +
+						src.desc, span(s.lhs->loc, v.loc));
+		}
+		return;
+	}
+	flags_value(KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4}, v, 0);
+	throw LangError(span(s.lhs->loc, v.loc), "ct secmark must not be set to constant value");
+}
+
 void Linearizer::set_stmt(const Stmt &s)
 {
 	const Expr &target = *s.lhs;
 	KeyPart tp;
 	uint32_t key;
 	bool ct = s.kind == StmtKind::CtSet;
+	if (ct && target.text == "secmark" && target.proto.empty())
+		ct_secmark_value(s);
 	if (ct) {
 		const CtKey *k = find_ct(target.text, target.chain);
 		if (!k || (k->key != NFT_CT_MARK && k->key != NFT_CT_ZONE && k->key != NFT_CT_EVENTMASK))

@@ -171,6 +171,7 @@ private:
 	void emit_immediate_data(unsigned reg, const Bytes &d);
 	void emit_verdict(const std::string &v, const std::string &chain, const Location &loc);
 	void set_stmt(const Stmt &s);
+	void ct_secmark_value(const Stmt &s);
 	void dynset(const Stmt &s);
 	void emit_dynset(const Stmt &s, const SetInfo &si, const std::vector<const Expr *> &parts,
 			 uint32_t op);
