@@ -1623,6 +1623,46 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 	nftnl_rule_add_expr(rule_, e);
 }
 
+// `ct [DIR] saddr|daddr` without ip or ip6: nft reads its type from the
+// network protocol the rule matched before (ct_gen_nh_dependency), and
+// with none its type stays invalid.
+bool Linearizer::ct_address_without_version(const Expr &e) const
+{
+	return e.kind == ExprKind::Ct && (e.text == "saddr" || e.text == "daddr") && e.chain.empty() &&
+	       net_.empty();
+}
+
+// nft's complaint about such an address, queued without stopping.
+static LangError ct_version_error(const Expr &ct)
+{
+	return LangError(ct.loc, "cannot determine ip protocol version, use \"ip " + ct.text + "\" or \"ip6 " +
+				 ct.text + "\" instead");
+}
+
+// The first symbol of a value, where nft's evaluation meets it first.
+static const Expr &first_symbol(const Expr &e)
+{
+	if (e.kind != ExprKind::Value && !e.items.empty())
+		return first_symbol(*e.items[0]);
+	return e;
+}
+
+// A match on such an address: nft queues its complaint about the version
+// and goes on to the value, which it cannot type (an invalid type parses
+// no symbol, and no set has invalid keys): two errors for one statement.
+void Linearizer::ct_address_match(const Expr &lhs, const Expr &rhs)
+{
+	const LangError version = ct_version_error(lhs);
+	if (rhs.kind == ExprKind::SetRef) {
+		auto it = table_.sets.find(rhs.text);
+		if (it == table_.sets.end())
+			throw LangError(rhs.loc, unknown_set(rhs.text)).after(version);
+		throw LangError(rhs.loc, "datatype mismatch, expected invalid, expression has type " +
+				type_text(it->second.key), lhs.loc).after(version);
+	}
+	throw LangError(first_symbol(rhs).loc, "Can't parse symbolic invalid expressions").after(version);
+}
+
 void Linearizer::match(const Stmt &s)
 {
 	// a symbol the match starts with has no type to be read by
@@ -1635,6 +1675,8 @@ void Linearizer::match(const Stmt &s)
 				throw LangError(item->loc, "Can't parse symbolic invalid expressions");
 	const Expr &lhs = *s.lhs;
 	const Expr &rhs = *s.rhs;
+	if (ct_address_without_version(lhs))
+		ct_address_match(lhs, rhs);
 	if (s.op == Op::Neg) {
 		match_neg(lhs, rhs);
 		return;
@@ -1772,6 +1814,10 @@ void Linearizer::set_stmt(const Stmt &s)
 		key = m->key;
 	}
 	const Expr &v = *s.rhs;
+	if (ct_address_without_version(v))
+		throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->desc +
+				", expression has type invalid", span(target.loc, v.loc))
+			.after(ct_version_error(v));
 	const Expr *base = &v;
 	while (base->kind == ExprKind::Binop)
 		base = base->items[0].get();
@@ -2602,6 +2648,9 @@ void Linearizer::statement(const Stmt &s)
 		emit_verdict(s.key, s.chain, s.loc);
 		return;
 	case StmtKind::VerdictMap:
+		// a map's key of invalid type (expr_evaluate_map)
+		if (ct_address_without_version(*s.lhs))
+			throw LangError(s.lhs->loc, "specify either ip or ip6 for address matching");
 		lookup(*s.lhs, *s.rhs, 0, false, nullptr, true);
 		return;
 	case StmtKind::CtSet:

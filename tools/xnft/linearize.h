@@ -129,6 +129,8 @@ private:
 	void load_generated(const Expr &e, unsigned reg);
 	void dependency(const Expr &key);
 	void match(const Stmt &s);
+	bool ct_address_without_version(const Expr &e) const;
+	[[noreturn]] void ct_address_match(const Expr &lhs, const Expr &rhs);
 	void match_masked(const Expr &lhs, Op op, const Expr &rhs);
 	// @pre: the value already encoded (a transferred one), not RHS's
 	void match_value(Op op, const Expr &rhs, const Load &l, const Bytes *pre = nullptr);
