@@ -898,12 +898,16 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 			batch_->add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
 		});
 		lin.all_tables = &tables_;
+		lin.rule_loc = cmd_loc.valid() ? cmd_loc : r.loc;
 		for (auto &s : r.stmts)
 			lin.statement(s);
 		// nft's rule cache has no rule the position, index or handle
 		// names (rule_cache_update, after the statements' evaluation)
 		if (link.missing)
 			throw LangError(r.ref_loc, "Could not process rule: No such file or directory");
+		// the kernel's answer to what xbridge has no counterpart of
+		if (lin.refusal())
+			throw *lin.refusal();
 	} catch (const LangError &e) {
 		nftnl_rule_free(nr);
 		// a priority's second colon is where nft's scanner ends the

@@ -875,6 +875,10 @@ void Linearizer::exthdr_dependency(const Expr &e)
 
 KeyPart keypart_of_expr(const Expr &e)
 {
+	// matched against a value or a set, or a set statement's value
+	// (foreign.h), not loaded
+	if (e.kind == ExprKind::Foreign)
+		throw LangError(e.loc, "xnft: " + e.text + " expressions are matched against values or sets only");
 	if (e.kind == ExprKind::Payload) {
 		const PayloadField *f = find_payload(e.proto, e.text);
 		if (!f)
@@ -1794,6 +1798,10 @@ void Linearizer::ct_secmark_value(const Stmt &s)
 void Linearizer::set_stmt(const Stmt &s)
 {
 	const Expr &target = *s.lhs;
+	if (s.rhs->kind == ExprKind::Foreign) {
+		foreign_value(*s.rhs);
+		return;
+	}
 	KeyPart tp;
 	uint32_t key;
 	bool ct = s.kind == StmtKind::CtSet;
@@ -2391,6 +2399,10 @@ void Linearizer::exthdr_set(const Stmt &s)
 	const Expr &target = *s.lhs;
 	if (target.exthdr_op != NFT_EXTHDR_OP_TCPOPT || target.exthdr_present)
 		throw LangError(target.loc, "syntax error, only a tcp option's field can be set");
+	if (s.rhs->kind == ExprKind::Foreign) {
+		foreign_value(*s.rhs);
+		return;
+	}
 	const KeyPart p = keypart_of_expr(target);
 	if (p.shift || p.bits % 8)
 		throw LangError(target.loc, "syntax error, only whole bytes of a tcp option can be set");
@@ -2503,6 +2515,10 @@ void Linearizer::payload_set(const Stmt &s)
 {
 	const Expr &target = *s.lhs;
 	const Expr &v = *s.rhs;
+	if (v.kind == ExprKind::Foreign) {
+		foreign_value(v);
+		return;
+	}
 	KeyPart tp = keypart_of_expr(target);
 	uint32_t base;
 	unsigned offset, bits;
@@ -2629,6 +2645,10 @@ void Linearizer::statement(const Stmt &s)
 	merge_ok_ = false;
 	switch (s.kind) {
 	case StmtKind::Match:
+		if (s.lhs->kind == ExprKind::Foreign) {
+			foreign_match(s);
+			return;
+		}
 		match(s);
 		if (after_match)
 			merge_payloads();
@@ -2703,6 +2723,9 @@ void Linearizer::statement(const Stmt &s)
 		break;
 	case StmtKind::Meter:
 		meter(s);
+		return;
+	case StmtKind::Foreign:
+		foreign_stmt(s);
 		return;
 	}
 }
