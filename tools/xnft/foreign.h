@@ -17,7 +17,9 @@
 //
 // and queue, which nf_tables takes in every bridge hook, xbridge refuses
 // as EOPNOTSUPP for the whole rule: it hands no frame to nfnetlink_queue
-// (Documentation/xnft.md lists this among the known differences).
+// (Documentation/xnft.md lists this among the known differences), as
+// it does rt, osf and synproxy in a regular chain no base chain jumps to,
+// which nf_tables takes, validating a rule only for the hooks reaching it.
 //
 // The Linearizer notes these refusals (Linearizer::refusal()) and goes on
 // with the rule, as nft's evaluation does: an evaluation error further on
