@@ -25,7 +25,11 @@
 // with the rule, as nft's evaluation does: an evaluation error further on
 // is what nft reports then, having sent nothing. Of its refusals, the
 // kernel's init of each expression comes first (the first refusal at an
-// expression), its validation of the rule after (the whole rule).
+// expression), its validation of the rule after (the whole rule), which
+// it does only when nothing else in the batch is refused: its commit then
+// replays the batch validating the table as each rule is added, refusing
+// every rule added to the table after the invalid one too (main.cc's
+// print_kernel_refusals, EvaluationErrors::KernelRefusal::validated_table).
 //
 // Ownership: stateless tables. Thread-safe.
 #pragma once

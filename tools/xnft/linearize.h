@@ -126,6 +126,8 @@ public:
 	// What the kernel would refuse of the rule's foreign expressions and
 	// statements (foreign.h), once all its statements are through.
 	const std::optional<LangError> &refusal() const { return refusal_; }
+	// whether the kernel finds it validating the rule, not at its init
+	bool refused_at_validation() const { return refusal_ && !refusal_at_expression_; }
 
 private:
 	// The error for a set NAME the table does not hold.
