@@ -42,6 +42,10 @@ enum class ExprKind {
 		  // name ("" for a kind nft has no name for), text the field ("" for exists)
 	RawPayload, // @ll|nh|th|ih,OFFSET,LENGTH: nft's raw payload, LENGTH bits OFFSET
 		    // bits into a header (raw_base, raw_offset, raw_bits)
+	Foreign,    // an expression of nf_tables xbridge has no counterpart for
+		    // (foreign.h): text its kind (rt, fib, osf, socket, ipsec), proto
+		    // its key or result (mtu, type, name, transparent, reqid ...),
+		    // chain the protocol given with it (`rt ip nexthop`: "ip")
 };
 
 struct Expr {
@@ -114,6 +118,9 @@ enum class StmtKind {
 		    // (key; name_loc), the key in lhs, STMT in stateful[0]
 	Connlimit,  // ct count [over] N: nft's connlimit statement (stateful, as
 		    // counter, limit and quota are: also a set statement's)
+	Foreign,    // a statement of nf_tables xbridge has no counterpart for
+		    // (foreign.h): key its kind (synproxy, queue, dup, fwd); queue's
+		    // number or expression in rhs, with its flags in queue_flags
 };
 
 // A set statement's operation: NFT_DYNSET_OP_ADD, _UPDATE, _DELETE.
@@ -170,6 +177,8 @@ struct Stmt {
 	// statement stands (nft's "meter statement must be stateful")
 	uint32_t meter_size = 0;
 	Location key_comment_loc, inner_loc;
+	// Foreign queue: NFT_QUEUE_FLAG_BYPASS, _CPU_FANOUT
+	uint32_t queue_flags = 0;
 };
 
 struct Rule {

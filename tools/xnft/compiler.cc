@@ -215,11 +215,11 @@ template <class Compile> void Compiler::expanded_item(Compile &&compile_item)
 	}
 }
 
-void Compiler::kernel_refusal(const LangError &err)
+void Compiler::kernel_refusal(const LangError &err, const std::string &validated_table)
 {
 	if (!errors_)
 		throw err;
-	errors_->kernel_refusals.push_back({err, batch_->items().size()});
+	errors_->kernel_refusals.push_back({err, batch_->items().size(), validated_table});
 }
 
 void Compiler::compile(const Command &cmd)
@@ -892,18 +892,24 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 		nftnl_rule_set_u32(nr, NFTNL_RULE_ID, link.rule_id);
 	if (link.position_id)
 		nftnl_rule_set_u32(nr, NFTNL_RULE_POSITION_ID, link.position_id);
+	// what the kernel refuses of the rule's foreign parts (foreign.h)
+	std::optional<LangError> refusal;
+	bool at_validation = false;
 	try {
 		Linearizer lin(nr, t, table, fam, set_id_, [&](nftnl_set *s, nftnl_set *es) {
 			batch_->add_set(ItemKind::NewSet, s, fam, NLM_F_CREATE);
 			batch_->add_set(ItemKind::NewSetElems, es, fam, NLM_F_CREATE);
 		});
 		lin.all_tables = &tables_;
+		lin.rule_loc = cmd_loc.valid() ? cmd_loc : r.loc;
 		for (auto &s : r.stmts)
 			lin.statement(s);
 		// nft's rule cache has no rule the position, index or handle
 		// names (rule_cache_update, after the statements' evaluation)
 		if (link.missing)
 			throw LangError(r.ref_loc, "Could not process rule: No such file or directory");
+		refusal = lin.refusal();
+		at_validation = lin.refused_at_validation();
 	} catch (const LangError &e) {
 		nftnl_rule_free(nr);
 		// a priority's second colon is where nft's scanner ends the
@@ -917,6 +923,11 @@ void Compiler::rule(const std::string &family, const std::string &table, const s
 	} catch (...) {
 		nftnl_rule_free(nr);
 		throw;
+	}
+	if (refusal) {
+		nftnl_rule_free(nr);
+		kernel_refusal(*refusal, at_validation ? family + " " + table : "");
+		return;
 	}
 	if (r.comment) {
 		nftnl_udata_buf *ud = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);

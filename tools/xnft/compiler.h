@@ -100,6 +100,12 @@ struct EvaluationErrors {
 	struct KernelRefusal {
 		LangError error;
 		size_t at_item;
+		// A rule the kernel refuses when it validates the rules of its
+		// table ("FAMILY TABLE"; "" for any other refusal), which it does
+		// only when nothing else in the batch is refused (its commit
+		// replays the batch, validating the table as each rule is added:
+		// every rule added to the table after this one is refused too)
+		std::string validated_table;
 	};
 	std::vector<KernelRefusal> kernel_refusals;
 	size_t items_so_far = 0;  // the batch's items when the command started
@@ -170,7 +176,8 @@ private:
 	void locate(const Command &cmd, const Location &name);
 	// What the kernel refuses: noted as such when compile(cmd, errors)
 	// runs (the kernel answers every message of the batch), else thrown.
-	void kernel_refusal(const LangError &err);
+	// @validated_table: KernelRefusal's
+	void kernel_refusal(const LangError &err, const std::string &validated_table = "");
 	TableInfo &table_info(const std::string &family, const std::string &table,
 			      const Location &loc);
 	// @cmd's table, which nft's evaluation looks up in its cache

@@ -20,10 +20,12 @@ bool is_kernel_refusal(const LangError &err)
 
 std::string format_error(const LangError &err)
 {
-	const Location &l = err.where();
 	std::string out;
+	for (const LangError &e : err.earlier())
+		out += format_error(e);
+	const Location &l = err.where();
 	if (!l.valid())
-		return std::string("Error: ") + err.what() + "\n";
+		return out + "Error: " + err.what() + "\n";
 	// nft names the place for files only: commands given as words print
 	// just the line and the carets
 	if (l.file->name.empty())

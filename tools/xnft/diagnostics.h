@@ -52,10 +52,20 @@ public:
 	const Location &where() const { return loc_; }
 	const Location &outer() const { return outer_; }
 	bool from_kernel() const { return kernel_; }
+	// An error nft queues about the same command before this one without
+	// stopping its evaluation there (ct_gen_nh_dependency's): printed
+	// first, and counted with this one as the command's single failure.
+	LangError &after(const LangError &earlier)
+	{
+		earlier_.push_back(earlier);
+		return *this;
+	}
+	const std::vector<LangError> &earlier() const { return earlier_; }
 
 private:
 	Location loc_, outer_;
 	bool kernel_ = false;
+	std::vector<LangError> earlier_;
 };
 
 // Whether ERR is what the kernel would answer to the batch ("Could not

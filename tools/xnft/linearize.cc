@@ -875,6 +875,10 @@ void Linearizer::exthdr_dependency(const Expr &e)
 
 KeyPart keypart_of_expr(const Expr &e)
 {
+	// matched against a value or a set, or a set statement's value
+	// (foreign.h), not loaded
+	if (e.kind == ExprKind::Foreign)
+		throw LangError(e.loc, "xnft: " + e.text + " expressions are matched against values or sets only");
 	if (e.kind == ExprKind::Payload) {
 		const PayloadField *f = find_payload(e.proto, e.text);
 		if (!f)
@@ -1623,6 +1627,46 @@ void Linearizer::lookup(const Expr &lhs, const Expr &set, unsigned dreg,
 	nftnl_rule_add_expr(rule_, e);
 }
 
+// `ct [DIR] saddr|daddr` without ip or ip6: nft reads its type from the
+// network protocol the rule matched before (ct_gen_nh_dependency), and
+// with none its type stays invalid.
+bool Linearizer::ct_address_without_version(const Expr &e) const
+{
+	return e.kind == ExprKind::Ct && (e.text == "saddr" || e.text == "daddr") && e.chain.empty() &&
+	       net_.empty();
+}
+
+// nft's complaint about such an address, queued without stopping.
+static LangError ct_version_error(const Expr &ct)
+{
+	return LangError(ct.loc, "cannot determine ip protocol version, use \"ip " + ct.text + "\" or \"ip6 " +
+				 ct.text + "\" instead");
+}
+
+// The first symbol of a value, where nft's evaluation meets it first.
+static const Expr &first_symbol(const Expr &e)
+{
+	if (e.kind != ExprKind::Value && !e.items.empty())
+		return first_symbol(*e.items[0]);
+	return e;
+}
+
+// A match on such an address: nft queues its complaint about the version
+// and goes on to the value, which it cannot type (an invalid type parses
+// no symbol, and no set has invalid keys): two errors for one statement.
+void Linearizer::ct_address_match(const Expr &lhs, const Expr &rhs)
+{
+	const LangError version = ct_version_error(lhs);
+	if (rhs.kind == ExprKind::SetRef) {
+		auto it = table_.sets.find(rhs.text);
+		if (it == table_.sets.end())
+			throw LangError(rhs.loc, unknown_set(rhs.text)).after(version);
+		throw LangError(rhs.loc, "datatype mismatch, expected invalid, expression has type " +
+				type_text(it->second.key), lhs.loc).after(version);
+	}
+	throw LangError(first_symbol(rhs).loc, "Can't parse symbolic invalid expressions").after(version);
+}
+
 void Linearizer::match(const Stmt &s)
 {
 	// a symbol the match starts with has no type to be read by
@@ -1635,6 +1679,8 @@ void Linearizer::match(const Stmt &s)
 				throw LangError(item->loc, "Can't parse symbolic invalid expressions");
 	const Expr &lhs = *s.lhs;
 	const Expr &rhs = *s.rhs;
+	if (ct_address_without_version(lhs))
+		ct_address_match(lhs, rhs);
 	if (s.op == Op::Neg) {
 		match_neg(lhs, rhs);
 		return;
@@ -1726,12 +1772,41 @@ void Linearizer::match_masked(const Expr &lhs, Op op, const Expr &rhs)
 	emit_cmp(1, cmp_op(op), v);
 }
 
+// stmt_evaluate_ct of `ct secmark set VALUE`: the value typed as the key's
+// (a 32-bit integer), then no constant, which would be a number the kernel
+// takes for a security context id (nft wants `meta secmark set` to copy the
+// packet's, or a secmark object).
+void Linearizer::ct_secmark_value(const Stmt &s)
+{
+	const Expr &v = *s.rhs;
+	const Expr *base = &v;
+	while (base->kind == ExprKind::Binop)
+		base = base->items[0].get();
+	if (base->kind != ExprKind::Value) {
+		if (base->kind == ExprKind::Payload || base->kind == ExprKind::Meta || base->kind == ExprKind::Ct) {
+			const DataType &src = *keypart_of_expr(*base).type;
+			if (src.id != TYPE_INTEGER)
+				throw LangError(v.loc, std::string("datatype mismatch: expected integer, expression has type ") +
+						src.desc, span(s.lhs->loc, v.loc));
+		}
+		return;
+	}
+	flags_value(KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4}, v, 0);
+	throw LangError(span(s.lhs->loc, v.loc), "ct secmark must not be set to constant value");
+}
+
 void Linearizer::set_stmt(const Stmt &s)
 {
 	const Expr &target = *s.lhs;
+	if (s.rhs->kind == ExprKind::Foreign) {
+		foreign_value(*s.rhs);
+		return;
+	}
 	KeyPart tp;
 	uint32_t key;
 	bool ct = s.kind == StmtKind::CtSet;
+	if (ct && target.text == "secmark" && target.proto.empty())
+		ct_secmark_value(s);
 	if (ct) {
 		const CtKey *k = find_ct(target.text, target.chain);
 		if (!k || (k->key != NFT_CT_MARK && k->key != NFT_CT_ZONE && k->key != NFT_CT_EVENTMASK))
@@ -1747,6 +1822,10 @@ void Linearizer::set_stmt(const Stmt &s)
 		key = m->key;
 	}
 	const Expr &v = *s.rhs;
+	if (ct_address_without_version(v))
+		throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->desc +
+				", expression has type invalid", span(target.loc, v.loc))
+			.after(ct_version_error(v));
 	const Expr *base = &v;
 	while (base->kind == ExprKind::Binop)
 		base = base->items[0].get();
@@ -2320,6 +2399,10 @@ void Linearizer::exthdr_set(const Stmt &s)
 	const Expr &target = *s.lhs;
 	if (target.exthdr_op != NFT_EXTHDR_OP_TCPOPT || target.exthdr_present)
 		throw LangError(target.loc, "syntax error, only a tcp option's field can be set");
+	if (s.rhs->kind == ExprKind::Foreign) {
+		foreign_value(*s.rhs);
+		return;
+	}
 	const KeyPart p = keypart_of_expr(target);
 	if (p.shift || p.bits % 8)
 		throw LangError(target.loc, "syntax error, only whole bytes of a tcp option can be set");
@@ -2432,6 +2515,10 @@ void Linearizer::payload_set(const Stmt &s)
 {
 	const Expr &target = *s.lhs;
 	const Expr &v = *s.rhs;
+	if (v.kind == ExprKind::Foreign) {
+		foreign_value(v);
+		return;
+	}
 	KeyPart tp = keypart_of_expr(target);
 	uint32_t base;
 	unsigned offset, bits;
@@ -2558,6 +2645,10 @@ void Linearizer::statement(const Stmt &s)
 	merge_ok_ = false;
 	switch (s.kind) {
 	case StmtKind::Match:
+		if (s.lhs->kind == ExprKind::Foreign) {
+			foreign_match(s);
+			return;
+		}
 		match(s);
 		if (after_match)
 			merge_payloads();
@@ -2577,6 +2668,9 @@ void Linearizer::statement(const Stmt &s)
 		emit_verdict(s.key, s.chain, s.loc);
 		return;
 	case StmtKind::VerdictMap:
+		// a map's key of invalid type (expr_evaluate_map)
+		if (ct_address_without_version(*s.lhs))
+			throw LangError(s.lhs->loc, "specify either ip or ip6 for address matching");
 		lookup(*s.lhs, *s.rhs, 0, false, nullptr, true);
 		return;
 	case StmtKind::CtSet:
@@ -2637,6 +2731,9 @@ void Linearizer::statement(const Stmt &s)
 		break;
 	case StmtKind::Meter:
 		meter(s);
+		return;
+	case StmtKind::Foreign:
+		foreign_stmt(s);
 		return;
 	}
 }

@@ -120,6 +120,14 @@ public:
 	// Every table the run knows, for the suggestion in an unknown set's
 	// error (set_not_found); none when null.
 	const std::map<std::string, TableInfo> *all_tables = nullptr;
+	// Where nft points the kernel's complaints about the rule as a whole:
+	// a rule command's whole, a block's rule.
+	Location rule_loc;
+	// What the kernel would refuse of the rule's foreign expressions and
+	// statements (foreign.h), once all its statements are through.
+	const std::optional<LangError> &refusal() const { return refusal_; }
+	// whether the kernel finds it validating the rule, not at its init
+	bool refused_at_validation() const { return refusal_ && !refusal_at_expression_; }
 
 private:
 	// The error for a set NAME the table does not hold.
@@ -129,6 +137,8 @@ private:
 	void load_generated(const Expr &e, unsigned reg);
 	void dependency(const Expr &key);
 	void match(const Stmt &s);
+	bool ct_address_without_version(const Expr &e) const;
+	[[noreturn]] void ct_address_match(const Expr &lhs, const Expr &rhs);
 	void match_masked(const Expr &lhs, Op op, const Expr &rhs);
 	// @pre: the value already encoded (a transferred one), not RHS's
 	void match_value(Op op, const Expr &rhs, const Load &l, const Bytes *pre = nullptr);
@@ -170,7 +180,14 @@ private:
 	void emit_payload_load(uint32_t base, unsigned off, unsigned len, unsigned reg);
 	void emit_immediate_data(unsigned reg, const Bytes &d);
 	void emit_verdict(const std::string &v, const std::string &chain, const Location &loc);
+	// foreign.cc
+	void foreign_evaluation(const Expr &e);
+	void foreign_refused(const std::string &kind, const Location &expr_loc);
+	void foreign_match(const Stmt &s);
+	void foreign_value(const Expr &v);
+	void foreign_stmt(const Stmt &s);
 	void set_stmt(const Stmt &s);
+	void ct_secmark_value(const Stmt &s);
 	void dynset(const Stmt &s);
 	void emit_dynset(const Stmt &s, const SetInfo &si, const std::vector<const Expr *> &parts,
 			 uint32_t op);
@@ -204,6 +221,8 @@ private:
 	// an anonymous set's keys after typing, when a match's operator moved
 	// to them (binop_transfer); empty otherwise
 	std::function<void(Bytes &)> key_transfer_;
+	std::optional<LangError> refusal_;
+	bool refusal_at_expression_ = false;
 };
 
 } // namespace xnft

@@ -12,6 +12,7 @@
 #include <libnftnl/set.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cctype>
 #include <cerrno>
@@ -21,6 +22,7 @@
 #include <fstream>
 #include <getopt.h>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -433,6 +435,49 @@ static bool parse_options(int argc, char **argv, Options &o)
 	return true;
 }
 
+// The kernel's refusals of a batch, in batch order: those xnft found
+// (@found, each before the item it came before) and the others (@others,
+// at their item). nf_tables validates a table's rules only when nothing
+// else is refused (KernelRefusal::validated_table): then the first rule
+// it finds invalid and every rule added to that table after it are
+// refused, whole.
+static void print_kernel_refusals(const std::vector<EvaluationErrors::KernelRefusal> &found,
+				  const std::vector<std::pair<size_t, std::string>> &others,
+				  const Batch &batch, const CacheNames &names)
+{
+	bool validating = others.empty();
+	for (const EvaluationErrors::KernelRefusal &e : found)
+		validating = validating && !e.validated_table.empty();
+	// (place, report): a refusal xnft found at 2 * its item, the item's
+	// own at 2 * item + 1, so the rule before the item comes first
+	std::vector<std::pair<size_t, std::string>> all;
+	for (const auto &[item, report] : others)
+		all.emplace_back(item == SIZE_MAX ? SIZE_MAX : 2 * item + 1, report);
+	std::map<std::string, size_t> invalid_from;  // table -> its first invalid rule's item
+	for (const EvaluationErrors::KernelRefusal &e : found) {
+		if (!e.validated_table.empty() && !validating)
+			continue;
+		all.emplace_back(2 * e.at_item, format_error(e.error));
+		if (validating)
+			invalid_from.emplace(e.validated_table, e.at_item);
+	}
+	const std::vector<BatchItem> &items = batch.items();
+	for (size_t i = 0; i < items.size(); i++) {
+		if (items[i].kind != ItemKind::NewRule)
+			continue;
+		const std::string table = family_name(items[i].family) + " " +
+					  nftnl_rule_get_str(items[i].rule, NFTNL_RULE_TABLE);
+		auto from = invalid_from.find(table);
+		if (from != invalid_from.end() && from->second <= i)
+			all.emplace_back(2 * i + 1, report_item_refusal(items[i], EOPNOTSUPP, items[i].cmd_loc, "",
+									 &names));
+	}
+	std::stable_sort(all.begin(), all.end(),
+			 [](const auto &a, const auto &b) { return a.first < b.first; });
+	for (const auto &[place, report] : all)
+		fputs(report.c_str(), stderr);
+}
+
 int main(int argc, char **argv)
 {
 	Options o;
@@ -584,16 +629,7 @@ int main(int argc, char **argv)
 				others.emplace_back(r.item, report_item_refusal(batch.items()[r.item], r.err,
 										r.where, "", &names));
 		}
-		size_t k = 0;
-		auto print_others_before = [&](size_t item) {
-			for (; k < others.size() && (item == SIZE_MAX || others[k].first < item); k++)
-				fputs(others[k].second.c_str(), stderr);
-		};
-		for (const EvaluationErrors::KernelRefusal &e : evaluation.kernel_refusals) {
-			print_others_before(e.at_item);
-			fputs(format_error(e.error).c_str(), stderr);
-		}
-		print_others_before(SIZE_MAX);
+		print_kernel_refusals(evaluation.kernel_refusals, others, batch, names);
 		return 1;
 	}
 	fputs(dump.c_str(), stdout);

@@ -44,6 +44,23 @@ static bool names_field(const std::string &proto, const std::string &word)
 	}
 	return false;
 }
+// What nft 1.0.6's grammar expects after a protocol's keyword, as bison
+// words it: the fields in token order when there are at most four (its
+// verbose error lists no more), nothing otherwise.
+static std::string field_expectation(const std::string &proto)
+{
+	static const std::map<std::string, const char *> few = {
+		{"ether", "saddr or daddr or type"},
+		{"udp", "length or checksum or sport or dport"},
+		{"udplite", "checksum or sport or dport or csumcov"},
+		{"th", "sport or dport"},
+		{"dccp", "type or sport or dport"},
+		{"esp", "seq or spi"},
+		{"comp", "nexthdr or flags or cpi"},
+	};
+	auto it = few.find(proto);
+	return it == few.end() ? "" : std::string(", expecting ") + it->second;
+}
 // A word nft's scanner reads as a NUM: decimal or 0x hex digits.
 static bool is_number_word(const std::string &w)
 {
@@ -62,6 +79,27 @@ static const std::set<std::string> bare_meta_keys = {
 	"ibrname", "obrname", "pkttype", "cpu", "iifgroup", "oifgroup", "cgroup",
 	"time", "day", "hour",
 };
+// nft 1.0.6's meta keys (meta_templates, in its order) and the old
+// names it still takes. A word its scanner has no token for is a string
+// to its grammar (META STRING), which meta_key_parse() looks up here.
+static const char *const kNftMetaKeys[] = {
+	"length", "protocol", "priority", "mark", "iif", "oif", "iifname", "oifname", "iiftype",
+	"oiftype", "skuid", "skgid", "nftrace", "rtclassid", "secmark", "nfproto", "l4proto",
+	"ibrname", "obrname", "pkttype", "cpu", "iifgroup", "oifgroup", "cgroup", "random", "ipsec",
+	"iifkind", "oifkind", "ibrpvid", "ibrvproto", "time", "day", "hour", "sdif", "sdifname",
+};
+// Whether `meta WORD` names a key for nft 1.0.6; a word its scanner makes
+// a keyword of is its grammar's business (a plain syntax error), not
+// meta_key_parse()'s, and so is a number.
+static bool nft_meta_key(const std::string &w);
+// meta_key_parse()'s error for WORD: the keys it knows.
+static std::string unknown_meta_key(const std::string &w)
+{
+	std::string known;
+	for (const char *k : kNftMetaKeys)
+		known += (known.empty() ? "" : ", ") + std::string(k);
+	return "syntax error, unexpected " + w + ", known keys are " + known;
+}
 static const std::set<std::string> families = {
 	"ip", "ip6", "inet", "arp", "bridge", "netdev",
 };
@@ -299,6 +337,14 @@ static const std::set<std::string> kOtherScannerKeywords = {
 	"value", "version", "vm", "vtag", "week", "wildcard", "window", "with", "wscale", "xml",
 	"zone"
 };
+
+static bool nft_meta_key(const std::string &w)
+{
+	if (kReservedNames.count(w) || kOtherScannerKeywords.count(w) || is_number_word(w) ||
+	    w == "ibriport" || w == "obriport" || w == "secpath")
+		return true;
+	return std::find(std::begin(kNftMetaKeys), std::end(kNftMetaKeys), w) != std::end(kNftMetaKeys);
+}
 
 static std::string describe(const Token &t)
 {
@@ -1420,6 +1466,17 @@ ExprPtr Parser::parse_verdict_expr()
 	return e;
 }
 
+// Whether T (then NEXT) starts an expression foreign.h is about: `rt`
+// starts one with a key of its own, an IPv6 routing header's field else.
+static bool starts_foreign(const Token &t, const Token &next)
+{
+	static const std::set<std::string> rt_keys = {"classid", "nexthop", "mtu", "ipsec", "ip", "ip6"};
+	// `ipsec` alone is meta's secpath key
+	return t.is("fib") || t.is("osf") || t.is("socket") ||
+	       (t.is("ipsec") && (next.is("in") || next.is("out"))) ||
+	       (t.is("rt") && next.kind == Tok::Word && rt_keys.count(next.text));
+}
+
 ExprPtr Parser::parse_primary_lhs()
 {
 	Token t = peek();
@@ -1435,20 +1492,19 @@ ExprPtr Parser::parse_primary_lhs()
 	static const std::set<std::string> ipv6_headers = {"hbh", "rt", "frag", "dst", "mh"};
 	if (t.punct("@"))
 		return parse_raw_payload();
+	if (starts_foreign(t, peek(1)))
+		return parse_foreign_expr();
 	if (((t.text == "tcp" || t.text == "ip") && peek(1).is("option")) || t.text == "exthdr" ||
 	    ipv6_headers.count(t.text))
 		return parse_exthdr();
 	if (payload_protos.count(t.text)) {
 		take();
 		Token f = take();
-		if (f.kind != Tok::Word)
-			unexpected(f, "field name");
-		// a word that names no field of the protocol is no token nft's
-		// scanner knows there: its plain string (or number); the grammar
-		// lists ether's few fields
-		if (!names_field(t.text, f.text))
+		// anything but one of the protocol's fields: bison names what it
+		// expects when there are at most four fields (field_expectation)
+		if (f.kind != Tok::Word || !names_field(t.text, f.text))
 			throw LangError(f.loc, "syntax error, unexpected " + describe(f) +
-					       (t.text == "ether" ? ", expecting saddr or daddr or type" : ""));
+					       field_expectation(t.text));
 		auto e = make_expr(ExprKind::Payload, span(t.loc, f.loc));
 		e->proto = t.text;
 		e->text = f.text;
@@ -1471,6 +1527,9 @@ ExprPtr Parser::parse_primary_lhs()
 			unexpected(k, "meta key");
 		auto e = make_expr(ExprKind::Meta, span(t.loc, k.loc));
 		e->text = k.text;
+		// a set statement's: its value first (the error spans it)
+		if (!nft_meta_key(k.text) && !peek().is("set"))
+			throw LangError(e->loc, unknown_meta_key(k.text));
 		return e;
 	}
 	if (bare_meta_keys.count(t.text)) {
@@ -2343,6 +2402,10 @@ bool Parser::parse_statement(Rule &r)
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
+	if (parse_foreign_stmt(s)) {
+		r.stmts.push_back(std::move(s));
+		return true;
+	}
 	if (t.is("counter")) {
 		take();
 		s.kind = StmtKind::Counter;
@@ -2451,6 +2514,9 @@ bool Parser::parse_statement(Rule &r)
 		expect("@", "'@'");
 		s.kind = StmtKind::FlowOffload;
 		s.key = expect_identifier();
+		// the kernel's ENOENT for a flowtable it lacks points at the
+		// whole statement (nft records its location for the expression)
+		s.loc = span(t.loc, last_loc_);
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
@@ -2480,6 +2546,8 @@ bool Parser::parse_statement(Rule &r)
 		s.lhs = std::move(lhs);
 		if (peek().is("tcp") && peek(1).is("option"))
 			s.rhs = parse_exthdr();
+		else if (starts_foreign(peek(), peek(1)))
+			s.rhs = parse_foreign_expr();
 		else
 			s.rhs = parse_rhs(false);
 		s.loc = span(s.lhs->loc, s.rhs->loc);
@@ -2496,39 +2564,13 @@ bool Parser::parse_statement(Rule &r)
 		if (s.kind != StmtKind::PayloadSet)
 			s.key = lhs->text;
 		s.lhs = std::move(lhs);
-		static const std::set<std::string> generated = {"numgen", "jhash", "symhash"};
-		// nft's set statement's expression: a field's operators may
-		// name a field (refused when evaluated)
-		stmt_expr_ = true;
-		struct Reset {
-			bool &b;
-			~Reset() { b = false; }
-		} reset{stmt_expr_};
-		// nft's keyword_expr: `ether`, `vlan`, `arp`, `ip`, `ip6` not
-		// followed by one of their fields are values (`ether type set ip6`)
-		static const std::set<std::string> keywords = {"ether", "vlan", "arp", "ip", "ip6"};
-		const bool keyword_value = peek().kind == Tok::Word && keywords.count(peek().text) &&
-					   !(peek(1).kind == Tok::Word && names_field(peek().text, peek(1).text));
-		if (keyword_value || peek().kind == Tok::String ||
-		    (peek().kind == Tok::Word && !bare_meta_keys.count(peek().text) &&
-		     peek().text != "meta" && peek().text != "ct" && !payload_protos.count(peek().text) &&
-		     !generated.count(peek().text))) {
-			// a payload's flags may be a list of names (`tcp flags set
-			// syn,ack`; nft's list_stmt_expr)
-			s.rhs = parse_rhs(s.kind == StmtKind::PayloadSet && !is_number_word(peek().text));
-		} else {
-			auto src = parse_lhs();
-			if (peek().is("map")) {
-				Token m = take();
-				auto mp = make_expr(ExprKind::Map, m.loc);
-				mp->items.push_back(std::move(src));
-				mp->items.push_back(parse_rhs(false));
-				mp->loc = span(mp->items[0]->loc, mp->items[1]->loc);
-				s.rhs = std::move(mp);
-			} else {
-				s.rhs = std::move(src);
-			}
-		}
+		// a payload's flags may be a list of names (`tcp flags set
+		// syn,ack`; nft's list_stmt_expr)
+		s.rhs = parse_stmt_value(s.kind == StmtKind::PayloadSet && !is_number_word(peek().text));
+		// meta_key_parse()'s complaint about a key nft does not know
+		// comes once the statement is read (META STRING SET stmt_expr)
+		if (s.kind == StmtKind::MetaSet && !nft_meta_key(s.lhs->text))
+			throw LangError(span(s.lhs->loc, s.rhs->loc), unknown_meta_key(s.lhs->text));
 		r.stmts.push_back(std::move(s));
 		return true;
 	}
@@ -2562,6 +2604,233 @@ bool Parser::parse_statement(Rule &r)
 		take_flag_mask(s);
 	s.loc = span(s.lhs->loc, s.rhs->loc);
 	r.stmts.push_back(std::move(s));
+	return true;
+}
+
+ExprPtr Parser::parse_stmt_value(bool allow_list)
+{
+	static const std::set<std::string> generated = {"numgen", "jhash", "symhash"};
+	static const std::set<std::string> foreign = {"rt", "fib", "osf", "socket", "ipsec"};
+	// nft's set statement's expression: a field's operators may
+	// name a field (refused when evaluated)
+	stmt_expr_ = true;
+	struct Reset {
+		bool &b;
+		~Reset() { b = false; }
+	} reset{stmt_expr_};
+	// nft's keyword_expr: `ether`, `vlan`, `arp`, `ip`, `ip6` not
+	// followed by one of their fields are values (`ether type set ip6`)
+	static const std::set<std::string> keywords = {"ether", "vlan", "arp", "ip", "ip6"};
+	const bool keyword_value = peek().kind == Tok::Word && keywords.count(peek().text) &&
+				   !(peek(1).kind == Tok::Word && names_field(peek().text, peek(1).text));
+	if (keyword_value || peek().kind == Tok::String ||
+	    (peek().kind == Tok::Word && !bare_meta_keys.count(peek().text) &&
+	     peek().text != "meta" && peek().text != "ct" && !payload_protos.count(peek().text) &&
+	     !generated.count(peek().text) && !foreign.count(peek().text)))
+		return parse_rhs(allow_list);
+	auto src = parse_lhs();
+	if (!peek().is("map"))
+		return src;
+	Token m = take();
+	auto mp = make_expr(ExprKind::Map, m.loc);
+	mp->items.push_back(std::move(src));
+	mp->items.push_back(parse_rhs(false));
+	mp->loc = span(mp->items[0]->loc, mp->items[1]->loc);
+	return mp;
+}
+
+// nft 1.0.6's expressions of other families and other parts of nf_tables,
+// as its grammar reads them:
+//   rt [ip|ip6] classid|nexthop|mtu|ipsec
+//   fib FLAG[.FLAG...] oif|oifname|type   (FLAG: saddr daddr mark iif oif)
+//   osf [ttl loose|skip] name|version
+//   socket transparent|mark|wildcard
+//   ipsec in|out [spnum N] spi|reqid | ipsec in|out [spnum N] ip|ip6 saddr|daddr
+ExprPtr Parser::parse_foreign_expr()
+{
+	Token t = take();
+	auto e = make_expr(ExprKind::Foreign, t.loc);
+	e->text = t.text;
+	// one of WORDS, or bison's error with what it expects (EXPECTING,
+	// "" when it lists nothing)
+	auto word = [&](std::initializer_list<const char *> words, const char *expecting = "") {
+		Token k = take();
+		for (const char *w : words)
+			if (k.is(w))
+				return k;
+		unexpected(k, expecting);
+	};
+	if (t.text == "rt") {
+		if (peek().is("ip") || peek().is("ip6"))
+			e->chain = take().text;
+		e->proto = word({"classid", "nexthop", "mtu", "ipsec"}, "mtu or classid or nexthop or ipsec").text;
+	} else if (t.text == "fib") {
+		// the tuple's flags, checked as its grammar action checks them
+		const Location first = peek().loc;
+		std::set<std::string> flags;
+		do
+			flags.insert(word({"saddr", "daddr", "mark", "iif", "oif"}).text);
+		while (accept("."));
+		const Location tuple = span(first, last_loc_);
+		Token r = take();
+		if (!r.is("oif") && !r.is("oifname") && !r.is("type"))
+			throw LangError(r.loc, "syntax error, unexpected " + describe(r) +
+					       ", expecting type or oif or oifname");
+		e->proto = r.text;
+		if (!flags.count("saddr") && !flags.count("daddr"))
+			throw LangError(tuple, "fib: need either saddr or daddr");
+		if (flags.count("saddr") && flags.count("daddr"))
+			throw LangError(tuple, "fib: saddr and daddr are mutually exclusive");
+		if (flags.count("iif") && flags.count("oif"))
+			throw LangError(tuple, "fib: iif and oif are mutually exclusive");
+	} else if (t.text == "osf") {
+		// the ttl's option is a string to nft's grammar, checked by its action
+		if (accept("ttl")) {
+			Token o = take();
+			if (o.kind == Tok::Word && !o.is("loose") && !o.is("skip") && !kReservedNames.count(o.text) &&
+			    !kOtherScannerKeywords.count(o.text) && !is_number_word(o.text))
+				throw LangError(o.loc, "invalid ttl option");
+			if (!o.is("loose") && !o.is("skip"))
+				unexpected(o, "string");
+		}
+		e->proto = word({"name", "version"}).text;
+	} else if (t.text == "socket") {
+		e->proto = word({"transparent", "mark", "wildcard"},
+				"transparent or wildcard or cgroupv2 or mark").text;
+	} else {
+		e->proto = word({"in", "out"}).text;
+		if (peek().is("spnum")) {
+			const Location at = take().loc;
+			Token n = take();
+			if (n.kind != Tok::Word || !is_number_word(n.text))
+				unexpected(n, "number");
+			if (parse_u64(n) > 255)
+				throw LangError(span(at, n.loc), "value too large");
+		}
+		if (peek().is("ip") || peek().is("ip6")) {
+			e->chain = take().text;
+			e->proto = word({"saddr", "daddr"}).text;
+		} else {
+			e->proto = word({"spi", "reqid"}, "ip or ip6 or spi or reqid").text;
+		}
+	}
+	e->loc = span(t.loc, last_loc_);
+	return e;
+}
+
+// nft 1.0.6's statements for other families and other parts of nf_tables:
+//   synproxy [mss N | wscale N | timestamp | sack-perm]...
+//   queue [num N[-M] | bypass | fanout [, ...]]... | queue [flags F[,F]] to EXPR |
+//   queue flags F[,F] num N[-M]
+//   dup to EXPR [device EXPR] | fwd to EXPR | fwd ip|ip6 to EXPR device EXPR
+//   xt WORD WORD (iptables-nft's compat expressions, which nft refuses)
+bool Parser::parse_foreign_stmt(Stmt &s)
+{
+	const Token t = peek();
+	if (t.kind != Tok::Word)
+		return false;
+	auto number = [&] {
+		Token n = take();
+		if (n.kind != Tok::Word || !is_number_word(n.text))
+			unexpected(n, "number");
+		return n;
+	};
+	if (t.is("xt")) {
+		take();
+		Token a = take(), b = take();
+		if (a.kind != Tok::Word || kReservedNames.count(a.text) || kOtherScannerKeywords.count(a.text))
+			unexpected(a, "string");
+		if (b.kind != Tok::Word || kReservedNames.count(b.text) || kOtherScannerKeywords.count(b.text))
+			unexpected(b, "string");
+		throw LangError(span(t.loc, b.loc),
+				"unsupported xtables compat expression, use iptables-nft with this ruleset");
+	}
+	if (t.is("synproxy")) {
+		take();
+		for (;;) {
+			if (accept("mss") || accept("wscale"))
+				number();
+			else if (!accept("timestamp") && !accept("sack-perm"))
+				break;
+		}
+	} else if (t.is("queue")) {
+		take();
+		// a value of 16 bits or a range of them (queue_stmt_expr_simple,
+		// which takes a variable too)
+		auto simple = [&] {
+			Token n = take();
+			if (n.kind != Tok::Word || !is_number_word(n.text))
+				unexpected(n, "number or '$'");
+			auto v = make_expr(ExprKind::Value, n.loc);
+			v->text = n.text;
+			if (!peek().punct("-"))
+				return v;
+			take();
+			Token m = take();
+			if (m.kind != Tok::Word || !is_number_word(m.text))
+				unexpected(m, "number or '$'");
+			auto hi = make_expr(ExprKind::Value, m.loc);
+			hi->text = m.text;
+			auto r = make_expr(ExprKind::Range, span(n.loc, m.loc));
+			r->items.push_back(std::move(v));
+			r->items.push_back(std::move(hi));
+			return r;
+		};
+		// bypass or fanout, or both with a comma
+		auto flags = [&] {
+			for (;;) {
+				Token f = take();
+				if (!f.is("bypass") && !f.is("fanout"))
+					unexpected(f);
+				s.queue_flags |= f.is("bypass") ? NFT_QUEUE_FLAG_BYPASS : NFT_QUEUE_FLAG_CPU_FANOUT;
+				if (!accept(","))
+					return;
+			}
+		};
+		const bool flags_first = accept("flags");
+		if (flags_first) {
+			if (!peek().is("bypass") && !peek().is("fanout"))
+				unexpected(peek());
+			flags();
+		}
+		if (accept("to")) {
+			s.rhs = parse_stmt_value(false);
+		} else if (flags_first) {
+			expect("num", "to or num");
+			s.rhs = simple();
+		} else {
+			for (;;) {
+				if (peek().is("num")) {
+					// nft points at `num N` (queue_stmt_arg)
+					const Location at = take().loc;
+					s.rhs = simple();
+					s.rhs->loc = span(at, s.rhs->loc);
+				} else if (peek().is("bypass") || peek().is("fanout"))
+					flags();
+				else
+					break;
+			}
+		}
+	} else if (t.is("dup") || t.is("fwd")) {
+		take();
+		if (t.is("fwd") && (peek().is("ip") || peek().is("ip6"))) {
+			take();
+			expect("to", "to");
+			parse_stmt_value(false);
+			expect("device", "device");
+			parse_stmt_value(false);
+		} else {
+			expect("to", "to");
+			parse_stmt_value(false);
+			if (t.is("dup") && accept("device"))
+				parse_stmt_value(false);
+		}
+	} else {
+		return false;
+	}
+	s.kind = StmtKind::Foreign;
+	s.key = t.text;
+	s.loc = span(t.loc, last_loc_);
 	return true;
 }
 

@@ -116,6 +116,12 @@ private:
 	ExprPtr parse_generated();
 	ExprPtr parse_exthdr();
 	ExprPtr parse_raw_payload();
+	// nft 1.0.6's rt, fib, osf, socket and ipsec expressions (foreign.h)
+	ExprPtr parse_foreign_expr();
+	// its synproxy, queue, dup, fwd and xt statements; false for none
+	bool parse_foreign_stmt(Stmt &s);
+	// nft's stmt_expr: a set statement's value, a dup's address
+	ExprPtr parse_stmt_value(bool allow_list);
 	std::string comment_string();
 	// nft's time_spec in milliseconds; @expecting: what nft's grammar
 	// wants after it, for a word that goes on beyond the time.
