@@ -167,6 +167,7 @@ class Runner:
         self.nft_used = False
         self.ct = ct_table.CtTables(self.xb)
         self.ct_on = False      # conntrack may be on: compare the tables after every step
+        self.ct_first_seen = {}  # ct_flow_key -> when the harness first saw it
         # --offload: xbridge's flowtable on every connection (offload.py)
         self.offload = offload.Offload(self.xb.genl, self.xb.br_ifindex) if args.offload else None
 
@@ -275,6 +276,12 @@ class Runner:
         0.3 s later before calling it a difference); returns the rows.
         @delivered: what a send step delivered (known ct-local-confirm)."""
         a, b = self.ct.rows()
+        # when each flow was first seen (known ct-udp-stream-moment)
+        now = time.monotonic()
+        keys = {known.ct_flow_key(r) for r in a}
+        self.ct_first_seen = {k: t for k, t in self.ct_first_seen.items() if k in keys}
+        for k in keys:
+            self.ct_first_seen.setdefault(k, now)
         if a != b:
             extra = known.ct_local_confirm_rows(step, delivered, a, b)
             if extra:
@@ -286,6 +293,9 @@ class Runner:
             time.sleep(RECHECK_DELAY)
             capture.settle(self.cap.values())
             a, b = self.ct.rows()
+        if a != b and known.ct_stream_moment(a, b, self.ct_first_seen, time.monotonic()):
+            self.t.known["ct-udp-stream-moment"] = self.t.known.get("ct-udp-stream-moment", 0) + 1
+            a = b
         if a != b:
             only = ["    only on linux:  " + ct_table.fmt_row(r) for r in a if r not in b] + \
                    ["    only on xbridge: " + ct_table.fmt_row(r) for r in b if r not in a]
@@ -539,6 +549,7 @@ class Runner:
         self.t.scenarios += 1
         self.scenario = name
         self.scenario_hits = 0
+        self.ct_first_seen = {}
         t0 = time.monotonic()
         try:
             self.run(scen)
