@@ -405,21 +405,24 @@ if [[ -n $boot_hung && -z ${XBRIDGE_VM_REBOOTED:-} ]] &&
 fi
 # The same race can strike while the command runs: a static key flipped by
 # the command (a ping's SO_TIMESTAMP, a qdisc, a netfilter hook) while the
-# other vCPU runs the site (seen in CI: __netif_receive_skb_core+0x3f, 6.12).
-# stage2.sh pins the hottest keys; for the rest, run the command once more
-# when the log's first kernel report is an int3 oops outside xbridge (x86's
-# BUG, WARN and UBSAN traps are ud2, never int3, so an int3 oops is text
-# patching's) and the first run's output is not shown live. The retry says
-# so on stderr (vm_suite keeps it in the suite's log; test-all lists it);
-# the first run's log is kept as LOG.int3.
-if [[ -z $output_only && -z ${XBRIDGE_VM_RETRIED:-} && -n $t_cmd ]] &&
+# other vCPU runs the site (seen in CI: __netif_receive_skb_core+0x3f, 6.12),
+# or between xbridge's load and the command's start, which the boot rule
+# above does not cover (seen in the stop 40 CI dry run: 6.12, inet_ehashfn
+# under loopback TCP 0.5 s after the insmod, DO_ONCE's key). stage2.sh pins
+# the hottest keys; for the rest, run the command once more when the log's
+# first kernel report is an int3 oops outside xbridge (x86's BUG, WARN and
+# UBSAN traps are ud2, never int3, so an int3 oops is text patching's) and
+# the first run's output is not shown live. The retry says so on stderr
+# (vm_suite keeps it in the suite's log; test-all lists it); the first
+# run's log is kept as LOG.int3.
+if [[ -z $output_only && -z ${XBRIDGE_VM_RETRIED:-} ]] &&
 	rip=$(tr -d '\r' <"$log" | awk -v re="$int3_re" -v bad="$bad_kernel_re" '
 		!oops && $0 ~ bad && $0 !~ re { exit 1 }	# another report first
 		!oops && $0 ~ re { oops = 1; next }
 		oops && /RIP: / { rip = $0; sub(/.*RIP: [0-9a-fx]*:?/, "", rip); exit }
 		END { if (!oops || rip == "" || rip ~ /\[xbridge\]/) exit 1; print rip }'); then
 	cp "$log" "$log.int3"
-	echo "vm: RETRY: a TCG int3 oops (text patching) during the command at $rip, not in xbridge ($timing; first log $log.int3); running it once more" >&2
+	echo "vm: RETRY: a TCG int3 oops (text patching) ${t_cmd:+during the command}${t_cmd:-before the command started} at $rip, not in xbridge ($timing; first log $log.int3); running it once more" >&2
 	XBRIDGE_VM_RETRIED=1 XBRIDGE_VM_REBOOTED=1 exec "$0" "${run_args[@]}"
 fi
 rc=0
