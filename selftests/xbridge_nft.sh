@@ -328,22 +328,27 @@ for line in lines:
 PY
 }
 
+# nft_both_warm_up DIR - apply DIR's batches once with nft and xnft, then
+# flush both: nf_tables loads the expressions' modules on first use and
+# replays the batch, which uses up handles, and both tools then have made
+# the same commits (the generations printed are compared).
+nft_both_warm_up() {
+	local f
+	for f in "$1"/*.nft; do
+		nft -f "$f" 2>/dev/null
+		xnft -f "$f" 2>/dev/null
+	done
+	nft flush ruleset
+	xnft flush ruleset
+}
+
 # 5b. The monitors: nft monitor on nf_tables and xnft monitor on xbridge
 #     watch the batches of tools/xnft/tests/monitor applied to each; what
 #     they print is equal byte for byte, plain, with handles and as JSON
 #     (the process that made a generation named apart: nft or xnft).
 nft_monitor() {
 	local dir=$SELFTESTS_DIR/../tools/xnft/tests/monitor f mode pids=""
-	# once unwatched first: nf_tables loads the expressions' modules on
-	# first use and replays the batch, which uses up handles
-	# (xnft too, so that both have made the same commits: the
-	# generations printed are compared)
-	for f in "$dir"/*.nft; do
-		nft -f "$f" 2>/dev/null
-		xnft -f "$f" 2>/dev/null
-	done
-	nft flush ruleset
-	xnft flush ruleset
+	nft_both_warm_up "$dir"
 	for mode in plain a j; do
 		local opt=""
 		[[ $mode == a ]] && opt=-a
@@ -381,14 +386,7 @@ nft_monitor() {
 #     equal, set apart as the monitors' is.
 nft_echo() {
 	local dir=$SELFTESTS_DIR/../tools/xnft/tests/echo f mode tool
-	# once first, as the monitors' batches: modules loaded, and the same
-	# commits made by both
-	for f in "$dir"/*.nft; do
-		nft -f "$f" 2>/dev/null
-		xnft -f "$f" 2>/dev/null
-	done
-	nft flush ruleset
-	xnft flush ruleset
+	nft_both_warm_up "$dir"
 	for mode in plain a j; do
 		local opt=""
 		[[ $mode == a ]] && opt=-a

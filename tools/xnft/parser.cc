@@ -1646,6 +1646,20 @@ static int tcp_option_kind(const std::string &w)
 	return it == kinds.end() ? -1 : it->second;
 }
 
+int Parser::tcp_option_kind_token(const Token &k)
+{
+	int kind = tcp_option_kind(k.text);
+	if (kind < 0 && k.kind == Tok::Word && is_number_word(k.text)) {
+		const unsigned long long v = std::stoull(k.text, nullptr, 0);
+		if (v > 255)
+			throw LangError(k.loc, "value too large");
+		kind = static_cast<int>(v);
+	}
+	if (kind < 0)
+		unexpected(k);
+	return kind;
+}
+
 // Extension headers and options (nft's exthdr_expr, tcp option and ip
 // option): `tcp option NAME|KIND [FIELD]`, `tcp option @KIND,OFF,LEN`,
 // `ip option NAME [FIELD]`, `exthdr NAME`, `hbh|rt|frag|dst|mh FIELD`.
@@ -1667,21 +1681,9 @@ ExprPtr Parser::parse_exthdr()
 	if (t.text == "tcp") {
 		take();  // option
 		e->exthdr_op = NFT_EXTHDR_OP_TCPOPT;
-		auto kind_of = [&](const Token &k) {
-			int kind = tcp_option_kind(k.text);
-			if (kind < 0 && k.kind == Tok::Word && is_number_word(k.text)) {
-				const unsigned long long v = std::stoull(k.text, nullptr, 0);
-				if (v > 255)
-					throw LangError(k.loc, "value too large");
-				kind = static_cast<int>(v);
-			}
-			if (kind < 0)
-				unexpected(k);
-			return kind;
-		};
 		if (accept("@")) {
 			// raw: the option's kind, then the field's offset and length in bits
-			e->exthdr_type = static_cast<uint8_t>(kind_of(take()));
+			e->exthdr_type = static_cast<uint8_t>(tcp_option_kind_token(take()));
 			expect(",", "comma");
 			e->exthdr_offset = parse_u32_word(take(), "number");
 			expect(",", "comma");
@@ -1693,7 +1695,7 @@ ExprPtr Parser::parse_exthdr()
 			return e;
 		}
 		Token k = take();
-		e->exthdr_type = static_cast<uint8_t>(kind_of(k));
+		e->exthdr_type = static_cast<uint8_t>(tcp_option_kind_token(k));
 		end = k.loc;
 		const char *name = exthdr_name(e->exthdr_op, e->exthdr_type);
 		e->proto = name ? name : "";
@@ -2441,15 +2443,7 @@ bool Parser::parse_statement(Rule &r)
 		take();
 		take();
 		Token k = take();
-		int kind = tcp_option_kind(k.text);
-		if (kind < 0 && k.kind == Tok::Word && is_number_word(k.text)) {
-			const unsigned long long v = std::stoull(k.text, nullptr, 0);
-			if (v > 255)
-				throw LangError(k.loc, "value too large");
-			kind = static_cast<int>(v);
-		}
-		if (kind < 0)
-			unexpected(k);
+		const int kind = tcp_option_kind_token(k);
 		opt->exthdr_op = NFT_EXTHDR_OP_TCPOPT;
 		opt->exthdr_type = static_cast<uint8_t>(kind);
 		opt->loc = span(opt->loc, k.loc);

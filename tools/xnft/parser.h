@@ -115,6 +115,8 @@ private:
 	ExprPtr parse_typeof_expr();
 	ExprPtr parse_generated();
 	ExprPtr parse_exthdr();
+	// A TCP option's kind, by nft's name for it or as a number (0-255).
+	int tcp_option_kind_token(const Token &k);
 	ExprPtr parse_raw_payload();
 	// nft 1.0.6's rt, fib, osf, socket and ipsec expressions (foreign.h)
 	ExprPtr parse_foreign_expr();
