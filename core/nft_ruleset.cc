@@ -37,8 +37,8 @@ struct UndoRecord {
 	void *next;		/* Del*: the sibling it was before (nullptr: last) */
 	uint32_t old_u32;	/* UpdTable: flags; UpdChain: policy; *Elem: index;
 				 * AddRule: its notification's NLM_F_* flags */
-	bool report = false;	/* its request had NLM_F_ECHO (set by log()) */
-	uint16_t nlflags = 0;	/* its request's NLM_F_* (set by log()) */
+	uint16_t nlflags = 0;	/* its request's NLM_F_* (set by log()):
+				 * CREATE/EXCL for its notification, ECHO */
 };
 
 namespace {
@@ -352,8 +352,7 @@ int Ruleset::log(const UndoRecord &rec, Extack *ack)
 		undo_cap_ = cap;
 	}
 	undo_[undo_count_] = rec;
-	undo_[undo_count_].nlflags = req_flags_;
-	undo_[undo_count_++].report = echo_;
+	undo_[undo_count_++].nlflags = req_flags_;
 	return 0;
 }
 
@@ -484,10 +483,9 @@ int Ruleset::apply(uint16_t type, uint16_t nlflags, uint32_t family, const uint8
 		return err;
 	change_seq_++;
 	req_flags_ = nlflags;
-	echo_ = nlflags & kNlmFEcho;
 	if (!batch_open_) {
 		batch_open_ = true;
-		first_echo_ = echo_;
+		first_echo_ = nlflags & kNlmFEcho;
 	}
 
 	const uint32_t mark = undo_count_;
@@ -653,7 +651,8 @@ void Ruleset::notify(const CommitSink &events) const
 		const UndoRecord &rec = undo_[i];
 		/* nf_tables' notifications carry the request's CREATE and EXCL */
 		const uint16_t create_excl = rec.nlflags & (kNlmFCreate | kNlmFExcl);
-		CommitEvent ev{0, rec.obj, 0, nullptr, create_excl, rec.report};
+		const bool report = rec.nlflags & kNlmFEcho;
+		CommitEvent ev{0, rec.obj, 0, nullptr, create_excl, report};
 		if (rec.kind == UndoKind::DelSet &&
 		    (static_cast<const SetObj *>(rec.obj)->flags & kSetFAnonymous))
 			continue;
@@ -670,7 +669,7 @@ void Ruleset::notify(const CommitSink &events) const
 				    !s->link.is_linked())
 					events.fn(events.ctx, *this,
 						  CommitEvent{kMsgDelSet, s, 0, nullptr,
-							      create_excl, rec.report});
+							      create_excl, report});
 			}
 			continue;
 		}

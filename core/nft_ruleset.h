@@ -358,7 +358,6 @@ private:
 	bool validate_each_ = false;	/* validate_each_request() */
 	bool batch_open_ = false;	/* a request applied since commit/abort */
 	uint16_t req_flags_ = 0;	/* the NLM_F_* of the request being applied */
-	bool echo_ = false;		/* the request being applied has NLM_F_ECHO */
 	bool first_echo_ = false;	/* the batch's first request had it */
 };
 
