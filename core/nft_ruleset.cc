@@ -37,6 +37,10 @@ struct UndoRecord {
 	void *next;		/* Del*: the sibling it was before (nullptr: last) */
 	uint32_t old_u32;	/* UpdTable: flags; UpdChain: policy; *Elem: index;
 				 * AddRule: its notification's NLM_F_* flags */
+	/* next, for UpdChain: the chain's new name (kNameMax bytes, owned by
+	 * the record) when the update renames it, else nullptr. nf_tables
+	 * renames at commit (nft_chain_commit_update), so the batch's other
+	 * requests still find the chain by its old name. */
 	uint16_t nlflags = 0;	/* its request's NLM_F_* (set by log()):
 				 * CREATE/EXCL for its notification, ECHO */
 };
@@ -569,6 +573,7 @@ void Ruleset::undo_one(const UndoRecord &rec)
 	}
 	case UndoKind::UpdChain:
 		static_cast<ChainObj *>(rec.obj)->policy = int32_t(rec.old_u32);
+		xb_free(rec.next);
 		break;
 	case UndoKind::UpdSet: {
 		auto *set = static_cast<SetObj *>(rec.obj);
@@ -728,6 +733,7 @@ int Ruleset::commit(Extack *ack, const CommitSink *events)
 	gen_.publish(next);
 	xb_synchronize_rcu();
 	free_generation(old);
+	apply_renames();
 
 	/* The notifications, while every object of the batch (deleted ones
 	 * too) and every element index are as the batch left them. */
@@ -766,7 +772,8 @@ int Ruleset::commit(Extack *ack, const CommitSink *events)
 			free_flowtable(static_cast<FlowtableObj *>(rec.obj));
 			break;
 		case UndoKind::DelObj: free_object(static_cast<ObjObj *>(rec.obj)); break;
-		case UndoKind::DelDynElem: xb_free(rec.next); break;
+		case UndoKind::DelDynElem:
+		case UndoKind::UpdChain: xb_free(rec.next); break;
 		case UndoKind::AddChain: static_cast<ChainObj *>(rec.obj)->batch_id = 0; break;
 		case UndoKind::AddRule: static_cast<RuleObj *>(rec.obj)->batch_id = 0; break;
 		case UndoKind::AddSet: static_cast<SetObj *>(rec.obj)->batch_id = 0; break;
@@ -985,12 +992,20 @@ int Ruleset::new_chain(uint16_t flags, const Attr *tb, Extack *ack)
 			return fail_at(ack, kEEXIST, id, "chain exists with another hook or priority");
 		if (has_policy && !existing->base)
 			return fail(ack, kEOPNOTSUPP, "only base chains have a policy");
+		char *rename = nullptr;
+		if (tb[kChainHandle].present() && tb[kChainName].present()) {
+			int err = new_chain_name(t, tb[kChainName], rename, ack);
+			if (err)
+				return err;
+		}
 		/* nf_tables_updchain: an update whatever it changes (a
 		 * NEWCHAIN notification and a new generation) */
-		int err = log({UndoKind::UpdChain, existing, nullptr, uint32_t(existing->policy)},
+		int err = log({UndoKind::UpdChain, existing, rename, uint32_t(existing->policy)},
 			      ack);
-		if (err)
+		if (err) {
+			xb_free(rename);
 			return err;
+		}
 		if (has_policy)
 			existing->policy = int32_t(policy);
 		return 0;
@@ -1021,6 +1036,55 @@ int Ruleset::new_chain(uint16_t flags, const Attr *tb, Extack *ack)
 	c->flags = base ? kChainFBase : 0;
 	t->chains.push_back(*c);
 	return 0;
+}
+
+/*
+ * nf_tables_updchain's rename (NFTA_CHAIN_HANDLE names the chain,
+ * NFTA_CHAIN_NAME its new name): refused with EEXIST when a chain of
+ * @t has the name now, or another rename of this batch in @t takes it;
+ * else @out is the new name, taken at commit by apply_renames().
+ */
+int Ruleset::new_chain_name(const TableObj *t, const Attr &name, char *&out, Extack *ack)
+{
+	for (const ChainObj &c : t->chains)
+		if (name_is(c.name, name))
+			return fail_at(ack, kEEXIST, name.data, "a chain of that name exists");
+	for (uint32_t i = 0; i < undo_count_; i++) {
+		const UndoRecord &rec = undo_[i];
+		if (rec.kind == UndoKind::UpdChain && rec.next &&
+		    static_cast<const ChainObj *>(rec.obj)->table == t &&
+		    name_is(static_cast<const char *>(rec.next), name))
+			return fail_at(ack, kEEXIST, name.data,
+				       "another chain is renamed to that name in this batch");
+	}
+	out = static_cast<char *>(xb_alloc(kNameMax, XB_ALLOC_SLEEP));
+	if (!out)
+		return fail(ack, kENOMEM, "out of memory for a chain's name");
+	int err = copy_name(out, name, ack);
+	if (err) {
+		xb_free(out);
+		out = nullptr;
+	}
+	return err;
+}
+
+/* nft_chain_commit_update: the batch's renames in its order (a chain
+ * renamed twice ends with the second name). Each record keeps the name
+ * it replaced, freed with the record. */
+void Ruleset::apply_renames()
+{
+	for (uint32_t i = 0; i < undo_count_; i++) {
+		UndoRecord &rec = undo_[i];
+		if (rec.kind != UndoKind::UpdChain || !rec.next)
+			continue;
+		char *name = static_cast<ChainObj *>(rec.obj)->name;
+		char *pending = static_cast<char *>(rec.next);
+		for (uint32_t k = 0; k < kNameMax; k++) {
+			const char c = name[k];
+			name[k] = pending[k];
+			pending[k] = c;
+		}
+	}
 }
 
 int Ruleset::remove_chain(ChainObj *c, Extack *ack)

@@ -312,6 +312,8 @@ private:
 	int flush_table(TableObj *t, Extack *ack);
 	int remove_table(TableObj *t, Extack *ack);
 	int remove_chain(ChainObj *c, Extack *ack);
+	int new_chain_name(const TableObj *t, const Attr &name, char *&out, Extack *ack);
+	void apply_renames();
 	int remove_rule(RuleObj *r, Extack *ack);
 	int remove_set(SetObj *s, Extack *ack);
 	int remove_flowtable(FlowtableObj *f, Extack *ack);

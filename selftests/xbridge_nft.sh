@@ -1249,6 +1249,62 @@ for _ in range(int(sys.argv[1])):
 	check "sock meta: flush ruleset" xnft flush ruleset
 }
 
+# 15. rename chain: the same batches through nft on nf_tables and xnft on
+#     xbridge - a chain that a jump, a goto and a verdict map name, renamed;
+#     a rule added by the old name in the renaming batch; two renames of
+#     one chain in a batch - with --echo (nothing is echoed), then the
+#     listings (plain, -a, -j) equal, and frames still reach the renamed
+#     chain (its counter counts as the Linux bridge's does).
+nft_rename() {
+	local f=$TMPDIR/rename.nft b n=0 nout xout nrc xrc
+	xnft flush ruleset
+	nft flush ruleset
+	linux_twin_up 02:00:00:00:21:01 10.0.0.7/24 02:00:00:00:21:02 10.0.0.8/24
+	cat > "$f" <<'EOF'
+table bridge t {
+	chain b {
+		counter
+	}
+	chain a {
+		type filter hook forward priority filter; policy accept;
+		ip protocol icmp jump b
+		meta l4proto vmap { tcp : goto b, udp : jump b }
+	}
+	chain c {
+	}
+}
+EOF
+	twin_load "rename" "$f"
+	for b in 'rename chain bridge t b renamed' \
+		 'rename chain bridge t c x
+add rule bridge t c counter' \
+		 'rename chain bridge t x y
+rename chain bridge t x z' \
+		 'rename chain bridge t renamed b
+add chain bridge t renamed'; do
+		n=$((n + 1))
+		printf '%s\n' "$b" > "$TMPDIR/rename$n.nft"
+		nout=$(nft -e -f "$TMPDIR/rename$n.nft" 2>&1)
+		nrc=$?
+		xout=$(xnft -e -f "$TMPDIR/rename$n.nft" 2>&1)
+		xrc=$?
+		[[ $nrc == 0 && $xrc == 0 && $nout == "$xout" ]]
+		log_test "rename batch $n: taken, echoed as nft echoes it" $? \
+			"nft $nrc: $nout / xnft $xrc: $xout"
+		same "rename batch $n: listed as nft lists it" "$(xnft list ruleset)" "$(nft list ruleset)"
+		same "rename batch $n: -a as nft" "$(xnft -a list ruleset)" "$(nft -a list ruleset)"
+		same "rename batch $n: -j as nft" "$(xnft -j list ruleset)" "$(nft -j list ruleset)"
+	done
+	twin_pings
+	[[ $xping == "5 received" && $lping == "5 received" ]]
+	log_test "rename: pings through both bridges" $? "xbridge: $xping, Linux: $lping"
+	same "rename: the renamed chain counted as nft's" "$(xnft list chain bridge t b)" \
+		"$(nft list chain bridge t b)"
+	xnft flush ruleset
+	nft flush ruleset
+	linux_twin_down
+}
+
 ALL_TESTS="
 	nft_empty
 	nft_same_as_nft
@@ -1273,6 +1329,7 @@ ALL_TESTS="
 	nft_payload_write
 	nft_tcp_options
 	nft_sock_meta
+	nft_rename
 	nft_dynset_churn
 "
 

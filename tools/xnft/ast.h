@@ -293,6 +293,8 @@ struct Command {
 	// complaint about it), and the command up to its last token (where
 	// it points a complaint about the command).
 	Location handle_loc, whole_loc;
+	std::string new_name;                 // rename chain: the chain's new name
+	Location new_name_loc;
 	TableDecl table_decl;                 // Table
 	std::optional<ChainDecl> chain_decl;  // Chain
 	std::optional<Rule> rule;             // Rule

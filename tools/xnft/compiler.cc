@@ -72,7 +72,8 @@ void Compiler::learn(const RulesetModel &m)
 			continue;
 		TableInfo &ti = tables_["bridge " + t.name];
 		for (nftnl_chain *c : t.chains)
-			ti.chains[nftnl_chain_get_str(c, NFTNL_CHAIN_NAME)] = true;
+			ti.chains[nftnl_chain_get_str(c, NFTNL_CHAIN_NAME)] =
+				nftnl_chain_get_u64(c, NFTNL_CHAIN_HANDLE);
 		for (nftnl_flowtable *f : t.flowtables)
 			ti.flowtables[nftnl_flowtable_get_str(f, NFTNL_FLOWTABLE_NAME)] = true;
 		for (nftnl_obj *o : t.objs) {
@@ -242,6 +243,10 @@ void Compiler::compile(const Command &cmd)
 		return;
 	case Obj::Chain: {
 		require_bridge(cmd.family, cmd.loc);
+		if (cmd.verb == Verb::Rename) {
+			rename_chain(cmd);
+			return;
+		}
 		const bool removes = cmd.verb == Verb::Delete ||
 				     cmd.verb == Verb::Flush;
 		TableInfo &t = removes ? kernel_table(cmd, Obj::Chain, cmd.chain) : evaluated_table(cmd);
@@ -398,6 +403,35 @@ void Compiler::locate(const Command &cmd, const Location &name)
 		i.cmd_loc = cmd.whole_loc;
 }
 
+/*
+ * `rename chain TABLE CHAIN NAME`: nft's evaluation finds the chain in its
+ * cache (its table and chain not found: the evaluation's words), then
+ * sends a NEWCHAIN naming the chain by its handle and carrying the new
+ * name (mnl_nft_chain_rename). A chain this batch adds has no handle yet:
+ * nft sends 0, which the kernel refuses (ENOENT). nft's cache keeps the
+ * old name, as does the kernel's until the commit.
+ */
+void Compiler::rename_chain(const Command &cmd)
+{
+	TableInfo &t = evaluated_table(cmd);
+	auto it = t.chains.find(cmd.chain);
+	if (it == t.chains.end())
+		throw LangError(cmd.chain_loc, chain_not_found(CacheNames::of(tables_), cmd.chain));
+	nftnl_chain *c = nftnl_chain_alloc();
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, family_number(cmd.family));
+	nftnl_chain_set_u64(c, NFTNL_CHAIN_HANDLE, it->second);
+	// set before add_chain, whose --debug=netlink line prints them as nft does
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, cmd.table.c_str());
+	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, cmd.new_name.c_str());
+	batch_->add_chain(ItemKind::NewChain, c, family_number(cmd.family), 0, cmd.table,
+			 cmd.new_name, -1);
+	// the kernel's complaints (EEXIST at the name, ENOENT at the handle)
+	// point at the whole command: nft records no place for either
+	BatchItem &i = batch_->last();
+	i.table_loc = cmd.table_loc;
+	i.cmd_loc = cmd.whole_loc;
+}
+
 void Compiler::table(const Command &cmd)
 {
 	const std::string key = cmd.family + " " + cmd.table;
@@ -445,7 +479,7 @@ void Compiler::table(const Command &cmd)
 	// to later chains.
 	TableInfo &ti = tables_[key];
 	for (auto &c : d.chains)
-		ti.chains[c.name] = true;
+		ti.chains.emplace(c.name, 0);
 	// Each is a command of its own to nft's evaluation (an error in one
 	// does not stop the others).
 	for (auto &c : d.chains)
@@ -477,7 +511,7 @@ void Compiler::chain(const std::string &family, const std::string &table, const 
 	TableInfo &t = table_info(family, table, c.loc);
 	if (verb == Verb::Create && t.chains.count(c.name))
 		throw LangError(c.loc, "Could not process rule: File exists");
-	t.chains[c.name] = true;
+	t.chains.emplace(c.name, 0);
 	uint32_t fam = family_number(family);
 	nftnl_chain *ch = nftnl_chain_alloc();
 	nftnl_chain_set_u32(ch, NFTNL_CHAIN_FAMILY, fam);

@@ -56,7 +56,7 @@ struct SetInfo {
 };
 
 struct TableInfo {
-	std::map<std::string, bool> chains;
+	std::map<std::string, uint64_t> chains;  // name -> the kernel's handle (0: added by this batch)
 	std::map<std::string, SetInfo> sets;
 	std::map<std::string, bool> flowtables;
 	std::map<std::string, bool> counters;  // named counter objects
@@ -155,6 +155,7 @@ public:
 
 private:
 	void table(const Command &cmd);
+	void rename_chain(const Command &cmd);
 	// Compiles one item of an expanded block: with an EvaluationErrors
 	// at hand its error is noted there (StopEvaluation once nft would
 	// stop), else thrown.

@@ -931,6 +931,19 @@ std::string command_text(const std::string &verb, const Json &obj)
 				return list_text(verb, what, v);
 		fail("Unknown object passed to " + verb + " command.");
 	}
+	// nft's json_parse_cmd_rename: a chain, by its name, to "newname"
+	if (verb == "rename") {
+		if (what != "chain")
+			fail("Object item not found: chain");
+		if (!v.is_object())
+			fail("Unknown object passed to rename command.");
+		// json_unpack_err's words for a member it lacks, in its order
+		for (const char *key : {"family", "table", "name", "newname"})
+			if (!v.get(key))
+				fail(std::string("Object item not found: ") + key);
+		return "rename chain " + family_of(v) + " " + name_text(string_member(v, "table")) + " " +
+		       name_text(string_member(v, "name")) + " " + name_text(string_member(v, "newname"));
+	}
 	if (what == "ruleset" && verb == "flush")
 		return "flush ruleset" + (v.is_object() && v.get("family") ? " " + word(string_member(v, "family")) : "");
 	if (!v.is_object())
@@ -963,7 +976,8 @@ std::vector<JsonCommandText> json_to_nft_text(const Json &root)
 	if (!cmds || !cmds->is_array())
 		fail("No 'nftables' array found in JSON input.");  // nft: json_parse_cmds' complaint
 	std::vector<JsonCommandText> out;
-	static const char *const verbs[] = {"add", "create", "insert", "replace", "delete", "flush", "list", "reset"};
+	static const char *const verbs[] = {"add",   "create", "insert", "replace", "delete",
+					    "flush", "list",   "reset",  "rename"};
 	for (size_t i = 0; i < cmds->size(); i++) {
 		const Json &c = cmds->items()[i];
 		within("Parsing command array at index " + std::to_string(i) + " failed.", [&] {

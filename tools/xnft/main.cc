@@ -141,13 +141,20 @@ static bool needs_cache(const std::vector<Command> &cmds)
 
 // nft --echo: the requests that add (add, create, insert, replace: every
 // NEW* message, the anonymous sets of their rules too) ask nf_tables for
-// their notifications (NLM_F_ECHO); deletes and flushes do not.
-static void mark_echo(std::vector<WireMsg> &wire)
+// their notifications (NLM_F_ECHO); deletes, flushes and renames (a
+// NEWCHAIN naming its chain by handle) do not. @wire is @batch's items'.
+static void mark_echo(std::vector<WireMsg> &wire, const Batch &batch)
 {
-	for (WireMsg &m : wire)
+	for (size_t n = 0; n < wire.size(); n++) {
+		WireMsg &m = wire[n];
 		switch (m.type) {
-		case NFT_MSG_NEWTABLE:
 		case NFT_MSG_NEWCHAIN:
+			if (n < batch.items().size() && batch.items()[n].chain &&
+			    nftnl_chain_is_set(batch.items()[n].chain, NFTNL_CHAIN_HANDLE))
+				break;
+			m.flags |= NLM_F_ECHO;
+			break;
+		case NFT_MSG_NEWTABLE:
 		case NFT_MSG_NEWRULE:
 		case NFT_MSG_NEWSET:
 		case NFT_MSG_NEWSETELEM:
@@ -156,6 +163,7 @@ static void mark_echo(std::vector<WireMsg> &wire)
 			m.flags |= NLM_F_ECHO;
 			break;
 		}
+	}
 }
 
 // What --echo prints: the monitor's lines, or with -j one document of
@@ -707,7 +715,7 @@ int main(int argc, char **argv)
 				echoed += echo->event(type, family, attrs, len, flags);
 			};
 			if (o.echo && !o.check) {
-				mark_echo(wire);
+				mark_echo(wire, batch);
 				echo = std::make_unique<Monitor>(MonitorWhat{}, po);
 				load_kernel(*fam, echo->model());
 			}

@@ -582,9 +582,11 @@ void Parser::parse_line(std::vector<Command> &out)
 		}
 	}
 	const std::string &o = objt.text;
-	// nft's get_cmd: `get element` only
+	// nft's get_cmd: `get element` only; its rename_cmd: `rename chain`
 	if (cmd.verb == Verb::Get && !objt.is("element"))
 		unexpected(objt, "element");
+	if (cmd.verb == Verb::Rename && !objt.is("chain"))
+		unexpected(objt, "chain");
 	if (objt.kind != Tok::Word)
 		unexpected(objt, "table, chain, rule, set, map, element or flowtable");
 	if (o == "ruleset") {
@@ -650,14 +652,19 @@ void Parser::parse_line(std::vector<Command> &out)
 			cmd.chain = expect_identifier(cmd.verb == Verb::Delete
 						      ? "handle or string" : "string");
 		}
-		ChainDecl c;
-		c.loc = cmd.chain_loc;
-		c.name = cmd.chain;
-		if (accept("{")) {
-			parse_chain_body(c);
-			expect("}", "'}'");
+		if (cmd.verb == Verb::Rename) {
+			cmd.new_name_loc = peek().loc;
+			cmd.new_name = expect_identifier("string");
+		} else {
+			ChainDecl c;
+			c.loc = cmd.chain_loc;
+			c.name = cmd.chain;
+			if (accept("{")) {
+				parse_chain_body(c);
+				expect("}", "'}'");
+			}
+			cmd.chain_decl = std::move(c);
 		}
-		cmd.chain_decl = std::move(c);
 	} else if (o == "rule") {
 		cmd.obj = Obj::Rule;
 		cmd.family = parse_family_opt();

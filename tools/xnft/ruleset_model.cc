@@ -631,6 +631,8 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 	std::map<uint32_t, uint64_t> batch_rules;
 	// tables whose flags this batch changed (__NFT_TABLE_F_UPDATE)
 	std::set<std::pair<uint32_t, std::string>> flags_updated;
+	// chains this batch renames, taking their names at its end
+	std::vector<ChainRename> renames;
 	for (size_t n = 0; n < b.items().size(); n++) {
 		const BatchItem &i = b.items()[n];
 		switch (i.kind) {
@@ -700,6 +702,11 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 			ModelTable *t = find_table(i.family, str(nftnl_chain_get_str(i.chain, NFTNL_CHAIN_TABLE)));
 			if (!t)
 				break;
+			if (nftnl_chain_is_set(i.chain, NFTNL_CHAIN_HANDLE)) {
+				if (int err = note_rename(*t, i, renames))
+					refused.push_back({n, err, i.cmd_loc});
+				break;
+			}
 			std::string name = str(nftnl_chain_get_str(i.chain, NFTNL_CHAIN_NAME));
 			bool exists = false;
 			for (auto *c : t->chains)
@@ -1025,8 +1032,70 @@ std::vector<RefusedItem> RulesetModel::apply(const Batch &b)
 		}
 		}
 	}
+	for (const ChainRename &r : renames)
+		apply_rename(r);
 	purge_removed_rules();
 	return refused;
+}
+
+// nf_tables_updchain's rename: the chain of the item's handle (ENOENT
+// when none: a chain this batch adds has none yet), refused (EEXIST) when
+// a chain of the table has the new name or another rename of the batch
+// takes it.
+int RulesetModel::note_rename(ModelTable &t, const BatchItem &i, std::vector<ChainRename> &renames)
+{
+	const uint64_t handle = nftnl_chain_get_u64(i.chain, NFTNL_CHAIN_HANDLE);
+	const std::string name = str(nftnl_chain_get_str(i.chain, NFTNL_CHAIN_NAME));
+	bool found = false;
+	for (nftnl_chain *c : t.chains) {
+		found = found || nftnl_chain_get_u64(c, NFTNL_CHAIN_HANDLE) == handle;
+		if (str(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME)) == name)
+			return EEXIST;
+	}
+	if (!found)
+		return ENOENT;
+	for (const ChainRename &r : renames)
+		if (r.family == t.family && r.table == t.name && r.name == name)
+			return EEXIST;
+	renames.push_back({t.family, t.name, handle, name});
+	return 0;
+}
+
+// A rename taking effect at the commit (nft_chain_commit_update): the
+// chain's name, and every rule, jump, goto and verdict map element that
+// names it (the kernel's point at the chain itself).
+void RulesetModel::apply_rename(const ChainRename &r)
+{
+	ModelTable *t = find_table(r.family, r.table);
+	if (!t)
+		return;
+	std::string old;
+	for (nftnl_chain *c : t->chains)
+		if (nftnl_chain_get_u64(c, NFTNL_CHAIN_HANDLE) == r.handle) {
+			old = str(nftnl_chain_get_str(c, NFTNL_CHAIN_NAME));
+			nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, r.name.c_str());
+		}
+	if (old.empty())
+		return;	/* deleted later in the batch */
+	for (nftnl_rule *rule : t->rules) {
+		if (str(nftnl_rule_get_str(rule, NFTNL_RULE_CHAIN)) == old)
+			nftnl_rule_set_str(rule, NFTNL_RULE_CHAIN, r.name.c_str());
+		nftnl_expr_iter *it = nftnl_expr_iter_create(rule);
+		for (nftnl_expr *e = nftnl_expr_iter_next(it); e; e = nftnl_expr_iter_next(it))
+			if (std::string(nftnl_expr_get_str(e, NFTNL_EXPR_NAME)) == "immediate" &&
+			    nftnl_expr_is_set(e, NFTNL_EXPR_IMM_CHAIN) &&
+			    str(nftnl_expr_get_str(e, NFTNL_EXPR_IMM_CHAIN)) == old)
+				nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, r.name.c_str());
+		nftnl_expr_iter_destroy(it);
+	}
+	for (nftnl_set *s : t->sets) {
+		nftnl_set_elems_iter *it = nftnl_set_elems_iter_create(s);
+		for (nftnl_set_elem *e = nftnl_set_elems_iter_next(it); e; e = nftnl_set_elems_iter_next(it))
+			if (nftnl_set_elem_is_set(e, NFTNL_SET_ELEM_CHAIN) &&
+			    str(nftnl_set_elem_get_str(e, NFTNL_SET_ELEM_CHAIN)) == old)
+				nftnl_set_elem_set_str(e, NFTNL_SET_ELEM_CHAIN, r.name.c_str());
+		nftnl_set_elems_iter_destroy(it);
+	}
 }
 
 std::vector<nftnl_rule *>::iterator RulesetModel::rule_by_handle(ModelTable &t, const std::string &chain,

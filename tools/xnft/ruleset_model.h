@@ -56,6 +56,14 @@ struct RefusedItem {
 	Location where;
 };
 
+// A chain a batch renames (`rename chain`), by its table and handle.
+struct ChainRename {
+	uint32_t family;
+	std::string table;
+	uint64_t handle;
+	std::string name;	// the new one
+};
+
 class RulesetModel {
 public:
 	RulesetModel() = default;
@@ -105,6 +113,8 @@ private:
 	int place_rule(ModelTable &t, const BatchItem &i, nftnl_rule *r,
 		       std::map<uint32_t, uint64_t> &batch_rules, bool &at_reference);
 	int delete_rule(ModelTable &t, const BatchItem &i, bool &at_reference);
+	int note_rename(ModelTable &t, const BatchItem &i, std::vector<ChainRename> &renames);
+	void apply_rename(const ChainRename &r);
 	// The first rule of @chain with @handle, deleted by this batch or not.
 	std::vector<nftnl_rule *>::iterator rule_by_handle(ModelTable &t, const std::string &chain,
 							   uint64_t handle);
