@@ -9,6 +9,7 @@
 #include "nft_eval.h"
 
 #include "compiler.h"
+#include "ipv4_options.h"
 #include "jhash.h"
 #include "nft_connlimit.h"
 #include "nft_dynset.h"
@@ -597,14 +598,37 @@ bool find_ipv6_header(const Pkt &p, uint8_t target, uint32_t &at)
 	return true;
 }
 
-/* nft_exthdr_tcp_eval and nft_exthdr_ipv6_eval: the bytes, or whether the
- * header is there (a break only for bytes of a missing one). */
+/*
+ * nft_exthdr_ipv4_eval: a frame that is not IPv4 (skb->protocol, the
+ * ethertype after the outer tag) breaks, even a presence test; options
+ * that are cut short or malformed (ipv4_options.h) are an absent option.
+ */
+bool find_ipv4_option(const Pkt &p, uint8_t type, uint32_t &at)
+{
+	uint32_t off;
+	if (ipv4_find_option(p.frame + p.nhoff, p.len - p.nhoff, type, off) != Ipv4OptFind::Found)
+		return false;
+	at = p.nhoff + off;
+	return true;
+}
+
+/* nft_exthdr_tcp_eval, nft_exthdr_ipv6_eval and nft_exthdr_ipv4_eval: the
+ * bytes, or whether the header is there (a break only for bytes of a
+ * missing one, and for any IPv4 option of a frame that is not IPv4). */
 bool eval_exthdr(const Insn &in, const Pkt &p, uint32_t *dst)
 {
 	const bool present_only = in.flags & kExthdrFPresent;
 	uint32_t at = 0, optlen = 0;
 	bool found;
-	if (in.sub == kExthdrOpTcpopt) {
+	if (in.sub == kExthdrOpIpv4) {
+		if (p.protocol != kEthPIp)
+			return false;
+		found = find_ipv4_option(p, in.data[0], at);
+		if (present_only) {
+			store8(dst, found);
+			return true;
+		}
+	} else if (in.sub == kExthdrOpTcpopt) {
 		found = find_tcp_option(p, in.data[0], at, optlen) &&
 			in.len + in.offset <= optlen;
 		if (present_only) {

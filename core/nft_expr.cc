@@ -10,6 +10,7 @@
 #include "nft_expr.h"
 
 #include "compiler.h"
+#include "ipv4_options.h"
 #include "nft_connlimit.h"
 #include "nft_dynset.h"
 #include "nft_payload_write.h"
@@ -936,11 +937,13 @@ int parse_tcpopt_write(const Attr *tb, Insn &in, Extack *ack)
 }
 
 /*
- * nft_exthdr_select_ops and nft_exthdr_init, read side: a TCP option or an
- * IPv6 extension header (no op: IPv6), @len bytes at @offset into it or,
- * with the present flag, whether it is there; a TCP option with no
- * destination is a write (above). IPv4 options, SCTP chunks and DCCP
- * options are not supported by xbridge.
+ * nft_exthdr_select_ops and nft_exthdr_init, read side: a TCP option, an
+ * IPv6 extension header (no op: IPv6) or an IPv4 option, @len bytes at
+ * @offset into it or, with the present flag (and a length of 1), whether
+ * it is there; a TCP option with no destination is a write (above). An
+ * IPv4 option is one nft_exthdr_ipv4_init takes (record route, loose or
+ * strict source route, router alert), its type checked last. SCTP chunks
+ * and DCCP options are not supported by xbridge.
  */
 int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
 {
@@ -952,9 +955,8 @@ int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
 			return fail(ack, kERANGE, "exthdr op is a 32-bit value");
 		if (op == kExthdrOpTcpopt && !tb[kExthdrDreg].present())
 			return parse_tcpopt_write(tb, in, ack);
-		if (op == kExthdrOpIpv4)
-			return fail(ack, kEOPNOTSUPP, "IPv4 options are not supported by xbridge");
-		if ((op != kExthdrOpTcpopt && op != kExthdrOpIpv6) || !tb[kExthdrDreg].present())
+		if ((op != kExthdrOpTcpopt && op != kExthdrOpIpv6 && op != kExthdrOpIpv4) ||
+		    !tb[kExthdrDreg].present())
 			return fail(ack, kEOPNOTSUPP, "unsupported exthdr operation");
 	}
 	if (!tb[kExthdrDreg].present() || !tb[kExthdrType].present() ||
@@ -969,6 +971,8 @@ int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
 		return err;
 	if (flags & ~kExthdrFPresent)
 		return invalid(ack, "unknown exthdr flags");
+	if ((flags & kExthdrFPresent) && len != 1)
+		return invalid(ack, "an exthdr presence test is one byte long");
 	if (tb[kExthdrType].len < 1)
 		return fail(ack, kERANGE, "exthdr type is an 8-bit value");
 	in.op = Op::Exthdr;
@@ -977,7 +981,12 @@ int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
 	in.offset = offset;
 	in.len = uint8_t(len);
 	in.flags = uint8_t(flags);
-	return store_reg(tb[kExthdrDreg], len, false, in.dreg, ack);
+	err = store_reg(tb[kExthdrDreg], len, false, in.dreg, ack);
+	if (err)
+		return err;
+	if (op == kExthdrOpIpv4 && !ipv4_option_findable(in.data[0]))
+		return fail(ack, kEOPNOTSUPP, "no such IPv4 option can be matched");
+	return 0;
 }
 
 constexpr unsigned kExprAttrMax = 10;	/* NFTA_DYNSET_MAX */

@@ -1970,7 +1970,8 @@ uint32_t exthdr_value(nftnl_expr *x, const Bytes &frame)
 // exthdr (nft_exthdr_tcp_eval, nft_exthdr_ipv6_eval): a TCP option's bytes
 // or presence, walking the options as the kernel does; an IPv6 extension
 // header found through the ones before it; a missing one breaks the rule,
-// or reads 0 as a presence test. Writes and IPv4 options are refused.
+// or reads 0 as a presence test. (Writes: test_nft_tcpopt_write.cc; IPv4
+// options: test_nft_ipv4_options.cc.)
 TEST_CASE("nft engine: exthdr reads TCP options and IPv6 extension headers", "[nft]")
 {
 	ctf::Tcp t;
@@ -2006,12 +2007,12 @@ TEST_CASE("nft engine: exthdr reads TCP options and IPv6 extension headers", "[n
 	auto one = [&](nftnl_expr *x) {
 		return add_raw_rule(e, "t", "c", [&](nftnl_rule *r) { nftnl_rule_add_expr(r, x); });
 	};
-	CHECK(one(raw_exthdr(NFT_EXTHDR_OP_IPV4, 7, 0, 1, NFT_EXTHDR_F_PRESENT)) == -xb::kEOPNOTSUPP);
+	CHECK(one(raw_exthdr(NFT_EXTHDR_OP_IPV4, 68, 0, 1, NFT_EXTHDR_F_PRESENT)) == -xb::kEOPNOTSUPP);
+	CHECK(one(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 4, 0, 4, NFT_EXTHDR_F_PRESENT)) == -xb::kEINVAL);
 	CHECK(one(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 2, 0, 1, 2)) == -xb::kEINVAL);	// flags
 	CHECK(one(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 2, 256, 1, 0)) == -xb::kERANGE);
 	CHECK(one(raw_exthdr(NFT_EXTHDR_OP_TCPOPT, 2, 0, 0, 0)) == -xb::kEINVAL);	// no length
 	CHECK(e.chain("t", "c").rules.empty());
-	// (writes: test_nft_tcpopt_write.cc)
 }
 
 namespace {
