@@ -673,6 +673,11 @@ bool xbg_conntrack_on(const struct xbg_bridge *br)
 	return core(br)->conntrack_on();
 }
 
+bool xbg_conntrack_tracking(const struct xbg_bridge *br)
+{
+	return core(br)->conntrack_active_rcu() != nullptr;
+}
+
 bool xbg_ct_gc(struct xbg_bridge *br)
 {
 	if (!core(br)->conntrack_on())

@@ -418,6 +418,12 @@ typedef bool (*xbg_ct_entry_fn)(void *ctx, const struct xbg_ct_entry *e);
 
 
 bool xbg_conntrack_on(const struct xbg_bridge *br);
+/* Datapath (RCU): frames are tracked - the bridge's conntrack option, or a
+ * ct expression in the ruleset (nf_ct_netns_get) - so they are reassembled
+ * first, as nf_conntrack_bridge's prerouting hook does only while it is
+ * registered. The table may outlive the last ct user (it ages): that alone
+ * reassembles nothing. */
+bool xbg_conntrack_tracking(const struct xbg_bridge *br);
 /* Deferred context: one GC slice; false when conntrack is off (stop). */
 bool xbg_ct_gc(struct xbg_bridge *br);
 /* Control. -ENOENT (with @msg) when conntrack is off or there is no such

@@ -489,7 +489,7 @@ static rx_handler_result_t xbr_handle_frame(struct sk_buff **pskb)
 	 * set here, fragment or not.
 	 */
 	xbr_skb_cb(skb)->frag_max_size = 0;
-	if (xbg_conntrack_on(br->core) && xbr_defrag(skb))
+	if (xbg_conntrack_tracking(br->core) && xbr_defrag(skb))
 		return RX_HANDLER_CONSUMED;
 
 	/* The core sees the frame from its Ethernet header. */

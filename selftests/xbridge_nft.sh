@@ -1401,11 +1401,13 @@ EOF
 	check "ip options: flush ruleset" xnft flush ruleset
 	nft flush ruleset
 	# Linux's bridge reassembles fragments only while a ct expression is
-	# loaded (nf_conntrack_bridge's hooks); xbridge's shim reassembles
-	# while its connection table exists, which an earlier section's ct
-	# rules leave behind: freed here, so that the later fragment (frame
-	# 25) crosses both bridges as it came.
-	check "ip options: xbridge's connection table freed" xb link set dev xbr0 conntrack off
+	# loaded (nf_conntrack_bridge's hooks), and so does xbridge: the
+	# connection table a ct rule made outlives the rule (it ages), but
+	# reassembles nothing once the rule is gone. Made here on purpose, so
+	# that the later fragment (frame 25) must cross both bridges as it came.
+	check "ip options: a ct rule makes xbridge's connection table" \
+		xnft add table bridge ctmade '{ chain c { type filter hook forward priority 0; ct state new counter; }; }'
+	check "ip options: ... which outlives the rule" xnft delete table bridge ctmade
 	twin_load "ip options" "$TMPDIR/ipo.nft"
 	check "ip options: h1 sends the frames through xbridge" ip netns exec h1 \
 		python3 "$TMPDIR/ipo_send.py" eth0 02:00:00:00:21:02 02:00:00:00:21:01
