@@ -936,11 +936,12 @@ int parse_tcpopt_write(const Attr *tb, Insn &in, Extack *ack)
 }
 
 /*
- * nft_exthdr_select_ops and nft_exthdr_init, read side: a TCP option or an
- * IPv6 extension header (no op: IPv6), @len bytes at @offset into it or,
- * with the present flag, whether it is there; a TCP option with no
- * destination is a write (above). IPv4 options, SCTP chunks and DCCP
- * options are not supported by xbridge.
+ * nft_exthdr_select_ops and nft_exthdr_init, read side: a TCP option, an
+ * IPv6 extension header (no op: IPv6) or an SCTP chunk, @len bytes at
+ * @offset into it or, with the present flag, whether it is there; a TCP
+ * option with no destination is a write (above), an SCTP chunk takes only
+ * a destination. IPv4 options and DCCP options are not supported by
+ * xbridge.
  */
 int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
 {
@@ -954,7 +955,8 @@ int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
 			return parse_tcpopt_write(tb, in, ack);
 		if (op == kExthdrOpIpv4)
 			return fail(ack, kEOPNOTSUPP, "IPv4 options are not supported by xbridge");
-		if ((op != kExthdrOpTcpopt && op != kExthdrOpIpv6) || !tb[kExthdrDreg].present())
+		if ((op != kExthdrOpTcpopt && op != kExthdrOpIpv6 && op != kExthdrOpSctp) ||
+		    !tb[kExthdrDreg].present())
 			return fail(ack, kEOPNOTSUPP, "unsupported exthdr operation");
 	}
 	if (!tb[kExthdrDreg].present() || !tb[kExthdrType].present() ||
@@ -969,6 +971,8 @@ int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
 		return err;
 	if (flags & ~kExthdrFPresent)
 		return invalid(ack, "unknown exthdr flags");
+	if ((flags & kExthdrFPresent) && len != 1)
+		return invalid(ack, "an exthdr presence load is 1 byte");
 	if (tb[kExthdrType].len < 1)
 		return fail(ack, kERANGE, "exthdr type is an 8-bit value");
 	in.op = Op::Exthdr;

@@ -66,8 +66,9 @@ enum class Op : uint8_t {
 			 * a modulus, plus an offset -> dreg (ref: the counter) */
 	Hash,		/* jhash of sreg, or the flow's symmetric hash (sub:
 			 * type), below a modulus, plus an offset -> dreg */
-	Exthdr,		/* a TCP option or IPv6 extension header (sub: op;
-			 * data[0]: its type), its bytes or presence -> dreg */
+	Exthdr,		/* a TCP option, IPv6 extension header or SCTP chunk
+			 * (sub: op; data[0]: its type), its bytes or
+			 * presence -> dreg */
 	TcpOptWrite,	/* a TCP option's bytes at offset := sreg, or the
 			 * option reset to NOPs (sub: kTcpOptSet or
 			 * kTcpOptStrip; data[0]: its kind) */
