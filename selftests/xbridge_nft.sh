@@ -1346,6 +1346,10 @@ print(len(frames))'
 	[[ $xl =~ [^a-z]counter\ packets\ 14\  ]]
 	log_test "sctp chunks: xbridge's forward chain saw the 14 frames" $? "$xl"
 	same "sctp chunks: every rule counted the same frames on both" "$xl" "$ll"
+	check_fails "sctp chunks: xnft: a chunk's field set is refused" "Operation not supported" \
+		xnft add rule bridge sc forward sctp chunk data tsn set 1
+	check_fails "sctp chunks: nft: the same" "Operation not supported" \
+		nft add rule bridge sc forward sctp chunk data tsn set 1
 	check "flush ruleset (sctp chunks)" xnft flush ruleset
 	nft flush ruleset
 	linux_twin_down
