@@ -612,6 +612,47 @@ bool find_ipv4_option(const Pkt &p, uint8_t type, uint32_t &at)
 	return true;
 }
 
+/*
+ * nft_exthdr_sctp_eval: the chunks after the 12-byte common header, each
+ * 4-byte aligned past its length, up to the first of @in's type (a chunk
+ * header that does not fit or a zero length ends the walk). Whether it is
+ * there, or @in.len bytes at @in.offset into it, which must lie within
+ * the chunk's length and the chunk within the frame; a frame that is no
+ * SCTP (p.l4proto is 0 unless tprot_set), a missing chunk or one whose
+ * field does not fit breaks. Like Linux 6.1 and 6.12, a later fragment
+ * of an SCTP packet is walked too (its bytes read as chunks).
+ */
+bool eval_sctp_chunk(const Insn &in, const Pkt &p, uint32_t *dst)
+{
+	const bool present_only = in.flags & kExthdrFPresent;
+	if (p.tprot_set && p.l4proto == 132) {
+		uint64_t off = uint64_t(p.thoff) + 12;
+		do {
+			if (off + 4 > p.len)
+				break;
+			const uint8_t *ch = p.frame + off;
+			const uint32_t chlen = be16_at(ch + 2);
+			if (chlen == 0)
+				break;
+			if (ch[0] == in.data[0]) {
+				if (present_only) {
+					store8(dst, 1);
+					return true;
+				}
+				if (uint32_t(in.offset) + in.len > chlen || off + chlen > p.len)
+					break;
+				return copy_bytes(p, off + in.offset, dst, in.len);
+			}
+			off += (chlen + 3u) & ~3u;
+		} while (off < p.len);
+	}
+	if (present_only) {
+		store8(dst, 0);
+		return true;
+	}
+	return false;
+}
+
 /* nft_exthdr_tcp_eval, nft_exthdr_ipv6_eval and nft_exthdr_ipv4_eval: the
  * bytes, or whether the header is there (a break only for bytes of a
  * missing one, and for any IPv4 option of a frame that is not IPv4). */
@@ -620,6 +661,8 @@ bool eval_exthdr(const Insn &in, const Pkt &p, uint32_t *dst)
 	const bool present_only = in.flags & kExthdrFPresent;
 	uint32_t at = 0, optlen = 0;
 	bool found;
+	if (in.sub == kExthdrOpSctp)
+		return eval_sctp_chunk(in, p, dst);
 	if (in.sub == kExthdrOpIpv4) {
 		if (p.protocol != kEthPIp)
 			return false;

@@ -938,12 +938,13 @@ int parse_tcpopt_write(const Attr *tb, Insn &in, Extack *ack)
 
 /*
  * nft_exthdr_select_ops and nft_exthdr_init, read side: a TCP option, an
- * IPv6 extension header (no op: IPv6) or an IPv4 option, @len bytes at
- * @offset into it or, with the present flag (and a length of 1), whether
- * it is there; a TCP option with no destination is a write (above). An
- * IPv4 option is one nft_exthdr_ipv4_init takes (record route, loose or
- * strict source route, router alert), its type checked last. SCTP chunks
- * and DCCP options are not supported by xbridge.
+ * IPv6 extension header (no op: IPv6), an IPv4 option or an SCTP chunk,
+ * @len bytes at @offset into it or, with the present flag (and a length
+ * of 1), whether it is there; a TCP option with no destination is a
+ * write (above), an SCTP chunk takes only a destination. An IPv4 option
+ * is one nft_exthdr_ipv4_init takes (record route, loose or strict source
+ * route, router alert), its type checked last. DCCP options are not
+ * supported by xbridge.
  */
 int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
 {
@@ -955,7 +956,8 @@ int parse_exthdr(const Attr *tb, Insn &in, Extack *ack)
 			return fail(ack, kERANGE, "exthdr op is a 32-bit value");
 		if (op == kExthdrOpTcpopt && !tb[kExthdrDreg].present())
 			return parse_tcpopt_write(tb, in, ack);
-		if ((op != kExthdrOpTcpopt && op != kExthdrOpIpv6 && op != kExthdrOpIpv4) ||
+		if ((op != kExthdrOpTcpopt && op != kExthdrOpIpv6 && op != kExthdrOpIpv4 &&
+		     op != kExthdrOpSctp) ||
 		    !tb[kExthdrDreg].present())
 			return fail(ack, kEOPNOTSUPP, "unsupported exthdr operation");
 	}

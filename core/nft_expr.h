@@ -66,8 +66,8 @@ enum class Op : uint8_t {
 			 * a modulus, plus an offset -> dreg (ref: the counter) */
 	Hash,		/* jhash of sreg, or the flow's symmetric hash (sub:
 			 * type), below a modulus, plus an offset -> dreg */
-	Exthdr,		/* a TCP option, IPv6 extension header or IPv4
-			 * option (sub: op; data[0]: its type), its bytes or
+	Exthdr,		/* a TCP option, IPv6 extension header, IPv4 option
+			 * or SCTP chunk (sub: op; data[0]: its type), its bytes or
 			 * presence -> dreg */
 	TcpOptWrite,	/* a TCP option's bytes at offset := sreg, or the
 			 * option reset to NOPs (sub: kTcpOptSet or

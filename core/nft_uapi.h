@@ -156,7 +156,7 @@ enum : uint16_t {
 	kExthdrOp = 6, kExthdrSreg = 7,
 };
 constexpr uint32_t kExthdrFPresent = 0x1;
-enum : uint32_t { kExthdrOpIpv6 = 0, kExthdrOpTcpopt = 1, kExthdrOpIpv4 = 2 };
+enum : uint32_t { kExthdrOpIpv6 = 0, kExthdrOpTcpopt = 1, kExthdrOpIpv4 = 2, kExthdrOpSctp = 3 };
 /* Insn::sub of a TcpOptWrite (xbridge's own: nf_tables picks the ops). */
 enum : uint8_t { kTcpOptSet = 0, kTcpOptStrip = 1 };
 /* NFTA_NG_*, nft_ng_types; NFTA_HASH_*, nft_hash_types */

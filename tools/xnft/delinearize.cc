@@ -530,7 +530,8 @@ std::vector<Delinearizer::Field> Delinearizer::fields_of(const RegVal &v, bool &
 // the field whose template covers the load (under a bit field's mask),
 // else "unknown" and an integer; a presence is a boolean. A TCP option
 // nft has no name for is written raw; the sack blocks after the first are
-// sack1..sack3.
+// sack1..sack3. An SCTP chunk type nft has no name for (nft 1.0.6 fails
+// its assertion on one) is "unknown-exthdr".
 Delinearizer::Field Delinearizer::exthdr_field(const RegVal &v)
 {
 	Field o;
@@ -539,8 +540,9 @@ Delinearizer::Field Delinearizer::exthdr_field(const RegVal &v)
 	const char *name = exthdr_name(v.base, type);
 	const ExthdrField *t = nullptr;
 	unsigned shift = 0, bits = v.len * 8;
-	if (!v.mask.empty()) {
-		// the bit field whose mask this is
+	if (!v.mask.empty() && v.base != NFT_EXTHDR_OP_SCTP) {
+		// the bit field whose mask this is (nft's exthdr_find_template;
+		// an SCTP chunk keeps its whole field under the mask)
 		for (unsigned off = v.offset * 8; off < (v.offset + v.len) * 8 && !t; off++)
 			for (unsigned b = 1; off + b <= (v.offset + v.len) * 8 && !t; b++) {
 				const ExthdrField *f = exthdr_at(v.base, type, off, b);
@@ -593,6 +595,9 @@ Delinearizer::Field Delinearizer::exthdr_field(const RegVal &v)
 	if (v.base == NFT_EXTHDR_OP_IPV4) {
 		o.name = "ip option " + n + (v.present ? "" : std::string(" ") + token);
 		o.json = Json::wrap("ip option", std::move(j));
+	} else if (v.base == NFT_EXTHDR_OP_SCTP) {
+		o.name = "sctp chunk " + n + (v.present ? "" : std::string(" ") + token);
+		o.json = Json::wrap("sctp chunk", std::move(j));
 	} else {
 		o.name = v.present ? "exthdr " + n : n + " " + token;
 		o.json = Json::wrap("exthdr", std::move(j));
@@ -611,7 +616,10 @@ void Delinearizer::consumed_by(const Field &f)
 		// nft's exthdr_dependency_kill: a TCP option drops the match that
 		// named the transport protocol (whichever it named), an IP option
 		// or IPv6 header the one that named the network protocol
-		// (not across a statement other than a match)
+		// (not across a statement other than a match); an SCTP chunk
+		// keeps both (nft adds no dependency for one)
+		if (f.exthdr_op == NFT_EXTHDR_OP_SCTP)
+			return;
 		const bool tcpopt = f.exthdr_op == NFT_EXTHDR_OP_TCPOPT;
 		for (auto it = out_.rbegin(); it != out_.rend() && it->json.get("match"); ++it)
 			if (!it->killed && (tcpopt ? it->provides == 2 || it->provides == 4 : it->provides == 1)) {

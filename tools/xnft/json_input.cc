@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "lexer.h"
+#include "protocols.h"
+
+#include <linux/netfilter/nf_tables.h>
 
 namespace xnft {
 
@@ -411,6 +414,17 @@ std::string expr_text(const Json &j)
 		std::string field = word(string_member(v, "field", false));
 		return "ip option " + word(string_member(v, "name")) + (field.empty() ? "" : " " + field);
 	}
+	if (key == "sctp chunk") {
+		// nft's json_parse_sctp_chunk_expr: a chunk of nft's, a field
+		// of that chunk's
+		const std::string name = string_member(v, "name");
+		if (!find_exthdr(NFT_EXTHDR_OP_SCTP, name, ""))
+			fail("Unknown sctp chunk name '" + name + "'.");
+		const std::string field = string_member(v, "field", false);
+		if (!field.empty() && !find_exthdr(NFT_EXTHDR_OP_SCTP, name, field))
+			fail("Unknown sctp chunk field '" + field + "'.");
+		return "sctp chunk " + name + (field.empty() ? "" : " " + field);
+	}
 	if (key == "exthdr") {
 		std::string field = word(string_member(v, "field", false));
 		const std::string name = word(string_member(v, "name"));
@@ -581,9 +595,10 @@ std::string mangle_text(const Json &v)
 	std::string key = within("Invalid mangle statement key", [&] { return expr_text(*k); });
 	return key + " set " + within("Invalid mangle statement value", [&] {
 		// nft's JSON parser takes a statement's value in its STMT
-		// context, where it has no IP options
-		if (val->is_object() && val->get("ip option"))
-			fail("Expression type ip option not allowed in context (STMT).");
+		// context, where it has no IP options or SCTP chunks
+		for (const char *x : {"ip option", "sctp chunk"})
+			if (val->is_object() && val->get(x))
+				fail(std::string("Expression type ") + x + " not allowed in context (STMT).");
 		return expr_text(*val);
 	});
 }
@@ -655,6 +670,11 @@ std::string stmt_text(const Json &j)
 		const Json *k = v.get("key"), *d = v.get("data");
 		if (!k || !d)
 			fail("Invalid vmap statement, expected 'key' and 'data'.");
+		// nft's JSON parser reads a vmap's key in no context, where it
+		// has no TCP option, IP option or SCTP chunk
+		for (const char *x : {"tcp option", "ip option", "sctp chunk"})
+			if (k->is_object() && k->get(x))
+				fail(std::string("Expression type ") + x + " not allowed in context ().");
 		return expr_text(*k) + " vmap " + expr_text(*d);
 	}
 	if (key == "flow") {

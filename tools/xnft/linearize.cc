@@ -854,13 +854,14 @@ void Linearizer::icmp_dependency(const Expr &e)
 }
 
 // nft's exthdr dependency (evaluate.c expr_evaluate_exthdr): none for a
-// TCP option; an IP option or IPv6 header needs that network protocol,
+// TCP option or an SCTP chunk (the kernel checks the protocol itself); an
+// IP option or IPv6 header needs that network protocol,
 // refused after another; without one yet, the link layer's type (the
 // ether type, a vlan's type after a vlan match) is matched first in the
 // rule, where it may merge with a link-layer match there.
 void Linearizer::exthdr_dependency(const Expr &e)
 {
-	if (e.exthdr_op == NFT_EXTHDR_OP_TCPOPT)
+	if (e.exthdr_op == NFT_EXTHDR_OP_TCPOPT || e.exthdr_op == NFT_EXTHDR_OP_SCTP)
 		return;
 	const std::string want = e.exthdr_op == NFT_EXTHDR_OP_IPV4 ? "ip" : "ip6";
 	if (net_ == want)
@@ -2394,10 +2395,13 @@ void Linearizer::reject(const Stmt &s)
 // `tcp option NAME FIELD set VALUE` (exthdr_stmt): the value in a
 // register, written over the option's field (NFTA_EXTHDR_SREG). nft writes
 // TCP options only, whole bytes; the kernel takes what it can rewrite.
+// `sctp chunk NAME FIELD set VALUE` is sent alike, for the kernel to
+// refuse (EOPNOTSUPP), as nft sends it.
 void Linearizer::exthdr_set(const Stmt &s)
 {
 	const Expr &target = *s.lhs;
-	if (target.exthdr_op != NFT_EXTHDR_OP_TCPOPT || target.exthdr_present)
+	if ((target.exthdr_op != NFT_EXTHDR_OP_TCPOPT && target.exthdr_op != NFT_EXTHDR_OP_SCTP) ||
+	    target.exthdr_present)
 		throw LangError(target.loc, "syntax error, only a tcp option's field can be set");
 	if (s.rhs->kind == ExprKind::Foreign) {
 		foreign_value(*s.rhs);

@@ -1501,7 +1501,8 @@ ExprPtr Parser::parse_primary_lhs()
 		return parse_raw_payload();
 	if (starts_foreign(t, peek(1)))
 		return parse_foreign_expr();
-	if (((t.text == "tcp" || t.text == "ip") && peek(1).is("option")) || t.text == "exthdr" ||
+	if (((t.text == "tcp" || t.text == "ip") && peek(1).is("option")) ||
+	    (t.text == "sctp" && peek(1).is("chunk")) || t.text == "exthdr" ||
 	    ipv6_headers.count(t.text))
 		return parse_exthdr();
 	if (payload_protos.count(t.text)) {
@@ -1667,11 +1668,12 @@ int Parser::tcp_option_kind_token(const Token &k)
 	return kind;
 }
 
-// Extension headers and options (nft's exthdr_expr, tcp option and ip
-// option): `tcp option NAME|KIND [FIELD]`, `tcp option @KIND,OFF,LEN`,
-// `ip option NAME [FIELD]`, `exthdr NAME`, `hbh|rt|frag|dst|mh FIELD`.
-// Without a field the option's or header's presence is loaded, to be
-// compared with exists or missing.
+// Extension headers, options and SCTP chunks (nft's exthdr_expr, tcp
+// option, ip option and sctp chunk): `tcp option NAME|KIND [FIELD]`, `tcp
+// option @KIND,OFF,LEN`, `ip option NAME [FIELD]`, `sctp chunk NAME
+// [FIELD]`, `exthdr NAME`, `hbh|rt|frag|dst|mh FIELD`. Without a field the
+// option's, header's or chunk's presence is loaded, to be compared with
+// exists or missing.
 ExprPtr Parser::parse_exthdr()
 {
 	Token t = take();
@@ -1757,6 +1759,40 @@ ExprPtr Parser::parse_exthdr()
 			const ExthdrField *x = find_exthdr(e->exthdr_op, e->proto, f.text);
 			if (!x)
 				throw LangError(t.loc, "unknown ip option type/field");
+			e->text = x->field;
+			e->exthdr_offset = x->offset;
+			e->exthdr_bits = x->bits;
+			end = take().loc;
+		} else {
+			e->exthdr_bits = 8;
+			e->exthdr_present = true;
+		}
+		e->loc = span(t.loc, end);
+		return e;
+	}
+	if (t.text == "sctp") {
+		// nft's sctp_chunk_alloc: a chunk's name (a keyword each), then
+		// one of the fields its grammar gives that chunk, or nothing
+		take();  // chunk
+		e->exthdr_op = NFT_EXTHDR_OP_SCTP;
+		Token n = take();
+		const ExthdrField *c = n.kind == Tok::Word ? find_exthdr(e->exthdr_op, n.text, "") : nullptr;
+		if (!c)
+			unexpected(n);
+		e->proto = n.text;
+		e->exthdr_type = c->type;
+		end = n.loc;
+		// every chunk field word of nft's scanner: one the chunk has not
+		// is a syntax error there
+		static const std::set<std::string> all = {
+			"type", "flags", "length", "tsn", "stream", "ssn", "ppid", "init-tag", "a-rwnd",
+			"num-outbound-streams", "num-inbound-streams", "initial-tsn", "cum-tsn-ack",
+			"num-gap-ack-blocks", "num-dup-tsns", "lowest-tsn", "seqno", "new-cum-tsn"};
+		const Token &f = peek();
+		if (f.kind == Tok::Word && all.count(f.text)) {
+			const ExthdrField *x = find_exthdr(e->exthdr_op, e->proto, f.text);
+			if (!x)
+				unexpected(f);
 			e->text = x->field;
 			e->exthdr_offset = x->offset;
 			e->exthdr_bits = x->bits;
@@ -2539,13 +2575,15 @@ bool Parser::parse_statement(Rule &r)
 	// Expressions: ct/meta set, vmap, relational.
 	auto lhs = parse_lhs();
 	if (peek().is("set") && lhs->kind == ExprKind::Exthdr) {
-		// nft's grammar sets TCP options only
-		if (lhs->exthdr_op != NFT_EXTHDR_OP_TCPOPT || lhs->exthdr_present)
+		// nft's grammar sets TCP options and SCTP chunks' fields only
+		// (nf_tables writes no SCTP chunk: the kernel refuses that)
+		if ((lhs->exthdr_op != NFT_EXTHDR_OP_TCPOPT && lhs->exthdr_op != NFT_EXTHDR_OP_SCTP) ||
+		    lhs->exthdr_present)
 			unexpected(peek());
 		take();
 		s.kind = StmtKind::ExthdrSet;
 		s.lhs = std::move(lhs);
-		if (peek().is("tcp") && peek(1).is("option"))
+		if ((peek().is("tcp") && peek(1).is("option")) || (peek().is("sctp") && peek(1).is("chunk")))
 			s.rhs = parse_exthdr();
 		else if (starts_foreign(peek(), peek(1)))
 			s.rhs = parse_foreign_expr();

@@ -40,14 +40,15 @@ struct CtKey {
 	bool directional;    // needs original/reply for ip saddr etc.
 };
 
-// A field of an IPv6 extension header, an IPv4 option or a TCP option
-// (nftables exthdr.c, ipopt.c, tcpopt.c): where the exthdr expression finds
-// it. A TCP option's `kind` and an IP option's `type` are what `exists`
-// loads; an IPv6 header's `exists` loads its first byte.
+// A field of an IPv6 extension header, an IPv4 option, a TCP option or an
+// SCTP chunk (nftables exthdr.c, ipopt.c, tcpopt.c, sctp_chunk.c): where
+// the exthdr expression finds it. A TCP option's `kind` and an IP option's
+// `type` are what `exists` loads; an IPv6 header's `exists` loads its first
+// byte, an SCTP chunk's its type.
 struct ExthdrField {
-	uint32_t op;         // NFT_EXTHDR_OP_IPV6, _TCPOPT or _IPV4
-	const char *name;    // the header or option: "frag", "maxseg", "lsrr"
-	uint8_t type;        // its protocol number, option kind or option type
+	uint32_t op;         // NFT_EXTHDR_OP_IPV6, _TCPOPT, _IPV4 or _SCTP
+	const char *name;    // the header, option or chunk: "frag", "maxseg", "lsrr", "init"
+	uint8_t type;        // its protocol number, option kind or type, or chunk type
 	const char *field;   // "id", "size", "addr"
 	unsigned offset;     // bits from the header's or option's start
 	unsigned bits;
