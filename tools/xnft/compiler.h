@@ -115,7 +115,7 @@ struct EvaluationErrors {
 	bool note(const LangError &err)
 	{
 		if (is_kernel_refusal(err)) {
-			kernel_refusals.push_back({err, items_so_far});
+			kernel_refusals.push_back({err, items_so_far, {}});
 			return true;
 		}
 		errors.push_back(err);
