@@ -27,8 +27,10 @@
 #include "ruleset_model.h"
 
 #include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
+#include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
 
 namespace xnft::test {
@@ -274,6 +276,39 @@ inline int add_raw_rule(Engine &e, const char *table, const char *chain,
 			const std::function<void(nftnl_rule *)> &add_exprs)
 {
 	return add_raw_rule(e.rs, table, chain, add_exprs);
+}
+
+// An exthdr expression's attributes as a raw netlink client may send them,
+// for the tests of the family's validation: the registers and the type
+// present or not, the numbers left out when -1.
+struct RawExthdr {
+	bool has_type = true;
+	uint8_t type = 0;
+	bool sreg = false, dreg = false;
+	uint32_t sreg_num = NFT_REG_1, dreg_num = NFT_REG_1;
+	int64_t offset = -1, len = -1, flags = -1, op = -1;
+};
+
+// The exthdr as libnftnl builds it from @a (the caller adds it to a rule,
+// which frees it).
+inline nftnl_expr *raw_exthdr(const RawExthdr &a)
+{
+	nftnl_expr *x = nftnl_expr_alloc("exthdr");
+	if (a.sreg)
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_SREG, a.sreg_num);
+	if (a.dreg)
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_DREG, a.dreg_num);
+	if (a.has_type)
+		nftnl_expr_set_u8(x, NFTNL_EXPR_EXTHDR_TYPE, a.type);
+	if (a.offset >= 0)
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OFFSET, uint32_t(a.offset));
+	if (a.len >= 0)
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_LEN, uint32_t(a.len));
+	if (a.flags >= 0)
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_FLAGS, uint32_t(a.flags));
+	if (a.op >= 0)
+		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OP, uint32_t(a.op));
+	return x;
 }
 
 } // namespace xnft::test

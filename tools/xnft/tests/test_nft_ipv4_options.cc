@@ -50,32 +50,18 @@ ctf::Bytes framed(const ctf::Bytes &opts)
 	return ctf::frame(v4_with(opts));
 }
 
-struct Exthdr {
-	uint8_t type = kRr;
-	int64_t offset = 0, len = 1, flags = NFT_EXTHDR_F_PRESENT;
-	bool dreg = true, sreg = false;
-	uint32_t op = NFT_EXTHDR_OP_IPV4;
-	uint32_t reg = NFT_REG_1;
+// `ip option rr exists` into register 1 unless a test says otherwise.
+struct Exthdr : RawExthdr {
+	Exthdr()
+	{
+		type = kRr;
+		dreg = true;
+		offset = 0;
+		len = 1;
+		flags = NFT_EXTHDR_F_PRESENT;
+		op = NFT_EXTHDR_OP_IPV4;
+	}
 };
-
-// The exthdr as libnftnl builds it; -1: the attribute left out.
-nftnl_expr *exthdr(const Exthdr &a)
-{
-	nftnl_expr *x = nftnl_expr_alloc("exthdr");
-	if (a.dreg)
-		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_DREG, a.reg);
-	if (a.sreg)
-		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_SREG, NFT_REG_1);
-	nftnl_expr_set_u8(x, NFTNL_EXPR_EXTHDR_TYPE, a.type);
-	if (a.offset >= 0)
-		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OFFSET, uint32_t(a.offset));
-	if (a.len >= 0)
-		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_LEN, uint32_t(a.len));
-	if (a.flags >= 0)
-		nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_FLAGS, uint32_t(a.flags));
-	nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OP, a.op);
-	return x;
-}
 
 nftnl_expr *mark_from_reg1()
 {
@@ -93,7 +79,7 @@ uint32_t read_into_mark(const Exthdr &a, Frame &f)
 	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; }; }\n") ==
 		0);
 	REQUIRE(add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
-		nftnl_rule_add_expr(r, exthdr(a));
+		nftnl_rule_add_expr(r, raw_exthdr(a));
 		nftnl_rule_add_expr(r, mark_from_reg1());
 	}) == 0);
 	f.pkt.mark = kBroke;
@@ -298,9 +284,9 @@ TEST_CASE("nft ip option: which frames are IPv4, and the header's bounds", "[nft
 	cut.resize(14 + 20 + 6);
 	CHECK(present(kRr, cut) == 0);
 	// less than an IPv4 header: malformed too
-	ctf::Bytes stub = framed(kRrOpts);
-	stub.resize(14 + 12);
-	CHECK(present(kRr, stub) == 0);
+	ctf::Bytes short_header = framed(kRrOpts);
+	short_header.resize(14 + 12);
+	CHECK(present(kRr, short_header) == 0);
 
 	// bytes past the header are read from the packet (skb_copy_bits reads
 	// up to the frame's end): the router alert's next four bytes are the
@@ -380,7 +366,7 @@ TEST_CASE("nft ip option: validated as nft_exthdr_ipv4_init", "[nft][ipopt]")
 	REQUIRE(e.load("table bridge t { chain c { type filter hook forward priority 0; }; }\n") ==
 		0);
 	auto add = [&](const Exthdr &a) {
-		return add_raw_rule(e, "t", "c", [&](nftnl_rule *r) { nftnl_rule_add_expr(r, exthdr(a)); });
+		return add_raw_rule(e, "t", "c", [&](nftnl_rule *r) { nftnl_rule_add_expr(r, raw_exthdr(a)); });
 	};
 	// the four types nf_tables can find, as a presence test and a load
 	for (uint8_t type : {kRr, kLsrr, kSsrr, kRa}) {
@@ -432,7 +418,7 @@ TEST_CASE("nft ip option: validated as nft_exthdr_ipv4_init", "[nft][ipopt]")
 	a = {};
 	a.flags = -1;
 	a.len = 8;
-	a.reg = NFT_REG32_15;
+	a.dreg_num = NFT_REG32_15;
 	a.type = kTs;
 	CHECK(add(a) == -xb::kERANGE);
 	// a missing attribute

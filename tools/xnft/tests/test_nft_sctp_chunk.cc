@@ -248,31 +248,23 @@ TEST_CASE("nft sctp chunk: frames that are no SCTP", "[nft][sctp]")
 
 TEST_CASE("nft sctp chunk: the family validates as nft_exthdr_init", "[nft][sctp]")
 {
-	struct Attrs {
-		bool sreg = false, dreg = true, type = true;
-		int64_t offset = 4, len = 4, flags = 0, op = NFT_EXTHDR_OP_SCTP;
+	// `sctp chunk data tsn` into register 1 unless a check says otherwise
+	struct Attrs : RawExthdr {
+		Attrs()
+		{
+			type = kData;
+			dreg = true;
+			offset = 4;
+			len = 4;
+			flags = 0;
+			op = NFT_EXTHDR_OP_SCTP;
+		}
 	};
 	Engine e;
 	REQUIRE(e.load(table_with("")) == 0);
 	auto add = [&](const Attrs &a) {
-		return add_raw_rule(e, "t", "c", [&](nftnl_rule *r) {
-			nftnl_expr *x = nftnl_expr_alloc("exthdr");
-			if (a.sreg)
-				nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_SREG, NFT_REG_1);
-			if (a.dreg)
-				nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_DREG, NFT_REG_1);
-			if (a.type)
-				nftnl_expr_set_u8(x, NFTNL_EXPR_EXTHDR_TYPE, kData);
-			if (a.offset >= 0)
-				nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OFFSET, uint32_t(a.offset));
-			if (a.len >= 0)
-				nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_LEN, uint32_t(a.len));
-			if (a.flags >= 0)
-				nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_FLAGS, uint32_t(a.flags));
-			if (a.op >= 0)
-				nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OP, uint32_t(a.op));
-			nftnl_rule_add_expr(r, x);
-		});
+		return add_raw_rule(e, "t", "c",
+				    [&](nftnl_rule *r) { nftnl_rule_add_expr(r, raw_exthdr(a)); });
 	};
 	Attrs a;
 	a.sreg = true;	// a write: nf_tables has none for SCTP
@@ -287,7 +279,7 @@ TEST_CASE("nft sctp chunk: the family validates as nft_exthdr_init", "[nft][sctp
 	a.len = -1;
 	CHECK(add(a) == -xb::kEINVAL);
 	a = {};
-	a.type = false;
+	a.has_type = false;
 	CHECK(add(a) == -xb::kEINVAL);
 	a = {};
 	a.offset = 256;

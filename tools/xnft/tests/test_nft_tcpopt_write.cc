@@ -212,9 +212,16 @@ TEST_CASE("nft tcp option write: the family validates as nft_exthdr_tcp_*_init",
 	  "[nft][tcpopt]")
 {
 	// Which attributes the exthdr carries (-1: left out).
-	struct Attrs {
-		bool sreg = true, dreg = false, type = true;
-		int64_t offset = 2, len = 2, flags = -1;
+	struct Attrs : RawExthdr {
+		Attrs()
+		{
+			type = kMss;
+			sreg = true;
+			dreg_num = NFT_REG_2;
+			offset = 2;
+			len = 2;
+			op = NFT_EXTHDR_OP_TCPOPT;
+		}
 	};
 	Engine e;
 	REQUIRE(e.load(kTable) == 0);
@@ -225,21 +232,7 @@ TEST_CASE("nft tcp option write: the family validates as nft_exthdr_tcp_*_init",
 			nftnl_expr_set_u32(v, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
 			nftnl_expr_set(v, NFTNL_EXPR_IMM_DATA, value, 4);
 			nftnl_rule_add_expr(r, v);
-			nftnl_expr *x = nftnl_expr_alloc("exthdr");
-			if (a.sreg)
-				nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_SREG, NFT_REG_1);
-			if (a.dreg)
-				nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_DREG, NFT_REG_2);
-			if (a.type)
-				nftnl_expr_set_u8(x, NFTNL_EXPR_EXTHDR_TYPE, kMss);
-			if (a.offset >= 0)
-				nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OFFSET, uint32_t(a.offset));
-			if (a.len >= 0)
-				nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_LEN, uint32_t(a.len));
-			if (a.flags >= 0)
-				nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_FLAGS, uint32_t(a.flags));
-			nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OP, NFT_EXTHDR_OP_TCPOPT);
-			nftnl_rule_add_expr(r, x);
+			nftnl_rule_add_expr(r, raw_exthdr(a));
 		});
 	};
 	Attrs a;
@@ -264,7 +257,7 @@ TEST_CASE("nft tcp option write: the family validates as nft_exthdr_tcp_*_init",
 	a.sreg = false;
 	CHECK(add(a) == -xb::kEINVAL);
 	a.offset = a.len = -1;
-	a.type = false;
+	a.has_type = false;
 	CHECK(add(a) == -xb::kEINVAL);
 	CHECK(e.chain("t", "pre").rules.empty());
 
