@@ -1679,6 +1679,16 @@ ExprPtr Parser::parse_exthdr()
 	Token t = take();
 	auto e = make_expr(ExprKind::Exthdr, t.loc);
 	Location end = t.loc;
+	// what is loaded: the field @x names, or whether the header is there
+	auto load_field = [&](const ExthdrField &x) {
+		e->text = x.field;
+		e->exthdr_offset = x.offset;
+		e->exthdr_bits = x.bits;
+	};
+	auto load_presence = [&] {
+		e->exthdr_bits = 8;
+		e->exthdr_present = true;
+	};
 	auto field_of = [&](const std::string &name, const Token &f) {
 		const ExthdrField *x = find_exthdr(e->exthdr_op, name, f.text);
 		if (!x && f.kind == Tok::Word && !kReservedNames.count(f.text) && !exthdr_field_word(f.text))
@@ -1727,16 +1737,13 @@ ExprPtr Parser::parse_exthdr()
 			if (e->proto.empty() || e->proto == "eol" || e->proto == "nop")
 				throw LangError(f.loc, "Could not find a tcp option template");
 			const ExthdrField *x = field_of(e->proto, f);
-			e->text = x->field;
-			e->exthdr_offset = x->offset;
-			e->exthdr_bits = x->bits;
+			load_field(*x);
 			// sack1..sack3: the blocks after the first
 			if (k.text.size() == 5 && k.text.rfind("sack", 0) == 0 && x->offset >= 16)
 				e->exthdr_offset += 64 * unsigned(k.text[4] - '0');
 			end = take().loc;
 		} else {
-			e->exthdr_bits = 8;
-			e->exthdr_present = true;
+			load_presence();
 		}
 		e->loc = span(t.loc, end);
 		return e;
@@ -1759,13 +1766,10 @@ ExprPtr Parser::parse_exthdr()
 			const ExthdrField *x = find_exthdr(e->exthdr_op, e->proto, f.text);
 			if (!x)
 				throw LangError(t.loc, "unknown ip option type/field");
-			e->text = x->field;
-			e->exthdr_offset = x->offset;
-			e->exthdr_bits = x->bits;
+			load_field(*x);
 			end = take().loc;
 		} else {
-			e->exthdr_bits = 8;
-			e->exthdr_present = true;
+			load_presence();
 		}
 		e->loc = span(t.loc, end);
 		return e;
@@ -1793,13 +1797,10 @@ ExprPtr Parser::parse_exthdr()
 			const ExthdrField *x = find_exthdr(e->exthdr_op, e->proto, f.text);
 			if (!x)
 				unexpected(f);
-			e->text = x->field;
-			e->exthdr_offset = x->offset;
-			e->exthdr_bits = x->bits;
+			load_field(*x);
 			end = take().loc;
 		} else {
-			e->exthdr_bits = 8;
-			e->exthdr_present = true;
+			load_presence();
 		}
 		e->loc = span(t.loc, end);
 		return e;
@@ -1812,8 +1813,7 @@ ExprPtr Parser::parse_exthdr()
 			unexpected(n);
 		e->proto = n.text;
 		e->exthdr_type = x->type;
-		e->exthdr_bits = 8;
-		e->exthdr_present = true;
+		load_presence();
 		e->loc = span(t.loc, n.loc);
 		return e;
 	}
@@ -1822,10 +1822,8 @@ ExprPtr Parser::parse_exthdr()
 		unexpected(f);
 	const ExthdrField *x = field_of(t.text, f);
 	e->proto = t.text;
-	e->text = x->field;
 	e->exthdr_type = x->type;
-	e->exthdr_offset = x->offset;
-	e->exthdr_bits = x->bits;
+	load_field(*x);
 	e->loc = span(t.loc, f.loc);
 	return e;
 }
