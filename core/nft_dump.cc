@@ -82,38 +82,23 @@ void put_connlimit(uint32_t limit, uint32_t flags, AttrWriter &w)
 		w.be32(kConnlimitFlags, kConnlimitFInv);
 }
 
-/* nft_immediate_dump of a jump or goto: the chain by the name it has now
- * (a rename changes it) and never by the batch's NFTA_VERDICT_CHAIN_ID,
- * the rest of the data as received. */
-void put_jump(const Attr &data, const ChainObj &chain, AttrWriter &w)
+/* nft_immediate_dump of a jump or goto: the register as received, then
+ * the verdict's code and the chain by the name it has now (a rename
+ * changes it), never by the batch's NFTA_VERDICT_CHAIN_ID. */
+void put_jump(const Insn &in, const Attr &data, AttrWriter &w)
 {
 	AttrWalker walk(data);
 	uint16_t type;
 	Attr a;
-	while (walk.next(type, a)) {
-		if (type != kImmediateData) {
+	while (walk.next(type, a))
+		if (type != kImmediateData)
 			w.put(walk.raw_type(), a.data, a.len);
-			continue;
-		}
-		const size_t d = w.nest_begin(kImmediateData);
-		AttrWalker data_walk(a);
-		Attr v;
-		while (data_walk.next(type, v)) {
-			if (type != kDataVerdict) {
-				w.put(data_walk.raw_type(), v.data, v.len);
-				continue;
-			}
-			const size_t vn = w.nest_begin(kDataVerdict);
-			AttrWalker verdict_walk(v);
-			Attr x;
-			while (verdict_walk.next(type, x))
-				if (type != kVerdictChain && type != kVerdictChainId)
-					w.put(verdict_walk.raw_type(), x.data, x.len);
-			w.str(kVerdictChain, chain.name);
-			w.nest_end(vn);
-		}
-		w.nest_end(d);
-	}
+	const size_t d = w.nest_begin(kImmediateData);
+	const size_t v = w.nest_begin(kDataVerdict);
+	w.be32(kVerdictCode, uint32_t(in.code));
+	w.str(kVerdictChain, static_cast<const ChainObj *>(in.ref)->name);
+	w.nest_end(v);
+	w.nest_end(d);
 }
 
 /* One expression's data as received, but with the counter's live values,
@@ -136,7 +121,7 @@ void put_expr_data(const Insn &in, const Attr &data, AttrWriter &w)
 		return;
 	}
 	if (in.op == Op::Verdict && in.ref) {
-		put_jump(data, *static_cast<const ChainObj *>(in.ref), w);
+		put_jump(in, data, w);
 		return;
 	}
 	if (in.op == Op::Counter) {
