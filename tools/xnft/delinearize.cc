@@ -540,26 +540,35 @@ Delinearizer::Field Delinearizer::exthdr_field(const RegVal &v)
 	const char *name = exthdr_name(v.base, type);
 	const ExthdrField *t = nullptr;
 	unsigned shift = 0, bits = v.len * 8;
+	bool masked_unknown = false;
+	t = exthdr_at(v.base, type, v.offset * 8, v.len * 8);
 	if (!v.mask.empty() && v.base != NFT_EXTHDR_OP_SCTP) {
-		// the bit field whose mask this is (nft's exthdr_find_template;
-		// an SCTP chunk keeps its whole field under the mask)
-		for (unsigned off = v.offset * 8; off < (v.offset + v.len) * 8 && !t; off++)
-			for (unsigned b = 1; off + b <= (v.offset + v.len) * 8 && !t; b++) {
+		// the bit field whose mask this is (nft 1.0.6's
+		// exthdr_find_template; an SCTP chunk keeps its whole field under
+		// the mask). Found: the field replaces the load. Not found: an IP
+		// or TCP option keeps the field it loaded, an IPv6 header's load
+		// was made over again from the mask and is "unknown" (its type
+		// stays the field's: the compared value prints as before).
+		const ExthdrField *bit_field = nullptr;
+		for (unsigned off = v.offset * 8; off < (v.offset + v.len) * 8 && !bit_field; off++)
+			for (unsigned b = 1; off + b <= (v.offset + v.len) * 8 && !bit_field; b++) {
 				const ExthdrField *f = exthdr_at(v.base, type, off, b);
 				if (!f)
 					continue;
 				const unsigned sh = (v.offset + v.len) * 8 - off - b;
 				const uint64_t m = ((b >= 64 ? ~0ull : (1ull << b) - 1)) << sh;
 				if (bytes_value(v.mask, ByteOrder::Big) == m) {
-					t = f;
+					bit_field = f;
 					shift = sh;
 					bits = b;
 				}
 			}
-	} else {
-		t = exthdr_at(v.base, type, v.offset * 8, v.len * 8);
+		if (bit_field)
+			t = bit_field;
+		else if (v.base == NFT_EXTHDR_OP_IPV6)
+			masked_unknown = true;
 	}
-	const char *token = t ? t->field : "unknown";
+	const char *token = t && !masked_unknown ? t->field : "unknown";
 	const unsigned offset = t ? t->offset : v.offset * 8;
 	if (v.present)
 		o.part = KeyPart{&datatype(TYPE_BOOLEAN), 8, ByteOrder::Big, 1};
@@ -588,7 +597,10 @@ Delinearizer::Field Delinearizer::exthdr_field(const RegVal &v)
 		o.json = Json::wrap("tcp option", std::move(j));
 		return o;
 	}
-	const std::string n = name ? name : "unknown-exthdr";
+	// an IPv6 header's load names the header whose template it matched
+	// (a routing header's srh or rt0 fields)
+	const std::string n = v.base == NFT_EXTHDR_OP_IPV6 && t && !masked_unknown ? t->name :
+			      name ? name : "unknown-exthdr";
 	j.set("name", Json::string(n));
 	if (!v.present)
 		j.set("field", Json::string(token));

@@ -426,8 +426,17 @@ std::string expr_text(const Json &j)
 		return "sctp chunk " + name + (field.empty() ? "" : " " + field);
 	}
 	if (key == "exthdr") {
-		std::string field = word(string_member(v, "field", false));
 		const std::string name = word(string_member(v, "name"));
+		const std::string raw_field = string_member(v, "field", false);
+		// a routing header's template names an address by its index
+		// ("sid[1]"); rt0's reserved word is the template before addr[1]
+		const bool known_header = find_exthdr(NFT_EXTHDR_OP_IPV6, name, "") || name == "rt0" ||
+					  name == "srh";
+		if (known_header && !raw_field.empty() && !find_exthdr(NFT_EXTHDR_OP_IPV6, name, raw_field))
+			fail("Unknown " + name + " field " + raw_field + ".");
+		if (known_header && (name == "rt0" || name == "srh"))
+			return name + " " + (raw_field == "reserved" ? "addr[0]" : raw_field);
+		std::string field = word(raw_field);
 		return field.empty() ? "exthdr " + name : name + " " + field;
 	}
 	fail("Unknown expression type '" + key + "'.");

@@ -292,7 +292,7 @@ std::vector<Token> tokenize(const SourceFile &file)
 				continue;
 			}
 		}
-		if (std::string("{}();,=:.@!<>&|^-/*+").find(c) != std::string::npos) {
+		if (std::string("{}()[];,=:.@!<>&|^-/*+").find(c) != std::string::npos) {
 			push(Tok::Punct, std::string(1, c), i, i + 1);
 			i++;
 			continue;

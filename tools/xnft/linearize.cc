@@ -1680,6 +1680,11 @@ void Linearizer::match(const Stmt &s)
 				throw LangError(item->loc, "Can't parse symbolic invalid expressions");
 	const Expr &lhs = *s.lhs;
 	const Expr &rhs = *s.rhs;
+	// a routing header field nft has an empty template for (rt2's, an
+	// index past the two it has): nothing to read the value with
+	if (lhs.kind == ExprKind::Exthdr && lhs.exthdr_op == NFT_EXTHDR_OP_IPV6 && !lhs.exthdr_present &&
+	    lhs.exthdr_bits == 0)
+		throw LangError(first_symbol(rhs).loc, "No symbol type information");
 	if (ct_address_without_version(lhs))
 		ct_address_match(lhs, rhs);
 	if (s.op == Op::Neg) {

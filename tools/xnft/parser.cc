@@ -357,7 +357,7 @@ static std::string describe(const Token &t)
 	// bison names a character token quoted
 	case Tok::Punct:
 		if (t.text == "|" || t.text == "{" || t.text == "}" || t.text == "(" || t.text == ")" ||
-		    t.text == "=" || t.text == "$")
+		    t.text == "=" || t.text == "$" || t.text == "[" || t.text == "]")
 			return "'" + t.text + "'";
 		// nft's SEMICOLON, COMMA and COLON tokens; the others are
 		// named as written
@@ -1496,7 +1496,8 @@ ExprPtr Parser::parse_primary_lhs()
 	}
 	if (t.kind != Tok::Word && !t.punct("@"))
 		unexpected(t);
-	static const std::set<std::string> ipv6_headers = {"hbh", "rt", "frag", "dst", "mh"};
+	static const std::set<std::string> ipv6_headers = {"hbh", "rt", "rt0", "rt2", "srh",
+							   "frag", "dst", "mh"};
 	if (t.punct("@"))
 		return parse_raw_payload();
 	if (starts_foreign(t, peek(1)))
@@ -1668,6 +1669,44 @@ int Parser::tcp_option_kind_token(const Token &k)
 	return kind;
 }
 
+// The routing header's types (nft's rt0_hdr_expr, rt2_hdr_expr and
+// rt4_hdr_expr, `srh`): `rt0 addr[N]`, `rt2 addr`, `srh last-entry|flags|tag`
+// and `srh sid[N]`. nft takes N as an index into its templates: 1 and 2
+// name the two addresses it has, 0 the field before them (rt0's reserved
+// word, srh's tag); a template it leaves empty, as every rt2 field, has no
+// type to read the value with.
+void Parser::routing_header_field(const Token &t, const Token &f, Expr &e)
+{
+	std::string field = f.text;
+	Location end = f.loc;
+	const char *indexed = t.text == "rt0" ? "addr" : t.text == "srh" ? "sid" : nullptr;
+	if (t.text == "rt2" ? f.text != "addr" :
+	    t.text == "rt0" ? f.text != "addr" :
+	    f.text != "last-entry" && f.text != "flags" && f.text != "tag" && f.text != "sid")
+		unexpected(f);
+	if (indexed && f.text == indexed) {
+		expect("[", "'['");
+		Token n = take();
+		const uint32_t index = parse_u32_word(n, "number");
+		end = expect("]", "']'").loc;
+		if (index == 0)
+			field = t.text == "rt0" ? "reserved" : "tag";
+		else
+			field += "[" + std::to_string(index) + "]";
+	}
+	e.exthdr_op = NFT_EXTHDR_OP_IPV6;
+	e.loc = span(t.loc, end);
+	const ExthdrField *x = find_exthdr(NFT_EXTHDR_OP_IPV6, t.text, field);
+	if (!x)
+		return;	// no bits: the value it is compared with cannot be read
+
+	e.proto = t.text;
+	e.exthdr_type = x->type;
+	e.text = x->field;
+	e.exthdr_offset = x->offset;
+	e.exthdr_bits = x->bits;
+}
+
 // Extension headers, options and SCTP chunks (nft's exthdr_expr, tcp
 // option, ip option and sctp chunk): `tcp option NAME|KIND [FIELD]`, `tcp
 // option @KIND,OFF,LEN`, `ip option NAME [FIELD]`, `sctp chunk NAME
@@ -1820,6 +1859,10 @@ ExprPtr Parser::parse_exthdr()
 	Token f = take();
 	if (f.kind != Tok::Word)
 		unexpected(f);
+	if (t.text == "rt0" || t.text == "rt2" || t.text == "srh") {
+		routing_header_field(t, f, *e);
+		return e;
+	}
 	const ExthdrField *x = field_of(t.text, f);
 	e->proto = t.text;
 	e->exthdr_type = x->type;

@@ -115,6 +115,7 @@ private:
 	ExprPtr parse_typeof_expr();
 	ExprPtr parse_generated();
 	ExprPtr parse_exthdr();
+	void routing_header_field(const Token &t, const Token &f, Expr &e);
 	// A TCP option's kind, by nft's name for it or as a number (0-255).
 	int tcp_option_kind_token(const Token &k);
 	ExprPtr parse_raw_payload();

@@ -185,6 +185,17 @@ static const ExthdrField exthdr_fields[] = {
 	{IP6, "rt", 43, "hdrlength", 8, 8, TYPE_INTEGER},
 	{IP6, "rt", 43, "type", 16, 8, TYPE_INTEGER},
 	{IP6, "rt", 43, "seg-left", 24, 8, TYPE_INTEGER},
+	// the routing header's types as nft 1.0.6 knows them, tried after
+	// `rt` in its order (exthdr_rt_find: srh, then rt0; rt2's templates
+	// are empty there): two addresses each
+	{IP6, "srh", 43, "last-entry", 32, 8, TYPE_INTEGER},
+	{IP6, "srh", 43, "flags", 40, 8, TYPE_INTEGER},
+	{IP6, "srh", 43, "tag", 48, 16, TYPE_INTEGER},
+	{IP6, "srh", 43, "sid[1]", 64, 128, TYPE_IP6ADDR},
+	{IP6, "srh", 43, "sid[2]", 192, 128, TYPE_IP6ADDR},
+	{IP6, "rt0", 43, "reserved", 32, 8, TYPE_INTEGER},
+	{IP6, "rt0", 43, "addr[1]", 64, 128, TYPE_IP6ADDR},
+	{IP6, "rt0", 43, "addr[2]", 192, 128, TYPE_IP6ADDR},
 	{IP6, "frag", 44, "nexthdr", 0, 8, TYPE_INET_PROTOCOL},
 	{IP6, "frag", 44, "reserved", 8, 8, TYPE_INTEGER},
 	{IP6, "frag", 44, "frag-off", 16, 13, TYPE_INTEGER},
