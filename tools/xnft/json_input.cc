@@ -403,6 +403,8 @@ std::string expr_text(const Json &j)
 			return "tcp option @" + std::to_string(base) + "," + std::to_string(off) + "," +
 			       std::to_string(len);
 		}
+		if (!member(v, "name"))
+			fail("Invalid tcp option expression properties.");
 		std::string field = word(string_member(v, "field", false));
 		// xnft lists a field of a kind nft has no template for as
 		// "unknown"; nft's JSON parser knows no field of that name
@@ -410,6 +412,10 @@ std::string expr_text(const Json &j)
 			fail("Unknown tcp option field '" + field + "'.");
 		return "tcp option " + word(string_member(v, "name")) + (field.empty() ? "" : " " + field);
 	}
+	// json_unpack_err's words for the name ip option, sctp chunk and
+	// exthdr must have
+	if ((key == "ip option" || key == "sctp chunk" || key == "exthdr") && !member(v, "name"))
+		fail("Object item not found: name");
 	if (key == "ip option") {
 		std::string field = word(string_member(v, "field", false));
 		return "ip option " + word(string_member(v, "name")) + (field.empty() ? "" : " " + field);

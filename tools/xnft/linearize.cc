@@ -1668,6 +1668,27 @@ void Linearizer::ct_address_match(const Expr &lhs, const Expr &rhs)
 	throw LangError(first_symbol(rhs).loc, "Can't parse symbolic invalid expressions").after(version);
 }
 
+// `exists` and `missing` are keywords of nft's scanner: a boolean value,
+// whatever it is compared with. Against a field of another type, alone or
+// as the one element of a set, that is a datatype mismatch (in a set of
+// more, nft 1.0.6 takes it as the number 1).
+void Linearizer::boolean_against_field(const Expr &lhs, const Expr &rhs)
+{
+	const Expr *value = &rhs;
+	if (rhs.kind == ExprKind::SetLit && rhs.items.size() == 1)
+		value = rhs.items[0].get();
+	if (value->kind != ExprKind::Value || value->quoted ||
+	    (value->text != "exists" && value->text != "missing"))
+		return;
+	if (lhs.kind == ExprKind::Binop || lhs.kind == ExprKind::Concat || lhs.kind == ExprKind::Value)
+		return;
+	const KeyPart p = keypart_of_expr(lhs);
+	if (p.type->id == TYPE_BOOLEAN)
+		return;
+	throw LangError(value->loc, std::string("datatype mismatch, expected ") + p.type->desc +
+			", expression has type boolean type", lhs.loc);
+}
+
 void Linearizer::match(const Stmt &s)
 {
 	// a symbol the match starts with has no type to be read by
@@ -1685,6 +1706,7 @@ void Linearizer::match(const Stmt &s)
 	if (lhs.kind == ExprKind::Exthdr && lhs.exthdr_op == NFT_EXTHDR_OP_IPV6 && !lhs.exthdr_present &&
 	    lhs.exthdr_bits == 0)
 		throw LangError(first_symbol(rhs).loc, "No symbol type information");
+	boolean_against_field(lhs, rhs);
 	if (ct_address_without_version(lhs))
 		ct_address_match(lhs, rhs);
 	if (s.op == Op::Neg) {
@@ -1828,6 +1850,9 @@ void Linearizer::set_stmt(const Stmt &s)
 		key = m->key;
 	}
 	const Expr &v = *s.rhs;
+	if (v.kind == ExprKind::Value && !v.quoted && (v.text == "exists" || v.text == "missing"))
+		throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->desc +
+				", expression has type boolean type", span(target.loc, v.loc));
 	if (ct_address_without_version(v))
 		throw LangError(v.loc, std::string("datatype mismatch: expected ") + tp.type->desc +
 				", expression has type invalid", span(target.loc, v.loc))

@@ -137,6 +137,7 @@ private:
 	void load_generated(const Expr &e, unsigned reg);
 	void dependency(const Expr &key);
 	void match(const Stmt &s);
+	void boolean_against_field(const Expr &lhs, const Expr &rhs);
 	bool ct_address_without_version(const Expr &e) const;
 	[[noreturn]] void ct_address_match(const Expr &lhs, const Expr &rhs);
 	void match_masked(const Expr &lhs, Op op, const Expr &rhs);

@@ -1841,7 +1841,7 @@ ExprPtr Parser::parse_exthdr()
 		} else {
 			load_presence();
 		}
-		e->loc = span(t.loc, end);
+		e->loc = span(n.loc, end);	// nft places a chunk at its name
 		return e;
 	}
 	e->exthdr_op = NFT_EXTHDR_OP_IPV6;
