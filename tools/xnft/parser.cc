@@ -1241,7 +1241,7 @@ void Parser::parse_set_body(SetDecl &s)
 			try {
 				if (w.text == "typeof") {
 					s.type_loc = peek().loc;
-					s.key_typeof = parse_typeof_expr();
+					s.key_typeof = parse_set_typeof();
 					s.type_loc = s.key_typeof->loc;
 					if (s.is_map) {
 						expect(":", "':'");
@@ -1251,7 +1251,7 @@ void Parser::parse_set_body(SetDecl &s)
 						if (peek().text == "verdict")
 							s.data_type = take().text;
 						else
-							s.data_typeof = parse_typeof_expr();
+							s.data_typeof = parse_set_typeof();
 						separator = kSeparator;	// typeof data: a primary expression
 					} else if (peek().punct(":")) {
 						throw LangError(peek().loc, "syntax error, unexpected colon, expecting newline or semicolon");
@@ -1917,6 +1917,33 @@ ExprPtr Parser::parse_raw_payload()
 
 // Header fields, meta and ct keys, concatenated: typeof's expressions, and
 // a match's left side before any bitwise operator.
+// nft types a header's, option's or chunk's presence in a typeof as its
+// first template: `typeof exthdr frag` is `typeof frag nexthdr`.
+static ExprPtr typeof_item(ExprPtr e)
+{
+	if (e->kind != ExprKind::Exthdr || !e->exthdr_present)
+		return e;
+	const ExthdrField *first = find_exthdr(e->exthdr_op, e->proto, "");
+	if (!first)
+		return e;
+	e->exthdr_present = false;
+	e->text = first->field;
+	e->exthdr_offset = first->offset;
+	e->exthdr_bits = first->bits;
+	return e;
+}
+
+// A set's or map's `typeof`.
+ExprPtr Parser::parse_set_typeof()
+{
+	auto e = parse_typeof_expr();
+	if (e->kind != ExprKind::Concat)
+		return typeof_item(std::move(e));
+	for (auto &item : e->items)
+		item = typeof_item(std::move(item));
+	return e;
+}
+
 ExprPtr Parser::parse_typeof_expr()
 {
 	auto e = parse_primary_lhs();

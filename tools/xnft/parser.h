@@ -113,6 +113,7 @@ private:
 	ExprPtr parse_primary_lhs();
 	ExprPtr parse_lhs();
 	ExprPtr parse_typeof_expr();
+	ExprPtr parse_set_typeof();
 	ExprPtr parse_generated();
 	ExprPtr parse_exthdr();
 	void routing_header_field(const Token &t, const Token &f, Expr &e);

@@ -367,6 +367,78 @@ const char *exthdr_name(uint32_t op, uint8_t type)
 	return nullptr;
 }
 
+const ExthdrField *find_exthdr_at(uint32_t op, const std::string &name, unsigned offset, unsigned bits)
+{
+	for (auto &f : exthdr_fields)
+		if (f.op == op && name == f.name && f.offset == offset && f.bits == bits)
+			return &f;
+	return nullptr;
+}
+
+// nft's IP option templates by index from 1 (every option has the same
+// slots, whether it uses them or not)
+static const char *const kIpOptionTemplates[] = {"type", "length", "value", "ptr", "addr"};
+
+// nft's enum exthdr_desc_id, in order from 1
+static const char *const kIpv6DescNames[] = {"hbh", "rt", "rt0", "rt2", "srh", "frag", "dst", "mh"};
+
+uint32_t exthdr_desc_id(const ExthdrField &f)
+{
+	if (f.op != NFT_EXTHDR_OP_IPV6)
+		return f.type;
+	for (uint32_t i = 0; i < sizeof(kIpv6DescNames) / sizeof(kIpv6DescNames[0]); i++)
+		if (!strcmp(kIpv6DescNames[i], f.name))
+			return i + 1;
+	return 0;
+}
+
+static uint32_t first_template(uint32_t op)
+{
+	return op == NFT_EXTHDR_OP_IPV6 || op == NFT_EXTHDR_OP_IPV4 ? 1 : 0;
+}
+
+uint32_t exthdr_template_index(const ExthdrField &f)
+{
+	if (f.op == NFT_EXTHDR_OP_IPV4) {
+		for (uint32_t i = 0; i < sizeof(kIpOptionTemplates) / sizeof(kIpOptionTemplates[0]); i++)
+			if (!strcmp(kIpOptionTemplates[i], f.field))
+				return i + 1;
+		return 0;
+	}
+	uint32_t index = first_template(f.op);
+	for (auto &x : exthdr_fields) {
+		if (&x == &f)
+			break;
+		if (x.op == f.op && !strcmp(x.name, f.name))
+			index++;
+	}
+	return index;
+}
+
+const ExthdrField *exthdr_by_template(uint32_t op, uint32_t desc_id, uint32_t index)
+{
+	const char *name = nullptr;
+	if (op == NFT_EXTHDR_OP_IPV6) {
+		if (desc_id == 0 || desc_id > sizeof(kIpv6DescNames) / sizeof(kIpv6DescNames[0]))
+			return nullptr;
+		name = kIpv6DescNames[desc_id - 1];
+	} else {
+		if (desc_id > 255 || !(name = exthdr_name(op, static_cast<uint8_t>(desc_id))))
+			return nullptr;
+	}
+	if (index < first_template(op))
+		return nullptr;
+	if (op == NFT_EXTHDR_OP_IPV4)
+		return index <= sizeof(kIpOptionTemplates) / sizeof(kIpOptionTemplates[0])
+			       ? find_exthdr(op, name, kIpOptionTemplates[index - 1])
+			       : nullptr;
+	uint32_t n = first_template(op);
+	for (auto &x : exthdr_fields)
+		if (x.op == op && !strcmp(x.name, name) && n++ == index)
+			return &x;
+	return nullptr;
+}
+
 const PayloadField *payload_fields_all(size_t &n)
 {
 	n = sizeof(payload_fields) / sizeof(payload_fields[0]);

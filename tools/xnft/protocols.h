@@ -61,6 +61,19 @@ const ExthdrField *find_exthdr(uint32_t op, const std::string &name, const std::
 // if none); exthdr_name names TYPE (null if nft has no name for it).
 const ExthdrField *exthdr_at(uint32_t op, uint8_t type, unsigned offset, unsigned bits);
 const char *exthdr_name(uint32_t op, uint8_t type);
+// The field of header, option or chunk @name at @offset of @bits (null if
+// none): a field by its place, where several headers share a type.
+const ExthdrField *find_exthdr_at(uint32_t op, const std::string &name, unsigned offset, unsigned bits);
+// nft's ids of a header, option or chunk in a set's typeof record
+// (exthdr_expr_build_udata): an IPv6 header's exthdr_desc id (hbh 1 ... mh
+// 8; srh and rt0 apart from rt), else its type; and of field @f, its index
+// among its header's templates (an IP option's and IPv6 header's counted
+// from 1, their slot 0 being nft's invalid template).
+uint32_t exthdr_desc_id(const ExthdrField &f);
+uint32_t exthdr_template_index(const ExthdrField &f);
+// The field of template @index of the header, option or chunk @desc_id
+// names under @op (null if nft has none there).
+const ExthdrField *exthdr_by_template(uint32_t op, uint32_t desc_id, uint32_t index);
 
 // Every payload field; N receives the count.
 const PayloadField *payload_fields_all(size_t &n);

@@ -4,6 +4,8 @@
 // ct key xnft knows; tests/test_set_userdata.cc holds them.
 #include "set_userdata.h"
 
+#include <linux/netfilter/nf_tables.h>
+
 #include <cstring>
 
 #include "protocols.h"
@@ -27,12 +29,16 @@ enum : uint8_t { kElemComment = 0, kElemFlags = 1 };
 // Inside a typeof record: the expression's kind and its own data.
 enum : uint8_t { kTypeofExpr = 0, kTypeofData = 1 };
 // nftables' enum expr_types.
-enum : uint32_t { kExprVerdict = 1, kExprPayload = 7, kExprMeta = 9, kExprCt = 12, kExprConcat = 13 };
+enum : uint32_t { kExprVerdict = 1, kExprPayload = 7, kExprExthdr = 8, kExprMeta = 9, kExprCt = 12,
+		  kExprConcat = 13 };
 // A payload's data: protocol, template index, length in bits; a raw
 // payload's (no protocol, template 0): its base (nft's proto_bases, one
 // past NFT_PAYLOAD_*), offset and length in bits.
 enum : uint8_t { kPayloadDesc = 0, kPayloadType = 1, kPayloadBase = 2, kPayloadOffset = 3,
 		 kPayloadLen = 4 };
+// An exthdr's data (nft's NFTNL_UDATA_EXTHDR_*): the header's, option's or
+// chunk's id, the field's template index, the op (left out for IPv6).
+enum : uint8_t { kExthdrDesc = 0, kExthdrType = 1, kExthdrOp = 2 };
 // A meta's data: its key. A ct's: its key and direction.
 enum : uint8_t { kMetaKey = 0, kCtKey = 0, kCtDir = 1 };
 
@@ -93,6 +99,18 @@ Bytes typeof_record(const Expr &e)
 		kind = kExprCt;
 		put_u32(data, kCtKey, k->key);
 		put_u32(data, kCtDir, e.proto.empty() ? ~0u : e.proto == "original" ? 0 : 1);
+		break;
+	}
+	case ExprKind::Exthdr: {
+		// (the parser made a presence its header's first field, as nft)
+		const ExthdrField *f = find_exthdr_at(e.exthdr_op, e.proto, e.exthdr_offset, e.exthdr_bits);
+		if (!f)
+			throw LangError(e.loc, "syntax error, expected a header field, meta or ct expression");
+		kind = kExprExthdr;
+		put_u32(data, kExthdrType, exthdr_template_index(*f));
+		if (e.exthdr_op != NFT_EXTHDR_OP_IPV6)
+			put_u32(data, kExthdrOp, e.exthdr_op);
+		put_u32(data, kExthdrDesc, exthdr_desc_id(*f));
 		break;
 	}
 	case ExprKind::Concat:
@@ -161,7 +179,7 @@ std::string typeof_text(const uint8_t *p, size_t len, std::vector<TypeofPart> &p
 		return "";
 	if (kind == kExprVerdict)
 		return "verdict";
-	uint32_t a = 0, b = ~0u;
+	uint32_t a = 0, b = ~0u, op = 0;
 	bool has_a = false, has_b = false;
 	uint32_t raw[3] = {0, 0, 0};	// a raw payload's base, offset, length
 	bool has_raw[3] = {false, false, false};
@@ -175,6 +193,8 @@ std::string typeof_text(const uint8_t *p, size_t len, std::vector<TypeofPart> &p
 			has_a = get_u32(v, l, a);
 		else if (t == 1)
 			has_b = get_u32(v, l, b);
+		else if (kind == kExprExthdr && t == kExthdrOp)
+			get_u32(v, l, op);
 		else if (t >= kPayloadBase && t <= kPayloadLen)
 			has_raw[t - kPayloadBase] = get_u32(v, l, raw[t - kPayloadBase]);
 	});
@@ -193,6 +213,26 @@ std::string typeof_text(const uint8_t *p, size_t len, std::vector<TypeofPart> &p
 			return "";
 		parts.push_back({f->bits, ByteOrder::Big});
 		return std::string(f->proto) + " " + f->name;
+	}
+	case kExprExthdr: {
+		const ExthdrField *f = has_b ? exthdr_by_template(op, a, b) : nullptr;
+		if (!f)
+			return "";
+		parts.push_back({f->bits, ByteOrder::Big});
+		switch (op) {
+		case NFT_EXTHDR_OP_TCPOPT: {
+			// a SACK block after the first is named by its number
+			const unsigned block = f->offset >= 16 ? (f->offset - 16) / 64 : 0;
+			return std::string("tcp option ") + f->name +
+			       (f->type == 5 && block ? std::to_string(block) : "") + " " + f->field;
+		}
+		case NFT_EXTHDR_OP_IPV4:
+			return std::string("ip option ") + f->name + " " + f->field;
+		case NFT_EXTHDR_OP_SCTP:
+			return std::string("sctp chunk ") + f->name + " " + f->field;
+		default:
+			return std::string(f->name) + " " + f->field;
+		}
 	}
 	case kExprMeta: {
 		const MetaKey *m = meta_by_key(a);
