@@ -614,6 +614,12 @@ std::string mangle_text(const Json &v)
 		for (const char *x : {"ip option", "sctp chunk"})
 			if (val->is_object() && val->get(x))
 				fail(std::string("Expression type ") + x + " not allowed in context (STMT).");
+		// nor, as a map's key there, TCP options
+		const Json *map = val->is_object() ? val->get("map") : nullptr;
+		const Json *map_key = map && map->is_object() ? map->get("key") : nullptr;
+		for (const char *x : {"tcp option", "ip option", "sctp chunk"})
+			if (map_key && map_key->is_object() && map_key->get(x))
+				fail(std::string("Expression type ") + x + " not allowed in context (STMT).");
 		return expr_text(*val);
 	});
 }
