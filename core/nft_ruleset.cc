@@ -650,10 +650,12 @@ void Ruleset::undo_one(const UndoRecord &rec)
  * never deletes a bound anonymous set on its own), so its own record is
  * skipped.
  */
-void Ruleset::notify(const CommitSink &events) const
+void Ruleset::notify(const CommitSink &events)
 {
 	for (uint32_t i = 0; i < undo_count_; i++) {
-		const UndoRecord &rec = undo_[i];
+		UndoRecord &rec = undo_[i];
+		if (rec.kind == UndoKind::UpdChain && rec.next)
+			apply_rename(rec);
 		/* nf_tables' notifications carry the request's CREATE and EXCL */
 		const uint16_t create_excl = rec.nlflags & (kNlmFCreate | kNlmFExcl);
 		const bool report = rec.nlflags & kNlmFEcho;
@@ -733,12 +735,16 @@ int Ruleset::commit(Extack *ack, const CommitSink *events)
 	gen_.publish(next);
 	xb_synchronize_rcu();
 	free_generation(old);
-	apply_renames();
 
 	/* The notifications, while every object of the batch (deleted ones
-	 * too) and every element index are as the batch left them. */
+	 * too) and every element index are as the batch left them. A chain
+	 * takes a new name as its notification goes out, in the batch's
+	 * order, as nf_tables_commit renames and notifies it: what is
+	 * notified before names the chain by its old name. */
 	if (events && events->fn)
 		notify(*events);
+	else
+		apply_renames();
 
 	/* Compact the sets whose elements this batch deleted, then free what
 	 * it deleted: no frame can reach any of it now. The sets with
@@ -1071,20 +1077,24 @@ int Ruleset::new_chain_name(const TableObj *t, const Attr &name, char *&out, Ext
 /* nft_chain_commit_update: the batch's renames in its order (a chain
  * renamed twice ends with the second name). Each record keeps the name
  * it replaced, freed with the record. */
+/* The chain of UpdChain record @rec takes its pending name; the record
+ * keeps the old one (freed with the record at the end of the commit). */
+void Ruleset::apply_rename(UndoRecord &rec)
+{
+	char *name = static_cast<ChainObj *>(rec.obj)->name;
+	char *pending = static_cast<char *>(rec.next);
+	for (uint32_t k = 0; k < kNameMax; k++) {
+		const char c = name[k];
+		name[k] = pending[k];
+		pending[k] = c;
+	}
+}
+
 void Ruleset::apply_renames()
 {
-	for (uint32_t i = 0; i < undo_count_; i++) {
-		UndoRecord &rec = undo_[i];
-		if (rec.kind != UndoKind::UpdChain || !rec.next)
-			continue;
-		char *name = static_cast<ChainObj *>(rec.obj)->name;
-		char *pending = static_cast<char *>(rec.next);
-		for (uint32_t k = 0; k < kNameMax; k++) {
-			const char c = name[k];
-			name[k] = pending[k];
-			pending[k] = c;
-		}
-	}
+	for (uint32_t i = 0; i < undo_count_; i++)
+		if (undo_[i].kind == UndoKind::UpdChain && undo_[i].next)
+			apply_rename(undo_[i]);
 }
 
 int Ruleset::remove_chain(ChainObj *c, Extack *ack)

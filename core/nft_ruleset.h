@@ -313,6 +313,7 @@ private:
 	int remove_table(TableObj *t, Extack *ack);
 	int remove_chain(ChainObj *c, Extack *ack);
 	int new_chain_name(const TableObj *t, const Attr &name, char *&out, Extack *ack);
+	void apply_rename(UndoRecord &rec);
 	void apply_renames();
 	int remove_rule(RuleObj *r, Extack *ack);
 	int remove_set(SetObj *s, Extack *ack);
@@ -345,7 +346,7 @@ private:
 	int build(Generation *&out, Extack *ack);
 	uint32_t index_chains(TableObj *only);
 	int validate_table(TableObj *t, Extack *ack);
-	void notify(const CommitSink &events) const;
+	void notify(const CommitSink &events);
 	static void free_generation(Generation *g);
 
 	TableObjList tables_;

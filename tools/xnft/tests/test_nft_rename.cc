@@ -197,3 +197,31 @@ TEST_CASE("nft rename: two renames of one chain in a batch end with the second n
 	CHECK(r.listing().find("chain z") == std::string::npos);
 	CHECK(r.listing().find("chain y") == std::string::npos);
 }
+
+TEST_CASE("nft rename: each rename is notified with its own name, in the batch's order",
+	  "[nft][rename]")
+{
+	// nf_tables_commit renames a chain and notifies it transaction by
+	// transaction: a rule added before the rename is notified in the
+	// chain's old name, one after it in the new, and two renames of one
+	// chain notify the first name, then the second.
+	Renames r;
+	REQUIRE(r.load("add rule bridge t c counter\n"
+		       "rename chain bridge t c x\n"
+		       "add rule bridge t c meta mark 1\n"
+		       "rename chain bridge t c y\n") == 0);
+	const std::string &m = r.monitor;
+	INFO(m);
+	const size_t first_rule = m.find("add rule bridge t c counter");
+	const size_t first_name = m.find("add chain bridge t x");
+	const size_t second_rule = m.find("add rule bridge t x meta mark 0x00000001");
+	const size_t second_name = m.find("add chain bridge t y");
+	CHECK(first_rule != std::string::npos);
+	CHECK(first_name != std::string::npos);
+	CHECK(second_rule != std::string::npos);
+	CHECK(second_name != std::string::npos);
+	CHECK(first_rule < first_name);
+	CHECK(first_name < second_rule);
+	CHECK(second_rule < second_name);
+	CHECK(r.listing().find("\tchain y {\n") != std::string::npos);
+}
