@@ -70,34 +70,7 @@ inline bool after(uint32_t a, uint32_t b)
 	return before(b, a);
 }
 
-/* The parsed TCP header of one segment. */
-struct Segment {
-	const uint8_t *hdr;
-	uint32_t hdr_len;	/* doff * 4 */
-	uint32_t seq;
-	uint32_t ack;
-	uint16_t win;
-	uint8_t flags;
-	uint32_t end;		/* seq + payload + SYN + FIN */
-
-	bool syn() const { return flags & kSyn; }
-	bool ack_set() const { return flags & kAck; }
-	bool fin() const { return flags & kFin; }
-	bool rst() const { return flags & kRst; }
-};
-
-Segment read_segment(const CtPacket &p)
-{
-	Segment s;
-	s.hdr = p.l3 + p.l4_off;
-	s.hdr_len = uint32_t(s.hdr[12] >> 4) * 4;
-	s.seq = load_be32(s.hdr + 4);
-	s.ack = load_be32(s.hdr + 8);
-	s.flags = s.hdr[13];
-	s.win = load_be16(s.hdr + 14);
-	s.end = s.seq + (p.l4_len - s.hdr_len) + (s.syn() ? 1 : 0) + (s.fin() ? 1 : 0);
-	return s;
-}
+using Segment = CtTcpSegment;
 
 uint8_t segment_index(const Segment &s)
 {
@@ -569,9 +542,8 @@ const char *ct_tcp_state_name(uint8_t state)
 	return state < kTcpStateCount ? names[state] : "UNKNOWN";
 }
 
-bool ct_tcp_new(CtEntry &e, const CtPacket &p, const CtTcpConfig &cfg)
+bool ct_tcp_new(CtEntry &e, const CtTcpSegment &s, const CtTcpConfig &cfg)
 {
-	const Segment s = read_segment(p);
 	const uint8_t next = kTransitions[0][segment_index(s)][kTcpNone];
 	if (next >= kTcpStateCount)
 		return false;
@@ -594,14 +566,13 @@ bool ct_tcp_new(CtEntry &e, const CtPacket &p, const CtTcpConfig &cfg)
 	return true;
 }
 
-CtL4Verdict ct_tcp_packet(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t now,
+CtL4Verdict ct_tcp_packet(CtEntry &e, const CtTcpSegment &s, unsigned dir, uint32_t now,
 			  const CtTcpConfig &cfg)
 {
 	CtTcp &st = e.proto.tcp;
-	const Segment s = read_segment(p);
 	if (xb_unlikely((s.flags & (kSyn | kFin | kRst | kAck)) != kAck ||
 			st.state != kTcpEstablished || st.seen[dir].td_maxwin == 0))
-		return ct_tcp_packet_full(e, p, dir, now, cfg);	/* reads it again */
+		return ct_tcp_packet_full(e, s, dir, now, cfg);
 
 	/*
 	 * The shortcut, as tcp_rcv_established's header prediction: an ACK
@@ -628,10 +599,9 @@ CtL4Verdict ct_tcp_packet(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t 
 	return refresh(e, s, kAckSet, kTcpEstablished, kTcpEstablished, e.status_bits(), now, cfg);
 }
 
-CtL4Verdict ct_tcp_packet_full(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t now,
+CtL4Verdict ct_tcp_packet_full(CtEntry &e, const CtTcpSegment &s, unsigned dir, uint32_t now,
 			       const CtTcpConfig &cfg)
 {
-	const Segment s = read_segment(p);
 	return packet_full(e, s, segment_index(s), dir, now, cfg);
 }
 

@@ -16,6 +16,7 @@
 
 #include "ct_table.h"
 #include "ct_tuple.h"
+#include "ethernet.h"
 #include "kernel_version.h"
 
 namespace xb {
@@ -55,21 +56,61 @@ constexpr uint64_t kCtTcpValidFlags =
 	1ull << 0x02 | 1ull << 0x22 | 1ull << 0x12 | 1ull << 0x04 | 1ull << 0x14 |
 	1ull << 0x11 | 1ull << 0x31 | 1ull << 0x10 | 1ull << 0x30;
 
-/* tcp_error: truncated header or an invalid flag combination. Inline:
- * every TCP frame asks. */
-inline bool ct_tcp_error(const CtPacket &p)
+/*
+ * The fields of a segment's TCP header that the tracker reads: read once
+ * per segment by ct_tcp_read() (which is tcp_error too) and handed to
+ * ct_tcp_new() and ct_tcp_packet(), so that no step reads the header again.
+ */
+struct CtTcpSegment {
+	const uint8_t *hdr;
+	uint32_t hdr_len;	/* doff * 4 */
+	uint32_t seq;
+	uint32_t ack;
+	uint16_t win;
+	uint8_t flags;		/* byte 13: FIN 0x01, SYN 0x02, RST 0x04, ACK 0x10 */
+	uint32_t end;		/* seq + payload + SYN + FIN */
+
+	bool syn() const { return flags & 0x02; }
+	bool ack_set() const { return flags & 0x10; }
+	bool fin() const { return flags & 0x01; }
+	bool rst() const { return flags & 0x04; }
+};
+
+/*
+ * tcp_error (truncated header or an invalid flag combination: false) and,
+ * when the segment passes, its header into @s. Inline: every TCP frame
+ * asks.
+ */
+inline bool ct_tcp_read(const CtPacket &p, CtTcpSegment &s)
 {
 	if (p.l4_len < 20)
-		return true;
+		return false;
 	const uint8_t *h = p.l3 + p.l4_off;
 	const uint32_t hdr_len = uint32_t(h[12] >> 4) * 4;
 	if (hdr_len < 20 || p.l4_len < hdr_len)
-		return true;	/* truncated */
-	return !((kCtTcpValidFlags >> (h[13] & 0x37)) & 1);
+		return false;	/* truncated */
+	const uint8_t flags = h[13];
+	if (!((kCtTcpValidFlags >> (flags & 0x37)) & 1))
+		return false;
+	s.hdr = h;
+	s.hdr_len = hdr_len;
+	s.seq = load_be32(h + 4);
+	s.ack = load_be32(h + 8);
+	s.win = load_be16(h + 14);
+	s.flags = flags;
+	s.end = s.seq + (p.l4_len - hdr_len) + (flags & 0x01) + ((flags >> 1) & 0x01);
+	return true;
+}
+
+/* tcp_error alone. */
+inline bool ct_tcp_error(const CtPacket &p)
+{
+	CtTcpSegment s;
+	return !ct_tcp_read(p, s);
 }
 
 /* tcp_new: set up a new entry from its first segment; false: invalid. */
-bool ct_tcp_new(CtEntry &e, const CtPacket &p, const CtTcpConfig &cfg);
+bool ct_tcp_new(CtEntry &e, const CtTcpSegment &s, const CtTcpConfig &cfg);
 
 /*
  * nf_conntrack_tcp_packet for a segment in direction @dir (0/1). The most
@@ -77,10 +118,10 @@ bool ct_tcp_new(CtEntry &e, const CtPacket &p, const CtTcpConfig &cfg);
  * that skips the state table's special cases; everything else, and every
  * decision the shortcut cannot make alone, goes through the full tracker.
  */
-CtL4Verdict ct_tcp_packet(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t now,
+CtL4Verdict ct_tcp_packet(CtEntry &e, const CtTcpSegment &s, unsigned dir, uint32_t now,
 			  const CtTcpConfig &cfg);
 /* The same without the shortcut, so tests can hold the two side by side. */
-CtL4Verdict ct_tcp_packet_full(CtEntry &e, const CtPacket &p, unsigned dir, uint32_t now,
+CtL4Verdict ct_tcp_packet_full(CtEntry &e, const CtTcpSegment &s, unsigned dir, uint32_t now,
 			       const CtTcpConfig &cfg);
 
 /*

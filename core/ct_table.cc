@@ -65,6 +65,13 @@ CtTuple dir_tuple(const CtEntry &e, unsigned dir)
 
 } // namespace
 
+/* Out of line: the lookups off the hit path (ICMP errors, later
+ * fragments, connlimit, the control path) share one copy of the walk. */
+CtEntry *CtTable::lookup(const CtTuple &key, uint32_t now, uint8_t *dir)
+{
+	return lookup_in(key, bucket_of(key), now, dir);
+}
+
 int CtTable::init(uint32_t buckets, uint32_t max, Extack *ack)
 {
 	if (buckets == 0 || buckets > kMaxBuckets)

@@ -290,11 +290,9 @@ public:
 	 * is removed on the way (as ____nf_conntrack_find does) and not
 	 * returned.
 	 */
-	CtEntry *lookup(const CtTuple &key, uint32_t now, uint8_t *dir)
-	{
-		return lookup_in(key, bucket_of(key), now, dir);
-	}
-	/* The same in @key's bucket_of() (batches compute it ahead). */
+	CtEntry *lookup(const CtTuple &key, uint32_t now, uint8_t *dir);
+	/* The same in @key's bucket_of() (the hit path: inline; batches
+	 * compute the bucket ahead). */
 	CtEntry *lookup_in(const CtTuple &key, uint32_t bucket, uint32_t now, uint8_t *dir);
 	/* Datapath: the bucket of a tuple: its hash scaled to the bucket
 	 * count, as nf_conntrack's scale_hash (reciprocal_scale), so a table
@@ -497,8 +495,10 @@ private:
 	PerCpu<CtStats> stats_;
 };
 
-/* Inline: the datapath's lookup is a short walk worth no call. */
-inline CtEntry *CtTable::lookup_in(const CtTuple &key, uint32_t bucket, uint32_t now, uint8_t *dir)
+/* Inline: the datapath's lookup is a short walk worth no call. Always: an
+ * out-of-line copy is a COMDAT section, which the module's link may
+ * discard from under another object's __mcount_loc entry. */
+xb_always_inline CtEntry *CtTable::lookup_in(const CtTuple &key, uint32_t bucket, uint32_t now, uint8_t *dir)
 {
 	for (uintptr_t l = load_link(buckets_[bucket]); l;) {
 		CtEntry *e = link_entry(l);

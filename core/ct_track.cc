@@ -210,6 +210,22 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 			  bool csum_ok, CtResult &out)
 {
 	out = CtResult();
+	/* A first fragment's checksum covers bytes it does not carry. */
+	const bool check = config.checksum && !csum_ok && !p.fragment;
+	const uint8_t proto = p.tuple.l4proto;
+
+	/* TCP first, the bulk of the traffic: its header is read once here
+	 * (tcp_error) for every step after. */
+	if (xb_likely(parse == CtParse::Ok && proto == kIpProtoTcp)) {
+		CtTcpSegment seg;
+		if (!ct_tcp_read(p, seg) || (check && !ct_l4_checksum_ok(p))) {
+			invalid(out);
+			return;
+		}
+		track(p, &seg, kIpProtoTcp, bucket, now, out);
+		return;
+	}
+
 	switch (parse) {
 	case CtParse::Ok:
 		break;
@@ -223,9 +239,6 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 		invalid(out);
 		return;
 	}
-	/* A first fragment's checksum covers bytes it does not carry. */
-	const bool check = config.checksum && !csum_ok && !p.fragment;
-	const uint8_t proto = p.tuple.l4proto;
 
 	if ((proto == kIpProtoIcmp && p.tuple.l3 != kCtL3Ipv4) ||
 	    (proto == kIpProtoIcmpv6 && p.tuple.l3 != kCtL3Ipv6)) {
@@ -256,12 +269,7 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 	/* Protocol errors are checked before the connection is resolved in
 	 * effect (Linux checks them in the tracker, after creating an
 	 * unconfirmed entry it then frees: same outcome). */
-	if (proto == kIpProtoTcp) {
-		if (ct_tcp_error(p) || (check && !ct_l4_checksum_ok(p))) {
-			invalid(out);
-			return;
-		}
-	} else if (proto == kIpProtoUdp) {
+	if (proto == kIpProtoUdp) {
 		const uint8_t *uh = p.l3 + p.l4_off;
 		if (ct_udp_error(p) || (check && (uh[6] | uh[7]) && !ct_l4_checksum_ok(p))) {
 			invalid(out);
@@ -291,7 +299,19 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 			return;
 		}
 	}
+	track(p, nullptr, proto, bucket, now, out);
+}
 
+/*
+ * The connection of a packet that passed its protocol's error checks:
+ * looked up (or created), tracked by its protocol, SEEN_REPLY, the result
+ * and the Update event. @seg: a TCP packet's header (ct_tcp_read), for
+ * TCP only. Inlined twice: with TCP, a constant that leaves only TCP's
+ * code (the hit path), and with any other protocol.
+ */
+xb_always_inline void Conntrack::track(const CtPacket &p, const CtTcpSegment *seg, uint8_t proto,
+				       uint32_t bucket, uint32_t now, CtResult &out)
+{
 	for (int attempt = 0; attempt < 2; attempt++) {
 		uint8_t dir = 0;
 		CtEntry *e = table_.lookup_in(p.tuple, bucket, now, &dir);
@@ -300,7 +320,7 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 		 * the connection back before tracking this one (bridge_flow.h). */
 		if (e && xb_unlikely(e->status_bits() & kCtOffload))
 			table_.offload_missed(*e, now);
-		if (!e) {
+		if (xb_unlikely(!e)) {
 			CtTuple reply;
 			if (!ct_invert_tuple(p.tuple, reply)) {
 				invalid(out);	/* an ICMP reply type with no request */
@@ -324,12 +344,12 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 		CtL4Verdict v;
 		switch (proto) {
 		case kIpProtoTcp: {
-			if (!confirmed && !ct_tcp_new(*e, p, config.tcp)) {
+			if (!confirmed && !ct_tcp_new(*e, *seg, config.tcp)) {
 				v = CtL4Verdict::Invalid;
 				break;
 			}
 			CtEntryLock lock(*e);
-			v = ct_tcp_packet(*e, p, dir, now, config.tcp);
+			v = ct_tcp_packet(*e, *seg, dir, now, config.tcp);
 			if (v == CtL4Verdict::Accept || v == CtL4Verdict::AcceptKill) {
 				e->packets[dir]++;
 				e->bytes[dir] += p.l3_len;
@@ -369,11 +389,11 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 			__atomic_fetch_add(&e->bytes[dir], p.l3_len, __ATOMIC_RELAXED);
 		}
 
-		if (v == CtL4Verdict::Repeat) {
+		if (xb_unlikely(v == CtL4Verdict::Repeat)) {
 			table_.kill(e);	/* a SYN reopening a closed connection */
 			continue;
 		}
-		if (v == CtL4Verdict::Invalid) {
+		if (xb_unlikely(v == CtL4Verdict::Invalid)) {
 			if (!confirmed)
 				table_.free_unconfirmed(e);
 			invalid(out);
@@ -386,7 +406,7 @@ void Conntrack::in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uin
 		out.dir = dir;
 		out.unconfirmed = !confirmed;
 		out.state = (dir == 1 || (st & kCtSeenReply)) ? kCtStateEstablished : kCtStateNew;
-		if (v == CtL4Verdict::AcceptKill) {
+		if (xb_unlikely(v == CtL4Verdict::AcceptKill)) {
 			table_.kill(e);	/* stays readable for this frame (RCU) */
 			return;
 		}

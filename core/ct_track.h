@@ -144,6 +144,8 @@ private:
 			       CtResult *out);
 	void in_bucket(CtParse parse, const CtPacket &p, uint32_t bucket, uint32_t now, bool csum_ok,
 		       CtResult &out);
+	void track(const CtPacket &p, const CtTcpSegment *seg, uint8_t proto, uint32_t bucket,
+		   uint32_t now, CtResult &out);
 	void track_icmp_error(const CtPacket &p, uint32_t inner_off, uint32_t now, CtResult &out);
 	void invalid(CtResult &out);
 

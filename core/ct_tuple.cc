@@ -66,8 +66,14 @@ xb_always_inline void clear(CtPacket &out, uint16_t zone)
 /* The layer-4 identifiers at @l4 (@avail bytes readable). */
 xb_always_inline CtParse read_l4_ids(const uint8_t *l4, uint32_t avail, CtTuple &t)
 {
+	if (xb_likely(t.l4proto == kIpProtoTcp)) {	/* the bulk of the traffic */
+		if (avail < 4)
+			return CtParse::BadL4;
+		t.sport = load_be16(l4);
+		t.dport = load_be16(l4 + 2);
+		return CtParse::Ok;
+	}
 	switch (t.l4proto) {
-	case kIpProtoTcp:
 	case kIpProtoUdp:
 	case kIpProtoUdplite:
 	case kIpProtoSctp:
@@ -105,41 +111,56 @@ xb_always_inline CtParse read_l4_ids(const uint8_t *l4, uint32_t avail, CtTuple 
 /*
  * IPv4 at @l3 with @len readable bytes. @outer: check the lengths as
  * nf_ct_br_ip_check does and trim to tot_len; else (an ICMP-quoted
- * packet) read only the header and the identifiers.
+ * packet) read only the header and the identifiers. Writes every field
+ * of @out (the packet in zone @zone): cleared when the header is refused,
+ * else each once, without clearing first.
  */
-xb_always_inline CtParse parse_ipv4(const uint8_t *l3, uint32_t len, bool outer, CtPacket &out)
+xb_always_inline CtParse parse_ipv4(const uint8_t *l3, uint32_t len, bool outer, uint16_t zone,
+				    CtPacket &out)
 {
-	if (len < 20)
+	if (len < 20) {
+		clear(out, zone);
 		return CtParse::BadL3;
+	}
 	const uint8_t ihl = l3[0] & 0x0f;
-	if ((l3[0] >> 4) != 4 || ihl < 5)
+	if ((l3[0] >> 4) != 4 || ihl < 5) {
+		clear(out, zone);
 		return CtParse::BadL3;
+	}
 	const uint32_t hlen = uint32_t(ihl) * 4;
 	uint32_t total = load_be16(l3 + 2);
 	if (outer) {
-		if (len < total || total < hlen)
+		if (len < total || total < hlen) {
+			clear(out, zone);
 			return CtParse::BadL3;
+		}
 	} else {
-		if (len < hlen)
+		if (len < hlen) {
+			clear(out, zone);
 			return CtParse::BadL4;
+		}
 		total = len;
 	}
 	CtTuple &t = out.tuple;
+	__builtin_memcpy(t.src, l3 + 12, 4);
+	__builtin_memset(t.src + 4, 0, 12);
+	__builtin_memcpy(t.dst, l3 + 16, 4);
+	__builtin_memset(t.dst + 4, 0, 12);
+	t.sport = 0;
+	t.dport = 0;
 	t.l3 = kCtL3Ipv4;
 	t.l4proto = l3[9];
-	__builtin_memcpy(t.src, l3 + 12, 4);
-	__builtin_memcpy(t.dst, l3 + 16, 4);
+	t.zone = zone;
 	out.l3 = l3;
 	out.l3_len = total;
 	out.l4_off = hlen;
 	out.l4_len = total - hlen;
 	const uint16_t frag = load_be16(l3 + 6);
 	out.frag_id = load_be16(l3 + 4);
-	if (frag & 0x1fff) {
-		out.later_fragment = true;
+	out.later_fragment = (frag & 0x1fff) != 0;
+	out.fragment = !out.later_fragment && (frag & 0x2000);
+	if (out.later_fragment)
 		return CtParse::BadL4;	/* not the first fragment */
-	}
-	out.fragment = (frag & 0x2000) != 0;
 	return read_l4_ids(l3 + hlen, total - hlen, t);
 }
 
@@ -206,9 +227,9 @@ CtParse parse_ipv6(const uint8_t *l3, uint32_t len, bool outer, CtPacket &out)
 xb_always_inline CtParse parse_l3(const uint8_t *l3, uint32_t len, uint16_t ethertype,
 				  uint16_t zone, CtPacket &out)
 {
-	clear(out, zone);
 	if (xb_likely(ethertype == kEthPIpv4))
-		return parse_ipv4(l3, len, true, out);
+		return parse_ipv4(l3, len, true, zone, out);
+	clear(out, zone);
 	if (ethertype == kEthPIpv6)
 		return parse_ipv6(l3, len, true, out);
 	return CtParse::NotIp;
@@ -271,9 +292,9 @@ CtParse ct_parse_l3(const uint8_t *l3, uint32_t len, uint16_t ethertype, uint16_
 CtParse ct_parse_embedded(const uint8_t *l3, uint32_t len, uint8_t l3_family, uint16_t zone,
 			  CtPacket &out)
 {
-	clear(out, zone);
 	if (l3_family == kCtL3Ipv4)
-		return parse_ipv4(l3, len, false, out);
+		return parse_ipv4(l3, len, false, zone, out);
+	clear(out, zone);
 	return parse_ipv6(l3, len, false, out);
 }
 

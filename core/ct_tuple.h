@@ -45,22 +45,6 @@ constexpr uint8_t kIpProtoUdplite = 136;
 constexpr uint8_t kCtL3Ipv4 = 4;
 constexpr uint8_t kCtL3Ipv6 = 6;
 
-struct CtTuple {
-	uint8_t src[16];	/* network order; IPv4 in the first 4 bytes */
-	uint8_t dst[16];
-	uint16_t sport;
-	uint16_t dport;
-	uint8_t l3;		/* kCtL3Ipv4 or kCtL3Ipv6 */
-	uint8_t l4proto;	/* IPPROTO_* */
-	uint16_t zone;
-
-	bool operator==(const CtTuple &o) const
-	{
-		return __builtin_memcmp(this, &o, sizeof(*this)) == 0;
-	}
-};
-static_assert(sizeof(CtTuple) == 40, "a tuple is five words, no padding");
-
 inline uint64_t ct_load64(const void *p)
 {
 	uint64_t v;
@@ -74,6 +58,27 @@ inline uint32_t ct_load32(const void *p)
 	__builtin_memcpy(&v, p, sizeof(v));
 	return v;
 }
+
+struct CtTuple {
+	uint8_t src[16];	/* network order; IPv4 in the first 4 bytes */
+	uint8_t dst[16];
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t l3;		/* kCtL3Ipv4 or kCtL3Ipv6 */
+	uint8_t l4proto;	/* IPPROTO_* */
+	uint16_t zone;
+
+	/* five word loads a side, no memcmp call */
+	bool operator==(const CtTuple &o) const
+	{
+		return ((ct_load64(src) ^ ct_load64(o.src)) |
+			(ct_load64(src + 8) ^ ct_load64(o.src + 8)) |
+			(ct_load64(dst) ^ ct_load64(o.dst)) |
+			(ct_load64(dst + 8) ^ ct_load64(o.dst + 8)) |
+			(ct_load64(&sport) ^ ct_load64(&o.sport))) == 0;
+	}
+};
+static_assert(sizeof(CtTuple) == 40, "a tuple is five words, no padding");
 
 /*
  * Whether @key is @orig's reply tuple (ct_invert_tuple(@orig) == @key),
