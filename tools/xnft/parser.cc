@@ -1677,14 +1677,26 @@ int Parser::tcp_option_kind_token(const Token &k)
 // type to read the value with.
 void Parser::routing_header_field(const Token &t, const Token &f, Expr &e)
 {
+	static const std::map<std::string, std::set<std::string>> words = {
+		{"rt0", {"addr"}}, {"rt2", {"addr"}}, {"srh", {"last-entry", "flags", "tag", "sid"}}};
+	if (!words.at(t.text).count(f.text)) {
+		// nft's scanner knows the routing header's words there (rt's,
+		// srh's and addr) and its keywords of every state; the other
+		// headers' and options' field words are strings there
+		static const std::set<std::string> routing_words = {
+			"nexthdr", "hdrlength", "type", "seg-left", "addr", "sid", "tag", "flags", "last-entry",
+			"size"};
+		Token g = f;
+		const bool keyword = routing_words.count(g.text) ||
+				     ((kReservedNames.count(g.text) || kOtherScannerKeywords.count(g.text)) &&
+				      !exthdr_field_word(g.text));
+		if (g.kind == Tok::Word && !keyword)
+			g.text = "string";
+		unexpected(g, t.text == "srh" ? "flags or last-entry or tag or sid" : "addr");
+	}
 	std::string field = f.text;
 	Location end = f.loc;
-	const char *indexed = t.text == "rt0" ? "addr" : t.text == "srh" ? "sid" : nullptr;
-	if (t.text == "rt2" ? f.text != "addr" :
-	    t.text == "rt0" ? f.text != "addr" :
-	    f.text != "last-entry" && f.text != "flags" && f.text != "tag" && f.text != "sid")
-		unexpected(f);
-	if (indexed && f.text == indexed) {
+	if ((t.text == "rt0" && f.text == "addr") || (t.text == "srh" && f.text == "sid")) {
 		expect("[", "'['");
 		Token n = take();
 		const uint32_t index = parse_u32_word(n, "number");
@@ -1695,12 +1707,11 @@ void Parser::routing_header_field(const Token &t, const Token &f, Expr &e)
 			field += "[" + std::to_string(index) + "]";
 	}
 	e.exthdr_op = NFT_EXTHDR_OP_IPV6;
+	e.proto = t.text;
 	e.loc = span(t.loc, end);
 	const ExthdrField *x = find_exthdr(NFT_EXTHDR_OP_IPV6, t.text, field);
 	if (!x)
 		return;	// no bits: the value it is compared with cannot be read
-
-	e.proto = t.text;
 	e.exthdr_type = x->type;
 	e.text = x->field;
 	e.exthdr_offset = x->offset;
