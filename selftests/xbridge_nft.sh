@@ -322,8 +322,6 @@ for line in lines:
         line = re.sub(r'(# handle )([0-9]+)', lambda m: rel('table', m), line)
     if re.match(r'\{"(add|create|delete)": \{"table": ', line):
         line = re.sub(r'("handle": )([0-9]+)', lambda m: rel('table', m), line)
-    if line.startswith('{"delete": {"rule": '):
-        line = re.sub(r', "expr": .*$', '}}}', line)
     sys.stdout.write(line)
 PY
 }

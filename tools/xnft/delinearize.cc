@@ -1174,6 +1174,8 @@ void Delinearizer::lookup(nftnl_expr *e)
 {
 	std::string name = str(nftnl_expr_get_str(e, NFTNL_EXPR_LOOKUP_SET));
 	nftnl_set *s = find_set(name);
+	if (!s && opt_.unknown_set_lookups_dropped)
+		return;
 	std::vector<Field> parts;
 	std::string lhs;
 	Json lhs_json;
@@ -1767,7 +1769,8 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 				if (target.rfind("meta ", 0) != 0)
 					target = "meta " + target;
 				const RegVal &src = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_META_SREG))];
-				if (src.kind == RegVal::Exthdr)
+				// a field in the value drops its dependency (expr_postprocess)
+				if (src.kind == RegVal::Exthdr || src.kind == RegVal::Payload)
 					consumed_by(field_exact(src));
 				KeyPart p = m ? KeyPart{&datatype(m->type), m->bits, m->order, (m->bits + 7) / 8}
 					      : KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};
@@ -1790,7 +1793,8 @@ DelinearizedRule Delinearizer::run(nftnl_rule *r)
 				uint32_t key = nftnl_expr_get_u32(e, NFTNL_EXPR_CT_KEY);
 				const CtKey *k = ct_by_key(key);
 				const RegVal &src = regs_[internal_reg(nftnl_expr_get_u32(e, NFTNL_EXPR_CT_SREG))];
-				if (src.kind == RegVal::Exthdr)
+				// a field in the value drops its dependency (expr_postprocess)
+				if (src.kind == RegVal::Exthdr || src.kind == RegVal::Payload)
 					consumed_by(field_exact(src));
 				KeyPart p = k ? KeyPart{&datatype(k->type), k->bits, k->order, (k->bits + 7) / 8}
 					      : KeyPart{&datatype(TYPE_INTEGER), 32, ByteOrder::Host, 4};

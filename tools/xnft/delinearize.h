@@ -27,6 +27,11 @@ struct PrintOptions {
 	bool json = false;       // -j
 	bool terse = false;      // -t: named sets and maps without their elements
 	bool numeric_prio = false;  // -y: priorities as numbers (-n includes it)
+	// a lookup of a set the table does not have prints as nothing (nft's
+	// netlink_parse_lookup fails on it: nft monitor, whose cache forgets
+	// sets): what it read stays in its register, so a map's key becomes
+	// the value; set statements and object maps print as ever
+	bool unknown_set_lookups_dropped = false;
 };
 
 // nft's get_rate: BYTES in the largest of bytes, kbytes and mbytes it is a

@@ -232,7 +232,9 @@ static int run_monitor(const Options &o)
 		setvbuf(stdout, nullptr, _IOLBF, 0);
 		events.listen([&](uint16_t type, uint16_t flags, uint32_t family, const uint8_t *attrs,
 				  size_t len) {
-			fputs(mon.event(type, family, attrs, len, flags).c_str(), stdout);
+			const std::string out = mon.event(type, family, attrs, len, flags);
+			fputs(mon.take_warnings().c_str(), stderr);
+			fputs(out.c_str(), stdout);
 			fflush(stdout);
 		}, monitor_stop);
 	} catch (const KernelError &e) {

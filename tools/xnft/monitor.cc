@@ -5,6 +5,7 @@
 #include <libmnl/libmnl.h>
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
+#include <libnftnl/expr.h>
 #include <libnftnl/flowtable.h>
 #include <libnftnl/object.h>
 #include <libnftnl/rule.h>
@@ -123,6 +124,34 @@ ModelTable *Monitor::table(uint32_t family, const std::string &name)
 	return nullptr;
 }
 
+int Monitor::cached_copies(const ModelTable &t, const std::string &set) const
+{
+	auto it = copies_.find({t.family, t.name, set});
+	if (it != copies_.end())
+		return it->second;
+	for (auto *x : t.sets)
+		if (str(nftnl_set_get_str(x, NFTNL_SET_NAME)) == set)
+			return 1;
+	return 0;
+}
+
+void Monitor::forget_copy(const ModelTable &t, const std::string &set)
+{
+	const int n = cached_copies(t, set);
+	copies_[{t.family, t.name, set}] = n > 0 ? n - 1 : 0;
+}
+
+// @t with only the sets nft's cache still holds.
+ModelTable Monitor::cached_view(const ModelTable &t) const
+{
+	ModelTable view = t;	// the model's objects, not copies of them
+	view.sets.clear();
+	for (auto *x : t.sets)
+		if (cached_copies(t, str(nftnl_set_get_str(x, NFTNL_SET_NAME))) > 0)
+			view.sets.push_back(x);
+	return view;
+}
+
 std::string Monitor::line(bool add, const std::string &text, Json json, bool insert)
 {
 	const char *verb = insert ? "insert" : !add ? "delete" : create_ ? "create" : "add";
@@ -195,8 +224,12 @@ std::string Monitor::table_event(bool add, uint32_t family, const uint8_t *attrs
 	nftnl_table_free(t);
 	if (add && !table(family, name))
 		model_.load_dump(NFT_MSG_NEWTABLE, family, attrs, len);
-	else if (!add)
+	else if (!add) {
 		model_.remove_table(family, name);
+		for (auto it = copies_.begin(); it != copies_.end();)
+			it = std::get<0>(it->first) == family && std::get<1>(it->first) == name
+				     ? copies_.erase(it) : std::next(it);
+	}
 	return out;
 }
 
@@ -238,8 +271,21 @@ std::string Monitor::rule_event(bool add, bool insert, uint32_t family, const ui
 	ModelTable *t = nullptr;
 	if (nftnl_rule_nlmsg_parse(m.h, r) >= 0)
 		t = table(family, str(nftnl_rule_get_str(r, NFTNL_RULE_TABLE)));
+	if (t && !add) {
+		// nft forgets a copy of every set the deleted rule looks up
+		// before it prints the rule (netlink_events_cache_delsets)
+		nftnl_expr_iter *it = nftnl_expr_iter_create(r);
+		for (nftnl_expr *e = it ? nftnl_expr_iter_next(it) : nullptr; e; e = nftnl_expr_iter_next(it))
+			if (str(nftnl_expr_get_str(e, NFTNL_EXPR_NAME)) == "lookup")
+				forget_copy(*t, str(nftnl_expr_get_str(e, NFTNL_EXPR_LOOKUP_SET)));
+		if (it)
+			nftnl_expr_iter_destroy(it);
+	}
 	if (t) {
 		const uint64_t handle = nftnl_rule_get_u64(r, NFTNL_RULE_HANDLE);
+		const ModelTable cached = cached_view(*t);
+		PrintOptions printing = o_;
+		printing.unknown_set_lookups_dropped = true;
 		std::string text = "rule " + family_name(family) + " " + t->name + " " +
 				   str(nftnl_rule_get_str(r, NFTNL_RULE_CHAIN)) + " ";
 		if (add) {
@@ -247,11 +293,11 @@ std::string Monitor::rule_event(bool add, bool insert, uint32_t family, const ui
 			if (nftnl_rule_is_set(r, NFTNL_RULE_POSITION))
 				text += "handle " +
 					std::to_string(nftnl_rule_get_u64(r, NFTNL_RULE_POSITION)) + " ";
-			text += delinearize_rule(r, *t, o_) + handle_comment(o_, handle);
+			text += delinearize_rule(r, cached, printing) + handle_comment(o_, handle);
 		} else {
 			text += "handle " + std::to_string(handle);
 		}
-		out = line(add, text, rule_json(r, *t, o_), insert);
+		out = line(add, text, rule_json(r, cached, printing), insert);
 	}
 	nftnl_rule_free(r);
 	return out;
@@ -277,10 +323,14 @@ std::string Monitor::set_event(bool add, uint32_t family, const uint8_t *attrs, 
 		out = line(add, text, set_json(s, *t, o_));
 	}
 	nftnl_set_free(s);
-	if (t && add)
+	if (t && add) {
+		const int copies = cached_copies(*t, name);
 		model_.load_dump(NFT_MSG_NEWSET, family, attrs, len);
-	else if (t)
+		copies_[{family, t->name, name}] = copies + 1;
+	} else if (t) {
+		forget_copy(*t, name);
 		model_.remove_set(*t, name);
+	}
 	return out;
 }
 
@@ -300,7 +350,15 @@ std::string Monitor::elem_event(bool add, uint32_t family, const uint8_t *attrs,
 				s = x;
 	if (s && add)
 		set_elements_copy(es, s);  // rules print anonymous sets from the model
-	if (s && !is_anonymous(s) && (add ? what_.add : what_.del) && what_.elements) {
+	// a set nft's cache no longer holds: it cannot cache the elements
+	// and does not print the event (netlink_events_cache_addsetelem,
+	// netlink_events_setelem_cb), and says so on stderr
+	const bool forgotten = s && cached_copies(*t, name) == 0;
+	if (forgotten && add)
+		warnings_ += "W: Unable to cache set_elem. Set not found.\n";
+	if (forgotten && (add ? what_.add : what_.del) && what_.elements)
+		warnings_ += "W: Received event for an unknown set.\n";
+	if (s && !forgotten && !is_anonymous(s) && (add ? what_.add : what_.del) && what_.elements) {
 		const bool same = held_ && held_add_ == add && held_family_ == family &&
 				  held_table_ == t->name &&
 				  str(nftnl_set_get_str(held_, NFTNL_SET_NAME)) == name;

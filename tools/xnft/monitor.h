@@ -17,7 +17,9 @@
 #pragma once
 #include <linux/netlink.h>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "delinearize.h"
@@ -64,6 +66,9 @@ public:
 			  uint16_t flags = NLM_F_APPEND);
 	// What is still held (call before exiting).
 	std::string flush();
+	// What nft writes to stderr for the events so far (its "W: ..."
+	// lines about sets its cache has forgotten), emptied.
+	std::string take_warnings() { return std::move(warnings_); }
 
 private:
 	std::string table_event(bool add, uint32_t family, const uint8_t *attrs, size_t len);
@@ -77,10 +82,22 @@ private:
 	std::string gen_event(const uint8_t *attrs, size_t len);
 	std::string line(bool add, const std::string &text, Json json, bool insert = false);
 	ModelTable *table(uint32_t family, const std::string &name);
+	// nft monitor's own cache of sets (monitor.c netlink_events_cache_*):
+	// each NEWSET adds a copy, a re-added set too; each DELSET removes
+	// one; a deleted rule removes one of every set its lookups name. A set
+	// with no copy left is unknown to nft: its lookups print as nothing,
+	// its elements not at all. The model knows the sets as they are.
+	int cached_copies(const ModelTable &t, const std::string &set) const;
+	void forget_copy(const ModelTable &t, const std::string &set);
+	ModelTable cached_view(const ModelTable &t) const;
 
 	MonitorWhat what_;
 	PrintOptions o_;
 	RulesetModel model_;
+	// (family, table, set) -> copies in nft's cache; absent: one copy if
+	// the model has the set (read at start), none if not
+	std::map<std::tuple<uint32_t, std::string, std::string>, int> copies_;
+	std::string warnings_;
 	// Held elements of one interval set: add or delete, its table, set.
 	nftnl_set *held_ = nullptr;
 	bool held_add_ = false;

@@ -9,6 +9,8 @@
 // Userspace test code.
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
@@ -296,4 +298,58 @@ TEST_CASE("nft events: counter objects, as nft monitor prints them", "[nft][even
 			      "delete chain bridge t f\n"
 			      "delete table bridge t\n"
 			      "# new generation 5 by process 4242 (nft)\n");
+}
+
+TEST_CASE("nft events: a deleted rule in -j is printed without its set lookups, as nft -j monitor",
+	  "[nft][events]")
+{
+	// nft 1.0.6's `-j monitor` prints a deleted rule's statements without
+	// its lookups (matches, maps, verdict maps): what a lookup read stays
+	// in its register, so a map's key is the value and a dependency no
+	// match consumes shows; set statements and object maps stay. These
+	// lines are what it printed (nf_tables, Linux 6.18 host and the 6.1
+	// test kernel) for the same rules.
+	Events e;
+	xnft::PrintOptions j;
+	j.json = true;
+	xnft::Monitor mj(xnft::parse_monitor_words({"rules"}), j);
+	REQUIRE(e.load("table bridge t {\n"
+		       "  set s { type ipv4_addr; }\n"
+		       "  set d { type ipv4_addr; flags dynamic; }\n"
+		       "  map m { type ipv4_addr : verdict; }\n"
+		       "  counter c1 { }\n"
+		       "  map om { type ipv4_addr : counter; }\n"
+		       "  chain c {\n"
+		       "    tcp dport { 22, 80 } counter accept\n"
+		       "    ip saddr @s counter\n"
+		       "    ip daddr vmap @m\n"
+		       "    meta mark set ip daddr map { 1.1.1.1 : 3 }\n"
+		       "    update @d { ip saddr counter } accept\n"
+		       "    counter name ip saddr map @om\n"
+		       "    tcp dport { 22, 23 } ip saddr 1.2.3.4 tcp sport 5 counter\n"
+		       "    meta mark set 5 ip saddr @d\n"
+		       "  }\n"
+		       "}\n") == 0);
+	e.printed(mj);	/* the monitor learns the table */
+	REQUIRE(e.load("flush chain bridge t c\n") == 0);
+	const std::string out = e.printed(mj);
+	INFO(out);
+	const char *const head = R"({"delete": {"rule": {"family": "bridge", "table": "t", "chain": "c", "handle": )";
+	const char *const want[] = {
+		R"(, "expr": [{"match": {"op": "==", "left": {"meta": {"key": "l4proto"}}, "right": "tcp"}}, {"counter": {"packets": 0, "bytes": 0}}, {"accept": null}]}}})",
+		R"(, "expr": [{"match": {"op": "==", "left": {"meta": {"key": "protocol"}}, "right": "ip"}}, {"counter": {"packets": 0, "bytes": 0}}]}}})",
+		R"(, "expr": [{"match": {"op": "==", "left": {"meta": {"key": "protocol"}}, "right": "ip"}}]}}})",
+		R"(, "expr": [{"mangle": {"key": {"meta": {"key": "mark"}}, "value": {"payload": {"protocol": "ip", "field": "daddr"}}}}]}}})",
+		R"(, "expr": [{"set": {"op": "update", "elem": {"payload": {"protocol": "ip", "field": "saddr"}}, "set": "@d", "stmt": [{"counter": null}]}}, {"accept": null}]}}})",
+		R"(, "expr": [{"counter": {"map": {"key": {"payload": {"protocol": "ip", "field": "saddr"}}, "data": "@om"}}}]}}})",
+		R"(, "expr": [{"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "saddr"}}, "right": "1.2.3.4"}}, {"match": {"op": "==", "left": {"payload": {"protocol": "tcp", "field": "sport"}}, "right": 5}}, {"counter": {"packets": 0, "bytes": 0}}]}}})",
+		R"(, "expr": [{"mangle": {"key": {"meta": {"key": "mark"}}, "value": 5}}, {"match": {"op": "==", "left": {"meta": {"key": "protocol"}}, "right": "ip"}}]}}})",
+	};
+	for (const char *w : want) {
+		INFO(w);
+		const size_t at = out.find(w);
+		REQUIRE(at != std::string::npos);
+		const size_t line = out.rfind('\n', at);
+		CHECK(out.compare(line == std::string::npos ? 0 : line + 1, strlen(head), head) == 0);
+	}
 }
