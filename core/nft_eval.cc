@@ -1178,6 +1178,23 @@ uint32_t lower_rule(Insn *insn, uint32_t count)
 	static_assert(kRuleMaxExprs < 256, "Insn::to_next_rule is a byte");
 	uint32_t out = 0;
 	for (uint32_t i = 0; i < count; i++) {
+		/* a counter and the verdict that ends its rule: one Insn */
+		if ((insn[i].op == Op::Counter || insn[i].op == Op::ObjCounter) && i + 1 < count &&
+		    insn[i + 1].op == Op::Verdict && insn[i + 1].code != kNftContinue) {
+			Insn cv = insn[i];
+			const void *chain = insn[i + 1].ref;
+			cv.op = Op::CounterVerdict;
+			cv.code = insn[i + 1].code;
+			__builtin_memcpy(cv.data, &chain, sizeof(chain));
+			insn[out++] = cv;
+			i++;
+			continue;
+		}
+		if (insn[i].op == Op::CtSet && insn[i].sub == kCtZone) {
+			insn[i].op = Op::SetCtZone;
+			insn[out++] = insn[i];
+			continue;
+		}
 		uint32_t took = 0;
 		if (insn[i].op == Op::Payload || insn[i].op == Op::Meta || insn[i].op == Op::CtGet)
 			took = fuse_load(&insn[i], count - i);
@@ -1423,6 +1440,20 @@ xb_noinline int32_t run_chains(const Hook &hook, Pkt &p, int64_t prio_lo, int64_
 		case Op::Counter:
 		case Op::ObjCounter:
 			count_frame(*static_cast<Counter *>(in->ref), p, &run_cpu);
+			in++;
+			continue;
+		case Op::CounterVerdict:
+			count_frame(*static_cast<Counter *>(in->ref), p, &run_cpu);
+			code = in->code;
+			__builtin_memcpy(&target, in->data, sizeof(target));
+			break;
+		case Op::SetCtZone:
+			/* nft_ct_set_zone_eval: only before the frame is tracked */
+			if (!p.ct) {
+				uint16_t zone;
+				__builtin_memcpy(&zone, &regs[in->sreg], 2);
+				p.ct_zone = zone;
+			}
 			in++;
 			continue;
 		case Op::Verdict:
