@@ -1472,34 +1472,65 @@ xb_noinline int32_t run_chains(const Hook &hook, Pkt &p, int64_t prio_lo, int64_
 		case Op::Lookup: {
 			SetHit hit;
 			const SetIndex *set = static_cast<const SetIndex *>(in->ref);
-			bool found = set->lookup(reinterpret_cast<const uint8_t *>(&regs[in->sreg]),
-						 hit, p.now_ns);
-			if (in->flags & kLookupFInv)
-				found = !found;
+			const bool found = set->lookup(
+				reinterpret_cast<const uint8_t *>(&regs[in->sreg]), hit, p.now_ns);
+			if (xb_unlikely(in->flags & kLookupFInv)) {
+				/* a set's (no map is inverted): matches when absent */
+				if (found)
+					goto next;
+				in++;
+				continue;
+			}
 			if (!found)
 				goto next;
-			if (!(in->flags & kLookupFInv) && xb_unlikely(hit.exprs != nullptr)) {
+			if (xb_unlikely(hit.exprs != nullptr)) {
 				code = eval_hit_exprs(hit, p);
 				if (code != kGoOn)
 					break;
 			}
-			if (in->size && in->dreg != kDregVerdict)
-				copy_to_reg(&regs[in->dreg], hit.data, in->size);
-			if (!in->size || in->dreg != kDregVerdict || hit.verdict == kNftContinue) {
-				in++;
-				continue;
+			if (in->size) {
+				if (in->dreg != kDregVerdict) {
+					copy_to_reg(&regs[in->dreg], hit.data, in->size);
+				} else if (hit.verdict != kNftContinue) {
+					code = hit.verdict;
+					target = hit.chain;
+					break;
+				}
 			}
-			code = hit.verdict;
-			target = hit.chain;
-			break;
+			in++;
+			continue;
 		}
-		default:
+		/* Every other opcode, named so that the switch needs no
+		 * range check before its table: no other value is made. */
+		case Op::Cmp:
+		case Op::Range:
+		case Op::Shift:
+		case Op::Byteorder:
+		case Op::PayloadWrite:
+		case Op::MetaSet:
+		case Op::Limit:
+		case Op::CtSet:
+		case Op::Notrack:
+		case Op::Log:
+		case Op::Quota:
+		case Op::ObjQuota:
+		case Op::ObjLimit:
+		case Op::Numgen:
+		case Op::Hash:
+		case Op::Exthdr:
+		case Op::TcpOptWrite:
+		case Op::Reject:
+		case Op::Dynset:
+		case Op::ObjMap:
+		case Op::Connlimit:
 			code = eval_other(*in, p, regs);
 			if (code == kGoOn) {
 				in++;
 				continue;
 			}
 			break;
+		default:
+			__builtin_unreachable();
 		}
 
 		/* The rule ended with @code. */
