@@ -709,6 +709,14 @@ void count_frame(Counter &c, const Pkt &p)
 	counter_add(pc->bytes, p.len - p.nhoff);
 }
 
+/* The same within run_hook(), which notes its CPU once in @run_cpu. */
+inline void count_frame(Counter &c, const Pkt &p, unsigned int *run_cpu)
+{
+	CounterCpu *pc = c.cpu.this_cpu(run_cpu);
+	counter_add(pc->packets, 1);
+	counter_add(pc->bytes, p.len - p.nhoff);
+}
+
 /* nft_objref_map_eval: the object the key maps to (the catch-all's if
  * none), run as its own expression would; no element breaks. */
 bool eval_obj_map(const Insn &in, const uint32_t *key, const Pkt &p)
@@ -1170,6 +1178,23 @@ uint32_t lower_rule(Insn *insn, uint32_t count)
 	static_assert(kRuleMaxExprs < 256, "Insn::to_next_rule is a byte");
 	uint32_t out = 0;
 	for (uint32_t i = 0; i < count; i++) {
+		/* a counter and the verdict that ends its rule: one Insn */
+		if ((insn[i].op == Op::Counter || insn[i].op == Op::ObjCounter) && i + 1 < count &&
+		    insn[i + 1].op == Op::Verdict && insn[i + 1].code != kNftContinue) {
+			Insn cv = insn[i];
+			const void *chain = insn[i + 1].ref;
+			cv.op = Op::CounterVerdict;
+			cv.code = insn[i + 1].code;
+			__builtin_memcpy(cv.data, &chain, sizeof(chain));
+			insn[out++] = cv;
+			i++;
+			continue;
+		}
+		if (insn[i].op == Op::CtSet && insn[i].sub == kCtZone) {
+			insn[i].op = Op::SetCtZone;
+			insn[out++] = insn[i];
+			continue;
+		}
 		uint32_t took = 0;
 		if (insn[i].op == Op::Payload || insn[i].op == Op::Meta || insn[i].op == Op::CtGet)
 			took = fuse_load(&insn[i], count - i);
@@ -1275,22 +1300,41 @@ void pkt_init(Pkt &p)
 }
 
 /*
- * nft_do_chain over a chain's code (Chain::code): the rules one after the
- * other, each Insn either going on to the next or ending its rule with a
- * break (on to the next rule, Insn::to_next_rule on) or a verdict. A rule
- * that runs to its end runs into the next one: NFT_CONTINUE. Jumps keep
- * where to come back (the rule after the jumping one) on a stack of 16,
- * as NFT_JUMP_STACK_SIZE.
+ * run_hook(): nf_hook_slow over the base chains of a hook with priority in
+ * [prio_lo, @prio_hi), each run as nft_do_chain over its code (Chain::code): the
+ * rules one after the other, each Insn either going on to the next or
+ * ending its rule with a break (on to the next rule, Insn::to_next_rule
+ * on) or a verdict. A rule that runs to its end runs into the next one:
+ * NFT_CONTINUE. Jumps keep where to come back (the rule after the jumping
+ * one) on a stack of 16, as NFT_JUMP_STACK_SIZE. A base chain's verdict
+ * (or its policy) ends it: a drop ends the hook, an accept goes on to the
+ * next base chain with an empty jump stack, as the next hook entry would.
+ * One loop for the whole window, so chains cost no call each; the
+ * register file carries over from chain to chain, which only a rule that
+ * reads a register before writing it could tell, and then every chain
+ * zeroes it (Chain::zero_regs).
  */
-int32_t run_chain(const Chain &base, Pkt &p)
+namespace {
+
+/* run_hook() of a hook with chains. */
+xb_noinline int32_t run_chains(const Hook &hook, Pkt &p, int64_t prio_lo, int64_t prio_hi)
 {
+	const HookChain *hc = hook.chains;
+	const HookChain *const end = hc + hook.count;
+	while (hc != end && hc->priority < prio_lo)
+		hc++;
+	if (hc == end || hc->priority >= prio_hi)
+		return kNfAccept;
+
 	const Insn *stack[kJumpStackSize];
 	unsigned depth = 0;
 	uint32_t regs[kRegDataWords];
-	if (base.zero_regs)
+	unsigned int run_cpu = XB_CPU_UNNOTED;	/* per-CPU counters */
+	const Chain *base = hc->chain;
+	if (base->zero_regs)
 		__builtin_memset(regs, 0, sizeof(regs));
 
-	const Insn *in = base.code;
+	const Insn *in = base->code;
 	for (;;) {
 		/* What ended the rule: kNftBreak or a verdict code. */
 		int32_t code;
@@ -1298,8 +1342,13 @@ int32_t run_chain(const Chain &base, Pkt &p)
 		bool ok;
 		switch (in->op) {
 		case Op::ChainEnd:
-			code = kNftReturn;
-			break;
+			/* return, or the base chain's policy */
+			if (depth) {
+				in = stack[--depth];
+				continue;
+			}
+			code = base->policy;
+			goto chain_done;
 		case Op::LoadIif:
 			if (!word_test(*in, p.in ? p.in->ifindex : 0, &regs[in->dreg]))
 				goto next;
@@ -1390,7 +1439,21 @@ int32_t run_chain(const Chain &base, Pkt &p)
 			continue;
 		case Op::Counter:
 		case Op::ObjCounter:
-			count_frame(*static_cast<Counter *>(in->ref), p);
+			count_frame(*static_cast<Counter *>(in->ref), p, &run_cpu);
+			in++;
+			continue;
+		case Op::CounterVerdict:
+			count_frame(*static_cast<Counter *>(in->ref), p, &run_cpu);
+			code = in->code;
+			__builtin_memcpy(&target, in->data, sizeof(target));
+			break;
+		case Op::SetCtZone:
+			/* nft_ct_set_zone_eval: only before the frame is tracked */
+			if (!p.ct) {
+				uint16_t zone;
+				__builtin_memcpy(&zone, &regs[in->sreg], 2);
+				p.ct_zone = zone;
+			}
 			in++;
 			continue;
 		case Op::Verdict:
@@ -1409,41 +1472,72 @@ int32_t run_chain(const Chain &base, Pkt &p)
 		case Op::Lookup: {
 			SetHit hit;
 			const SetIndex *set = static_cast<const SetIndex *>(in->ref);
-			bool found = set->lookup(reinterpret_cast<const uint8_t *>(&regs[in->sreg]),
-						 hit, p.now_ns);
-			if (in->flags & kLookupFInv)
-				found = !found;
+			const bool found = set->lookup(
+				reinterpret_cast<const uint8_t *>(&regs[in->sreg]), hit, p.now_ns);
+			if (xb_unlikely(in->flags & kLookupFInv)) {
+				/* a set's (no map is inverted): matches when absent */
+				if (found)
+					goto next;
+				in++;
+				continue;
+			}
 			if (!found)
 				goto next;
-			if (!(in->flags & kLookupFInv) && xb_unlikely(hit.exprs != nullptr)) {
+			if (xb_unlikely(hit.exprs != nullptr)) {
 				code = eval_hit_exprs(hit, p);
 				if (code != kGoOn)
 					break;
 			}
-			if (in->size && in->dreg != kDregVerdict)
-				copy_to_reg(&regs[in->dreg], hit.data, in->size);
-			if (!in->size || in->dreg != kDregVerdict || hit.verdict == kNftContinue) {
-				in++;
-				continue;
+			if (in->size) {
+				if (in->dreg != kDregVerdict) {
+					copy_to_reg(&regs[in->dreg], hit.data, in->size);
+				} else if (hit.verdict != kNftContinue) {
+					code = hit.verdict;
+					target = hit.chain;
+					break;
+				}
 			}
-			code = hit.verdict;
-			target = hit.chain;
-			break;
+			in++;
+			continue;
 		}
-		default:
+		/* Every other opcode, named so that the switch needs no
+		 * range check before its table: no other value is made. */
+		case Op::Cmp:
+		case Op::Range:
+		case Op::Shift:
+		case Op::Byteorder:
+		case Op::PayloadWrite:
+		case Op::MetaSet:
+		case Op::Limit:
+		case Op::CtSet:
+		case Op::Notrack:
+		case Op::Log:
+		case Op::Quota:
+		case Op::ObjQuota:
+		case Op::ObjLimit:
+		case Op::Numgen:
+		case Op::Hash:
+		case Op::Exthdr:
+		case Op::TcpOptWrite:
+		case Op::Reject:
+		case Op::Dynset:
+		case Op::ObjMap:
+		case Op::Connlimit:
 			code = eval_other(*in, p, regs);
 			if (code == kGoOn) {
 				in++;
 				continue;
 			}
 			break;
+		default:
+			__builtin_unreachable();
 		}
 
 		/* The rule ended with @code. */
 		if (code == kNftBreak)
 			goto next;
 		if (code == kNfAccept || code == kNfDrop)
-			return code;
+			goto chain_done;
 		if (code == kNftJump) {
 			if (xb_unlikely(depth >= kJumpStackSize))
 				return kNfDrop;
@@ -1453,10 +1547,24 @@ int32_t run_chain(const Chain &base, Pkt &p)
 			in = target->code;
 			continue;
 		}
-		/* return, or the chain's end */
-		if (depth == 0)
-			return base.policy;
+		/* return */
+		if (depth == 0) {
+			code = base->policy;
+			goto chain_done;
+		}
 		in = stack[--depth];
+		continue;
+
+chain_done:	/* the base chain's verdict, @code: kNfAccept or kNfDrop */
+		if (code == kNfDrop)
+			return kNfDrop;
+		if (++hc == end || hc->priority >= prio_hi)
+			return kNfAccept;
+		base = hc->chain;
+		depth = 0;
+		if (base->zero_regs)
+			__builtin_memset(regs, 0, sizeof(regs));
+		in = base->code;
 		continue;
 
 loaded:		/* a load, and the CmpEq fused into it (lower_rule) */
@@ -1473,18 +1581,20 @@ next:		/* the rule broke: on to the next one */
 	}
 }
 
+} // namespace
+
+/* A hook without chains costs a look: run_chains() saves registers. */
 int32_t run_hook(const Hook &hook, Pkt &p, int64_t prio_lo, int64_t prio_hi)
 {
-	for (uint32_t i = 0; i < hook.count; i++) {
-		const HookChain &hc = hook.chains[i];
-		if (hc.priority < prio_lo)
-			continue;
-		if (hc.priority >= prio_hi)
-			break;
-		if (run_chain(*hc.chain, p) == kNfDrop)
-			return kNfDrop;
-	}
-	return kNfAccept;
+	if (hook.count == 0)
+		return kNfAccept;
+	return run_chains(hook, p, prio_lo, prio_hi);
+}
+
+int32_t run_chain(const Chain &base, Pkt &p)
+{
+	const HookChain one{0, &base, 0};
+	return run_hook(Hook{1, &one}, p);
 }
 
 } // namespace xb::nft

@@ -4,9 +4,10 @@
  *
  * A generation (nft_ruleset.h) holds, per bridge hook, its base chains in
  * priority order; each Chain is an array of rules, each rule an array of
- * Insns (nft_expr.h). run_hook() is nf_hook_slow over those chains and
- * run_chain() is nft_do_chain: the register file, the jump stack (16 deep),
- * break/continue/return/jump/goto, the base chain's policy.
+ * Insns (nft_expr.h). run_hook() is nf_hook_slow over those chains, each
+ * run as nft_do_chain: the register file, the jump stack (16 deep),
+ * break/continue/return/jump/goto, the base chain's policy; one loop for
+ * the whole hook. run_chain() is one base chain alone.
  *
  * Context: datapath. The caller holds the RCU read section in which it
  * read the generation pointer, for as long as it runs it. Nothing here
@@ -152,12 +153,15 @@ uint32_t lower_rule(Insn *insn, uint32_t count);
 /* Fill the derived fields (nft_do_chain_bridge's pktinfo). */
 void pkt_init(Pkt &p);
 
-/* Run one base chain; returns kNfAccept or kNfDrop. */
+/* Run one base chain (as run_hook() of a hook of one chain); returns
+ * kNfAccept or kNfDrop. */
 int32_t run_chain(const Chain &base, Pkt &p);
 
 /*
  * Run the chains of @hook with priority in [@prio_lo, @prio_hi) in order;
- * stops at the first drop. Returns kNfAccept or kNfDrop.
+ * stops at the first drop. Returns kNfAccept or kNfDrop. The per-CPU
+ * counters of the run find this CPU's copies through one note of the CPU
+ * (xb_percpu_this_noted): the caller does not migrate during the call.
  */
 int32_t run_hook(const Hook &hook, Pkt &p, int64_t prio_lo = INT64_MIN,
 		 int64_t prio_hi = INT64_MAX);

@@ -100,6 +100,15 @@ enum class Op : uint8_t {
 	LoadNetwork,	/* @len (1..4) bytes at the network header + offset */
 	LoadTransport,	/* ... at the transport header + offset */
 
+	/*
+	 * Statements lowered when a generation is built (lower_rule()):
+	 * what rules end with, in one Insn where the parsed rule has two.
+	 */
+	CounterVerdict,	/* a Counter or ObjCounter (ref: its Counter) and the
+			 * Verdict after it, which ends the rule: code, and
+			 * the chain of a jump or goto at data[0] */
+	SetCtZone,	/* ct zone set sreg (CtSet of kCtZone) */
+
 	ChainEnd,	/* made when a generation is built: a chain's end,
 			 * return (or the base chain's policy) */
 };

@@ -35,6 +35,12 @@ public:
 		copies_ = nullptr;
 	}
 	T *this_cpu() const { return static_cast<T *>(xb_percpu_this(copies_)); }
+	/* Within one datapath run that notes its CPU in @run_cpu
+	 * (xb_percpu_this_noted). */
+	T *this_cpu(unsigned int *run_cpu) const
+	{
+		return static_cast<T *>(xb_percpu_this_noted(copies_, run_cpu));
+	}
 	T *cpu(unsigned int cpu) const
 	{
 		return static_cast<T *>(xb_percpu_cpu(copies_, cpu));

@@ -65,6 +65,15 @@ void *xb_percpu_alloc(size_t size, size_t align, enum xb_alloc_ctx ctx);
 void xb_percpu_free(void *pcpu);
 /* This CPU's copy; caller must not migrate (datapath, or bh disabled). */
 void *xb_percpu_this(void *pcpu);
+/*
+ * The same, for a caller that finds several copies in one datapath run
+ * (a hook's chains, one frame) without migrating between them: *@run_cpu
+ * is the run's note of the CPU, XB_CPU_UNNOTED before the first call. An
+ * environment that must ask for the CPU (userspace) asks once and keeps
+ * it there; one whose this_cpu_ptr is one add (the kernel) ignores it.
+ */
+#define XB_CPU_UNNOTED (~0u)
+void *xb_percpu_this_noted(void *pcpu, unsigned int *run_cpu);
 /* CPU @cpu's copy, for summing; NULL for an impossible CPU. */
 void *xb_percpu_cpu(void *pcpu, unsigned int cpu);
 unsigned int xb_percpu_nr_ids(void);

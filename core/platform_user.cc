@@ -413,14 +413,33 @@ unsigned int xb_this_cpu_id(void)
 	return this_cpu_id();
 }
 
-void *xb_percpu_this(void *pcpu)
+namespace {
+
+/* The copy of CPU @cpu, a CPU this_cpu_id() returned. */
+inline void *percpu_copy(void *pcpu, unsigned int cpu)
 {
 	/* every copy was allocated after xb_percpu_nr_ids() cached the count */
 	const unsigned int nr = g_nr_cpus.load(std::memory_order_relaxed);
-	unsigned int idx = this_cpu_id();
-	if (xb_unlikely(idx >= nr))	/* a CPU brought up later: share */
-		idx %= nr;
-	return static_cast<unsigned char *>(pcpu) + idx * header_of(pcpu)->size;
+	if (xb_unlikely(cpu >= nr))	/* a CPU brought up later: share */
+		cpu %= nr;
+	return static_cast<unsigned char *>(pcpu) + cpu * header_of(pcpu)->size;
+}
+
+} // namespace
+
+void *xb_percpu_this(void *pcpu)
+{
+	return percpu_copy(pcpu, this_cpu_id());
+}
+
+/* The CPU read once per run: a thread that migrates within it counts on
+ * the copy of the CPU it started on, the shared copy the comment above
+ * allows for. */
+void *xb_percpu_this_noted(void *pcpu, unsigned int *run_cpu)
+{
+	if (xb_unlikely(*run_cpu == XB_CPU_UNNOTED))
+		*run_cpu = this_cpu_id();
+	return percpu_copy(pcpu, *run_cpu);
 }
 
 /* ---- time and randomness --------------------------------------------- */

@@ -102,6 +102,13 @@ void *xb_percpu_this(void *pcpu)
 	return this_cpu_ptr((void __percpu *)pcpu);
 }
 
+/* this_cpu_ptr is one add of this CPU's offset: no note is kept. */
+void *xb_percpu_this_noted(void *pcpu, unsigned int *run_cpu)
+{
+	(void)run_cpu;
+	return this_cpu_ptr((void __percpu *)pcpu);
+}
+
 void *xb_percpu_cpu(void *pcpu, unsigned int cpu)
 {
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))

@@ -152,6 +152,12 @@ TEST_CASE("per-CPU copies are zeroed, disjoint and cache-line spaced", "[platfor
 	for (unsigned int cpu = 0; cpu < nr; cpu++)
 		found |= mine == xb_percpu_cpu(pc, cpu);
 	CHECK(found);
+	/* a run notes its CPU once and finds the copies of that CPU */
+	unsigned int run_cpu = XB_CPU_UNNOTED;
+	auto *noted = static_cast<uint64_t *>(xb_percpu_this_noted(pc, &run_cpu));
+	REQUIRE(run_cpu != XB_CPU_UNNOTED);
+	CHECK(noted == xb_percpu_cpu(pc, run_cpu % nr));
+	CHECK(xb_percpu_this_noted(pc, &run_cpu) == noted);
 	for (unsigned int cpu = 0; cpu < nr; cpu++)
 		CHECK(static_cast<uint64_t *>(xb_percpu_cpu(pc, cpu))[0] == cpu + 1);
 	xb_percpu_free(pc);

@@ -3,6 +3,11 @@
 // parsed and once lowered (fused, compacted, word loads), on random frames
 // and packet states; the verdicts and the registers (read back through
 // `meta mark set`) must be equal, and the lowering must actually happen.
+// The rules end in the statements lowered too: a counter before the
+// verdict (one CounterVerdict Insn; the counters of both runs must agree),
+// `ct zone set` from the register (SetCtZone; the zone must agree), and
+// verdicts of every kind - accept, drop, continue, return, and a jump or
+// goto to a chain that lands another register in the mark.
 //
 // Userspace test code: exceptions and the standard library are fine here.
 #include <catch2/catch.hpp>
@@ -80,6 +85,24 @@ Insn verdict(int32_t code)
 	return in;
 }
 
+Insn counter_insn(xb::nft::Counter *c, bool obj)
+{
+	Insn in{};
+	in.op = obj ? Op::ObjCounter : Op::Counter;
+	in.ref = c;
+	return in;
+}
+
+Insn ct_zone_from(uint8_t sreg)
+{
+	Insn in{};
+	in.op = Op::CtSet;
+	in.sub = kCtZone;
+	in.sreg = sreg;
+	in.len = 2;
+	return in;
+}
+
 Insn mark_from(uint8_t sreg)
 {
 	Insn in{};
@@ -123,10 +146,18 @@ struct Rule {
 	std::vector<Insn> insn;
 };
 
+// What a rule's tail may use: a counter (the parsed rule's; the lowered
+// copy's is put in its place), and the chain a jump or goto goes to.
+struct Tail {
+	Counter *counter;
+	const Chain *callee;
+};
+
 // One random rule: a load, maybe a Bitwise on its register, maybe a compare,
 // maybe another compare, then the register into the mark (rule 2 of the
-// chain reads it back) and a verdict.
-std::vector<Insn> random_rule(std::mt19937 &rng, const Bytes &sample)
+// chain reads it back), maybe into the ct zone, maybe a counter, and a
+// verdict.
+std::vector<Insn> random_rule(std::mt19937 &rng, const Bytes &sample, const Tail &tail)
 {
 	auto pick = [&](unsigned n) { return unsigned(rng() % n); };
 	const uint8_t reg = uint8_t(4 * pick(4));	/* NFT_REG_1..4 as words */
@@ -175,8 +206,34 @@ std::vector<Insn> random_rule(std::mt19937 &rng, const Bytes &sample)
 	if (pick(3) == 0)
 		r.push_back(cmp_eq(reg, len, value(), pick(2)));
 	r.push_back(mark_from(reg));
-	r.push_back(verdict(pick(2) ? kNfAccept : kNftContinue));
+	if (pick(3) == 0)
+		r.push_back(ct_zone_from(reg));
+	if (pick(2))
+		r.push_back(counter_insn(tail.counter, pick(2)));
+	static const int32_t codes[] = {kNfAccept, kNfDrop, kNftContinue, kNftReturn, kNftJump,
+					kNftGoto};
+	Insn v = verdict(codes[pick(6)]);
+	if (v.code == kNftJump || v.code == kNftGoto)
+		v.ref = const_cast<Chain *>(tail.callee);
+	r.push_back(v);
 	return r;
+}
+
+// The parsed rule with its counter swapped for @c: the lowered run counts
+// in a counter of its own.
+std::vector<Insn> with_counter(std::vector<Insn> r, Counter *c)
+{
+	for (Insn &in : r)
+		if (in.op == Op::Counter || in.op == Op::ObjCounter)
+			in.ref = c;
+	return r;
+}
+
+uint64_t packets(const Counter &c)
+{
+	uint64_t n, bytes;
+	counter_read(c, n, bytes);
+	return n;
 }
 
 // A chain's code as a generation holds it (Chain::code): the rules one
@@ -208,20 +265,37 @@ TEST_CASE("nft lower: lowered rules decide and load what the parsed ones do", "[
 	xb::CtEntry entry;
 	std::memset(static_cast<void *>(&entry), 0, sizeof(entry));
 	unsigned word_loads = 0, fused = 0, accepted = 0, broke = 0;
+	unsigned counter_verdicts = 0, zone_sets = 0;
+
+	// Each rule's counter in the parsed run (a) and the lowered one (b).
+	Counter counters[4];
+	for (Counter &c : counters) {
+		c.base_packets = c.base_bytes = 0;
+		REQUIRE(c.cpu.init(XB_ALLOC_SLEEP));
+	}
+	// The chain jumps and gotos go to: register 8 into the mark, then its
+	// end returns (or, after a goto, ends the base chain).
+	const std::vector<Insn> callee_code = chain_code({{mark_from(8)}});
+	const Chain callee{callee_code.data(), nullptr, 1, kNfAccept, true};
 
 	for (int round = 0; round < 4000; round++) {
 		const Bytes &sample = fs[rng() % fs.size()];
 		// Two rules: the random one, and a second that also lands the
 		// register in the mark after the first one fell through.
-		std::vector<Insn> parsed = random_rule(rng, sample);
-		std::vector<Insn> second = random_rule(rng, sample);
-		std::vector<Insn> lowered = parsed, lowered2 = second;
+		std::vector<Insn> parsed = random_rule(rng, sample, Tail{&counters[0], &callee});
+		std::vector<Insn> second = random_rule(rng, sample, Tail{&counters[1], &callee});
+		std::vector<Insn> lowered = with_counter(parsed, &counters[2]);
+		std::vector<Insn> lowered2 = with_counter(second, &counters[3]);
 		const uint32_t n1 = lower_rule(lowered.data(), uint32_t(lowered.size()));
 		const uint32_t n2 = lower_rule(lowered2.data(), uint32_t(lowered2.size()));
 		REQUIRE(n1 <= parsed.size());
 		REQUIRE(n2 <= second.size());
 		fused += unsigned(parsed.size() - n1);
-		word_loads += lowered[0].op >= Op::LoadIif;
+		word_loads += lowered[0].op >= Op::LoadIif && lowered[0].op <= Op::LoadTransport;
+		for (uint32_t i = 0; i < n1; i++) {
+			counter_verdicts += lowered[i].op == Op::CounterVerdict;
+			zone_sets += lowered[i].op == Op::SetCtZone;
+		}
 
 		lowered.resize(n1);
 		lowered2.resize(n2);
@@ -244,6 +318,7 @@ TEST_CASE("nft lower: lowered rules decide and load what the parsed ones do", "[
 			ct.state = uint8_t(1u << (rng() % 7));
 			p.ct = rng() % 4 ? &ct : nullptr;
 			p.notrack = rng() % 8 == 0;
+			p.ct_zone = uint16_t(rng() % 3);
 			pkt_init(p);
 			Pkt q = p;
 			const int32_t va = run_chain(ca, p);
@@ -251,13 +326,21 @@ TEST_CASE("nft lower: lowered rules decide and load what the parsed ones do", "[
 			INFO("round " << round << " frame of " << f.size() << " bytes");
 			REQUIRE(va == vb);
 			REQUIRE(p.mark == q.mark);
+			REQUIRE(p.ct_zone == q.ct_zone);
+			REQUIRE(packets(counters[0]) == packets(counters[2]));
+			REQUIRE(packets(counters[1]) == packets(counters[3]));
 			accepted += va == kNfAccept;
 			broke += va == kNfDrop;
 		}
 	}
-	// The cases happened: word loads, fused compares, both verdicts.
+	for (Counter &c : counters)
+		c.cpu.fini();
+	// The cases happened: word loads, fused compares, both verdicts, the
+	// lowered statements.
 	CHECK(word_loads > 2500);
 	CHECK(fused > 2000);
 	CHECK(accepted > 1000);
 	CHECK(broke > 1000);
+	CHECK(counter_verdicts > 1000);
+	CHECK(zone_sets > 800);
 }
